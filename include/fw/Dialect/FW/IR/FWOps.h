@@ -1,0 +1,57 @@
+//===- FWOps.h - fw attributes, types and operations ------------*- C++ -*-===//
+
+#ifndef FW_DIALECT_FW_IR_FWOPS_H
+#define FW_DIALECT_FW_IR_FWOPS_H
+
+#include "fw/Dialect/FW/IR/FWDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "fw/Dialect/FW/IR/FWEnums.h.inc"
+#include "fw/Dialect/FW/IR/FWAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fw/Dialect/FW/IR/FWAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "fw/Dialect/FW/IR/FWTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "fw/Dialect/FW/IR/FWOps.h.inc"
+
+namespace mlir::fw {
+
+/// Name of the module attribute listing the targets to compile for.
+constexpr llvm::StringLiteral kTargetsAttrName = "fw.targets";
+/// Name of the function attribute holding a host entry's tensor signature.
+constexpr llvm::StringLiteral kSignatureAttrName = "fw.signature";
+/// Name of the function attribute holding a host entry's source name.
+constexpr llvm::StringLiteral kEntryNameAttrName = "fw.entry_name";
+
+/// Returns the targets requested on `module` (the `fw.targets` attribute), or
+/// the default CPU target when there is none.
+SmallVector<TargetAttrInterface> getModuleTargets(ModuleOp module);
+
+/// Returns the symbol of the CPU kernel entry of `variant` in `executable`,
+/// the name the fat binary's metadata records and the runtime looks up.
+std::string getCpuKernelSymbol(StringRef executable, StringRef variant);
+
+/// Returns the symbol of the host entry of the public function `name`.
+std::string getHostEntrySymbol(StringRef name);
+
+/// Returns the runtime's element type code of `type` (fw_element_type_t in
+/// docs/runtime.md), or std::nullopt when the runtime cannot hold it.
+std::optional<uint32_t> getElementTypeCode(Type type);
+
+/// The element types the runtime supports, for diagnostics.
+StringRef getSupportedElementTypesString();
+
+} // namespace mlir::fw
+
+#endif // FW_DIALECT_FW_IR_FWOPS_H

@@ -1,0 +1,134 @@
+//===- Passes.td - fw dialect transformation passes --------*- tablegen -*-===//
+
+#ifndef FW_DIALECT_FW_TRANSFORMS_PASSES_TD
+#define FW_DIALECT_FW_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FormTasksPass : Pass<"fw-form-tasks", "func::FuncOp"> {
+  let summary = "Wraps each tensor computation of a function in an fw.task";
+  let description = [{
+    Forms one `fw.task` per linalg operation (and per other tensor-producing
+    operation) of a public function. A `linalg.fill` whose only user is the
+    operation's init is pulled into the same task. Values the task needs from
+    outside are passed as task operands when they are tensors; constants,
+    `tensor.empty` and index computations feeding them (`tensor.dim`,
+    `arith` on indices) are rematerialized inside the task so that the region
+    stays isolated from above. Dynamic result dimensions are reified on the
+    host. Static cost estimates (`flops`, `bytes`) are attached when the
+    shapes are static.
+
+    Before:
+    ```mlir
+    %e = tensor.empty(%d) : tensor<?x4xf32>
+    %r = linalg.add ins(%a, %b : tensor<?x4xf32>, tensor<?x4xf32>)
+                    outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+    ```
+    After:
+    ```mlir
+    %r = fw.task(%a, %b) : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+        dims(%d) {
+    ^bb0(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>):
+      %c0 = arith.constant 0 : index
+      %d0 = tensor.dim %x, %c0 : tensor<?x4xf32>
+      %e = tensor.empty(%d0) : tensor<?x4xf32>
+      %s = linalg.add ins(%x, %y : ...) outs(%e : ...) -> tensor<?x4xf32>
+      fw.yield %s : tensor<?x4xf32>
+    }
+    ```
+    Operations that would need tensor data on the host (for example
+    `tensor.extract` at the top level of a function) are rejected with a
+    diagnostic.
+  }];
+  let dependentDialects = ["::mlir::fw::FWDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def OutlineTasksPass : Pass<"fw-outline-tasks", "ModuleOp"> {
+  let summary = "Outlines tasks into executables with one variant per target";
+  let description = [{
+    Moves the body of every `fw.task` into an `fw.executable` with one
+    `fw.variant` per target of the module (the `fw.targets` module attribute;
+    the portable CPU target `#fw.cpu<"x86-64-v3">` when absent) and replaces
+    the task by `fw.invoke`. The kernel function of each variant takes one
+    memref per binding: the task's operands (read) followed by its results
+    (write). Inputs enter tensor land through `bufferization.to_tensor
+    restrict`; each result is stored with `bufferization.materialize_in_destination`
+    so that bufferization writes it straight into the result buffer.
+
+    ```mlir
+    fw.executable @main_dispatch_0 attributes {
+        access = [#fw.access<read>, #fw.access<write>],
+        bindings = [tensor<?x4xf32>, tensor<?x4xf32>]} {
+      fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+        builtin.module {
+          func.func @main_dispatch_0(%in: memref<?x4xf32>, %out: memref<?x4xf32>) {
+            ...
+          }
+        }
+      }
+    }
+    func.func @main(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+      %r = fw.invoke @main_dispatch_0(%a) : (tensor<?x4xf32>) -> tensor<?x4xf32> dims(%d)
+      return %r : tensor<?x4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::fw::FWDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def BufferizePass : Pass<"fw-bufferize", "ModuleOp"> {
+  let summary = "Turns tensors into buffers on the host and in every kernel";
+  let description = [{
+    Host side: every tensor of a public function becomes a buffer in the host
+    tier; each `fw.invoke` becomes an `fw.alloc` per result and an
+    asynchronous `fw.dispatch` with read access to the operands and write
+    access to the results; `fw.wait` on all tokens precedes the return, and
+    intermediate buffers are released with `fw.dealloc` after their last
+    dispatch. The function keeps its tensor signature in `fw.signature`.
+
+    Kernel side: aggregate linalg operations (`linalg.softmax`) are decomposed,
+    `tensor.empty` results are replaced by their destination buffers, and
+    One-Shot Bufferize runs on every variant's module; copies are emitted as
+    `linalg.copy` so no runtime support library is needed.
+
+    ```mlir
+    %b = fw.alloc(%d) : memref<?x4xf32, #fw.tier<host>>
+    %t = fw.dispatch @main_dispatch_0(%a, %b)
+        access([#fw.access<read>, #fw.access<write>])
+        : memref<?x4xf32, #fw.tier<host>>, memref<?x4xf32, #fw.tier<host>>
+    fw.wait %t
+    ```
+  }];
+  let dependentDialects = ["::mlir::fw::FWDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def CPUKernelABIPass : Pass<"fw-cpu-kernel-abi", "ModuleOp"> {
+  let summary = "Gives CPU kernels the runtime's uniform calling convention";
+  let description = [{
+    For every LLVM function carrying `fw.kernel_symbol` (and its
+    `_mlir_ciface_` interface), emits a function with that symbol and the C
+    signature `void(void *const *descriptors, const fw_workgroup_t *)` that
+    loads one memref descriptor pointer per binding and calls the kernel, so
+    the runtime can call any kernel without knowing its arity.
+
+    ```mlir
+    llvm.func @__fwk_main_dispatch_0_cpu(%descs: !llvm.ptr, %wg: !llvm.ptr) {
+      %p0 = llvm.load %descs : !llvm.ptr -> !llvm.ptr
+      ...
+      llvm.call @_mlir_ciface_main_dispatch_0_cpu(%p0, ...) : (...) -> ()
+      llvm.return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // FW_DIALECT_FW_TRANSFORMS_PASSES_TD

@@ -1,0 +1,51 @@
+//===- Pipelines.h - The fwc compilation pipeline ---------------*- C++ -*-===//
+//
+// The pipeline `fwc` runs, as a library that `fwc`, `fw-opt` and tests share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FW_PIPELINES_PIPELINES_H
+#define FW_PIPELINES_PIPELINES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace mlir::fw {
+
+/// The stages of the pipeline, in order. `fwc --compile-to=<phase>` stops
+/// after the named one.
+enum class Phase {
+  Input,       ///< Parsed and verified input, after preprocessing.
+  Tasks,       ///< One fw.task per tensor computation.
+  Executables, ///< Tasks outlined into executables with per-target variants.
+  Buffers,     ///< Host and kernels on buffers.
+  Host,        ///< Host side as calls into the runtime.
+  LLVM,        ///< Host and CPU kernels in the LLVM dialect.
+};
+
+/// Parses a phase name (`input`, `tasks`, `executables`, `buffers`, `host`,
+/// `llvm`).
+std::optional<Phase> parsePhase(llvm::StringRef name);
+/// The list of phase names, for help text and diagnostics.
+llvm::StringRef getPhaseNames();
+
+struct FwcOptions {
+  Phase compileTo = Phase::LLVM;
+};
+
+/// Adds the passes of the fwc pipeline up to `options.compileTo` to `pm`,
+/// which must be anchored on builtin.module.
+void buildFwcPipeline(mlir::OpPassManager &pm, const FwcOptions &options);
+
+/// Registers the fw dialect and every dialect the pipeline produces.
+void registerFwDialects(mlir::DialectRegistry &registry);
+
+/// Registers fw's passes and the `fwc-pipeline` pass pipeline.
+void registerFwPasses();
+
+} // namespace mlir::fw
+
+#endif // FW_PIPELINES_PIPELINES_H

@@ -1,0 +1,33 @@
+//===- Metadata.h - The .fw.meta table of a fat binary ----------*- C++ -*-===//
+//
+// Serializes the metadata table described in docs/fat-binary.md from a module
+// lowered by the fwc pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FW_TARGET_FATBINARY_METADATA_H
+#define FW_TARGET_FATBINARY_METADATA_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::fw {
+
+/// Version of the metadata table this compiler writes.
+constexpr uint16_t kMetadataVersionMajor = 1;
+constexpr uint16_t kMetadataVersionMinor = 0;
+/// Version of the host-code <-> runtime call ABI (docs/runtime.md).
+constexpr uint32_t kRuntimeAbiVersion = 1;
+
+/// Builds the `.fw.meta` table of `module`, which must have been lowered
+/// through the `host` phase (host entries carry `fw.entry_name` and
+/// `fw.signature`). Emits a diagnostic and fails on anything the format
+/// cannot express.
+FailureOr<std::string> buildMetadataTable(ModuleOp module,
+                                          StringRef moduleName);
+
+} // namespace mlir::fw
+
+#endif // FW_TARGET_FATBINARY_METADATA_H

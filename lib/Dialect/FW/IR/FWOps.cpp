@@ -1,0 +1,305 @@
+//===- FWOps.cpp - fw operations ------------------------------------------===//
+
+#include "fw/Dialect/FW/IR/FWOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::fw;
+
+/// Number of dynamic dimensions over all shaped `types`.
+static int64_t countDynamicDims(TypeRange types) {
+  int64_t count = 0;
+  for (Type type : types)
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      count += shaped.getNumDynamicDims();
+  return count;
+}
+
+/// Verifies that a memref is placed in an fw memory tier.
+static LogicalResult verifyTierMemRef(Operation *op, MemRefType type) {
+  if (isa_and_nonnull<TierAttr>(type.getMemorySpace()))
+    return success();
+  return op->emitOpError("expects a memref in an #fw.tier memory space, got ")
+         << type;
+}
+
+/// Returns true when `a` and `b` are ranked shaped types with the same element
+/// type and rank whose static dimensions agree.
+static bool isShapeCompatible(ShapedType a, ShapedType b) {
+  if (a.getElementType() != b.getElementType() || a.getRank() != b.getRank())
+    return false;
+  for (auto [x, y] : llvm::zip(a.getShape(), b.getShape()))
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return false;
+  return true;
+}
+
+/// Looks up the executable `callee` refers to.
+static FailureOr<ExecutableOp> lookupExecutable(Operation *op,
+                                                FlatSymbolRefAttr callee,
+                                                SymbolTableCollection &tables) {
+  auto exe = tables.lookupNearestSymbolFrom<ExecutableOp>(op, callee);
+  if (!exe)
+    return op->emitOpError("refers to unknown executable ") << callee;
+  return exe;
+}
+
+/// Checks `types` against the bindings of `exe`, starting at binding `first`.
+static LogicalResult checkBindings(Operation *op, ExecutableOp exe,
+                                   TypeRange types, size_t first,
+                                   StringRef what) {
+  ArrayAttr bindings = exe.getBindings();
+  for (auto [i, type] : llvm::enumerate(types)) {
+    auto expected = cast<ShapedType>(
+        cast<TypeAttr>(bindings[first + i]).getValue());
+    if (!isShapeCompatible(cast<ShapedType>(type), expected))
+      return op->emitOpError()
+             << what << " #" << i << " of type " << type
+             << " is not compatible with binding #" << first + i << " ("
+             << expected << ") of " << exe.getSymNameAttr();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TaskOp
+//===----------------------------------------------------------------------===//
+
+void TaskOp::build(OpBuilder &builder, OperationState &state,
+                   TypeRange resultTypes, ValueRange args,
+                   ValueRange resultDims) {
+  state.addTypes(resultTypes);
+  state.addOperands(args);
+  state.addOperands(resultDims);
+  state.getOrAddProperties<Properties>().operandSegmentSizes = {
+      static_cast<int32_t>(args.size()),
+      static_cast<int32_t>(resultDims.size())};
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value arg : args)
+    block->addArgument(arg.getType(), arg.getLoc());
+}
+
+LogicalResult TaskOp::verify() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getArgs().size())
+    return emitOpError("expects ")
+           << getArgs().size() << " region arguments (one per operand), got "
+           << block.getNumArguments();
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(block.getArgumentTypes(), getArgs()))) {
+    auto [argType, operand] = pair;
+    if (argType != operand.getType())
+      return emitOpError("region argument #")
+             << i << " has type " << argType << " but operand #" << i
+             << " has type " << operand.getType();
+  }
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError("yields ")
+           << yield.getValues().size() << " values but has "
+           << getNumResults() << " results";
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(yield.getValues().getTypes(), getResultTypes()))) {
+    auto [yieldType, resultType] = pair;
+    if (yieldType != resultType)
+      return emitOpError("yield operand #")
+             << i << " has type " << yieldType << " but result #" << i
+             << " has type " << resultType;
+  }
+  int64_t expectedDims = countDynamicDims(getResultTypes());
+  if (static_cast<int64_t>(getResultDims().size()) != expectedDims)
+    return emitOpError("expects ")
+           << expectedDims << " result dims (one per dynamic dimension), got "
+           << getResultDims().size();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ExecutableOp / VariantOp
+//===----------------------------------------------------------------------===//
+
+void ExecutableOp::build(OpBuilder &builder, OperationState &state,
+                         StringRef name, ArrayAttr bindings,
+                         ArrayAttr access) {
+  auto &props = state.getOrAddProperties<Properties>();
+  props.sym_name = builder.getStringAttr(name);
+  props.bindings = bindings;
+  props.access = access;
+  Region *body = state.addRegion();
+  body->push_back(new Block());
+}
+
+LogicalResult ExecutableOp::verify() {
+  if (getBindings().size() != getAccess().size())
+    return emitOpError("has ")
+           << getBindings().size() << " bindings but " << getAccess().size()
+           << " access modes";
+  for (auto [i, attr] : llvm::enumerate(getBindings())) {
+    auto type = dyn_cast<TypeAttr>(attr);
+    if (!type || !isa<RankedTensorType>(type.getValue()))
+      return emitOpError("binding #") << i << " must be a ranked tensor type";
+  }
+  llvm::SmallDenseSet<Attribute> targets;
+  size_t numVariants = 0;
+  for (Operation &op : getBlock()) {
+    auto variant = dyn_cast<VariantOp>(op);
+    if (!variant)
+      return emitOpError("may only contain fw.variant ops, found ")
+             << op.getName();
+    if (!targets.insert(variant.getTarget()).second)
+      return emitOpError("has two variants for target ")
+             << variant.getTarget();
+    ++numVariants;
+  }
+  if (numVariants == 0)
+    return emitOpError("must contain at least one fw.variant");
+  return success();
+}
+
+void VariantOp::build(OpBuilder &builder, OperationState &state,
+                      StringRef name, Attribute target) {
+  auto &props = state.getOrAddProperties<Properties>();
+  props.sym_name = builder.getStringAttr(name);
+  props.target = target;
+  Region *body = state.addRegion();
+  body->push_back(new Block());
+}
+
+ModuleOp VariantOp::getInnerModule() {
+  for (Operation &op : getBlock())
+    if (auto module = dyn_cast<ModuleOp>(op))
+      return module;
+  return nullptr;
+}
+
+LogicalResult VariantOp::verify() {
+  if (!isa<TargetAttrInterface>(getTarget()))
+    return emitOpError("target must be an fw target attribute "
+                       "(#fw.cpu, #fw.cuda or #fw.hip), got ")
+           << getTarget();
+  Block &block = getBlock();
+  if (block.getOperations().size() != 1 || !isa<ModuleOp>(block.front()))
+    return emitOpError("must contain exactly one builtin.module");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// InvokeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult InvokeOp::verify() {
+  int64_t expectedDims = countDynamicDims(getResultTypes());
+  if (static_cast<int64_t>(getResultDims().size()) != expectedDims)
+    return emitOpError("expects ")
+           << expectedDims << " result dims (one per dynamic dimension), got "
+           << getResultDims().size();
+  return success();
+}
+
+LogicalResult InvokeOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<ExecutableOp> exe =
+      lookupExecutable(*this, getCalleeAttr(), tables);
+  if (failed(exe))
+    return failure();
+  size_t numBindings = exe->getBindings().size();
+  if (getArgs().size() + getNumResults() != numBindings)
+    return emitOpError("has ")
+           << getArgs().size() << " operands and " << getNumResults()
+           << " results but " << getCalleeAttr() << " has " << numBindings
+           << " bindings";
+  if (failed(checkBindings(*this, *exe, getArgs().getTypes(), 0, "operand")))
+    return failure();
+  return checkBindings(*this, *exe, getResultTypes(), getArgs().size(),
+                       "result");
+}
+
+//===----------------------------------------------------------------------===//
+// Buffer ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  MemRefType type = getResult().getType();
+  if (failed(verifyTierMemRef(*this, type)))
+    return failure();
+  if (static_cast<int64_t>(getDynamicSizes().size()) !=
+      type.getNumDynamicDims())
+    return emitOpError("expects ")
+           << type.getNumDynamicDims()
+           << " dynamic sizes (one per dynamic dimension), got "
+           << getDynamicSizes().size();
+  if (!type.getLayout().isIdentity())
+    return emitOpError("expects an identity layout, got ") << type;
+  return success();
+}
+
+LogicalResult DeallocOp::verify() {
+  return verifyTierMemRef(*this, getBuffer().getType());
+}
+
+LogicalResult PrefetchOp::verify() {
+  return verifyTierMemRef(*this, getBuffer().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// DispatchOp / WaitOp / AssertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DispatchOp::verify() {
+  if (getAccess().size() != getBuffers().size())
+    return emitOpError("has ")
+           << getBuffers().size() << " buffers but " << getAccess().size()
+           << " access modes";
+  for (Value buffer : getBuffers())
+    if (failed(verifyTierMemRef(*this, cast<MemRefType>(buffer.getType()))))
+      return failure();
+  return success();
+}
+
+LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<ExecutableOp> exe =
+      lookupExecutable(*this, getCalleeAttr(), tables);
+  if (failed(exe))
+    return failure();
+  if (getBuffers().size() != exe->getBindings().size())
+    return emitOpError("has ")
+           << getBuffers().size() << " buffers but " << getCalleeAttr()
+           << " has " << exe->getBindings().size() << " bindings";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getAccess(), exe->getAccess()))) {
+    auto [mine, theirs] = pair;
+    if (mine != theirs)
+      return emitOpError("access mode of buffer #")
+             << i << " (" << mine << ") differs from binding #" << i << " ("
+             << theirs << ") of " << getCalleeAttr();
+  }
+  return checkBindings(*this, *exe, getBuffers().getTypes(), 0, "buffer");
+}
+
+LogicalResult WaitOp::verify() {
+  if (getTokens().empty())
+    return emitOpError("requires at least one token");
+  return success();
+}
+
+LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
+  // A check that always holds is dropped.
+  if (!matchPattern(op.getCondition(), m_One()))
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult AssertOp::verify() {
+  if (getMessage().empty())
+    return emitOpError("requires a non-empty message");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "fw/Dialect/FW/IR/FWOps.cpp.inc"

@@ -1,0 +1,240 @@
+//===- Bufferize.cpp - Tensors to buffers on the host and in kernels ------===//
+//
+// Kernels: decompose aggregate linalg ops, eliminate tensor.empty in favour of
+// the destination buffers, then One-Shot Bufferize each variant's module.
+// Host: rewrite each entry function over #fw.tier<host> buffers, turning
+// fw.invoke into fw.alloc + fw.dispatch, with fw.wait before returning.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fw/Dialect/FW/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fw {
+#define GEN_PASS_DEF_BUFFERIZEPASS
+#include "fw/Dialect/FW/Transforms/Passes.h.inc"
+} // namespace mlir::fw
+
+using namespace mlir;
+using namespace mlir::fw;
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// Decomposes ops such as linalg.softmax into simpler linalg ops.
+static LogicalResult decomposeAggregates(ModuleOp module) {
+  SmallVector<linalg::AggregatedOpInterface> ops;
+  module.walk([&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::AggregatedOpInterface op : ops) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<SmallVector<Value>> results = op.decomposeOperation(rewriter);
+    if (failed(results) || results->empty())
+      return op->emitOpError("could not be decomposed into linalg ops");
+    rewriter.replaceOp(op, *results);
+  }
+  return success();
+}
+
+static LogicalResult bufferizeKernel(ModuleOp module) {
+  if (failed(decomposeAggregates(module)))
+    return failure();
+  IRRewriter rewriter(module.getContext());
+  if (failed(bufferization::eliminateEmptyTensors(rewriter, module)))
+    return failure();
+
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = false;
+  options.allowReturnAllocsFromLoops = true;
+  options.unknownTypeConverterFn = [](TensorType type, Attribute memorySpace,
+                                      const bufferization::BufferizationOptions
+                                          &) -> BaseMemRefType {
+    return bufferization::getMemRefTypeWithStaticIdentityLayout(type,
+                                                                memorySpace);
+  };
+  // Copies become loops in the kernel: no runtime support library needed.
+  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                        Value to) -> LogicalResult {
+    linalg::CopyOp::create(b, loc, from, to);
+    return success();
+  };
+  bufferization::BufferizationState state;
+  return bufferization::runOneShotBufferize(module, options, state);
+}
+
+//===----------------------------------------------------------------------===//
+// Host
+//===----------------------------------------------------------------------===//
+
+static MemRefType getHostBufferType(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return MemRefType::get(tensor.getShape(), tensor.getElementType(),
+                         MemRefLayoutAttrInterface(),
+                         TierAttr::get(type.getContext(), Tier::host));
+}
+
+/// Rewrites one entry function from tensors to host buffers.
+static LogicalResult bufferizeHostFunction(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  if (func.isDeclaration())
+    return success();
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("must have a single block to be bufferized");
+
+  FunctionType oldType = func.getFunctionType();
+  SmallVector<Type> argTypes, resultTypes;
+  for (Type t : oldType.getInputs()) {
+    if (!isa<RankedTensorType>(t))
+      return func.emitOpError("argument of type ")
+             << t << " is not a ranked tensor";
+    argTypes.push_back(getHostBufferType(t));
+  }
+  for (Type t : oldType.getResults()) {
+    if (!isa<RankedTensorType>(t))
+      return func.emitOpError("result of type ")
+             << t << " is not a ranked tensor";
+    resultTypes.push_back(getHostBufferType(t));
+  }
+
+  Block &oldBlock = func.getBody().front();
+  Block *newBlock = new Block();
+  func.getBody().push_back(newBlock);
+  for (auto [type, arg] : llvm::zip(argTypes, oldBlock.getArguments()))
+    newBlock->addArgument(type, arg.getLoc());
+
+  IRMapping mapping;
+  mapping.map(oldBlock.getArguments(), newBlock->getArguments());
+  OpBuilder b = OpBuilder::atBlockEnd(newBlock);
+  SmallVector<Value> tokens;
+  SmallVector<Value> allocations;
+  // Last dispatch using each allocation, to release it right after.
+  llvm::DenseMap<Value, Operation *> lastUse;
+
+  for (Operation &op : oldBlock) {
+    Location loc = op.getLoc();
+    if (auto invoke = dyn_cast<InvokeOp>(op)) {
+      SmallVector<Value> buffers;
+      SmallVector<Attribute> access;
+      for (Value arg : invoke.getArgs()) {
+        Value buffer = mapping.lookupOrNull(arg);
+        if (!buffer)
+          return invoke.emitOpError("operand is not available as a buffer");
+        buffers.push_back(buffer);
+        access.push_back(AccessAttr::get(ctx, Access::read));
+      }
+      ValueRange dims = invoke.getResultDims();
+      for (Value result : invoke.getResults()) {
+        auto type = getHostBufferType(result.getType());
+        SmallVector<Value> sizes;
+        for (int64_t i = 0, e = type.getNumDynamicDims(); i < e; ++i) {
+          sizes.push_back(mapping.lookupOrDefault(dims.front()));
+          dims = dims.drop_front();
+        }
+        auto alloc = AllocOp::create(b, loc, type, sizes);
+        mapping.map(result, alloc.getResult());
+        buffers.push_back(alloc);
+        allocations.push_back(alloc);
+        access.push_back(AccessAttr::get(ctx, Access::write));
+      }
+      auto dispatch =
+          DispatchOp::create(b, loc, TokenType::get(ctx),
+                             invoke.getCalleeAttr(), buffers,
+                             b.getArrayAttr(access), ValueRange{});
+      tokens.push_back(dispatch.getToken());
+      for (Value buffer : buffers)
+        lastUse[buffer] = dispatch;
+      continue;
+    }
+    if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      if (auto empty = dim.getSource().getDefiningOp<tensor::EmptyOp>()) {
+        std::optional<int64_t> index = dim.getConstantIndex();
+        if (!index)
+          return dim.emitOpError("needs a constant index on an empty tensor");
+        Value size =
+            empty.getType().isDynamicDim(*index)
+                ? mapping.lookupOrDefault(empty.getDynamicSize(*index))
+                : arith::ConstantIndexOp::create(
+                      b, loc, empty.getType().getDimSize(*index))
+                      .getResult();
+        mapping.map(dim.getResult(), size);
+        continue;
+      }
+      Value buffer = mapping.lookupOrNull(dim.getSource());
+      if (!buffer)
+        return dim.emitOpError("source is not available as a buffer");
+      auto newDim = memref::DimOp::create(
+          b, loc, buffer, mapping.lookupOrDefault(dim.getIndex()));
+      mapping.map(dim.getResult(), newDim.getResult());
+      continue;
+    }
+    if (isa<tensor::EmptyOp>(op) ||
+        (isa<arith::ConstantOp>(op) &&
+         isa<TensorType>(op.getResult(0).getType()))) {
+      // Only used by shape queries (handled above) once tasks are outlined.
+      for (Operation *user : op.getUsers())
+        if (!isa<tensor::DimOp>(user))
+          return user->emitOpError("uses a tensor that was never computed by "
+                                   "a task; run fw-form-tasks first");
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (!tokens.empty())
+        WaitOp::create(b, loc, tokens);
+      SmallVector<Value> results;
+      for (Value v : ret.getOperands()) {
+        Value buffer = mapping.lookupOrNull(v);
+        if (!buffer)
+          return ret.emitOpError("returns a value that is not a buffer");
+        results.push_back(buffer);
+      }
+      func::ReturnOp::create(b, loc, results);
+      // Release intermediates after their last dispatch.
+      for (Value alloc : allocations) {
+        if (llvm::is_contained(results, alloc))
+          continue;
+        OpBuilder after(lastUse.lookup(alloc)->getNextNode());
+        DeallocOp::create(after, loc, alloc);
+      }
+      continue;
+    }
+    bool touchesTensors =
+        llvm::any_of(op.getOperandTypes(),
+                     [](Type t) { return isa<TensorType>(t); }) ||
+        llvm::any_of(op.getResultTypes(),
+                     [](Type t) { return isa<TensorType>(t); });
+    if (touchesTensors)
+      return op.emitOpError("cannot run on the host; run fw-form-tasks and "
+                            "fw-outline-tasks first");
+    b.clone(op, mapping);
+  }
+
+  func->setAttr(kSignatureAttrName, TypeAttr::get(oldType));
+  func.setFunctionType(FunctionType::get(ctx, argTypes, resultTypes));
+  oldBlock.dropAllDefinedValueUses();
+  oldBlock.erase();
+  return success();
+}
+
+namespace {
+
+struct BufferizePass : public fw::impl::BufferizePassBase<BufferizePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto exe : module.getOps<ExecutableOp>())
+      for (auto variant : exe.getOps<VariantOp>())
+        if (ModuleOp inner = variant.getInnerModule())
+          if (failed(bufferizeKernel(inner)))
+            return signalPassFailure();
+    for (auto func : module.getOps<func::FuncOp>())
+      if (failed(bufferizeHostFunction(func)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

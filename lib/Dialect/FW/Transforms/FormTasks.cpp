@@ -1,0 +1,398 @@
+//===- FormTasks.cpp - Wrap tensor computations in fw.task ----------------===//
+//
+// Forms one fw.task per tensor computation of a function. Values a task needs
+// from outside become operands when they are tensors computed elsewhere; cheap
+// producers (constants, tensor.empty, index arithmetic, tensor.dim) are
+// rematerialized inside so the task region is isolated from above.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fw/Dialect/FW/Transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::fw {
+#define GEN_PASS_DEF_FORMTASKSPASS
+#include "fw/Dialect/FW/Transforms/Passes.h.inc"
+} // namespace mlir::fw
+
+using namespace mlir;
+using namespace mlir::fw;
+
+namespace {
+
+/// Ops whose results may be recomputed inside a task instead of being passed
+/// in: side-effect free, region free, and cheap.
+bool isRematerializable(Operation *op) {
+  if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+    return false;
+  if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp,
+          affine::AffineApplyOp>(op))
+    return true;
+  // Scalar arithmetic (index computations feeding shapes).
+  if (isa<arith::ArithDialect>(op->getDialect()))
+    return llvm::all_of(op->getOperandTypes(),
+                        [](Type t) { return t.isIntOrIndexOrFloat(); }) &&
+           llvm::all_of(op->getResultTypes(),
+                        [](Type t) { return t.isIntOrIndexOrFloat(); });
+  return false;
+}
+
+/// Ops that stay on the host between tasks.
+bool staysOnHost(Operation *op) {
+  if (isa<func::ReturnOp, TaskOp, AssertOp, tensor::EmptyOp, tensor::DimOp>(
+          op))
+    return true;
+  if (isa<arith::ConstantOp>(op))
+    return true;
+  return isRematerializable(op) &&
+         llvm::none_of(op->getResultTypes(),
+                       [](Type t) { return isa<TensorType>(t); });
+}
+
+/// Returns the fill that produces `init` when `user` is its only user.
+linalg::FillOp getExclusiveFill(Value init, Operation *user) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill || !init.hasOneUse() || fill->getBlock() != user->getBlock())
+    return nullptr;
+  return fill;
+}
+
+/// Element count of a static shape, or std::nullopt.
+std::optional<int64_t> staticBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return std::nullopt;
+  unsigned bits = shaped.getElementTypeBitWidth();
+  return shaped.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
+}
+
+/// Estimates the floating-point (or integer) operations and bytes touched by
+/// `ops`; std::nullopt when a shape is dynamic.
+std::optional<std::pair<int64_t, int64_t>>
+estimateCost(ArrayRef<Operation *> ops) {
+  int64_t flops = 0, bytes = 0;
+  for (Operation *op : ops) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      return std::nullopt;
+    int64_t iterations = 1;
+    for (int64_t range : linalgOp.getStaticLoopRanges()) {
+      if (ShapedType::isDynamic(range))
+        return std::nullopt;
+      iterations *= range;
+    }
+    int64_t bodyOps = 0;
+    for (Operation &inner : linalgOp.getBlock()->without_terminator()) {
+      (void)inner;
+      ++bodyOps;
+    }
+    flops += iterations * std::max<int64_t>(bodyOps, 1);
+    for (Value operand : op->getOperands()) {
+      if (!isa<ShapedType>(operand.getType()))
+        continue;
+      std::optional<int64_t> b = staticBytes(operand.getType());
+      if (!b)
+        return std::nullopt;
+      bytes += *b;
+    }
+  }
+  return std::make_pair(flops, bytes);
+}
+
+/// Returns the value outside the task that has the same shape as `value`:
+/// results of ops joining the task (a fill of the init) are traced to their
+/// own init, which stays outside.
+Value traceShapeSource(Value value, ArrayRef<Operation *> ops) {
+  while (auto producer = dyn_cast<OpResult>(value)) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(producer.getOwner());
+    if (!dps || !llvm::is_contained(ops, producer.getOwner()))
+      break;
+    value = dps.getDpsInitOperand(producer.getResultNumber())->get();
+  }
+  return value;
+}
+
+/// Emits host-side checks that dynamic sizes a linalg op requires to be equal
+/// are equal at run time, so that a wrong input shape is an error instead of
+/// an out-of-bounds access inside a kernel.
+void emitDimensionChecks(OpBuilder &b, linalg::LinalgOp op,
+                         ArrayRef<Operation *> ops) {
+  Location loc = op.getLoc();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // For each loop dimension, the (operand, dim) pairs indexed by it directly.
+  SmallVector<SmallVector<std::pair<unsigned, unsigned>>> uses(
+      op.getNumLoops());
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type)
+      continue;
+    AffineMap map = maps[operand.getOperandNumber()];
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        uses[dim.getPosition()].push_back(
+            {operand.getOperandNumber(), static_cast<unsigned>(i)});
+  }
+  auto getSize = [&](unsigned operand, unsigned dim) -> Value {
+    Value v = op->getOperand(operand);
+    auto type = cast<ShapedType>(v.getType());
+    if (!type.isDynamicDim(dim))
+      return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+    return tensor::DimOp::create(b, loc, traceShapeSource(v, ops), dim);
+  };
+  for (auto &dimUses : uses) {
+    if (dimUses.size() < 2)
+      continue;
+    auto isDynamic = [&](std::pair<unsigned, unsigned> use) {
+      return cast<ShapedType>(op->getOperand(use.first).getType())
+          .isDynamicDim(use.second);
+    };
+    if (llvm::none_of(dimUses, isDynamic))
+      continue;
+    auto [firstOperand, firstDim] = dimUses.front();
+    for (auto [operand, dim] : ArrayRef(dimUses).drop_front()) {
+      if (!isDynamic({operand, dim}) && !isDynamic({firstOperand, firstDim}))
+        continue;
+      Value lhs = getSize(firstOperand, firstDim);
+      Value rhs = getSize(operand, dim);
+      Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs,
+                                       rhs);
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << "'" << op->getName() << "': dimension " << firstDim
+         << " of operand " << firstOperand << " and dimension " << dim
+         << " of operand " << operand << " must be equal";
+      if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+        os << " (" << fileLoc.getFilename().getValue() << ":"
+           << fileLoc.getLine() << ")";
+      AssertOp::create(b, loc, eq, b.getStringAttr(message));
+    }
+  }
+}
+
+/// Wraps `ops` (in block order; the last one produces the task's results) in
+/// one fw.task.
+LogicalResult formTask(ArrayRef<Operation *> ops) {
+  Operation *root = ops.back();
+  OpBuilder b(ops.front());
+  Location loc = root->getLoc();
+
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root);
+      linalgOp && !linalgOp.hasPureBufferSemantics())
+    emitDimensionChecks(b, linalgOp, ops);
+
+  // Dynamic result dimensions, computed on the host.
+  SmallVector<Value> resultDims;
+  bool anyDynamic = llvm::any_of(root->getResultTypes(), [](Type t) {
+    return !cast<ShapedType>(t).hasStaticShape();
+  });
+  if (anyDynamic) {
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(root)) {
+      // A result has the shape of its init; look through inits produced by
+      // ops that join the task (a fill), whose own init stays outside.
+      for (OpResult result : root->getResults()) {
+        Value source = traceShapeSource(
+            dps.getDpsInitOperand(result.getResultNumber())->get(), ops);
+        auto shaped = cast<ShapedType>(result.getType());
+        for (int64_t i = 0, e = shaped.getRank(); i < e; ++i)
+          if (shaped.isDynamicDim(i))
+            resultDims.push_back(tensor::DimOp::create(b, loc, source, i));
+      }
+    } else {
+      ReifiedRankedShapedTypeDims reified;
+      if (failed(reifyResultShapes(b, root, reified)))
+        return root->emitOpError(
+            "has dynamic result shapes that fw cannot compute ahead of the "
+            "task; give the result static dimensions");
+      for (auto [type, sizes] : llvm::zip(root->getResultTypes(), reified)) {
+        auto shaped = cast<ShapedType>(type);
+        for (auto [i, size] : llvm::enumerate(sizes))
+          if (shaped.isDynamicDim(i))
+            resultDims.push_back(
+                getValueOrCreateConstantIndexOp(b, loc, size));
+      }
+    }
+  }
+
+  auto task = TaskOp::create(b, loc, root->getResultTypes(), ValueRange{},
+                             resultDims);
+  if (auto cost = estimateCost(ops)) {
+    task.setFlopsAttr(b.getI64IntegerAttr(cost->first));
+    task.setBytesAttr(b.getI64IntegerAttr(cost->second));
+  }
+  root->replaceUsesWithIf(task.getResults(), [&](OpOperand &use) {
+    return !task->isAncestor(use.getOwner());
+  });
+  Block *body = &task.getBody().front();
+  for (Operation *op : ops)
+    op->moveBefore(body, body->end());
+  OpBuilder inner = OpBuilder::atBlockEnd(body);
+  YieldOp::create(inner, loc, root->getResults());
+
+  // Rematerialize cheap producers inside; collect tensor captures.
+  llvm::SetVector<Value> tensorCaptures;
+  llvm::DenseMap<Value, Value> cloned;
+  while (true) {
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(task.getBody(), above);
+    bool changed = false;
+    for (Value value : above) {
+      if (tensorCaptures.contains(value))
+        continue;
+      if (auto it = cloned.find(value); it != cloned.end()) {
+        replaceAllUsesInRegionWith(value, it->second, task.getBody());
+        changed = true;
+        continue;
+      }
+      Operation *def = value.getDefiningOp();
+      if (def && isRematerializable(def)) {
+        inner.setInsertionPointToStart(body);
+        Operation *copy = inner.clone(*def);
+        for (auto [orig, repl] :
+             llvm::zip(def->getResults(), copy->getResults())) {
+          cloned[orig] = repl;
+          replaceAllUsesInRegionWith(orig, repl, task.getBody());
+        }
+        changed = true;
+        continue;
+      }
+      if (!isa<RankedTensorType>(value.getType())) {
+        InFlightDiagnostic diag =
+            root->emitOpError("uses a value of type ")
+            << value.getType()
+            << " computed on the host; only tensors and index computations "
+               "on tensor shapes can flow into a task";
+        return diag;
+      }
+      tensorCaptures.insert(value);
+    }
+    if (!changed)
+      break;
+  }
+  sortTopologically(body);
+
+  // Turn tensor captures into operands and block arguments.
+  for (Value capture : tensorCaptures) {
+    BlockArgument arg = body->addArgument(capture.getType(), capture.getLoc());
+    replaceAllUsesInRegionWith(capture, arg, task.getBody());
+  }
+  task.getArgsMutable().assign(tensorCaptures.getArrayRef());
+  return success();
+}
+
+/// Checks that an entry function's signature only has tensors the runtime can
+/// hold.
+LogicalResult verifyEntrySignature(func::FuncOp func) {
+  auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return func.emitOpError()
+             << what << " #" << i << " has type " << type
+             << "; fw entry points take and return ranked tensors";
+    if (!getElementTypeCode(tensor.getElementType()))
+      return func.emitOpError()
+             << what << " #" << i << " has element type "
+             << tensor.getElementType()
+             << ", which the runtime does not support (supported: "
+             << getSupportedElementTypesString() << ")";
+    if (tensor.getRank() > 8)
+      return func.emitOpError()
+             << what << " #" << i << " has rank " << tensor.getRank()
+             << "; the runtime supports ranks up to 8";
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (failed(check(type, "argument", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
+}
+
+struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isDeclaration())
+      return;
+    if (failed(verifyEntrySignature(func)))
+      return signalPassFailure();
+    if (!func.getBody().hasOneBlock()) {
+      func.emitOpError("has control flow between blocks at the top level; "
+                       "fw entry points must be a single block");
+      return signalPassFailure();
+    }
+    Block &block = func.getBody().front();
+
+    // Constants and empty tensors returned directly need a task to
+    // materialize them into a result buffer.
+    auto ret = cast<func::ReturnOp>(block.getTerminator());
+    llvm::SmallPtrSet<Operation *, 4> materialize;
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Operation *def = operand.get().getDefiningOp();
+      if (!def || !isa<arith::ConstantOp, tensor::EmptyOp>(def))
+        continue;
+      OpBuilder b(ret);
+      Operation *copy = b.clone(*def);
+      operand.set(copy->getResult(0));
+      materialize.insert(copy);
+    }
+
+    // Fills that only initialize one operation join that operation's task.
+    llvm::SmallPtrSet<Operation *, 8> absorbed;
+    for (Operation &op : block)
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(&op))
+        for (OpOperand &init : dps.getDpsInitsMutable())
+          if (linalg::FillOp fill = getExclusiveFill(init.get(), &op))
+            absorbed.insert(fill);
+
+    SmallVector<Operation *> worklist;
+    for (Operation &op : block)
+      worklist.push_back(&op);
+    for (Operation *op : worklist) {
+      if (absorbed.contains(op))
+        continue;
+      if (!materialize.contains(op) && staysOnHost(op))
+        continue;
+      if (isa<func::CallOp, func::CallIndirectOp>(op)) {
+        op->emitOpError("is not supported yet: fw compiles each entry "
+                        "point on its own (inline callees first)");
+        return signalPassFailure();
+      }
+      bool producesTensors = llvm::any_of(op->getResultTypes(), [](Type t) {
+        return isa<RankedTensorType>(t);
+      });
+      if (!producesTensors) {
+        if (llvm::any_of(op->getOperandTypes(),
+                         [](Type t) { return isa<TensorType>(t); }) &&
+            !isa<func::ReturnOp, tensor::DimOp>(op)) {
+          op->emitOpError("reads tensor data on the host, which fw does not "
+                          "support; compute it inside a tensor operation");
+          return signalPassFailure();
+        }
+        if (!staysOnHost(op)) {
+          op->emitOpError("is not supported at the top level of an fw entry "
+                          "point");
+          return signalPassFailure();
+        }
+        continue;
+      }
+      SmallVector<Operation *> ops;
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+        for (OpOperand &init : dps.getDpsInitsMutable())
+          if (linalg::FillOp fill = getExclusiveFill(init.get(), op))
+            ops.push_back(fill);
+      ops.push_back(op);
+      if (failed(formTask(ops)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,117 @@
+//===- Pipelines.cpp - The fwc compilation pipeline -----------------------===//
+
+#include "fw/Pipelines/Pipelines.h"
+
+#include "fw/Conversion/Passes.h"
+#include "fw/Dialect/FW/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+std::optional<mlir::fw::Phase> mlir::fw::parsePhase(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Phase>>(name)
+      .Case("input", Phase::Input)
+      .Case("tasks", Phase::Tasks)
+      .Case("executables", Phase::Executables)
+      .Case("buffers", Phase::Buffers)
+      .Case("host", Phase::Host)
+      .Case("llvm", Phase::LLVM)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef mlir::fw::getPhaseNames() {
+  return "input, tasks, executables, buffers, host, llvm";
+}
+
+void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
+  // Input: tensor arithmetic to linalg, then a clean start.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.compileTo == Phase::Input)
+    return;
+
+  pm.addNestedPass<func::FuncOp>(mlir::fw::createFormTasksPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.compileTo == Phase::Tasks)
+    return;
+
+  pm.addPass(mlir::fw::createOutlineTasksPass());
+  if (options.compileTo == Phase::Executables)
+    return;
+
+  pm.addPass(mlir::fw::createBufferizePass());
+  pm.addPass(createCanonicalizerPass());
+  if (options.compileTo == Phase::Buffers)
+    return;
+
+  pm.addPass(mlir::fw::createConvertFWHostToRuntimePass());
+  pm.addPass(createCanonicalizerPass());
+  if (options.compileTo == Phase::Host)
+    return;
+
+  pm.addPass(mlir::fw::createConvertFWCPUVariantsToLLVMPass());
+  pm.addPass(mlir::fw::createConvertFWHostToLLVMPass());
+}
+
+void mlir::fw::registerFwDialects(DialectRegistry &registry) {
+  registry.insert<mlir::fw::FWDialect, affine::AffineDialect,
+                  arith::ArithDialect, bufferization::BufferizationDialect,
+                  cf::ControlFlowDialect, func::FuncDialect,
+                  index::IndexDialect, linalg::LinalgDialect,
+                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  func::registerInlinerExtension(registry);
+}
+
+namespace {
+struct FwcPipelineOptions : public PassPipelineOptions<FwcPipelineOptions> {
+  Option<std::string> compileTo{
+      *this, "compile-to",
+      llvm::cl::desc("Stop after this phase: input, tasks, executables, "
+                     "buffers, host, llvm"),
+      llvm::cl::init("llvm")};
+};
+} // namespace
+
+void mlir::fw::registerFwPasses() {
+  mlir::fw::registerFWPasses();
+  mlir::fw::registerFWConversionPasses();
+  PassPipelineRegistration<FwcPipelineOptions>(
+      "fwc-pipeline", "The fwc compilation pipeline, up to a phase",
+      [](OpPassManager &pm, const FwcPipelineOptions &opts) {
+        FwcOptions options;
+        options.compileTo = parsePhase(opts.compileTo).value_or(Phase::LLVM);
+        buildFwcPipeline(pm, options);
+      });
+}

@@ -1,0 +1,248 @@
+//===- Metadata.cpp - The .fw.meta table of a fat binary ------------------===//
+
+#include "fw/Target/FatBinary/Metadata.h"
+
+#include "fw/Dialect/FW/IR/FWOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Endian.h"
+
+using namespace mlir;
+using namespace mlir::fw;
+
+namespace {
+
+constexpr uint32_t kHeaderSize = 128;
+constexpr uint32_t kNoImage = 0xFFFFFFFFu;
+
+/// Fixed-size little-endian records, appended to one of the tables.
+class Table {
+public:
+  explicit Table(unsigned recordSize) : recordSize(recordSize) {}
+  uint32_t size() const { return bytes.size() / recordSize; }
+  /// Starts a new record and returns its index.
+  uint32_t begin() { return size(); }
+  void u32(uint32_t v) { append(v); }
+  void u64(uint64_t v) { append(v); }
+  void i64(int64_t v) { append(v); }
+  void string(std::pair<uint32_t, uint32_t> s) {
+    u32(s.first);
+    u32(s.second);
+  }
+  const std::string &data() const { return bytes; }
+
+private:
+  template <typename T> void append(T v) {
+    char buf[sizeof(T)];
+    llvm::support::endian::write<T, llvm::endianness::little>(buf, v);
+    bytes.append(buf, sizeof(T));
+  }
+  unsigned recordSize;
+  std::string bytes;
+};
+
+class MetadataWriter {
+public:
+  explicit MetadataWriter(ModuleOp module) : module(module) {}
+
+  FailureOr<std::string> write(StringRef moduleName) {
+    moduleNameRef = intern(moduleName);
+    for (TargetAttrInterface target : getModuleTargets(module))
+      addTarget(target);
+    if (failed(writeFunctions()) || failed(writeExecutables()))
+      return failure();
+    return serialize();
+  }
+
+private:
+  std::pair<uint32_t, uint32_t> intern(StringRef s) {
+    auto it = stringOffsets.find(s);
+    if (it != stringOffsets.end())
+      return {it->second, static_cast<uint32_t>(s.size())};
+    uint32_t offset = pool.size();
+    pool.append(s.data(), s.size());
+    pool.push_back('\0');
+    stringOffsets[s] = offset;
+    return {offset, static_cast<uint32_t>(s.size())};
+  }
+
+  /// Appends a tensor type to the values table; returns its index.
+  FailureOr<uint32_t> addValue(Operation *op, Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return op->emitOpError("cannot describe type ")
+             << type << " in the fat binary; expected a ranked tensor";
+    std::optional<uint32_t> code = getElementTypeCode(tensor.getElementType());
+    if (!code)
+      return op->emitOpError("element type ")
+             << tensor.getElementType() << " is not supported (supported: "
+             << getSupportedElementTypesString() << ")";
+    if (tensor.getRank() > 8)
+      return op->emitOpError("rank ") << tensor.getRank() << " exceeds 8";
+    uint32_t firstDim = dims.size();
+    for (int64_t d : tensor.getShape())
+      dims.i64(ShapedType::isDynamic(d) ? -1 : d);
+    uint32_t index = values.begin();
+    values.u32(*code);
+    values.u32(tensor.getRank());
+    values.u32(firstDim);
+    values.u32(0);
+    return index;
+  }
+
+  uint32_t addTarget(TargetAttrInterface target) {
+    auto it = targetIndex.find(target);
+    if (it != targetIndex.end())
+      return it->second;
+    uint32_t index = targets.begin();
+    uint32_t kind = isa<CPUTargetAttr>(target)    ? 1
+                    : isa<CUDATargetAttr>(target) ? 2
+                                                  : 3;
+    targets.u32(kind);
+    targets.u32(0);
+    targets.string(intern(target.getArchName()));
+    targets.string(intern(target.getTriple()));
+    targets.string(intern(""));
+    targetIndex[target] = index;
+    return index;
+  }
+
+  LogicalResult writeFunctions() {
+    for (Operation &op : *module.getBody()) {
+      auto name = op.getAttrOfType<StringAttr>(kEntryNameAttrName);
+      auto signature = op.getAttrOfType<TypeAttr>(kSignatureAttrName);
+      auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      if (!name || !signature || !symbol)
+        continue;
+      auto type = dyn_cast<FunctionType>(signature.getValue());
+      if (!type)
+        return op.emitOpError("has a malformed '")
+               << kSignatureAttrName << "' attribute";
+      // Reserve the values first so the function record can point at them.
+      uint32_t firstArg = values.size();
+      for (Type t : type.getInputs())
+        if (failed(addValue(&op, t)))
+          return failure();
+      uint32_t firstResult = values.size();
+      for (Type t : type.getResults())
+        if (failed(addValue(&op, t)))
+          return failure();
+      functions.string(intern(name.getValue()));
+      functions.string(intern(symbol.getValue()));
+      functions.u32(firstArg);
+      functions.u32(type.getNumInputs());
+      functions.u32(firstResult);
+      functions.u32(type.getNumResults());
+    }
+    if (functions.size() == 0)
+      return module.emitError("module has no entry points to put in the fat "
+                              "binary; did the host lowering run?");
+    return success();
+  }
+
+  LogicalResult writeExecutables() {
+    for (auto exe : module.getOps<ExecutableOp>()) {
+      uint32_t firstBinding = bindings.size();
+      for (auto [type, access] : llvm::zip(exe.getBindings(), exe.getAccess())) {
+        FailureOr<uint32_t> value =
+            addValue(exe, cast<TypeAttr>(type).getValue());
+        if (failed(value))
+          return failure();
+        bindings.u32(static_cast<uint32_t>(
+            cast<AccessAttr>(access).getValue()));
+        bindings.u32(*value);
+      }
+      uint32_t firstVariant = variants.size();
+      for (auto variant : exe.getOps<VariantOp>()) {
+        TargetAttrInterface target = variant.getTargetInterface();
+        if (!isa<CPUTargetAttr>(target))
+          return variant.emitOpError("targets ")
+                 << target << ", which this compiler cannot emit yet";
+        variants.u32(addTarget(target));
+        variants.u32(1); // CPU symbol in this ELF.
+        variants.string(intern(
+            getCpuKernelSymbol(exe.getSymName(), variant.getSymName())));
+        variants.u32(kNoImage);
+        variants.u32(1);
+        variants.u32(1);
+        variants.u32(1);
+      }
+      executables.string(intern(exe.getSymName()));
+      executables.u32(firstBinding);
+      executables.u32(exe.getBindings().size());
+      executables.u32(firstVariant);
+      executables.u32(variants.size() - firstVariant);
+      executables.u64(exe.getFlops().value_or(0));
+      executables.u64(exe.getBytes().value_or(0));
+      executables.u32(0);
+      executables.u32(0);
+    }
+    return success();
+  }
+
+  std::string serialize() {
+    std::string out(kHeaderSize, '\0');
+    auto align8 = [&] {
+      while (out.size() % 8)
+        out.push_back('\0');
+    };
+    struct Placed {
+      uint32_t offset, count;
+    };
+    auto place = [&](const std::string &data, uint32_t count) -> Placed {
+      align8();
+      uint32_t offset = out.size();
+      out += data;
+      return {offset, count};
+    };
+    Placed pTargets = place(targets.data(), targets.size());
+    Placed pFunctions = place(functions.data(), functions.size());
+    Placed pValues = place(values.data(), values.size());
+    Placed pDims = place(dims.data(), dims.size());
+    Placed pExecutables = place(executables.data(), executables.size());
+    Placed pBindings = place(bindings.data(), bindings.size());
+    Placed pVariants = place(variants.data(), variants.size());
+    Placed pImages = place(std::string(), 0);
+    Placed pStrings = place(pool, pool.size());
+    align8();
+
+    auto put32 = [&](size_t at, uint32_t v) {
+      llvm::support::endian::write32le(&out[at], v);
+    };
+    auto put16 = [&](size_t at, uint16_t v) {
+      llvm::support::endian::write16le(&out[at], v);
+    };
+    std::memcpy(&out[0], "FWMD", 4);
+    put16(4, kMetadataVersionMajor);
+    put16(6, kMetadataVersionMinor);
+    put32(8, kHeaderSize);
+    put32(12, out.size());
+    put32(16, kRuntimeAbiVersion);
+    put32(20, 0);
+    size_t at = 24;
+    for (Placed p : {pStrings, pTargets, pFunctions, pValues, pDims,
+                     pExecutables, pBindings, pVariants, pImages}) {
+      put32(at, p.offset);
+      put32(at + 4, p.count);
+      at += 8;
+    }
+    put32(96, moduleNameRef.first);
+    put32(100, moduleNameRef.second);
+    return out;
+  }
+
+  ModuleOp module;
+  std::string pool;
+  llvm::StringMap<uint32_t> stringOffsets;
+  std::pair<uint32_t, uint32_t> moduleNameRef;
+  llvm::DenseMap<Attribute, uint32_t> targetIndex;
+  Table targets{32}, functions{32}, values{16}, dims{8}, executables{48},
+      bindings{8}, variants{32};
+};
+
+} // namespace
+
+FailureOr<std::string> mlir::fw::buildMetadataTable(ModuleOp module,
+                                                    StringRef moduleName) {
+  return MetadataWriter(module).write(moduleName);
+}

@@ -1,0 +1,247 @@
+/* fw runtime: public C API (docs/runtime.md, docs/fat-binary.md).
+ *
+ * Ownership. Every object is created by a `fw_<object>_create`/`_load_*` call that
+ * returns it through an `out_...` parameter, and the caller then owns one reference.
+ * A runtime (`fw_runtime_t`) is created with `fw_runtime_create` and destroyed with
+ * `fw_runtime_destroy`; it must outlive every module and buffer created from it.
+ * Modules (`fw_module_t`) and buffers (`fw_buffer_t`) are reference counted:
+ * `fw_module_retain`/`fw_module_release` and `fw_buffer_retain`/`fw_buffer_release`;
+ * the object is freed when its last reference is released. `fw_module_call` borrows its
+ * argument buffers (the caller keeps its references) and, on success only, stores one new
+ * reference per result in `out_results` that the caller must release. An error is a
+ * `fw_status_t` that the caller owns and frees with `fw_status_free` (`NULL`, `FW_OK`,
+ * means success and needs no freeing). Strings and arrays returned in info structs are
+ * borrowed from the module and stay valid while the module is alive. Releasing or
+ * destroying `NULL` is a no-op. Objects may be used from several threads as long as each
+ * call's arguments are not destroyed concurrently; reference counts are atomic.
+ */
+#ifndef FW_RUNTIME_H_
+#define FW_RUNTIME_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define FW_API __declspec(dllexport)
+#else
+#define FW_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Status ------------------------------------------------------------- */
+
+typedef enum fw_status_code_t {
+  FW_STATUS_OK = 0,
+  FW_STATUS_INVALID_ARGUMENT = 1,
+  FW_STATUS_OUT_OF_RANGE = 2,
+  FW_STATUS_NOT_FOUND = 3,
+  FW_STATUS_DATA_LOSS = 4,      /* corrupt or truncated file / table */
+  FW_STATUS_UNSUPPORTED = 5,    /* valid but not supported here (ISA level, version) */
+  FW_STATUS_RESOURCE_EXHAUSTED = 6,
+  FW_STATUS_FAILED_PRECONDITION = 7, /* e.g. a failed fw_rt_assert */
+  FW_STATUS_INTERNAL = 8,
+  FW_STATUS_IO = 9,
+} fw_status_code_t;
+
+typedef struct fw_status_object_t *fw_status_t;
+#define FW_OK ((fw_status_t)0)
+
+FW_API fw_status_code_t fw_status_code(fw_status_t status); /* FW_STATUS_OK for NULL */
+FW_API const char *fw_status_message(fw_status_t status);   /* "OK" for NULL */
+FW_API void fw_status_free(fw_status_t status);
+FW_API const char *fw_status_code_name(fw_status_code_t code);
+
+/* ---- Element types ------------------------------------------------------ */
+
+typedef enum fw_element_type_t {
+  FW_ELEMENT_TYPE_F32 = 1,
+  FW_ELEMENT_TYPE_F16 = 2,
+  FW_ELEMENT_TYPE_F64 = 3,
+  FW_ELEMENT_TYPE_BF16 = 4,
+  FW_ELEMENT_TYPE_I1 = 5, /* one byte per element, 0 or 1 */
+  FW_ELEMENT_TYPE_I8 = 6,
+  FW_ELEMENT_TYPE_I16 = 7,
+  FW_ELEMENT_TYPE_I32 = 8,
+  FW_ELEMENT_TYPE_I64 = 9,
+} fw_element_type_t;
+
+#define FW_MAX_RANK 8
+#define FW_DYNAMIC_DIM ((int64_t)-1)
+
+/* Size in bytes, 0 for an unknown type. */
+FW_API size_t fw_element_type_size(fw_element_type_t type);
+/* "f32", ...; "unknown" for an unknown type. */
+FW_API const char *fw_element_type_name(fw_element_type_t type);
+/* Parses "f32", ...; returns 0 (not a valid type) when unknown. */
+FW_API fw_element_type_t fw_element_type_parse(const char *name);
+
+/* A tensor type from the module signature; dims[i] == FW_DYNAMIC_DIM is dynamic. */
+typedef struct fw_tensor_type_t {
+  fw_element_type_t element_type;
+  uint32_t rank;
+  int64_t dims[FW_MAX_RANK];
+} fw_tensor_type_t;
+
+/* Formats a type as "4x?x784xf32" ("f32" for rank 0) into `buffer` (always
+ * NUL-terminated when capacity > 0); returns the length it needed. */
+FW_API size_t fw_tensor_type_format(const fw_tensor_type_t *type, char *buffer,
+                                    size_t capacity);
+
+/* ---- Runtime ------------------------------------------------------------ */
+
+typedef struct fw_runtime_t fw_runtime_t;
+typedef struct fw_module_t fw_module_t;
+typedef struct fw_buffer_t fw_buffer_t;
+
+typedef struct fw_runtime_options_t {
+  uint32_t flags; /* reserved, 0 */
+} fw_runtime_options_t;
+
+/* `options` may be NULL for defaults. */
+FW_API fw_status_t fw_runtime_create(const fw_runtime_options_t *options,
+                                     fw_runtime_t **out_runtime);
+FW_API void fw_runtime_destroy(fw_runtime_t *runtime);
+
+/* ---- Buffers ------------------------------------------------------------ */
+
+/* Creates a dense row-major host buffer (64-byte aligned). `dims` may be NULL when
+ * rank == 0. `data` may be NULL (zero-filled); otherwise `data_size` must equal the
+ * buffer's byte size. */
+FW_API fw_status_t fw_buffer_create(fw_runtime_t *runtime, fw_element_type_t element_type,
+                                    size_t rank, const int64_t *dims, const void *data,
+                                    size_t data_size, fw_buffer_t **out_buffer);
+FW_API void fw_buffer_retain(fw_buffer_t *buffer);
+FW_API void fw_buffer_release(fw_buffer_t *buffer);
+FW_API fw_element_type_t fw_buffer_element_type(const fw_buffer_t *buffer);
+FW_API size_t fw_buffer_rank(const fw_buffer_t *buffer);
+/* Dimension `index`, or -1 when out of range. */
+FW_API int64_t fw_buffer_dim(const fw_buffer_t *buffer, size_t index);
+FW_API size_t fw_buffer_element_count(const fw_buffer_t *buffer);
+FW_API size_t fw_buffer_byte_size(const fw_buffer_t *buffer);
+/* Host pointer to the contents (valid while the buffer is alive). */
+FW_API void *fw_buffer_data(fw_buffer_t *buffer);
+/* Fills `out_type` with the buffer's element type, rank and dims. */
+FW_API fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *out_type);
+
+/* ---- Modules ------------------------------------------------------------ */
+
+typedef enum fw_target_kind_t {
+  FW_TARGET_KIND_CPU = 1,
+  FW_TARGET_KIND_CUDA = 2,
+  FW_TARGET_KIND_HIP = 3,
+} fw_target_kind_t;
+
+typedef struct fw_target_info_t {
+  fw_target_kind_t kind;
+  const char *arch;     /* "x86-64-v3", "sm_90", ... */
+  const char *triple;   /* "x86_64-unknown-linux-gnu", ... */
+  const char *features; /* comma separated, may be "" */
+} fw_target_info_t;
+
+typedef struct fw_function_info_t {
+  const char *name;   /* "main" */
+  const char *symbol; /* "__fw_entry_main" */
+  size_t num_args;
+  const fw_tensor_type_t *arg_types;
+  size_t num_results;
+  const fw_tensor_type_t *result_types;
+} fw_function_info_t;
+
+typedef enum fw_access_t {
+  FW_ACCESS_READ = 1,
+  FW_ACCESS_WRITE = 2,
+  FW_ACCESS_READ_WRITE = 3,
+} fw_access_t;
+
+typedef struct fw_binding_info_t {
+  fw_access_t access;
+  fw_tensor_type_t type;
+} fw_binding_info_t;
+
+typedef struct fw_executable_info_t {
+  const char *name;
+  size_t num_bindings;
+  const fw_binding_info_t *bindings;
+  size_t num_variants;
+  uint64_t cost_flops;
+  uint64_t cost_bytes;
+  uint32_t priority;
+} fw_executable_info_t;
+
+typedef enum fw_variant_kind_t {
+  FW_VARIANT_KIND_CPU_SYMBOL = 1,
+  FW_VARIANT_KIND_DEVICE_IMAGE = 2,
+} fw_variant_kind_t;
+
+typedef struct fw_variant_info_t {
+  size_t target;       /* index for fw_module_target_info */
+  fw_variant_kind_t kind;
+  const char *kernel;  /* symbol or kernel name */
+  uint32_t workgroup_size[3];
+} fw_variant_info_t;
+
+FW_API fw_status_t fw_module_load_file(fw_runtime_t *runtime, const char *path,
+                                       fw_module_t **out_module);
+FW_API fw_status_t fw_module_load_memory(fw_runtime_t *runtime, const void *data,
+                                         size_t size, fw_module_t **out_module);
+FW_API void fw_module_retain(fw_module_t *module);
+FW_API void fw_module_release(fw_module_t *module);
+/* The module name from the metadata ("" for NULL). */
+FW_API const char *fw_module_name(const fw_module_t *module);
+FW_API size_t fw_module_function_count(const fw_module_t *module);
+FW_API fw_status_t fw_module_function_info(const fw_module_t *module, size_t index,
+                                           fw_function_info_t *out_info);
+FW_API fw_status_t fw_module_lookup_function(const fw_module_t *module, const char *name,
+                                             size_t *out_index);
+FW_API size_t fw_module_target_count(const fw_module_t *module);
+FW_API fw_status_t fw_module_target_info(const fw_module_t *module, size_t index,
+                                         fw_target_info_t *out_info);
+FW_API size_t fw_module_executable_count(const fw_module_t *module);
+FW_API fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
+                                             fw_executable_info_t *out_info);
+FW_API fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
+                                          size_t variant, fw_variant_info_t *out_info);
+
+/* Validates `args` against the signature of function `function_index` (count, element
+ * type, rank, static dims), runs it and, on success, stores one new reference per result
+ * in `out_results[0..num_results)` (num_results must equal the signature's). On failure
+ * `out_results` is filled with NULL. */
+FW_API fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
+                                  fw_buffer_t *const *args, size_t num_args,
+                                  fw_buffer_t **out_results, size_t num_results);
+
+/* ---- Host call ABI, version 1 (compiled code -> runtime) ------------------ */
+
+#define FW_HOST_ABI_VERSION 1u
+
+typedef struct fw_invocation_t fw_invocation_t;
+
+typedef struct fw_workgroup_t {
+  uint32_t id[3];
+  uint32_t count[3];
+} fw_workgroup_t;
+
+/* Signature of a CPU kernel (CPU kernel ABI, version 1). */
+typedef void (*fw_cpu_kernel_fn_t)(void *const *descriptors, const fw_workgroup_t *workgroup);
+/* Signature of a host entry point. */
+typedef void (*fw_host_entry_fn_t)(fw_invocation_t *inv);
+
+FW_API void *fw_rt_arg(fw_invocation_t *inv, int64_t index);
+FW_API int64_t fw_rt_buffer_dim(fw_invocation_t *inv, void *buffer, int64_t dim);
+FW_API void *fw_rt_buffer_alloc(fw_invocation_t *inv, int32_t tier, int32_t element_type,
+                                int64_t rank, const int64_t *dims);
+FW_API void fw_rt_buffer_release(fw_invocation_t *inv, void *buffer);
+FW_API void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
+                            void *const *buffers);
+FW_API void fw_rt_wait(fw_invocation_t *inv, void *token);
+FW_API void fw_rt_set_result(fw_invocation_t *inv, int64_t index, void *buffer);
+FW_API void fw_rt_assert(fw_invocation_t *inv, int32_t condition, const char *message);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* FW_RUNTIME_H_ */

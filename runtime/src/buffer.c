@@ -1,0 +1,133 @@
+/* Reference-counted dense host buffers. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime_internal.h"
+#include "status_internal.h"
+
+void fw_type_string(const fw_tensor_type_t *type, char *buf, size_t capacity) {
+  fw_tensor_type_format(type, buf, capacity);
+}
+
+int fw_type_matches(const fw_tensor_type_t *expected, const fw_tensor_type_t *actual) {
+  if (expected->element_type != actual->element_type) return 0;
+  if (expected->rank != actual->rank) return 0;
+  for (uint32_t i = 0; i < expected->rank && i < FW_MAX_RANK; ++i)
+    if (expected->dims[i] >= 0 && expected->dims[i] != actual->dims[i]) return 0;
+  return 1;
+}
+
+fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_type,
+                               size_t rank, const int64_t *dims, fw_buffer_t **out_buffer) {
+  if (!out_buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_buffer is NULL");
+  *out_buffer = NULL;
+  if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  size_t element_size = fw_element_type_size(element_type);
+  if (element_size == 0)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "unknown element type %d",
+                          (int)element_type);
+  if (rank > FW_MAX_RANK)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "rank %zu exceeds the maximum of %d",
+                          rank, FW_MAX_RANK);
+  if (rank > 0 && !dims)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "dims is NULL for rank %zu", rank);
+  /* Every dim must be >= 0 and the byte size must fit in int64_t, even when another
+   * dim is 0 (so that strides computed by kernels never overflow). */
+  uint64_t count = 1;
+  int overflow = 0;
+  for (size_t i = 0; i < rank; ++i) {
+    if (dims[i] < 0)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "dimension %zu is negative (%lld)", i,
+                            (long long)dims[i]);
+    uint64_t d = (uint64_t)dims[i] ? (uint64_t)dims[i] : 1;
+    if (count > (uint64_t)INT64_MAX / d) overflow = 1;
+    else count *= d;
+  }
+  if (overflow || count > (uint64_t)INT64_MAX / element_size || count > SIZE_MAX / element_size)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE, "buffer size overflows (rank %zu)", rank);
+  for (size_t i = 0; i < rank; ++i)
+    if (dims[i] == 0) count = 0;
+  fw_buffer_t *b = calloc(1, sizeof(*b));
+  if (!b) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  atomic_init(&b->refcount, 1);
+  b->runtime = runtime;
+  b->device = runtime->cpu_device;
+  b->type.element_type = element_type;
+  b->type.rank = (uint32_t)rank;
+  for (size_t i = 0; i < rank; ++i) b->type.dims[i] = dims[i];
+  b->element_count = (size_t)count;
+  b->byte_size = (size_t)count * element_size;
+  fw_status_t status = b->device->vtable->alloc(b->device, b->byte_size, &b->data);
+  if (status != FW_OK) {
+    free(b);
+    return status;
+  }
+  *out_buffer = b;
+  return FW_OK;
+}
+
+fw_status_t fw_buffer_create(fw_runtime_t *runtime, fw_element_type_t element_type, size_t rank,
+                             const int64_t *dims, const void *data, size_t data_size,
+                             fw_buffer_t **out_buffer) {
+  if (!out_buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_buffer is NULL");
+  *out_buffer = NULL;
+  fw_buffer_t *b = NULL;
+  fw_status_t status = fw_buffer_allocate(runtime, element_type, rank, dims, &b);
+  if (status != FW_OK) return status;
+  if (data) {
+    if (data_size != b->byte_size) {
+      char type[256];
+      size_t byte_size = b->byte_size;
+      fw_type_string(&b->type, type, sizeof(type));
+      fw_buffer_release(b);
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "data_size %zu does not match the %zu bytes of a %s buffer",
+                            data_size, byte_size, type);
+    }
+    status = b->device->vtable->copy(b->device, b->data, data, data_size);
+    if (status != FW_OK) {
+      fw_buffer_release(b);
+      return status;
+    }
+  }
+  *out_buffer = b;
+  return FW_OK;
+}
+
+void fw_buffer_retain(fw_buffer_t *buffer) {
+  if (buffer) atomic_fetch_add_explicit(&buffer->refcount, 1, memory_order_relaxed);
+}
+
+void fw_buffer_release(fw_buffer_t *buffer) {
+  if (!buffer) return;
+  if (atomic_fetch_sub_explicit(&buffer->refcount, 1, memory_order_acq_rel) != 1) return;
+  buffer->device->vtable->free(buffer->device, buffer->data);
+  free(buffer);
+}
+
+fw_element_type_t fw_buffer_element_type(const fw_buffer_t *buffer) {
+  return buffer ? buffer->type.element_type : (fw_element_type_t)0;
+}
+
+size_t fw_buffer_rank(const fw_buffer_t *buffer) { return buffer ? buffer->type.rank : 0; }
+
+int64_t fw_buffer_dim(const fw_buffer_t *buffer, size_t index) {
+  if (!buffer || index >= buffer->type.rank) return -1;
+  return buffer->type.dims[index];
+}
+
+size_t fw_buffer_element_count(const fw_buffer_t *buffer) {
+  return buffer ? buffer->element_count : 0;
+}
+
+size_t fw_buffer_byte_size(const fw_buffer_t *buffer) { return buffer ? buffer->byte_size : 0; }
+
+void *fw_buffer_data(fw_buffer_t *buffer) { return buffer ? buffer->data : NULL; }
+
+fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *out_type) {
+  if (!buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "buffer is NULL");
+  if (!out_type) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_type is NULL");
+  *out_type = buffer->type;
+  return FW_OK;
+}

@@ -1,0 +1,310 @@
+/* Parsing and validation of the `.fw.meta` table (docs/fat-binary.md, version 1.0). */
+#include "metadata.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "status_internal.h"
+
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint32_t rd32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+         ((uint32_t)p[3] << 24);
+}
+static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32); }
+
+typedef struct {
+  const uint8_t *base; /* start of the table */
+  uint32_t total_size;
+  const uint8_t *pool; /* string pool in the input */
+  uint32_t pool_size;
+  char *pool_copy;
+} parser_t;
+
+typedef struct {
+  uint32_t offset, count;
+} md_array_t;
+
+#define MD_ERR(...) fw_status_make(FW_STATUS_DATA_LOSS, ".fw.meta: " __VA_ARGS__)
+
+/* Reads the array descriptor at header offset `at` and checks that `count` records of
+ * `record_size` bytes lie inside the table. */
+static fw_status_t read_array(const parser_t *p, size_t at, const char *field,
+                              uint32_t record_size, md_array_t *out) {
+  out->offset = rd32(p->base + at);
+  out->count = rd32(p->base + at + 4);
+  uint64_t bytes = (uint64_t)out->count * record_size;
+  uint64_t end = (uint64_t)out->offset + bytes;
+  if (out->count == 0) return FW_OK;
+  if (out->offset % 8 != 0)
+    return MD_ERR("header.%s.offset %u is not 8-byte aligned", field, out->offset);
+  if (end > p->total_size)
+    return MD_ERR("header.%s (offset %u, count %u, %u-byte records) lies outside the table "
+                  "(total_size %u)",
+                  field, out->offset, out->count, record_size, p->total_size);
+  return FW_OK;
+}
+
+/* Resolves the string descriptor at `at` into the pool copy. */
+static fw_status_t read_string(const parser_t *p, const uint8_t *at, const char *what,
+                               size_t index, const char *field, const char **out) {
+  uint32_t offset = rd32(at), length = rd32(at + 4);
+  uint64_t end = (uint64_t)offset + length; /* index of the NUL */
+  *out = NULL;
+  if (end >= p->pool_size)
+    return MD_ERR("%s[%zu].%s (offset %u, length %u) lies outside the string pool (%u bytes)",
+                  what, index, field, offset, length, p->pool_size);
+  if (p->pool[end] != 0)
+    return MD_ERR("%s[%zu].%s is not NUL-terminated", what, index, field);
+  if (memchr(p->pool + offset, 0, length) != NULL)
+    return MD_ERR("%s[%zu].%s contains a NUL byte", what, index, field);
+  *out = p->pool_copy + offset;
+  return FW_OK;
+}
+
+static fw_status_t check_range(const char *what, size_t index, const char *field,
+                               uint32_t first, uint32_t count, size_t limit,
+                               const char *array) {
+  if ((uint64_t)first + count > limit)
+    return MD_ERR("%s[%zu].%s: range [%u, %u + %u) exceeds %s count %zu", what, index, field,
+                  first, first, count, array, limit);
+  return FW_OK;
+}
+
+static void *alloc_array(size_t count, size_t size) {
+  return calloc(count ? count : 1, size);
+}
+
+void fw_metadata_free(fw_metadata_t *md) {
+  if (!md) return;
+  free(md->pool);
+  free(md->targets);
+  free(md->functions);
+  free(md->values);
+  free(md->executables);
+  free(md->bindings);
+  free(md->variants);
+  free(md->images);
+  memset(md, 0, sizeof(*md));
+}
+
+#define TRY(expr)                       \
+  do {                                  \
+    status = (expr);                    \
+    if (status != FW_OK) goto fail;     \
+  } while (0)
+
+fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_abi_version,
+                              fw_metadata_t *out) {
+  if (!out) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_metadata is NULL");
+  memset(out, 0, sizeof(*out));
+  if (!data && size) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "data is NULL");
+  const uint8_t *b = data;
+  if (size < FW_MD_HEADER_SIZE)
+    return MD_ERR("table is %zu bytes, smaller than the %u-byte header", size,
+                  FW_MD_HEADER_SIZE);
+  if (memcmp(b, "FWMD", 4) != 0) return MD_ERR("bad magic (expected \"FWMD\")");
+  uint16_t major = rd16(b + 4), minor = rd16(b + 6);
+  if (major != 1)
+    return fw_status_make(FW_STATUS_UNSUPPORTED,
+                          ".fw.meta: unsupported version_major %u (this runtime reads 1)",
+                          major);
+  uint32_t header_size = rd32(b + 8), total_size = rd32(b + 12);
+  uint32_t abi = rd32(b + 16);
+  if (header_size < FW_MD_HEADER_SIZE)
+    return MD_ERR("header_size %u is smaller than %u", header_size, FW_MD_HEADER_SIZE);
+  if (total_size > size)
+    return MD_ERR("total_size %u exceeds the section size %zu", total_size, size);
+  if (header_size > total_size)
+    return MD_ERR("header_size %u exceeds total_size %u", header_size, total_size);
+  if (abi != expected_abi_version)
+    return fw_status_make(FW_STATUS_UNSUPPORTED,
+                          ".fw.meta: abi_version %u does not match the runtime's (%u)", abi,
+                          expected_abi_version);
+
+  fw_status_t status = FW_OK;
+  parser_t p = {b, total_size, NULL, 0, NULL};
+  md_array_t strings, targets, functions, values, dims, executables, bindings, variants,
+      images;
+  TRY(read_array(&p, 24, "strings", 1, &strings));
+  TRY(read_array(&p, 32, "targets", 32, &targets));
+  TRY(read_array(&p, 40, "functions", 32, &functions));
+  TRY(read_array(&p, 48, "values", 16, &values));
+  TRY(read_array(&p, 56, "dims", 8, &dims));
+  TRY(read_array(&p, 64, "executables", 48, &executables));
+  TRY(read_array(&p, 72, "bindings", 8, &bindings));
+  TRY(read_array(&p, 80, "variants", 32, &variants));
+  TRY(read_array(&p, 88, "images", 24, &images));
+
+  out->version_major = major;
+  out->version_minor = minor;
+  out->abi_version = abi;
+  p.pool = b + strings.offset;
+  p.pool_size = strings.count;
+  out->pool = malloc(strings.count ? strings.count : 1);
+  if (!out->pool) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  if (strings.count) memcpy(out->pool, p.pool, strings.count);
+  p.pool_copy = out->pool;
+
+  TRY(read_string(&p, b + 96, "header", 0, "module_name", &out->module_name));
+
+  /* Dims. */
+  const uint8_t *dims_base = b + dims.offset;
+  for (uint32_t i = 0; i < dims.count; ++i) {
+    int64_t d = (int64_t)rd64(dims_base + (size_t)i * 8);
+    if (d < -1) TRY(MD_ERR("dims[%u] is %lld (must be >= -1)", i, (long long)d));
+  }
+
+  /* Targets. */
+  out->num_targets = targets.count;
+  out->targets = alloc_array(targets.count, sizeof(fw_md_target_t));
+  if (!out->targets) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0; i < targets.count; ++i) {
+    const uint8_t *r = b + targets.offset + (size_t)i * 32;
+    fw_md_target_t *t = &out->targets[i];
+    t->kind = rd32(r);
+    if (t->kind < 1 || t->kind > 3)
+      TRY(MD_ERR("targets[%u].kind %u is unknown (1 = cpu, 2 = cuda, 3 = hip)", i, t->kind));
+    TRY(read_string(&p, r + 8, "targets", i, "arch", &t->arch));
+    TRY(read_string(&p, r + 16, "targets", i, "triple", &t->triple));
+    TRY(read_string(&p, r + 24, "targets", i, "features", &t->features));
+  }
+
+  /* Values. */
+  out->num_values = values.count;
+  out->values = alloc_array(values.count, sizeof(fw_tensor_type_t));
+  if (!out->values) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0; i < values.count; ++i) {
+    const uint8_t *r = b + values.offset + (size_t)i * 16;
+    fw_tensor_type_t *v = &out->values[i];
+    uint32_t et = rd32(r), rank = rd32(r + 4), first_dim = rd32(r + 8);
+    if (fw_element_type_size((fw_element_type_t)et) == 0)
+      TRY(MD_ERR("values[%u].element_type %u is unknown", i, et));
+    if (rank > FW_MAX_RANK)
+      TRY(MD_ERR("values[%u].rank %u exceeds %d", i, rank, FW_MAX_RANK));
+    TRY(check_range("values", i, "first_dim", first_dim, rank, dims.count, "dims"));
+    v->element_type = (fw_element_type_t)et;
+    v->rank = rank;
+    for (uint32_t d = 0; d < rank; ++d)
+      v->dims[d] = (int64_t)rd64(dims_base + ((size_t)first_dim + d) * 8);
+  }
+
+  /* Functions. */
+  out->num_functions = functions.count;
+  out->functions = alloc_array(functions.count, sizeof(fw_md_function_t));
+  if (!out->functions) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0; i < functions.count; ++i) {
+    const uint8_t *r = b + functions.offset + (size_t)i * 32;
+    fw_md_function_t *f = &out->functions[i];
+    TRY(read_string(&p, r, "functions", i, "name", &f->name));
+    TRY(read_string(&p, r + 8, "functions", i, "symbol", &f->symbol));
+    f->first_arg = rd32(r + 16);
+    f->num_args = rd32(r + 20);
+    f->first_result = rd32(r + 24);
+    f->num_results = rd32(r + 28);
+    if (f->name[0] == 0) TRY(MD_ERR("functions[%u].name is empty", i));
+    if (f->symbol[0] == 0) TRY(MD_ERR("functions[%u].symbol is empty", i));
+    TRY(check_range("functions", i, "first_arg", f->first_arg, f->num_args, values.count,
+                    "values"));
+    TRY(check_range("functions", i, "first_result", f->first_result, f->num_results,
+                    values.count, "values"));
+    for (uint32_t j = 0; j < i; ++j)
+      if (strcmp(out->functions[j].name, f->name) == 0)
+        TRY(MD_ERR("functions[%u].name \"%s\" duplicates functions[%u]", i, f->name, j));
+  }
+
+  /* Images. */
+  out->num_images = images.count;
+  out->images = alloc_array(images.count, sizeof(fw_md_image_t));
+  if (!out->images) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0; i < images.count; ++i) {
+    const uint8_t *r = b + images.offset + (size_t)i * 24;
+    fw_md_image_t *im = &out->images[i];
+    im->target = rd32(r);
+    im->format = rd32(r + 4);
+    im->offset = rd64(r + 8);
+    im->size = rd64(r + 16);
+    if (im->target >= targets.count)
+      TRY(MD_ERR("images[%u].target %u is out of range (%u targets)", i, im->target,
+                 targets.count));
+    if (im->format < 1 || im->format > 4)
+      TRY(MD_ERR("images[%u].format %u is unknown", i, im->format));
+    if (im->offset + im->size < im->offset)
+      TRY(MD_ERR("images[%u].offset + size overflows", i));
+  }
+
+  /* Bindings. */
+  out->num_bindings = bindings.count;
+  out->bindings = alloc_array(bindings.count, sizeof(fw_binding_info_t));
+  if (!out->bindings) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0; i < bindings.count; ++i) {
+    const uint8_t *r = b + bindings.offset + (size_t)i * 8;
+    uint32_t access = rd32(r), value = rd32(r + 4);
+    if (access < 1 || access > 3)
+      TRY(MD_ERR("bindings[%u].access %u is unknown (1 = read, 2 = write, 3 = read-write)",
+                 i, access));
+    if (value >= values.count)
+      TRY(MD_ERR("bindings[%u].value %u is out of range (%u values)", i, value,
+                 values.count));
+    out->bindings[i].access = (fw_access_t)access;
+    out->bindings[i].type = out->values[value];
+  }
+
+  /* Variants. */
+  out->num_variants = variants.count;
+  out->variants = alloc_array(variants.count, sizeof(fw_md_variant_t));
+  if (!out->variants) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0; i < variants.count; ++i) {
+    const uint8_t *r = b + variants.offset + (size_t)i * 32;
+    fw_md_variant_t *v = &out->variants[i];
+    v->target = rd32(r);
+    v->kind = rd32(r + 4);
+    TRY(read_string(&p, r + 8, "variants", i, "kernel", &v->kernel));
+    v->image = rd32(r + 16);
+    for (int k = 0; k < 3; ++k) v->workgroup_size[k] = rd32(r + 20 + 4 * k);
+    if (v->target >= targets.count)
+      TRY(MD_ERR("variants[%u].target %u is out of range (%u targets)", i, v->target,
+                 targets.count));
+    if (v->kernel[0] == 0) TRY(MD_ERR("variants[%u].kernel is empty", i));
+    if (v->kind == FW_VARIANT_KIND_CPU_SYMBOL) {
+      if (out->targets[v->target].kind != FW_TARGET_KIND_CPU)
+        TRY(MD_ERR("variants[%u].kind is 1 (CPU symbol) but targets[%u] is not a CPU target",
+                   i, v->target));
+      if (v->image != FW_MD_NO_IMAGE)
+        TRY(MD_ERR("variants[%u].image must be 0xFFFFFFFF for a CPU variant", i));
+    } else if (v->kind == FW_VARIANT_KIND_DEVICE_IMAGE) {
+      if (v->image >= images.count)
+        TRY(MD_ERR("variants[%u].image %u is out of range (%u images)", i, v->image,
+                   images.count));
+    } else {
+      TRY(MD_ERR("variants[%u].kind %u is unknown (1 = cpu symbol, 2 = device image)", i,
+                 v->kind));
+    }
+  }
+
+  /* Executables. */
+  out->num_executables = executables.count;
+  out->executables = alloc_array(executables.count, sizeof(fw_md_executable_t));
+  if (!out->executables) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0; i < executables.count; ++i) {
+    const uint8_t *r = b + executables.offset + (size_t)i * 48;
+    fw_md_executable_t *e = &out->executables[i];
+    TRY(read_string(&p, r, "executables", i, "name", &e->name));
+    e->first_binding = rd32(r + 8);
+    e->num_bindings = rd32(r + 12);
+    e->first_variant = rd32(r + 16);
+    e->num_variants = rd32(r + 20);
+    e->cost_flops = rd64(r + 24);
+    e->cost_bytes = rd64(r + 32);
+    e->priority = rd32(r + 40);
+    TRY(check_range("executables", i, "first_binding", e->first_binding, e->num_bindings,
+                    bindings.count, "bindings"));
+    TRY(check_range("executables", i, "first_variant", e->first_variant, e->num_variants,
+                    variants.count, "variants"));
+  }
+  return FW_OK;
+
+fail:
+  fw_metadata_free(out);
+  return status;
+}

@@ -1,0 +1,83 @@
+/* Internal: the `.fw.meta` metadata table (docs/fat-binary.md), parsed and validated. */
+#ifndef FW_RUNTIME_SRC_METADATA_H_
+#define FW_RUNTIME_SRC_METADATA_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fw/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FW_MD_HEADER_SIZE 128u
+#define FW_MD_NO_IMAGE 0xFFFFFFFFu
+
+typedef struct fw_md_target_t {
+  uint32_t kind; /* fw_target_kind_t */
+  const char *arch, *triple, *features;
+} fw_md_target_t;
+
+typedef struct fw_md_function_t {
+  const char *name, *symbol;
+  uint32_t first_arg, num_args;
+  uint32_t first_result, num_results;
+} fw_md_function_t;
+
+typedef struct fw_md_executable_t {
+  const char *name;
+  uint32_t first_binding, num_bindings;
+  uint32_t first_variant, num_variants;
+  uint64_t cost_flops, cost_bytes;
+  uint32_t priority;
+} fw_md_executable_t;
+
+typedef struct fw_md_variant_t {
+  uint32_t target;
+  uint32_t kind; /* fw_variant_kind_t */
+  const char *kernel;
+  uint32_t image;
+  uint32_t workgroup_size[3];
+} fw_md_variant_t;
+
+typedef struct fw_md_image_t {
+  uint32_t target, format;
+  uint64_t offset, size;
+} fw_md_image_t;
+
+/* A validated table. Every index in it is in range; strings are NUL-terminated and point
+ * into `pool` (an owned copy of the string pool). */
+typedef struct fw_metadata_t {
+  uint16_t version_major, version_minor;
+  uint32_t abi_version;
+  const char *module_name;
+  char *pool;
+  size_t num_targets;
+  fw_md_target_t *targets;
+  size_t num_functions;
+  fw_md_function_t *functions;
+  size_t num_values;
+  fw_tensor_type_t *values; /* decoded with their dims */
+  size_t num_executables;
+  fw_md_executable_t *executables;
+  size_t num_bindings;
+  fw_binding_info_t *bindings; /* access + decoded type of `value` */
+  size_t num_variants;
+  fw_md_variant_t *variants;
+  size_t num_images;
+  fw_md_image_t *images;
+} fw_metadata_t;
+
+/* Parses and validates the table in data[0, size) (any alignment). On success fills
+ * `out_metadata`, which the caller frees with fw_metadata_free; on failure leaves it
+ * zeroed. `expected_abi_version` is the host-call ABI the runtime implements. */
+fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_abi_version,
+                              fw_metadata_t *out_metadata);
+void fw_metadata_free(fw_metadata_t *metadata);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,430 @@
+/* Loading `.fwb` modules: read, validate (trailer, ELF, metadata, ISA levels), copy the
+ * validated payload into an anonymous in-memory file and dlopen it, resolve symbols. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpu_features.h"
+#include "fwb_reader.h"
+#include "runtime_internal.h"
+#include "status_internal.h"
+
+/* ---- Files ---------------------------------------------------------------- */
+
+static fw_status_t read_file(const char *path, uint8_t **out_data, size_t *out_size) {
+  *out_data = NULL;
+  *out_size = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fw_status_make(FW_STATUS_IO, "cannot open: %s", strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return fw_status_make(FW_STATUS_IO, "cannot stat: %s", strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return fw_status_make(FW_STATUS_IO, "not a regular file");
+  }
+  if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+    close(fd);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "file is too large");
+  }
+  size_t size = (size_t)st.st_size;
+  uint8_t *data = malloc(size ? size : 1);
+  if (!data) {
+    close(fd);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory reading %zu bytes", size);
+  }
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = read(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      free(data);
+      close(fd);
+      return fw_status_make(FW_STATUS_IO, "read failed: %s", strerror(e));
+    }
+    if (n == 0) break; /* shrank while reading: validate what we have */
+    done += (size_t)n;
+  }
+  close(fd);
+  *out_data = data;
+  *out_size = done;
+  return FW_OK;
+}
+
+static fw_status_t write_all(int fd, const uint8_t *data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fw_status_make(FW_STATUS_IO, "write failed: %s", strerror(errno));
+    done += (size_t)n;
+  }
+  return FW_OK;
+}
+
+/* ---- dlopen ----------------------------------------------------------------- */
+
+/* Opens the shared object at `path`, making sure no already-loaded object has the same
+ * name (glibc returns an existing object whose name matches, which would happen when a
+ * file descriptor number or a temporary name is reused). */
+static fw_status_t dlopen_fresh(const char *path, void **out_handle) {
+  void *stale = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (stale) {
+    dlclose(stale);
+    return fw_status_make(FW_STATUS_INTERNAL, "an object named %s is already loaded", path);
+  }
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *err = dlerror();
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "dlopen failed: %s",
+                          err ? err : "unknown error");
+  }
+  *out_handle = h;
+  return FW_OK;
+}
+
+/* memfd_create + dlopen("/proc/self/fd/N"); retries with a dup'd descriptor when the
+ * name is taken by a stale object. */
+static fw_status_t open_via_memfd(const uint8_t *payload, size_t size, void **out_handle,
+                                  int *out_fd) {
+  int fd = memfd_create("fw-module", MFD_CLOEXEC);
+  if (fd < 0) return fw_status_make(FW_STATUS_UNSUPPORTED, "memfd_create failed: %s", strerror(errno));
+  fw_status_t status = write_all(fd, payload, size);
+  if (status != FW_OK) {
+    close(fd);
+    return status;
+  }
+  int spare[8];
+  int num_spare = 0;
+  for (;;) {
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    void *probe = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (probe && num_spare < 8) {
+      dlclose(probe);
+      int next = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+      if (next < 0) break;
+      spare[num_spare++] = fd;
+      fd = next;
+      continue;
+    }
+    if (probe) dlclose(probe);
+    status = dlopen_fresh(path, out_handle);
+    break;
+  }
+  for (int i = 0; i < num_spare; ++i) close(spare[i]);
+  if (status != FW_OK || !*out_handle) {
+    close(fd);
+    return status ? status : fw_status_make(FW_STATUS_INTERNAL, "cannot open the module");
+  }
+  *out_fd = fd;
+  return FW_OK;
+}
+
+/* Fallback: a temporary file in $TMPDIR (or /tmp), unlinked after dlopen. */
+static fw_status_t open_via_tmpfile(const uint8_t *payload, size_t size, void **out_handle) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s/fw-module-XXXXXX", dir) >= (int)sizeof(path))
+      return fw_status_make(FW_STATUS_IO, "TMPDIR path is too long");
+    int fd = mkstemp(path);
+    if (fd < 0)
+      return fw_status_make(FW_STATUS_IO, "cannot create a temporary file in %s: %s", dir,
+                            strerror(errno));
+    fw_status_t status = write_all(fd, payload, size);
+    close(fd);
+    if (status != FW_OK) {
+      unlink(path);
+      return status;
+    }
+    void *probe = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (probe) {
+      dlclose(probe);
+      unlink(path);
+      continue;
+    }
+    status = dlopen_fresh(path, out_handle);
+    unlink(path);
+    return status;
+  }
+  return fw_status_make(FW_STATUS_INTERNAL, "cannot find a fresh temporary file name");
+}
+
+/* Resolves `name` in the module and checks that the definition lies in the module itself
+ * (not in a library it depends on). */
+static fw_status_t resolve_symbol(void *handle, struct link_map *module_map, const char *name,
+                                  void **out_address) {
+  *out_address = NULL;
+  dlerror();
+  void *sym = dlsym(handle, name);
+  if (!sym) {
+    const char *err = dlerror();
+    return fw_status_make(FW_STATUS_NOT_FOUND, "symbol %s not found in the module: %s", name,
+                          err ? err : "undefined");
+  }
+  Dl_info info;
+  struct link_map *owner = NULL;
+  if (module_map && dladdr1(sym, &info, (void **)&owner, RTLD_DL_LINKMAP) && owner &&
+      owner != module_map)
+    return fw_status_make(FW_STATUS_NOT_FOUND,
+                          "symbol %s is not defined by the module (it resolves to %s)", name,
+                          info.dli_fname ? info.dli_fname : "another object");
+  *out_address = sym;
+  return FW_OK;
+}
+
+/* ---- Modules ---------------------------------------------------------------- */
+
+static void module_free(fw_module_t *m) {
+  if (!m) return;
+  if (m->dl_handle) dlclose(m->dl_handle);
+  if (m->fd >= 0) close(m->fd);
+  free(m->entries);
+  free(m->cpu_kernels);
+  fw_metadata_free(&m->md);
+  free(m);
+}
+
+/* Validates `data` (owned by the caller) and loads it. */
+static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_t size,
+                               fw_module_t **out_module) {
+  fw_fwb_view_t view;
+  fw_status_t status = fw_fwb_parse(data, size, &view);
+  if (status != FW_OK) return status;
+
+  fw_module_t *m = calloc(1, sizeof(*m));
+  if (!m) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  atomic_init(&m->refcount, 1);
+  m->runtime = runtime;
+  m->fd = -1;
+  status = fw_metadata_parse(view.meta, view.meta_size, FW_HOST_ABI_VERSION, &m->md);
+  if (status != FW_OK) goto fail;
+  const fw_metadata_t *md = &m->md;
+
+  for (size_t i = 0; i < md->num_images; ++i) {
+    const fw_md_image_t *im = &md->images[i];
+    if (!view.offload || im->offset > view.offload_size ||
+        im->size > view.offload_size - im->offset) {
+      status = fw_status_make(FW_STATUS_DATA_LOSS,
+                              ".fw.meta: images[%zu] (offset %llu, size %llu) lies outside "
+                              "the .llvm.offloading section (%zu bytes)",
+                              i, (unsigned long long)im->offset, (unsigned long long)im->size,
+                              view.offload ? view.offload_size : (size_t)0);
+      goto fail;
+    }
+  }
+  for (size_t i = 0; i < md->num_targets; ++i) {
+    if (md->targets[i].kind != FW_TARGET_KIND_CPU) continue;
+    status = fw_cpu_check_isa_level(md->targets[i].arch);
+    if (status != FW_OK) {
+      status = fw_status_annotate(status, "target %zu (cpu %s)", i, md->targets[i].arch);
+      goto fail;
+    }
+  }
+
+  m->entries = calloc(md->num_functions ? md->num_functions : 1, sizeof(*m->entries));
+  m->cpu_kernels = calloc(md->num_variants ? md->num_variants : 1, sizeof(*m->cpu_kernels));
+  if (!m->entries || !m->cpu_kernels) {
+    status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    goto fail;
+  }
+
+  status = open_via_memfd(view.payload, view.payload_size, &m->dl_handle, &m->fd);
+  if (status != FW_OK && fw_status_code(status) == FW_STATUS_UNSUPPORTED) {
+    fw_status_free(status);
+    status = open_via_tmpfile(view.payload, view.payload_size, &m->dl_handle);
+  }
+  if (status != FW_OK) goto fail;
+
+  struct link_map *map = NULL;
+  if (dlinfo(m->dl_handle, RTLD_DI_LINKMAP, &map) != 0) map = NULL;
+  for (size_t i = 0; i < md->num_functions; ++i) {
+    void *sym = NULL;
+    status = resolve_symbol(m->dl_handle, map, md->functions[i].symbol, &sym);
+    if (status != FW_OK) {
+      status = fw_status_annotate(status, "function @%s", md->functions[i].name);
+      goto fail;
+    }
+    memcpy(&m->entries[i], &sym, sizeof(sym));
+  }
+  for (size_t i = 0; i < md->num_variants; ++i) {
+    if (md->variants[i].kind != FW_VARIANT_KIND_CPU_SYMBOL) continue;
+    void *sym = NULL;
+    status = resolve_symbol(m->dl_handle, map, md->variants[i].kernel, &sym);
+    if (status != FW_OK) {
+      status = fw_status_annotate(status, "CPU variant %zu", i);
+      goto fail;
+    }
+    memcpy(&m->cpu_kernels[i], &sym, sizeof(sym));
+  }
+  *out_module = m;
+  return FW_OK;
+
+fail:
+  module_free(m);
+  return status;
+}
+
+fw_status_t fw_module_load_file(fw_runtime_t *runtime, const char *path,
+                                fw_module_t **out_module) {
+  if (!out_module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_module is NULL");
+  *out_module = NULL;
+  if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (!path) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "path is NULL");
+  uint8_t *data = NULL;
+  size_t size = 0;
+  fw_status_t status = read_file(path, &data, &size);
+  if (status == FW_OK) status = module_load(runtime, data, size, out_module);
+  free(data);
+  return fw_status_annotate(status, "%s", path);
+}
+
+fw_status_t fw_module_load_memory(fw_runtime_t *runtime, const void *data, size_t size,
+                                  fw_module_t **out_module) {
+  if (!out_module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_module is NULL");
+  *out_module = NULL;
+  if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (!data && size) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "data is NULL");
+  /* Validate a private copy, so the validated bytes are the loaded bytes. */
+  uint8_t *copy = malloc(size ? size : 1);
+  if (!copy) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  if (size) memcpy(copy, data, size);
+  fw_status_t status = module_load(runtime, copy, size, out_module);
+  free(copy);
+  return status;
+}
+
+void fw_module_retain(fw_module_t *module) {
+  if (module) atomic_fetch_add_explicit(&module->refcount, 1, memory_order_relaxed);
+}
+
+void fw_module_release(fw_module_t *module) {
+  if (!module) return;
+  if (atomic_fetch_sub_explicit(&module->refcount, 1, memory_order_acq_rel) != 1) return;
+  module_free(module);
+}
+
+/* ---- Reflection ------------------------------------------------------------- */
+
+const char *fw_module_name(const fw_module_t *module) {
+  return module && module->md.module_name ? module->md.module_name : "";
+}
+
+size_t fw_module_function_count(const fw_module_t *module) {
+  return module ? module->md.num_functions : 0;
+}
+
+fw_status_t fw_module_function_info(const fw_module_t *module, size_t index,
+                                    fw_function_info_t *out_info) {
+  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
+  memset(out_info, 0, sizeof(*out_info));
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (index >= module->md.num_functions)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE, "function index %zu is out of range (%zu functions)",
+                          index, module->md.num_functions);
+  const fw_md_function_t *f = &module->md.functions[index];
+  out_info->name = f->name;
+  out_info->symbol = f->symbol;
+  out_info->num_args = f->num_args;
+  out_info->arg_types = module->md.values + f->first_arg;
+  out_info->num_results = f->num_results;
+  out_info->result_types = module->md.values + f->first_result;
+  return FW_OK;
+}
+
+fw_status_t fw_module_lookup_function(const fw_module_t *module, const char *name,
+                                      size_t *out_index) {
+  if (!out_index) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_index is NULL");
+  *out_index = 0;
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (!name) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "name is NULL");
+  if (name[0] == '@') ++name;
+  for (size_t i = 0; i < module->md.num_functions; ++i) {
+    if (strcmp(module->md.functions[i].name, name) == 0) {
+      *out_index = i;
+      return FW_OK;
+    }
+  }
+  return fw_status_make(FW_STATUS_NOT_FOUND, "module %s has no function @%s",
+                        fw_module_name(module), name);
+}
+
+size_t fw_module_target_count(const fw_module_t *module) {
+  return module ? module->md.num_targets : 0;
+}
+
+fw_status_t fw_module_target_info(const fw_module_t *module, size_t index,
+                                  fw_target_info_t *out_info) {
+  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
+  memset(out_info, 0, sizeof(*out_info));
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (index >= module->md.num_targets)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE, "target index %zu is out of range (%zu targets)",
+                          index, module->md.num_targets);
+  const fw_md_target_t *t = &module->md.targets[index];
+  out_info->kind = (fw_target_kind_t)t->kind;
+  out_info->arch = t->arch;
+  out_info->triple = t->triple;
+  out_info->features = t->features;
+  return FW_OK;
+}
+
+size_t fw_module_executable_count(const fw_module_t *module) {
+  return module ? module->md.num_executables : 0;
+}
+
+fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
+                                      fw_executable_info_t *out_info) {
+  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
+  memset(out_info, 0, sizeof(*out_info));
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (index >= module->md.num_executables)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE,
+                          "executable index %zu is out of range (%zu executables)", index,
+                          module->md.num_executables);
+  const fw_md_executable_t *e = &module->md.executables[index];
+  out_info->name = e->name;
+  out_info->num_bindings = e->num_bindings;
+  out_info->bindings = module->md.bindings + e->first_binding;
+  out_info->num_variants = e->num_variants;
+  out_info->cost_flops = e->cost_flops;
+  out_info->cost_bytes = e->cost_bytes;
+  out_info->priority = e->priority;
+  return FW_OK;
+}
+
+fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable, size_t variant,
+                                   fw_variant_info_t *out_info) {
+  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
+  memset(out_info, 0, sizeof(*out_info));
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (executable >= module->md.num_executables)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE, "executable index %zu is out of range",
+                          executable);
+  const fw_md_executable_t *e = &module->md.executables[executable];
+  if (variant >= e->num_variants)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE,
+                          "variant index %zu of executable @%s is out of range (%u variants)",
+                          variant, e->name, e->num_variants);
+  const fw_md_variant_t *v = &module->md.variants[e->first_variant + variant];
+  out_info->target = v->target;
+  out_info->kind = (fw_variant_kind_t)v->kind;
+  out_info->kernel = v->kernel;
+  memcpy(out_info->workgroup_size, v->workgroup_size, sizeof(out_info->workgroup_size));
+  return FW_OK;
+}

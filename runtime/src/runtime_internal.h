@@ -1,0 +1,47 @@
+/* Internal: the runtime, buffer and module objects shared between translation units. */
+#ifndef FW_RUNTIME_SRC_RUNTIME_INTERNAL_H_
+#define FW_RUNTIME_SRC_RUNTIME_INTERNAL_H_
+
+#include <stdatomic.h>
+
+#include "device.h"
+#include "fw/runtime.h"
+#include "metadata.h"
+
+struct fw_runtime_t {
+  fw_runtime_options_t options;
+  fw_device_t *cpu_device;
+};
+
+struct fw_buffer_t {
+  atomic_size_t refcount;
+  fw_runtime_t *runtime;
+  fw_device_t *device;
+  fw_tensor_type_t type; /* all dims static */
+  size_t element_count;
+  size_t byte_size;
+  void *data;
+};
+
+struct fw_module_t {
+  atomic_size_t refcount;
+  fw_runtime_t *runtime;
+  fw_metadata_t md;
+  void *dl_handle;
+  int fd; /* the memfd backing the loaded object, -1 when none */
+  fw_host_entry_fn_t *entries;      /* per function */
+  fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
+};
+
+/* Allocates a zero-filled buffer on the runtime's CPU device after validating the type
+ * (known element type, rank <= 8, dims >= 0, overflow-checked byte size). */
+fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_type,
+                               size_t rank, const int64_t *dims, fw_buffer_t **out_buffer);
+
+/* "4x784xf32" into buf. */
+void fw_type_string(const fw_tensor_type_t *type, char *buf, size_t capacity);
+
+/* Whether `actual` (all dims static) matches `expected` (element type, rank, static dims). */
+int fw_type_matches(const fw_tensor_type_t *expected, const fw_tensor_type_t *actual);
+
+#endif

@@ -1,0 +1,131 @@
+/* The test fixture module: host entries written against the host-call ABI and a CPU
+ * kernel written against the CPU kernel ABI (docs/runtime.md), as fwc would emit them.
+ * The fw_rt_* functions are resolved from the executable that loads the module. */
+#include <stdint.h>
+#include <string.h>
+
+typedef struct fw_invocation_t fw_invocation_t;
+extern void *fw_rt_arg(fw_invocation_t *inv, int64_t index);
+extern int64_t fw_rt_buffer_dim(fw_invocation_t *inv, void *buffer, int64_t dim);
+extern void *fw_rt_buffer_alloc(fw_invocation_t *inv, int32_t tier, int32_t element_type,
+                                int64_t rank, const int64_t *dims);
+extern void fw_rt_buffer_release(fw_invocation_t *inv, void *buffer);
+extern void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
+                            void *const *buffers);
+extern void fw_rt_wait(fw_invocation_t *inv, void *token);
+extern void fw_rt_set_result(fw_invocation_t *inv, int64_t index, void *buffer);
+extern void fw_rt_assert(fw_invocation_t *inv, int32_t condition, const char *message);
+
+typedef struct {
+  uint32_t id[3];
+  uint32_t count[3];
+} fw_workgroup_t;
+
+typedef struct {
+  float *allocated, *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} memref_2d_f32_t;
+
+/* c = a + b for ?x4xf32 operands. */
+void fixture_add_kernel(void *const *descriptors, const fw_workgroup_t *workgroup) {
+  const memref_2d_f32_t *a = descriptors[0], *b = descriptors[1], *c = descriptors[2];
+  if (workgroup->count[0] != 1 || workgroup->id[0] != 0) return;
+  for (int64_t i = 0; i < c->sizes[0]; ++i)
+    for (int64_t j = 0; j < c->sizes[1]; ++j)
+      c->aligned[c->offset + i * c->strides[0] + j * c->strides[1]] =
+          a->aligned[a->offset + i * a->strides[0] + j * a->strides[1]] +
+          b->aligned[b->offset + i * b->strides[0] + j * b->strides[1]];
+}
+
+void __fw_entry_add(fw_invocation_t *inv) {
+  void *a = fw_rt_arg(inv, 0);
+  void *b = fw_rt_arg(inv, 1);
+  int64_t n = fw_rt_buffer_dim(inv, a, 0);
+  fw_rt_assert(inv, n == fw_rt_buffer_dim(inv, b, 0), "dimension 0 of the operands differs");
+  int64_t dims[2] = {n, 4};
+  void *c = fw_rt_buffer_alloc(inv, 0, /*f32*/ 1, 2, dims);
+  void *buffers[3] = {a, b, c};
+  void *token = fw_rt_dispatch(inv, 0, 3, buffers);
+  fw_rt_wait(inv, token);
+  fw_rt_set_result(inv, 0, c);
+  fw_rt_buffer_release(inv, c);
+}
+
+/* Makes the module depend on libc, so that a kernel symbol named after a libc function
+ * ("libcsym" flavour) resolves through the module's dependencies. */
+void fixture_shift(char *p, unsigned long n) { memmove(p, p + 1, n); }
+
+/* Error paths: each keeps going after the first error, as compiled code does. */
+void __fw_entry_bad_dispatch(fw_invocation_t *inv) {
+  void *a = fw_rt_arg(inv, 0);
+  void *buffers[2] = {a, a};
+  void *token = fw_rt_dispatch(inv, 0, 2, buffers);
+  fw_rt_wait(inv, token);
+  fw_rt_set_result(inv, 0, a);
+}
+
+void __fw_entry_no_result(fw_invocation_t *inv) { (void)fw_rt_arg(inv, 0); }
+
+void __fw_entry_leak(fw_invocation_t *inv) {
+  void *a = fw_rt_arg(inv, 0);
+  int64_t dims[2] = {fw_rt_buffer_dim(inv, a, 0), 4};
+  void *c = fw_rt_buffer_alloc(inv, 1, 1, 2, dims);
+  (void)fw_rt_buffer_alloc(inv, 2, 1, 2, dims); /* never released */
+  fw_rt_set_result(inv, 0, c);                  /* c never released either */
+}
+
+void __fw_entry_bad_arg(fw_invocation_t *inv) {
+  void *x = fw_rt_arg(inv, 5);
+  int64_t dims[2] = {1, 4};
+  void *c = fw_rt_buffer_alloc(inv, 0, 1, 2, dims);
+  fw_rt_set_result(inv, 0, c ? c : x);
+}
+
+void __fw_entry_wrong_binding(fw_invocation_t *inv) {
+  void *a = fw_rt_arg(inv, 0);
+  int64_t dims[2] = {3, 5};
+  void *c = fw_rt_buffer_alloc(inv, 0, 1, 2, dims);
+  void *buffers[3] = {a, a, c};
+  fw_rt_wait(inv, fw_rt_dispatch(inv, 0, 3, buffers));
+  fw_rt_set_result(inv, 0, a);
+}
+
+void __fw_entry_bad_handle(fw_invocation_t *inv) {
+  int64_t d = fw_rt_buffer_dim(inv, (void *)(uintptr_t)0x1234, 0);
+  int64_t dims[2] = {d, 4};
+  fw_rt_set_result(inv, 0, fw_rt_buffer_alloc(inv, 0, 1, 2, dims));
+}
+
+void __fw_entry_early_stop(fw_invocation_t *inv) {
+  int64_t dims[2] = {2, 4};
+  void *c = fw_rt_buffer_alloc(inv, 0, 1, 2, dims);
+  fw_rt_assert(inv, 0, "early stop requested");
+  fw_rt_set_result(inv, 0, c);
+  fw_rt_buffer_release(inv, c);
+}
+
+void __fw_entry_wrong_result(fw_invocation_t *inv) {
+  int64_t dims[2] = {2, 5};
+  void *c = fw_rt_buffer_alloc(inv, 0, 1, 2, dims);
+  fw_rt_set_result(inv, 0, c);
+  fw_rt_buffer_release(inv, c);
+}
+
+void __fw_entry_bad_token(fw_invocation_t *inv) {
+  fw_rt_wait(inv, (void *)(uintptr_t)0x40);
+  fw_rt_set_result(inv, 0, fw_rt_arg(inv, 0));
+}
+
+void __fw_entry_release_arg(fw_invocation_t *inv) {
+  void *a = fw_rt_arg(inv, 0);
+  fw_rt_buffer_release(inv, a);
+  fw_rt_set_result(inv, 0, a);
+}
+
+void __fw_entry_double_result(fw_invocation_t *inv) {
+  void *a = fw_rt_arg(inv, 0);
+  fw_rt_set_result(inv, 0, a);
+  fw_rt_set_result(inv, 0, a);
+}

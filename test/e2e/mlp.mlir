@@ -1,0 +1,4 @@
+// The dynamic-batch MLP of examples/mlp.mlir, compiled from there, run with batch 3 and 17.
+// RUN: %fwc %S/../../examples/mlp.mlir -o %t.fwb
+// RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=main --case=mlp --arg-shapes="3x784;784x256;256;256x10;10" --tmp=%t
+// RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=main --case=mlp --arg-shapes="17x784;784x256;256;256x10;10" --tmp=%t

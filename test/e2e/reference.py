@@ -1,0 +1,300 @@
+"""Plain-numpy reference implementations for the end-to-end tests.
+
+Every case is written from the mathematical definition of what the test
+computes, NOT by transcribing the MLIR, so that a bug shared by the test IR
+and the compiler cannot hide itself.  Floating-point references are computed in
+float64 and rounded to the result type only at the end.
+
+A case is a `Case` registered in CASES under the name used by `--case=` (and by
+the lit test file of the same name).  `args` lists, per function argument, the
+element type and the range the driver draws values from; shapes come from the
+command line (`--arg-shapes`) so dynamic dimensions are chosen at run time.
+`fn` takes the numpy inputs and returns a tuple of expected results (one per
+function result, with the result's dtype).
+"""
+
+import numpy as np
+
+
+class Arg:
+    """One function argument: numpy dtype name and [lo, hi) value range.
+
+    `step`, if given, rounds float values to multiples of it (so that two
+    independently drawn tensors have many exactly equal elements, e.g. to tell
+    `ogt` from `oge` in a comparison).
+    """
+
+    def __init__(self, dtype="float32", lo=-1.0, hi=1.0, step=None):
+        self.dtype = np.dtype(dtype)
+        self.lo = lo
+        self.hi = hi
+        self.step = step
+
+
+class Case:
+    def __init__(self, fn, args, rtol=1e-4, atol=1e-5):
+        self.fn = fn
+        self.args = args
+        # rtol/atol may be numbers or callables taking the list of inputs
+        # (used to scale tolerances with reduction lengths).
+        self.rtol = rtol
+        self.atol = atol
+
+    def tolerances(self, inputs):
+        rtol = self.rtol(inputs) if callable(self.rtol) else self.rtol
+        atol = self.atol(inputs) if callable(self.atol) else self.atol
+        return rtol, atol
+
+
+F32 = "float32"
+F16 = "float16"
+I32 = "int32"
+I64 = "int64"
+
+
+def _f64(*xs):
+    return [np.asarray(x, dtype=np.float64) for x in xs]
+
+
+def _matmul_atol(k):
+    # f32 accumulation of k products of O(1) magnitude: allow error ~ k * eps.
+    return max(1e-5, 4e-7 * k)
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra
+
+
+def matmul(a, b):
+    a, b = _f64(a, b)
+    m, k = a.shape
+    k2, n = b.shape
+    assert k == k2
+    c = np.zeros((m, n))
+    for p in range(k):  # sum_k a[i,k] * b[k,j], as an explicit sum of outer products
+        c += np.outer(a[:, p], b[p, :])
+    return (c.astype(np.float32),)
+
+
+def matmul_bias_relu(x, w, b):
+    x, w, b = _f64(x, w, b)
+    y = x @ w + b[None, :]
+    return (np.maximum(y, 0.0).astype(np.float32),)
+
+
+def batch_matmul(a, b):
+    a, b = _f64(a, b)
+    out = np.stack([a[i] @ b[i] for i in range(a.shape[0])])
+    return (out.astype(np.float32),)
+
+
+def transpose(x):
+    # linalg.transpose permutation [2, 0, 1]: out[i, j, k] = x[j, k, i]
+    x = np.asarray(x)
+    d0, d1, d2 = x.shape
+    out = np.empty((d2, d0, d1), dtype=x.dtype)
+    for i in range(d2):
+        out[i] = x[:, :, i]
+    return (out,)
+
+
+def mlp(x, w1, b1, w2, b2):
+    x, w1, b1, w2, b2 = _f64(x, w1, b1, w2, b2)
+    h = np.maximum(x @ w1 + b1, 0.0)
+    y = np.maximum(h @ w2 + b2, 0.0)
+    return (y.astype(np.float32),)
+
+
+def chain(a, b):
+    # C = A @ B (MxN); T = C^T (NxM); out[n] = sum_m T[n, m]
+    a, b = _f64(a, b)
+    c = a @ b
+    t = c.T
+    return (t.sum(axis=1).astype(np.float32),)
+
+
+# ---------------------------------------------------------------------------
+# Elementwise
+
+
+def elementwise_broadcast(a, b):
+    # out[i, j] = tanh(a*b + 1) * exp(-a) + sqrt(b) / (2 + log(b)),  b broadcast over rows
+    a, b = _f64(a, b)
+    bb = b[None, :]
+    out = np.tanh(a * bb + 1.0) * np.exp(-a) + np.sqrt(bb) / (2.0 + np.log(bb))
+    return (out.astype(np.float32),)
+
+
+def example_elementwise(a, b):
+    # examples/elementwise.mlir: tanh(a*b + 1) * exp(-a), b broadcast over rows
+    a, b = _f64(a, b)
+    out = np.tanh(a * b[None, :] + 1.0) * np.exp(-a)
+    return (out.astype(np.float32),)
+
+
+def elementwise_i32(a, b):
+    # out = max(a*b + a, b - 7)   (signed, no overflow for the input ranges used)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    out = np.maximum(a * b + a, b - 7)
+    assert np.all(np.abs(out) < 2**31)
+    return (out.astype(np.int32),)
+
+
+def elementwise_i64(a, b):
+    # out = min(a * b, a - b) + 3000000000  (needs 64-bit arithmetic)
+    a = [int(v) for v in np.asarray(a).ravel()]
+    bl = [int(v) for v in np.asarray(b).ravel()]
+    out = [min(x * y, x - y) + 3000000000 for x, y in zip(a, bl)]
+    return (np.array(out, dtype=np.int64).reshape(np.asarray(b).shape),)
+
+
+def cmpf_i1(a, b):
+    # out = a > b (ordered), as a boolean tensor
+    return (np.asarray(a) > np.asarray(b),)
+
+
+def f16_add(a, b):
+    # exact sum rounded once to f16 (what a correctly-rounded f16 add gives)
+    a, b = _f64(a, b)
+    return ((a + b).astype(np.float16),)
+
+
+def two_results(a, b):
+    # result 0: a * b elementwise; result 1: sum over the last axis of (a + b)
+    a, b = _f64(a, b)
+    return ((a * b).astype(np.float32), (a + b).sum(axis=-1).astype(np.float32))
+
+
+def errors_ok(a, b):
+    a, b = _f64(a, b)
+    return ((a + b[None, :]).astype(np.float32),)
+
+
+# ---------------------------------------------------------------------------
+# Reductions
+
+
+def reduce_sum_lastaxis(x):
+    x = np.asarray(x, dtype=np.float64)
+    out = np.zeros(x.shape[0])
+    for j in range(x.shape[1]):
+        out += x[:, j]
+    return (out.astype(np.float32),)
+
+
+def reduce_max_axis0(x):
+    x = np.asarray(x)
+    out = x[0].copy()
+    for i in range(1, x.shape[0]):
+        out = np.maximum(out, x[i])
+    return (out.astype(np.float32),)
+
+
+def softmax(x):
+    # numerically stable softmax over the last axis
+    x = np.asarray(x, dtype=np.float64)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return ((e / e.sum(axis=-1, keepdims=True)).astype(np.float32),)
+
+
+# ---------------------------------------------------------------------------
+# Convolution / pooling (NHWC input, HWCF filter, no padding)
+
+
+def conv2d_nhwc_hwcf(x, w, stride=1):
+    x, w = _f64(x, w)
+    n, h, wd, c = x.shape
+    kh, kw, c2, f = w.shape
+    assert c == c2
+    oh = (h - kh) // stride + 1
+    ow = (wd - kw) // stride + 1
+    out = np.zeros((n, oh, ow, f))
+    for dy in range(kh):
+        for dx in range(kw):
+            # input pixels seen by filter tap (dy, dx) for every output position
+            patch = x[:, dy:dy + stride * (oh - 1) + 1:stride,
+                      dx:dx + stride * (ow - 1) + 1:stride, :]
+            out += np.einsum("nhwc,cf->nhwf", patch, w[dy, dx])
+    return (out.astype(np.float32),)
+
+
+def conv2d_stride2(x, w):
+    return conv2d_nhwc_hwcf(x, w, stride=2)
+
+
+def conv2d_naive(x, w, stride=1):
+    """Seven-loop definition; only used by the self-test."""
+    n, h, wd, c = x.shape
+    kh, kw, _, f = w.shape
+    oh = (h - kh) // stride + 1
+    ow = (wd - kw) // stride + 1
+    out = np.zeros((n, oh, ow, f))
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                for o in range(f):
+                    s = 0.0
+                    for dy in range(kh):
+                        for dx in range(kw):
+                            for ci in range(c):
+                                s += float(x[b, i * stride + dy, j * stride + dx, ci]) * float(w[dy, dx, ci, o])
+                    out[b, i, j, o] = s
+    return out
+
+
+def pooling_max(x, window=2, stride=2):
+    x = np.asarray(x)
+    n, h, w, c = x.shape
+    oh = (h - window) // stride + 1
+    ow = (w - window) // stride + 1
+    out = np.full((n, oh, ow, c), -np.inf, dtype=np.float32)
+    for i in range(oh):
+        for j in range(ow):
+            win = x[:, i * stride:i * stride + window, j * stride:j * stride + window, :]
+            out[:, i, j, :] = win.max(axis=(1, 2))
+    return (out,)
+
+
+# ---------------------------------------------------------------------------
+
+CASES = {
+    "matmul": Case(matmul, [Arg(F32), Arg(F32)],
+                   atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "matmul_dynamic": Case(matmul, [Arg(F32), Arg(F32)],
+                           atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "matmul_bias_relu": Case(matmul_bias_relu, [Arg(F32), Arg(F32), Arg(F32)],
+                             atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "batch_matmul": Case(batch_matmul, [Arg(F32), Arg(F32)],
+                         atol=lambda a: _matmul_atol(a[0].shape[2])),
+    "transpose": Case(transpose, [Arg(F32)], rtol=0.0, atol=0.0),
+    "mlp": Case(mlp, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
+                      Arg(F32, -0.2, 0.2), Arg(F32, -0.2, 0.2)],
+                atol=1e-4),
+    "chain": Case(chain, [Arg(F32), Arg(F32)],
+                  atol=lambda a: _matmul_atol(a[0].shape[1] * a[0].shape[0])),
+    "elementwise_broadcast": Case(elementwise_broadcast,
+                                  [Arg(F32, -1.0, 1.0), Arg(F32, 0.5, 2.0)]),
+    "example_elementwise": Case(example_elementwise,
+                                [Arg(F32, -1.0, 1.0), Arg(F32, -1.0, 1.0)]),
+    "elementwise_i32": Case(elementwise_i32, [Arg(I32, -1000, 1000), Arg(I32, -1000, 1000)],
+                            rtol=0, atol=0),
+    "elementwise_i64": Case(elementwise_i64,
+                            [Arg(I64, -3000000000, 3000000000), Arg(I64, -1000, 1000)],
+                            rtol=0, atol=0),
+    "cmpf_i1": Case(cmpf_i1, [Arg(F32, -1.0, 1.0, step=0.25), Arg(F32, -1.0, 1.0, step=0.25)],
+                    rtol=0, atol=0),
+    "f16_add": Case(f16_add, [Arg(F16, -4.0, 4.0), Arg(F16, -4.0, 4.0)],
+                    rtol=1e-3, atol=1e-3),
+    "two_results": Case(two_results, [Arg(F32), Arg(F32)]),
+    "errors_ok": Case(errors_ok, [Arg(F32), Arg(F32)]),
+    "reduce_sum_lastaxis": Case(reduce_sum_lastaxis, [Arg(F32)],
+                                atol=lambda a: _matmul_atol(a[0].shape[-1])),
+    "reduce_max_axis0": Case(reduce_max_axis0, [Arg(F32)], rtol=0, atol=0),
+    "softmax": Case(softmax, [Arg(F32, -4.0, 4.0)], rtol=1e-4, atol=1e-6),
+    "conv2d": Case(conv2d_nhwc_hwcf, [Arg(F32), Arg(F32)],
+                   atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
+    "conv2d_stride2": Case(conv2d_stride2, [Arg(F32), Arg(F32)],
+                           atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
+    "pooling_max": Case(pooling_max, [Arg(F32)], rtol=0, atol=0),
+}

@@ -1,0 +1,286 @@
+// fw-run: loads a compiled fw module (.fwb), runs one of its functions on the fw
+// runtime and prints or saves the results. Flags follow iree-run-module:
+//
+//   fw-run model.fwb [--function=NAME] [--input=2x3xf32=1,2,3,4,5,6]... [--input=@x.npy]...
+//          [--output=@y.npy | --output=-]... [--default-dim=N] [--print-max-elements=N]
+//   fw-run --list model.fwb
+//
+// Every error is one line "fw-run: error: <message>" on stderr and exit code 1.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "host_tensor.h"
+#include "npy.h"
+
+namespace {
+
+using fwrun::HostTensor;
+
+int fail(std::string message) {
+  for (char &c : message)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::fprintf(stderr, "fw-run: error: %s\n", message.c_str());
+  return 1;
+}
+
+// Takes ownership of `status`; returns its message.
+std::string take(fw_status_t status) {
+  std::string m = fw_status_message(status);
+  fw_status_free(status);
+  return m;
+}
+
+struct RuntimeDeleter {
+  void operator()(fw_runtime_t *r) const { fw_runtime_destroy(r); }
+};
+struct ModuleDeleter {
+  void operator()(fw_module_t *m) const { fw_module_release(m); }
+};
+struct BufferDeleter {
+  void operator()(fw_buffer_t *b) const { fw_buffer_release(b); }
+};
+using BufferPtr = std::unique_ptr<fw_buffer_t, BufferDeleter>;
+
+std::string typeString(const fw_tensor_type_t &t) {
+  char buf[256];
+  fw_tensor_type_format(&t, buf, sizeof(buf));
+  return buf;
+}
+
+const char *targetKindName(fw_target_kind_t kind) {
+  switch (kind) {
+  case FW_TARGET_KIND_CPU: return "cpu";
+  case FW_TARGET_KIND_CUDA: return "cuda";
+  case FW_TARGET_KIND_HIP: return "hip";
+  }
+  return "unknown";
+}
+
+const char *accessName(fw_access_t access) {
+  switch (access) {
+  case FW_ACCESS_READ: return "read";
+  case FW_ACCESS_WRITE: return "write";
+  case FW_ACCESS_READ_WRITE: return "readwrite";
+  }
+  return "unknown";
+}
+
+std::string signature(const fw_function_info_t &f) {
+  std::string s = "@" + std::string(f.name) + "(";
+  for (size_t i = 0; i < f.num_args; ++i) s += (i ? ", " : "") + typeString(f.arg_types[i]);
+  s += ") -> (";
+  for (size_t i = 0; i < f.num_results; ++i)
+    s += (i ? ", " : "") + typeString(f.result_types[i]);
+  return s + ")";
+}
+
+int listModule(fw_module_t *m) {
+  std::printf("module %s\n", fw_module_name(m));
+  for (size_t i = 0; i < fw_module_target_count(m); ++i) {
+    fw_target_info_t t;
+    fw_status_t s = fw_module_target_info(m, i, &t);
+    if (s) return fail(take(s));
+    std::printf("target %s %s (%s)%s%s\n", targetKindName(t.kind), t.arch, t.triple,
+                t.features[0] ? " features=" : "", t.features);
+  }
+  for (size_t i = 0; i < fw_module_function_count(m); ++i) {
+    fw_function_info_t f;
+    fw_status_t s = fw_module_function_info(m, i, &f);
+    if (s) return fail(take(s));
+    std::printf("func %s\n", signature(f).c_str());
+  }
+  for (size_t i = 0; i < fw_module_executable_count(m); ++i) {
+    fw_executable_info_t e;
+    fw_status_t s = fw_module_executable_info(m, i, &e);
+    if (s) return fail(take(s));
+    std::string bindings;
+    for (size_t b = 0; b < e.num_bindings; ++b)
+      bindings += (b ? ", " : "") + std::string(accessName(e.bindings[b].access)) + " " +
+                  typeString(e.bindings[b].type);
+    std::printf("executable @%s(%s)\n", e.name, bindings.c_str());
+    for (size_t v = 0; v < e.num_variants; ++v) {
+      fw_variant_info_t vi;
+      fw_target_info_t t;
+      s = fw_module_variant_info(m, i, v, &vi);
+      if (!s) s = fw_module_target_info(m, vi.target, &t);
+      if (s) return fail(take(s));
+      std::printf("  variant %s %s: %s %s\n", targetKindName(t.kind), t.arch,
+                  vi.kind == FW_VARIANT_KIND_CPU_SYMBOL ? "symbol" : "image-kernel", vi.kernel);
+    }
+  }
+  return 0;
+}
+
+// Picks --function, the only function, or @main.
+bool pickFunction(fw_module_t *m, const std::string &requested, size_t *out_index,
+                  std::string *error) {
+  if (!requested.empty()) {
+    fw_status_t s = fw_module_lookup_function(m, requested.c_str(), out_index);
+    if (s) *error = take(s);
+    return !s;
+  }
+  size_t n = fw_module_function_count(m);
+  if (n == 1) {
+    *out_index = 0;
+    return true;
+  }
+  fw_status_t s = fw_module_lookup_function(m, "main", out_index);
+  if (!s) return true;
+  fw_status_free(s);
+  std::string names;
+  for (size_t i = 0; i < n; ++i) {
+    fw_function_info_t f;
+    fw_status_free(fw_module_function_info(m, i, &f));
+    names += (i ? ", @" : "@") + std::string(f.name ? f.name : "?");
+  }
+  *error = n == 0 ? "module " + std::string(fw_module_name(m)) + " has no functions"
+                  : "module " + std::string(fw_module_name(m)) + " has " + std::to_string(n) +
+                        " functions and none is @main; pick one with --function: " + names;
+  return false;
+}
+
+HostTensor readBuffer(fw_buffer_t *b) {
+  HostTensor t;
+  fw_tensor_type_t type;
+  fw_status_free(fw_buffer_type(b, &type));
+  t.type = type.element_type;
+  t.dims.assign(type.dims, type.dims + type.rank);
+  const uint8_t *p = static_cast<const uint8_t *>(fw_buffer_data(b));
+  t.data.assign(p, p + fw_buffer_byte_size(b));
+  return t;
+}
+
+int run(int argc, char **argv) {
+  CLI::App app{"Runs a function of a compiled fw module (.fwb) on the fw runtime.", "fw-run"};
+  std::string module_path, function;
+  std::vector<std::string> inputs, outputs;
+  bool list = false;
+  int64_t default_dim = 4;
+  int64_t print_max = 1024;
+  app.add_option("module", module_path, "The .fwb module to load")->required();
+  app.add_option("--function", function,
+                 "Function to call (default: the only function, or main)");
+  app.add_option("--input", inputs,
+                 "Input value: DIMSxTYPE=VALUES (e.g. 2x3xf32=1,2,3,4,5,6, f32=3.5) or "
+                 "@FILE.npy; once per argument")
+      ->allow_extra_args(false);
+  app.add_option("--output", outputs,
+                 "Where result i goes: @FILE.npy or - (print); none prints all results")
+      ->allow_extra_args(false);
+  app.add_flag("--list", list, "List the module's targets, functions and executables");
+  app.add_option("--default-dim", default_dim,
+                 "Size of dynamic dimensions of generated inputs (default 4)");
+  app.add_option("--print-max-elements", print_max,
+                 "Maximum number of elements printed per result (default 1024)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    return fail(e.what());
+  }
+  if (default_dim < 0) return fail("--default-dim must be >= 0");
+  if (print_max < 0) return fail("--print-max-elements must be >= 0");
+
+  fw_runtime_t *raw_rt = nullptr;
+  if (fw_status_t s = fw_runtime_create(nullptr, &raw_rt)) return fail(take(s));
+  std::unique_ptr<fw_runtime_t, RuntimeDeleter> rt(raw_rt);
+  fw_module_t *raw_module = nullptr;
+  if (fw_status_t s = fw_module_load_file(rt.get(), module_path.c_str(), &raw_module))
+    return fail(take(s));
+  std::unique_ptr<fw_module_t, ModuleDeleter> module(raw_module);
+  // Declared after the runtime and module so that they are released first.
+  std::vector<BufferPtr> args, results;
+
+  if (list) return listModule(module.get());
+
+  size_t index = 0;
+  std::string error;
+  if (!pickFunction(module.get(), function, &index, &error)) return fail(error);
+  fw_function_info_t f;
+  if (fw_status_t s = fw_module_function_info(module.get(), index, &f)) return fail(take(s));
+
+  std::vector<HostTensor> host_inputs;
+  if (inputs.empty()) {
+    uint64_t state = 0x853c49e6748fea9bull;
+    for (size_t i = 0; i < f.num_args; ++i) {
+      const fw_tensor_type_t &t = f.arg_types[i];
+      std::vector<int64_t> dims(t.dims, t.dims + t.rank);
+      for (int64_t &d : dims)
+        if (d < 0) d = default_dim;
+      HostTensor h;
+      error = fwrun::generateTensor(t.element_type, dims, &state, &h);
+      if (!error.empty()) return fail("input " + std::to_string(i) + ": " + error);
+      std::fprintf(stderr, "input[%zu]: %s (generated)\n", i,
+                   fwrun::formatType(h.type, h.dims).c_str());
+      host_inputs.push_back(std::move(h));
+    }
+  } else {
+    if (inputs.size() != f.num_args)
+      return fail("@" + std::string(f.name) + " expects " + std::to_string(f.num_args) +
+                  " inputs, got " + std::to_string(inputs.size()) + " --input flags");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      HostTensor h;
+      if (!inputs[i].empty() && inputs[i][0] == '@')
+        error = fwrun::readNpy(inputs[i].substr(1), &h);
+      else
+        error = fwrun::parseInlineTensor(inputs[i], &h);
+      if (!error.empty()) return fail("input " + std::to_string(i) + ": " + error);
+      host_inputs.push_back(std::move(h));
+    }
+  }
+  if (!outputs.empty() && outputs.size() != f.num_results)
+    return fail("got " + std::to_string(outputs.size()) + " --output flags but @" + f.name +
+                " has " + std::to_string(f.num_results) + " results");
+  for (const std::string &o : outputs)
+    if (o != "-" && (o.size() < 2 || o[0] != '@'))
+      return fail("--output must be @FILE.npy or -, got '" + o + "'");
+
+  std::vector<fw_buffer_t *> arg_ptrs;
+  for (const HostTensor &h : host_inputs) {
+    fw_buffer_t *b = nullptr;
+    if (fw_status_t s = fw_buffer_create(rt.get(), h.type, h.dims.size(), h.dims.data(),
+                                         h.data.data(), h.data.size(), &b))
+      return fail(take(s));
+    args.emplace_back(b);
+    arg_ptrs.push_back(b);
+  }
+  std::vector<fw_buffer_t *> result_ptrs(f.num_results, nullptr);
+  fw_status_t s = fw_module_call(module.get(), index, arg_ptrs.data(), arg_ptrs.size(),
+                                 result_ptrs.data(), result_ptrs.size());
+  if (s) return fail(take(s));
+  for (fw_buffer_t *b : result_ptrs) results.emplace_back(b);
+
+  for (size_t i = 0; i < results.size(); ++i) {
+    HostTensor t = readBuffer(results[i].get());
+    if (!outputs.empty() && outputs[i] != "-") {
+      error = fwrun::writeNpy(outputs[i].substr(1), t);
+      if (!error.empty()) return fail("result " + std::to_string(i) + ": " + error);
+      continue;
+    }
+    std::printf("result[%zu]: %s\n%s\n", i, fwrun::formatType(t.type, t.dims).c_str(),
+                fwrun::formatTensor(t, size_t(print_max)).c_str());
+  }
+  if (std::fflush(stdout) != 0) return fail("cannot write to stdout");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory");
+  } catch (const std::exception &e) {
+    return fail(e.what());
+  } catch (...) {
+    return fail("unexpected internal error");
+  }
+}

@@ -1,0 +1,254 @@
+//===- fwc.cpp - The fw ahead-of-time compiler ----------------------------===//
+//
+//   fwc model.mlir -o model.fwb [--targets=cpu] [--compile-to=<phase>]
+//       [--emit=fwb|mlir|llvm|obj]
+//
+// Parses flags, runs the fwc pipeline (a library) and writes the result.
+// Every failure is a diagnostic and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fw/Dialect/FW/IR/FWOps.h"
+#include "fw/Pipelines/Pipelines.h"
+#include "fw/Target/FatBinary/FatBinary.h"
+#include "fw/Target/TargetDescription.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+using namespace mlir;
+
+namespace {
+
+struct Flags {
+  std::string input;
+  std::string output;
+  std::string targets = "cpu";
+  std::string compileTo;
+  std::string emit = "fwb";
+  std::string moduleName;
+  std::string ldPath;
+  unsigned optLevel = 3;
+  bool printIRAfterAll = false;
+};
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "fwc: error: " << message << "\n";
+  return 1;
+}
+
+std::string supportedTargets() {
+  std::string names = "cpu";
+  for (const fw::TargetDescription &t : fw::getTargetDescriptions())
+    names += ", " + t.arch.str();
+  return names + ", cuda, rocm";
+}
+
+/// Resolves --targets into target attributes.
+FailureOr<SmallVector<Attribute>> parseTargets(MLIRContext *ctx,
+                                               StringRef spec) {
+  llvm::SetVector<Attribute> targets;
+  SmallVector<StringRef> names;
+  spec.split(names, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  if (names.empty()) {
+    fail("--targets is empty; supported targets: " + supportedTargets());
+    return failure();
+  }
+  for (StringRef raw : names) {
+    StringRef name = raw.trim();
+    if (name == "cpu")
+      name = fw::getDefaultCpuArch();
+    if (name == "cuda" || name == "rocm") {
+      fail("target '" + name +
+           "' (GPU code generation) is not implemented in this version of "
+           "fwc; supported now: cpu, x86-64, x86-64-v2, x86-64-v3, "
+           "x86-64-v4");
+      return failure();
+    }
+    const fw::TargetDescription *desc = fw::lookupTarget(name);
+    if (!desc) {
+      fail("unknown target '" + name +
+           "'; supported targets: " + supportedTargets());
+      return failure();
+    }
+    if (desc->kind != fw::TargetKind::CPU) {
+      fail("target '" + name +
+           "' is known but GPU code generation is not implemented in this "
+           "version of fwc; supported now: cpu, x86-64, x86-64-v2, "
+           "x86-64-v3, x86-64-v4");
+      return failure();
+    }
+    targets.insert(fw::CPUTargetAttr::get(ctx, desc->arch));
+  }
+  return SmallVector<Attribute>(targets.begin(), targets.end());
+}
+
+/// Writes `data` to `path` ("-" is stdout) only when everything succeeded.
+int writeOutput(StringRef path, StringRef data) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
+  if (!file)
+    return fail(error);
+  file->os() << data;
+  file->os().flush();
+  if (file->os().has_error())
+    return fail("cannot write '" + path + "'");
+  file->keep();
+  return 0;
+}
+
+int compile(const Flags &flags) {
+  std::optional<fw::Phase> phase = fw::Phase::LLVM;
+  if (!flags.compileTo.empty()) {
+    phase = fw::parsePhase(flags.compileTo);
+    if (!phase)
+      return fail("unknown phase '" + flags.compileTo +
+                  "' for --compile-to; phases: " + fw::getPhaseNames());
+  }
+  StringRef emit = flags.emit;
+  if (emit != "fwb" && emit != "mlir" && emit != "llvm" && emit != "obj")
+    return fail("unknown --emit kind '" + emit +
+                "'; expected fwb, mlir, llvm or obj");
+  if (!flags.compileTo.empty() && emit != "mlir") {
+    if (flags.emit != "fwb" || *phase != fw::Phase::LLVM)
+      return fail("--compile-to stops the pipeline early; use it with "
+                  "--emit=mlir");
+    emit = "mlir";
+  }
+  if (flags.optLevel > 3)
+    return fail("-O" + llvm::Twine(flags.optLevel) +
+                " is not an optimization level; use -O0 to -O3");
+
+  DialectRegistry registry;
+  fw::registerFwDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  FailureOr<SmallVector<Attribute>> targets =
+      parseTargets(&context, flags.targets);
+  if (failed(targets))
+    return 1;
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(flags.input, &error);
+  if (!input)
+    return fail(error);
+  if (input->getBufferSize() == 0)
+    return fail("'" + flags.input + "' is empty; expected an MLIR module");
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  (*module)->setAttr(fw::kTargetsAttrName, ArrayAttr::get(&context, *targets));
+
+  PassManager pm(&context);
+  if (flags.printIRAfterAll) {
+    context.disableMultithreading();
+    pm.enableIRPrinting();
+  }
+  fw::FwcOptions options;
+  options.compileTo = *phase;
+  fw::buildFwcPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  std::string output = flags.output;
+  std::string stem = llvm::sys::path::stem(flags.input).str();
+  if (flags.input == "-")
+    stem = "module";
+  if (output.empty())
+    output = emit == "fwb" ? stem + ".fwb" : emit == "obj" ? stem + ".o" : "-";
+
+  if (emit == "mlir") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return writeOutput(output, text);
+  }
+
+  fw::FatBinaryOptions fatOptions;
+  fatOptions.moduleName = flags.moduleName.empty() ? stem : flags.moduleName;
+  fatOptions.optLevel = flags.optLevel;
+  fatOptions.linkerPath = flags.ldPath;
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      fw::translateToLLVMIR(*module, llvmContext, fatOptions);
+  if (failed(llvmModule))
+    return 1;
+  if (emit == "llvm") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    (*llvmModule)->print(os, nullptr);
+    return writeOutput(output, text);
+  }
+  llvm::Expected<llvm::SmallVector<char, 0>> object =
+      fw::emitObject(**llvmModule);
+  if (!object)
+    return fail(llvm::toString(object.takeError()));
+  if (emit == "obj")
+    return writeOutput(output, StringRef(object->data(), object->size()));
+  llvm::Expected<llvm::SmallVector<char, 0>> fatBinary =
+      fw::linkFatBinary(*object, fatOptions);
+  if (!fatBinary)
+    return fail(llvm::toString(fatBinary.takeError()));
+  return writeOutput(output, StringRef(fatBinary->data(), fatBinary->size()));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Flags flags;
+  CLI::App app{"fwc: compiles linalg-on-tensors MLIR ahead of time into an fw "
+               "fat binary"};
+  app.add_option("input", flags.input, "Input MLIR file ('-' for stdin)")
+      ->required();
+  app.add_option("-o,--output", flags.output,
+                 "Output file (default: <input>.fwb, or stdout for text)");
+  app.add_option("--targets", flags.targets,
+                 "Comma-separated targets: cpu (= x86-64-v3), x86-64, "
+                 "x86-64-v2, x86-64-v3, x86-64-v4")
+      ->capture_default_str();
+  app.add_option("--compile-to", flags.compileTo,
+                 "Stop after a phase and print the IR: input, tasks, "
+                 "executables, buffers, host, llvm");
+  app.add_option("--emit", flags.emit,
+                 "What to write: fwb (fat binary), mlir, llvm (LLVM IR), obj "
+                 "(relocatable object)")
+      ->capture_default_str();
+  app.add_option("--module-name", flags.moduleName,
+                 "Module name recorded in the fat binary (default: input "
+                 "file stem)");
+  app.add_option("--ld-path", flags.ldPath, "Path of ld.lld");
+  app.add_option("-O", flags.optLevel, "LLVM optimization level, 0-3")
+      ->capture_default_str();
+  app.add_flag("--print-ir-after-all", flags.printIRAfterAll,
+               "Print the IR after every pass (to stderr)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    return fail(e.what());
+  }
+  return compile(flags);
+}
