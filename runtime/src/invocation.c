@@ -214,6 +214,16 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   return FW_COMPLETED_TOKEN;
 }
 
+void fw_rt_prefetch(fw_invocation_t *inv, void *buffer, int32_t tier) {
+  if (!inv || inv->status) return;
+  if (tier < 0 || tier > 2) {
+    inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "fw_rt_prefetch: unknown tier %d", (int)tier);
+    return;
+  }
+  /* Version 1 has a single memory node (host memory): nothing to move. */
+  (void)inv_lookup(inv, buffer, "fw_rt_prefetch");
+}
+
 void fw_rt_wait(fw_invocation_t *inv, void *token) {
   if (!inv || inv->status) return;
   if (token != FW_COMPLETED_TOKEN)

@@ -228,13 +228,34 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
       goto fail;
     }
   }
-  for (size_t i = 0; i < md->num_targets; ++i) {
-    if (md->targets[i].kind != FW_TARGET_KIND_CPU) continue;
-    status = fw_cpu_check_isa_level(md->targets[i].arch);
-    if (status != FW_OK) {
-      status = fw_status_annotate(status, "target %zu (cpu %s)", i, md->targets[i].arch);
+  /* A CPU variant is usable when this processor supports its ISA level. Every
+   * executable needs at least one variant that can run here: a CPU variant
+   * this processor supports, or a device variant (placed at dispatch). */
+  for (size_t e = 0; e < md->num_executables; ++e) {
+    const fw_md_executable_t *exe = &md->executables[e];
+    fw_status_t first_error = FW_OK;
+    int runnable = 0;
+    for (uint32_t v = 0; v < exe->num_variants; ++v) {
+      const fw_md_variant_t *variant = &md->variants[exe->first_variant + v];
+      if (variant->kind != FW_VARIANT_KIND_CPU_SYMBOL) {
+        runnable = 1;
+        continue;
+      }
+      fw_status_t isa = fw_cpu_check_isa_level(md->targets[variant->target].arch);
+      if (isa == FW_OK) {
+        runnable = 1;
+      } else if (first_error == FW_OK) {
+        first_error = isa;
+      } else {
+        fw_status_free(isa);
+      }
+    }
+    if (!runnable && first_error != FW_OK) {
+      status = fw_status_annotate(first_error, "executable @%s has no variant this machine can run",
+                                  exe->name);
       goto fail;
     }
+    fw_status_free(first_error);
   }
 
   m->entries = calloc(md->num_functions ? md->num_functions : 1, sizeof(*m->entries));
@@ -264,6 +285,12 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
   }
   for (size_t i = 0; i < md->num_variants; ++i) {
     if (md->variants[i].kind != FW_VARIANT_KIND_CPU_SYMBOL) continue;
+    /* Variants for an ISA level this processor lacks are never called. */
+    fw_status_t isa = fw_cpu_check_isa_level(md->targets[md->variants[i].target].arch);
+    if (isa != FW_OK) {
+      fw_status_free(isa);
+      continue;
+    }
     void *sym = NULL;
     status = resolve_symbol(m->dl_handle, map, md->variants[i].kernel, &sym);
     if (status != FW_OK) {

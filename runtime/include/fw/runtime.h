@@ -236,6 +236,7 @@ FW_API void *fw_rt_buffer_alloc(fw_invocation_t *inv, int32_t tier, int32_t elem
 FW_API void fw_rt_buffer_release(fw_invocation_t *inv, void *buffer);
 FW_API void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
                             void *const *buffers);
+FW_API void fw_rt_prefetch(fw_invocation_t *inv, void *buffer, int32_t tier);
 FW_API void fw_rt_wait(fw_invocation_t *inv, void *token);
 FW_API void fw_rt_set_result(fw_invocation_t *inv, int64_t index, void *buffer);
 FW_API void fw_rt_assert(fw_invocation_t *inv, int32_t condition, const char *message);

@@ -60,7 +60,8 @@ static LogicalResult checkBindings(Operation *op, ExecutableOp exe,
       return op->emitOpError()
              << what << " #" << i << " of type " << type
              << " is not compatible with binding #" << first + i << " ("
-             << expected << ") of " << exe.getSymNameAttr();
+             << expected << ") of "
+             << FlatSymbolRefAttr::get(exe.getSymNameAttr());
   }
   return success();
 }

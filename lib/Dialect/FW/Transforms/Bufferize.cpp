@@ -115,6 +115,9 @@ static LogicalResult bufferizeHostFunction(func::FuncOp func) {
   SmallVector<Value> allocations;
   // Last dispatch using each allocation, to release it right after.
   llvm::DenseMap<Value, Operation *> lastUse;
+  // Dynamic sizes of each invoke result, so shape queries need no runtime
+  // call.
+  llvm::DenseMap<Value, SmallVector<Value>> resultSizes;
 
   for (Operation &op : oldBlock) {
     Location loc = op.getLoc();
@@ -138,6 +141,7 @@ static LogicalResult bufferizeHostFunction(func::FuncOp func) {
         }
         auto alloc = AllocOp::create(b, loc, type, sizes);
         mapping.map(result, alloc.getResult());
+        resultSizes[result] = sizes;
         buffers.push_back(alloc);
         allocations.push_back(alloc);
         access.push_back(AccessAttr::get(ctx, Access::write));
@@ -163,6 +167,15 @@ static LogicalResult bufferizeHostFunction(func::FuncOp func) {
                       b, loc, empty.getType().getDimSize(*index))
                       .getResult();
         mapping.map(dim.getResult(), size);
+        continue;
+      }
+      auto known = resultSizes.find(dim.getSource());
+      std::optional<int64_t> index = dim.getConstantIndex();
+      auto sourceType = cast<RankedTensorType>(dim.getSource().getType());
+      if (known != resultSizes.end() && index && *index >= 0 &&
+          *index < sourceType.getRank() && sourceType.isDynamicDim(*index)) {
+        mapping.map(dim.getResult(),
+                    known->second[sourceType.getDynamicDimIndex(*index)]);
         continue;
       }
       Value buffer = mapping.lookupOrNull(dim.getSource());

@@ -33,7 +33,7 @@ bool isRematerializable(Operation *op) {
   if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
     return false;
   if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp,
-          affine::AffineApplyOp>(op))
+          affine::AffineApplyOp, tensor::ExtractOp>(op))
     return true;
   // Scalar arithmetic (index computations feeding shapes).
   if (isa<arith::ArithDialect>(op->getDialect()))
@@ -369,19 +369,13 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
         return isa<RankedTensorType>(t);
       });
       if (!producesTensors) {
-        if (llvm::any_of(op->getOperandTypes(),
-                         [](Type t) { return isa<TensorType>(t); }) &&
-            !isa<func::ReturnOp, tensor::DimOp>(op)) {
-          op->emitOpError("reads tensor data on the host, which fw does not "
-                          "support; compute it inside a tensor operation");
-          return signalPassFailure();
-        }
-        if (!staysOnHost(op)) {
-          op->emitOpError("is not supported at the top level of an fw entry "
-                          "point");
-          return signalPassFailure();
-        }
-        continue;
+        // Scalars read from tensors are recomputed inside the tasks that use
+        // them; whatever is left on the host is checked below.
+        if (isRematerializable(op))
+          continue;
+        op->emitOpError("is not supported at the top level of an fw entry "
+                        "point");
+        return signalPassFailure();
       }
       SmallVector<Operation *> ops;
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
@@ -391,6 +385,23 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
       ops.push_back(op);
       if (failed(formTask(ops)))
         return signalPassFailure();
+    }
+
+    // Host ops whose only users moved into tasks are dead now; anything
+    // still reading tensor data on the host is not supported.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+      if (isa<func::ReturnOp, TaskOp, AssertOp, tensor::DimOp>(op))
+        continue;
+      if (op.use_empty() && isMemoryEffectFree(&op)) {
+        op.erase();
+        continue;
+      }
+      if (llvm::any_of(op.getOperandTypes(),
+                       [](Type t) { return isa<TensorType>(t); })) {
+        op.emitOpError("reads tensor data on the host, which fw does not "
+                       "support; compute it inside a tensor operation");
+        return signalPassFailure();
+      }
     }
   }
 };

@@ -216,11 +216,11 @@ def FW_PrefetchOp : FW_Op<"prefetch"> {
     copying it there asynchronously. It never changes the program's results.
 
     ```mlir
-    fw.prefetch %b to #fw.tier<device> : memref<?x256xf32, #fw.tier<host>>
+    fw.prefetch %b : memref<?x256xf32, #fw.tier<host>> to <device>
     ```
   }];
   let arguments = (ins AnyMemRef:$buffer, FW_TierAttr:$tier);
-  let assemblyFormat = "$buffer `to` $tier attr-dict `:` type($buffer)";
+  let assemblyFormat = "$buffer `:` type($buffer) `to` $tier attr-dict";
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,41 @@
+// RUN: %fw-opt %s --convert-fw-cpu-variants-to-llvm | FileCheck %s
+
+/// The CPU variant's kernel becomes LLVM: renamed per variant, with its C
+/// interface and the runtime entry __fwk_<executable>_<variant>. Loops come
+/// from linalg, math becomes LLVM intrinsics.
+// CHECK-LABEL: fw.executable @k
+// CHECK: fw.variant @cpu target(#fw.cpu<"x86-64-v3">)
+// CHECK: llvm.func @k_cpu(
+// CHECK: llvm.cond_br
+// CHECK: llvm.intr.tanh
+// CHECK: llvm.func @_mlir_ciface_k_cpu(%{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr)
+// CHECK: llvm.func @__fwk_k_cpu(%{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr)
+// CHECK: llvm.call @_mlir_ciface_k_cpu
+// CHECK-NOT: func.func
+/// negative_: variants for other targets are left to their own backends.
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">)
+// CHECK-NEXT: builtin.module
+// CHECK-NEXT: func.func @k(
+#id = affine_map<(d0) -> (d0)>
+fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<?xf32>, tensor<?xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {
+      func.func @k(%in: memref<?xf32>, %out: memref<?xf32>) {
+        linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+            ins(%in : memref<?xf32>) outs(%out : memref<?xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %t = math.tanh %x : f32
+          linalg.yield %t : f32
+        }
+        return
+      }
+    }
+  }
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @k(%in: memref<?xf32>, %out: memref<?xf32>) {
+        return
+      }
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-form-tasks))' --verify-diagnostics
+
+// expected-error @+1 {{'func.func' op result #0 has type 'f32'; fw entry points take and return ranked tensors}}
+func.func @scalar_result(%a: tensor<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %v = tensor.extract %a[%c0] : tensor<4xf32>
+  return %v : f32
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0 has element type 'complex<f32>', which the runtime does not support (supported: f32, f16, f64, bf16, i1, i8, i16, i32, i64)}}
+func.func @complex(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  return %a : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<*xf32>'; fw entry points take and return ranked tensors}}
+func.func @unranked(%a: tensor<*xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0 has rank 9; the runtime supports ranks up to 8}}
+func.func @rank9(%a: tensor<1x1x1x1x1x1x1x1x1xf32>) -> tensor<1x1x1x1x1x1x1x1x1xf32> {
+  return %a : tensor<1x1x1x1x1x1x1x1x1xf32>
+}
+
+// -----
+
+func.func private @callee(tensor<4xf32>) -> tensor<4xf32>
+
+func.func @call(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'func.call' op is not supported yet: fw compiles each entry point on its own (inline callees first)}}
+  %r = func.call @callee(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has control flow between blocks at the top level; fw entry points must be a single block}}
+func.func @blocks(%a: tensor<4xf32>) -> tensor<4xf32> {
+  cf.br ^bb1
+^bb1:
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+/// A size that depends on tensor data would have to be read on the host.
+func.func @host_read(%a: tensor<4xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i32
+  // expected-error @+1 {{'tensor.extract' op reads tensor data on the host, which fw does not support; compute it inside a tensor operation}}
+  %v = tensor.extract %a[%c0] : tensor<4xi32>
+  %i = arith.index_cast %v : i32 to index
+  %e = tensor.empty(%i) : tensor<?xi32>
+  %r = linalg.fill ins(%zero : i32) outs(%e : tensor<?xi32>) -> tensor<?xi32>
+  return %r : tensor<?xi32>
+}

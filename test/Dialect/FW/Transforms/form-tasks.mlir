@@ -1,0 +1,103 @@
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-form-tasks))' | FileCheck %s
+
+/// One elementwise op with a dynamic batch: the empty init and its size are
+/// rematerialized inside the task, the result size is computed on the host.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME: (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<?x4xf32>)
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[D:.*]] = tensor.dim %[[A]], %[[C0]]
+// CHECK: %[[DB:.*]] = tensor.dim %[[B]]
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %{{.*}}, %[[DB]]
+// CHECK: fw.assert %[[EQ]], "'linalg.generic': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
+// CHECK: %[[T:.*]] = fw.task(%[[A]], %[[B]]) : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> dims(%{{.*}}) {
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<?x4xf32>, %[[Y:.*]]: tensor<?x4xf32>):
+// CHECK: %[[XD:.*]] = tensor.dim %[[X]]
+// CHECK: %[[E:.*]] = tensor.empty(%[[XD]]) : tensor<?x4xf32>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[Y]] : {{.*}}) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: fw.yield %[[G]] : tensor<?x4xf32>
+// CHECK: return %[[T]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @elementwise(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %a, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%d) : tensor<?x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<?x4xf32>, tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+/// A fill used only as the init of a matmul joins the matmul's task; static
+/// shapes get cost estimates: 2 * 8 * 16 * 4 flops for the matmul plus 32
+/// for the fill; bytes of every operand of both ops.
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[T:.*]] = fw.task(%{{.*}}, %{{.*}}) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> attributes {bytes = 1024 : i64, flops = 1056 : i64} {
+// CHECK-DAG: arith.constant 0.0
+// CHECK-DAG: tensor.empty() : tensor<8x4xf32>
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: %[[M:.*]] = linalg.matmul {{.*}} outs(%[[F]] : tensor<8x4xf32>)
+// CHECK: fw.yield %[[M]]
+// CHECK-NOT: fw.task
+// CHECK: return %[[T]]
+func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
+
+// -----
+
+/// negative_: a fill with two users is not pulled into either consumer: it
+/// becomes a task of its own, and both consumers read its result.
+// CHECK-LABEL: func.func @negative_shared_fill
+// CHECK: %[[F:.*]] = fw.task() : () -> tensor<4x4xf32>
+// CHECK: linalg.fill
+// CHECK: fw.task(%{{.*}}, %{{.*}}, %[[F]])
+// CHECK: linalg.matmul
+// CHECK: fw.task(%{{.*}}, %{{.*}}, %[[F]])
+// CHECK: linalg.matmul
+func.func @negative_shared_fill(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m2 = linalg.matmul ins(%b, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %m1, %m2 : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+/// A constant returned directly is materialized by a task; a dense constant
+/// used by a task is cloned into it rather than passed in.
+// CHECK-LABEL: func.func @constants
+// CHECK: %[[T0:.*]] = fw.task(%{{.*}}) : (tensor<2xf32>) -> tensor<2xf32>
+// CHECK: arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK: linalg.add
+// CHECK: %[[T1:.*]] = fw.task() : () -> tensor<2xf32>
+// CHECK-NEXT: arith.constant dense<3.000000e+00> : tensor<2xf32>
+// CHECK-NEXT: fw.yield
+// CHECK: return %[[T0]], %[[T1]]
+func.func @constants(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %k = arith.constant dense<3.0> : tensor<2xf32>
+  %e = tensor.empty() : tensor<2xf32>
+  %r = linalg.add ins(%a, %c : tensor<2xf32>, tensor<2xf32>) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  return %r, %k : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+/// negative_: a function that returns its argument needs no task.
+// CHECK-LABEL: func.func @negative_identity
+// CHECK-NOT: fw.task
+// CHECK: return %arg0
+func.func @negative_identity(%a: tensor<3xi32>) -> tensor<3xi32> {
+  return %a : tensor<3xi32>
+}

@@ -1,0 +1,27 @@
+# -*- Python -*-
+# lit configuration for fw: compiler tests (FileCheck) and end-to-end tests
+# that compile with fwc, run with fw-run and compare against numpy.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "fw"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fw_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+config.substitutions.append(("%fw-opt", os.path.join(config.fw_tools_dir, "fw-opt")))
+config.substitutions.append(("%fw-run", os.path.join(config.fw_run_dir, "fw-run")))
+config.substitutions.append(("%fwc", os.path.join(config.fw_tools_dir, "fwc")))
+config.substitutions.append(("%python", config.python_with_numpy))
+config.substitutions.append(("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))
+
+llvm_config.add_tool_substitutions(["FileCheck", "not", "count", "split-file"],
+                                   [config.llvm_tools_dir])
