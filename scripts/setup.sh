@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what fw needs to build and test on Debian 12 (bookworm): LLVM/MLIR 22,
+# clang and lld 22, CLI11, GoogleTest, CMake, Ninja and numpy for the test
+# references. Safe to run again: it only installs what is missing.
+set -euo pipefail
+
+packages=(
+  llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22
+  libcli11-dev libgtest-dev cmake ninja-build python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

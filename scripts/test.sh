@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The second command of the README: installs what is missing, builds fw and
+# runs every test: the runtime's unit tests (ctest) and the compiler's lit
+# tests, which include the end-to-end tests (compile with fwc, run with
+# fw-run, compare against numpy).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${FW_BUILD_DIR:-$root/build}"
+
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh"
+
+echo "== unit tests (ctest)"
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+
+echo "== compiler and end-to-end tests (lit)"
+lit=/usr/lib/llvm-22/bin/lit
+"$lit" -sv "$build/test"
