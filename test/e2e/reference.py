@@ -257,6 +257,174 @@ def pooling_max(x, window=2, stride=2):
 
 
 # ---------------------------------------------------------------------------
+# More ops (QA regression cases)
+
+
+def pooling_nhwc_sum(x, window=2, stride=2):
+    # out[n, i, j, c] = sum over the window of x[n, i*stride + dy, j*stride + dx, c]
+    x = np.asarray(x, dtype=np.float64)
+    n, h, w, c = x.shape
+    oh = (h - window) // stride + 1
+    ow = (w - window) // stride + 1
+    out = np.zeros((n, oh, ow, c))
+    for i in range(oh):
+        for j in range(ow):
+            for dy in range(window):
+                for dx in range(window):
+                    out[:, i, j, :] += x[:, i * stride + dy, j * stride + dx, :]
+    return (out.astype(np.float32),)
+
+
+def pooling_nchw_max(x, window=3, stride=3):
+    # out[n, c, i, j] = max over the window of x[n, c, i*stride + dy, j*stride + dx]
+    x = np.asarray(x)
+    n, c, h, w = x.shape
+    oh = (h - window) // stride + 1
+    ow = (w - window) // stride + 1
+    out = np.full((n, c, oh, ow), -np.inf, dtype=np.float32)
+    for i in range(oh):
+        for j in range(ow):
+            for dy in range(window):
+                for dx in range(window):
+                    out[:, :, i, j] = np.maximum(out[:, :, i, j],
+                                                 x[:, :, i * stride + dy, j * stride + dx])
+    return (out,)
+
+
+def conv2d_nchw_fchw(x, w):
+    # out[n, f, i, j] = sum_{c, dy, dx} x[n, c, i + dy, j + dx] * w[f, c, dy, dx]
+    x, w = _f64(x, w)
+    n, c, h, wd = x.shape
+    f, c2, kh, kw = w.shape
+    assert c == c2
+    oh, ow = h - kh + 1, wd - kw + 1
+    out = np.zeros((n, f, oh, ow))
+    for dy in range(kh):
+        for dx in range(kw):
+            patch = x[:, :, dy:dy + oh, dx:dx + ow]
+            out += np.einsum("nchw,fc->nfhw", patch, w[:, :, dy, dx])
+    return (out.astype(np.float32),)
+
+
+def depthwise_conv2d_nhwc_hwc(x, w):
+    # out[n, i, j, c] = sum_{dy, dx} x[n, i + dy, j + dx, c] * w[dy, dx, c]
+    x, w = _f64(x, w)
+    n, h, wd, c = x.shape
+    kh, kw, c2 = w.shape
+    assert c == c2
+    oh, ow = h - kh + 1, wd - kw + 1
+    out = np.zeros((n, oh, ow, c))
+    for dy in range(kh):
+        for dx in range(kw):
+            out += x[:, dy:dy + oh, dx:dx + ow, :] * w[dy, dx, :][None, None, None, :]
+    return (out.astype(np.float32),)
+
+
+def reduce_sum_dims02(x):
+    # out[j] = sum_{i, k} x[i, j, k]
+    x = np.asarray(x, dtype=np.float64)
+    out = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        for k in range(x.shape[2]):
+            out += x[i, :, k]
+    return (out.astype(np.float32),)
+
+
+def reduce_sum_all(x):
+    # rank-0 result: the sum of every element
+    return (np.array(np.asarray(x, dtype=np.float64).sum(), dtype=np.float32),)
+
+
+def sum_and_max_rows(x):
+    # one generic with two reduction outputs: row sums (init 0) and row maxima (init -inf)
+    x = np.asarray(x, dtype=np.float64)
+    s = np.zeros(x.shape[0])
+    m = np.full(x.shape[0], -np.inf)
+    for j in range(x.shape[1]):
+        s += x[:, j]
+        m = np.maximum(m, x[:, j])
+    return (s.astype(np.float32), m.astype(np.float32))
+
+
+def tensor_arith(a, b):
+    # arith/math ops applied directly to tensors: exp(a + b) * a - b / 2
+    a, b = _f64(a, b)
+    return ((np.exp(a + b) * a - b / 2.0).astype(np.float32),)
+
+
+def select_i1(c, a, b):
+    # arith.select on tensors with an i1 condition tensor
+    return (np.where(np.asarray(c, dtype=np.bool_), a, b).astype(np.int32),)
+
+
+def rank0_add(a, b):
+    a, b = _f64(a, b)
+    return (np.array(a + b, dtype=np.float32),)
+
+
+def int_divrem(a, b):
+    # signed division flavours: truncating quotient and remainder, floor and ceiling quotients
+    qs, rs, fs, cs = [], [], [], []
+    for x, y in zip(np.asarray(a).ravel().tolist(), np.asarray(b).ravel().tolist()):
+        q = abs(x) // abs(y) * (1 if (x >= 0) == (y > 0) else -1)  # rounds toward zero
+        qs.append(q)
+        rs.append(x - q * y)
+        fs.append(x // y)  # Python // rounds toward -inf
+        cs.append(-((-x) // y))
+    shape = np.asarray(a).shape
+    return tuple(np.array(v, dtype=np.int32).reshape(shape) for v in (qs, rs, fs, cs))
+
+
+def casts(a, x, h):
+    # a: i32, x: f32, h: f16
+    a = np.asarray(a)
+    x = np.asarray(x)
+    h = np.asarray(h)
+    sitofp = a.astype(np.float64).astype(np.float32)
+    fptosi = np.trunc(x.astype(np.float64)).astype(np.int32)  # rounds toward zero
+    truncf = x.astype(np.float64).astype(np.float16)  # round to nearest even
+    extf = h.astype(np.float32)  # exact
+    extsi = a.astype(np.int64)
+    low_bit = (a.astype(np.int64) & 1).astype(np.bool_)  # trunci to i1 keeps bit 0
+    return (sitofp, fptosi, truncf, extf, extsi, low_bit)
+
+
+def tensor_pad_slice(x):
+    # pad x (?x6) with two columns of 7.0 on the left, double it, then take every second
+    # column starting at 0
+    x = np.asarray(x, dtype=np.float64)
+    n, w = x.shape
+    p = np.full((n, w + 2), 7.0)
+    p[:, 2:] = x
+    p = 2.0 * p
+    return (p[:, 0::2].astype(np.float32),)
+
+
+def concat_cols_tanh(a, b):
+    # concatenate along the (static) last axis, then tanh
+    a, b = _f64(a, b)
+    return (np.tanh(np.concatenate([a, b], axis=1)).astype(np.float32),)
+
+
+def insert_block(a, b):
+    # a copy of a (8x8) with b (2x3) written at rows 1..2, columns 2..4
+    out = np.array(a, dtype=np.float32, copy=True)
+    for i in range(2):
+        for j in range(3):
+            out[1 + i, 2 + j] = b[i, j]
+    return (out,)
+
+
+def identity_i64(a):
+    return (np.asarray(a).copy(),)
+
+
+def same_twice(a):
+    a = np.asarray(a)
+    return (a.copy(), a.copy())
+
+
+# ---------------------------------------------------------------------------
 
 CASES = {
     "matmul": Case(matmul, [Arg(F32), Arg(F32)],
@@ -297,4 +465,36 @@ CASES = {
     "conv2d_stride2": Case(conv2d_stride2, [Arg(F32), Arg(F32)],
                            atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
     "pooling_max": Case(pooling_max, [Arg(F32)], rtol=0, atol=0),
+    "softmax_named": Case(softmax, [Arg(F32, -4.0, 4.0)], rtol=1e-4, atol=1e-6),
+    "pooling_nhwc_sum": Case(pooling_nhwc_sum, [Arg(F32)], atol=1e-5),
+    "pooling_nchw_max": Case(pooling_nchw_max, [Arg(F32)], rtol=0, atol=0),
+    "conv2d_nchw_fchw": Case(conv2d_nchw_fchw, [Arg(F32), Arg(F32)],
+                             atol=lambda a: _matmul_atol(a[1].shape[1] * a[1].shape[2] * a[1].shape[3])),
+    "depthwise_conv2d": Case(depthwise_conv2d_nhwc_hwc, [Arg(F32), Arg(F32)],
+                             atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1])),
+    "conv2d_dynamic": Case(conv2d_nhwc_hwcf, [Arg(F32), Arg(F32)],
+                           atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
+    "matmul_fully_dynamic": Case(matmul, [Arg(F32), Arg(F32)],
+                                 atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "reduce_sum_dims02": Case(reduce_sum_dims02, [Arg(F32)],
+                              atol=lambda a: _matmul_atol(a[0].shape[0] * a[0].shape[2])),
+    "reduce_sum_all": Case(reduce_sum_all, [Arg(F32)],
+                           atol=lambda a: _matmul_atol(a[0].size)),
+    "sum_and_max_rows": Case(sum_and_max_rows, [Arg(F32)],
+                             atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "tensor_arith": Case(tensor_arith, [Arg(F32), Arg(F32)]),
+    "select_i1": Case(select_i1, [Arg("bool"), Arg(I32, -1000, 1000), Arg(I32, -1000, 1000)],
+                      rtol=0, atol=0),
+    "rank0_add": Case(rank0_add, [Arg(F32), Arg(F32)]),
+    "int_divrem_pos": Case(int_divrem, [Arg(I32, -100000, 100000), Arg(I32, 1, 100)],
+                           rtol=0, atol=0),
+    "int_divrem_neg": Case(int_divrem, [Arg(I32, -100000, 100000), Arg(I32, -100, 0)],
+                           rtol=0, atol=0),
+    "casts": Case(casts, [Arg(I32, -100000, 100000), Arg(F32, -300.0, 300.0),
+                          Arg(F16, -60000.0, 60000.0)], rtol=0, atol=0),
+    "tensor_pad_slice": Case(tensor_pad_slice, [Arg(F32)], rtol=0, atol=0),
+    "concat_cols_tanh": Case(concat_cols_tanh, [Arg(F32), Arg(F32)]),
+    "insert_block": Case(insert_block, [Arg(F32), Arg(F32)], rtol=0, atol=0),
+    "identity_i64": Case(identity_i64, [Arg(I64, -3000000000, 3000000000)], rtol=0, atol=0),
+    "same_twice": Case(same_twice, [Arg(F32)], rtol=0, atol=0),
 }

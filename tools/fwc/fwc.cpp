@@ -135,6 +135,8 @@ int compile(const Flags &flags) {
   fw::registerFwDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name the problem and its location; no IR dumps.
+  context.printOpOnDiagnostic(false);
 
   FailureOr<SmallVector<Attribute>> targets =
       parseTargets(&context, flags.targets);
