@@ -189,6 +189,9 @@ def main():
     p.add_argument("--num-outputs", type=int, default=1,
                    help="--output count in --expect-error mode")
     p.add_argument("--timeout", type=float, default=120)
+    p.add_argument("--keep-reference", action="store_true",
+                   help="also write the reference results as expected<i>.npy "
+                        "next to the inputs (for checks on other machines)")
     args = p.parse_args()
 
     case = None
@@ -270,6 +273,9 @@ def main():
         msg = compare(args.case, i, got, want, rtol, atol)
         if msg:
             failures.append(msg)
+        if args.keep_reference:
+            np.save(os.path.join(args.tmp, "expected%d.npy" % i),
+                    np.asarray(want).astype(got.dtype))
 
     shapes_txt = ";".join("x".join(map(str, s)) for s in shapes)
     if failures:
