@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22
+  llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 libclang-rt-22-dev
   libcli11-dev libgtest-dev cmake ninja-build python3-numpy
 )
 

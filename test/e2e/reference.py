@@ -426,7 +426,24 @@ def same_twice(a):
 
 # ---------------------------------------------------------------------------
 
+def flatten_exp(a):
+    # exp of a (n, 3, 4) tensor flattened to (n, 12).
+    (x,) = _f64(a)
+    return (np.exp(x.reshape(x.shape[0], -1)).astype(np.float32),)
+
+
+def pad_top(a):
+    # One row of zeros above a (n, 6) matrix, dropping nothing: (n + 1, 6).
+    (x,) = _f64(a)
+    out = np.zeros((x.shape[0] + 1, x.shape[1]))
+    out[1:, :] = x
+    return (out.astype(np.float32),)
+
+
 CASES = {
+    "flatten_exp": Case(flatten_exp, [Arg(F32)]),
+    "pad_top": Case(pad_top, [Arg(F32)], rtol=0, atol=0),
+    "conv_fixed_out": Case(conv2d_nhwc_hwcf, [Arg(F32), Arg(F32)], atol=1e-5),
     "matmul": Case(matmul, [Arg(F32), Arg(F32)],
                    atol=lambda a: _matmul_atol(a[0].shape[1])),
     "matmul_dynamic": Case(matmul, [Arg(F32), Arg(F32)],

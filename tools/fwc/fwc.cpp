@@ -13,6 +13,7 @@
 #include "fw/Target/FatBinary/FatBinary.h"
 #include "fw/Target/TargetDescription.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -159,6 +160,14 @@ int compile(const Flags &flags) {
       parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  bool hasEntry = llvm::any_of(
+      module->getOps<func::FuncOp>(), [](func::FuncOp f) {
+        return f.isPublic() && !f.isDeclaration();
+      });
+  if (!hasEntry)
+    return fail("'" + flags.input +
+                "' defines no public function with a body; there is nothing "
+                "to compile");
   (*module)->setAttr(fw::kTargetsAttrName, ArrayAttr::get(&context, *targets));
 
   PassManager pm(&context);

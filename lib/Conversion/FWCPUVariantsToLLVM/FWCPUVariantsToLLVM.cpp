@@ -14,15 +14,18 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -46,6 +49,18 @@ static void buildCpuKernelPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // Integer powers become helper functions. Math on types without native
+  // support (f16, bf16) is computed in f32, bf16 arithmetic too, and bf16
+  // conversions are expanded to integer operations.
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
@@ -57,6 +72,51 @@ static void buildCpuKernelPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCPUKernelABIPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+/// Integer division by zero (and INT_MIN / -1) is undefined in MLIR and traps
+/// on x86-64. Kernels divide by 1 instead, so such inputs give an
+/// unspecified value rather than killing the process.
+static void guardIntegerDivision(ModuleOp module) {
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op) &&
+        op->getResult(0).getType().isIntOrIndex())
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    Type type = rhs.getType();
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+    };
+    Value one = constant(1);
+    Value unsafe = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         rhs, constant(0));
+    bool isSigned = isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp,
+                        arith::FloorDivSIOp>(op);
+    if (isSigned) {
+      unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+      if (width > 1) {
+        Value minusOne = constant(-1);
+        Value intMin = arith::ConstantOp::create(
+            b, loc, type,
+            b.getIntegerAttr(type, llvm::APInt::getSignedMinValue(width)));
+        Value overflow = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs,
+                                  intMin),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs,
+                                  minusOne));
+        unsafe = arith::OrIOp::create(b, loc, unsafe, overflow);
+      }
+    }
+    Value safe = arith::SelectOp::create(b, loc, unsafe, one, rhs);
+    op->setOperand(1, safe);
+  }
 }
 
 namespace {
@@ -92,6 +152,7 @@ struct ConvertFWCPUVariantsToLLVMPass
                                         getCpuKernelSymbol(
                                             exe.getSymName(),
                                             variant.getSymName())));
+        guardIntegerDivision(inner);
         if (failed(runPipeline(pm, inner)))
           return signalPassFailure();
       }

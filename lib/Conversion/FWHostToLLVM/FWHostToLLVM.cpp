@@ -7,6 +7,7 @@
 
 #include "fw/Conversion/Passes.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -40,6 +41,7 @@ struct ConvertFWHostToLLVMPass
 
     LLVMTypeConverter converter(ctx);
     RewritePatternSet patterns(ctx);
+    populateAffineToStdConversionPatterns(patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

@@ -27,6 +27,9 @@
 #ifndef FW_DEFAULT_LLD_PATH
 #define FW_DEFAULT_LLD_PATH ""
 #endif
+#ifndef FW_DEFAULT_BUILTINS_PATH
+#define FW_DEFAULT_BUILTINS_PATH ""
+#endif
 
 using namespace mlir;
 using namespace mlir::fw;
@@ -243,8 +246,22 @@ mlir::fw::linkFatBinary(llvm::ArrayRef<char> object,
 
   llvm::SmallVector<llvm::StringRef> args = {
       *linker, "-shared", "--eh-frame-hdr", "-z", "relro", "-z", "now",
-      "-z", "noexecstack", "--hash-style=gnu", "-o", outputPath, objectPath,
-      "-L/lib/x86_64-linux-gnu", "-L/usr/lib/x86_64-linux-gnu", "-lm", "-lc"};
+      "-z", "noexecstack", "--hash-style=gnu", "-o", outputPath, objectPath};
+  // compiler-rt's builtins (half and bfloat conversions, ...) are linked in
+  // statically, as clang does, so the fat binary needs nothing at load time
+  // beyond libm and libc.
+  StringRef builtins = options.builtinsPath.empty()
+                           ? StringRef(FW_DEFAULT_BUILTINS_PATH)
+                           : StringRef(options.builtinsPath);
+  if (!builtins.empty()) {
+    if (!llvm::sys::fs::exists(builtins))
+      return llvm::createStringError("compiler-rt builtins '" + builtins +
+                                     "' not found");
+    args.push_back(builtins);
+  }
+  for (StringRef arg : {"-L/lib/x86_64-linux-gnu", "-L/usr/lib/x86_64-linux-gnu",
+                        "-lm", "-lc"})
+    args.push_back(arg);
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
                                                 logPath.str()};
   std::string error;

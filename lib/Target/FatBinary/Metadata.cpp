@@ -136,7 +136,8 @@ private:
     }
     if (functions.size() == 0)
       return module.emitError("module has no entry points to put in the fat "
-                              "binary; did the host lowering run?");
+                              "binary (public functions lowered by "
+                              "convert-fw-host-to-runtime)");
     return success();
   }
 

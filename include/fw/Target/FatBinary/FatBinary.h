@@ -29,6 +29,9 @@ struct FatBinaryOptions {
   /// The linker; empty means the ld.lld of the LLVM fw was built with, then
   /// `ld.lld` on PATH.
   std::string linkerPath;
+  /// compiler-rt's builtins archive; empty means the one of the LLVM fw was
+  /// built with.
+  std::string builtinsPath;
 };
 
 /// Translates the host side and every CPU variant of `module` (lowered to the

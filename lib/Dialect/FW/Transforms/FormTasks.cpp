@@ -9,6 +9,8 @@
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
+
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -119,63 +121,6 @@ Value traceShapeSource(Value value, ArrayRef<Operation *> ops) {
   return value;
 }
 
-/// Emits host-side checks that dynamic sizes a linalg op requires to be equal
-/// are equal at run time, so that a wrong input shape is an error instead of
-/// an out-of-bounds access inside a kernel.
-void emitDimensionChecks(OpBuilder &b, linalg::LinalgOp op,
-                         ArrayRef<Operation *> ops) {
-  Location loc = op.getLoc();
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  // For each loop dimension, the (operand, dim) pairs indexed by it directly.
-  SmallVector<SmallVector<std::pair<unsigned, unsigned>>> uses(
-      op.getNumLoops());
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<ShapedType>(operand.get().getType());
-    if (!type)
-      continue;
-    AffineMap map = maps[operand.getOperandNumber()];
-    for (auto [i, expr] : llvm::enumerate(map.getResults()))
-      if (auto dim = dyn_cast<AffineDimExpr>(expr))
-        uses[dim.getPosition()].push_back(
-            {operand.getOperandNumber(), static_cast<unsigned>(i)});
-  }
-  auto getSize = [&](unsigned operand, unsigned dim) -> Value {
-    Value v = op->getOperand(operand);
-    auto type = cast<ShapedType>(v.getType());
-    if (!type.isDynamicDim(dim))
-      return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
-    return tensor::DimOp::create(b, loc, traceShapeSource(v, ops), dim);
-  };
-  for (auto &dimUses : uses) {
-    if (dimUses.size() < 2)
-      continue;
-    auto isDynamic = [&](std::pair<unsigned, unsigned> use) {
-      return cast<ShapedType>(op->getOperand(use.first).getType())
-          .isDynamicDim(use.second);
-    };
-    if (llvm::none_of(dimUses, isDynamic))
-      continue;
-    auto [firstOperand, firstDim] = dimUses.front();
-    for (auto [operand, dim] : ArrayRef(dimUses).drop_front()) {
-      if (!isDynamic({operand, dim}) && !isDynamic({firstOperand, firstDim}))
-        continue;
-      Value lhs = getSize(firstOperand, firstDim);
-      Value rhs = getSize(operand, dim);
-      Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs,
-                                       rhs);
-      std::string message;
-      llvm::raw_string_ostream os(message);
-      os << "'" << op->getName() << "': dimension " << firstDim
-         << " of operand " << firstOperand << " and dimension " << dim
-         << " of operand " << operand << " must be equal";
-      if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
-        os << " (" << fileLoc.getFilename().getValue() << ":"
-           << fileLoc.getLine() << ")";
-      AssertOp::create(b, loc, eq, b.getStringAttr(message));
-    }
-  }
-}
-
 /// Wraps `ops` (in block order; the last one produces the task's results) in
 /// one fw.task.
 LogicalResult formTask(ArrayRef<Operation *> ops) {
@@ -183,9 +128,8 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
   OpBuilder b(ops.front());
   Location loc = root->getLoc();
 
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root);
-      linalgOp && !linalgOp.hasPureBufferSemantics())
-    emitDimensionChecks(b, linalgOp, ops);
+  emitShapeChecks(b, root,
+                  [&](Value v) { return traceShapeSource(v, ops); });
 
   // Dynamic result dimensions, computed on the host.
   SmallVector<Value> resultDims;

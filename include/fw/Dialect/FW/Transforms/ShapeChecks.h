@@ -1,0 +1,28 @@
+//===- ShapeChecks.h - Run-time checks of dynamic shapes --------*- C++ -*-===//
+//
+// Emits fw.assert checks, on the host before a task, that the dynamic sizes
+// of an operation's operands are consistent, so that a call with wrong shapes
+// fails with a message instead of reading or writing out of bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FW_DIALECT_FW_TRANSFORMS_SHAPECHECKS_H
+#define FW_DIALECT_FW_TRANSFORMS_SHAPECHECKS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+
+namespace mlir::fw {
+
+/// Emits checks for `op` at the builder's insertion point. Sizes of an operand
+/// are read from `shapeSource(operand)`, a value with the same shape that is
+/// available at the insertion point. Handles linalg ops (sizes indexed by the
+/// same loop must agree; windows of convolutions and pooling must fit in
+/// their input), tensor.concat, tensor.extract_slice and tensor.insert_slice.
+/// Checks whose outcome is known statically are not emitted.
+void emitShapeChecks(OpBuilder &b, Operation *op,
+                     function_ref<Value(Value)> shapeSource);
+
+} // namespace mlir::fw
+
+#endif // FW_DIALECT_FW_TRANSFORMS_SHAPECHECKS_H

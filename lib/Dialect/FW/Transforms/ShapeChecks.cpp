@@ -1,0 +1,246 @@
+//===- ShapeChecks.cpp - Run-time checks of dynamic shapes ----------------===//
+
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
+
+#include "fw/Dialect/FW/IR/FWOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fw;
+
+namespace {
+
+/// Builds checks for one operation.
+class CheckBuilder {
+public:
+  CheckBuilder(OpBuilder &b, Operation *op,
+               function_ref<Value(Value)> shapeSource)
+      : b(b), op(op), loc(op->getLoc()), shapeSource(shapeSource) {}
+
+  /// The size of dimension `dim` of `value` as an index value.
+  Value size(Value value, int64_t dim) {
+    auto type = cast<ShapedType>(value.getType());
+    if (!type.isDynamicDim(dim))
+      return index(type.getDimSize(dim));
+    return tensor::DimOp::create(b, loc, shapeSource(value), dim);
+  }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value value(OpFoldResult ofr) {
+    return getValueOrCreateConstantIndexOp(b, loc, ofr);
+  }
+  Value cmp(arith::CmpIPredicate pred, Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, loc, pred, lhs, rhs);
+  }
+  Value orOp(Value lhs, Value rhs) {
+    return arith::OrIOp::create(b, loc, lhs, rhs);
+  }
+  Value andOp(Value lhs, Value rhs) {
+    return arith::AndIOp::create(b, loc, lhs, rhs);
+  }
+
+  /// Asserts `condition` with a message naming the op and its location.
+  void check(Value condition, const Twine &what) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << "'" << op->getName() << "': " << what;
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+      os << " (" << fileLoc.getFilename().getValue() << ":"
+         << fileLoc.getLine() << ")";
+    AssertOp::create(b, loc, condition, b.getStringAttr(message));
+  }
+
+  void linalgChecks(linalg::LinalgOp linalgOp);
+  void concatChecks(tensor::ConcatOp concat);
+  void sliceChecks(OffsetSizeAndStrideOpInterface slice, Value source,
+                   StringRef what);
+
+private:
+  OpBuilder &b;
+  Operation *op;
+  Location loc;
+  function_ref<Value(Value)> shapeSource;
+};
+
+bool isDynamicDim(Value v, int64_t dim) {
+  return cast<ShapedType>(v.getType()).isDynamicDim(dim);
+}
+
+/// True when `expr` is a sum of loop dimensions times non-negative constants
+/// plus a non-negative constant, so its maximum over the iteration space is
+/// its value at the last iteration.
+bool isMonotone(AffineExpr expr) {
+  if (isa<AffineDimExpr>(expr))
+    return true;
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return c.getValue() >= 0;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return false;
+  if (bin.getKind() == AffineExprKind::Add)
+    return isMonotone(bin.getLHS()) && isMonotone(bin.getRHS());
+  if (bin.getKind() == AffineExprKind::Mul)
+    return isMonotone(bin.getLHS()) && isMonotone(bin.getRHS());
+  return false;
+}
+
+void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
+  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+  unsigned numLoops = linalgOp.getNumLoops();
+
+  // 1. Sizes indexed directly by the same loop must be equal.
+  SmallVector<SmallVector<std::pair<Value, unsigned>>> uses(numLoops);
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<ShapedType>(operand.get().getType()))
+      continue;
+    AffineMap map = maps[operand.getOperandNumber()];
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        uses[dim.getPosition()].push_back(
+            {operand.get(), static_cast<unsigned>(i)});
+  }
+  for (auto &dimUses : uses) {
+    if (dimUses.size() < 2)
+      continue;
+    auto [first, firstDim] = dimUses.front();
+    for (auto [value, dim] : ArrayRef(dimUses).drop_front()) {
+      if (!isDynamicDim(value, dim) && !isDynamicDim(first, firstDim))
+        continue;
+      unsigned a = llvm::find_if(op->getOperands(), [&](Value v) {
+                     return v == first;
+                   }) - op->operand_begin();
+      unsigned c = llvm::find_if(op->getOperands(), [&](Value v) {
+                     return v == value;
+                   }) - op->operand_begin();
+      check(cmp(arith::CmpIPredicate::eq, size(first, firstDim),
+                size(value, dim)),
+            "dimension " + Twine(firstDim) + " of operand " + Twine(a) +
+                " and dimension " + Twine(dim) + " of operand " + Twine(c) +
+                " must be equal");
+    }
+  }
+
+  // 2. Indices computed from several loops (convolution and pooling windows,
+  //    constant offsets) must stay inside their operand.
+  AffineMap shapesToLoops = linalgOp.getShapesToLoopsMap();
+  if (!shapesToLoops)
+    return;
+  SmallVector<OpFoldResult> operandSizes;
+  bool anyDynamic = false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type)
+      continue;
+    for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+      anyDynamic |= type.isDynamicDim(d);
+      operandSizes.push_back(size(operand.get(), d));
+    }
+  }
+  if (!anyDynamic)
+    return; // The op's verifier checked static shapes.
+  SmallVector<Value> lastIteration, loopRanges;
+  Value one = index(1);
+  for (AffineExpr expr : shapesToLoops.getResults()) {
+    Value range = value(affine::makeComposedFoldedAffineApply(
+        b, loc, AffineMap::get(shapesToLoops.getNumDims(), 0, expr),
+        operandSizes));
+    loopRanges.push_back(range);
+    lastIteration.push_back(arith::SubIOp::create(b, loc, range, one));
+  }
+  if (loopRanges.size() != numLoops)
+    return;
+  Value noIterations = nullptr;
+  for (Value range : loopRanges) {
+    Value empty = cmp(arith::CmpIPredicate::eq, range, index(0));
+    noIterations = noIterations ? orOp(noIterations, empty) : empty;
+  }
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<ShapedType>(operand.get().getType()))
+      continue;
+    AffineMap map = maps[operand.getOperandNumber()];
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      if (isa<AffineDimExpr>(expr) || !isMonotone(expr))
+        continue;
+      Value last = affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(numLoops, 0, expr), lastIteration);
+      Value inside = cmp(arith::CmpIPredicate::slt, last,
+                         size(operand.get(), i));
+      check(orOp(noIterations, inside),
+            "operand " + Twine(operand.getOperandNumber()) +
+                " is too small in dimension " + Twine(i) +
+                " for the iteration space (window or offset past its end)");
+    }
+  }
+}
+
+void CheckBuilder::concatChecks(tensor::ConcatOp concat) {
+  int64_t axis = concat.getDim();
+  ValueRange inputs = concat.getInputs();
+  Value first = inputs.front();
+  int64_t rank = cast<ShapedType>(first.getType()).getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == axis)
+      continue;
+    for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+      if (!isDynamicDim(first, d) && !isDynamicDim(input, d))
+        continue;
+      check(cmp(arith::CmpIPredicate::eq, size(first, d), size(input, d)),
+            "dimension " + Twine(d) + " of operand 0 and operand " +
+                Twine(i + 1) + " must be equal");
+    }
+  }
+}
+
+void CheckBuilder::sliceChecks(OffsetSizeAndStrideOpInterface slice,
+                               Value source, StringRef what) {
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+  SmallVector<OpFoldResult> strides = slice.getMixedStrides();
+  auto sourceType = cast<ShapedType>(source.getType());
+  for (int64_t d = 0, e = sourceType.getRank(); d < e; ++d) {
+    bool allStatic = !sourceType.isDynamicDim(d) &&
+                     getConstantIntValue(offsets[d]) &&
+                     getConstantIntValue(sizes[d]) &&
+                     getConstantIntValue(strides[d]);
+    if (allStatic)
+      continue; // The op's verifier checked it.
+    Value offset = value(offsets[d]), count = value(sizes[d]),
+          stride = value(strides[d]);
+    // Empty, or offset >= 0 and offset + (count - 1) * stride < size.
+    Value last = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc,
+                              arith::SubIOp::create(b, loc, count, index(1)),
+                              stride));
+    Value inside = andOp(cmp(arith::CmpIPredicate::sge, offset, index(0)),
+                         cmp(arith::CmpIPredicate::slt, last,
+                             size(source, d)));
+    check(orOp(cmp(arith::CmpIPredicate::eq, count, index(0)), inside),
+          "the slice reaches past the end of the " + what + " in dimension " +
+              Twine(d));
+  }
+}
+
+} // namespace
+
+void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
+                               function_ref<Value(Value)> shapeSource) {
+  CheckBuilder checks(b, op, shapeSource);
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](linalg::LinalgOp linalgOp) {
+        if (!linalgOp.hasPureBufferSemantics())
+          checks.linalgChecks(linalgOp);
+      })
+      .Case([&](tensor::ConcatOp concat) { checks.concatChecks(concat); })
+      .Case([&](tensor::ExtractSliceOp slice) {
+        checks.sliceChecks(slice, slice.getSource(), "source");
+      })
+      .Case([&](tensor::InsertSliceOp slice) {
+        checks.sliceChecks(slice, slice.getDest(), "destination");
+      });
+}
