@@ -19,11 +19,9 @@
 // RUN: not %fw-run %t.d/missing.fwb 2>&1 | FileCheck %s --check-prefix=MISSING
 //
 // Bad .npy inputs.
-// RUN: %python -c "import numpy as np, sys; np.save(sys.argv[1], np.asfortranarray(np.ones((2, 3), np.float32)))" %t.d/fortran.npy
 // RUN: %python -c "import numpy as np, sys; np.save(sys.argv[1], np.ones(4, '>f4'))" %t.d/bigendian.npy
 // RUN: %python -c "import numpy as np, sys; np.save(sys.argv[1], np.ones(4, np.uint32))" %t.d/u32.npy
 // RUN: %python -c "import numpy as np, sys; np.save(sys.argv[1], np.ones(4, np.float32)); d = open(sys.argv[1], 'rb').read(); open(sys.argv[1], 'wb').write(d[:-3])" %t.d/truncated.npy
-// RUN: not %fw-run %t.fwb --input=@%t.d/fortran.npy --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=FORTRAN
 // RUN: not %fw-run %t.fwb --input=@%t.d/bigendian.npy --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=BIGENDIAN
 // RUN: not %fw-run %t.fwb --input=@%t.d/u32.npy --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=U32
 // RUN: not %fw-run %t.fwb --input=@%t.d/truncated.npy --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=NPYTRUNC
@@ -34,7 +32,6 @@
 // TRUNC: fw-run: error: {{.*}}.fwb: not a .fwb file: trailer magic "FWBTRAIL" not found
 // DIR: fw-run: error: {{.*}}: not a regular file
 // MISSING: fw-run: error: {{.*}}missing.fwb: cannot open: No such file or directory
-// FORTRAN: fw-run: error: input 0: {{.*}}fortran.npy: Fortran-order .npy arrays are not supported
 // BIGENDIAN: fw-run: error: input 0: {{.*}}bigendian.npy: big-endian .npy data
 // U32: fw-run: error: input 0: {{.*}}u32.npy: unsupported .npy dtype '<u4'
 // NPYTRUNC: fw-run: error: input 0: {{.*}}truncated.npy: truncated .npy data

@@ -80,8 +80,9 @@ std::string parseNpy(const std::string &b, HostTensor *out) {
     return "big-endian .npy data (dtype '" + descr + "') is not supported";
   // fortran_order
   if (!findKey(h, "fortran_order", &p)) return ".npy header has no 'fortran_order'";
-  if (h.compare(p, 4, "True") == 0) return "Fortran-order .npy arrays are not supported";
-  if (h.compare(p, 5, "False") != 0) return "malformed 'fortran_order' in .npy header";
+  bool fortran = h.compare(p, 4, "True") == 0;
+  if (!fortran && h.compare(p, 5, "False") != 0)
+    return "malformed 'fortran_order' in .npy header";
   // shape
   if (!findKey(h, "shape", &p) || p >= h.size() || h[p] != '(')
     return ".npy header has no 'shape' tuple";
@@ -119,6 +120,25 @@ std::string parseNpy(const std::string &b, HostTensor *out) {
   out->type = type;
   out->dims = dims;
   out->data.assign(b.begin() + long(data_start), b.end());
+  if (fortran && dims.size() > 1) {
+    // Column-major data (numpy writes it for transposed views): reorder to
+    // the row-major layout the runtime uses.
+    std::vector<uint8_t> rowMajor(out->data.size());
+    std::vector<int64_t> index(dims.size(), 0);
+    for (size_t i = 0; i < count; ++i) {
+      size_t offset = 0, stride = 1;
+      for (size_t d = 0; d < dims.size(); ++d) {
+        offset += size_t(index[d]) * stride;
+        stride *= size_t(dims[d]);
+      }
+      std::memcpy(&rowMajor[i * esize], &out->data[offset * esize], esize);
+      for (size_t d = dims.size(); d-- > 0;) {
+        if (++index[d] < dims[d]) break;
+        index[d] = 0;
+      }
+    }
+    out->data.swap(rowMajor);
+  }
   if (type == FW_ELEMENT_TYPE_I1)
     for (uint8_t &v : out->data) v = v ? 1 : 0;
   return "";

@@ -1,5 +1,6 @@
 // fw-run: reading and writing NumPy .npy files (versions 1.0 and 2.0, little-endian,
-// C order; f32 f16 f64 i1('|b1') i8 i16 i32 i64).
+// C or Fortran order on input, C order on output; f32 f16 f64 i1('|b1') i8 i16 i32
+// i64).
 #ifndef FW_TOOLS_FW_RUN_NPY_H_
 #define FW_TOOLS_FW_RUN_NPY_H_
 
