@@ -1,0 +1,14 @@
+// fw-run --list on the compiled example shows its functions, their
+// signatures (with the dynamic batch) and the CPU target.
+// RUN: %fwc %examples/mlp.mlir -o %t.fwb
+// RUN: %fw-run --list %t.fwb | FileCheck %s
+// CHECK: module mlp
+// CHECK: target cpu x86-64-v3 (x86_64-unknown-linux-gnu)
+// CHECK: func @main(?x784xf32, 784x256xf32, 256xf32, 256x10xf32, 10xf32) -> (?x10xf32)
+// CHECK: executable @main_dispatch_0(read ?x784xf32, read 784x256xf32, write ?x256xf32)
+// CHECK-NEXT: variant cpu x86-64-v3: symbol __fwk_main_dispatch_0_cpu_x86_64_v3
+// And it runs without input files (generated inputs, dynamic dims = 4).
+// RUN: %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=EXEC
+// EXEC: input[0]: 4x784xf32 (generated)
+// EXEC: result[0]: 4x10xf32
+// EXEC-NEXT: 4x10xf32=[
