@@ -121,6 +121,51 @@ Value traceShapeSource(Value value, ArrayRef<Operation *> ops) {
   return value;
 }
 
+/// Inside a task, sizes the empty init of a linalg op from its inputs: a
+/// dynamic output size indexed by the same loop as an input size equals it
+/// (the host checks that). The task then needs no operand just to know the
+/// size of its result, which would be a false dependency for the scheduler.
+void sizeInitsFromInputs(OpBuilder &b, linalg::LinalgOp op) {
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    // The init, possibly through a fill inside the task.
+    OpOperand *emptyUse = &init;
+    if (auto fill = init.get().getDefiningOp<linalg::FillOp>())
+      emptyUse = &fill.getDpsInitsMutable()[0];
+    auto empty = emptyUse->get().getDefiningOp<tensor::EmptyOp>();
+    if (!empty || empty.getType().hasStaticShape())
+      continue;
+    AffineMap initMap = op.getMatchingIndexingMap(&init);
+    SmallVector<Value> sizes;
+    for (int64_t d = 0, e = empty.getType().getRank(); d < e; ++d) {
+      if (!empty.getType().isDynamicDim(d))
+        continue;
+      Value size;
+      if (auto loop = dyn_cast<AffineDimExpr>(initMap.getResult(d))) {
+        for (OpOperand *input : op.getDpsInputOperands()) {
+          auto type = dyn_cast<ShapedType>(input->get().getType());
+          if (!type)
+            continue;
+          AffineMap map = op.getMatchingIndexingMap(input);
+          for (auto [j, expr] : llvm::enumerate(map.getResults()))
+            if (expr == loop && !size) {
+              b.setInsertionPoint(op);
+              size = tensor::DimOp::create(b, op.getLoc(), input->get(), j);
+            }
+        }
+      }
+      if (!size)
+        return;
+      sizes.push_back(size);
+    }
+    b.setInsertionPoint(op);
+    auto sized = tensor::EmptyOp::create(b, empty.getLoc(), empty.getType(),
+                                         sizes);
+    emptyUse->set(sized);
+    if (auto fill = init.get().getDefiningOp<linalg::FillOp>())
+      fill->moveAfter(sized);
+  }
+}
+
 /// Wraps `ops` (in block order; the last one produces the task's results) in
 /// one fw.task.
 LogicalResult formTask(ArrayRef<Operation *> ops) {
@@ -178,6 +223,8 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
     op->moveBefore(body, body->end());
   OpBuilder inner = OpBuilder::atBlockEnd(body);
   YieldOp::create(inner, loc, root->getResults());
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root))
+    sizeInitsFromInputs(inner, linalgOp);
 
   // Rematerialize cheap producers inside; collect tensor captures.
   llvm::SetVector<Value> tensorCaptures;

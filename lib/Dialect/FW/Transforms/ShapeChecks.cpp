@@ -108,7 +108,11 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
     if (dimUses.size() < 2)
       continue;
     auto [first, firstDim] = dimUses.front();
+    llvm::SmallDenseSet<std::pair<Value, unsigned>> seen;
+    seen.insert({first, firstDim});
     for (auto [value, dim] : ArrayRef(dimUses).drop_front()) {
+      if (!seen.insert({value, dim}).second)
+        continue; // The same size twice.
       if (!isDynamicDim(value, dim) && !isDynamicDim(first, firstDim))
         continue;
       unsigned a = llvm::find_if(op->getOperands(), [&](Value v) {

@@ -101,3 +101,37 @@ func.func @constants(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
 func.func @negative_identity(%a: tensor<3xi32>) -> tensor<3xi32> {
   return %a : tensor<3xi32>
 }
+
+// -----
+
+/// The dynamic size of a matmul's result is read from its input inside the
+/// task, so the task does not take the tensor the host used for the size.
+// CHECK-LABEL: func.func @size_from_input
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x8xf32>, %[[W:[a-z0-9]+]]: tensor<8x4xf32>, %[[Y:[a-z0-9]+]]: tensor<?x8xf32>)
+// CHECK: fw.task(%[[X]], %[[W]]) : (tensor<?x8xf32>, tensor<8x4xf32>) -> tensor<?x4xf32>
+// CHECK-NEXT: ^bb0(%[[XI:[a-z0-9]+]]: tensor<?x8xf32>, %{{[a-z0-9]+}}: tensor<8x4xf32>):
+// CHECK: %[[D:.*]] = tensor.dim %[[XI]], %{{.*}} : tensor<?x8xf32>
+// CHECK: tensor.empty(%[[D]]) : tensor<?x4xf32>
+func.func @size_from_input(%x: tensor<?x8xf32>, %w: tensor<8x4xf32>, %y: tensor<?x8xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %y, %c0 : tensor<?x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x4xf32>) outs(%f : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %m : tensor<?x4xf32>
+}
+
+// -----
+
+/// negative_: a broadcast's new dimension has no input to take its size from;
+/// the task takes the tensor whose size the host used.
+// CHECK-LABEL: func.func @negative_broadcast_size
+// CHECK: fw.task(%{{[a-z0-9]+}}, %{{[a-z0-9]+}}) : (tensor<4xf32>, tensor<?x2xf32>) -> tensor<?x4xf32>
+func.func @negative_broadcast_size(%b: tensor<4xf32>, %y: tensor<?x2xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %y, %c0 : tensor<?x2xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %r = linalg.broadcast ins(%b : tensor<4xf32>) outs(%e : tensor<?x4xf32>) dimensions = [0]
+  return %r : tensor<?x4xf32>
+}
