@@ -69,10 +69,6 @@ CPUTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyArch(emitError, arch, ::mlir::fw::TargetKind::CPU, "CPU");
 }
 StringRef CPUTargetAttr::getKindName() const { return "cpu"; }
-StringRef CPUTargetAttr::getArchName() const { return getArch(); }
-StringRef CPUTargetAttr::getTriple() const {
-  return ::mlir::fw::lookupTarget(getArch())->triple;
-}
 
 LogicalResult
 CUDATargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -80,10 +76,6 @@ CUDATargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyArch(emitError, arch, ::mlir::fw::TargetKind::CUDA, "CUDA");
 }
 StringRef CUDATargetAttr::getKindName() const { return "cuda"; }
-StringRef CUDATargetAttr::getArchName() const { return getArch(); }
-StringRef CUDATargetAttr::getTriple() const {
-  return ::mlir::fw::lookupTarget(getArch())->triple;
-}
 
 LogicalResult
 HIPTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -91,10 +83,6 @@ HIPTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyArch(emitError, arch, ::mlir::fw::TargetKind::HIP, "HIP");
 }
 StringRef HIPTargetAttr::getKindName() const { return "hip"; }
-StringRef HIPTargetAttr::getArchName() const { return getArch(); }
-StringRef HIPTargetAttr::getTriple() const {
-  return ::mlir::fw::lookupTarget(getArch())->triple;
-}
 
 //===----------------------------------------------------------------------===//
 // Helpers

@@ -19,6 +19,17 @@ static int64_t countDynamicDims(TypeRange types) {
   return count;
 }
 
+/// Verifies that there is one result size per dynamic result dimension.
+static LogicalResult verifyResultDims(Operation *op, TypeRange results,
+                                     ValueRange dims) {
+  int64_t expected = countDynamicDims(results);
+  if (static_cast<int64_t>(dims.size()) == expected)
+    return success();
+  return op->emitOpError("expects ")
+         << expected << " result dims (one per dynamic dimension), got "
+         << dims.size();
+}
+
 /// Verifies that a memref is placed in an fw memory tier.
 static LogicalResult verifyTierMemRef(Operation *op, MemRefType type) {
   if (isa_and_nonnull<TierAttr>(type.getMemorySpace()))
@@ -113,12 +124,7 @@ LogicalResult TaskOp::verify() {
              << i << " has type " << yieldType << " but result #" << i
              << " has type " << resultType;
   }
-  int64_t expectedDims = countDynamicDims(getResultTypes());
-  if (static_cast<int64_t>(getResultDims().size()) != expectedDims)
-    return emitOpError("expects ")
-           << expectedDims << " result dims (one per dynamic dimension), got "
-           << getResultDims().size();
-  return success();
+  return verifyResultDims(*this, getResultTypes(), getResultDims());
 }
 
 //===----------------------------------------------------------------------===//
@@ -195,12 +201,7 @@ LogicalResult VariantOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult InvokeOp::verify() {
-  int64_t expectedDims = countDynamicDims(getResultTypes());
-  if (static_cast<int64_t>(getResultDims().size()) != expectedDims)
-    return emitOpError("expects ")
-           << expectedDims << " result dims (one per dynamic dimension), got "
-           << getResultDims().size();
-  return success();
+  return verifyResultDims(*this, getResultTypes(), getResultDims());
 }
 
 LogicalResult InvokeOp::verifySymbolUses(SymbolTableCollection &tables) {

@@ -70,9 +70,11 @@ def FW_TargetAttrInterface : AttrInterface<"TargetAttrInterface"> {
     InterfaceMethod<"Returns the target kind: cpu, cuda or hip.",
                     "::llvm::StringRef", "getKindName">,
     InterfaceMethod<"Returns the architecture (x86-64-v3, sm_90, gfx942).",
-                    "::llvm::StringRef", "getArchName">,
+                    "::llvm::StringRef", "getArchName", (ins), [{}],
+                    [{ return $_attr.getArch(); }]>,
     InterfaceMethod<"Returns the LLVM target triple.",
-                    "::llvm::StringRef", "getTriple">,
+                    "::llvm::StringRef", "getTriple", (ins), [{}],
+                    [{ return ::mlir::fw::lookupTarget($_attr.getArch())->triple; }]>,
   ];
 }
 

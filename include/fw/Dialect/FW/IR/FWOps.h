@@ -4,6 +4,7 @@
 #define FW_DIALECT_FW_IR_FWOPS_H
 
 #include "fw/Dialect/FW/IR/FWDialect.h"
+#include "fw/Target/TargetDescription.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
