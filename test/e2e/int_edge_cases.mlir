@@ -9,6 +9,11 @@
 // REM: 3xi64=0 1 1
 // RUN: %fw-run %t.fwb --function=ipow --input=4xi32=2,3,-1,0 --input=4xi32=2,3,-1,0 | FileCheck %s --check-prefix=POW
 // POW: 4xi32=4 27 -1 1
+// Two kernels with integer powers, for two ISA levels in one fat binary: each
+// kernel keeps its own helper.
+// RUN: %fwc %s --targets=x86-64,x86-64-v4 -o %t.multi.fwb
+// RUN: %fw-run %t.multi.fwb --function=ipow2 --input=3xi32=2,3,4 | FileCheck %s --check-prefix=POW2
+// POW2: 3xi32=16 19683 0
 
 func.func @div(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
   %r = arith.divsi %a, %b : tensor<4xi32>
@@ -23,4 +28,10 @@ func.func @rem(%a: tensor<3xi64>, %b: tensor<3xi64>) -> tensor<3xi64> {
 func.func @ipow(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
   %r = math.ipowi %a, %b : tensor<4xi32>
   return %r : tensor<4xi32>
+}
+
+func.func @ipow2(%a: tensor<3xi32>) -> tensor<3xi32> {
+  %p = math.ipowi %a, %a : tensor<3xi32>
+  %r = math.ipowi %p, %a : tensor<3xi32>
+  return %r : tensor<3xi32>
 }

@@ -12,6 +12,37 @@
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=concat_rows --arg-shapes="5x4;2x2" --expect-error="tensor.concat': dimension 1 of operand 0 and operand 1 must be equal" --tmp=%t
 // A slice past the end of its source.
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=slice_cols --arg-shapes="3x2" --expect-error="tensor.extract_slice': the slice reaches past the end of the source in dimension 1" --tmp=%t
+// An inserted tensor that is larger than its slice.
+// RUN: not %fw-run %t.fwb --function=insert_n --input=100000xf32=7 --input=4xf32=1 --input=4xf32=0 2>&1 | FileCheck %s --check-prefix=INSERT
+// INSERT: 'tensor.insert_slice': dimension 0 of the inserted tensor differs from the slice size
+// An expansion whose sizes do not multiply to the source size.
+// RUN: not %fw-run %t.fwb --function=expand_n --input=4xf32=1 --input=3000000xf32=0 2>&1 | FileCheck %s --check-prefix=EXPAND
+// EXPAND: 'tensor.expand_shape': the sizes of result dimensions 0 to 1 do not multiply to dimension 0 of the source
+// A negative stride.
+// RUN: not %fw-run %t.fwb --function=negative_stride --input=8xf32=1 --input=1000000xf32=0 2>&1 | FileCheck %s --check-prefix=STRIDE
+// STRIDE: 'tensor.extract_slice': the slice reaches past the end of the source in dimension 0 (or has a stride below 1)
+
+func.func @insert_n(%src: tensor<?xf32>, %dst: tensor<?xf32>, %other: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %other, %c0 : tensor<?xf32>
+  %r = tensor.insert_slice %src into %dst[0] [%n] [1] : tensor<?xf32> into tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+func.func @expand_n(%a: tensor<?xf32>, %other: tensor<?xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %other, %c0 : tensor<?xf32>
+  %r = tensor.expand_shape %a [[0, 1]] output_shape [%n, 4] : tensor<?xf32> into tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+func.func @negative_stride(%a: tensor<?xf32>, %other: tensor<?xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %other, %c0 : tensor<?xf32>
+  %s = arith.subi %c0, %n : index
+  %r = tensor.extract_slice %a[0] [4] [%s] : tensor<?xf32> to tensor<4xf32>
+  return %r : tensor<4xf32>
+}
 
 func.func @conv_fixed_out(%x: tensor<1x?x?x1xf32>, %w: tensor<3x3x1x1xf32>) -> tensor<1x4x4x1xf32> {
   %z = arith.constant 0.0 : f32

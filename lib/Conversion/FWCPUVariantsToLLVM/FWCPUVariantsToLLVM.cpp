@@ -126,8 +126,6 @@ struct ConvertFWCPUVariantsToLLVMPass
           ConvertFWCPUVariantsToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    OpPassManager pm(ModuleOp::getOperationName());
-    buildCpuKernelPipeline(pm);
 
     for (auto exe : module.getOps<ExecutableOp>()) {
       for (auto variant : exe.getOps<VariantOp>()) {
@@ -153,8 +151,21 @@ struct ConvertFWCPUVariantsToLLVMPass
                                             exe.getSymName(),
                                             variant.getSymName())));
         guardIntegerDivision(inner);
+        // A fresh pipeline per kernel: some passes cache symbols they create.
+        OpPassManager pm(ModuleOp::getOperationName());
+        buildCpuKernelPipeline(pm);
         if (failed(runPipeline(pm, inner)))
           return signalPassFailure();
+        // Only the runtime entry is visible outside the kernel's module, so
+        // helpers of variants for different ISA levels never mix at link time.
+        std::string entry =
+            getCpuKernelSymbol(exe.getSymName(), variant.getSymName());
+        for (auto func : inner.getOps<LLVM::LLVMFuncOp>()) {
+          if (func.isExternal() || func.getSymName() == entry)
+            continue;
+          func.setLinkage(LLVM::Linkage::Internal);
+          func.setComdatAttr({});
+        }
       }
     }
   }

@@ -72,7 +72,10 @@ public:
     Value text;
     {
       // createGlobalString inserts the global at the start of the module.
-      text = LLVM::createGlobalString(loc, b, name, message,
+      // NUL-terminated: the runtime reads it as a C string.
+      std::string terminated = message.str();
+      terminated.push_back('\0');
+      text = LLVM::createGlobalString(loc, b, name, terminated,
                                       LLVM::Linkage::Internal);
     }
     call(loc, "fw_rt_assert", nullptr, {flag, text});

@@ -61,7 +61,8 @@ bool staysOnHost(Operation *op) {
 /// Returns the fill that produces `init` when `user` is its only user.
 linalg::FillOp getExclusiveFill(Value init, Operation *user) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill || !init.hasOneUse() || fill->getBlock() != user->getBlock())
+  if (!fill || !init.hasOneUse() || fill->getBlock() != user->getBlock() ||
+      !fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
     return nullptr;
   return fill;
 }
@@ -170,7 +171,8 @@ void sizeInitsFromInputs(OpBuilder &b, linalg::LinalgOp op) {
 /// one fw.task.
 LogicalResult formTask(ArrayRef<Operation *> ops) {
   Operation *root = ops.back();
-  OpBuilder b(ops.front());
+  // Everything the task needs is available at the root, which comes last.
+  OpBuilder b(root);
   Location loc = root->getLoc();
 
   emitShapeChecks(b, root,
@@ -280,6 +282,12 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
 /// Checks that an entry function's signature only has tensors the runtime can
 /// hold.
 LogicalResult verifyEntrySignature(func::FuncOp func) {
+  StringRef name = func.getSymName();
+  if (name.starts_with("fw_rt_") || name.starts_with("__fw"))
+    return func.emitOpError("name '")
+           << name
+           << "' is reserved: names starting with 'fw_rt_' or '__fw' belong "
+              "to the fw runtime";
   auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
@@ -366,6 +374,14 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
           continue;
         op->emitOpError("is not supported at the top level of an fw entry "
                         "point");
+        return signalPassFailure();
+      }
+      if (!llvm::all_of(op->getResultTypes(), [](Type t) {
+            return isa<RankedTensorType>(t);
+          })) {
+        op->emitOpError("produces both tensors and other values at the top "
+                        "level of an fw entry point; tasks produce tensors "
+                        "only");
         return signalPassFailure();
       }
       SmallVector<Operation *> ops;

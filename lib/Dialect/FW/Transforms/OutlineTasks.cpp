@@ -73,6 +73,21 @@ struct OutlineTasksPass
     : public fw::impl::OutlineTasksPassBase<OutlineTasksPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (Attribute list = module->getAttr(kTargetsAttrName)) {
+      auto array = dyn_cast<ArrayAttr>(list);
+      llvm::SmallDenseSet<Attribute> seen;
+      bool valid = array && !array.empty();
+      for (Attribute target : array ? array.getValue() : ArrayRef<Attribute>())
+        valid &= isa<TargetAttrInterface>(target) && seen.insert(target).second;
+      if (!valid) {
+        module.emitOpError("'")
+            << kTargetsAttrName
+            << "' must be a non-empty list of distinct fw target attributes, "
+               "got "
+            << list;
+        return signalPassFailure();
+      }
+    }
     SmallVector<TargetAttrInterface> targets = getModuleTargets(module);
     SymbolTable symbols(module);
     MLIRContext *ctx = &getContext();

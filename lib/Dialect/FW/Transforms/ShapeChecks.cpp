@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -59,6 +60,8 @@ public:
   void concatChecks(tensor::ConcatOp concat);
   void sliceChecks(OffsetSizeAndStrideOpInterface slice, Value source,
                    StringRef what);
+  void insertedSizeChecks(tensor::InsertSliceOp insert);
+  void expandChecks(tensor::ExpandShapeOp expand);
 
 private:
   OpBuilder &b;
@@ -221,12 +224,51 @@ void CheckBuilder::sliceChecks(OffsetSizeAndStrideOpInterface slice,
         arith::MulIOp::create(b, loc,
                               arith::SubIOp::create(b, loc, count, index(1)),
                               stride));
-    Value inside = andOp(cmp(arith::CmpIPredicate::sge, offset, index(0)),
-                         cmp(arith::CmpIPredicate::slt, last,
-                             size(source, d)));
+    Value inside = andOp(
+        andOp(cmp(arith::CmpIPredicate::sge, offset, index(0)),
+              cmp(arith::CmpIPredicate::sgt, stride, index(0))),
+        cmp(arith::CmpIPredicate::slt, last, size(source, d)));
     check(orOp(cmp(arith::CmpIPredicate::eq, count, index(0)), inside),
           "the slice reaches past the end of the " + what + " in dimension " +
-              Twine(d));
+              Twine(d) + " (or has a stride below 1)");
+  }
+}
+
+void CheckBuilder::insertedSizeChecks(tensor::InsertSliceOp insert) {
+  // The inserted tensor must have the slice's sizes (dimensions dropped by a
+  // rank-reducing insertion have size 1).
+  Value source = insert.getSource();
+  SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
+  llvm::SmallBitVector dropped = insert.getDroppedDims();
+  int64_t sourceDim = 0;
+  for (auto [d, sliceSize] : llvm::enumerate(sizes)) {
+    if (dropped.test(d))
+      continue;
+    int64_t s = sourceDim++;
+    if (!isDynamicDim(source, s) && getConstantIntValue(sliceSize))
+      continue;
+    check(cmp(arith::CmpIPredicate::eq, size(source, s), value(sliceSize)),
+          "dimension " + Twine(s) + " of the inserted tensor differs from "
+          "the slice size");
+  }
+}
+
+void CheckBuilder::expandChecks(tensor::ExpandShapeOp expand) {
+  // Each group of output sizes must multiply to its input size.
+  SmallVector<OpFoldResult> outputShape = expand.getMixedOutputShape();
+  for (auto [i, group] : llvm::enumerate(expand.getReassociationIndices())) {
+    bool dynamic = isDynamicDim(expand.getSrc(), i);
+    for (int64_t d : group)
+      dynamic |= !getConstantIntValue(outputShape[d]).has_value();
+    if (!dynamic)
+      continue;
+    Value product = index(1);
+    for (int64_t d : group)
+      product = arith::MulIOp::create(b, loc, product, value(outputShape[d]));
+    check(cmp(arith::CmpIPredicate::eq, product, size(expand.getSrc(), i)),
+          "the sizes of result dimensions " + Twine(group.front()) + " to " +
+              Twine(group.back()) + " do not multiply to dimension " +
+              Twine(i) + " of the source");
   }
 }
 
@@ -246,5 +288,7 @@ void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
       })
       .Case([&](tensor::InsertSliceOp slice) {
         checks.sliceChecks(slice, slice.getDest(), "destination");
-      });
+        checks.insertedSizeChecks(slice);
+      })
+      .Case([&](tensor::ExpandShapeOp expand) { checks.expandChecks(expand); });
 }

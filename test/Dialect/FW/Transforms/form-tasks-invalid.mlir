@@ -61,3 +61,24 @@ func.func @host_read(%a: tensor<4xi32>) -> tensor<?xi32> {
   %r = linalg.fill ins(%zero : i32) outs(%e : tensor<?xi32>) -> tensor<?xi32>
   return %r : tensor<?xi32>
 }
+
+// -----
+
+func.func @mixed_results(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{'scf.for' op produces both tensors and other values at the top level of an fw entry point; tasks produce tensors only}}
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%t = %a, %k = %c0) -> (tensor<4xf32>, index) {
+    %n = arith.addf %t, %t : tensor<4xf32>
+    scf.yield %n, %i : tensor<4xf32>, index
+  }
+  return %r#0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op name 'fw_rt_arg' is reserved: names starting with 'fw_rt_' or '__fw' belong to the fw runtime}}
+func.func @fw_rt_arg(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}

@@ -135,3 +135,45 @@ func.func @negative_broadcast_size(%b: tensor<4xf32>, %y: tensor<?x2xf32>) -> te
   %r = linalg.broadcast ins(%b : tensor<4xf32>) outs(%e : tensor<?x4xf32>) dimensions = [0]
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+/// The task goes where its root is: a fill of the accumulator that comes
+/// before the producer of the matmul's input joins the matmul's task, after
+/// that producer.
+// CHECK-LABEL: func.func @fill_before_producer
+// CHECK: %[[EXP:.*]] = fw.task(%{{.*}}) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK: linalg.exp
+// CHECK: fw.task(%[[EXP]], %{{.*}}) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+func.func @fill_before_producer(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e = tensor.empty() : tensor<8x8xf32>
+  %a2 = linalg.exp ins(%a : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m = linalg.matmul ins(%a2, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// -----
+
+/// negative_: only a fill of an empty tensor joins its user's task; a fill
+/// over another fill becomes a task of its own (with the first fill inside).
+// CHECK-LABEL: func.func @negative_fill_of_fill
+// CHECK: %[[F:.*]] = fw.task() : () -> tensor<8x8xf32>
+// CHECK-COUNT-2: linalg.fill
+// CHECK: fw.yield
+// CHECK: fw.task(%{{.*}}, %{{.*}}, %[[F]])
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.matmul
+func.func @negative_fill_of_fill(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %o = arith.constant 1.0 : f32
+  %init = tensor.empty() : tensor<8x8xf32>
+  %f0 = linalg.fill ins(%z : f32) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %f = linalg.fill ins(%o : f32) outs(%f0 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}

@@ -18,7 +18,8 @@ namespace mlir::fw {
 /// are read from `shapeSource(operand)`, a value with the same shape that is
 /// available at the insertion point. Handles linalg ops (sizes indexed by the
 /// same loop must agree; windows of convolutions and pooling must fit in
-/// their input), tensor.concat, tensor.extract_slice and tensor.insert_slice.
+/// their input), tensor.concat, tensor.extract_slice, tensor.insert_slice and
+/// tensor.expand_shape.
 /// Checks whose outcome is known statically are not emitted.
 void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource);
