@@ -10,7 +10,7 @@ from lit.llvm import llvm_config
 config.name = "fw"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fw_obj_root, "test")
 
@@ -21,6 +21,9 @@ config.substitutions.append(("%fw-opt", os.path.join(config.fw_tools_dir, "fw-op
 config.substitutions.append(("%fw-run", os.path.join(config.fw_run_dir, "fw-run")))
 config.substitutions.append(("%fwc", os.path.join(config.fw_tools_dir, "fwc")))
 config.substitutions.append(("%python", config.python_with_numpy))
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(("%runtime-cflags", "-I" + config.fw_runtime_include))
+config.substitutions.append(("%runtime-lib", config.fw_runtime_library + " -ldl -lm"))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))
 
 llvm_config.add_tool_substitutions(["FileCheck", "not", "count", "split-file"],

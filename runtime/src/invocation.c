@@ -172,6 +172,17 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
       free(bindings);
       return NULL;
     }
+    const fw_binding_info_t *binding = &md->bindings[e->first_binding + i];
+    if (binding->access != FW_ACCESS_READ) {
+      for (size_t a = 0; a < inv->num_args; ++a) {
+        if (inv->args[a] != b) continue;
+        inv_fail(inv, FW_STATUS_INVALID_ARGUMENT,
+                 "%s: the executable writes argument %zu of the call, which is read-only", what,
+                 a);
+        free(bindings);
+        return NULL;
+      }
+    }
     bindings[i].data = b->data;
     bindings[i].rank = b->type.rank;
     bindings[i].dims = b->type.dims;
@@ -253,6 +264,16 @@ void fw_rt_assert(fw_invocation_t *inv, int32_t condition, const char *message) 
   if (!inv || inv->status || condition) return;
   inv_fail(inv, FW_STATUS_FAILED_PRECONDITION, "assertion failed: %.900s",
            message ? message : "(no message)");
+}
+
+void fw_host_abi_fill_table(void **table) {
+  /* Casts between function and object pointers are fine on every platform fw runs on. */
+  void *functions[FW_HOST_ABI_TABLE_SIZE] = {
+      (void *)fw_rt_arg,      (void *)fw_rt_buffer_dim, (void *)fw_rt_buffer_alloc,
+      (void *)fw_rt_buffer_release, (void *)fw_rt_dispatch, (void *)fw_rt_prefetch,
+      (void *)fw_rt_wait,     (void *)fw_rt_set_result, (void *)fw_rt_assert,
+  };
+  memcpy(table, functions, sizeof(functions));
 }
 
 /* ---- fw_module_call --------------------------------------------------------- */

@@ -94,6 +94,10 @@ void fw_metadata_free(fw_metadata_t *md) {
     if (status != FW_OK) goto fail;     \
   } while (0)
 
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_abi_version,
                               fw_metadata_t *out) {
   if (!out) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_metadata is NULL");
@@ -208,9 +212,18 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
                     "values"));
     TRY(check_range("functions", i, "first_result", f->first_result, f->num_results,
                     values.count, "values"));
-    for (uint32_t j = 0; j < i; ++j)
-      if (strcmp(out->functions[j].name, f->name) == 0)
-        TRY(MD_ERR("functions[%u].name \"%s\" duplicates functions[%u]", i, f->name, j));
+  }
+  /* Function names are unique (sorted copy: O(n log n) even for hostile tables). */
+  if (functions.count > 1) {
+    const char **names = alloc_array(functions.count, sizeof(*names));
+    if (!names) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+    for (uint32_t i = 0; i < functions.count; ++i) names[i] = out->functions[i].name;
+    qsort(names, functions.count, sizeof(*names), compare_names);
+    const char *duplicate = NULL;
+    for (uint32_t i = 1; i < functions.count && !duplicate; ++i)
+      if (strcmp(names[i - 1], names[i]) == 0) duplicate = names[i];
+    free(names);
+    if (duplicate) TRY(MD_ERR("two functions are named \"%s\"", duplicate));
   }
 
   /* Images. */

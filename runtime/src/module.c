@@ -283,6 +283,14 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
     }
     memcpy(&m->entries[i], &sym, sizeof(sym));
   }
+  /* Compiled host code calls the runtime through a table the module defines. */
+  void *table = NULL;
+  fw_status_t no_table = resolve_symbol(m->dl_handle, map, "__fw_rt_table", &table);
+  if (no_table == FW_OK)
+    fw_host_abi_fill_table((void **)table);
+  else
+    fw_status_free(no_table); /* a module linked against the fw_rt_* symbols directly */
+
   for (size_t i = 0; i < md->num_variants; ++i) {
     if (md->variants[i].kind != FW_VARIANT_KIND_CPU_SYMBOL) continue;
     /* Variants for an ISA level this processor lacks are never called. */

@@ -33,6 +33,12 @@ struct fw_module_t {
   fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
 };
 
+/* Number of entries of the host-call function table of ABI version 1. */
+#define FW_HOST_ABI_TABLE_SIZE 9
+/* Fills a module's `__fw_rt_table` with the host-call ABI functions, in the order of
+ * docs/runtime.md. */
+void fw_host_abi_fill_table(void **table);
+
 /* Allocates a zero-filled buffer on the runtime's CPU device after validating the type
  * (known element type, rank <= 8, dims >= 0, overflow-checked byte size). */
 fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_type,

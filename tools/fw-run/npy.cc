@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include <sys/stat.h>
 #include <fstream>
 #include <sstream>
 
@@ -145,6 +147,9 @@ std::string parseNpy(const std::string &b, HostTensor *out) {
 }
 
 std::string readNpy(const std::string &path, HostTensor *out) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return path + ": cannot open: " + std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return path + ": not a regular file";
   std::ifstream in(path, std::ios::binary);
   if (!in) return path + ": cannot open: " + std::strerror(errno);
   std::stringstream ss;

@@ -50,10 +50,19 @@ def ConvertFWCPUVariantsToLLVMPass
 def ConvertFWHostToLLVMPass : Pass<"convert-fw-host-to-llvm", "ModuleOp"> {
   let summary = "Lowers the host side of a module to the LLVM dialect";
   let description = [{
-    Converts the functions outside `fw.executable` ops (host entries and
-    runtime declarations produced by `convert-fw-host-to-runtime`) from the
-    func, arith, cf and index dialects to the LLVM dialect. Executables are
-    not touched.
+    Converts the functions outside `fw.executable` ops (host entries produced
+    by `convert-fw-host-to-runtime`) from the func, arith, affine, cf and index
+    dialects to the LLVM dialect. Calls of runtime functions become calls
+    through the function table `__fw_rt_table` that the module defines and
+    the runtime fills at load time (docs/runtime.md), so the fat binary has no
+    undefined runtime symbols. Executables are not touched.
+
+    ```mlir
+    %t = llvm.mlir.addressof @__fw_rt_table : !llvm.ptr
+    %slot = llvm.getelementptr %t[0, 4] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<9 x ptr>
+    %fn = llvm.load %slot : !llvm.ptr -> !llvm.ptr
+    %token = llvm.call %fn(%inv, %exe, %n, %buffers) : !llvm.ptr, (!llvm.ptr, i64, i64, !llvm.ptr) -> !llvm.ptr
+    ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
