@@ -261,10 +261,16 @@ struct ConvertFWHostToRuntimePass
           ConvertFWHostToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Executables are numbered in module order; the number is recorded on
+    // each so the fat binary's executable table uses the same one.
     llvm::DenseMap<StringAttr, int64_t> ordinals;
-    for (auto exe : module.getOps<ExecutableOp>())
-      ordinals.try_emplace(exe.getSymNameAttr(),
-                           static_cast<int64_t>(ordinals.size()));
+    for (auto exe : module.getOps<ExecutableOp>()) {
+      int64_t ordinal = ordinals.size();
+      ordinals.try_emplace(exe.getSymNameAttr(), ordinal);
+      exe->setAttr(kOrdinalAttrName,
+                   IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                    ordinal));
+    }
     SmallVector<func::FuncOp> hosts;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isDeclaration() && func->hasAttr(kSignatureAttrName) &&

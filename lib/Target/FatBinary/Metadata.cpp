@@ -142,7 +142,16 @@ private:
   }
 
   LogicalResult writeExecutables() {
-    for (auto exe : module.getOps<ExecutableOp>()) {
+    // In the order the host code numbered them.
+    SmallVector<ExecutableOp> exes = llvm::to_vector(module.getOps<ExecutableOp>());
+    for (auto [index, exe] : llvm::enumerate(exes)) {
+      auto ordinal = exe->getAttrOfType<IntegerAttr>(kOrdinalAttrName);
+      if (!ordinal || ordinal.getInt() != static_cast<int64_t>(index))
+        return exe.emitOpError("has no '")
+               << kOrdinalAttrName << "' matching its position " << index
+               << "; executables were reordered after the host lowering";
+    }
+    for (ExecutableOp exe : exes) {
       uint32_t firstBinding = bindings.size();
       for (auto [type, access] : llvm::zip(exe.getBindings(), exe.getAccess())) {
         FailureOr<uint32_t> value =

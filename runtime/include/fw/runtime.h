@@ -8,7 +8,8 @@
  * `fw_module_retain`/`fw_module_release` and `fw_buffer_retain`/`fw_buffer_release`;
  * the object is freed when its last reference is released. `fw_module_call` borrows its
  * argument buffers (the caller keeps its references) and, on success only, stores one new
- * reference per result in `out_results` that the caller must release. An error is a
+ * reference per result in `out_results` that the caller must release; a result may be the
+ * same buffer as an argument or as another result. An error is a
  * `fw_status_t` that the caller owns and frees with `fw_status_free` (`NULL`, `FW_OK`,
  * means success and needs no freeing). Strings and arrays returned in info structs are
  * borrowed from the module and stay valid while the module is alive. Releasing or

@@ -11,6 +11,12 @@ fw.executable @e1 attributes {access = [#fw.access<read>, #fw.access<read>, #fw.
   }
 }
 
+/// Executables are numbered in module order, recorded as fw.ordinal.
+// CHECK-LABEL: fw.executable @e0
+// CHECK-SAME: fw.ordinal = 0 : i64
+// CHECK-LABEL: fw.executable @e1
+// CHECK-SAME: fw.ordinal = 1 : i64
+
 /// Arguments come from fw_rt_arg, sizes from fw_rt_buffer_dim, buffers from
 /// fw_rt_buffer_alloc with a stack array of sizes, dispatches name the
 /// executable by its position in the module.

@@ -32,6 +32,9 @@ namespace mlir::fw {
 constexpr llvm::StringLiteral kTargetsAttrName = "fw.targets";
 /// Name of the function attribute holding a host entry's tensor signature.
 constexpr llvm::StringLiteral kSignatureAttrName = "fw.signature";
+/// Name of the executable attribute holding its index in the runtime's
+/// executable table (set by convert-fw-host-to-runtime).
+constexpr llvm::StringLiteral kOrdinalAttrName = "fw.ordinal";
 /// Name of the function attribute holding a host entry's source name.
 constexpr llvm::StringLiteral kEntryNameAttrName = "fw.entry_name";
 
