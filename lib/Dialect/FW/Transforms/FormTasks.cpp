@@ -315,6 +315,67 @@ LogicalResult verifyEntrySignature(func::FuncOp func) {
   return success();
 }
 
+/// Constants and empty tensors returned directly need a task to materialize
+/// them into a result buffer: each gets its own copy before the return.
+llvm::SmallPtrSet<Operation *, 4> cloneReturnedConstants(func::ReturnOp ret) {
+  llvm::SmallPtrSet<Operation *, 4> copies;
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Operation *def = operand.get().getDefiningOp();
+    if (!def || !isa<arith::ConstantOp, tensor::EmptyOp>(def))
+      continue;
+    OpBuilder b(ret);
+    Operation *copy = b.clone(*def);
+    operand.set(copy->getResult(0));
+    copies.insert(copy);
+  }
+  return copies;
+}
+
+/// Checks that a top-level op that does not stay on the host can become a
+/// task; `isTask` is set when it should.
+LogicalResult classifyTopLevelOp(Operation *op, bool &isTask) {
+  isTask = false;
+  if (isa<func::CallOp, func::CallIndirectOp>(op))
+    return op->emitOpError("is not supported yet: fw compiles each entry "
+                           "point on its own (inline callees first)");
+  bool producesTensors = llvm::any_of(
+      op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+  if (!producesTensors) {
+    // Scalars read from tensors are recomputed inside the tasks that use
+    // them; whatever is left on the host is checked afterwards.
+    if (isRematerializable(op))
+      return success();
+    return op->emitOpError("is not supported at the top level of an fw "
+                           "entry point");
+  }
+  if (!llvm::all_of(op->getResultTypes(),
+                    [](Type t) { return isa<RankedTensorType>(t); }))
+    return op->emitOpError("produces both tensors and other values at the "
+                           "top level of an fw entry point; tasks produce "
+                           "tensors only");
+  isTask = true;
+  return success();
+}
+
+/// Erases host ops whose users all moved into tasks; anything still reading
+/// tensor data on the host is an error.
+LogicalResult cleanUpHost(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+    if (isa<func::ReturnOp, TaskOp, AssertOp, tensor::DimOp>(op))
+      continue;
+    if (op.use_empty() && isMemoryEffectFree(&op)) {
+      op.erase();
+      continue;
+    }
+    if (llvm::any_of(op.getOperandTypes(),
+                     [](Type t) { return isa<TensorType>(t); }))
+      return op.emitOpError("reads tensor data on the host, which fw does "
+                            "not support; compute it inside a tensor "
+                            "operation");
+  }
+  return success();
+}
+
 struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -328,20 +389,8 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
       return signalPassFailure();
     }
     Block &block = func.getBody().front();
-
-    // Constants and empty tensors returned directly need a task to
-    // materialize them into a result buffer.
-    auto ret = cast<func::ReturnOp>(block.getTerminator());
-    llvm::SmallPtrSet<Operation *, 4> materialize;
-    for (OpOperand &operand : ret->getOpOperands()) {
-      Operation *def = operand.get().getDefiningOp();
-      if (!def || !isa<arith::ConstantOp, tensor::EmptyOp>(def))
-        continue;
-      OpBuilder b(ret);
-      Operation *copy = b.clone(*def);
-      operand.set(copy->getResult(0));
-      materialize.insert(copy);
-    }
+    llvm::SmallPtrSet<Operation *, 4> materialize =
+        cloneReturnedConstants(cast<func::ReturnOp>(block.getTerminator()));
 
     // Fills that only initialize one operation join that operation's task.
     llvm::SmallPtrSet<Operation *, 8> absorbed;
@@ -351,39 +400,17 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
           if (linalg::FillOp fill = getExclusiveFill(init.get(), &op))
             absorbed.insert(fill);
 
-    SmallVector<Operation *> worklist;
-    for (Operation &op : block)
-      worklist.push_back(&op);
+    SmallVector<Operation *> worklist =
+        llvm::map_to_vector(block, [](Operation &op) { return &op; });
     for (Operation *op : worklist) {
-      if (absorbed.contains(op))
+      if (absorbed.contains(op) ||
+          (!materialize.contains(op) && staysOnHost(op)))
         continue;
-      if (!materialize.contains(op) && staysOnHost(op))
+      bool isTask = false;
+      if (failed(classifyTopLevelOp(op, isTask)))
+        return signalPassFailure();
+      if (!isTask)
         continue;
-      if (isa<func::CallOp, func::CallIndirectOp>(op)) {
-        op->emitOpError("is not supported yet: fw compiles each entry "
-                        "point on its own (inline callees first)");
-        return signalPassFailure();
-      }
-      bool producesTensors = llvm::any_of(op->getResultTypes(), [](Type t) {
-        return isa<RankedTensorType>(t);
-      });
-      if (!producesTensors) {
-        // Scalars read from tensors are recomputed inside the tasks that use
-        // them; whatever is left on the host is checked below.
-        if (isRematerializable(op))
-          continue;
-        op->emitOpError("is not supported at the top level of an fw entry "
-                        "point");
-        return signalPassFailure();
-      }
-      if (!llvm::all_of(op->getResultTypes(), [](Type t) {
-            return isa<RankedTensorType>(t);
-          })) {
-        op->emitOpError("produces both tensors and other values at the top "
-                        "level of an fw entry point; tasks produce tensors "
-                        "only");
-        return signalPassFailure();
-      }
       SmallVector<Operation *> ops;
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
         for (OpOperand &init : dps.getDpsInitsMutable())
@@ -393,23 +420,8 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
       if (failed(formTask(ops)))
         return signalPassFailure();
     }
-
-    // Host ops whose only users moved into tasks are dead now; anything
-    // still reading tensor data on the host is not supported.
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
-      if (isa<func::ReturnOp, TaskOp, AssertOp, tensor::DimOp>(op))
-        continue;
-      if (op.use_empty() && isMemoryEffectFree(&op)) {
-        op.erase();
-        continue;
-      }
-      if (llvm::any_of(op.getOperandTypes(),
-                       [](Type t) { return isa<TensorType>(t); })) {
-        op.emitOpError("reads tensor data on the host, which fw does not "
-                       "support; compute it inside a tensor operation");
-        return signalPassFailure();
-      }
-    }
+    if (failed(cleanUpHost(block)))
+      return signalPassFailure();
   }
 };
 
