@@ -48,9 +48,10 @@ llvm::StringRef mlir::fw::getPhaseNames() {
 }
 
 void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
-  // Input: tensor arithmetic to linalg, then a clean start.
+  // Input: unused declarations dropped, tensor arithmetic to linalg, then a
+  // clean start.
   pm.addPass(createSymbolDCEPass());
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(mlir::fw::createPrepareInputPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.compileTo == Phase::Input)

@@ -63,6 +63,8 @@ fw_status_t fw_fwb_parse(const void *data, size_t size, fw_fwb_view_t *out_view)
     return FWB_ERR("not a .fwb file: trailer magic \"FWBTRAIL\" not found (truncated or "
                    "not a fat binary)");
   uint32_t version = rd32(t + 8);
+  if (version == FW_FWB_VERSION && rd32(t + 12) != 0)
+    return FWB_ERR("bad .fwb trailer: reserved field is %u, expected 0", rd32(t + 12));
   if (version != FW_FWB_VERSION)
     return fw_status_make(FW_STATUS_UNSUPPORTED,
                           "unsupported .fwb trailer version %u (this runtime reads %u)",

@@ -314,6 +314,20 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
                     bindings.count, "bindings"));
     TRY(check_range("executables", i, "first_variant", e->first_variant, e->num_variants,
                     variants.count, "variants"));
+    /* Each executable owns its bindings and variants: the ranges follow each other, so a
+     * variant's kernel is only ever called with its own executable's bindings. */
+    uint32_t next_binding = i ? out->executables[i - 1].first_binding +
+                                    out->executables[i - 1].num_bindings
+                              : 0;
+    uint32_t next_variant = i ? out->executables[i - 1].first_variant +
+                                    out->executables[i - 1].num_variants
+                              : 0;
+    if (e->first_binding != next_binding)
+      TRY(MD_ERR("executables[%u].first_binding is %u, expected %u (ranges must follow each "
+                 "other)", i, e->first_binding, next_binding));
+    if (e->first_variant != next_variant)
+      TRY(MD_ERR("executables[%u].first_variant is %u, expected %u (ranges must follow each "
+                 "other)", i, e->first_variant, next_variant));
   }
   return FW_OK;
 

@@ -208,6 +208,10 @@ int run(int argc, char **argv) {
 
   std::vector<HostTensor> host_inputs;
   if (inputs.empty()) {
+    // Generated inputs are for trying a module out: more than 1 GiB in all
+    // is almost certainly not what the user meant.
+    constexpr size_t kMaxGeneratedBytes = size_t(1) << 30;
+    size_t generated_bytes = 0;
     uint64_t state = 0x853c49e6748fea9bull;
     for (size_t i = 0; i < f.num_args; ++i) {
       const fw_tensor_type_t &t = f.arg_types[i];
@@ -215,6 +219,11 @@ int run(int argc, char **argv) {
       for (int64_t &d : dims)
         if (d < 0) d = default_dim;
       HostTensor h;
+      size_t count = 0, esize = fw_element_type_size(t.element_type);
+      if (!fwrun::elementCount(dims, esize, &count) ||
+          (generated_bytes += count * esize) > kMaxGeneratedBytes)
+        return fail("input " + std::to_string(i) + ": generated inputs of @" + f.name +
+                    " would exceed 1 GiB; pass --input values or files");
       error = fwrun::generateTensor(t.element_type, dims, &state, &h);
       if (!error.empty()) return fail("input " + std::to_string(i) + ": " + error);
       std::fprintf(stderr, "input[%zu]: %s (generated)\n", i,

@@ -21,6 +21,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -110,7 +111,7 @@ int writeOutput(StringRef path, StringRef data) {
   return 0;
 }
 
-int compile(const Flags &flags) {
+int compile(const Flags &flags, bool &reportedError) {
   std::optional<fw::Phase> phase = fw::Phase::LLVM;
   if (!flags.compileTo.empty()) {
     phase = fw::parsePhase(flags.compileTo);
@@ -155,6 +156,12 @@ int compile(const Flags &flags) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // Runs before the printing handler; remembers that an error was reported.
+  context.getDiagEngine().registerHandler([&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      reportedError = true;
+    return failure();
+  });
 
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, &context);
@@ -261,5 +268,22 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     return fail(e.what());
   }
-  return compile(flags);
+  // An input that trips a bug in the compiler (or in upstream MLIR, whose
+  // parsers crash on some malformed attributes) ends in an error message
+  // and exit code 1, not a signal.
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  int status = 1;
+  bool reportedError = false;
+  if (!recovery.RunSafely([&] { status = compile(flags, reportedError); })) {
+    if (reportedError)
+      llvm::errs() << "fwc: error: stopped after the errors above (MLIR "
+                      "crashed while recovering from them)\n";
+    else
+      llvm::errs() << "fwc: error: internal compiler error while compiling '"
+                   << flags.input
+                   << "'; the input triggered a bug in fwc or MLIR\n";
+    return 1;
+  }
+  return status;
 }

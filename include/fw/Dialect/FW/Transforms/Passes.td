@@ -5,6 +5,30 @@
 
 include "mlir/Pass/PassBase.td"
 
+def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
+  let summary = "Normalizes an input function before tasks are formed";
+  let description = [{
+    Brings a linalg-on-tensors function into the form the rest of the
+    pipeline expects, without folding (folding an elementwise op on tensors
+    with dynamic shapes can lose the shape):
+    - `arith` and `math` ops on tensors become `linalg.generic`;
+    - large splat constants (4096 elements or more) become `linalg.fill` of
+      an empty tensor, so no constant data is materialized in the binary;
+    - statically empty operands of `tensor.concat` are dropped.
+
+    ```mlir
+    %c = arith.constant dense<1.0> : tensor<4096x1024xf32>
+    // becomes
+    %e = tensor.empty() : tensor<4096x1024xf32>
+    %one = arith.constant 1.0 : f32
+    %c = linalg.fill ins(%one : f32) outs(%e : tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FormTasksPass : Pass<"fw-form-tasks", "func::FuncOp"> {
   let summary = "Wraps each tensor computation of a function in an fw.task";
   let description = [{
