@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -167,6 +168,33 @@ void sizeInitsFromInputs(OpBuilder &b, linalg::LinalgOp op) {
   }
 }
 
+/// Finds a tensor the op uses (an operand, or a value its regions capture)
+/// whose size in dimension `dim` provably equals that of `result` (e.g. the
+/// init of an scf.for that keeps its shape, the source of a tensor.cast) and
+/// returns that size, or a null value.
+Value proveSizeFromOperands(OpBuilder &b, OpResult result, int64_t dim) {
+  Operation *op = result.getOwner();
+  llvm::SetVector<Value> candidates;
+  for (Value operand : op->getOperands())
+    candidates.insert(operand);
+  getUsedValuesDefinedAbove(op->getRegions(), candidates);
+  for (Value candidate : candidates) {
+    auto type = dyn_cast<RankedTensorType>(candidate.getType());
+    if (!type || type.getRank() <= dim)
+      continue;
+    FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+        {result, dim}, {candidate, dim});
+    if (succeeded(equal) && *equal)
+      return type.isDynamicDim(dim)
+                 ? tensor::DimOp::create(b, op->getLoc(), candidate, dim)
+                       .getResult()
+                 : arith::ConstantIndexOp::create(b, op->getLoc(),
+                                                  type.getDimSize(dim))
+                       .getResult();
+  }
+  return nullptr;
+}
+
 /// Wraps `ops` (in block order; the last one produces the task's results) in
 /// one fw.task.
 LogicalResult formTask(ArrayRef<Operation *> ops) {
@@ -197,16 +225,31 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
       }
     } else {
       ReifiedRankedShapedTypeDims reified;
-      if (failed(reifyResultShapes(b, root, reified)))
-        return root->emitOpError(
-            "has dynamic result shapes that fw cannot compute ahead of the "
-            "task; give the result static dimensions");
-      for (auto [type, sizes] : llvm::zip(root->getResultTypes(), reified)) {
-        auto shaped = cast<ShapedType>(type);
-        for (auto [i, size] : llvm::enumerate(sizes))
-          if (shaped.isDynamicDim(i))
-            resultDims.push_back(
-                getValueOrCreateConstantIndexOp(b, loc, size));
+      if (succeeded(reifyResultShapes(b, root, reified))) {
+        for (auto [type, sizes] :
+             llvm::zip(root->getResultTypes(), reified)) {
+          auto shaped = cast<ShapedType>(type);
+          for (auto [i, size] : llvm::enumerate(sizes))
+            if (shaped.isDynamicDim(i))
+              resultDims.push_back(
+                  getValueOrCreateConstantIndexOp(b, loc, size));
+        }
+      } else {
+        for (OpResult result : root->getResults()) {
+          auto shaped = cast<ShapedType>(result.getType());
+          for (int64_t d = 0, e = shaped.getRank(); d < e; ++d) {
+            if (!shaped.isDynamicDim(d))
+              continue;
+            Value size = proveSizeFromOperands(b, result, d);
+            if (!size)
+              return root->emitOpError("result #")
+                     << result.getResultNumber() << " has a dynamic size in "
+                     << "dimension " << d
+                     << " that fw cannot compute before running the task; "
+                        "give it a static size";
+            resultDims.push_back(size);
+          }
+        }
       }
     }
   }
