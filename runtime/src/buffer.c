@@ -1,4 +1,5 @@
-/* Reference-counted dense host buffers. */
+/* Reference-counted dense host buffers: owned (fw_buffer_create) or views of caller
+ * memory (fw_buffer_wrap). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,12 @@ int fw_type_matches(const fw_tensor_type_t *expected, const fw_tensor_type_t *ac
   return 1;
 }
 
-fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_type,
-                               size_t rank, const int64_t *dims, fw_buffer_t **out_buffer) {
+/* Validates a buffer type (known element type, rank <= 8, dims >= 0, byte size that fits
+ * in int64_t even when another dim is 0, so that strides computed by kernels never
+ * overflow) and returns a new buffer object with one reference and no memory yet (on a
+ * later error, free it with free()). */
+static fw_status_t buffer_new(fw_runtime_t *runtime, fw_element_type_t element_type,
+                              size_t rank, const int64_t *dims, fw_buffer_t **out_buffer) {
   if (!out_buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_buffer is NULL");
   *out_buffer = NULL;
   if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
@@ -32,8 +37,6 @@ fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_
                           rank, FW_MAX_RANK);
   if (rank > 0 && !dims)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "dims is NULL for rank %zu", rank);
-  /* Every dim must be >= 0 and the byte size must fit in int64_t, even when another
-   * dim is 0 (so that strides computed by kernels never overflow). */
   uint64_t count = 1;
   int overflow = 0;
   for (size_t i = 0; i < rank; ++i) {
@@ -58,7 +61,29 @@ fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_
   for (size_t i = 0; i < rank; ++i) b->type.dims[i] = dims[i];
   b->element_count = (size_t)count;
   b->byte_size = (size_t)count * element_size;
-  fw_status_t status = b->device->vtable->alloc(b->device, b->byte_size, &b->data);
+  *out_buffer = b;
+  return FW_OK;
+}
+
+/* "data_size N does not match the M bytes of a TYPE buffer"; frees `b`. */
+static fw_status_t size_mismatch(fw_buffer_t *b, size_t data_size) {
+  char type[256];
+  fw_type_string(&b->type, type, sizeof(type));
+  fw_status_t status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                      "data_size %zu does not match the %zu bytes of a %s buffer",
+                                      data_size, b->byte_size, type);
+  free(b);
+  return status;
+}
+
+fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_type,
+                               size_t rank, const int64_t *dims, fw_buffer_t **out_buffer) {
+  if (!out_buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_buffer is NULL");
+  *out_buffer = NULL;
+  fw_buffer_t *b = NULL;
+  fw_status_t status = buffer_new(runtime, element_type, rank, dims, &b);
+  if (status != FW_OK) return status;
+  status = b->device->vtable->alloc(b->device, b->byte_size, &b->data);
   if (status != FW_OK) {
     free(b);
     return status;
@@ -77,13 +102,8 @@ fw_status_t fw_buffer_create(fw_runtime_t *runtime, fw_element_type_t element_ty
   if (status != FW_OK) return status;
   if (data) {
     if (data_size != b->byte_size) {
-      char type[256];
-      size_t byte_size = b->byte_size;
-      fw_type_string(&b->type, type, sizeof(type));
-      fw_buffer_release(b);
-      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                            "data_size %zu does not match the %zu bytes of a %s buffer",
-                            data_size, byte_size, type);
+      b->device->vtable->free(b->device, b->data);
+      return size_mismatch(b, data_size);
     }
     status = b->device->vtable->copy(b->device, b->data, data, data_size);
     if (status != FW_OK) {
@@ -95,6 +115,36 @@ fw_status_t fw_buffer_create(fw_runtime_t *runtime, fw_element_type_t element_ty
   return FW_OK;
 }
 
+fw_status_t fw_buffer_wrap(fw_runtime_t *runtime, fw_element_type_t element_type, size_t rank,
+                           const int64_t *dims, void *data, size_t data_size,
+                           fw_buffer_release_fn_t release, void *user_data,
+                           fw_buffer_t **out_buffer) {
+  if (!out_buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_buffer is NULL");
+  *out_buffer = NULL;
+  fw_buffer_t *b = NULL;
+  fw_status_t status = buffer_new(runtime, element_type, rank, dims, &b);
+  if (status != FW_OK) return status;
+  if (data_size != b->byte_size) return size_mismatch(b, data_size);
+  if (!data && b->byte_size != 0) {
+    free(b);
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "data is NULL for a %zu-byte buffer",
+                          data_size);
+  }
+  size_t element_size = fw_element_type_size(element_type);
+  if ((uintptr_t)data % element_size != 0) {
+    free(b);
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "data %p is not aligned to the %zu-byte elements of %s", data,
+                          element_size, fw_element_type_name(element_type));
+  }
+  b->data = data;
+  b->wrapped = 1;
+  b->release = release;
+  b->user_data = user_data;
+  *out_buffer = b;
+  return FW_OK;
+}
+
 void fw_buffer_retain(fw_buffer_t *buffer) {
   if (buffer) atomic_fetch_add_explicit(&buffer->refcount, 1, memory_order_relaxed);
 }
@@ -102,7 +152,10 @@ void fw_buffer_retain(fw_buffer_t *buffer) {
 void fw_buffer_release(fw_buffer_t *buffer) {
   if (!buffer) return;
   if (atomic_fetch_sub_explicit(&buffer->refcount, 1, memory_order_acq_rel) != 1) return;
-  buffer->device->vtable->free(buffer->device, buffer->data);
+  if (!buffer->wrapped)
+    buffer->device->vtable->free(buffer->device, buffer->data);
+  else if (buffer->release)
+    buffer->release(buffer->user_data, buffer->data);
   free(buffer);
 }
 

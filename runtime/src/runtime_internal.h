@@ -21,6 +21,9 @@ struct fw_buffer_t {
   size_t element_count;
   size_t byte_size;
   void *data;
+  int wrapped;                    /* data is caller memory (fw_buffer_wrap), never freed */
+  fw_buffer_release_fn_t release; /* wrapped only: called once when the last ref goes */
+  void *user_data;
 };
 
 struct fw_module_t {

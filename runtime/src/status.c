@@ -52,6 +52,11 @@ fw_status_t fw_status_make(fw_status_code_t code, const char *format, ...) {
   return s;
 }
 
+fw_status_t fw_status_create(fw_status_code_t code, const char *message) {
+  if (code == FW_STATUS_OK) return FW_OK;
+  return fw_status_make(code, "%s", message ? message : "");
+}
+
 fw_status_t fw_status_annotate(fw_status_t status, const char *format, ...) {
   if (status == FW_OK) return FW_OK;
   if (status == FW_OOM_STATUS) return status;

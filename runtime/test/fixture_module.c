@@ -53,6 +53,9 @@ void __fw_entry_add(fw_invocation_t *inv) {
   fw_rt_buffer_release(inv, c);
 }
 
+/* Returns its first argument (a result that is an argument's buffer). */
+void __fw_entry_identity(fw_invocation_t *inv) { fw_rt_set_result(inv, 0, fw_rt_arg(inv, 0)); }
+
 /* Makes the module depend on libc, so that a kernel symbol named after a libc function
  * ("libcsym" flavour) resolves through the module's dependencies. */
 void fixture_shift(char *p, unsigned long n) { memmove(p, p + 1, n); }

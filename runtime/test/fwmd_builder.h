@@ -249,6 +249,7 @@ inline Function addFunction(const std::string &name, const std::string &symbol) 
 //   "add"      one function @add and one executable with a CPU variant;
 //   "multi"    @add plus entries that exercise the error paths of the host ABI;
 //   "badisa"   like "add" with an unknown ISA level;
+//   "identity" @add and @identity(a, b) -> a (a result that is an argument);
 //   "nosym"    a function whose entry symbol is missing;
 //   "libcsym"  a kernel symbol that only resolves in libc;
 //   "gpuonly"  the executable has only a CUDA variant (image in .llvm.offloading);
@@ -273,6 +274,8 @@ inline Module fixtureModule(const std::string &flavour) {
                           "release_arg", "double_result"})
       m.functions.push_back(addFunction(n, std::string("__fw_entry_") + n));
   }
+  if (flavour == "identity")  // add, and identity(a, b) -> a
+    m.functions.push_back(addFunction("identity", "__fw_entry_identity"));
   if (flavour == "nosym") m.functions.push_back(addFunction("missing", "__fw_entry_missing"));
   Executable e;
   e.name = "add_dispatch_0";

@@ -10,6 +10,7 @@
 
 #include "fw/Dialect/FW/IR/FWOps.h"
 #include "fw/Pipelines/Pipelines.h"
+#include "fw/Target/FatBinary/Embedding.h"
 #include "fw/Target/FatBinary/FatBinary.h"
 #include "fw/Target/TargetDescription.h"
 
@@ -42,6 +43,7 @@ struct Flags {
   std::string emit = "fwb";
   std::string moduleName;
   std::string ldPath;
+  std::string header;
   unsigned optLevel = 3;
   bool printIRAfterAll = false;
 };
@@ -120,9 +122,12 @@ int compile(const Flags &flags, bool &reportedError) {
                   "' for --compile-to; phases: " + fw::getPhaseNames());
   }
   StringRef emit = flags.emit;
-  if (emit != "fwb" && emit != "mlir" && emit != "llvm" && emit != "obj")
+  if (emit == "object")
+    emit = "obj";
+  if (emit != "fwb" && emit != "mlir" && emit != "llvm" && emit != "obj" &&
+      emit != "static-lib")
     return fail("unknown --emit kind '" + emit +
-                "'; expected fwb, mlir, llvm or obj");
+                "'; expected fwb, mlir, llvm, obj (or object) or static-lib");
   if (!flags.compileTo.empty() && emit != "mlir") {
     if (flags.emit != "fwb" || *phase != fw::Phase::LLVM)
       return fail("--compile-to stops the pipeline early; use it with "
@@ -193,7 +198,10 @@ int compile(const Flags &flags, bool &reportedError) {
   if (flags.input == "-")
     stem = "module";
   if (output.empty())
-    output = emit == "fwb" ? stem + ".fwb" : emit == "obj" ? stem + ".o" : "-";
+    output = emit == "fwb"          ? stem + ".fwb"
+             : emit == "obj"        ? stem + ".o"
+             : emit == "static-lib" ? "lib" + stem + ".a"
+                                    : "-";
 
   if (emit == "mlir") {
     std::string text;
@@ -204,6 +212,19 @@ int compile(const Flags &flags, bool &reportedError) {
 
   fw::FatBinaryOptions fatOptions;
   fatOptions.moduleName = flags.moduleName.empty() ? stem : flags.moduleName;
+  bool embedding = emit == "obj" || emit == "static-lib";
+  if (embedding && !fw::isValidModuleName(fatOptions.moduleName))
+    return fail("module name '" + fatOptions.moduleName +
+                "' is not a C identifier; choose one with --module-name");
+  std::string headerText;
+  if (embedding) {
+    FailureOr<std::string> header =
+        fw::emitEmbeddingHeader(*module, fatOptions.moduleName,
+                                llvm::sys::path::filename(flags.input));
+    if (failed(header))
+      return 1;
+    headerText = std::move(*header);
+  }
   fatOptions.optLevel = flags.optLevel;
   fatOptions.linkerPath = flags.ldPath;
   llvm::LLVMContext llvmContext;
@@ -221,13 +242,32 @@ int compile(const Flags &flags, bool &reportedError) {
       fw::emitObject(**llvmModule);
   if (!object)
     return fail(llvm::toString(object.takeError()));
-  if (emit == "obj")
-    return writeOutput(output, StringRef(object->data(), object->size()));
   llvm::Expected<llvm::SmallVector<char, 0>> fatBinary =
       fw::linkFatBinary(*object, fatOptions);
   if (!fatBinary)
     return fail(llvm::toString(fatBinary.takeError()));
-  return writeOutput(output, StringRef(fatBinary->data(), fatBinary->size()));
+  if (!embedding)
+    return writeOutput(output,
+                       StringRef(fatBinary->data(), fatBinary->size()));
+
+  // An object (or archive) that carries the fat binary, and its header.
+  llvm::Expected<llvm::SmallVector<char, 0>> embedded =
+      fw::emitEmbeddingObject(*fatBinary, fatOptions.moduleName);
+  if (embedded && emit == "static-lib")
+    embedded = fw::emitStaticLibrary(*embedded, fatOptions.moduleName);
+  if (!embedded)
+    return fail(llvm::toString(embedded.takeError()));
+  std::string headerPath = flags.header;
+  if (headerPath.empty()) {
+    if (output == "-")
+      return fail("--emit=" + emit.str() + " to stdout needs --header=PATH");
+    llvm::SmallString<128> path(output);
+    llvm::sys::path::replace_extension(path, "h");
+    headerPath = path.str().str();
+  }
+  if (int rc = writeOutput(headerPath, headerText))
+    return rc;
+  return writeOutput(output, StringRef(embedded->data(), embedded->size()));
 }
 
 } // namespace
@@ -249,11 +289,15 @@ int main(int argc, char **argv) {
                  "executables, buffers, host, llvm");
   app.add_option("--emit", flags.emit,
                  "What to write: fwb (fat binary), mlir, llvm (LLVM IR), obj "
-                 "(relocatable object)")
+                 "or object (relocatable object embedding the module, plus a "
+                 "header), static-lib (the same as an archive)")
       ->capture_default_str();
+  app.add_option("--header", flags.header,
+                 "Header to write with --emit=obj|static-lib (default: the "
+                 "output with extension .h)");
   app.add_option("--module-name", flags.moduleName,
-                 "Module name recorded in the fat binary (default: input "
-                 "file stem)");
+                 "Module name recorded in the fat binary and used to embed it "
+                 "(a C identifier; default: the input file's stem)");
   app.add_option("--ld-path", flags.ldPath, "Path of ld.lld");
   app.add_option("-O", flags.optLevel, "LLVM optimization level, 0-3")
       ->capture_default_str();

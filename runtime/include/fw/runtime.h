@@ -1,20 +1,27 @@
 /* fw runtime: public C API (docs/runtime.md, docs/fat-binary.md).
  *
- * Ownership. Every object is created by a `fw_<object>_create`/`_load_*` call that
- * returns it through an `out_...` parameter, and the caller then owns one reference.
+ * Ownership. Every object is created by a `fw_<object>_create`/`_wrap`/`_load_*` call
+ * that returns it through an `out_...` parameter, and the caller then owns one reference.
  * A runtime (`fw_runtime_t`) is created with `fw_runtime_create` and destroyed with
  * `fw_runtime_destroy`; it must outlive every module and buffer created from it.
  * Modules (`fw_module_t`) and buffers (`fw_buffer_t`) are reference counted:
  * `fw_module_retain`/`fw_module_release` and `fw_buffer_retain`/`fw_buffer_release`;
- * the object is freed when its last reference is released. `fw_module_call` borrows its
- * argument buffers (the caller keeps its references) and, on success only, stores one new
- * reference per result in `out_results` that the caller must release; a result may be the
- * same buffer as an argument or as another result. An error is a
- * `fw_status_t` that the caller owns and frees with `fw_status_free` (`NULL`, `FW_OK`,
- * means success and needs no freeing). Strings and arrays returned in info structs are
- * borrowed from the module and stay valid while the module is alive. Releasing or
- * destroying `NULL` is a no-op. Objects may be used from several threads as long as each
- * call's arguments are not destroyed concurrently; reference counts are atomic.
+ * the object is freed when its last reference is released. A buffer made by
+ * `fw_buffer_create` owns its memory; one made by `fw_buffer_wrap` is a view of memory
+ * the caller owns: the runtime never frees that memory, the caller keeps it alive and
+ * does not move it until the buffer's last reference is released, at which point the
+ * runtime calls the wrap's release callback (if any) exactly once. `fw_module_call`
+ * borrows its argument buffers (the caller keeps its references) and, on success only,
+ * stores one new reference per result in `out_results` that the caller must release; a
+ * result may be the same buffer as an argument or as another result (so a result can be
+ * a wrapped buffer, which keeps it alive). An error is a `fw_status_t` that the caller
+ * owns and frees with `fw_status_free` (`NULL`, `FW_OK`, means success and needs no
+ * freeing). Strings and arrays returned in info structs are borrowed from the module and
+ * stay valid while the module is alive. Embedded modules (`fw_embedded_module_t`) are
+ * owned by the object that registers them and must stay registered while listed; a
+ * module loaded from one copies its bytes. Releasing or destroying `NULL` is a no-op.
+ * Objects may be used from several threads as long as each call's arguments are not
+ * destroyed concurrently; reference counts are atomic.
  */
 #ifndef FW_RUNTIME_H_
 #define FW_RUNTIME_H_
@@ -53,6 +60,9 @@ typedef struct fw_status_object_t *fw_status_t;
 FW_API fw_status_code_t fw_status_code(fw_status_t status); /* FW_STATUS_OK for NULL */
 FW_API const char *fw_status_message(fw_status_t status);   /* "OK" for NULL */
 FW_API void fw_status_free(fw_status_t status);
+/* A new error status with `code` and a copy of `message` (NULL: ""), for callers that
+ * report their own errors as values (the C++ API does); FW_OK for FW_STATUS_OK. */
+FW_API fw_status_t fw_status_create(fw_status_code_t code, const char *message);
 FW_API const char *fw_status_code_name(fw_status_code_t code);
 
 /* ---- Element types ------------------------------------------------------ */
@@ -114,6 +124,21 @@ FW_API void fw_runtime_destroy(fw_runtime_t *runtime);
 FW_API fw_status_t fw_buffer_create(fw_runtime_t *runtime, fw_element_type_t element_type,
                                     size_t rank, const int64_t *dims, const void *data,
                                     size_t data_size, fw_buffer_t **out_buffer);
+/* Called once with the wrap's `user_data` and `data` when the last reference to a
+ * wrapped buffer is released, on the thread that releases it. */
+typedef void (*fw_buffer_release_fn_t)(void *user_data, void *data);
+
+/* Creates a buffer that is a view of caller memory, without copying: `data` must hold
+ * exactly the buffer's byte size (`data_size`), be aligned to the element size, and
+ * stay valid until `release` is called (or, when `release` is NULL, until the caller
+ * has released the buffer and every reference a call result holds on it). `data` may be
+ * NULL only when the byte size is 0. Type checks as for fw_buffer_create. Kernels read
+ * and write a wrapped buffer exactly like an owned one. On failure `release` is not
+ * called. */
+FW_API fw_status_t fw_buffer_wrap(fw_runtime_t *runtime, fw_element_type_t element_type,
+                                  size_t rank, const int64_t *dims, void *data,
+                                  size_t data_size, fw_buffer_release_fn_t release,
+                                  void *user_data, fw_buffer_t **out_buffer);
 FW_API void fw_buffer_retain(fw_buffer_t *buffer);
 FW_API void fw_buffer_release(fw_buffer_t *buffer);
 FW_API fw_element_type_t fw_buffer_element_type(const fw_buffer_t *buffer);
@@ -213,6 +238,49 @@ FW_API fw_status_t fw_module_variant_info(const fw_module_t *module, size_t exec
 FW_API fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
                                   fw_buffer_t *const *args, size_t num_args,
                                   fw_buffer_t **out_results, size_t num_results);
+
+/* ---- Embedded modules -------------------------------------------------------- */
+
+/* A program that links an object compiled by `fwc --emit=obj` (or static-lib) finds its
+ * module here: the object holds the complete .fwb bytes and a static constructor that
+ * calls fw_embedded_module_register before main (like clang's offload registration).
+ * The registry is the runtime's one piece of process-global state: registration happens
+ * before main, from objects linked into the program, when no runtime object exists yet
+ * to hang it on. It is guarded by a mutex and holds pointers only (no copies). */
+
+#define FW_EMBEDDED_ABI_VERSION 1u
+
+typedef struct fw_embedded_module_t {
+  uint32_t abi_version;  /* FW_EMBEDDED_ABI_VERSION of the object that registers it */
+  const char *name;      /* module name, e.g. "mlp" */
+  const void *data;      /* the complete .fwb bytes */
+  size_t size;
+  struct fw_embedded_module_t *next; /* owned by the runtime's list; initialise to NULL */
+} fw_embedded_module_t;
+
+/* Adds `module` to the registry (thread-safe, never fails; registering the same record
+ * twice, or NULL, does nothing). The record and the memory it points to must stay valid
+ * until it is unregistered or the process exits. When two records share a name, the one
+ * registered first is found. */
+FW_API void fw_embedded_module_register(fw_embedded_module_t *module);
+/* Removes `module` from the registry (e.g. from the destructor of a shared library that
+ * registered it before it is unloaded); does nothing when it is not registered. */
+FW_API void fw_embedded_module_unregister(fw_embedded_module_t *module);
+/* Loads the registered module `name`: NOT_FOUND (listing the registered names) when none
+ * has that name, UNSUPPORTED when its record is newer than FW_EMBEDDED_ABI_VERSION, then
+ * as fw_module_load_memory. The loaded module does not refer to the embedded bytes. */
+FW_API fw_status_t fw_module_load_embedded(fw_runtime_t *runtime, const char *name,
+                                           fw_module_t **out_module);
+/* Loads the module of `record` directly (the generated header of an embedded module does
+ * this, which also makes the linker keep the module's object when it comes from a static
+ * archive). Checks the record's embedding ABI version like fw_module_load_embedded. */
+FW_API fw_status_t fw_module_load_embedded_record(fw_runtime_t *runtime,
+                                                  const fw_embedded_module_t *record,
+                                                  fw_module_t **out_module);
+/* Number of registered modules, and the name of the `index`th in registration order
+ * (NULL when out of range). The name stays valid while the record is registered. */
+FW_API size_t fw_embedded_module_count(void);
+FW_API const char *fw_embedded_module_name(size_t index);
 
 /* ---- Host call ABI, version 1 (compiled code -> runtime) ------------------ */
 

@@ -1,0 +1,264 @@
+//===- Embedding.cpp - Objects and headers for embedding modules ----------===//
+
+#include "fw/Target/FatBinary/Embedding.h"
+
+#include "fw/Dialect/FW/IR/FWOps.h"
+#include "fw/Target/FatBinary/FatBinary.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Object/Archive.h"
+#include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace mlir;
+using namespace mlir::fw;
+
+bool mlir::fw::isValidModuleName(llvm::StringRef name) {
+  if (name.empty() || llvm::isDigit(name.front()))
+    return false;
+  return llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+llvm::Expected<llvm::SmallVector<char, 0>>
+mlir::fw::emitEmbeddingObject(llvm::ArrayRef<char> fatBinary,
+                              llvm::StringRef moduleName) {
+  if (!isValidModuleName(moduleName))
+    return llvm::createStringError("module name '" + moduleName +
+                                   "' is not a C identifier");
+  llvm::LLVMContext ctx;
+  llvm::Module module(("fw embedded module " + moduleName).str(), ctx);
+  module.setTargetTriple(llvm::Triple("x86_64-unknown-linux-gnu"));
+  auto *i8 = llvm::Type::getInt8Ty(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  std::string prefix = ("__fw_module_" + moduleName).str();
+
+  // The fat binary, read-only.
+  auto *bytes = llvm::ConstantDataArray::getRaw(
+      llvm::StringRef(fatBinary.data(), fatBinary.size()), fatBinary.size(),
+      i8);
+  auto *data = new llvm::GlobalVariable(module, bytes->getType(), true,
+                                        llvm::GlobalValue::InternalLinkage,
+                                        bytes, prefix + "_data");
+  data->setAlignment(llvm::Align(64));
+  auto *nameConst = llvm::ConstantDataArray::getString(ctx, moduleName);
+  auto *name = new llvm::GlobalVariable(module, nameConst->getType(), true,
+                                        llvm::GlobalValue::PrivateLinkage,
+                                        nameConst, prefix + "_name");
+
+  // fw_embedded_module_t { uint32_t abi_version; const char *name;
+  //                        const void *data; size_t size; next; }
+  // A strong, exported symbol: a second module of the same name is a
+  // duplicate definition the linker reports by this name.
+  auto *recordType = llvm::StructType::get(ctx, {i32, ptr, ptr, i64, ptr});
+  auto *record = new llvm::GlobalVariable(
+      module, recordType, /*isConstant=*/false,
+      llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantStruct::get(
+          recordType, {llvm::ConstantInt::get(i32, kEmbeddingAbiVersion), name,
+                       data, llvm::ConstantInt::get(i64, fatBinary.size()),
+                       llvm::ConstantPointerNull::get(ptr)}),
+      prefix);
+  record->setAlignment(llvm::Align(8));
+
+  // The constructor that registers it before main.
+  auto *registerFn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+      llvm::GlobalValue::ExternalLinkage, "fw_embedded_module_register",
+      module);
+  auto *ctor = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+      llvm::GlobalValue::InternalLinkage, prefix + "_register", module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", ctor));
+  builder.CreateCall(registerFn, {record});
+  builder.CreateRetVoid();
+  llvm::appendToGlobalCtors(module, ctor, /*Priority=*/65535);
+
+  // And unregisters it when the program (or a shared library holding the
+  // object) is unloaded.
+  auto *unregisterFn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+      llvm::GlobalValue::ExternalLinkage, "fw_embedded_module_unregister",
+      module);
+  auto *dtor = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+      llvm::GlobalValue::InternalLinkage, prefix + "_unregister", module);
+  builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", dtor));
+  builder.CreateCall(unregisterFn, {record});
+  builder.CreateRetVoid();
+  llvm::appendToGlobalDtors(module, dtor, /*Priority=*/65535);
+  return emitObject(module);
+}
+
+llvm::Expected<llvm::SmallVector<char, 0>>
+mlir::fw::emitStaticLibrary(llvm::ArrayRef<char> object,
+                            llvm::StringRef moduleName) {
+  std::string memberName = (moduleName + ".o").str();
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(object.data(), object.size()), memberName);
+  std::vector<llvm::NewArchiveMember> members;
+  members.emplace_back(buffer->getMemBufferRef());
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> archive =
+      llvm::writeArchiveToBuffer(members, llvm::SymtabWritingMode::NormalSymtab,
+                                 llvm::object::Archive::K_GNU,
+                                 /*Deterministic=*/true, /*Thin=*/false);
+  if (!archive)
+    return archive.takeError();
+  llvm::StringRef bytes = (*archive)->getBuffer();
+  return llvm::SmallVector<char, 0>(bytes.begin(), bytes.end());
+}
+
+/// "4x?xf32" for comments.
+static std::string describe(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto tensor = cast<RankedTensorType>(type);
+  for (int64_t d : tensor.getShape())
+    os << (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d))
+       << "x";
+  os << tensor.getElementType();
+  return text;
+}
+
+/// A C++ method name for function `name` that collides with nothing the
+/// wrapper class defines and is no C++ keyword.
+static std::string methodName(llvm::StringRef name) {
+  static const llvm::StringSet<> reserved = {
+      "load",     "module",   "Module",   "and",      "auto",   "bool",
+      "break",    "case",     "catch",    "char",     "class",  "const",
+      "continue", "default",  "delete",   "do",       "double", "else",
+      "enum",     "explicit", "export",   "extern",   "false",  "float",
+      "for",      "friend",   "goto",     "if",       "inline", "int",
+      "long",     "new",      "not",      "operator", "or",     "private",
+      "protected", "public",  "register", "return",   "short",  "signed",
+      "sizeof",   "static",   "struct",   "switch",   "template", "this",
+      "throw",    "true",     "try",      "typedef",  "union",  "unsigned",
+      "using",    "virtual",  "void",     "volatile", "while",  "xor"};
+  std::string result = name.str();
+  if (reserved.contains(name))
+    result += "_";
+  return result;
+}
+
+FailureOr<std::string> mlir::fw::emitEmbeddingHeader(ModuleOp module,
+                                                     llvm::StringRef moduleName,
+                                                     llvm::StringRef sourceName) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::string guard = "FW_MODULE_" + moduleName.upper() + "_H";
+  os << "/* Generated by fwc from " << sourceName << ": module \"" << moduleName
+     << "\". Do not edit.\n"
+     << " *\n"
+     << " * Link the object fwc wrote with this header and the fw runtime; the\n"
+     << " * module registers itself before main. Load it with "
+     << moduleName << "_load (C)\n"
+     << " * or " << moduleName
+     << "::Module::load (C++), then call its functions. Arguments are\n"
+     << " * borrowed; each result is a new reference the caller releases. */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <fw/runtime.h>\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "/* The registration record in the module's object. */\n"
+     << "extern fw_embedded_module_t __fw_module_" << moduleName << ";\n\n"
+     << "/* Loads the module \"" << moduleName
+     << "\" linked into this program. */\n"
+     << "static inline fw_status_t " << moduleName
+     << "_load(fw_runtime_t *runtime, fw_module_t **out_module) {\n"
+     << "  return fw_module_load_embedded_record(runtime, &__fw_module_"
+     << moduleName << ", out_module);\n}\n";
+
+  struct Entry {
+    std::string name;
+    FunctionType type;
+  };
+  SmallVector<Entry> entries;
+  for (Operation &op : *module.getBody()) {
+    auto name = op.getAttrOfType<StringAttr>(kEntryNameAttrName);
+    auto signature = op.getAttrOfType<TypeAttr>(kSignatureAttrName);
+    if (!name || !signature)
+      continue;
+    auto type = dyn_cast<FunctionType>(signature.getValue());
+    if (!type)
+      return op.emitOpError("has a malformed '")
+             << kSignatureAttrName << "' attribute";
+    if (!isValidModuleName(name.getValue()))
+      return op.emitOpError("function name '")
+             << name.getValue()
+             << "' is not a C identifier and cannot be embedded";
+    entries.push_back({name.getValue().str(), type});
+  }
+
+  for (const Entry &e : entries) {
+    unsigned numArgs = e.type.getNumInputs(), numResults = e.type.getNumResults();
+    os << "\n/* @" << e.name << "(";
+    llvm::interleaveComma(e.type.getInputs(), os,
+                          [&](Type t) { os << describe(t); });
+    os << ") -> (";
+    llvm::interleaveComma(e.type.getResults(), os,
+                          [&](Type t) { os << describe(t); });
+    os << ") */\n"
+       << "static inline fw_status_t " << moduleName << "_" << e.name
+       << "(fw_module_t *module";
+    for (unsigned i = 0; i < numArgs; ++i)
+      os << ", fw_buffer_t *arg" << i;
+    for (unsigned i = 0; i < numResults; ++i)
+      os << ", fw_buffer_t **out_result" << i;
+    os << ") {\n"
+       << "  size_t index = 0;\n"
+       << "  fw_status_t status = fw_module_lookup_function(module, \""
+       << e.name << "\", &index);\n"
+       << "  if (status) return status;\n";
+    os << "  fw_buffer_t *args[" << std::max(1u, numArgs) << "] = {";
+    for (unsigned i = 0; i < numArgs; ++i)
+      os << (i ? ", " : "") << "arg" << i;
+    if (!numArgs)
+      os << "0";
+    os << "};\n"
+       << "  fw_buffer_t *results[" << std::max(1u, numResults) << "] = {0};\n"
+       << "  status = fw_module_call(module, index, args, " << numArgs
+       << ", results, " << numResults << ");\n";
+    for (unsigned i = 0; i < numResults; ++i)
+      os << "  if (out_result" << i << ") *out_result" << i
+         << " = results[" << i << "]; else fw_buffer_release(results[" << i
+         << "]);\n";
+    os << "  return status;\n}\n";
+  }
+  os << "\n#ifdef __cplusplus\n} /* extern \"C\" */\n\n"
+     << "#include <fw/runtime.hpp>\n\n"
+     << "namespace " << moduleName << " {\n\n"
+     << "/* The module \"" << moduleName
+     << "\" linked into this program, with one method per function. */\n"
+     << "class Module {\npublic:\n"
+     << "  static fw::Result<Module> load(fw::Runtime &runtime) {\n"
+     << "    fw::Result<fw::Module> module =\n"
+     << "        fw::Module::loadEmbedded(runtime, &__fw_module_" << moduleName
+     << ");\n"
+     << "    if (!module.ok()) return module.takeStatus();\n"
+     << "    return Module(std::move(*module));\n  }\n";
+  for (const Entry &e : entries) {
+    unsigned numArgs = e.type.getNumInputs();
+    os << "\n  /* @" << e.name << ": " << numArgs << " arguments, "
+       << e.type.getNumResults() << " result(s), in order. */\n"
+       << "  fw::Result<std::vector<fw::Buffer>> " << methodName(e.name) << "(";
+    for (unsigned i = 0; i < numArgs; ++i)
+      os << (i ? ", " : "") << "const fw::Buffer &arg" << i;
+    os << ") {\n    return module_.call(\"" << e.name << "\", {";
+    for (unsigned i = 0; i < numArgs; ++i)
+      os << (i ? ", " : "") << "arg" << i;
+    os << "});\n  }\n";
+  }
+  os << "\n  fw::Module &module() { return module_; }\n\n"
+     << "private:\n  explicit Module(fw::Module module) : module_(std::move(module)) {}\n"
+     << "  fw::Module module_;\n};\n\n"
+     << "} // namespace " << moduleName << "\n"
+     << "#endif /* __cplusplus */\n\n#endif /* " << guard << " */\n";
+  return text;
+}

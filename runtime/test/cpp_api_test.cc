@@ -1,0 +1,250 @@
+// The header-only C++ API (fw/runtime.hpp).
+#include "fw/runtime.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace {
+
+using fw::Buffer;
+using fw::Module;
+using fw::Result;
+using fw::Runtime;
+using fw::Status;
+
+bool contains(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+std::vector<float> iota(size_t n, float base) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = base + float(i);
+  return v;
+}
+
+class CppApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Result<Runtime> rt = Runtime::create();
+    ASSERT_TRUE(rt.ok()) << rt.status().message();
+    rt_ = *rt;
+  }
+  Module load(const char *flavour) {
+    Result<Module> m = Module::loadFile(rt_, fwtest::fixturePath(flavour));
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    return std::move(m).value();
+  }
+  Runtime rt_;
+};
+
+TEST(CppStatus, ValuesAndCopies) {
+  Status ok;
+  EXPECT_TRUE(ok.ok());
+  EXPECT_TRUE(bool(ok));
+  EXPECT_EQ(ok.code(), FW_STATUS_OK);
+  EXPECT_STREQ(ok.message(), "OK");
+  Status error(FW_STATUS_NOT_FOUND, "no such thing");
+  EXPECT_FALSE(error);
+  EXPECT_EQ(error.code(), FW_STATUS_NOT_FOUND);
+  EXPECT_STREQ(error.message(), "no such thing");
+  EXPECT_EQ(error.toString(), "NOT_FOUND: no such thing");
+  Status copy = error;
+  EXPECT_STREQ(copy.message(), "no such thing");
+  EXPECT_NE(copy.message(), error.message());  // an independent status object
+  Status moved = std::move(copy);
+  EXPECT_EQ(moved.code(), FW_STATUS_NOT_FOUND);
+  fw_status_t raw = moved.release();
+  EXPECT_TRUE(moved.ok());
+  EXPECT_EQ(fw_status_code(raw), FW_STATUS_NOT_FOUND);
+  fw_status_free(raw);
+  EXPECT_EQ(fw_status_create(FW_STATUS_OK, "ignored"), nullptr);
+}
+
+TEST(CppResult, ValueOrStatus) {
+  Result<int> value = 7;
+  EXPECT_TRUE(value.ok());
+  EXPECT_EQ(*value, 7);
+  Result<int> error = Status(FW_STATUS_OUT_OF_RANGE, "too far");
+  EXPECT_FALSE(error);
+  EXPECT_EQ(error.status().code(), FW_STATUS_OUT_OF_RANGE);
+  EXPECT_EQ(error.value(), 0);  // a default value, not a crash
+  Result<int> fromOk = Status();
+  EXPECT_EQ(fromOk.status().code(), FW_STATUS_INTERNAL);
+  Status taken = error.takeStatus();
+  EXPECT_STREQ(taken.message(), "too far");
+}
+
+TEST_F(CppApiTest, HandlesKeepTheRuntimeAlive) {
+  Buffer buffer;
+  Module module;
+  {
+    Result<Runtime> rt = Runtime::create();
+    ASSERT_TRUE(rt.ok());
+    Result<Buffer> b = Buffer::fromVector<float>(*rt, {2, 4}, iota(8, 1));
+    ASSERT_TRUE(b.ok()) << b.status().message();
+    buffer = *b;
+    Result<Module> m = Module::loadFile(*rt, fwtest::fixturePath("add"));
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    module = std::move(*m);
+  }  // every Runtime object is gone; the buffer and the module still share the runtime
+  Result<std::vector<Buffer>> out = module.call("add", {buffer, buffer});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].toVector<float>(), (std::vector<float>{2, 4, 6, 8, 10, 12, 14, 16}));
+}
+
+TEST_F(CppApiTest, BufferCopiesShareAndMovesTransfer) {
+  Result<Buffer> b = Buffer::create(rt_, FW_ELEMENT_TYPE_I32, {3});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  Buffer copy = *b;
+  EXPECT_EQ(copy.get(), b->get());
+  static_cast<int32_t *>(copy.data())[1] = 5;
+  EXPECT_EQ(b->toVector<int32_t>(), (std::vector<int32_t>{0, 5, 0}));
+  Buffer moved = std::move(copy);
+  EXPECT_FALSE(copy);  // NOLINT(bugprone-use-after-move): moved-from is null
+  EXPECT_EQ(moved.get(), b->get());
+  moved = Buffer();
+  EXPECT_EQ(b->rank(), 1u);  // still alive through the original
+  EXPECT_EQ(b->dims(), std::vector<int64_t>{3});
+  EXPECT_EQ(b->byteSize(), 12u);
+  EXPECT_EQ(b->type().str(), "3xi32");
+}
+
+TEST_F(CppApiTest, NullHandlesReportErrors) {
+  Buffer none;
+  EXPECT_FALSE(none);
+  EXPECT_EQ(none.rank(), 0u);
+  EXPECT_TRUE(none.dims().empty());
+  EXPECT_EQ(none.data(), nullptr);
+  EXPECT_TRUE(none.toVector<float>().empty());
+  EXPECT_TRUE(contains(none.checkType<float>().message(), "the buffer is null"));
+  Module empty;
+  EXPECT_TRUE(empty.functions().empty());
+  EXPECT_TRUE(contains(empty.lookup("add").status().message(), "module is NULL"));
+  EXPECT_TRUE(contains(empty.call("add", {}).status().message(), "module is NULL"));
+  EXPECT_TRUE(contains(empty.signature(size_t(0)).status().message(), "module is NULL"));
+  Runtime noRuntime;
+  Result<Buffer> b = Buffer::create(noRuntime, FW_ELEMENT_TYPE_F32, {2});
+  EXPECT_TRUE(contains(b.status().message(), "runtime is NULL"));
+  EXPECT_EQ(b->rank(), 0u);  // the value of an error is a null handle
+  EXPECT_FALSE(Module::loadFile(noRuntime, fwtest::fixturePath("add")).ok());
+  EXPECT_FALSE(Module::loadEmbedded(noRuntime, "add").ok());
+  // A null argument is an error of the call, not a crash.
+  Module m = load("add");
+  Result<Buffer> a = Buffer::fromVector<float>(rt_, {1, 4}, iota(4, 0));
+  EXPECT_TRUE(contains(m.call("add", {*a, Buffer()}).status().message(),
+                       "argument 1 of @add is NULL"));
+}
+
+TEST_F(CppApiTest, LoadErrorsAreResults) {
+  Result<Module> missing = Module::loadFile(rt_, "/nonexistent/model.fwb");
+  EXPECT_EQ(missing.status().code(), FW_STATUS_IO);
+  EXPECT_TRUE(contains(missing.status().message(), "/nonexistent/model.fwb: cannot open"));
+  const char junk[8] = "garbage";
+  EXPECT_TRUE(contains(Module::loadMemory(rt_, junk, sizeof(junk)).status().message(),
+                       "not a .fwb file"));
+  Result<Module> embedded = Module::loadEmbedded(rt_, "no_such_module");
+  EXPECT_EQ(embedded.status().code(), FW_STATUS_NOT_FOUND);
+  EXPECT_TRUE(contains(embedded.status().message(), "registered:"));
+}
+
+TEST_F(CppApiTest, CallAddThroughModule) {
+  std::vector<uint8_t> bytes = fwtest::readFile(fwtest::fixturePath("add"));
+  Result<Module> m = Module::loadMemory(rt_, bytes.data(), bytes.size());
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->name(), "add");
+  EXPECT_EQ(m->functions(), std::vector<std::string>{"add"});
+  Result<fw::Signature> signature = m->signature("add");
+  ASSERT_TRUE(signature.ok());
+  ASSERT_EQ(signature->args.size(), 2u);
+  ASSERT_EQ(signature->results.size(), 1u);
+  EXPECT_EQ(signature->args[1].str(), "?x4xf32");
+  EXPECT_EQ(signature->results[0].dims, (std::vector<int64_t>{FW_DYNAMIC_DIM, 4}));
+  EXPECT_EQ(*m->lookup("@add"), 0u);
+
+  Result<Buffer> a = Buffer::fromVector<float>(rt_, {3, 4}, iota(12, 0));
+  Result<Buffer> b = Buffer::fromVector<float>(rt_, {3, 4}, iota(12, 100));
+  ASSERT_TRUE(a.ok() && b.ok());
+  Result<std::vector<Buffer>> out = m->call("add", {*a, *b});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->size(), 1u);
+  const Buffer &sum = (*out)[0];
+  EXPECT_EQ(sum.dims(), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(sum.elementType(), FW_ELEMENT_TYPE_F32);
+  std::vector<float> expected(12);
+  for (size_t i = 0; i < 12; ++i) expected[i] = 100.0f + 2.0f * float(i);
+  EXPECT_EQ(sum.toVector<float>(), expected);
+  // By index, with a vector of arguments.
+  Result<std::vector<Buffer>> again = m->call(*m->lookup("add"), std::vector<Buffer>{*a, *b});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)[0].toVector<float>(), expected);
+}
+
+TEST_F(CppApiTest, CallErrorsAreResults) {
+  Module m = load("add");
+  Result<Buffer> a = Buffer::fromVector<float>(rt_, {3, 4}, iota(12, 0));
+  Result<Buffer> wide = Buffer::fromVector<float>(rt_, {3, 5}, iota(15, 0));
+  Result<std::vector<Buffer>> wrongName = m.call("mul", {*a, *a});
+  EXPECT_EQ(wrongName.status().code(), FW_STATUS_NOT_FOUND);
+  EXPECT_TRUE(contains(wrongName.status().message(), "has no function @mul"));
+  Result<std::vector<Buffer>> wrongShape = m.call("add", {*a, *wide});
+  EXPECT_EQ(wrongShape.status().code(), FW_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(wrongShape.status().message(), "expected ?x4xf32, got 3x5xf32"))
+      << wrongShape.status().message();
+  Result<std::vector<Buffer>> wrongCount = m.call("add", {*a});
+  EXPECT_TRUE(contains(wrongCount.status().message(), "expects 2 arguments, got 1"));
+  EXPECT_TRUE(wrongCount->empty());
+  EXPECT_FALSE(m.call(size_t(3), {}).ok());
+}
+
+template <typename T> void expectRoundTrip(Runtime &rt, const std::vector<T> &values) {
+  Result<Buffer> b = Buffer::fromVector<T>(rt, {int64_t(values.size())}, values);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->elementType(), fw::ElementType<T>::value);
+  EXPECT_TRUE(b->template checkType<T>().ok());
+  EXPECT_EQ(b->template toVector<T>(), values);
+}
+
+TEST_F(CppApiTest, VectorRoundTrips) {
+  expectRoundTrip<float>(rt_, {1.5f, -2, 3e10f});
+  expectRoundTrip<double>(rt_, {1e300, -0.25});
+  expectRoundTrip<int8_t>(rt_, {-128, 0, 127});
+  expectRoundTrip<int16_t>(rt_, {-32768, 7});
+  expectRoundTrip<int32_t>(rt_, {INT32_MIN, 1, INT32_MAX});
+  expectRoundTrip<int64_t>(rt_, {INT64_MIN, INT64_MAX});
+  expectRoundTrip<bool>(rt_, {true, false, true, true});
+  expectRoundTrip<float>(rt_, {});
+  Result<Buffer> half = Buffer::fromVector<fw::Half>(rt_, {2}, {{0x3C00}, {0xC000}});
+  ASSERT_TRUE(half.ok());
+  EXPECT_EQ(half->elementType(), FW_ELEMENT_TYPE_F16);
+  EXPECT_EQ(half->toVector<fw::Half>()[1].bits, 0xC000);
+  Result<Buffer> f = Buffer::fromVector<float>(rt_, {2, 2}, {1, 2, 3, 4});
+  EXPECT_TRUE(f->toVector<int32_t>().empty());  // wrong element type
+  Status wrongType = f->checkType<int32_t>();
+  EXPECT_EQ(wrongType.code(), FW_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(wrongType.message(), "the buffer holds f32, not i32"));
+  Result<Buffer> wrongCount = Buffer::fromVector<float>(rt_, {2, 2}, {1, 2, 3});
+  EXPECT_TRUE(contains(wrongCount.status().message(), "data_size 12 does not match the 16"));
+}
+
+TEST_F(CppApiTest, WrapIsAView) {
+  alignas(64) float storage[16 + 1] = {};
+  float *data = storage + 1;  // element aligned, not 64-byte aligned
+  for (int i = 0; i < 8; ++i) data[i] = float(i);
+  Result<Buffer> view = Buffer::wrap(rt_, FW_ELEMENT_TYPE_F32, {2, 4}, data, 8 * sizeof(float));
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  EXPECT_EQ(view->data(), data);
+  Module m = load("add");
+  Result<std::vector<Buffer>> out = m.call("add", {*view, *view});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].toVector<float>(), (std::vector<float>{0, 2, 4, 6, 8, 10, 12, 14}));
+  Result<Buffer> misaligned = Buffer::wrap(rt_, FW_ELEMENT_TYPE_F32, {1},
+                                           reinterpret_cast<char *>(data) + 1, 4);
+  EXPECT_TRUE(contains(misaligned.status().message(), "not aligned"));
+}
+
+}  // namespace
