@@ -12,3 +12,12 @@
 // EXEC: input[0]: 4x784xf32 (generated)
 // EXEC: result[0]: 4x10xf32
 // EXEC-NEXT: 4x10xf32=[
+// fw-run --benchmark=N times N more calls after the first and prints the
+// minimum and median time per call, with units.
+// RUN: %fw-run %t.fwb --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
+// BENCH: result[0]: 4x10xf32
+// BENCH: benchmark @main: 3 calls after 1 warm-up
+// BENCH-NEXT: min: {{[0-9.e+-]+}} {{us|ms|s}}
+// BENCH-NEXT: median: {{[0-9.e+-]+}} {{us|ms|s}}
+// RUN: not %fw-run %t.fwb --benchmark=-1 2>&1 | FileCheck %s --check-prefix=BADBENCH
+// BADBENCH: fw-run: error: --benchmark must be >= 0

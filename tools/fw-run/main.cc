@@ -8,6 +8,9 @@
 // Every error is one line "fw-run: error: <message>" on stderr and exit code 1.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <chrono>
+
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -157,6 +160,18 @@ HostTensor readBuffer(fw_buffer_t *b) {
   return t;
 }
 
+// "12.3 us", "4.56 ms", "1.23 s".
+std::string formatSeconds(double seconds) {
+  char text[64];
+  if (seconds < 1e-3)
+    std::snprintf(text, sizeof(text), "%.3g us", seconds * 1e6);
+  else if (seconds < 1)
+    std::snprintf(text, sizeof(text), "%.3g ms", seconds * 1e3);
+  else
+    std::snprintf(text, sizeof(text), "%.3g s", seconds);
+  return text;
+}
+
 int run(int argc, char **argv) {
   CLI::App app{"Runs a function of a compiled fw module (.fwb) on the fw runtime.", "fw-run"};
   std::string module_path, function;
@@ -164,6 +179,7 @@ int run(int argc, char **argv) {
   bool list = false;
   int64_t default_dim = 4;
   int64_t print_max = 1024;
+  int64_t benchmark = 0;
   app.add_option("module", module_path, "The .fwb module to load")->required();
   app.add_option("--function", function,
                  "Function to call (default: the only function, or main)");
@@ -179,6 +195,10 @@ int run(int argc, char **argv) {
                  "Size of dynamic dimensions of generated inputs (default 4)");
   app.add_option("--print-max-elements", print_max,
                  "Maximum number of elements printed per result (default 1024)");
+  app.add_option("--benchmark", benchmark,
+                 "After the first call (a warm-up whose results are output as "
+                 "usual), call the function N more times on the same inputs and "
+                 "print the minimum and median time per call");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -187,6 +207,7 @@ int run(int argc, char **argv) {
   }
   if (default_dim < 0) return fail("--default-dim must be >= 0");
   if (print_max < 0) return fail("--print-max-elements must be >= 0");
+  if (benchmark < 0) return fail("--benchmark must be >= 0");
 
   fw_runtime_t *raw_rt = nullptr;
   if (fw_status_t s = fw_runtime_create(nullptr, &raw_rt)) return fail(take(s));
@@ -275,6 +296,28 @@ int run(int argc, char **argv) {
     }
     std::printf("result[%zu]: %s\n%s\n", i, fwrun::formatType(t.type, t.dims).c_str(),
                 fwrun::formatTensor(t, size_t(print_max)).c_str());
+  }
+  if (benchmark > 0) {
+    std::vector<double> times;
+    times.reserve(size_t(benchmark));
+    for (int64_t n = 0; n < benchmark; ++n) {
+      std::vector<fw_buffer_t *> out(f.num_results, nullptr);
+      auto start = std::chrono::steady_clock::now();
+      fw_status_t status = fw_module_call(module.get(), index, arg_ptrs.data(),
+                                          arg_ptrs.size(), out.data(), out.size());
+      auto stop = std::chrono::steady_clock::now();
+      for (fw_buffer_t *b : out) fw_buffer_release(b);
+      if (status) return fail("benchmark call " + std::to_string(n) + ": " + take(status));
+      times.push_back(std::chrono::duration<double>(stop - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    size_t mid = times.size() / 2;
+    double median =
+        times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
+    std::printf("benchmark @%s: %lld calls after 1 warm-up\n", f.name,
+                (long long)benchmark);
+    std::printf("min: %s\n", formatSeconds(times.front()).c_str());
+    std::printf("median: %s\n", formatSeconds(median).c_str());
   }
   if (std::fflush(stdout) != 0) return fail("cannot write to stdout");
   return 0;
