@@ -1,13 +1,21 @@
 # fw_add_module(<target> SOURCES <model.mlir>
 #               [MODULE_NAME <name>] [TARGETS <cpu,x86-64-v4,...>]
-#               [FWC_FLAGS <flags>...])
+#               [RUNTIME static|shared|none] [FWC_FLAGS <flags>...])
 #
 # Compiles the MLIR model with fwc at build time into an object that embeds
 # the fat binary, plus a header <name>.h, and links both into <target> with
-# the fw runtime. Editing the .mlir file rebuilds the module. The header is
-# on <target>'s include path: #include "<name>.h".
+# the fw runtime: fw::runtime (static, the default), fw::runtime_shared, or
+# none (the target links a runtime itself). Editing the .mlir file rebuilds
+# the module. The header is on <target>'s include path: #include "<name>.h".
+# FWC_FLAGS are passed to fwc as they are (e.g. -O2).
 function(fw_add_module target)
-  cmake_parse_arguments(ARG "" "MODULE_NAME" "SOURCES;TARGETS;FWC_FLAGS" ${ARGN})
+  cmake_parse_arguments(ARG "" "MODULE_NAME;RUNTIME" "SOURCES;TARGETS;FWC_FLAGS" ${ARGN})
+  if(NOT ARG_RUNTIME)
+    set(ARG_RUNTIME static)
+  endif()
+  if(NOT ARG_RUNTIME MATCHES "^(static|shared|none)$")
+    message(FATAL_ERROR "fw_add_module: RUNTIME must be static, shared or none, got '${ARG_RUNTIME}'")
+  endif()
   if(NOT TARGET ${target})
     message(FATAL_ERROR "fw_add_module: '${target}' is not a target")
   endif()
@@ -43,5 +51,9 @@ function(fw_add_module target)
                                                      GENERATED TRUE)
   target_sources(${target} PRIVATE "${object}" "${header}")
   target_include_directories(${target} PRIVATE "${dir}")
-  target_link_libraries(${target} PRIVATE fw::runtime)
+  if(ARG_RUNTIME STREQUAL "static")
+    target_link_libraries(${target} PRIVATE fw::runtime)
+  elseif(ARG_RUNTIME STREQUAL "shared")
+    target_link_libraries(${target} PRIVATE fw::runtime_shared)
+  endif()
 endfunction()

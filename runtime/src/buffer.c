@@ -55,6 +55,7 @@ static fw_status_t buffer_new(fw_runtime_t *runtime, fw_element_type_t element_t
   if (!b) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   atomic_init(&b->refcount, 1);
   b->runtime = runtime;
+  fw_runtime_retain_internal(runtime);
   b->device = runtime->cpu_device;
   b->type.element_type = element_type;
   b->type.rank = (uint32_t)rank;
@@ -65,6 +66,12 @@ static fw_status_t buffer_new(fw_runtime_t *runtime, fw_element_type_t element_t
   return FW_OK;
 }
 
+/* Frees a buffer that was never handed out (its memory is not allocated or not owned). */
+static void buffer_discard(fw_buffer_t *b) {
+  fw_runtime_release_internal(b->runtime);
+  free(b);
+}
+
 /* "data_size N does not match the M bytes of a TYPE buffer"; frees `b`. */
 static fw_status_t size_mismatch(fw_buffer_t *b, size_t data_size) {
   char type[256];
@@ -72,7 +79,7 @@ static fw_status_t size_mismatch(fw_buffer_t *b, size_t data_size) {
   fw_status_t status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                                       "data_size %zu does not match the %zu bytes of a %s buffer",
                                       data_size, b->byte_size, type);
-  free(b);
+  buffer_discard(b);
   return status;
 }
 
@@ -85,7 +92,7 @@ fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_
   if (status != FW_OK) return status;
   status = b->device->vtable->alloc(b->device, b->byte_size, &b->data);
   if (status != FW_OK) {
-    free(b);
+    buffer_discard(b);
     return status;
   }
   *out_buffer = b;
@@ -126,13 +133,13 @@ fw_status_t fw_buffer_wrap(fw_runtime_t *runtime, fw_element_type_t element_type
   if (status != FW_OK) return status;
   if (data_size != b->byte_size) return size_mismatch(b, data_size);
   if (!data && b->byte_size != 0) {
-    free(b);
+    buffer_discard(b);
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "data is NULL for a %zu-byte buffer",
                           data_size);
   }
   size_t element_size = fw_element_type_size(element_type);
   if ((uintptr_t)data % element_size != 0) {
-    free(b);
+    buffer_discard(b);
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                           "data %p is not aligned to the %zu-byte elements of %s", data,
                           element_size, fw_element_type_name(element_type));
@@ -156,6 +163,7 @@ void fw_buffer_release(fw_buffer_t *buffer) {
     buffer->device->vtable->free(buffer->device, buffer->data);
   else if (buffer->release)
     buffer->release(buffer->user_data, buffer->data);
+  fw_runtime_release_internal(buffer->runtime);
   free(buffer);
 }
 

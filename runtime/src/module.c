@@ -197,6 +197,7 @@ static void module_free(fw_module_t *m) {
   free(m->entries);
   free(m->cpu_kernels);
   fw_metadata_free(&m->md);
+  if (m->runtime) fw_runtime_release_internal(m->runtime);
   free(m);
 }
 
@@ -211,6 +212,7 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
   if (!m) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   atomic_init(&m->refcount, 1);
   m->runtime = runtime;
+  if (runtime) fw_runtime_retain_internal(runtime);
   m->fd = -1;
   status = fw_metadata_parse(view.meta, view.meta_size, FW_HOST_ABI_VERSION, &m->md);
   if (status != FW_OK) goto fail;

@@ -9,6 +9,9 @@
 #include "metadata.h"
 
 struct fw_runtime_t {
+  /* One reference for the caller (dropped by fw_runtime_destroy) and one per live buffer
+   * and module, so destroying the runtime first never leaves them dangling. */
+  atomic_size_t refcount;
   fw_runtime_options_t options;
   fw_device_t *cpu_device;
 };
@@ -35,6 +38,10 @@ struct fw_module_t {
   fw_host_entry_fn_t *entries;      /* per function */
   fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
 };
+
+/* Reference counting of the runtime by the objects created from it. */
+void fw_runtime_retain_internal(fw_runtime_t *runtime);
+void fw_runtime_release_internal(fw_runtime_t *runtime);
 
 /* Number of entries of the host-call function table of ABI version 1. */
 #define FW_HOST_ABI_TABLE_SIZE 9

@@ -132,3 +132,18 @@ TEST(Runtime, CreateDestroy) {
 }
 
 }  // namespace
+
+TEST(RuntimeLifetime, BuffersOutliveTheRuntimeHandle) {
+  fw_runtime_t *rt = nullptr;
+  ASSERT_EQ(fw_runtime_create(nullptr, &rt), FW_OK);
+  const float values[3] = {1, 2, 3};
+  const int64_t dims[1] = {3};
+  fw_buffer_t *b = nullptr;
+  ASSERT_EQ(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, dims, values, sizeof(values), &b),
+            FW_OK);
+  // Destroying the runtime first drops only the caller's reference.
+  fw_runtime_destroy(rt);
+  const float *data = static_cast<const float *>(fw_buffer_data(b));
+  EXPECT_EQ(data[2], 3.0f);
+  fw_buffer_release(b);  // frees the runtime too
+}

@@ -6,6 +6,9 @@
 // RUN: %fwc %S/Inputs/scale.mlir --emit=static-lib --module-name=scaler -o %t/libscaler.a --header=%t/scaler.h
 // RUN: %cc %runtime-cflags -I%t %S/Inputs/two_modules.c %t/adder.o %t/libscaler.a %runtime-lib -o %t/two
 // RUN: %t/two | FileCheck %s
+// The registration runs with every linker (constructors in .init_array).
+// RUN: %cc -fuse-ld=lld %runtime-cflags -I%t %S/Inputs/two_modules.c %t/adder.o %t/libscaler.a %runtime-lib -o %t/two-lld
+// RUN: %t/two-lld | FileCheck %s
 // CHECK: sum 11 22 33 44
 // CHECK-NEXT: twice 22 44 66 88
 // CHECK-NEXT: thrice 33 66 99 132
@@ -19,3 +22,10 @@
 // Module names must be C identifiers.
 // RUN: not %fwc %S/Inputs/add.mlir --emit=obj --module-name=3d-model -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=NAME
 // NAME: fwc: error: module name '3d-model' is not a C identifier
+// RUN: not %fwc %S/Inputs/add.mlir --emit=obj --module-name=new -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=KEYWORD
+// KEYWORD: fwc: error: module name 'new' is reserved
+// RUN: not %fwc %S/Inputs/add.mlir --emit=obj --module-name=fw -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=FWNAME
+// FWNAME: fwc: error: module name 'fw' is reserved
+// A function whose name the header needs for itself cannot be embedded.
+// RUN: not %fwc %S/Inputs/load.mlir --emit=obj --module-name=m -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=LOAD
+// LOAD: load.mlir:1:1: error: {{.*}}function name 'load' clashes with a keyword or with a name the generated header defines

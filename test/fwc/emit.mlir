@@ -4,7 +4,7 @@
 // RUN: %fwc %s --emit=llvm -o %t/add.ll
 // RUN: FileCheck %s --check-prefix=LLVMIR < %t/add.ll
 // RUN: %fwc %s --emit=obj --module-name=adder -o %t/add.o
-// RUN: llvm-readelf -h -s %t/add.o | FileCheck %s --check-prefix=OBJ
+// RUN: llvm-readelf -h -S -s %t/add.o | FileCheck %s --check-prefix=OBJ
 // RUN: FileCheck %s --check-prefix=HEADER < %t/add.h
 // RUN: %fwc %s --emit=static-lib --module-name=adder -o %t/libadder.a
 // RUN: llvm-ar t %t/libadder.a | FileCheck %s --check-prefix=LIB
@@ -20,7 +20,8 @@
 // LLVMIR: attributes #[[KATTR]] = { {{.*}}"target-cpu"="x86-64-v3"
 // OBJ: Type: REL (Relocatable file)
 // OBJ: Machine: Advanced Micro Devices X86-64
-// OBJ-DAG: GLOBAL DEFAULT {{.*}} __fw_module_adder{{$}}
+// OBJ-DAG: GLOBAL HIDDEN {{.*}} __fw_module_adder{{$}}
+// OBJ-DAG: .init_array
 // OBJ-DAG: UND fw_embedded_module_register
 // HEADER: static inline fw_status_t adder_load(fw_runtime_t *runtime, fw_module_t **out_module)
 // HEADER: /* @add(4xf32, 4xf32) -> (4xf32) */

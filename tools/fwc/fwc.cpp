@@ -213,9 +213,10 @@ int compile(const Flags &flags, bool &reportedError) {
   fw::FatBinaryOptions fatOptions;
   fatOptions.moduleName = flags.moduleName.empty() ? stem : flags.moduleName;
   bool embedding = emit == "obj" || emit == "static-lib";
-  if (embedding && !fw::isValidModuleName(fatOptions.moduleName))
-    return fail("module name '" + fatOptions.moduleName +
-                "' is not a C identifier; choose one with --module-name");
+  if (embedding)
+    if (llvm::Error error = fw::checkModuleName(fatOptions.moduleName))
+      return fail(llvm::toString(std::move(error)) +
+                  (flags.moduleName.empty() ? " (from the input's name)" : ""));
   std::string headerText;
   if (embedding) {
     FailureOr<std::string> header =

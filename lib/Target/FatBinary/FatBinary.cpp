@@ -80,6 +80,8 @@ createTargetMachine() {
   if (!target)
     return llvm::createStringError("no x86-64 backend in LLVM: " + error);
   llvm::TargetOptions options;
+  // Constructors in .init_array, which every linker (ld.lld included) runs.
+  options.UseInitArray = true;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, kHostCpu, "", options, llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));

@@ -3,7 +3,9 @@
  * Ownership. Every object is created by a `fw_<object>_create`/`_wrap`/`_load_*` call
  * that returns it through an `out_...` parameter, and the caller then owns one reference.
  * A runtime (`fw_runtime_t`) is created with `fw_runtime_create` and destroyed with
- * `fw_runtime_destroy`; it must outlive every module and buffer created from it.
+ * `fw_runtime_destroy`, which drops the caller's reference: modules and buffers created
+ * from it hold references of their own, so they stay usable and the runtime is freed
+ * with the last of them.
  * Modules (`fw_module_t`) and buffers (`fw_buffer_t`) are reference counted:
  * `fw_module_retain`/`fw_module_release` and `fw_buffer_retain`/`fw_buffer_release`;
  * the object is freed when its last reference is released. A buffer made by

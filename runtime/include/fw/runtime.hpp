@@ -165,19 +165,23 @@ struct TensorType {
   }
 };
 
-/// A view of dims: a braced list `{2, 4}`, a std::vector, or a pointer and a count. A
-/// braced list lives until the end of the full expression, so pass it straight to a call.
+/// Dims of a tensor (at most FW_MAX_RANK): a braced list `{2, 4}`, a std::vector, or a
+/// pointer and a count. The values are copied, so a Dims can be kept.
 class Dims {
 public:
   Dims() = default;
   Dims(std::initializer_list<int64_t> dims) : Dims(dims.begin(), dims.size()) {}
-  Dims(const std::vector<int64_t> &dims) : data_(dims.data()), size_(dims.size()) {}
-  Dims(const int64_t *data, size_t size) : data_(data), size_(size) {}
-  const int64_t *data() const { return data_; }
+  Dims(const std::vector<int64_t> &dims) : Dims(dims.data(), dims.size()) {}
+  Dims(const int64_t *data, size_t size) : size_(size) {
+    // A rank above FW_MAX_RANK keeps its size so the runtime reports it.
+    for (size_t i = 0; i < size && i < FW_MAX_RANK; ++i)
+      dims_[i] = data[i];
+  }
+  const int64_t *data() const { return dims_; }
   size_t size() const { return size_; }
 
 private:
-  const int64_t *data_ = nullptr;
+  int64_t dims_[FW_MAX_RANK] = {};
   size_t size_ = 0;
 };
 

@@ -22,8 +22,12 @@ namespace mlir::fw {
 /// passes to the runtime.
 constexpr uint32_t kEmbeddingAbiVersion = 1;
 
-/// True when `name` can name a module: a C identifier.
+/// True when `name` is a C identifier.
 bool isValidModuleName(llvm::StringRef name);
+
+/// Checks that `name` can name an embedded module: a C identifier that is no
+/// C/C++ keyword and does not collide with the runtime's names.
+llvm::Error checkModuleName(llvm::StringRef name);
 
 /// Builds a relocatable x86-64 object holding `fatBinary` and a static
 /// constructor that registers it as module `moduleName` (symbol
