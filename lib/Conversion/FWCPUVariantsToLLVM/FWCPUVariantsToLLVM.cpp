@@ -44,6 +44,7 @@ static void buildCpuKernelPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  funcPm.addPass(createCPULoopOrderPass());
   funcPm.addPass(createConvertLinalgToLoopsPass());
   funcPm.addPass(createLoopInvariantCodeMotionPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

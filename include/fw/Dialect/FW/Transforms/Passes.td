@@ -134,6 +134,29 @@ def BufferizePass : Pass<"fw-bufferize", "ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def CPULoopOrderPass : Pass<"fw-cpu-loop-order", "func::FuncOp"> {
+  let summary = "Orders the loops of linalg ops for unit-stride inner loops";
+  let description = [{
+    Before linalg ops become loops in a CPU kernel, picks the loop that should
+    be innermost: the one under which the most operands are walked with unit
+    stride (their last index is that loop) or stay invariant (they do not use
+    it), the fewest with a large stride, preferring a parallel loop, which
+    LLVM vectorizes. Ops whose best loop is not already innermost are
+    generalized and interchanged; the order of the other loops is kept, and
+    each output element still accumulates its reduction in the same order.
+    For a matmul, (i, j, k) becomes (i, k, j): B and C are walked along rows
+    and A[i, k] is invariant in the inner loop.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
+                  outs(%c : memref<64x16xf32>)
+    // becomes a linalg.generic with
+    //   iterator_types = ["parallel", "reduction", "parallel"]
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CPUKernelABIPass : Pass<"fw-cpu-kernel-abi", "ModuleOp"> {
   let summary = "Gives CPU kernels the runtime's uniform calling convention";
   let description = [{
