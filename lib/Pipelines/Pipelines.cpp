@@ -57,12 +57,17 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
   // clean start.
   pm.addPass(createSymbolDCEPass());
   pm.addNestedPass<func::FuncOp>(mlir::fw::createPrepareInputPass());
+  // Elementwise producers fused into their consumers.
+  if (options.optLevel > 0)
+    pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.compileTo == Phase::Input)
     return;
 
-  pm.addNestedPass<func::FuncOp>(mlir::fw::createFormTasksPass());
+  mlir::fw::FormTasksPassOptions formTasks;
+  formTasks.fuseEpilogues = options.optLevel > 0;
+  pm.addNestedPass<func::FuncOp>(mlir::fw::createFormTasksPass(formTasks));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.compileTo == Phase::Tasks)
@@ -116,6 +121,9 @@ struct FwcPipelineOptions : public PassPipelineOptions<FwcPipelineOptions> {
       llvm::cl::desc("Stop after this phase: input, tasks, executables, "
                      "buffers, host, llvm"),
       llvm::cl::init("llvm")};
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("0 disables fusion"),
+                            llvm::cl::init(3)};
 };
 } // namespace
 
@@ -127,6 +135,7 @@ void mlir::fw::registerFwPasses() {
       [](OpPassManager &pm, const FwcPipelineOptions &opts) {
         FwcOptions options;
         options.compileTo = parsePhase(opts.compileTo).value_or(Phase::LLVM);
+        options.optLevel = opts.optLevel;
         buildFwcPipeline(pm, options);
       });
 }

@@ -1,6 +1,9 @@
 // relu(x @ w + b): bias materialized with linalg.broadcast, add + relu in one generic.
 // RUN: %fwc %s -o %t.fwb
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=matmul_bias_relu --case=matmul_bias_relu --arg-shapes="32x64;64x48;48" --tmp=%t
+// Fused (one task) and unfused (-O0) builds give the same answers.
+// RUN: %fwc -O0 %s -o %t.O0.fwb
+// RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.O0.fwb --function=matmul_bias_relu --case=matmul_bias_relu --arg-shapes="32x64;64x48;48" --tmp=%t
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 

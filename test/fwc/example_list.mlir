@@ -5,8 +5,11 @@
 // CHECK: module mlp
 // CHECK: target cpu x86-64-v3 (x86_64-unknown-linux-gnu)
 // CHECK: func @main(?x784xf32, 784x256xf32, 256xf32, 256x10xf32, 10xf32) -> (?x10xf32)
-// CHECK: executable @main_dispatch_0(read ?x784xf32, read 784x256xf32, write ?x256xf32)
+// One task per layer: matmul with its bias and ReLU.
+// CHECK: executable @main_dispatch_0(read ?x784xf32, read 784x256xf32, read 256xf32, write ?x256xf32)
 // CHECK-NEXT: variant cpu x86-64-v3: symbol __fwk_main_dispatch_0_cpu_x86_64_v3
+// CHECK: executable @main_dispatch_1(read ?x256xf32, read 256x10xf32, read 10xf32, write ?x10xf32)
+// CHECK-NOT: executable
 // And it runs without input files (generated inputs, dynamic dims = 4).
 // RUN: %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=EXEC
 // EXEC: input[0]: 4x784xf32 (generated)

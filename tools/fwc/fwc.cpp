@@ -189,6 +189,7 @@ int compile(const Flags &flags, bool &reportedError) {
   }
   fw::FwcOptions options;
   options.compileTo = *phase;
+  options.optLevel = flags.optLevel;
   fw::buildFwcPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
@@ -300,7 +301,9 @@ int main(int argc, char **argv) {
                  "Module name recorded in the fat binary and used to embed it "
                  "(a C identifier; default: the input file's stem)");
   app.add_option("--ld-path", flags.ldPath, "Path of ld.lld");
-  app.add_option("-O", flags.optLevel, "LLVM optimization level, 0-3")
+  app.add_option("-O", flags.optLevel,
+                 "Optimization level, 0-3: -O0 keeps one task per operation "
+                 "and no fusion, for debugging")
       ->capture_default_str();
   app.add_flag("--print-ir-after-all", flags.printIRAfterAll,
                "Print the IR after every pass (to stderr)");

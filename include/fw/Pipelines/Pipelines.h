@@ -34,6 +34,9 @@ llvm::StringRef getPhaseNames();
 
 struct FwcOptions {
   Phase compileTo = Phase::LLVM;
+  /// 0 keeps one task per operation and fuses nothing (for debugging);
+  /// 1 and above fuse elementwise operations and epilogues into tasks.
+  unsigned optLevel = 3;
 };
 
 /// Adds the passes of the fwc pipeline up to `options.compileTo` to `pm`,

@@ -203,8 +203,9 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
   OpBuilder b(root);
   Location loc = root->getLoc();
 
-  emitShapeChecks(b, root,
-                  [&](Value v) { return traceShapeSource(v, ops); });
+  for (Operation *op : ops)
+    emitShapeChecks(b, op,
+                    [&](Value v) { return traceShapeSource(v, ops); });
 
   // Dynamic result dimensions, computed on the host.
   SmallVector<Value> resultDims;
@@ -268,8 +269,9 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
     op->moveBefore(body, body->end());
   OpBuilder inner = OpBuilder::atBlockEnd(body);
   YieldOp::create(inner, loc, root->getResults());
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root))
-    sizeInitsFromInputs(inner, linalgOp);
+  for (Operation *op : ops)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      sizeInitsFromInputs(inner, linalgOp);
 
   // Rematerialize cheap producers inside; collect tensor captures.
   llvm::SetVector<Value> tensorCaptures;
@@ -358,6 +360,23 @@ LogicalResult verifyEntrySignature(func::FuncOp func) {
   return success();
 }
 
+/// Returns the elementwise linalg.generic that is the only user of `op`'s
+/// single result, if any: it can join `op`'s task as an epilogue.
+linalg::GenericOp getEpilogue(Operation *op) {
+  if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+    return nullptr;
+  auto consumer = dyn_cast<linalg::GenericOp>(*op->getResult(0).user_begin());
+  if (!consumer || consumer->getBlock() != op->getBlock() ||
+      consumer.getNumResults() != 1 ||
+      consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+      !consumer.hasPureTensorSemantics())
+    return nullptr;
+  // The producer's result must be an input, not the consumer's init.
+  if (!llvm::is_contained(consumer.getDpsInputs(), op->getResult(0)))
+    return nullptr;
+  return consumer;
+}
+
 /// Constants and empty tensors returned directly need a task to materialize
 /// them into a result buffer: each gets its own copy before the return.
 llvm::SmallPtrSet<Operation *, 4> cloneReturnedConstants(func::ReturnOp ret) {
@@ -420,6 +439,7 @@ LogicalResult cleanUpHost(Block &block) {
 }
 
 struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
+  using FormTasksPassBase::FormTasksPassBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isDeclaration())
@@ -460,6 +480,13 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
           if (linalg::FillOp fill = getExclusiveFill(init.get(), op))
             ops.push_back(fill);
       ops.push_back(op);
+      // Elementwise epilogues join the task, in block order.
+      if (fuseEpilogues && isa<linalg::LinalgOp>(op))
+        for (linalg::GenericOp epilogue = getEpilogue(op); epilogue;
+             epilogue = getEpilogue(epilogue)) {
+          ops.push_back(epilogue);
+          absorbed.insert(epilogue);
+        }
       if (failed(formTask(ops)))
         return signalPassFailure();
     }

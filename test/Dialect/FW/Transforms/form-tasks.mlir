@@ -177,3 +177,74 @@ func.func @negative_fill_of_fill(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> te
   %m = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %m : tensor<8x8xf32>
 }
+
+// -----
+
+/// Elementwise epilogues (bias, then ReLU) join the matmul's task.
+// CHECK-LABEL: func.func @epilogues
+// CHECK: %[[T:.*]] = fw.task(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8x16xf32>, tensor<16x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: fw.yield
+// CHECK-NOT: fw.task
+// CHECK: return %[[T]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @epilogues(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %bias: tensor<4xf32>) -> tensor<8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e1 = tensor.empty() : tensor<8x4xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %bias : tensor<8x4xf32>, tensor<4xf32>) outs(%e1 : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  %e2 = tensor.empty() : tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x4xf32>) outs(%e2 : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %v = arith.maximumf %x, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+/// negative_: a result with a second user stays in its own task; so does a
+/// consumer that reduces.
+// CHECK-LABEL: func.func @negative_epilogues
+// CHECK: %[[M:.*]] = fw.task
+// CHECK: linalg.matmul
+// CHECK: fw.task(%[[M]]
+// CHECK: linalg.generic
+// CHECK: fw.task(%[[M]]
+// CHECK: linalg.reduce
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @negative_epilogues(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> (tensor<8x4xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e1 = tensor.empty() : tensor<8x4xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<8x4xf32>) outs(%e1 : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %v = arith.maximumf %x, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.reduce ins(%m : tensor<8x4xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
+    (%x: f32, %y: f32) {
+      %z = arith.addf %x, %y : f32
+      linalg.yield %z : f32
+    }
+  return %s, %sum : tensor<8x4xf32>, tensor<8xf32>
+}

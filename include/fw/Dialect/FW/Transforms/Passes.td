@@ -63,7 +63,16 @@ def FormTasksPass : Pass<"fw-form-tasks", "func::FuncOp"> {
     Operations that would need tensor data on the host (for example
     `tensor.extract` at the top level of a function) are rejected with a
     diagnostic.
+
+    With `fuse-epilogues` (the default), elementwise `linalg.generic`
+    consumers that are the only user of a linalg op's result join that op's
+    task (bias and activation after a matmul or a convolution), so a layer
+    is one task; the intermediate result never leaves the kernel.
   }];
+  let options = [
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
+           "Put elementwise consumers in the task of their producer">
+  ];
   let dependentDialects = ["::mlir::fw::FWDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
