@@ -94,6 +94,7 @@ std::vector<float> randomFloats(size_t n, uint64_t seed, float lo, float hi) {
 }
 
 [[noreturn]] void die(const std::string &what, const fw::Status &status) {
+  std::fflush(stdout);
   std::fprintf(stderr, "fw-bench: %s: %s\n", what.c_str(), status.message());
   std::exit(1);
 }

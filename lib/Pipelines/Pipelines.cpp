@@ -79,6 +79,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
 
   pm.addPass(mlir::fw::createBufferizePass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::fw::createTaskPrioritiesPass());
   if (options.compileTo == Phase::Buffers)
     return;
 

@@ -107,7 +107,11 @@ int listModule(fw_module_t *m) {
     for (size_t b = 0; b < e.num_bindings; ++b)
       bindings += (b ? ", " : "") + std::string(accessName(e.bindings[b].access)) + " " +
                   typeString(e.bindings[b].type);
-    std::printf("executable @%s(%s)\n", e.name, bindings.c_str());
+    std::string hints;
+    if (e.cost_flops) hints += " flops=" + std::to_string(e.cost_flops);
+    if (e.cost_bytes) hints += " bytes=" + std::to_string(e.cost_bytes);
+    if (e.priority) hints += " priority=" + std::to_string(e.priority);
+    std::printf("executable @%s(%s)%s\n", e.name, bindings.c_str(), hints.c_str());
     for (size_t v = 0; v < e.num_variants; ++v) {
       fw_variant_info_t vi;
       fw_target_info_t t;

@@ -184,7 +184,10 @@ private:
       executables.u32(variants.size() - firstVariant);
       executables.u64(exe.getFlops().value_or(0));
       executables.u64(exe.getBytes().value_or(0));
-      executables.u32(0);
+      auto priority = exe->getAttrOfType<IntegerAttr>("fw.priority");
+      executables.u32(priority ? static_cast<uint32_t>(std::clamp<int64_t>(
+                                     priority.getInt(), 0, UINT32_MAX))
+                               : 0);
       executables.u32(0);
     }
     return success();

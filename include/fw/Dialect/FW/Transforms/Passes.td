@@ -143,6 +143,28 @@ def BufferizePass : Pass<"fw-bufferize", "ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TaskPrioritiesPass : Pass<"fw-task-priorities", "ModuleOp"> {
+  let summary = "Ranks dispatches for the scheduler and marks independent ones";
+  let description = [{
+    Builds the dependence graph of the dispatches of each host function from
+    their buffers and access modes (read-after-write, write-after-read,
+    write-after-write, in program order) and annotates:
+    - each dispatch with `fw.level`, the length of the longest chain of
+      dispatches before it: dispatches on the same level depend on each
+      other in no way and can run concurrently;
+    - each dispatch and its executable with `fw.priority`, the upward rank
+      (the dispatch's cost plus the largest rank among the dispatches that
+      depend on it, HEFT-style), from the executables' `flops` estimates
+      (bytes, or 1, when unknown), scaled to 32 bits. The fat binary's
+      metadata carries the executable priority to the runtime's scheduler.
+
+    ```mlir
+    %t0 = fw.dispatch @a(%x, %y) access([...]) {fw.level = 0 : i64, fw.priority = 2048 : i64}
+    %t1 = fw.dispatch @b(%y, %z) access([...]) {fw.level = 1 : i64, fw.priority = 1024 : i64}
+    ```
+  }];
+}
+
 def CPULoopOrderPass : Pass<"fw-cpu-loop-order", "func::FuncOp"> {
   let summary = "Orders the loops of linalg ops for unit-stride inner loops";
   let description = [{
