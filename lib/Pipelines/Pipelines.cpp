@@ -79,6 +79,12 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
 
   pm.addPass(mlir::fw::createBufferizePass());
   pm.addPass(createCanonicalizerPass());
+  if (options.optLevel > 0 || options.reportMemory) {
+    mlir::fw::ReuseBuffersPassOptions reuse;
+    reuse.reuse = options.optLevel > 0;
+    reuse.report = options.reportMemory;
+    pm.addPass(mlir::fw::createReuseBuffersPass(reuse));
+  }
   pm.addPass(mlir::fw::createTaskPrioritiesPass());
   if (options.compileTo == Phase::Buffers)
     return;

@@ -46,6 +46,7 @@ struct Flags {
   std::string header;
   unsigned optLevel = 3;
   bool printIRAfterAll = false;
+  bool stats = false;
 };
 
 int fail(const llvm::Twine &message) {
@@ -190,6 +191,7 @@ int compile(const Flags &flags, bool &reportedError) {
   fw::FwcOptions options;
   options.compileTo = *phase;
   options.optLevel = flags.optLevel;
+  options.reportMemory = flags.stats;
   fw::buildFwcPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
@@ -305,6 +307,9 @@ int main(int argc, char **argv) {
                  "Optimization level, 0-3: -O0 keeps one task per operation "
                  "and no fusion, for debugging")
       ->capture_default_str();
+  app.add_flag("--stats", flags.stats,
+               "Report the peak memory of intermediate buffers per function, "
+               "before and after reuse");
   app.add_flag("--print-ir-after-all", flags.printIRAfterAll,
                "Print the IR after every pass (to stderr)");
   try {

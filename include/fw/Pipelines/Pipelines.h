@@ -37,6 +37,8 @@ struct FwcOptions {
   /// 0 keeps one task per operation and fuses nothing (for debugging);
   /// 1 and above fuse elementwise operations and epilogues into tasks.
   unsigned optLevel = 3;
+  /// Report the peak memory of intermediate buffers as a remark per function.
+  bool reportMemory = false;
 };
 
 /// Adds the passes of the fwc pipeline up to `options.compileTo` to `pm`,

@@ -143,6 +143,33 @@ def BufferizePass : Pass<"fw-bufferize", "ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def ReuseBuffersPass : Pass<"fw-reuse-buffers", "ModuleOp"> {
+  let summary = "Reuses intermediate buffers whose last dispatch has been issued";
+  let description = [{
+    Walks each host function in program order. A buffer released with
+    `fw.dealloc` is handed to the next `fw.alloc` of the same type and the
+    same dynamic sizes, which uses it instead of allocating (and releases it
+    in its place); a buffer nothing can use is released where it was. The runtime
+    orders the new writer after the earlier readers (write-after-read on the
+    same buffer), so results do not change. With `report`, a remark on each function gives the peak of live memory the
+    function allocates (intermediates and results) before and after reuse
+    (static shapes; dynamic ones are counted separately).
+
+    ```mlir
+    %a = fw.alloc() : memref<4xf32, #fw.tier<host>>
+    ... dispatches using %a ...
+    fw.dealloc %a : memref<4xf32, #fw.tier<host>>
+    %b = fw.alloc() : memref<4xf32, #fw.tier<host>>   // becomes %a
+    ```
+  }];
+  let options = [
+    Option<"reuse", "reuse", "bool", /*default=*/"true",
+           "Reuse buffers (false: only report)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with the peak memory before and after reuse">
+  ];
+}
+
 def TaskPrioritiesPass : Pass<"fw-task-priorities", "ModuleOp"> {
   let summary = "Ranks dispatches for the scheduler and marks independent ones";
   let description = [{

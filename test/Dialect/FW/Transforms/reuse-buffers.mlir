@@ -1,0 +1,63 @@
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(fw-reuse-buffers{report=true})' --verify-diagnostics | FileCheck %s
+
+fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<256xf32>, tensor<256xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {}
+  }
+}
+
+/// A chain: the buffer released after the second dispatch serves the third
+/// allocation, which then releases it; the peak does not change, one
+/// allocation is saved.
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[A:.*]] = fw.alloc() : memref<256xf32, #fw.tier<host>>
+// CHECK: fw.dispatch @k(%{{.*}}, %[[A]])
+// CHECK: %[[B:.*]] = fw.alloc() : memref<256xf32, #fw.tier<host>>
+// CHECK: fw.dispatch @k(%[[A]], %[[B]])
+// CHECK-NOT: fw.alloc
+// CHECK-NOT: fw.dealloc %[[A]]
+// CHECK: fw.dispatch @k(%[[B]], %[[A]])
+// CHECK: fw.dealloc %[[B]]
+// CHECK: fw.dispatch @k(%[[A]], %{{.*}})
+// CHECK: fw.dealloc %[[A]]
+// expected-remark @+1 {{allocated buffers: peak 2048 bytes before reuse, 2048 bytes after (1 reused)}}
+func.func @chain(%in: memref<256xf32, #fw.tier<host>>, %out: memref<256xf32, #fw.tier<host>>) {
+  %a = fw.alloc() : memref<256xf32, #fw.tier<host>>
+  %t0 = fw.dispatch @k(%in, %a) access([#fw.access<read>, #fw.access<write>]) : memref<256xf32, #fw.tier<host>>, memref<256xf32, #fw.tier<host>>
+  %b = fw.alloc() : memref<256xf32, #fw.tier<host>>
+  %t1 = fw.dispatch @k(%a, %b) access([#fw.access<read>, #fw.access<write>]) : memref<256xf32, #fw.tier<host>>, memref<256xf32, #fw.tier<host>>
+  fw.dealloc %a : memref<256xf32, #fw.tier<host>>
+  %c = fw.alloc() : memref<256xf32, #fw.tier<host>>
+  %t2 = fw.dispatch @k(%b, %c) access([#fw.access<read>, #fw.access<write>]) : memref<256xf32, #fw.tier<host>>, memref<256xf32, #fw.tier<host>>
+  fw.dealloc %b : memref<256xf32, #fw.tier<host>>
+  %t3 = fw.dispatch @k(%c, %out) access([#fw.access<read>, #fw.access<write>]) : memref<256xf32, #fw.tier<host>>, memref<256xf32, #fw.tier<host>>
+  fw.dealloc %c : memref<256xf32, #fw.tier<host>>
+  fw.wait %t0, %t1, %t2, %t3
+  return
+}
+
+// -----
+
+fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<?xf32>, tensor<?xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {}
+  }
+}
+
+/// negative_: buffers of different sizes are not exchanged; a buffer nothing
+/// can use is released where it was.
+// CHECK-LABEL: func.func @negative_sizes
+// CHECK: %[[A:.*]] = fw.alloc(%[[N:.*]])
+// CHECK: fw.dealloc %[[A]]
+// CHECK: fw.alloc(%[[M:.*]])
+// expected-remark @+1 {{allocated buffers: peak 0 bytes before reuse, 0 bytes after (0 reused, 2 dynamically sized not counted)}}
+func.func @negative_sizes(%in: memref<?xf32, #fw.tier<host>>, %n: index, %m: index) {
+  %a = fw.alloc(%n) : memref<?xf32, #fw.tier<host>>
+  %t0 = fw.dispatch @k(%in, %a) access([#fw.access<read>, #fw.access<write>]) : memref<?xf32, #fw.tier<host>>, memref<?xf32, #fw.tier<host>>
+  fw.dealloc %a : memref<?xf32, #fw.tier<host>>
+  %b = fw.alloc(%m) : memref<?xf32, #fw.tier<host>>
+  %t1 = fw.dispatch @k(%in, %b) access([#fw.access<read>, #fw.access<write>]) : memref<?xf32, #fw.tier<host>>, memref<?xf32, #fw.tier<host>>
+  fw.dealloc %b : memref<?xf32, #fw.tier<host>>
+  fw.wait %t0, %t1
+  return
+}
