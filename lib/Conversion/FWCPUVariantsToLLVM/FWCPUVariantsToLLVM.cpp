@@ -46,6 +46,7 @@ static void buildCpuKernelPipeline(OpPassManager &pm) {
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createCPULoopOrderPass());
   funcPm.addPass(createConvertLinalgToLoopsPass());
+  funcPm.addPass(createApproximateMathPass());
   funcPm.addPass(createLoopInvariantCodeMotionPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

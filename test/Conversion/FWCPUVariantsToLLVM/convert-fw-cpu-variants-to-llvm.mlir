@@ -2,13 +2,15 @@
 
 /// The CPU variant's kernel becomes LLVM: renamed per variant, with its C
 /// interface and the runtime entry __fwk_<executable>_<variant>. Loops come
-/// from linalg, math becomes LLVM intrinsics. Everything but the entry has
-/// internal linkage.
+/// from linalg; tanh becomes a polynomial (no libm call). Everything but the
+/// entry has internal linkage.
 // CHECK-LABEL: fw.executable @k
 // CHECK: fw.variant @cpu target(#fw.cpu<"x86-64-v3">)
 // CHECK: llvm.func internal @k_cpu(
 // CHECK: llvm.cond_br
-// CHECK: llvm.intr.tanh
+// CHECK-NOT: llvm.intr.tanh
+// CHECK-NOT: llvm.call @tanhf
+// CHECK: llvm.fmul
 // CHECK: llvm.func internal @_mlir_ciface_k_cpu(%{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr)
 // CHECK: llvm.func @__fwk_k_cpu(%{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr)
 // CHECK: llvm.call @_mlir_ciface_k_cpu

@@ -192,6 +192,25 @@ def TaskPrioritiesPass : Pass<"fw-task-priorities", "ModuleOp"> {
   }];
 }
 
+def ApproximateMathPass : Pass<"fw-approximate-math", "func::FuncOp"> {
+  let summary = "Replaces transcendental math ops by vectorizable polynomials";
+  let description = [{
+    Rewrites `math.exp`, `math.expm1`, `math.log`, `math.log1p`, `math.log2`,
+    `math.tanh` and `math.erf` on f32 (and on f16/bf16 through f32) into
+    MLIR's polynomial approximations: plain arithmetic that LLVM vectorizes,
+    instead of one libm call per element. The approximations are accurate to
+    a few ulp over the whole range and keep NaN and infinity behaviour.
+
+    ```mlir
+    %y = math.exp %x : f32
+    // becomes range reduction + a polynomial in arith ops
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def CPULoopOrderPass : Pass<"fw-cpu-loop-order", "func::FuncOp"> {
   let summary = "Orders the loops of linalg ops for unit-stride inner loops";
   let description = [{
