@@ -8,6 +8,7 @@
 #include "fw/Conversion/Passes.h"
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Target/TargetDescription.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -40,11 +41,15 @@ using namespace mlir::fw;
 
 /// The pipeline from bufferized linalg to the LLVM dialect for one kernel
 /// module.
-static void buildCpuKernelPipeline(OpPassManager &pm) {
+static void buildCpuKernelPipeline(OpPassManager &pm,
+                                   const TargetDescription &target) {
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createCPULoopOrderPass());
+  CPUTilePassOptions tiling;
+  tiling.l2Bytes = static_cast<int64_t>(target.l2Bytes);
+  funcPm.addPass(createCPUTilePass(tiling));
   funcPm.addPass(createConvertLinalgToLoopsPass());
   funcPm.addPass(createApproximateMathPass());
   funcPm.addPass(createLoopInvariantCodeMotionPass());
@@ -155,7 +160,9 @@ struct ConvertFWCPUVariantsToLLVMPass
         guardIntegerDivision(inner);
         // A fresh pipeline per kernel: some passes cache symbols they create.
         OpPassManager pm(ModuleOp::getOperationName());
-        buildCpuKernelPipeline(pm);
+        const TargetDescription *desc =
+            lookupTarget(cast<CPUTargetAttr>(variant.getTarget()).getArch());
+        buildCpuKernelPipeline(pm, *desc);
         if (failed(runPipeline(pm, inner)))
           return signalPassFailure();
         // Only the runtime entry is visible outside the kernel's module, so

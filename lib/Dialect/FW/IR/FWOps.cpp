@@ -229,8 +229,7 @@ LogicalResult AllocOp::verify() {
   MemRefType type = getResult().getType();
   if (failed(verifyTierMemRef(*this, type)))
     return failure();
-  if (static_cast<int64_t>(getDynamicSizes().size()) !=
-      type.getNumDynamicDims())
+  if (getDynamicSizes().size() != type.getNumDynamicDims())
     return emitOpError("expects ")
            << type.getNumDynamicDims()
            << " dynamic sizes (one per dynamic dimension), got "

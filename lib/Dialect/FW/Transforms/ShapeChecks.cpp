@@ -118,12 +118,10 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
         continue; // The same size twice.
       if (!isDynamicDim(value, dim) && !isDynamicDim(first, firstDim))
         continue;
-      unsigned a = llvm::find_if(op->getOperands(), [&](Value v) {
-                     return v == first;
-                   }) - op->operand_begin();
-      unsigned c = llvm::find_if(op->getOperands(), [&](Value v) {
-                     return v == value;
-                   }) - op->operand_begin();
+      auto operandIndex = [&](Value v) -> unsigned {
+        return llvm::find(op->getOperands(), v) - op->operand_begin();
+      };
+      unsigned a = operandIndex(first), c = operandIndex(value);
       check(cmp(arith::CmpIPredicate::eq, size(first, firstDim),
                 size(value, dim)),
             "dimension " + Twine(firstDim) + " of operand " + Twine(a) +

@@ -4,6 +4,7 @@
 #define FW_DIALECT_FW_TRANSFORMS_PASSES_H
 
 #include "fw/Dialect/FW/IR/FWOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -211,6 +211,35 @@ def ApproximateMathPass : Pass<"fw-approximate-math", "func::FuncOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def CPUTilePass : Pass<"fw-cpu-tile", "func::FuncOp"> {
+  let summary = "Tiles contractions for the CPU's caches";
+  let description = [{
+    After `fw-cpu-loop-order`, tiles the innermost (vectorized) loop and the
+    innermost reduction loop of contractions on buffers (matmul, batched
+    matmul): a block of `inner-bytes` along the inner loop and as many
+    reduction steps as fit half of `l2-bytes`, so the block of the shared
+    operand stays in L2 while every row of the output passes over it. The
+    sizes come from the target description of the variant being compiled.
+
+    ```mlir
+    scf.for %k = %c0 to %c1024 step %c128 {
+      scf.for %j = %c0 to %c1024 step %c256 {
+        linalg.generic ... ins(subviews) outs(subview)
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"524288",
+           "Size of the L2 cache in bytes">,
+    Option<"innerBytes", "inner-bytes", "int64_t", /*default=*/"1024",
+           "Bytes of the innermost loop's tile">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def CPULoopOrderPass : Pass<"fw-cpu-loop-order", "func::FuncOp"> {
   let summary = "Orders the loops of linalg ops for unit-stride inner loops";
   let description = [{
