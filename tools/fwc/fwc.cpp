@@ -308,8 +308,8 @@ int main(int argc, char **argv) {
                  "and no fusion, for debugging")
       ->capture_default_str();
   app.add_flag("--stats", flags.stats,
-               "Report the peak memory of intermediate buffers per function, "
-               "before and after reuse");
+               "Report, per function, the peak memory it allocates before "
+               "and after buffer reuse");
   app.add_flag("--print-ir-after-all", flags.printIRAfterAll,
                "Print the IR after every pass (to stderr)");
   try {
