@@ -21,6 +21,15 @@
 // A negative stride.
 // RUN: not %fw-run %t.fwb --function=negative_stride --input=8xf32=1 --input=1000000xf32=0 2>&1 | FileCheck %s --check-prefix=STRIDE
 // STRIDE: 'tensor.extract_slice': the slice reaches past the end of the source in dimension 0 (or has a stride below 1)
+// A cast to a static size checks that size.
+// RUN: not %fw-run %t.fwb --function=cast_static --input=3x2xf32=0,1,2,3,4,5 2>&1 | FileCheck %s --check-prefix=CAST
+// CAST: 'tensor.cast': dimension 1 of the operand must be 3
+
+func.func @cast_static(%a: tensor<?x?xf32>) -> tensor<?x3xf32> {
+  %c = tensor.cast %a : tensor<?x?xf32> to tensor<?x3xf32>
+  %r = math.exp %c : tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}
 
 func.func @insert_n(%src: tensor<?xf32>, %dst: tensor<?xf32>, %other: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index

@@ -20,8 +20,7 @@ struct ApproximateMathPass
     : public fw::impl::ApproximateMathPassBase<ApproximateMathPass> {
   void runOnOperation() override {
     static const llvm::StringSet<> approximated = {
-        "math.exp", "math.expm1", "math.log", "math.log1p", "math.log2",
-        "math.tanh", "math.erf"};
+        "math.exp", "math.expm1", "math.log1p", "math.tanh", "math.erf"};
     auto predicate = [](StringRef name) {
       return approximated.contains(name);
     };

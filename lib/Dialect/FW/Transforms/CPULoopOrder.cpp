@@ -64,7 +64,15 @@ struct CPULoopOrderPass
         continue;
       unsigned innermost = numLoops - 1, best = innermost;
       int bestScore = scoreInnermost(op, innermost);
+      auto iterators = op.getIteratorTypesArray();
       for (unsigned loop = 0; loop < innermost; ++loop) {
+        // Moving a reduction past another reduction would change the order
+        // in which an output element accumulates (argmax ties, say).
+        if (iterators[loop] == utils::IteratorType::reduction &&
+            llvm::any_of(llvm::seq(loop + 1, numLoops), [&](unsigned l) {
+              return iterators[l] == utils::IteratorType::reduction;
+            }))
+          continue;
         int score = scoreInnermost(op, loop);
         if (score > bestScore) {
           best = loop;

@@ -129,9 +129,12 @@ Value traceShapeSource(Value value, ArrayRef<Operation *> ops) {
 /// size of its result, which would be a false dependency for the scheduler.
 void sizeInitsFromInputs(OpBuilder &b, linalg::LinalgOp op) {
   for (OpOperand &init : op.getDpsInitsMutable()) {
-    // The init, possibly through a fill inside the task.
+    // The init, possibly through a fill that is part of the task.
     OpOperand *emptyUse = &init;
-    if (auto fill = init.get().getDefiningOp<linalg::FillOp>())
+    auto fill = init.get().getDefiningOp<linalg::FillOp>();
+    if (fill && fill->getBlock() != op->getBlock())
+      continue; // Computed outside the task: it is an operand.
+    if (fill)
       emptyUse = &fill.getDpsInitsMutable()[0];
     auto empty = emptyUse->get().getDefiningOp<tensor::EmptyOp>();
     if (!empty || empty.getType().hasStaticShape())
@@ -156,14 +159,16 @@ void sizeInitsFromInputs(OpBuilder &b, linalg::LinalgOp op) {
         }
       }
       if (!size)
-        return;
+        break;
       sizes.push_back(size);
     }
+    if (sizes.size() != empty.getType().getNumDynamicDims())
+      continue; // Some size has no input to come from.
     b.setInsertionPoint(op);
     auto sized = tensor::EmptyOp::create(b, empty.getLoc(), empty.getType(),
                                          sizes);
     emptyUse->set(sized);
-    if (auto fill = init.get().getDefiningOp<linalg::FillOp>())
+    if (fill)
       fill->moveAfter(sized);
   }
 }
@@ -484,6 +489,9 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
       if (fuseEpilogues && isa<linalg::LinalgOp>(op))
         for (linalg::GenericOp epilogue = getEpilogue(op); epilogue;
              epilogue = getEpilogue(epilogue)) {
+          for (OpOperand &init : epilogue.getDpsInitsMutable())
+            if (linalg::FillOp fill = getExclusiveFill(init.get(), epilogue))
+              ops.push_back(fill);
           ops.push_back(epilogue);
           absorbed.insert(epilogue);
         }

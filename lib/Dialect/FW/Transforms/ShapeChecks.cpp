@@ -58,6 +58,7 @@ public:
 
   void linalgChecks(linalg::LinalgOp linalgOp);
   void concatChecks(tensor::ConcatOp concat);
+  void castChecks(tensor::CastOp cast);
   void sliceChecks(OffsetSizeAndStrideOpInterface slice, Value source,
                    StringRef what);
   void insertedSizeChecks(tensor::InsertSliceOp insert);
@@ -183,11 +184,49 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
   }
 }
 
+void CheckBuilder::castChecks(tensor::CastOp castOp) {
+  // Every size the cast makes static must be that size.
+  auto source = castOp.getSource();
+  auto result = cast<ShapedType>(castOp.getType());
+  if (!result.hasRank() || !cast<ShapedType>(source.getType()).hasRank())
+    return;
+  for (int64_t d = 0, e = result.getRank(); d < e; ++d)
+    if (!result.isDynamicDim(d) && isDynamicDim(source, d))
+      check(cmp(arith::CmpIPredicate::eq, size(source, d),
+                index(result.getDimSize(d))),
+            "dimension " + Twine(d) + " of the operand must be " +
+                Twine(result.getDimSize(d)));
+}
+
 void CheckBuilder::concatChecks(tensor::ConcatOp concat) {
   int64_t axis = concat.getDim();
   ValueRange inputs = concat.getInputs();
   Value first = inputs.front();
   int64_t rank = cast<ShapedType>(first.getType()).getRank();
+  auto result = cast<ShapedType>(concat.getType());
+  // Static sizes of the result: the other dimensions of every operand, and
+  // the sum along the axis.
+  for (int64_t d = 0; d < rank; ++d) {
+    if (result.isDynamicDim(d))
+      continue;
+    if (d == axis) {
+      if (llvm::none_of(inputs, [&](Value v) { return isDynamicDim(v, d); }))
+        continue;
+      Value total = index(0);
+      for (Value input : inputs)
+        total = arith::AddIOp::create(b, loc, total, size(input, d));
+      check(cmp(arith::CmpIPredicate::eq, total, index(result.getDimSize(d))),
+            "the operands' sizes along dimension " + Twine(d) +
+                " must add up to " + Twine(result.getDimSize(d)));
+      continue;
+    }
+    for (auto [i, input] : llvm::enumerate(inputs))
+      if (isDynamicDim(input, d))
+        check(cmp(arith::CmpIPredicate::eq, size(input, d),
+                  index(result.getDimSize(d))),
+              "dimension " + Twine(d) + " of operand " + Twine(i) +
+                  " must be " + Twine(result.getDimSize(d)));
+  }
   for (int64_t d = 0; d < rank; ++d) {
     if (d == axis)
       continue;
@@ -281,6 +320,7 @@ void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
           checks.linalgChecks(linalgOp);
       })
       .Case([&](tensor::ConcatOp concat) { checks.concatChecks(concat); })
+      .Case([&](tensor::CastOp cast) { checks.castChecks(cast); })
       .Case([&](tensor::ExtractSliceOp slice) {
         checks.sliceChecks(slice, slice.getSource(), "source");
       })

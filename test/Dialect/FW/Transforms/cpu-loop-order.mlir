@@ -61,3 +61,23 @@ func.func @negative_tensors(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor
   %r = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+/// negative_: a reduction loop is never moved past another reduction loop:
+/// that would change the order in which an output accumulates (first-max
+/// ties of an argmax, say), even where the other order walks memory better.
+// CHECK-LABEL: func.func @negative_two_reductions
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK-SAME: ins(%{{.*}} : memref<8x4xf32>)
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#s = affine_map<(d0, d1) -> ()>
+func.func @negative_two_reductions(%x: memref<8x4xf32>, %y: memref<f32>) {
+  linalg.generic {indexing_maps = [#t, #s], iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<8x4xf32>) outs(%y : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  }
+  return
+}

@@ -248,3 +248,35 @@ func.func @negative_epilogues(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> (te
     }
   return %s, %sum : tensor<8x4xf32>, tensor<8xf32>
 }
+
+// -----
+
+/// An epilogue whose init is a fill brings its fill into the task too.
+// CHECK-LABEL: func.func @epilogue_with_fill
+// CHECK: fw.task
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: fw.yield
+// CHECK-NOT: linalg.fill
+// CHECK: return
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_with_fill(%a: tensor<?x16xf32>, %b: tensor<16x4xf32>) -> tensor<?x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %e1 = tensor.empty(%n) : tensor<?x4xf32>
+  %f1 = linalg.fill ins(%one : f32) outs(%e1 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<?x16xf32>, tensor<16x4xf32>) outs(%f : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<?x4xf32>) outs(%f1 : tensor<?x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %v = arith.addf %x, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}

@@ -195,11 +195,13 @@ def TaskPrioritiesPass : Pass<"fw-task-priorities", "ModuleOp"> {
 def ApproximateMathPass : Pass<"fw-approximate-math", "func::FuncOp"> {
   let summary = "Replaces transcendental math ops by vectorizable polynomials";
   let description = [{
-    Rewrites `math.exp`, `math.expm1`, `math.log`, `math.log1p`, `math.log2`,
-    `math.tanh` and `math.erf` on f32 (and on f16/bf16 through f32) into
-    MLIR's polynomial approximations: plain arithmetic that LLVM vectorizes,
-    instead of one libm call per element. The approximations are accurate to
-    a few ulp over the whole range and keep NaN and infinity behaviour.
+    Rewrites `math.exp`, `math.expm1`, `math.log1p`, `math.tanh` and
+    `math.erf` on f32 (and on f16/bf16 through f32) into MLIR's polynomial
+    approximations: plain arithmetic that LLVM vectorizes, instead of one libm
+    call per element. They are accurate to a few ulp and keep NaN, infinity
+    and signed-zero behaviour, except that `exp` flushes results below the
+    smallest normal float (x < -87.3) to zero. `log` and `log2`, whose
+    approximations are wrong for subnormal inputs, keep calling libm.
 
     ```mlir
     %y = math.exp %x : f32

@@ -19,7 +19,7 @@ namespace mlir::fw {
 /// available at the insertion point. Handles linalg ops (sizes indexed by the
 /// same loop must agree; windows of convolutions and pooling must fit in
 /// their input), tensor.concat, tensor.extract_slice, tensor.insert_slice and
-/// tensor.expand_shape.
+/// tensor.expand_shape and tensor.cast.
 /// Checks whose outcome is known statically are not emitted.
 void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource);
