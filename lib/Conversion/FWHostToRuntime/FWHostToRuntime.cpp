@@ -69,15 +69,11 @@ public:
     std::string name = ("__fw_msg_" + Twine(messageCounter++)).str();
     while (module.lookupSymbol(name))
       name = ("__fw_msg_" + Twine(messageCounter++)).str();
-    Value text;
-    {
-      // createGlobalString inserts the global at the start of the module.
-      // NUL-terminated: the runtime reads it as a C string.
-      std::string terminated = message.str();
-      terminated.push_back('\0');
-      text = LLVM::createGlobalString(loc, b, name, terminated,
-                                      LLVM::Linkage::Internal);
-    }
+    // NUL-terminated: the runtime reads it as a C string.
+    std::string terminated = message.str();
+    terminated.push_back('\0');
+    Value text = LLVM::createGlobalString(loc, b, name, terminated,
+                                          LLVM::Linkage::Internal);
     call(loc, "fw_rt_assert", nullptr, {flag, text});
   }
 

@@ -70,32 +70,28 @@ mlir::fw::emitEmbeddingObject(llvm::ArrayRef<char> fatBinary,
   // binds to another library's module of the same name.
   record->setVisibility(llvm::GlobalValue::HiddenVisibility);
 
-  // The constructor that registers it before main.
-  auto *registerFn = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
-      llvm::GlobalValue::ExternalLinkage, "fw_embedded_module_register",
-      module);
-  auto *ctor = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
-      llvm::GlobalValue::InternalLinkage, prefix + "_register", module);
-  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", ctor));
-  builder.CreateCall(registerFn, {record});
-  builder.CreateRetVoid();
-  llvm::appendToGlobalCtors(module, ctor, /*Priority=*/65535);
-
-  // And unregisters it when the program (or a shared library holding the
-  // object) is unloaded.
-  auto *unregisterFn = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
-      llvm::GlobalValue::ExternalLinkage, "fw_embedded_module_unregister",
-      module);
-  auto *dtor = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
-      llvm::GlobalValue::InternalLinkage, prefix + "_unregister", module);
-  builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", dtor));
-  builder.CreateCall(unregisterFn, {record});
-  builder.CreateRetVoid();
-  llvm::appendToGlobalDtors(module, dtor, /*Priority=*/65535);
+  // A function `name` that calls the runtime's `callee` on the record.
+  auto emitRecordCall = [&](llvm::StringRef name, llvm::StringRef callee) {
+    llvm::FunctionCallee target = module.getOrInsertFunction(
+        callee, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr},
+                                        false));
+    auto *fn = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+        llvm::GlobalValue::InternalLinkage, name, module);
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", fn));
+    builder.CreateCall(target, {record});
+    builder.CreateRetVoid();
+    return fn;
+  };
+  // Registered before main; unregistered when the program (or a shared
+  // library holding the object) is unloaded.
+  llvm::appendToGlobalCtors(
+      module, emitRecordCall(prefix + "_register", "fw_embedded_module_register"),
+      /*Priority=*/65535);
+  llvm::appendToGlobalDtors(
+      module,
+      emitRecordCall(prefix + "_unregister", "fw_embedded_module_unregister"),
+      /*Priority=*/65535);
   return emitObject(module);
 }
 

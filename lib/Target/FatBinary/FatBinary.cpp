@@ -126,10 +126,7 @@ mlir::fw::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   OwningOpRef<ModuleOp> host = cast<ModuleOp>(module->clone());
   for (auto exe : llvm::to_vector(host->getOps<ExecutableOp>()))
     exe.erase();
-  stripFwAttributes(*host);
-  for (NamedAttribute attr : llvm::to_vector((*host)->getDiscardableAttrs()))
-    if (attr.getName().getValue().starts_with("fw."))
-      (*host)->removeAttr(attr.getName());
+  stripFwAttributes(*host); // The walk includes the module itself.
   FailureOr<std::unique_ptr<llvm::Module>> result =
       translate(*host, llvmContext, "host code");
   if (failed(result))
