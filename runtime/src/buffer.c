@@ -56,7 +56,6 @@ static fw_status_t buffer_new(fw_runtime_t *runtime, fw_element_type_t element_t
   atomic_init(&b->refcount, 1);
   b->runtime = runtime;
   fw_runtime_retain_internal(runtime);
-  b->device = runtime->cpu_device;
   b->type.element_type = element_type;
   b->type.rank = (uint32_t)rank;
   for (size_t i = 0; i < rank; ++i) b->type.dims[i] = dims[i];
@@ -85,18 +84,7 @@ static fw_status_t size_mismatch(fw_buffer_t *b, size_t data_size) {
 
 fw_status_t fw_buffer_allocate(fw_runtime_t *runtime, fw_element_type_t element_type,
                                size_t rank, const int64_t *dims, fw_buffer_t **out_buffer) {
-  if (!out_buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_buffer is NULL");
-  *out_buffer = NULL;
-  fw_buffer_t *b = NULL;
-  fw_status_t status = buffer_new(runtime, element_type, rank, dims, &b);
-  if (status != FW_OK) return status;
-  status = b->device->vtable->alloc(b->device, b->byte_size, &b->data);
-  if (status != FW_OK) {
-    buffer_discard(b);
-    return status;
-  }
-  *out_buffer = b;
-  return FW_OK;
+  return fw_buffer_create(runtime, element_type, rank, dims, NULL, 0, out_buffer);
 }
 
 fw_status_t fw_buffer_create(fw_runtime_t *runtime, fw_element_type_t element_type, size_t rank,
@@ -105,18 +93,14 @@ fw_status_t fw_buffer_create(fw_runtime_t *runtime, fw_element_type_t element_ty
   if (!out_buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_buffer is NULL");
   *out_buffer = NULL;
   fw_buffer_t *b = NULL;
-  fw_status_t status = fw_buffer_allocate(runtime, element_type, rank, dims, &b);
+  fw_status_t status = buffer_new(runtime, element_type, rank, dims, &b);
   if (status != FW_OK) return status;
-  if (data) {
-    if (data_size != b->byte_size) {
-      b->device->vtable->free(b->device, b->data);
-      return size_mismatch(b, data_size);
-    }
-    status = b->device->vtable->copy(b->device, b->data, data, data_size);
-    if (status != FW_OK) {
-      fw_buffer_release(b);
-      return status;
-    }
+  if (data && data_size != b->byte_size) return size_mismatch(b, data_size);
+  /* Memory comes lazily: when a task first touches the buffer, or now with `data`. */
+  status = fw_memory_buffer_init(&runtime->memory, b, data);
+  if (status != FW_OK) {
+    buffer_discard(b);
+    return status;
   }
   *out_buffer = b;
   return FW_OK;
@@ -144,8 +128,8 @@ fw_status_t fw_buffer_wrap(fw_runtime_t *runtime, fw_element_type_t element_type
                           "data %p is not aligned to the %zu-byte elements of %s", data,
                           element_size, fw_element_type_name(element_type));
   }
-  b->data = data;
   b->wrapped = 1;
+  fw_memory_buffer_init_wrapped(&runtime->memory, b, data);
   b->release = release;
   b->user_data = user_data;
   *out_buffer = b;
@@ -159,10 +143,10 @@ void fw_buffer_retain(fw_buffer_t *buffer) {
 void fw_buffer_release(fw_buffer_t *buffer) {
   if (!buffer) return;
   if (atomic_fetch_sub_explicit(&buffer->refcount, 1, memory_order_acq_rel) != 1) return;
-  if (!buffer->wrapped)
-    buffer->device->vtable->free(buffer->device, buffer->data);
-  else if (buffer->release)
-    buffer->release(buffer->user_data, buffer->data);
+  fw_memory_buffer_free(&buffer->runtime->memory, buffer);
+  if (buffer->wrapped && buffer->release)
+    buffer->release(buffer->user_data, buffer->mem.replicas[FW_NODE_HOST].ptr);
+  free(buffer->readers);
   fw_runtime_release_internal(buffer->runtime);
   free(buffer);
 }
@@ -184,7 +168,16 @@ size_t fw_buffer_element_count(const fw_buffer_t *buffer) {
 
 size_t fw_buffer_byte_size(const fw_buffer_t *buffer) { return buffer ? buffer->byte_size : 0; }
 
-void *fw_buffer_data(fw_buffer_t *buffer) { return buffer ? buffer->data : NULL; }
+void *fw_buffer_data(fw_buffer_t *buffer) {
+  if (!buffer) return NULL;
+  /* Sequential consistency: the caller sees the buffer after every task submitted on it,
+   * and may write it once the readers are done. */
+  fw_scheduler_wait_buffer(&buffer->runtime->sched, buffer, 1);
+  void *data = NULL;
+  fw_status_t status = fw_memory_map_host(&buffer->runtime->memory, buffer, &data);
+  fw_status_free(status);
+  return data;
+}
 
 fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *out_type) {
   if (!buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "buffer is NULL");

@@ -12,18 +12,19 @@
 struct fw_invocation_t {
   fw_module_t *module;
   const fw_md_function_t *function;
+  fw_call_t *call;
   fw_buffer_t *const *args;
   size_t num_args;
   fw_buffer_t **results; /* one reference each, set by fw_rt_set_result */
   size_t num_results;
   fw_buffer_t **allocs; /* the code's references; NULL once released */
   size_t num_allocs, cap_allocs;
+  /* The dispatched tasks (their tokens), one reference each; those from `first_held` on
+   * have not been released to the scheduler yet. */
+  fw_task_t **tasks;
+  size_t num_tasks, cap_tasks, first_held;
   fw_status_t status; /* sticky: the first error */
 };
-
-/* The token of a completed dispatch (version 1 runs dispatches synchronously). */
-static const int kCompletedToken = 0;
-#define FW_COMPLETED_TOKEN ((void *)(uintptr_t)&kCompletedToken)
 
 /* Records the first error of the invocation; later errors are dropped. */
 static void inv_fail(fw_invocation_t *inv, fw_status_code_t code, const char *format, ...)
@@ -150,8 +151,8 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
              (long long)num_buffers);
     return NULL;
   }
-  fw_device_binding_t *bindings = calloc(e->num_bindings ? e->num_bindings : 1, sizeof(*bindings));
-  if (!bindings) {
+  fw_task_access_t *accesses = calloc(e->num_bindings ? e->num_bindings : 1, sizeof(*accesses));
+  if (!accesses) {
     inv_fail(inv, FW_STATUS_RESOURCE_EXHAUSTED, "dispatch of @%s: out of memory", e->name);
     return NULL;
   }
@@ -160,7 +161,7 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
     snprintf(what, sizeof(what), "dispatch of @%s: buffer %u", e->name, i);
     fw_buffer_t *b = inv_lookup(inv, buffers[i], what);
     if (!b) {
-      free(bindings);
+      free(accesses);
       return NULL;
     }
     const fw_tensor_type_t *expected = &md->bindings[e->first_binding + i].type;
@@ -169,7 +170,7 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
       fw_type_string(expected, want, sizeof(want));
       fw_type_string(&b->type, got, sizeof(got));
       inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "%s: expected %s, got %s", what, want, got);
-      free(bindings);
+      free(accesses);
       return NULL;
     }
     const fw_binding_info_t *binding = &md->bindings[e->first_binding + i];
@@ -179,50 +180,82 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
         inv_fail(inv, FW_STATUS_INVALID_ARGUMENT,
                  "%s: the executable writes argument %zu of the call, which is read-only", what,
                  a);
-        free(bindings);
+        free(accesses);
         return NULL;
       }
     }
-    bindings[i].data = b->data;
-    bindings[i].rank = b->type.rank;
-    bindings[i].dims = b->type.dims;
+    accesses[i].buffer = b;
+    accesses[i].access = binding->access;
   }
-  /* Pick a variant for an available device (version 1: the first CPU variant). */
-  fw_device_t *device = inv->module->runtime->cpu_device;
-  const fw_md_variant_t *variant = NULL;
+  /* The CPU variant for this machine (chosen at load time); GPU variants join when their
+   * devices exist. */
   fw_cpu_kernel_fn_t kernel = NULL;
-  for (uint32_t v = 0; v < e->num_variants; ++v) {
+  for (uint32_t v = 0; v < e->num_variants && !kernel; ++v) {
     size_t index = (size_t)e->first_variant + v;
-    if (md->variants[index].kind == FW_VARIANT_KIND_CPU_SYMBOL &&
-        inv->module->cpu_kernels[index]) {
-      variant = &md->variants[index];
+    if (md->variants[index].kind == FW_VARIANT_KIND_CPU_SYMBOL)
       kernel = inv->module->cpu_kernels[index];
-      break;
+  }
+  if (!kernel) {
+    inv_fail(inv, FW_STATUS_UNSUPPORTED,
+             "dispatch of @%s: no variant for an available device (have: cpu)", e->name);
+    free(accesses);
+    return NULL;
+  }
+  if (inv->num_tasks == inv->cap_tasks) {
+    size_t cap = inv->cap_tasks ? inv->cap_tasks * 2 : 16;
+    fw_task_t **grown = realloc(inv->tasks, cap * sizeof(*grown));
+    if (!grown) {
+      inv_fail(inv, FW_STATUS_RESOURCE_EXHAUSTED, "dispatch of @%s: out of memory", e->name);
+      free(accesses);
+      return NULL;
+    }
+    inv->tasks = grown;
+    inv->cap_tasks = cap;
+  }
+  fw_runtime_t *rt = inv->module->runtime;
+  char name[512];
+  snprintf(name, sizeof(name), "%s.%s", md->module_name, e->name);
+  fw_task_t *task = NULL;
+  fw_status_t status = fw_task_create(rt, name, accesses, e->num_bindings, &task);
+  if (status == FW_OK) {
+    task->binding_access = calloc(e->num_bindings ? e->num_bindings : 1, sizeof(uint32_t));
+    if (!task->binding_access) {
+      fw_task_release(task);
+      task = NULL;
+      status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     }
   }
-  if (!variant) {
-    inv_fail(inv, FW_STATUS_UNSUPPORTED,
-             "dispatch of @%s: no variant for an available device (have: %s)", e->name,
-             device->vtable->name);
-    free(bindings);
-    return NULL;
-  }
-  fw_device_launch_t launch;
-  memset(&launch, 0, sizeof(launch));
-  launch.kernel.cpu = kernel;
-  launch.num_bindings = e->num_bindings;
-  launch.bindings = bindings;
-  for (int k = 0; k < 3; ++k) {
-    launch.workgroup_count[k] = 1;
-    launch.workgroup_size[k] = variant->workgroup_size[k];
-  }
-  fw_status_t status = device->vtable->launch(device, &launch);
-  free(bindings);
   if (status != FW_OK) {
     inv_set_status(inv, fw_status_annotate(status, "dispatch of @%s", e->name));
+    free(accesses);
     return NULL;
   }
-  return FW_COMPLETED_TOKEN;
+  for (uint32_t i = 0; i < e->num_bindings; ++i) {
+    uint32_t k = 0;
+    while (task->accesses[k].buffer != accesses[i].buffer) ++k;
+    task->binding_access[i] = k;
+  }
+  free(accesses);
+  task->num_bindings = e->num_bindings;
+  task->cpu_kernel = kernel;
+  task->module = inv->module;
+  fw_module_retain(inv->module);
+  task->executable = (uint32_t)executable;
+  task->priority = (int32_t)e->priority;
+  task->flops = (double)e->cost_flops;
+  task->bytes = (double)e->cost_bytes;
+  for (size_t i = 0; i < task->num_accesses; ++i) fw_memory_unmap(&rt->memory, task->accesses[i].buffer);
+  fw_scheduler_submit(&rt->sched, task, &inv->call->group, 1);
+  inv->tasks[inv->num_tasks++] = task;
+  return task;
+}
+
+/* Lets the held tasks run, with upward ranks computed over them. */
+static void inv_release_held(fw_invocation_t *inv) {
+  if (inv->first_held == inv->num_tasks) return;
+  fw_scheduler_release_held(&inv->module->runtime->sched, inv->tasks + inv->first_held,
+                            inv->num_tasks - inv->first_held);
+  inv->first_held = inv->num_tasks;
 }
 
 void fw_rt_prefetch(fw_invocation_t *inv, void *buffer, int32_t tier) {
@@ -231,14 +264,24 @@ void fw_rt_prefetch(fw_invocation_t *inv, void *buffer, int32_t tier) {
     inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "fw_rt_prefetch: unknown tier %d", (int)tier);
     return;
   }
-  /* Version 1 has a single memory node (host memory): nothing to move. */
-  (void)inv_lookup(inv, buffer, "fw_rt_prefetch");
+  fw_buffer_t *b = inv_lookup(inv, buffer, "fw_rt_prefetch");
+  /* The CPU computes in host memory, so device and host both mean the host node; moving
+   * data down to storage is left to eviction. */
+  if (b && tier != FW_TIER_STORAGE)
+    fw_memory_prefetch(&inv->module->runtime->memory, b, FW_NODE_HOST);
 }
 
 void fw_rt_wait(fw_invocation_t *inv, void *token) {
   if (!inv || inv->status) return;
-  if (token != FW_COMPLETED_TOKEN)
+  fw_task_t *task = NULL;
+  for (size_t i = 0; token && i < inv->num_tasks && !task; ++i)
+    if ((void *)inv->tasks[i] == token) task = inv->tasks[i];
+  if (!task) {
     inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "fw_rt_wait: invalid token %p", token);
+    return;
+  }
+  inv_release_held(inv);
+  fw_scheduler_wait_task(&inv->module->runtime->sched, task);
 }
 
 void fw_rt_set_result(fw_invocation_t *inv, int64_t index, void *buffer) {
@@ -291,11 +334,8 @@ static fw_status_t check_value(const char *what, size_t index, const char *funct
                         index, function, want, got);
 }
 
-fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
-                           fw_buffer_t *const *args, size_t num_args,
-                           fw_buffer_t **out_results, size_t num_results) {
-  if (out_results)
-    for (size_t i = 0; i < num_results; ++i) out_results[i] = NULL;
+static fw_status_t check_call(fw_module_t *module, size_t function_index,
+                              fw_buffer_t *const *args, size_t num_args) {
   if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
   const fw_metadata_t *md = &module->md;
   if (function_index >= md->num_functions)
@@ -308,45 +348,149 @@ fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
                           f->name, f->num_args, num_args);
   if (num_args > 0 && !args)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "args is NULL");
+  for (size_t i = 0; i < num_args; ++i) {
+    fw_status_t status = check_value("argument", i, f->name, &md->values[f->first_arg + i], args[i]);
+    if (status != FW_OK) return status;
+    if (args[i]->runtime != module->runtime)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "argument %zu of @%s belongs to another runtime", i, f->name);
+  }
+  return FW_OK;
+}
+
+static void call_free(fw_call_t *call) {
+  for (size_t i = 0; i < call->num_args; ++i) fw_buffer_release(call->args[i]);
+  for (size_t i = 0; call->results && i < call->num_results; ++i)
+    fw_buffer_release(call->results[i]);
+  free(call->args);
+  free(call->results);
+  fw_status_free(call->status);
+  fw_status_free(call->group.status);
+  fw_module_release(call->module);
+  free(call);
+}
+
+void fw_call_run_host(fw_call_t *call) {
+  fw_module_t *module = call->module;
+  const fw_md_function_t *f = &module->md.functions[call->function_index];
+  fw_invocation_t inv;
+  memset(&inv, 0, sizeof(inv));
+  inv.module = module;
+  inv.function = f;
+  inv.call = call;
+  inv.args = call->args;
+  inv.num_args = call->num_args;
+  inv.num_results = call->num_results;
+  inv.results = call->results;
+  module->entries[call->function_index](&inv);
+  if (inv.status != FW_OK) {
+    /* Tasks already dispatched still run (or are cancelled) before the call completes;
+     * the held ones are cancelled. */
+    fw_scheduler_t *s = &module->runtime->sched;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = inv.first_held; i < inv.num_tasks; ++i) inv.tasks[i]->cancelled = 1;
+    pthread_mutex_unlock(&s->lock);
+  }
+  inv_release_held(&inv);
+  for (size_t i = 0; inv.status == FW_OK && i < call->num_results; ++i) {
+    if (!inv.results[i]) {
+      inv_fail(&inv, FW_STATUS_INTERNAL, "result %zu was not set", i);
+      break;
+    }
+    inv.status = check_value("result", i, f->name, &module->md.values[f->first_result + i],
+                             inv.results[i]);
+  }
+  for (size_t i = 0; i < inv.num_allocs; ++i) fw_buffer_release(inv.allocs[i]);
+  free(inv.allocs);
+  for (size_t i = 0; i < inv.num_tasks; ++i) fw_task_release(inv.tasks[i]);
+  free(inv.tasks);
+  call->status = inv.status;
+}
+
+fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
+                                 fw_buffer_t *const *args, size_t num_args,
+                                 fw_call_t **out_call) {
+  if (!out_call) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_call is NULL");
+  *out_call = NULL;
+  fw_status_t status = check_call(module, function_index, args, num_args);
+  if (status != FW_OK) return status;
+  const fw_md_function_t *f = &module->md.functions[function_index];
+  fw_call_t *call = calloc(1, sizeof(*call));
+  if (call) {
+    call->args = calloc(num_args ? num_args : 1, sizeof(*call->args));
+    call->results = calloc(f->num_results ? f->num_results : 1, sizeof(*call->results));
+  }
+  if (!call || !call->args || !call->results) {
+    if (call) free(call->args), free(call->results);
+    free(call);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  call->module = module;
+  fw_module_retain(module);
+  call->function_index = function_index;
+  call->num_args = num_args;
+  call->num_results = f->num_results;
+  for (size_t i = 0; i < num_args; ++i) {
+    call->args[i] = args[i];
+    fw_buffer_retain(args[i]);
+  }
+  fw_call_run_host(call);
+  *out_call = call;
+  return FW_OK;
+}
+
+int fw_call_is_done(const fw_call_t *call) {
+  if (!call) return 1;
+  fw_scheduler_t *s = &call->module->runtime->sched;
+  pthread_mutex_lock(&s->lock);
+  int done = call->group.outstanding == 0;
+  pthread_mutex_unlock(&s->lock);
+  return done;
+}
+
+fw_status_t fw_call_wait(fw_call_t *call, fw_buffer_t **out_results, size_t num_results) {
+  if (out_results)
+    for (size_t i = 0; i < num_results; ++i) out_results[i] = NULL;
+  if (!call) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "call is NULL");
+  fw_scheduler_wait_group(&call->module->runtime->sched, &call->group);
+  const fw_md_function_t *f = &call->module->md.functions[call->function_index];
+  fw_status_t status = FW_OK;
+  if (call->status != FW_OK) {
+    status = call->status;
+    call->status = FW_OK;
+  } else if (call->group.status != FW_OK) {
+    status = fw_status_annotate(call->group.status, "in @%s", f->name);
+    call->group.status = FW_OK;
+  } else if (num_results != call->num_results) {
+    status = fw_status_make(FW_STATUS_INVALID_ARGUMENT, "@%s returns %zu results, got room for %zu",
+                            f->name, call->num_results, num_results);
+  } else if (num_results > 0 && !out_results) {
+    status = fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_results is NULL");
+  } else {
+    for (size_t i = 0; i < num_results; ++i) {
+      out_results[i] = call->results[i];
+      call->results[i] = NULL;
+    }
+  }
+  call_free(call);
+  return status;
+}
+
+fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
+                           fw_buffer_t *const *args, size_t num_args,
+                           fw_buffer_t **out_results, size_t num_results) {
+  if (out_results)
+    for (size_t i = 0; i < num_results; ++i) out_results[i] = NULL;
+  fw_status_t status = check_call(module, function_index, args, num_args);
+  if (status != FW_OK) return status;
+  const fw_md_function_t *f = &module->md.functions[function_index];
   if (num_results != f->num_results)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "@%s returns %u results, got room for %zu",
                           f->name, f->num_results, num_results);
   if (num_results > 0 && !out_results)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_results is NULL");
-  for (size_t i = 0; i < num_args; ++i) {
-    fw_status_t status = check_value("argument", i, f->name, &md->values[f->first_arg + i], args[i]);
-    if (status != FW_OK) return status;
-  }
-
-  fw_invocation_t inv;
-  memset(&inv, 0, sizeof(inv));
-  inv.module = module;
-  inv.function = f;
-  inv.args = args;
-  inv.num_args = num_args;
-  inv.num_results = num_results;
-  inv.results = calloc(num_results ? num_results : 1, sizeof(*inv.results));
-  if (!inv.results) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-
-  fw_module_retain(module);
-  module->entries[function_index](&inv);
-
-  for (size_t i = 0; inv.status == FW_OK && i < num_results; ++i) {
-    if (!inv.results[i]) {
-      inv_fail(&inv, FW_STATUS_INTERNAL, "result %zu was not set", i);
-      break;
-    }
-    inv.status = check_value("result", i, f->name, &md->values[f->first_result + i],
-                             inv.results[i]);
-  }
-  for (size_t i = 0; i < inv.num_allocs; ++i) fw_buffer_release(inv.allocs[i]);
-  free(inv.allocs);
-  if (inv.status == FW_OK) {
-    for (size_t i = 0; i < num_results; ++i) out_results[i] = inv.results[i];
-  } else {
-    for (size_t i = 0; i < num_results; ++i) fw_buffer_release(inv.results[i]);
-  }
-  free(inv.results);
-  fw_module_release(module);
-  return inv.status;
+  fw_call_t *call = NULL;
+  status = fw_module_call_async(module, function_index, args, num_args, &call);
+  if (status != FW_OK) return status;
+  return fw_call_wait(call, out_results, num_results);
 }

@@ -1,21 +1,251 @@
-/* The runtime object: owns the devices. */
+/* The runtime object: options, devices, memory, scheduler, history and trace; and its
+ * destruction, which may be triggered from one of its own threads. */
+#define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "runtime_internal.h"
 #include "status_internal.h"
 
+#define FW_MAX_WORKERS 1024u
+#define FW_DEFAULT_PREFETCH_WINDOW 16u
+
+static const char *env(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+static fw_status_t parse_scheduler(const char *text, fw_scheduler_kind_t *out) {
+  if (!strcmp(text, "eager")) *out = FW_SCHEDULER_EAGER;
+  else if (!strcmp(text, "ws")) *out = FW_SCHEDULER_WS;
+  else if (!strcmp(text, "heft")) *out = FW_SCHEDULER_HEFT;
+  else
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "unknown scheduler '%s' (FW_SCHED): expected eager, ws or heft", text);
+  return FW_OK;
+}
+
+static fw_status_t parse_count(const char *name, const char *text, uint32_t max, uint32_t *out) {
+  char *end = NULL;
+  unsigned long v = strtoul(text, &end, 10);
+  if (!end || *end || text[0] == '-' || v > max)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "%s='%s': expected a number from 0 to %u",
+                          name, text, max);
+  *out = (uint32_t)v;
+  return FW_OK;
+}
+
+/* Validates the simulated machine and copies it into the runtime. */
+static fw_status_t copy_machine(fw_runtime_t *rt, const fw_sim_machine_t *in) {
+  if (in->num_devices == 0 || !in->devices)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "the simulated machine has no devices");
+  fw_sim_device_t *devices = calloc(in->num_devices, sizeof(*devices));
+  if (!devices) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  rt->machine.devices = devices;
+  rt->machine.num_devices = in->num_devices;
+  if (in->num_devices > sizeof(rt->sim_device_node) / sizeof(rt->sim_device_node[0]))
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "the simulated machine has too many devices");
+  uint64_t workers = 0;
+  for (size_t d = 0; d < in->num_devices; ++d) {
+    const fw_sim_device_t *src = &in->devices[d];
+    fw_sim_device_t *dst = &devices[d];
+    const char *name = src->name ? src->name : "device";
+    if (src->kind != FW_TARGET_KIND_CPU && src->kind != FW_TARGET_KIND_CUDA &&
+        src->kind != FW_TARGET_KIND_HIP)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "simulated device '%s': unknown kind %d",
+                            name, (int)src->kind);
+    if (src->workers == 0)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "simulated device '%s' needs at least one worker", name);
+    if (!(src->gflops > 0) && !(src->memory_gbps > 0))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "simulated device '%s' needs a positive gflops or memory_gbps", name);
+    if (src->gflops < 0 || src->memory_gbps < 0 || src->link_gbps < 0 ||
+        src->link_latency_us < 0 || src->task_overhead_us < 0)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "simulated device '%s' has a negative speed or latency", name);
+    workers += src->workers;
+    *dst = *src;
+    dst->name = strdup(name);
+    dst->num_kernel_speeds = 0;
+    dst->kernel_names = NULL;
+    dst->kernel_speeds = NULL;
+    if (!dst->name) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    if (src->num_kernel_speeds) {
+      char **names = calloc(src->num_kernel_speeds, sizeof(*names));
+      double *speeds = calloc(src->num_kernel_speeds, sizeof(*speeds));
+      dst->kernel_names = (const char *const *)names;
+      dst->kernel_speeds = speeds;
+      if (!names || !speeds) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      dst->num_kernel_speeds = src->num_kernel_speeds;
+      for (size_t k = 0; k < src->num_kernel_speeds; ++k) {
+        names[k] = strdup(src->kernel_names[k] ? src->kernel_names[k] : "");
+        speeds[k] = src->kernel_speeds[k];
+        if (!names[k]) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+        if (!(speeds[k] > 0))
+          return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                "simulated device '%s': the speed of kernel '%s' must be positive",
+                                name, names[k]);
+      }
+    }
+  }
+  if (workers > FW_MAX_WORKERS)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "the simulated machine has %llu workers (at most %u)",
+                          (unsigned long long)workers, FW_MAX_WORKERS);
+  rt->options.simulate = &rt->machine;
+  return FW_OK;
+}
+
+static void free_machine(fw_runtime_t *rt) {
+  fw_sim_device_t *devices = (fw_sim_device_t *)rt->machine.devices;
+  for (size_t d = 0; devices && d < rt->machine.num_devices; ++d) {
+    free((char *)devices[d].name);
+    for (size_t k = 0; k < devices[d].num_kernel_speeds; ++k)
+      free((char *)devices[d].kernel_names[k]);
+    free((void *)devices[d].kernel_names);
+    free((void *)devices[d].kernel_speeds);
+  }
+  free(devices);
+}
+
+/* Memory nodes of the simulated devices: CPUs compute in host memory, every other
+ * device has its own node (device tier) behind its link. */
+static fw_status_t add_sim_nodes(fw_runtime_t *rt, uint64_t device_limit) {
+  for (size_t d = 0; d < rt->machine.num_devices; ++d) {
+    const fw_sim_device_t *dev = &rt->machine.devices[d];
+    if (dev->kind == FW_TARGET_KIND_CPU) {
+      rt->sim_device_node[d] = FW_NODE_HOST;
+      continue;
+    }
+    if (rt->memory.num_nodes == FW_MAX_MEMORY_NODES)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "the simulated machine has more than %d non-CPU devices",
+                            FW_MAX_MEMORY_NODES - 2);
+    uint32_t node = (uint32_t)rt->memory.num_nodes++;
+    fw_memory_node_t *n = &rt->memory.nodes[node];
+    snprintf(n->name, sizeof(n->name), "%s", dev->name);
+    n->tier = FW_TIER_DEVICE;
+    n->capacity = dev->memory_bytes ? dev->memory_bytes : device_limit;
+    n->lower = FW_NODE_HOST;
+    rt->sim_device_node[d] = node;
+  }
+  return FW_OK;
+}
+
+static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
+                             uint64_t limits[FW_NUM_TIERS], const char **storage_dir,
+                             int *prefetch, uint32_t *window) {
+  const char *v;
+  fw_status_t status = FW_OK;
+  rt->scheduler = o->scheduler;
+  if (rt->scheduler == FW_SCHEDULER_DEFAULT && (v = env("FW_SCHED")))
+    status = parse_scheduler(v, &rt->scheduler);
+  if (status != FW_OK) return status;
+  if (rt->scheduler == FW_SCHEDULER_DEFAULT) rt->scheduler = FW_SCHEDULER_HEFT;
+  if ((unsigned)rt->scheduler > FW_SCHEDULER_HEFT)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "unknown scheduler kind %d",
+                          (int)rt->scheduler);
+  rt->num_workers = o->num_workers;
+  if (!rt->num_workers && (v = env("FW_NUM_WORKERS")))
+    status = parse_count("FW_NUM_WORKERS", v, FW_MAX_WORKERS, &rt->num_workers);
+  if (status != FW_OK) return status;
+  if (rt->num_workers > FW_MAX_WORKERS)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "num_workers %u exceeds %u",
+                          rt->num_workers, FW_MAX_WORKERS);
+  if (!rt->num_workers) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    rt->num_workers = cores > 0 ? (uint32_t)(cores < (long)FW_MAX_WORKERS ? cores : FW_MAX_WORKERS) : 1;
+  }
+  const char *limits_text = o->tier_limits ? o->tier_limits : env("FW_TIER_LIMITS");
+  status = fw_parse_tier_limits(limits_text, limits);
+  if (status != FW_OK) return status;
+  *storage_dir = o->storage_dir ? o->storage_dir : env("FW_STORAGE_DIR");
+  *prefetch = !(o->flags & FW_RUNTIME_NO_PREFETCH);
+  if (*prefetch && (v = env("FW_PREFETCH"))) {
+    if (!strcmp(v, "0") || !strcmp(v, "off")) *prefetch = 0;
+    else if (strcmp(v, "1") && strcmp(v, "on"))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_PREFETCH='%s': expected 0 or 1", v);
+  }
+  *window = o->prefetch_window;
+  if (!*window && (v = env("FW_PREFETCH_WINDOW")))
+    status = parse_count("FW_PREFETCH_WINDOW", v, 1u << 20, window);
+  if (status != FW_OK) return status;
+  if (!*window) *window = FW_DEFAULT_PREFETCH_WINDOW;
+  const char *history = o->history_path ? o->history_path : env("FW_HISTORY");
+  if (history && !(rt->history_path = strdup(history)))
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  return FW_OK;
+}
+
+/* Tears down what fw_runtime_create set up, in reverse; `stage` says how far it got. */
+static void teardown(fw_runtime_t *rt, int stage) {
+  if (stage >= 4) fw_scheduler_fini(&rt->sched);
+  if (stage >= 3) {
+    if (rt->history_path && !rt->options.simulate) {
+      fw_status_t status = fw_history_save(&rt->history, rt->history_path);
+      fw_status_free(status); /* nobody to report to at destruction */
+    }
+    fw_memory_fini(&rt->memory);
+  }
+  fw_trace_fini(&rt->trace);
+  fw_history_fini(&rt->history);
+  if (rt->cpu_device) rt->cpu_device->vtable->destroy(rt->cpu_device);
+  free(rt->history_path);
+  free_machine(rt);
+  free(rt);
+}
+
 fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t **out_runtime) {
   if (!out_runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_runtime is NULL");
   *out_runtime = NULL;
-  if (options && options->flags != 0)
-    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "fw_runtime_options_t.flags must be 0");
+  fw_runtime_options_t defaults;
+  memset(&defaults, 0, sizeof(defaults));
+  const fw_runtime_options_t *o = options ? options : &defaults;
+  if (o->flags & ~(FW_RUNTIME_NO_PREFETCH | FW_RUNTIME_TRACE))
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "unknown fw_runtime_options_t.flags 0x%x",
+                          o->flags);
   fw_runtime_t *rt = calloc(1, sizeof(*rt));
   if (!rt) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   atomic_init(&rt->refcount, 1);
-  if (options) rt->options = *options;
-  fw_status_t status = fw_device_cpu_create(&rt->cpu_device);
+  rt->options = *o;
+  rt->options.simulate = NULL;
+  fw_history_init(&rt->history);
+  fw_trace_init(&rt->trace, (o->flags & FW_RUNTIME_TRACE) != 0, o->simulate ? 0 : fw_now_ns());
+  uint64_t limits[FW_NUM_TIERS];
+  const char *storage_dir = NULL;
+  int prefetch = 1;
+  uint32_t window = 0;
+  fw_status_t status = configure(rt, o, limits, &storage_dir, &prefetch, &window);
+  if (status == FW_OK && o->simulate) status = copy_machine(rt, o->simulate);
+  if (status == FW_OK) status = fw_device_cpu_create(&rt->cpu_device);
+  if (status == FW_OK && rt->history_path && !o->simulate)
+    status = fw_history_load(&rt->history, rt->history_path);
   if (status != FW_OK) {
-    free(rt);
+    teardown(rt, 0);
+    return status;
+  }
+  status = fw_memory_init(&rt->memory, rt->cpu_device, limits, storage_dir, prefetch, window);
+  if (status != FW_OK) {
+    teardown(rt, 0);
+    return status;
+  }
+  rt->memory.trace = &rt->trace;
+  if (o->simulate) status = add_sim_nodes(rt, limits[FW_TIER_DEVICE]);
+  if (status != FW_OK) {
+    teardown(rt, 3);
+    return status;
+  }
+  status = fw_scheduler_init(rt, &rt->sched);
+  if (status != FW_OK) {
+    teardown(rt, 4);
+    return status;
+  }
+  if (!o->simulate) status = fw_memory_start_prefetch(&rt->memory, rt);
+  if (status != FW_OK) {
+    teardown(rt, 4);
     return status;
   }
   *out_runtime = rt;
@@ -26,14 +256,122 @@ void fw_runtime_retain_internal(fw_runtime_t *runtime) {
   atomic_fetch_add_explicit(&runtime->refcount, 1, memory_order_relaxed);
 }
 
+static void *reaper_main(void *arg) {
+  teardown(arg, 4);
+  return NULL;
+}
+
 void fw_runtime_release_internal(fw_runtime_t *runtime) {
   if (atomic_fetch_sub_explicit(&runtime->refcount, 1, memory_order_acq_rel) != 1) return;
-  if (runtime->cpu_device) runtime->cpu_device->vtable->destroy(runtime->cpu_device);
-  free(runtime);
+  if (fw_runtime_is_own_thread(runtime)) {
+    /* The last reference went away on one of the runtime's own threads (a task held it),
+     * which cannot join itself: a detached thread tears the runtime down. */
+    pthread_t reaper;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int failed = pthread_create(&reaper, &attr, reaper_main, runtime);
+    pthread_attr_destroy(&attr);
+    (void)failed; /* without a thread the runtime is leaked rather than deadlocked */
+    return;
+  }
+  teardown(runtime, 4);
 }
 
 void fw_runtime_destroy(fw_runtime_t *runtime) {
   if (!runtime) return;
-  /* Buffers and modules still alive keep the devices until they are released. */
+  /* Buffers, modules and tasks still alive keep the runtime until they are released. */
   fw_runtime_release_internal(runtime);
+}
+
+/* ---- Statistics, traces, history, simulation ------------------------------------- */
+
+fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
+  if (!rt) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (!out) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_stats is NULL");
+  memset(out, 0, sizeof(*out));
+  fw_scheduler_t *s = &rt->sched;
+  pthread_mutex_lock(&s->lock);
+  out->tasks_submitted = s->tasks_submitted;
+  out->tasks_executed = s->tasks_executed;
+  out->tasks_failed = s->tasks_failed;
+  out->scheduler = s->policy->name;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *w = &s->workers[i];
+    const char *name = w->sim ? w->sim->name : "cpu";
+    size_t d = 0;
+    while (d < out->num_devices && strcmp(out->devices[d].name, name) != 0) ++d;
+    if (d == out->num_devices) {
+      if (d == FW_STATS_MAX_DEVICES) continue;
+      ++out->num_devices;
+      snprintf(out->devices[d].name, sizeof(out->devices[d].name), "%s", name);
+    }
+    ++out->devices[d].workers;
+    out->devices[d].tasks += w->tasks;
+    out->devices[d].busy_seconds += (double)w->busy_ns * 1e-9;
+  }
+  pthread_mutex_unlock(&s->lock);
+  fw_memory_t *m = &rt->memory;
+  pthread_mutex_lock(&m->lock);
+  memcpy(out->bytes_moved, m->bytes_moved, sizeof(out->bytes_moved));
+  out->evictions = m->evictions;
+  out->prefetch_requests = m->prefetch_requests;
+  out->prefetch_hits = m->prefetch_hits;
+  out->demand_fetches = m->demand_fetches;
+  out->stall_seconds = (double)m->stall_ns * 1e-9;
+  for (size_t n = 0; n < m->num_nodes; ++n) {
+    fw_tier_t tier = m->nodes[n].tier;
+    if (m->nodes[n].peak > out->peak_bytes[tier]) out->peak_bytes[tier] = m->nodes[n].peak;
+    if (m->nodes[n].capacity > out->limit_bytes[tier]) out->limit_bytes[tier] = m->nodes[n].capacity;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return FW_OK;
+}
+
+fw_status_t fw_runtime_write_trace(fw_runtime_t *rt, const char *path) {
+  if (!rt) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (!path) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "path is NULL");
+  fw_scheduler_t *s = &rt->sched;
+  char (*names)[64] = calloc(s->num_workers ? s->num_workers : 1, sizeof(*names));
+  const char **pointers = calloc(s->num_workers ? s->num_workers : 1, sizeof(*pointers));
+  if (!names || !pointers) {
+    free(names);
+    free(pointers);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *w = &s->workers[i];
+    snprintf(names[i], sizeof(names[i]), "%s worker %u", w->sim ? w->sim->name : "cpu",
+             w->index);
+    pointers[i] = names[i];
+  }
+  fw_status_t status = fw_trace_write(&rt->trace, path, pointers, s->num_workers);
+  free(names);
+  free(pointers);
+  return status;
+}
+
+fw_status_t fw_runtime_save_history(fw_runtime_t *rt, const char *path) {
+  if (!rt) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (!path) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "path is NULL");
+  return fw_history_save(&rt->history, path);
+}
+
+fw_status_t fw_runtime_simulation_report(fw_runtime_t *rt, fw_sim_report_t *out) {
+  if (!rt) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (!out) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_report is NULL");
+  if (!rt->options.simulate)
+    return fw_status_make(FW_STATUS_FAILED_PRECONDITION,
+                          "the runtime is not simulating (fw_runtime_options_t.simulate)");
+  fw_simulator_run(&rt->sched);
+  memset(out, 0, sizeof(*out));
+  double capacity = (double)rt->sched.num_workers;
+  out->makespan_seconds = rt->sim_makespan;
+  out->critical_path_seconds = rt->sim_critical_path;
+  out->work_bound_seconds = capacity > 0 ? rt->sim_work / capacity : 0;
+  out->lower_bound_seconds = out->critical_path_seconds > out->work_bound_seconds
+                                 ? out->critical_path_seconds
+                                 : out->work_bound_seconds;
+  out->tasks = rt->sim_tasks;
+  return FW_OK;
 }

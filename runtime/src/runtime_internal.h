@@ -6,27 +6,49 @@
 
 #include "device.h"
 #include "fw/runtime.h"
+#include "history.h"
+#include "memory.h"
 #include "metadata.h"
+#include "scheduler.h"
+#include "trace.h"
 
 struct fw_runtime_t {
-  /* One reference for the caller (dropped by fw_runtime_destroy) and one per live buffer
-   * and module, so destroying the runtime first never leaves them dangling. */
+  /* One reference for the caller (dropped by fw_runtime_destroy) and one per live buffer,
+   * module and task, so destroying the runtime first never leaves them dangling. */
   atomic_size_t refcount;
-  fw_runtime_options_t options;
+  fw_runtime_options_t options; /* simulate points at `machine` below */
   fw_device_t *cpu_device;
+  uint32_t num_workers;
+  fw_scheduler_kind_t scheduler;
+  char *history_path;
+  fw_history_t history;
+  fw_trace_t trace;
+  fw_memory_t memory;
+  fw_scheduler_t sched;
+  /* Simulation: an owned copy of the machine, the memory node of each device, the
+   * links, and the running totals for the report. */
+  fw_sim_machine_t machine;
+  uint32_t sim_device_node[FW_MAX_MEMORY_NODES * 4];
+  struct { double link_free_at[2]; } sim_links[FW_MAX_MEMORY_NODES];
+  double sim_makespan, sim_critical_path, sim_work;
+  uint64_t sim_tasks;
 };
 
 struct fw_buffer_t {
   atomic_size_t refcount;
   fw_runtime_t *runtime;
-  fw_device_t *device;
   fw_tensor_type_t type; /* all dims static */
   size_t element_count;
   size_t byte_size;
-  void *data;
-  int wrapped;                    /* data is caller memory (fw_buffer_wrap), never freed */
+  int wrapped;                    /* the host replica is caller memory, never freed */
   fw_buffer_release_fn_t release; /* wrapped only: called once when the last ref goes */
   void *user_data;
+  fw_buffer_memory_t mem;
+  /* Dependency inference (sched.lock): the unfinished tasks that last wrote it and that
+   * read it since. */
+  fw_task_t *last_writer;
+  fw_task_t **readers;
+  size_t num_readers, cap_readers;
 };
 
 struct fw_module_t {
@@ -38,6 +60,21 @@ struct fw_module_t {
   fw_host_entry_fn_t *entries;      /* per function */
   fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
 };
+
+/* The tasks of one module call. */
+struct fw_call_t {
+  fw_module_t *module;
+  size_t function_index;
+  fw_buffer_t **args; /* one reference each */
+  size_t num_args;
+  fw_buffer_t **results; /* one reference each once set */
+  size_t num_results;
+  fw_task_group_t group;
+  fw_status_t status; /* an error of the host code itself */
+};
+
+/* Runs a function's host code, submitting its tasks into `call->group`. */
+void fw_call_run_host(fw_call_t *call);
 
 /* Reference counting of the runtime by the objects created from it. */
 void fw_runtime_retain_internal(fw_runtime_t *runtime);

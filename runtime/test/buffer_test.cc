@@ -125,7 +125,8 @@ TEST(Runtime, CreateDestroy) {
   FW_ASSERT_OK(fw_runtime_create(nullptr, &rt));
   fw_runtime_destroy(rt);
   fw_runtime_destroy(nullptr);
-  fw_runtime_options_t options = {1};
+  fw_runtime_options_t options = {};
+  options.flags = 0x80;
   FW_EXPECT_ERROR(fw_runtime_create(&options, &rt), "flags");
   EXPECT_EQ(rt, nullptr);
   FW_EXPECT_ERROR(fw_runtime_create(nullptr, nullptr), "NULL");

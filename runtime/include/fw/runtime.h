@@ -109,8 +109,33 @@ typedef struct fw_runtime_t fw_runtime_t;
 typedef struct fw_module_t fw_module_t;
 typedef struct fw_buffer_t fw_buffer_t;
 
+typedef enum fw_scheduler_kind_t {
+  FW_SCHEDULER_DEFAULT = 0, /* FW_SCHED from the environment, else heft */
+  FW_SCHEDULER_EAGER = 1,   /* one shared priority queue */
+  FW_SCHEDULER_WS = 2,      /* a deque per worker, idle workers steal */
+  FW_SCHEDULER_HEFT = 3,    /* earliest expected finish time (queue + transfers + run) */
+} fw_scheduler_kind_t;
+
+/* fw_runtime_options_t.flags */
+#define FW_RUNTIME_NO_PREFETCH 0x1u /* as FW_PREFETCH=0: no prefetch thread, no lookahead */
+#define FW_RUNTIME_TRACE 0x2u       /* record events for fw_runtime_write_trace */
+
+typedef struct fw_sim_machine_t fw_sim_machine_t;
+
+/* Every field has a default when zero/NULL; the environment variable named next to a
+ * field is read only when the field is left at its default. */
 typedef struct fw_runtime_options_t {
-  uint32_t flags; /* reserved, 0 */
+  uint32_t flags;                /* FW_RUNTIME_* */
+  uint32_t num_workers;          /* CPU worker threads; FW_NUM_WORKERS, else the cores */
+  fw_scheduler_kind_t scheduler; /* FW_SCHED=eager|ws|heft */
+  const char *tier_limits;       /* "host=64MiB,storage=1GiB"; FW_TIER_LIMITS */
+  const char *storage_dir;       /* the storage tier's directory; FW_STORAGE_DIR, else
+                                    a new directory under $TMPDIR (or /tmp) */
+  uint32_t prefetch_window;      /* tasks of lookahead; FW_PREFETCH_WINDOW, else 16 */
+  const char *history_path;      /* execution-time history file, loaded at creation and
+                                    saved at destruction; FW_HISTORY, else none */
+  const fw_sim_machine_t *simulate; /* non-NULL: run in virtual time on this machine
+                                       (see "Simulation" below) */
 } fw_runtime_options_t;
 
 /* `options` may be NULL for defaults. */
@@ -149,7 +174,11 @@ FW_API size_t fw_buffer_rank(const fw_buffer_t *buffer);
 FW_API int64_t fw_buffer_dim(const fw_buffer_t *buffer, size_t index);
 FW_API size_t fw_buffer_element_count(const fw_buffer_t *buffer);
 FW_API size_t fw_buffer_byte_size(const fw_buffer_t *buffer);
-/* Host pointer to the contents (valid while the buffer is alive). */
+/* Host pointer to the contents, after every task submitted on the buffer has finished;
+ * the caller may read and write through it. The pointer stays valid until the buffer is
+ * next passed to a call or task (which may move it between memory tiers) or released.
+ * NULL when the contents cannot be brought back to host memory (the host tier is full
+ * of pinned data, or the storage tier failed). */
 FW_API void *fw_buffer_data(fw_buffer_t *buffer);
 /* Fills `out_type` with the buffer's element type, rank and dims. */
 FW_API fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *out_type);
@@ -240,6 +269,140 @@ FW_API fw_status_t fw_module_variant_info(const fw_module_t *module, size_t exec
 FW_API fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
                                   fw_buffer_t *const *args, size_t num_args,
                                   fw_buffer_t **out_results, size_t num_results);
+
+/* The asynchronous form of fw_module_call: validates the arguments, runs the function's
+ * host code on the calling thread (which submits its tasks to the task graph) and
+ * returns at once with a call object. The call holds references to its arguments; the
+ * caller must not write them until the call completes. Tasks of later calls that touch
+ * the same buffers are ordered after this call's (sequential consistency). */
+typedef struct fw_call_t fw_call_t;
+FW_API fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
+                                        fw_buffer_t *const *args, size_t num_args,
+                                        fw_call_t **out_call);
+/* Whether every task of the call has finished (never blocks). */
+FW_API int fw_call_is_done(const fw_call_t *call);
+/* Waits for the call, stores its results like fw_module_call and frees the call object
+ * (on success or failure; `call` must not be used again). */
+FW_API fw_status_t fw_call_wait(fw_call_t *call, fw_buffer_t **out_results,
+                                size_t num_results);
+
+/* ---- Tasks ---------------------------------------------------------------------- */
+
+/* Tasks written in C, submitted directly to the runtime's task graph (the same graph the
+ * dispatches of compiled modules go to). Dependencies are inferred from the buffer
+ * accesses in submission order: a task that reads a buffer runs after the last task
+ * that wrote it; a task that writes a buffer runs after the earlier readers and writers.
+ * Independent tasks run concurrently on the CPU workers. */
+
+typedef struct fw_task_t fw_task_t;
+
+/* A task body: `data[i]` is the host address of access i's buffer. */
+typedef void (*fw_task_fn_t)(void *user_data, void *const *data, size_t num_data);
+
+typedef struct fw_task_access_t {
+  fw_buffer_t *buffer;
+  fw_access_t access;
+} fw_task_access_t;
+
+typedef struct fw_task_desc_t {
+  const char *name; /* names the task in traces, errors and the history; copied */
+  fw_task_fn_t fn;  /* runs on a CPU worker */
+  void *user_data;
+  const fw_task_access_t *accesses;
+  size_t num_accesses;
+  int32_t priority; /* larger runs first among ready tasks; 0 lets heft rank it */
+  double flops;     /* cost hints for the cost model and the simulator; 0 = unknown */
+  double bytes;
+} fw_task_desc_t;
+
+/* Submits a task. On success `*out_task`, when out_task is non-NULL, holds a reference
+ * the caller releases with fw_task_release. */
+FW_API fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
+                                  fw_task_t **out_task);
+/* Waits for the task; returns its error (or the error of a task it depended on). */
+FW_API fw_status_t fw_task_wait(fw_task_t *task);
+FW_API void fw_task_release(fw_task_t *task);
+/* Waits for every task submitted so far; returns (and clears) the first error of a
+ * task submitted with fw_task_submit since the previous call. */
+FW_API fw_status_t fw_runtime_wait_all(fw_runtime_t *runtime);
+
+/* ---- Statistics and traces ---------------------------------------------------- */
+
+typedef enum fw_tier_t {
+  FW_TIER_DEVICE = 0,
+  FW_TIER_HOST = 1,
+  FW_TIER_STORAGE = 2,
+} fw_tier_t;
+#define FW_NUM_TIERS 3
+#define FW_STATS_MAX_DEVICES 16
+
+typedef struct fw_runtime_stats_t {
+  uint64_t tasks_submitted, tasks_executed, tasks_failed;
+  size_t num_devices;
+  struct {
+    char name[32];       /* "cpu", "gpu0" */
+    uint32_t workers;
+    uint64_t tasks;
+    double busy_seconds; /* summed over the device's workers */
+  } devices[FW_STATS_MAX_DEVICES];
+  uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS]; /* [from][to] */
+  uint64_t evictions;          /* copies moved down a tier */
+  uint64_t prefetch_requests;  /* prefetches started */
+  uint64_t prefetch_hits;      /* task inputs found in place thanks to a prefetch */
+  uint64_t demand_fetches;     /* task inputs fetched when the task started */
+  double stall_seconds;        /* workers waiting for their inputs to arrive */
+  uint64_t peak_bytes[FW_NUM_TIERS];
+  uint64_t limit_bytes[FW_NUM_TIERS]; /* 0: unlimited */
+  const char *scheduler;       /* "eager", "ws", "heft" */
+} fw_runtime_stats_t;
+
+FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);
+/* Writes the events recorded since creation (FW_RUNTIME_TRACE) as Chrome/Perfetto JSON:
+ * one track per worker, one per copy direction. */
+FW_API fw_status_t fw_runtime_write_trace(fw_runtime_t *runtime, const char *path);
+/* Saves the execution-time history to `path` (also done at destruction when
+ * history_path is set). */
+FW_API fw_status_t fw_runtime_save_history(fw_runtime_t *runtime, const char *path);
+
+/* ---- Simulation ----------------------------------------------------------------- */
+
+/* A machine to simulate: the real scheduler runs in virtual time and no kernel executes.
+ * A task's time on a device is max(flops / (gflops * speed), bytes / memory bandwidth)
+ * plus the device's per-task overhead, where `speed` is the device's factor for the
+ * task's kernel name (1 when not listed). Inputs move over the device's link to host
+ * memory (latency + bytes / bandwidth, one copy at a time per direction). */
+typedef struct fw_sim_device_t {
+  const char *name;            /* "gpu0" */
+  fw_target_kind_t kind;
+  uint32_t workers;            /* independent execution units (>= 1) */
+  double gflops;               /* per worker */
+  double memory_gbps;          /* per worker */
+  uint64_t memory_bytes;       /* 0: unlimited; CPU devices use host memory */
+  double link_gbps;            /* to host memory (non-CPU devices) */
+  double link_latency_us;
+  double task_overhead_us;
+  size_t num_kernel_speeds;
+  const char *const *kernel_names;
+  const double *kernel_speeds;
+} fw_sim_device_t;
+
+struct fw_sim_machine_t {
+  size_t num_devices;
+  const fw_sim_device_t *devices;
+};
+
+typedef struct fw_sim_report_t {
+  double makespan_seconds;
+  double critical_path_seconds; /* longest chain, each task on its fastest device */
+  double work_bound_seconds;    /* total work over the machine's capacity */
+  double lower_bound_seconds;   /* the larger of the two */
+  uint64_t tasks;
+} fw_sim_report_t;
+
+/* Runs the tasks submitted so far in virtual time and reports on everything simulated
+ * since creation (statistics through fw_runtime_get_stats). */
+FW_API fw_status_t fw_runtime_simulation_report(fw_runtime_t *runtime,
+                                                fw_sim_report_t *out_report);
 
 /* ---- Embedded modules -------------------------------------------------------- */
 

@@ -1,0 +1,209 @@
+/* Execution-time history (history.h). Estimates are the median of the last 32 samples,
+ * so a few outliers (a page fault storm, a preempted worker) do not move them; the
+ * median absolute deviation is kept as the spread. */
+#define _GNU_SOURCE
+#include "history.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status_internal.h"
+
+#define FW_HISTORY_MAGIC "fw-history 1"
+
+void fw_history_init(fw_history_t *h) {
+  memset(h, 0, sizeof(*h));
+  pthread_mutex_init(&h->lock, NULL);
+}
+
+void fw_history_fini(fw_history_t *h) {
+  for (size_t i = 0; i < h->capacity; ++i) free(h->entries[i].name);
+  free(h->entries);
+  pthread_mutex_destroy(&h->lock);
+}
+
+uint32_t fw_history_size_class(uint64_t bytes) {
+  uint32_t c = 0;
+  while (bytes > 1) bytes >>= 1, ++c;
+  return c;
+}
+
+static uint64_t hash_key(const char *name, uint32_t kind, uint32_t size_class) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char *p = name; *p; ++p) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  h = (h ^ kind) * 1099511628211ull;
+  return (h ^ size_class) * 1099511628211ull;
+}
+
+static fw_history_entry_t *find(fw_history_t *h, const char *name, uint32_t kind,
+                                uint32_t size_class, int create) {
+  if (create && (h->size + 1) * 4 > h->capacity * 3) {
+    size_t cap = h->capacity ? h->capacity * 2 : 64;
+    fw_history_entry_t *grown = calloc(cap, sizeof(*grown));
+    if (!grown) return NULL;
+    for (size_t i = 0; i < h->capacity; ++i) {
+      fw_history_entry_t *e = &h->entries[i];
+      if (!e->name) continue;
+      size_t j = hash_key(e->name, e->kind, e->size_class) & (cap - 1);
+      while (grown[j].name) j = (j + 1) & (cap - 1);
+      grown[j] = *e;
+    }
+    free(h->entries);
+    h->entries = grown;
+    h->capacity = cap;
+  }
+  if (!h->capacity) return NULL;
+  size_t j = hash_key(name, kind, size_class) & (h->capacity - 1);
+  for (;; j = (j + 1) & (h->capacity - 1)) {
+    fw_history_entry_t *e = &h->entries[j];
+    if (!e->name) break;
+    if (e->kind == kind && e->size_class == size_class && strcmp(e->name, name) == 0) return e;
+  }
+  if (!create) return NULL;
+  fw_history_entry_t *e = &h->entries[j];
+  e->name = strdup(name);
+  if (!e->name) return NULL;
+  e->kind = kind;
+  e->size_class = size_class;
+  ++h->size;
+  return e;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n) {
+  qsort(v, n, sizeof(*v), compare_doubles);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void update_statistics(fw_history_entry_t *e) {
+  size_t n = e->count < FW_HISTORY_SAMPLES ? (size_t)e->count : FW_HISTORY_SAMPLES;
+  double v[FW_HISTORY_SAMPLES];
+  memcpy(v, e->samples, n * sizeof(double));
+  e->median = median_of(v, n);
+  for (size_t i = 0; i < n; ++i) v[i] = fabs(e->samples[i] - e->median);
+  e->mad = median_of(v, n);
+}
+
+static void add_sample(fw_history_entry_t *e, double seconds) {
+  e->samples[e->count % FW_HISTORY_SAMPLES] = seconds;
+  ++e->count;
+  /* Sorting 32 samples per task would cost more than a small task: refresh the
+   * statistics while the ring fills, then every 8th sample. */
+  if (e->count <= FW_HISTORY_SAMPLES || e->count % 8 == 0) update_statistics(e);
+}
+
+void fw_history_record(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
+                       double seconds) {
+  if (!(seconds >= 0) || !isfinite(seconds)) return;
+  pthread_mutex_lock(&h->lock);
+  fw_history_entry_t *e = find(h, name, kind, fw_history_size_class(bytes), 1);
+  if (e) add_sample(e, seconds);
+  pthread_mutex_unlock(&h->lock);
+}
+
+int fw_history_estimate(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
+                        double *out_seconds) {
+  pthread_mutex_lock(&h->lock);
+  fw_history_entry_t *e = find(h, name, kind, fw_history_size_class(bytes), 0);
+  int ok = e && e->count >= FW_HISTORY_MIN_SAMPLES;
+  if (ok) *out_seconds = e->median;
+  pthread_mutex_unlock(&h->lock);
+  return ok;
+}
+
+fw_status_t fw_history_load(fw_history_t *h, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    if (errno == ENOENT) return FW_OK; /* the first run creates it */
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "cannot read the history file '%s': %s",
+                          path, strerror(errno));
+  }
+  char line[4096];
+  unsigned lineno = 0;
+  fw_status_t status = FW_OK;
+  pthread_mutex_lock(&h->lock);
+  while (status == FW_OK && fgets(line, sizeof(line), f)) {
+    ++lineno;
+    size_t len = strlen(line);
+    if (len && line[len - 1] == '\n') line[--len] = 0;
+    if (lineno == 1) {
+      if (strcmp(line, FW_HISTORY_MAGIC) != 0)
+        status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                "'%s' is not an fw history file (expected the first line '%s')",
+                                path, FW_HISTORY_MAGIC);
+      continue;
+    }
+    if (len == 0 || line[0] == '#') continue;
+    unsigned kind = 0, size_class = 0, n = 0;
+    unsigned long long count = 0;
+    int used = 0;
+    char *p = line;
+    if (sscanf(p, "%u %u %llu %u%n", &kind, &size_class, &count, &n, &used) != 4 ||
+        n > FW_HISTORY_SAMPLES || size_class > 64 || n > count) {
+      status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                              "history file '%s', line %u: malformed entry", path, lineno);
+      break;
+    }
+    p += used;
+    double samples[FW_HISTORY_SAMPLES];
+    for (unsigned i = 0; i < n && status == FW_OK; ++i) {
+      if (sscanf(p, " %lf%n", &samples[i], &used) != 1 || !(samples[i] >= 0) ||
+          !isfinite(samples[i]))
+        status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                "history file '%s', line %u: malformed sample %u", path,
+                                lineno, i + 1);
+      p += used;
+    }
+    if (status != FW_OK) break;
+    if (*p != ' ' || !p[1]) {
+      status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                              "history file '%s', line %u: missing task name", path, lineno);
+      break;
+    }
+    fw_history_entry_t *e = find(h, p + 1, kind, size_class, 1);
+    if (!e) {
+      status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      break;
+    }
+    for (unsigned i = 0; i < n; ++i) add_sample(e, samples[i]);
+    update_statistics(e);
+  }
+  pthread_mutex_unlock(&h->lock);
+  fclose(f);
+  return status;
+}
+
+fw_status_t fw_history_save(fw_history_t *h, const char *path) {
+  char tmp[4200];
+  snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return fw_status_make(FW_STATUS_IO, "cannot write the history file '%s': %s",
+                          tmp, strerror(errno));
+  fprintf(f, "%s\n# kind size_class count n samples... name\n", FW_HISTORY_MAGIC);
+  pthread_mutex_lock(&h->lock);
+  for (size_t i = 0; i < h->capacity; ++i) {
+    const fw_history_entry_t *e = &h->entries[i];
+    if (!e->name) continue;
+    size_t n = e->count < FW_HISTORY_SAMPLES ? (size_t)e->count : FW_HISTORY_SAMPLES;
+    fprintf(f, "%u %u %llu %zu", e->kind, e->size_class, (unsigned long long)e->count, n);
+    for (size_t k = 0; k < n; ++k) fprintf(f, " %.9g", e->samples[k]);
+    fprintf(f, " %s\n", e->name);
+  }
+  pthread_mutex_unlock(&h->lock);
+  int failed = ferror(f);
+  failed |= fclose(f);
+  if (failed || rename(tmp, path) != 0) {
+    remove(tmp);
+    return fw_status_make(FW_STATUS_IO, "cannot write the history file '%s'",
+                          path);
+  }
+  return FW_OK;
+}

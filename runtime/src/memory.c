@@ -1,0 +1,788 @@
+/* Memory nodes, coherent buffers, eviction down the tiers and the storage tier's files
+ * (memory.h). */
+#define _GNU_SOURCE
+#include "memory.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime_internal.h"
+#include "scheduler.h"
+#include "status_internal.h"
+#include "trace.h"
+
+static const char *const kTierNames[FW_NUM_TIERS] = {"device", "host", "storage"};
+
+/* ---- FW_TIER_LIMITS ------------------------------------------------------------ */
+
+static int parse_size(const char *s, size_t len, uint64_t *out) {
+  size_t i = 0;
+  uint64_t value = 0;
+  if (len == 0 || s[0] < '0' || s[0] > '9') return 0;
+  for (; i < len && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (value > (UINT64_MAX - 9) / 10) return 0;
+    value = value * 10 + (uint64_t)(s[i] - '0');
+  }
+  static const struct { const char *suffix; uint64_t scale; } kUnits[] = {
+      {"", 1},          {"B", 1},           {"K", 1ull << 10},  {"KiB", 1ull << 10},
+      {"KB", 1000ull},  {"M", 1ull << 20},  {"MiB", 1ull << 20}, {"MB", 1000000ull},
+      {"G", 1ull << 30}, {"GiB", 1ull << 30}, {"GB", 1000000000ull}, {"T", 1ull << 40},
+      {"TiB", 1ull << 40}, {"TB", 1000000000000ull}};
+  for (size_t u = 0; u < sizeof(kUnits) / sizeof(kUnits[0]); ++u) {
+    size_t n = strlen(kUnits[u].suffix);
+    if (len - i != n || strncmp(s + i, kUnits[u].suffix, n) != 0) continue;
+    if (value > UINT64_MAX / kUnits[u].scale) return 0;
+    *out = value * kUnits[u].scale;
+    return 1;
+  }
+  return 0;
+}
+
+fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]) {
+  for (int t = 0; t < FW_NUM_TIERS; ++t) limits[t] = 0;
+  if (!text) return FW_OK;
+  const char *p = text;
+  while (*p) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    const char *eq = memchr(p, '=', len);
+    int tier = -1;
+    for (int t = 0; eq && t < FW_NUM_TIERS; ++t)
+      if ((size_t)(eq - p) == strlen(kTierNames[t]) && !strncmp(p, kTierNames[t], eq - p))
+        tier = t;
+    uint64_t value = 0;
+    if (tier < 0 || !parse_size(eq + 1, len - (size_t)(eq - p) - 1, &value) || value == 0)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "tier limits '%s': expected a comma-separated list of "
+                            "TIER=SIZE with TIER one of device, host, storage and SIZE a "
+                            "positive number with an optional unit (B, KiB, MiB, GiB, TiB), "
+                            "got '%.*s'",
+                            text, (int)len, p);
+    limits[tier] = value;
+    p = end ? end + 1 : p + len;
+  }
+  return FW_OK;
+}
+
+/* ---- Setup --------------------------------------------------------------------- */
+
+static fw_status_t check_storage_dir(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) != 0)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "storage directory '%s': %s", dir,
+                          strerror(errno));
+  if (!S_ISDIR(st.st_mode))
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "storage directory '%s' is not a directory", dir);
+  char probe[4096];
+  snprintf(probe, sizeof(probe), "%s/.fw-probe-XXXXXX", dir);
+  int fd = mkstemp(probe);
+  if (fd < 0)
+    return fw_status_make(FW_STATUS_IO,
+                          "storage directory '%s' is not writable: %s", dir, strerror(errno));
+  close(fd);
+  unlink(probe);
+  return FW_OK;
+}
+
+fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
+                           const uint64_t limits[FW_NUM_TIERS], const char *storage_dir,
+                           int prefetch, uint32_t prefetch_window) {
+  memset(m, 0, sizeof(*m));
+  if (storage_dir) {
+    fw_status_t status = check_storage_dir(storage_dir);
+    if (status != FW_OK) return status;
+    m->storage_dir = strdup(storage_dir);
+    if (!m->storage_dir) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  pthread_mutex_init(&m->lock, NULL);
+  pthread_cond_init(&m->cv, NULL);
+  pthread_mutex_init(&m->prefetch_lock, NULL);
+  pthread_cond_init(&m->prefetch_cv, NULL);
+  m->num_nodes = 2;
+  fw_memory_node_t *host = &m->nodes[FW_NODE_HOST];
+  snprintf(host->name, sizeof(host->name), "host");
+  host->tier = FW_TIER_HOST;
+  host->device = host_device;
+  host->capacity = limits[FW_TIER_HOST];
+  host->lower = FW_NODE_STORAGE;
+  fw_memory_node_t *storage = &m->nodes[FW_NODE_STORAGE];
+  snprintf(storage->name, sizeof(storage->name), "storage");
+  storage->tier = FW_TIER_STORAGE;
+  storage->capacity = limits[FW_TIER_STORAGE];
+  storage->lower = FW_NODE_STORAGE;
+  m->prefetch_enabled = prefetch;
+  m->prefetch_window = prefetch_window;
+  return FW_OK;
+}
+
+/* ---- Storage files ------------------------------------------------------------- */
+
+static fw_status_t ensure_storage_dir(fw_memory_t *m) {
+  if (m->storage_dir) return FW_OK;
+  const char *tmp = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/fw-storage-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(path))
+    return fw_status_make(FW_STATUS_IO,
+                          "cannot create the storage tier's directory '%s': %s", path,
+                          strerror(errno));
+  m->storage_dir = strdup(path);
+  if (!m->storage_dir) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  m->storage_dir_created = 1;
+  return FW_OK;
+}
+
+static void storage_path(const fw_memory_t *m, const fw_buffer_t *b, char *out, size_t cap) {
+  snprintf(out, cap, "%s/fw-%ld-%llu.buf", m->storage_dir, (long)getpid(),
+           (unsigned long long)b->mem.id);
+}
+
+static fw_status_t storage_write(const fw_memory_t *m, const fw_buffer_t *b, const void *src) {
+  char path[4200];
+  storage_path(m, b, path, sizeof(path));
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return fw_status_make(FW_STATUS_IO,
+                          "cannot write to the storage tier ('%s'): %s", path, strerror(errno));
+  const char *p = src;
+  size_t left = b->byte_size;
+  off_t offset = 0;
+  while (left > 0) {
+    ssize_t n = pwrite(fd, p, left, offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : ENOSPC;
+      close(fd);
+      unlink(path);
+      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                            "writing %zu bytes to the storage tier ('%s') failed: %s",
+                            b->byte_size, path, strerror(err));
+    }
+    p += n, left -= (size_t)n, offset += n;
+  }
+  close(fd);
+  return FW_OK;
+}
+
+static fw_status_t storage_read(const fw_memory_t *m, const fw_buffer_t *b, void *dst) {
+  char path[4200];
+  storage_path(m, b, path, sizeof(path));
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fw_status_make(FW_STATUS_DATA_LOSS, "the storage tier lost '%s': %s", path,
+                          strerror(errno));
+  char *p = dst;
+  size_t left = b->byte_size;
+  off_t offset = 0;
+  while (left > 0) {
+    ssize_t n = pread(fd, p, left, offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(fd);
+      return fw_status_make(FW_STATUS_DATA_LOSS, "reading '%s' from the storage tier: %s",
+                            path, n < 0 ? strerror(errno) : "file is truncated");
+    }
+    p += n, left -= (size_t)n, offset += n;
+  }
+  close(fd);
+  return FW_OK;
+}
+
+/* ---- Replicas ------------------------------------------------------------------ */
+
+static void set_valid(fw_buffer_t *b, uint32_t node, int valid) {
+  b->mem.replicas[node].valid = (uint8_t)valid;
+  if (valid) atomic_fetch_or(&b->mem.valid_mask, 1u << node);
+  else atomic_fetch_and(&b->mem.valid_mask, ~(1u << node));
+}
+
+int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node) {
+  return (atomic_load_explicit(&((fw_buffer_t *)buffer)->mem.valid_mask,
+                               memory_order_relaxed) >> node) & 1u;
+}
+
+static int valid_elsewhere(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
+  for (uint32_t n = 0; n < m->num_nodes; ++n)
+    if (n != node && b->mem.replicas[n].valid) return 1;
+  return 0;
+}
+
+static void account_alloc(fw_memory_node_t *node, uint64_t size) {
+  node->used += size;
+  if (node->used > node->peak) node->peak = node->used;
+}
+
+/* Frees a replica's memory (lock held, replica not busy). */
+static void drop_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
+  fw_replica_t *r = &b->mem.replicas[node];
+  if (!r->allocated) return;
+  fw_memory_node_t *n = &m->nodes[node];
+  if (n->device) n->device->vtable->free(n->device, r->ptr);
+  else if (node == FW_NODE_STORAGE && m->storage_dir) {
+    char path[4200];
+    storage_path(m, b, path, sizeof(path));
+    unlink(path);
+  }
+  n->used -= b->byte_size;
+  r->ptr = NULL;
+  r->allocated = 0;
+  r->prefetched = 0;
+  set_valid(b, node, 0);
+}
+
+static void link_buffer(fw_memory_t *m, fw_buffer_t *b) {
+  b->mem.next = m->buffers;
+  if (m->buffers) m->buffers->mem.prev = b;
+  m->buffers = b;
+}
+
+static void unlink_buffer(fw_memory_t *m, fw_buffer_t *b) {
+  if (b->mem.prev) b->mem.prev->mem.next = b->mem.next;
+  else if (m->buffers == b) m->buffers = b->mem.next;
+  if (b->mem.next) b->mem.next->mem.prev = b->mem.prev;
+  b->mem.prev = b->mem.next = NULL;
+}
+
+/* Copies the buffer into `to` from a valid replica; the lock is dropped during the copy
+ * and both replicas are busy meanwhile. `to` must be allocated. */
+static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
+  uint32_t from = m->num_nodes;
+  for (uint32_t n = 0; n < m->num_nodes; ++n)
+    if (n != to && b->mem.replicas[n].valid && !b->mem.replicas[n].busy) {
+      from = n;
+      if (n != FW_NODE_STORAGE) break; /* prefer memory over files */
+    }
+  if (from == m->num_nodes) return FW_OK; /* never written: reads as zeros */
+  fw_replica_t *src = &b->mem.replicas[from], *dst = &b->mem.replicas[to];
+  src->busy = dst->busy = 1;
+  ++m->transfers;
+  pthread_mutex_unlock(&m->lock);
+  uint64_t t0 = fw_now_ns();
+  fw_status_t status;
+  if (from == FW_NODE_STORAGE) status = storage_read(m, b, dst->ptr);
+  else if (to == FW_NODE_STORAGE) status = storage_write(m, b, src->ptr);
+  else status = m->nodes[to].device->vtable->copy(m->nodes[to].device, dst->ptr, src->ptr,
+                                                   b->byte_size);
+  if (m->trace && m->trace->enabled)
+    fw_trace_add(m->trace, FW_TRACE_COPY_TRACK(m->nodes[from].tier, m->nodes[to].tier), "copy",
+                 t0, fw_now_ns(), b->byte_size);
+  pthread_mutex_lock(&m->lock);
+  --m->transfers;
+  src->busy = dst->busy = 0;
+  if (status == FW_OK) {
+    set_valid(b, to, 1);
+    m->bytes_moved[m->nodes[from].tier][m->nodes[to].tier] += b->byte_size;
+  }
+  pthread_cond_broadcast(&m->cv);
+  return status;
+}
+
+static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
+  fw_replica_t *r = &b->mem.replicas[node];
+  if (r->allocated) return FW_OK;
+  fw_memory_node_t *n = &m->nodes[node];
+  if (n->device) {
+    fw_status_t status = n->device->vtable->alloc(n->device, b->byte_size, &r->ptr);
+    if (status != FW_OK) return status;
+  } else {
+    fw_status_t status = ensure_storage_dir(m);
+    if (status != FW_OK) return status;
+  }
+  r->allocated = 1;
+  account_alloc(n, b->byte_size);
+  return FW_OK;
+}
+
+/* Whether the replica on `node` may be evicted now. */
+static int evictable(const fw_buffer_t *b, uint32_t node) {
+  const fw_replica_t *r = &b->mem.replicas[node];
+  return r->allocated && !r->busy && r->pins == 0 && !b->mem.mapped && !b->wrapped;
+}
+
+/* How valuable a replica is: 0 when no submitted task needs the buffer, 1 when one
+ * does but not within the prefetch window, 2 when a task in the window does. */
+static unsigned value_class(const fw_memory_t *m, const fw_buffer_t *b) {
+  if (atomic_load_explicit(&((fw_buffer_t *)b)->mem.future_uses, memory_order_relaxed) == 0)
+    return 0;
+  return b->mem.window_mark == m->window_epoch && m->window_epoch ? 2 : 1;
+}
+
+/* The least valuable evictable replica on `node` of class <= max_class, least recently
+ * used first. NULL when none. */
+static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, unsigned max_class) {
+  fw_buffer_t *best = NULL;
+  unsigned best_class = 0;
+  for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
+    if (!evictable(b, node)) continue;
+    unsigned c = value_class(m, b);
+    if (c > max_class) continue;
+    if (!best || c < best_class ||
+        (c == best_class &&
+         b->mem.replicas[node].last_use < best->mem.replicas[node].last_use)) {
+      best = b;
+      best_class = c;
+    }
+  }
+  return best;
+}
+
+/* Moves one replica off `node`: dropped when another node holds a valid copy, else
+ * written to the node below first. Returns FW_OK with *evicted = 0 when nothing could go.
+ * May drop the lock. */
+static fw_status_t evict_one(fw_memory_t *m, uint32_t node, unsigned max_class, int *evicted) {
+  *evicted = 0;
+  fw_buffer_t *b = pick_victim(m, node, max_class);
+  if (!b) return FW_OK;
+  fw_replica_t *r = &b->mem.replicas[node];
+  if (r->valid && !valid_elsewhere(m, b, node)) {
+    uint32_t lower = m->nodes[node].lower;
+    if (lower == node) return FW_OK; /* the bottom tier keeps what it has */
+    fw_memory_node_t *ln = &m->nodes[lower];
+    if (ln->capacity && ln->used + b->byte_size > ln->capacity &&
+        !b->mem.replicas[lower].allocated)
+      return FW_OK; /* no room below: storage is not evicted further */
+    fw_status_t status = allocate_replica(m, b, lower);
+    if (status != FW_OK) return status;
+    /* No reference is taken: fw_memory_buffer_free waits while a replica is busy. */
+    status = copy_in(m, b, lower);
+    if (status != FW_OK) {
+      return fw_status_annotate(status, "evicting a %zu-byte buffer from %s", b->byte_size,
+                                m->nodes[node].name);
+    }
+    ++m->evictions;
+    atomic_store_explicit(&m->spilled, 1, memory_order_relaxed);
+    /* The copy dropped the lock: the replica may have been pinned or rewritten since. */
+    if (evictable(b, node) && r->valid) drop_replica(m, b, node);
+    *evicted = 1;
+    return FW_OK;
+  }
+  drop_replica(m, b, node);
+  *evicted = 1;
+  return FW_OK;
+}
+
+/* Frees room for `need` more bytes on `node`. Returns FW_OK and *made = 1 when there is
+ * room, *made = 0 when nothing (of class <= max_class) can be evicted now. May drop the
+ * lock: callers re-check their state afterwards. */
+static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, unsigned max_class,
+                             int *made) {
+  fw_memory_node_t *n = &m->nodes[node];
+  *made = 1;
+  while (n->capacity && n->used + need > n->capacity) {
+    int evicted = 0;
+    fw_status_t status = evict_one(m, node, max_class, &evicted);
+    if (status != FW_OK) return status;
+    if (!evicted) {
+      *made = 0;
+      return FW_OK;
+    }
+  }
+  return FW_OK;
+}
+
+static void wait_memory(fw_memory_t *m, uint64_t *stall_ns) {
+  uint64_t t0 = fw_now_ns();
+  pthread_cond_wait(&m->cv, &m->lock);
+  if (stall_ns) *stall_ns += fw_now_ns() - t0;
+}
+
+static int is_host_wrapped(const fw_buffer_t *b, uint32_t node) {
+  return b->wrapped && node == FW_NODE_HOST;
+}
+
+static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const char *who,
+                                    uint64_t need) {
+  const fw_memory_node_t *n = &m->nodes[node];
+  return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                        "%s needs %llu more bytes of %s memory, but the %s tier is full "
+                        "(%llu of %llu bytes) and nothing left in it can be evicted (the "
+                        "rest is in use by the caller or cannot move down a tier; raise the "
+                        "limit with FW_TIER_LIMITS)",
+                        who, (unsigned long long)need, n->name, kTierNames[n->tier],
+                        (unsigned long long)n->used, (unsigned long long)n->capacity);
+}
+
+fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data) {
+  size_t count = task->num_accesses;
+  if (count == 0) return FW_OK;
+  fw_memory_node_t *n = &m->nodes[node];
+  char who[200];
+  snprintf(who, sizeof(who), "task @%s", task->name);
+  uint64_t working_set = 0;
+  for (size_t i = 0; i < count; ++i)
+    if (!is_host_wrapped(task->accesses[i].buffer, node))
+      working_set += task->accesses[i].buffer->byte_size;
+  if (n->capacity && working_set > n->capacity)
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                          "%s needs %llu bytes of %s memory at once, but the %s tier holds at "
+                          "most %llu bytes (FW_TIER_LIMITS)",
+                          who, (unsigned long long)working_set, n->name, kTierNames[n->tier],
+                          (unsigned long long)n->capacity);
+  uint64_t stall = 0;
+  pthread_mutex_lock(&m->lock);
+  for (;;) {
+    int busy = 0;
+    uint64_t need = 0;
+    for (size_t i = 0; i < count; ++i) {
+      fw_buffer_t *b = task->accesses[i].buffer;
+      for (uint32_t k = 0; k < m->num_nodes; ++k) busy |= b->mem.replicas[k].busy;
+      if (!is_host_wrapped(b, node) && !b->mem.replicas[node].allocated) need += b->byte_size;
+    }
+    if (busy) {
+      wait_memory(m, &stall);
+      continue;
+    }
+    if (n->capacity && n->used + need > n->capacity) {
+      int made = 0;
+      fw_status_t status = make_room(m, node, need, 2, &made);
+      if (status != FW_OK) {
+        pthread_mutex_unlock(&m->lock);
+        return fw_status_annotate(status, "%s", who);
+      }
+      if (made) continue; /* the lock may have been dropped: check again */
+      if (m->task_pins > 0 || m->transfers > 0) {
+        wait_memory(m, &stall); /* running tasks will unpin */
+        continue;
+      }
+      fw_status_t err = nothing_to_evict(m, node, who, n->used + need - n->capacity);
+      pthread_mutex_unlock(&m->lock);
+      return err;
+    }
+    break;
+  }
+  fw_status_t status = FW_OK;
+  size_t pinned = 0;
+  for (; pinned < count; ++pinned) {
+    fw_buffer_t *b = task->accesses[pinned].buffer;
+    if (!is_host_wrapped(b, node)) {
+      status = allocate_replica(m, b, node);
+      if (status != FW_OK) break;
+    }
+    ++b->mem.replicas[node].pins;
+    ++m->task_pins;
+  }
+  for (size_t i = 0; status == FW_OK && i < count; ++i) {
+    fw_buffer_t *b = task->accesses[i].buffer;
+    fw_replica_t *r = &b->mem.replicas[node];
+    if (r->valid) {
+      if (r->prefetched) ++m->prefetch_hits;
+    } else if (valid_elsewhere(m, b, node)) {
+      ++m->demand_fetches;
+      uint64_t t0 = fw_now_ns();
+      status = copy_in(m, b, node);
+      stall += fw_now_ns() - t0;
+    } else {
+      set_valid(b, node, 1); /* never written: the zero-filled allocation is its value */
+    }
+    r->prefetched = 0;
+    out_data[i] = r->ptr;
+  }
+  if (status != FW_OK) {
+    for (size_t i = 0; i < pinned; ++i) {
+      --task->accesses[i].buffer->mem.replicas[node].pins;
+      --m->task_pins;
+    }
+    pthread_cond_broadcast(&m->cv);
+  }
+  m->stall_ns += stall;
+  pthread_mutex_unlock(&m->lock);
+  return status == FW_OK ? FW_OK : fw_status_annotate(status, "%s", who);
+}
+
+void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node) {
+  if (task->num_accesses == 0) return;
+  pthread_mutex_lock(&m->lock);
+  for (size_t i = 0; i < task->num_accesses; ++i) {
+    fw_buffer_t *b = task->accesses[i].buffer;
+    fw_replica_t *r = &b->mem.replicas[node];
+    --r->pins;
+    --m->task_pins;
+    r->last_use = ++m->tick;
+    if (task->accesses[i].access & FW_ACCESS_WRITE) {
+      for (uint32_t k = 0; k < m->num_nodes; ++k)
+        if (k != node && b->mem.replicas[k].valid) {
+          if (k == FW_NODE_STORAGE) drop_replica(m, b, k); /* frees the file's room */
+          else set_valid(b, k, 0);
+        }
+      set_valid(b, node, 1);
+    }
+  }
+  pthread_cond_broadcast(&m->cv);
+  pthread_mutex_unlock(&m->lock);
+}
+
+/* ---- Buffers ------------------------------------------------------------------- */
+
+fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *data) {
+  pthread_mutex_lock(&m->lock);
+  b->mem.id = ++m->next_id;
+  if (!data) {
+    link_buffer(m, b);
+    pthread_mutex_unlock(&m->lock);
+    return FW_OK;
+  }
+  fw_memory_node_t *n = &m->nodes[FW_NODE_HOST];
+  if (n->capacity && b->byte_size > n->capacity) {
+    pthread_mutex_unlock(&m->lock);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                          "a %zu-byte buffer does not fit the host tier's limit of %llu bytes "
+                          "(FW_TIER_LIMITS)",
+                          b->byte_size, (unsigned long long)n->capacity);
+  }
+  for (;;) {
+    int made = 1;
+    fw_status_t status = make_room(m, FW_NODE_HOST, b->byte_size, 2, &made);
+    if (status != FW_OK) {
+      pthread_mutex_unlock(&m->lock);
+      return status;
+    }
+    if (made && (!n->capacity || n->used + b->byte_size <= n->capacity)) break;
+    if (!made && m->task_pins == 0 && m->transfers == 0) {
+      fw_status_t err = nothing_to_evict(m, FW_NODE_HOST, "a new buffer", b->byte_size);
+      pthread_mutex_unlock(&m->lock);
+      return err;
+    }
+    if (!made) wait_memory(m, NULL);
+  }
+  fw_status_t status = allocate_replica(m, b, FW_NODE_HOST);
+  if (status != FW_OK) {
+    pthread_mutex_unlock(&m->lock);
+    return status;
+  }
+  fw_replica_t *r = &b->mem.replicas[FW_NODE_HOST];
+  memcpy(r->ptr, data, b->byte_size);
+  set_valid(b, FW_NODE_HOST, 1);
+  r->last_use = ++m->tick;
+  link_buffer(m, b);
+  pthread_mutex_unlock(&m->lock);
+  return FW_OK;
+}
+
+void fw_memory_buffer_init_wrapped(fw_memory_t *m, fw_buffer_t *b, void *data) {
+  pthread_mutex_lock(&m->lock);
+  b->mem.id = ++m->next_id;
+  b->mem.replicas[FW_NODE_HOST].ptr = data;
+  set_valid(b, FW_NODE_HOST, 1);
+  pthread_mutex_unlock(&m->lock);
+}
+
+void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *b) {
+  pthread_mutex_lock(&m->lock);
+  for (;;) {
+    int busy = 0;
+    for (uint32_t k = 0; k < m->num_nodes; ++k) busy |= b->mem.replicas[k].busy;
+    if (!busy) break;
+    pthread_cond_wait(&m->cv, &m->lock);
+  }
+  for (uint32_t k = 0; k < m->num_nodes; ++k)
+    if (!is_host_wrapped(b, k)) drop_replica(m, b, k);
+  if (!b->wrapped) unlink_buffer(m, b);
+  pthread_cond_broadcast(&m->cv);
+  pthread_mutex_unlock(&m->lock);
+}
+
+fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) {
+  *out_data = NULL;
+  if (b->wrapped) {
+    *out_data = b->mem.replicas[FW_NODE_HOST].ptr;
+    return FW_OK;
+  }
+  fw_memory_node_t *n = &m->nodes[FW_NODE_HOST];
+  pthread_mutex_lock(&m->lock);
+  fw_status_t status = FW_OK;
+  for (;;) {
+    fw_replica_t *r = &b->mem.replicas[FW_NODE_HOST];
+    int busy = 0;
+    for (uint32_t k = 0; k < m->num_nodes; ++k) busy |= b->mem.replicas[k].busy;
+    if (busy) {
+      pthread_cond_wait(&m->cv, &m->lock);
+      continue;
+    }
+    if (r->allocated) break;
+    if (n->capacity && n->used + b->byte_size > n->capacity) {
+      int made = 0;
+      status = make_room(m, FW_NODE_HOST, b->byte_size, 2, &made);
+      if (status != FW_OK) break;
+      if (made) continue;
+      if (m->task_pins > 0 || m->transfers > 0) {
+        pthread_cond_wait(&m->cv, &m->lock);
+        continue;
+      }
+      status = nothing_to_evict(m, FW_NODE_HOST, "fw_buffer_data", b->byte_size);
+      break;
+    }
+    status = allocate_replica(m, b, FW_NODE_HOST);
+    break;
+  }
+  if (status == FW_OK) {
+    fw_replica_t *r = &b->mem.replicas[FW_NODE_HOST];
+    ++r->pins; /* keeps it in place while the copy below drops the lock */
+    if (!r->valid) {
+      if (valid_elsewhere(m, b, FW_NODE_HOST)) status = copy_in(m, b, FW_NODE_HOST);
+      else set_valid(b, FW_NODE_HOST, 1);
+    }
+    --r->pins;
+    if (status == FW_OK) {
+      /* The caller may write through the pointer: the host replica becomes the only one. */
+      for (uint32_t k = 0; k < m->num_nodes; ++k)
+        if (k != FW_NODE_HOST) drop_replica(m, b, k);
+      b->mem.mapped = 1;
+      r->last_use = ++m->tick;
+      *out_data = r->ptr;
+    }
+  }
+  pthread_mutex_unlock(&m->lock);
+  return status;
+}
+
+void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *b) {
+  if (b->wrapped) return;
+  pthread_mutex_lock(&m->lock);
+  if (b->mem.mapped) {
+    b->mem.mapped = 0;
+    pthread_cond_broadcast(&m->cv);
+  }
+  pthread_mutex_unlock(&m->lock);
+}
+
+/* ---- Prefetch ------------------------------------------------------------------ */
+
+/* Brings the buffer to `node` without displacing anything a task in the lookahead window
+ * needs; gives up when there is no such room. */
+static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
+  pthread_mutex_lock(&m->lock);
+  fw_replica_t *r = &b->mem.replicas[node];
+  int busy = 0;
+  for (uint32_t k = 0; k < m->num_nodes; ++k) busy |= b->mem.replicas[k].busy;
+  if (r->valid || busy || is_host_wrapped(b, node) || !valid_elsewhere(m, b, node)) {
+    pthread_mutex_unlock(&m->lock);
+    return;
+  }
+  int made = 1;
+  fw_status_t status = FW_OK;
+  if (!r->allocated) status = make_room(m, node, b->byte_size, 1, &made);
+  fw_memory_node_t *n = &m->nodes[node];
+  if (status == FW_OK && made && !r->allocated && !r->valid &&
+      !(n->capacity && n->used + b->byte_size > n->capacity))
+    status = allocate_replica(m, b, node);
+  if (status == FW_OK && made && r->allocated && !r->valid && !r->busy) {
+    ++r->pins; /* not evicted before the copy lands */
+    ++m->prefetch_requests;
+    status = copy_in(m, b, node);
+    --r->pins;
+    if (status == FW_OK) r->prefetched = 1;
+    r->last_use = ++m->tick;
+    pthread_cond_broadcast(&m->cv);
+  }
+  /* A failed prefetch is harmless: the task fetches on demand and reports the error. */
+  fw_status_free(status);
+  pthread_mutex_unlock(&m->lock);
+}
+
+#define FW_LOOKAHEAD_MAX 512
+
+static void *prefetch_main(void *arg) {
+  fw_memory_t *m = arg;
+  fw_buffer_t *buffers[FW_LOOKAHEAD_MAX];
+  uint32_t nodes[FW_LOOKAHEAD_MAX];
+  pthread_mutex_lock(&m->prefetch_lock);
+  for (;;) {
+    while (!m->prefetch_stop && m->queue_size == 0 && !m->prefetch_kick)
+      pthread_cond_wait(&m->prefetch_cv, &m->prefetch_lock);
+    if (m->prefetch_stop) break;
+    m->prefetch_kick = 0;
+    /* Explicit requests first (fw.prefetch, tasks just assigned to a worker). */
+    while (m->queue_size > 0) {
+      fw_prefetch_request_t req = m->queue[m->queue_head];
+      m->queue_head = (m->queue_head + 1) % m->queue_capacity;
+      --m->queue_size;
+      pthread_mutex_unlock(&m->prefetch_lock);
+      prefetch_one(m, req.buffer, req.node);
+      fw_buffer_release(req.buffer);
+      pthread_mutex_lock(&m->prefetch_lock);
+    }
+    if (!atomic_load_explicit(&m->spilled, memory_order_relaxed) || m->prefetch_window == 0)
+      continue;
+    pthread_mutex_unlock(&m->prefetch_lock);
+    size_t count = fw_scheduler_lookahead(&m->runtime->sched, m->prefetch_window, buffers,
+                                          nodes, FW_LOOKAHEAD_MAX);
+    pthread_mutex_lock(&m->lock);
+    ++m->window_epoch;
+    for (size_t i = 0; i < count; ++i) buffers[i]->mem.window_mark = m->window_epoch;
+    pthread_mutex_unlock(&m->lock);
+    for (size_t i = 0; i < count; ++i) prefetch_one(m, buffers[i], nodes[i]);
+    for (size_t i = 0; i < count; ++i) fw_buffer_release(buffers[i]);
+    pthread_mutex_lock(&m->prefetch_lock);
+  }
+  pthread_mutex_unlock(&m->prefetch_lock);
+  return NULL;
+}
+
+fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt) {
+  m->runtime = rt;
+  if (!m->prefetch_enabled) return FW_OK;
+  if (pthread_create(&m->prefetch_thread, NULL, prefetch_main, m) != 0)
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "cannot start the prefetch thread");
+  m->prefetch_started = 1;
+  return FW_OK;
+}
+
+void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node) {
+  if (!m->prefetch_started || fw_memory_is_valid_on(buffer, node)) return;
+  pthread_mutex_lock(&m->prefetch_lock);
+  if (m->queue_size == m->queue_capacity) {
+    size_t cap = m->queue_capacity ? m->queue_capacity * 2 : 64;
+    fw_prefetch_request_t *q = malloc(cap * sizeof(*q));
+    if (!q) { /* a prefetch is only a hint */
+      pthread_mutex_unlock(&m->prefetch_lock);
+      return;
+    }
+    for (size_t i = 0; i < m->queue_size; ++i)
+      q[i] = m->queue[(m->queue_head + i) % m->queue_capacity];
+    free(m->queue);
+    m->queue = q;
+    m->queue_head = 0;
+    m->queue_capacity = cap;
+  }
+  fw_buffer_retain(buffer);
+  m->queue[(m->queue_head + m->queue_size++) % m->queue_capacity] =
+      (fw_prefetch_request_t){buffer, node};
+  pthread_cond_signal(&m->prefetch_cv);
+  pthread_mutex_unlock(&m->prefetch_lock);
+}
+
+void fw_memory_window_moved(fw_memory_t *m) {
+  if (!m->prefetch_started || !atomic_load_explicit(&m->spilled, memory_order_relaxed)) return;
+  pthread_mutex_lock(&m->prefetch_lock);
+  m->prefetch_kick = 1;
+  pthread_cond_signal(&m->prefetch_cv);
+  pthread_mutex_unlock(&m->prefetch_lock);
+}
+
+void fw_memory_fini(fw_memory_t *m) {
+  if (m->prefetch_started) {
+    pthread_mutex_lock(&m->prefetch_lock);
+    m->prefetch_stop = 1;
+    pthread_cond_signal(&m->prefetch_cv);
+    pthread_mutex_unlock(&m->prefetch_lock);
+    pthread_join(m->prefetch_thread, NULL);
+    m->prefetch_started = 0;
+    for (size_t i = 0; i < m->queue_size; ++i)
+      fw_buffer_release(m->queue[(m->queue_head + i) % m->queue_capacity].buffer);
+  }
+  free(m->queue);
+  m->queue = NULL;
+  if (m->storage_dir && m->storage_dir_created) rmdir(m->storage_dir);
+  free(m->storage_dir);
+  m->storage_dir = NULL;
+  pthread_mutex_destroy(&m->lock);
+  pthread_cond_destroy(&m->cv);
+  pthread_mutex_destroy(&m->prefetch_lock);
+  pthread_cond_destroy(&m->prefetch_cv);
+}

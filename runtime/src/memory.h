@@ -1,0 +1,139 @@
+/* Internal: memory nodes, coherent buffers and the tiers (device, host, storage).
+ *
+ * A buffer is one logical tensor with a replica per memory node. A replica is invalid or
+ * valid; a valid replica is either the only valid copy ("modified": it must be written
+ * down before it is dropped) or one of several ("shared": it can simply be dropped). A
+ * task's buffers are made valid on the node where it runs before it starts; the buffers it
+ * writes are then valid there only. When a node is full the least valuable unpinned
+ * replicas move down a tier (device -> host -> storage); the storage tier keeps one file
+ * per buffer in a directory. */
+#ifndef FW_RUNTIME_SRC_MEMORY_H_
+#define FW_RUNTIME_SRC_MEMORY_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "fw/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FW_MAX_MEMORY_NODES 8
+#define FW_NODE_HOST 0u
+#define FW_NODE_STORAGE 1u
+
+typedef struct fw_replica_t {
+  void *ptr;           /* memory of the node (NULL on the storage node: the file) */
+  uint8_t allocated;   /* counts against the node's capacity */
+  uint8_t valid;
+  uint8_t busy;        /* a copy into or out of it is in flight */
+  uint8_t prefetched;  /* filled by a prefetch and not used by a task since */
+  uint32_t pins;       /* tasks running on it, or the caller's mapping */
+  uint64_t last_use;
+} fw_replica_t;
+
+/* Per-buffer state of the memory manager (guarded by fw_memory_t.lock). */
+typedef struct fw_buffer_memory_t {
+  uint64_t id;
+  fw_replica_t replicas[FW_MAX_MEMORY_NODES];
+  int mapped;               /* the caller holds fw_buffer_data's pointer */
+  atomic_uint valid_mask;   /* bit per node with a valid replica (lock-free reads) */
+  atomic_uint future_uses;  /* submitted, unfinished tasks that access it */
+  uint64_t window_mark;      /* == fw_memory_t.window_epoch: used inside the window */
+  double sim_arrival[FW_MAX_MEMORY_NODES]; /* simulation: when a copy lands there */
+  fw_buffer_t *prev, *next; /* the manager's list of owned buffers */
+} fw_buffer_memory_t;
+
+typedef struct fw_memory_node_t {
+  char name[32];
+  fw_tier_t tier;
+  fw_device_t *device; /* allocates and copies its memory; NULL for storage */
+  uint64_t capacity;   /* 0: unlimited */
+  uint64_t used, peak;
+  uint32_t lower;      /* the node replicas move down to when evicted */
+} fw_memory_node_t;
+
+typedef struct fw_prefetch_request_t {
+  fw_buffer_t *buffer; /* one reference */
+  uint32_t node;
+} fw_prefetch_request_t;
+
+typedef struct fw_memory_t {
+  pthread_mutex_t lock;
+  pthread_cond_t cv; /* a replica stopped being busy or was unpinned */
+  size_t num_nodes;
+  fw_memory_node_t nodes[FW_MAX_MEMORY_NODES];
+  char *storage_dir;
+  int storage_dir_created; /* made by us: removed at shutdown */
+  uint64_t tick, next_id;
+  uint64_t window_epoch; /* advanced by each lookahead pass */
+  atomic_int spilled;    /* something was evicted once: the lookahead has work */
+  fw_buffer_t *buffers; /* owned buffers with memory, for eviction */
+  uint32_t task_pins;   /* replicas pinned by running tasks */
+  uint32_t transfers;   /* copies in flight */
+  /* Statistics. */
+  uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS];
+  uint64_t evictions, prefetch_requests, prefetch_hits, demand_fetches;
+  uint64_t stall_ns;
+  /* The prefetch thread. */
+  int prefetch_enabled;
+  uint32_t prefetch_window;
+  pthread_t prefetch_thread;
+  int prefetch_started;
+  pthread_mutex_t prefetch_lock;
+  pthread_cond_t prefetch_cv;
+  int prefetch_stop, prefetch_kick;
+  fw_runtime_t *runtime;
+  struct fw_trace_t *trace;
+  fw_prefetch_request_t *queue;
+  size_t queue_head, queue_size, queue_capacity;
+} fw_memory_t;
+
+/* Parses "host=64MiB,storage=1GiB,device=8GiB" (units B, KiB, MiB, GiB, TiB, K/M/G/T,
+ * KB/MB/GB/TB) into limits per tier (0: none). */
+fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]);
+
+/* Sets up the host and storage nodes. `storage_dir` may be NULL (a fresh temporary
+ * directory is made on the first eviction); when given it must be a writable directory. */
+fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
+                           const uint64_t limits[FW_NUM_TIERS], const char *storage_dir,
+                           int prefetch, uint32_t prefetch_window);
+void fw_memory_fini(fw_memory_t *m);
+
+/* Registers an owned buffer; with `data`, copies `size` bytes into a new host replica
+ * (which may evict other buffers). Without, the buffer reads as zeros until written. */
+fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *buffer, const void *data);
+/* Registers a wrapped buffer: the caller's memory is its host replica, pinned. */
+void fw_memory_buffer_init_wrapped(fw_memory_t *m, fw_buffer_t *buffer, void *data);
+void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *buffer);
+
+/* Makes every buffer of `task` valid on `node` and pins it; `out_data[i]` receives
+ * access i's address there. On failure nothing stays pinned. */
+fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data);
+/* Unpins; written buffers become valid on `node` only. */
+void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node);
+
+/* The caller's view (fw_buffer_data): makes the host replica valid and the only valid
+ * one (the caller may write it), pinned until the buffer is next used by a task. */
+fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *buffer, void **out_data);
+/* A task was submitted on the buffer: the caller's mapping ends. */
+void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *buffer);
+
+/* Asks the prefetch thread to make the buffer valid on `node` (no-op when disabled). */
+void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node);
+/* A task started: the lookahead window moved (wakes the prefetch thread only when
+ * something was ever evicted). */
+void fw_memory_window_moved(fw_memory_t *m);
+/* Whether the buffer has a valid replica on `node` (lock-free, for estimates). */
+int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node);
+/* Starts the prefetch thread (after the scheduler exists: the lookahead reads it). */
+fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,26 @@
+/* eager: one priority queue shared by every worker; an idle worker takes the best ready
+ * task it can run. Nothing is placed ahead of time, so inputs move when a task starts. */
+#include "scheduler.h"
+
+static int can_run(const void *worker, const fw_task_t *task) {
+  return fw_worker_can_run((const fw_worker_t *)worker, task);
+}
+
+static int eager_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
+  (void)from;
+  if (!fw_task_heap_push(&s->ready, task)) return 0;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    fw_worker_t *w = &s->workers[i];
+    if (w->sleeping && fw_worker_can_run(w, task)) {
+      fw_scheduler_wake(s, w);
+      break;
+    }
+  }
+  return 1;
+}
+
+static fw_task_t *eager_pop(fw_scheduler_t *s, fw_worker_t *worker) {
+  return fw_task_heap_pop_if(&s->ready, can_run, worker);
+}
+
+const fw_policy_t fw_policy_eager = {"eager", eager_push, eager_pop};

@@ -1,0 +1,45 @@
+/* heft: list scheduling by earliest expected finish time (StarPU's dmda). When a task
+ * becomes ready it is assigned at once to the worker where
+ *     finish = max(now, worker's queue drains) + input transfers + expected run time
+ * is smallest, which lets its inputs start moving immediately (prefetch). Each worker
+ * runs its queue by priority: the compiler's or caller's priority, then upward rank. */
+#include "scheduler.h"
+
+static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
+  (void)from;
+  double now = fw_scheduler_now(s);
+  fw_worker_t *best = NULL;
+  double best_finish = 0, best_run = 0;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    fw_worker_t *w = &s->workers[i];
+    if (!fw_worker_can_run(w, task)) continue;
+    double run = fw_scheduler_estimate(s, task, w);
+    double start = w->expected_free_at > now ? w->expected_free_at : now;
+    double finish = start + fw_scheduler_transfer_estimate(s, task, w) + run;
+    /* Ties (idle homogeneous workers) go to a sleeping worker, then the lowest index. */
+    if (!best || finish < best_finish ||
+        (finish == best_finish && w->sleeping && !best->sleeping)) {
+      best = w;
+      best_finish = finish;
+      best_run = run;
+    }
+  }
+  if (!best || !fw_task_heap_push(&best->heap, task)) return 0;
+  task->worker = best;
+  task->expected_seconds = best_run;
+  double start = best->expected_free_at > now ? best->expected_free_at : now;
+  best->expected_free_at = start + best_run;
+  if (best->sleeping) fw_scheduler_wake(s, best);
+  return 1;
+}
+
+static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
+  fw_task_t *t = fw_task_heap_pop(&worker->heap);
+  if (!t && worker->heap.size == 0) {
+    double now = fw_scheduler_now(s);
+    if (worker->expected_free_at < now) worker->expected_free_at = now;
+  }
+  return t;
+}
+
+const fw_policy_t fw_policy_heft = {"heft", heft_push, heft_pop};

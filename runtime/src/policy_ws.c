@@ -1,0 +1,56 @@
+/* ws: work stealing. A task made ready by a worker goes to the back of that worker's
+ * deque (its inputs are likely still warm there); tasks from the submitting thread are
+ * dealt round robin. A worker pops the back of its own deque (depth first) and, when it
+ * is empty, steals the front (oldest) task of the fullest deque it can run. */
+#include "scheduler.h"
+
+static fw_worker_t *home_for(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
+  if (from && fw_worker_can_run(from, task)) return from;
+  for (size_t k = 0; k < s->num_workers; ++k) {
+    fw_worker_t *w = &s->workers[(s->rr++) % s->num_workers];
+    if (fw_worker_can_run(w, task)) return w;
+  }
+  return NULL;
+}
+
+static int ws_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
+  fw_worker_t *home = home_for(s, task, from);
+  if (!home || !fw_task_deque_push_back(&home->deque, task)) return 0;
+  task->worker = home;
+  if (home->sleeping) {
+    fw_scheduler_wake(s, home);
+  } else {
+    /* The owner is busy: let a sleeping worker that can run the task steal it. */
+    for (size_t i = 0; i < s->num_workers; ++i) {
+      fw_worker_t *w = &s->workers[i];
+      if (w->sleeping && fw_worker_can_run(w, task)) {
+        fw_scheduler_wake(s, w);
+        break;
+      }
+    }
+  }
+  return 1;
+}
+
+static fw_task_t *ws_pop(fw_scheduler_t *s, fw_worker_t *worker) {
+  fw_task_t *t = fw_task_deque_pop_back(&worker->deque);
+  if (t) return t;
+  fw_worker_t *victim = NULL;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    fw_worker_t *w = &s->workers[i];
+    if (w == worker || w->deque.size == 0) continue;
+    if (w->kind != worker->kind) continue; /* steal only what this device can run */
+    if (!victim || w->deque.size > victim->deque.size) victim = w;
+  }
+  if (!victim) return NULL;
+  t = fw_task_deque_pop_front(&victim->deque);
+  if (t && !fw_worker_can_run(worker, t)) {
+    /* Put it back where it was (front) by rotating: rare, only with mixed kinds. */
+    fw_task_deque_push_back(&victim->deque, t);
+    return NULL;
+  }
+  if (t) t->worker = worker;
+  return t;
+}
+
+const fw_policy_t fw_policy_ws = {"ws", ws_push, ws_pop};

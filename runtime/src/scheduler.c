@@ -1,0 +1,507 @@
+/* The task graph: tasks, dependencies inferred from buffer accesses, completion, waiting,
+ * upward ranks and cost estimates. The engines (engine.c: threads, simulator.c: virtual
+ * time) and the policies (policy_*.c) build on it. */
+#define _GNU_SOURCE
+#include "scheduler.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "history.h"
+#include "memory.h"
+#include "runtime_internal.h"
+#include "status_internal.h"
+
+uint64_t fw_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double fw_scheduler_now(const fw_scheduler_t *s) {
+  return s->simulated ? s->sim_now : (double)fw_now_ns() * 1e-9;
+}
+
+/* ---- Tasks --------------------------------------------------------------------- */
+
+fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
+                           const fw_task_access_t *accesses, size_t num_accesses,
+                           fw_task_t **out_task) {
+  *out_task = NULL;
+  if (num_accesses > 0 && !accesses)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "accesses is NULL");
+  for (size_t i = 0; i < num_accesses; ++i) {
+    const fw_task_access_t *a = &accesses[i];
+    if (!a->buffer)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s': access %zu has no buffer",
+                            name, i);
+    if (a->buffer->runtime != rt)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "task '%s': the buffer of access %zu belongs to another runtime",
+                            name, i);
+    if (a->access != FW_ACCESS_READ && a->access != FW_ACCESS_WRITE &&
+        a->access != FW_ACCESS_READ_WRITE)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "task '%s': access %zu has an unknown mode %d", name, i,
+                            (int)a->access);
+  }
+  fw_task_t *t = calloc(1, sizeof(*t));
+  if (!t) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  t->name = strdup(name && *name ? name : "task");
+  t->accesses = calloc(num_accesses ? num_accesses : 1, sizeof(*t->accesses));
+  if (!t->name || !t->accesses) {
+    free(t->name);
+    free(t->accesses);
+    free(t);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  atomic_init(&t->refcount, 1);
+  t->runtime = rt;
+  fw_runtime_retain_internal(rt);
+  t->kind_mask = 1u << FW_TARGET_KIND_CPU;
+  /* One access per distinct buffer, with the union of the modes. */
+  for (size_t i = 0; i < num_accesses; ++i) {
+    size_t j = 0;
+    while (j < t->num_accesses && t->accesses[j].buffer != accesses[i].buffer) ++j;
+    if (j == t->num_accesses) {
+      t->accesses[j].buffer = accesses[i].buffer;
+      fw_buffer_retain(accesses[i].buffer);
+      ++t->num_accesses;
+    }
+    t->accesses[j].access = (fw_access_t)(t->accesses[j].access | accesses[i].access);
+  }
+  *out_task = t;
+  return FW_OK;
+}
+
+void fw_task_retain(fw_task_t *task) {
+  if (task) atomic_fetch_add_explicit(&task->refcount, 1, memory_order_relaxed);
+}
+
+void fw_task_release(fw_task_t *task) {
+  if (!task) return;
+  if (atomic_fetch_sub_explicit(&task->refcount, 1, memory_order_acq_rel) != 1) return;
+  for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
+  if (task->module) fw_module_release(task->module);
+  fw_status_free(task->status);
+  free(task->successors);
+  free(task->binding_access);
+  free(task->accesses);
+  free(task->name);
+  fw_runtime_t *rt = task->runtime;
+  free(task);
+  fw_runtime_release_internal(rt);
+}
+
+int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {
+  return (task->kind_mask >> w->kind) & 1u;
+}
+
+/* ---- Graph --------------------------------------------------------------------- */
+
+static void lookahead_remove(fw_scheduler_t *s, fw_task_t *t) {
+  if (!t->in_lookahead) return;
+  if (t->lookahead_prev) t->lookahead_prev->lookahead_next = t->lookahead_next;
+  else s->lookahead_head = t->lookahead_next;
+  if (t->lookahead_next) t->lookahead_next->lookahead_prev = t->lookahead_prev;
+  else s->lookahead_tail = t->lookahead_prev;
+  t->lookahead_prev = t->lookahead_next = NULL;
+  t->in_lookahead = 0;
+}
+
+static int add_successor(fw_task_t *pred, fw_task_t *succ) {
+  for (size_t i = 0; i < pred->num_successors; ++i)
+    if (pred->successors[i] == succ) return 1; /* already ordered */
+  if (pred->num_successors == pred->cap_successors) {
+    size_t cap = pred->cap_successors ? pred->cap_successors * 2 : 4;
+    fw_task_t **grown = realloc(pred->successors, cap * sizeof(*grown));
+    if (!grown) return 0;
+    pred->successors = grown;
+    pred->cap_successors = cap;
+  }
+  pred->successors[pred->num_successors++] = succ;
+  ++succ->pending;
+  return 1;
+}
+
+static void fail_task(fw_task_t *t, fw_status_t status) {
+  if (t->status == FW_OK) t->status = status;
+  else fw_status_free(status);
+}
+
+/* Orders `t` after `pred` (an unfinished task). */
+static void depend(fw_task_t *pred, fw_task_t *t) {
+  if (pred == t) return;
+  if (!add_successor(pred, t))
+    fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                                "task @%s: out of memory recording a dependency", t->name));
+}
+
+static int add_reader(fw_buffer_t *b, fw_task_t *t) {
+  if (b->num_readers == b->cap_readers) {
+    size_t cap = b->cap_readers ? b->cap_readers * 2 : 4;
+    fw_task_t **grown = realloc(b->readers, cap * sizeof(*grown));
+    if (!grown) return 0;
+    b->readers = grown;
+    b->cap_readers = cap;
+  }
+  b->readers[b->num_readers++] = t;
+  return 1;
+}
+
+/* Sequential consistency per buffer: RAW and WAW on the last writer, WAR on the readers
+ * since then. The buffer's lists hold unfinished tasks only (completion removes them), so
+ * they need no references. */
+static void infer_dependencies(fw_task_t *t) {
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    fw_buffer_t *b = t->accesses[i].buffer;
+    fw_access_t mode = t->accesses[i].access;
+    atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if (mode == FW_ACCESS_READ) {
+      if (b->last_writer) depend(b->last_writer, t);
+      if (!add_reader(b, t))
+        fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+      continue;
+    }
+    if (b->num_readers > 0) {
+      /* Every reader already runs after the last writer. */
+      for (size_t r = 0; r < b->num_readers; ++r) depend(b->readers[r], t);
+      b->num_readers = 0;
+    } else if (b->last_writer) {
+      depend(b->last_writer, t);
+    }
+    b->last_writer = t;
+  }
+}
+
+static void forget_accesses(fw_task_t *t) {
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    fw_buffer_t *b = t->accesses[i].buffer;
+    atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if (b->last_writer == t) b->last_writer = NULL;
+    for (size_t r = 0; r < b->num_readers; ++r)
+      if (b->readers[r] == t) {
+        b->readers[r] = b->readers[--b->num_readers];
+        break;
+      }
+  }
+}
+
+static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w);
+static void leave_group_locked(fw_scheduler_t *s, fw_task_t *t);
+
+static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
+  t->state = FW_TASK_READY;
+  if (s->policy->push(s, t, from)) {
+    atomic_fetch_add_explicit(&s->num_ready, 1, memory_order_release);
+    /* Placed: its inputs start moving towards where it will run. */
+    if (s->simulated) {
+      if (!t->cancelled) fw_simulator_prefetch(s, t);
+    } else if (!t->cancelled) {
+      uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
+      for (size_t i = 0; i < t->num_accesses; ++i)
+        if (t->accesses[i].access & FW_ACCESS_READ)
+          fw_memory_prefetch(&s->runtime->memory, t->accesses[i].buffer, node);
+    }
+    return;
+  }
+  fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                              "task @%s: out of memory queueing it", t->name));
+  t->state = FW_TASK_RUNNING;
+  lookahead_remove(s, t);
+  complete_locked(s, t, from);
+  leave_group_locked(s, t);
+}
+
+void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group, int hold) {
+  fw_task_retain(task); /* the graph's reference, dropped after completion */
+  pthread_mutex_lock(&s->lock);
+  task->seq = s->next_seq++;
+  task->group = group;
+  task->state = FW_TASK_PENDING;
+  task->pending = 1; /* the submission itself */
+  ++group->outstanding;
+  ++s->outstanding;
+  ++s->tasks_submitted;
+  infer_dependencies(task);
+  task->in_lookahead = 1;
+  task->lookahead_prev = s->lookahead_tail;
+  if (s->lookahead_tail) s->lookahead_tail->lookahead_next = task;
+  else s->lookahead_head = task;
+  s->lookahead_tail = task;
+  if (!hold && --task->pending == 0) make_ready(s, task, NULL);
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* Average expected time over the workers that can run the task. */
+static double average_estimate(fw_scheduler_t *s, const fw_task_t *t) {
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *w = &s->workers[i];
+    if (!fw_worker_can_run(w, t)) continue;
+    sum += fw_scheduler_estimate(s, t, w);
+    ++n;
+  }
+  return n ? sum / (double)n : 0;
+}
+
+void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count) {
+  pthread_mutex_lock(&s->lock);
+  /* Successors were submitted later, so a reverse walk sees them first. */
+  for (size_t i = count; i-- > 0;) {
+    fw_task_t *t = tasks[i];
+    double longest = 0;
+    for (size_t k = 0; k < t->num_successors; ++k)
+      if (t->successors[k]->rank > longest) longest = t->successors[k]->rank;
+    t->rank = average_estimate(s, t) + longest;
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (--tasks[i]->pending == 0) make_ready(s, tasks[i], NULL);
+  pthread_mutex_unlock(&s->lock);
+}
+
+void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *t) {
+  atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);
+  t->state = FW_TASK_RUNNING;
+  lookahead_remove(s, t);
+}
+
+static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
+  t->state = FW_TASK_DONE;
+  forget_accesses(t);
+  if (t->status != FW_OK) {
+    ++s->tasks_failed;
+    if (t->group->status == FW_OK)
+      t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
+  }
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    fw_task_t *succ = t->successors[k];
+    if (t->status != FW_OK && !succ->cancelled) {
+      succ->cancelled = 1;
+      fail_task(succ, fw_status_create(fw_status_code(t->status), fw_status_message(t->status)));
+    }
+    if (--succ->pending == 0) make_ready(s, succ, w);
+  }
+}
+
+/* The last step of completion: waiters on the group may go. */
+static void leave_group_locked(fw_scheduler_t *s, fw_task_t *t) {
+  --t->group->outstanding;
+  --s->outstanding;
+  if (s->waiters) pthread_cond_broadcast(&s->done_cv);
+}
+
+void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                           fw_status_t status) {
+  pthread_mutex_lock(&s->lock);
+  if (status != FW_OK) fail_task(task, status);
+  else if (!task->cancelled) ++s->tasks_executed;
+  complete_locked(s, task, w);
+  if (w && s->policy == &fw_policy_heft && w->heap.size == 0) {
+    double now = fw_scheduler_now(s);
+    if (w->expected_free_at > now || w->expected_free_at < now) w->expected_free_at = now;
+  }
+  pthread_mutex_unlock(&s->lock);
+  /* Drop the buffers and the module before the call is seen complete, so that a caller
+   * who releases its own references right after waiting frees them at once. */
+  for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
+  task->num_accesses = 0;
+  fw_module_t *module = task->module;
+  task->module = NULL;
+  fw_module_release(module);
+  pthread_mutex_lock(&s->lock);
+  leave_group_locked(s, task);
+  pthread_mutex_unlock(&s->lock);
+  fw_task_release(task);
+}
+
+/* ---- Waiting ------------------------------------------------------------------- */
+
+static void wait_locked(fw_scheduler_t *s) {
+  ++s->waiters;
+  pthread_cond_wait(&s->done_cv, &s->lock);
+  --s->waiters;
+}
+
+void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group) {
+  if (s->simulated) {
+    fw_simulator_run(s);
+    return;
+  }
+  pthread_mutex_lock(&s->lock);
+  while (group ? group->outstanding > 0 : s->outstanding > 0) wait_locked(s);
+  pthread_mutex_unlock(&s->lock);
+}
+
+void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
+  if (s->simulated) {
+    fw_simulator_run(s);
+    return;
+  }
+  pthread_mutex_lock(&s->lock);
+  while (task->state != FW_TASK_DONE) wait_locked(s);
+  pthread_mutex_unlock(&s->lock);
+}
+
+void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
+  if (s->simulated) {
+    fw_simulator_run(s);
+    return;
+  }
+  pthread_mutex_lock(&s->lock);
+  while (buffer->last_writer || (all && buffer->num_readers > 0)) wait_locked(s);
+  pthread_mutex_unlock(&s->lock);
+}
+
+size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **buffers,
+                              uint32_t *nodes, size_t max) {
+  size_t count = 0;
+  pthread_mutex_lock(&s->lock);
+  uint32_t seen = 0;
+  for (fw_task_t *t = s->lookahead_head; t && seen < window; t = t->lookahead_next, ++seen) {
+    uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
+    for (size_t i = 0; i < t->num_accesses && count < max; ++i) {
+      if (!(t->accesses[i].access & FW_ACCESS_READ)) continue;
+      fw_buffer_t *b = t->accesses[i].buffer;
+      if (fw_memory_is_valid_on(b, node)) continue;
+      fw_buffer_retain(b);
+      buffers[count] = b;
+      nodes[count++] = node;
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+  return count;
+}
+
+/* ---- Estimates ----------------------------------------------------------------- */
+
+/* Nominal speeds of one CPU worker for tasks without history. */
+#define FW_CPU_NOMINAL_GFLOPS 8.0
+#define FW_CPU_NOMINAL_GBPS 8.0
+#define FW_STORAGE_NOMINAL_GBPS 2.0
+#define FW_UNKNOWN_TASK_SECONDS 1e-6
+
+static uint64_t task_bytes(const fw_task_t *t) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < t->num_accesses; ++i) bytes += t->accesses[i].buffer->byte_size;
+  return bytes;
+}
+
+static double kernel_speed(const fw_sim_device_t *d, const char *name) {
+  for (size_t i = 0; i < d->num_kernel_speeds; ++i)
+    if (d->kernel_names[i] && strcmp(d->kernel_names[i], name) == 0)
+      return d->kernel_speeds[i] > 0 ? d->kernel_speeds[i] : 1.0;
+  return 1.0;
+}
+
+double fw_sim_task_seconds(const fw_sim_device_t *d, const fw_task_t *t) {
+  double bytes = t->bytes > 0 ? t->bytes : (double)task_bytes(t);
+  double speed = kernel_speed(d, t->name);
+  double compute = d->gflops > 0 ? t->flops / (d->gflops * 1e9 * speed) : 0;
+  double memory = d->memory_gbps > 0 ? bytes / (d->memory_gbps * 1e9 * speed) : 0;
+  double seconds = compute > memory ? compute : memory;
+  return seconds + d->task_overhead_us * 1e-6;
+}
+
+double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
+  if (w->sim) return fw_sim_task_seconds(w->sim, t);
+  double seconds;
+  if (fw_history_estimate(&s->runtime->history, t->name, w->kind, task_bytes(t), &seconds))
+    return seconds;
+  double bytes = t->bytes > 0 ? t->bytes : (double)task_bytes(t);
+  double compute = t->flops / (FW_CPU_NOMINAL_GFLOPS * 1e9);
+  double memory = bytes / (FW_CPU_NOMINAL_GBPS * 1e9);
+  seconds = compute > memory ? compute : memory;
+  return seconds > 0 ? seconds : FW_UNKNOWN_TASK_SECONDS;
+}
+
+double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
+                                      const fw_worker_t *w) {
+  double seconds = 0;
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    const fw_buffer_t *b = t->accesses[i].buffer;
+    if (!(t->accesses[i].access & FW_ACCESS_READ) || fw_memory_is_valid_on(b, w->memory_node))
+      continue;
+    if (w->sim) {
+      if (w->sim->link_gbps > 0)
+        seconds += w->sim->link_latency_us * 1e-6 + (double)b->byte_size / (w->sim->link_gbps * 1e9);
+    } else {
+      seconds += (double)b->byte_size / (FW_STORAGE_NOMINAL_GBPS * 1e9);
+    }
+  }
+  (void)s;
+  return seconds;
+}
+
+/* ---- Setup --------------------------------------------------------------------- */
+
+void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w) {
+  (void)s;
+  if (w->sleeping) pthread_cond_signal(&w->cv);
+}
+
+fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
+  memset(s, 0, sizeof(*s));
+  s->runtime = rt;
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->done_cv, NULL);
+  switch (rt->scheduler) {
+  case FW_SCHEDULER_EAGER: s->policy = &fw_policy_eager; break;
+  case FW_SCHEDULER_WS: s->policy = &fw_policy_ws; break;
+  default: s->policy = &fw_policy_heft; break;
+  }
+  const fw_sim_machine_t *machine = rt->options.simulate;
+  size_t n = 0;
+  if (machine) {
+    s->simulated = 1;
+    for (size_t d = 0; d < machine->num_devices; ++d) n += machine->devices[d].workers;
+  } else {
+    n = rt->num_workers;
+  }
+  s->workers = calloc(n ? n : 1, sizeof(*s->workers));
+  if (!s->workers) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  s->num_workers = n;
+  size_t k = 0;
+  if (machine) {
+    for (size_t d = 0; d < machine->num_devices; ++d)
+      for (uint32_t i = 0; i < machine->devices[d].workers; ++i, ++k) {
+        fw_worker_t *w = &s->workers[k];
+        w->sim = &machine->devices[d];
+        w->kind = w->sim->kind;
+        w->device_index = (uint32_t)d;
+        w->memory_node = rt->sim_device_node[d];
+      }
+  } else {
+    for (; k < n; ++k) {
+      s->workers[k].kind = FW_TARGET_KIND_CPU;
+      s->workers[k].memory_node = FW_NODE_HOST;
+    }
+  }
+  for (k = 0; k < n; ++k) {
+    s->workers[k].index = (uint32_t)k;
+    s->workers[k].sched = s;
+    pthread_cond_init(&s->workers[k].cv, NULL);
+  }
+  return s->simulated ? FW_OK : fw_engine_start(s);
+}
+
+void fw_scheduler_fini(fw_scheduler_t *s) {
+  if (!s->workers) return;
+  if (s->engine_running) {
+    fw_scheduler_wait_group(s, NULL);
+    fw_engine_stop(s);
+  }
+  for (size_t k = 0; k < s->num_workers; ++k) {
+    fw_task_heap_free(&s->workers[k].heap);
+    fw_task_deque_free(&s->workers[k].deque);
+    pthread_cond_destroy(&s->workers[k].cv);
+  }
+  fw_task_heap_free(&s->ready);
+  free(s->workers);
+  s->workers = NULL;
+  fw_status_free(s->api_group.status);
+  pthread_mutex_destroy(&s->lock);
+  pthread_cond_destroy(&s->done_cv);
+}

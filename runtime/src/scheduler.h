@@ -1,0 +1,206 @@
+/* Internal: the task graph, the workers and the scheduling policies.
+ *
+ * Locking. `sched.lock` guards the graph (task states, edges, the per-buffer access
+ * history used to infer dependencies), the policies' queues and the counters. The memory
+ * manager has its own lock (memory.h) and is never entered with `sched.lock` held, except
+ * for the lock-free estimates it exposes. */
+#ifndef FW_RUNTIME_SRC_SCHEDULER_H_
+#define FW_RUNTIME_SRC_SCHEDULER_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "fw/runtime.h"
+#include "task_queue.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fw_worker_t fw_worker_t;
+typedef struct fw_scheduler_t fw_scheduler_t;
+
+typedef enum {
+  FW_TASK_PENDING = 0, /* waiting for predecessors (or for its batch to be released) */
+  FW_TASK_READY = 1,   /* in a policy queue */
+  FW_TASK_RUNNING = 2,
+  FW_TASK_DONE = 3,
+} fw_task_state_t;
+
+/* The tasks of one module call (or of fw_task_submit): how many are unfinished, and
+ * the first error. */
+typedef struct fw_task_group_t {
+  size_t outstanding;
+  fw_status_t status;
+} fw_task_group_t;
+
+typedef struct fw_task_access_internal_t {
+  fw_buffer_t *buffer; /* one reference */
+  fw_access_t access;
+} fw_task_access_internal_t;
+
+struct fw_task_t {
+  atomic_size_t refcount;
+  fw_runtime_t *runtime;
+  uint64_t seq; /* submission order */
+  char *name;
+  /* The body: a C function (fw_task_submit) or a compiled kernel. */
+  fw_task_fn_t fn;
+  void *user_data;
+  fw_cpu_kernel_fn_t cpu_kernel;
+  fw_module_t *module; /* one reference while the task lives */
+  uint32_t executable;
+  uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */
+  size_t num_accesses;
+  fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each */
+  /* Compiled kernels: binding i of the executable is access binding_access[i]. */
+  size_t num_bindings;
+  uint32_t *binding_access;
+  int32_t priority;
+  double flops, bytes;
+  double rank; /* upward rank in seconds (heft), computed when the batch is released */
+
+  /* Graph state (sched.lock). */
+  fw_task_state_t state;
+  uint32_t pending; /* unfinished predecessors, + 1 while the batch holds it */
+  fw_task_t **successors; /* one reference each */
+  size_t num_successors, cap_successors;
+  fw_task_group_t *group;
+  fw_status_t status; /* its own failure, or the failure of a predecessor */
+  int cancelled;
+
+  /* Placement. */
+  fw_worker_t *worker; /* heft/ws: the worker whose queue holds it */
+  double expected_seconds;
+  uint64_t start_ns, end_ns;
+  /* Submitted tasks that have not started, in submission order (the prefetch lookahead
+   * window). */
+  fw_task_t *lookahead_prev, *lookahead_next;
+  int in_lookahead;
+  /* Simulation. */
+  double sim_ready_at;
+};
+
+typedef struct fw_policy_t {
+  const char *name;
+  /* Both called with sched.lock held. `from` is the worker whose task completion made the
+   * task ready, NULL for the submitting thread. */
+  /* Returns 0 when out of memory (the task then fails). */
+  int (*push)(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from);
+  fw_task_t *(*pop)(fw_scheduler_t *s, fw_worker_t *worker);
+} fw_policy_t;
+
+extern const fw_policy_t fw_policy_eager, fw_policy_ws, fw_policy_heft;
+
+struct fw_worker_t {
+  uint32_t index;
+  uint32_t device_index; /* into the runtime's device list */
+  fw_target_kind_t kind;
+  uint32_t memory_node;
+  fw_scheduler_t *sched;
+  pthread_t thread;
+  pthread_cond_t cv;
+  int sleeping;
+  /* Policy state. */
+  fw_task_heap_t heap;   /* heft: assigned tasks by priority */
+  fw_task_deque_t deque; /* ws */
+  double expected_free_at; /* heft: when its queue is expected to drain */
+  /* Statistics. */
+  uint64_t tasks, busy_ns;
+  /* Simulation: the device description and when the worker becomes free. */
+  const fw_sim_device_t *sim;
+  double sim_free_at;
+  int sim_busy;
+};
+
+struct fw_scheduler_t {
+  fw_runtime_t *runtime;
+  pthread_mutex_t lock;
+  pthread_cond_t done_cv; /* a task finished while someone waits */
+  size_t waiters;
+  int shutdown;
+  int engine_running; /* the worker threads were started */
+  const fw_policy_t *policy;
+  size_t num_workers;
+  fw_worker_t *workers;
+  fw_task_heap_t ready; /* eager */
+  atomic_size_t num_ready;
+  uint64_t next_seq;
+  size_t outstanding; /* submitted, not done */
+  fw_task_group_t api_group;
+  fw_task_t *lookahead_head, *lookahead_tail;
+  /* Statistics. */
+  uint64_t tasks_submitted, tasks_executed, tasks_failed;
+  /* Simulation. */
+  int simulated;
+  double sim_now;
+  uint32_t rr; /* round robin for pushes from the submitting thread */
+};
+
+/* Creates the workers (threads unless simulating). */
+fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s);
+/* Waits for every task and joins the workers. */
+void fw_scheduler_fini(fw_scheduler_t *s);
+
+/* Builds a task (not yet submitted) from its parts; the accesses are merged per buffer.
+ * Retains the buffers. */
+fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
+                           const fw_task_access_t *accesses, size_t num_accesses,
+                           fw_task_t **out_task);
+void fw_task_retain(fw_task_t *task);
+
+/* Adds the task to the graph, with edges inferred from its accesses. With `hold`, the
+ * task does not become ready before fw_scheduler_release_held. Consumes no reference. */
+void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group,
+                         int hold);
+/* Computes upward ranks over `tasks` (in submission order) and lets them run. */
+void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count);
+/* Waits until the group (or, for NULL, every task) has no unfinished task. */
+void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group);
+void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task);
+/* Waits for the tasks that access `buffer` (for writing, or at all when `all`). */
+void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all);
+
+/* Seconds now: the monotonic clock, or the virtual clock when simulating. */
+double fw_scheduler_now(const fw_scheduler_t *s);
+uint64_t fw_now_ns(void);
+
+/* Expected run time of `task` on `worker` (history, else the device model). */
+double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *task, const fw_worker_t *w);
+/* Expected time to bring the task's inputs to the worker's memory node. */
+double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *task,
+                                      const fw_worker_t *w);
+int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task);
+
+/* Policy helpers (sched.lock held): wake the worker, or any sleeping worker. */
+void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w);
+
+/* Marks a popped task running (sched.lock held). */
+void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *task);
+/* The simulated run time of a task on a device. */
+double fw_sim_task_seconds(const fw_sim_device_t *device, const fw_task_t *task);
+/* Whether the calling thread is one of the runtime's own (worker or prefetch). */
+int fw_runtime_is_own_thread(const fw_runtime_t *rt);
+/* Marks a popped task finished with `status` (consumed) and makes its successors ready.
+ * Takes sched.lock. */
+void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                           fw_status_t status);
+/* Collects up to `max` (buffer, node) pairs that the first `window` unstarted tasks will
+ * read and that are not yet valid where they are expected to run; retains each buffer.
+ * Takes sched.lock. */
+size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **buffers,
+                              uint32_t *nodes, size_t max);
+/* The execution engines: threads (engine.c) and virtual time (simulator.c). */
+fw_status_t fw_engine_start(fw_scheduler_t *s);
+void fw_engine_stop(fw_scheduler_t *s);
+void fw_simulator_run(fw_scheduler_t *s);
+/* Simulation: starts the input copies of a task just placed on a worker. */
+void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *task);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

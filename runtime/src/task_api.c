@@ -1,0 +1,62 @@
+/* The public task API: fw_task_submit, fw_task_wait, fw_runtime_wait_all. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+
+#include "runtime_internal.h"
+#include "status_internal.h"
+
+fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
+                           fw_task_t **out_task) {
+  if (out_task) *out_task = NULL;
+  if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (!desc) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "desc is NULL");
+  const char *name = desc->name && *desc->name ? desc->name : "task";
+  if (!desc->fn && !runtime->options.simulate)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s' has no function", name);
+  if (!(desc->flops >= 0) || !(desc->bytes >= 0))
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "task '%s': flops and bytes must be non-negative", name);
+  fw_task_t *task = NULL;
+  fw_status_t status = fw_task_create(runtime, name, desc->accesses, desc->num_accesses, &task);
+  if (status != FW_OK) return status;
+  task->fn = desc->fn;
+  task->user_data = desc->user_data;
+  task->priority = desc->priority;
+  task->flops = desc->flops;
+  task->bytes = desc->bytes;
+  if (runtime->options.simulate) {
+    /* Simulated devices of every kind can run a C task: its costs say how fast. */
+    task->kind_mask = (1u << FW_TARGET_KIND_CPU) | (1u << FW_TARGET_KIND_CUDA) |
+                      (1u << FW_TARGET_KIND_HIP);
+  }
+  for (size_t i = 0; i < task->num_accesses; ++i)
+    fw_memory_unmap(&runtime->memory, task->accesses[i].buffer);
+  fw_scheduler_submit(&runtime->sched, task, &runtime->sched.api_group, 0);
+  if (out_task) *out_task = task;
+  else fw_task_release(task);
+  return FW_OK;
+}
+
+fw_status_t fw_task_wait(fw_task_t *task) {
+  if (!task) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task is NULL");
+  fw_scheduler_t *s = &task->runtime->sched;
+  fw_scheduler_wait_task(s, task);
+  pthread_mutex_lock(&s->lock);
+  fw_status_t status = task->status == FW_OK
+                           ? FW_OK
+                           : fw_status_create(fw_status_code(task->status),
+                                              fw_status_message(task->status));
+  pthread_mutex_unlock(&s->lock);
+  return status;
+}
+
+fw_status_t fw_runtime_wait_all(fw_runtime_t *runtime) {
+  if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  fw_scheduler_t *s = &runtime->sched;
+  fw_scheduler_wait_group(s, NULL);
+  pthread_mutex_lock(&s->lock);
+  fw_status_t status = s->api_group.status;
+  s->api_group.status = FW_OK;
+  pthread_mutex_unlock(&s->lock);
+  return status;
+}

@@ -1,0 +1,119 @@
+/* The ready-task containers of the scheduling policies: a priority heap and a deque. */
+#include "task_queue.h"
+
+#include <stdlib.h>
+
+#include "scheduler.h"
+
+int fw_task_before(const fw_task_t *a, const fw_task_t *b) {
+  if (a->priority != b->priority) return a->priority > b->priority;
+  if (a->rank != b->rank) return a->rank > b->rank;
+  return a->seq < b->seq;
+}
+
+static int grow(fw_task_t ***items, size_t *capacity) {
+  size_t cap = *capacity ? *capacity * 2 : 64;
+  fw_task_t **grown = realloc(*items, cap * sizeof(*grown));
+  if (!grown) return 0;
+  *items = grown;
+  *capacity = cap;
+  return 1;
+}
+
+static void sift_up(fw_task_heap_t *h, size_t i) {
+  fw_task_t *t = h->items[i];
+  while (i > 0) {
+    size_t parent = (i - 1) / 2;
+    if (!fw_task_before(t, h->items[parent])) break;
+    h->items[i] = h->items[parent];
+    i = parent;
+  }
+  h->items[i] = t;
+}
+
+static void sift_down(fw_task_heap_t *h, size_t i) {
+  fw_task_t *t = h->items[i];
+  for (;;) {
+    size_t child = 2 * i + 1;
+    if (child >= h->size) break;
+    if (child + 1 < h->size && fw_task_before(h->items[child + 1], h->items[child])) ++child;
+    if (!fw_task_before(h->items[child], t)) break;
+    h->items[i] = h->items[child];
+    i = child;
+  }
+  h->items[i] = t;
+}
+
+int fw_task_heap_push(fw_task_heap_t *h, fw_task_t *task) {
+  if (h->size == h->capacity && !grow(&h->items, &h->capacity)) return 0;
+  h->items[h->size++] = task;
+  sift_up(h, h->size - 1);
+  return 1;
+}
+
+static fw_task_t *remove_at(fw_task_heap_t *h, size_t i) {
+  fw_task_t *t = h->items[i];
+  h->items[i] = h->items[--h->size];
+  if (i < h->size) {
+    sift_down(h, i);
+    sift_up(h, i);
+  }
+  return t;
+}
+
+fw_task_t *fw_task_heap_pop(fw_task_heap_t *h) {
+  return h->size ? remove_at(h, 0) : NULL;
+}
+
+fw_task_t *fw_task_heap_pop_if(fw_task_heap_t *h, int (*accept)(const void *, const fw_task_t *),
+                               const void *ctx) {
+  /* The root is almost always acceptable; otherwise the best acceptable item is found by
+   * a scan (heterogeneous machines have few device kinds, so this stays short). */
+  size_t best = h->size;
+  for (size_t i = 0; i < h->size; ++i) {
+    if (!accept(ctx, h->items[i])) continue;
+    if (i == 0) return remove_at(h, 0);
+    if (best == h->size || fw_task_before(h->items[i], h->items[best])) best = i;
+  }
+  return best < h->size ? remove_at(h, best) : NULL;
+}
+
+void fw_task_heap_free(fw_task_heap_t *h) {
+  free(h->items);
+  h->items = NULL;
+  h->size = h->capacity = 0;
+}
+
+int fw_task_deque_push_back(fw_task_deque_t *d, fw_task_t *task) {
+  if (d->size == d->capacity) {
+    size_t cap = d->capacity ? d->capacity * 2 : 64;
+    fw_task_t **items = malloc(cap * sizeof(*items));
+    if (!items) return 0;
+    for (size_t i = 0; i < d->size; ++i) items[i] = d->items[(d->head + i) % d->capacity];
+    free(d->items);
+    d->items = items;
+    d->head = 0;
+    d->capacity = cap;
+  }
+  d->items[(d->head + d->size++) % d->capacity] = task;
+  return 1;
+}
+
+fw_task_t *fw_task_deque_pop_back(fw_task_deque_t *d) {
+  if (!d->size) return NULL;
+  return d->items[(d->head + --d->size) % d->capacity];
+}
+
+fw_task_t *fw_task_deque_pop_front(fw_task_deque_t *d) {
+  if (!d->size) return NULL;
+  fw_task_t *t = d->items[d->head];
+  d->head = (d->head + 1) % d->capacity;
+  --d->size;
+  return t;
+}
+
+void fw_task_deque_free(fw_task_deque_t *d) {
+  free(d->items);
+  d->items = NULL;
+  d->head = d->size = d->capacity = 0;
+}

@@ -1,0 +1,101 @@
+/* Chrome trace-event JSON ("X" complete events, one thread per track), which Perfetto
+ * and chrome://tracing load. */
+#define _GNU_SOURCE
+#include "trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status_internal.h"
+
+static const char *const kTierNames[FW_NUM_TIERS] = {"device", "host", "storage"};
+
+void fw_trace_init(fw_trace_t *t, int enabled, uint64_t origin_ns) {
+  memset(t, 0, sizeof(*t));
+  t->enabled = enabled;
+  t->origin_ns = origin_ns;
+  pthread_mutex_init(&t->lock, NULL);
+}
+
+void fw_trace_fini(fw_trace_t *t) {
+  free(t->events);
+  pthread_mutex_destroy(&t->lock);
+}
+
+void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
+                  uint64_t end_ns, uint64_t bytes) {
+  if (!t->enabled) return;
+  pthread_mutex_lock(&t->lock);
+  if (t->size == t->capacity) {
+    size_t cap = t->capacity ? t->capacity * 2 : 1024;
+    fw_trace_event_t *grown = realloc(t->events, cap * sizeof(*grown));
+    if (!grown) { /* a trace is best effort: drop the event */
+      pthread_mutex_unlock(&t->lock);
+      return;
+    }
+    t->events = grown;
+    t->capacity = cap;
+  }
+  fw_trace_event_t *e = &t->events[t->size++];
+  snprintf(e->name, sizeof(e->name), "%s", name);
+  e->track = track;
+  e->start_ns = start_ns;
+  e->end_ns = end_ns;
+  e->bytes = bytes;
+  pthread_mutex_unlock(&t->lock);
+}
+
+static void write_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *worker_names,
+                           size_t num_workers) {
+  if (!t->enabled)
+    return fw_status_make(FW_STATUS_FAILED_PRECONDITION,
+                          "tracing is off (create the runtime with FW_RUNTIME_TRACE)");
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return fw_status_make(FW_STATUS_IO, "cannot write the trace '%s': %s", path,
+                          strerror(errno));
+  fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+  fprintf(f, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"fw runtime\"}}");
+  for (size_t i = 0; i < num_workers; ++i) {
+    fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%zu,\"name\":\"thread_name\",\"args\":{\"name\":", i);
+    write_json_string(f, worker_names[i]);
+    fprintf(f, "}}");
+  }
+  for (int a = 0; a < FW_NUM_TIERS; ++a)
+    for (int b = 0; b < FW_NUM_TIERS; ++b)
+      fprintf(f,
+              ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":"
+              "\"copy %s -> %s\"}}",
+              FW_TRACE_COPY_TRACK(a, b), kTierNames[a], kTierNames[b]);
+  pthread_mutex_lock(&t->lock);
+  for (size_t i = 0; i < t->size; ++i) {
+    const fw_trace_event_t *e = &t->events[i];
+    uint64_t start = e->start_ns > t->origin_ns ? e->start_ns - t->origin_ns : 0;
+    uint64_t dur = e->end_ns > e->start_ns ? e->end_ns - e->start_ns : 0;
+    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"name\":",
+            e->track, (double)start / 1000.0, (double)dur / 1000.0);
+    write_json_string(f, e->name);
+    if (e->bytes) fprintf(f, ",\"args\":{\"bytes\":%llu}", (unsigned long long)e->bytes);
+    fprintf(f, "}");
+  }
+  pthread_mutex_unlock(&t->lock);
+  fprintf(f, "\n]}\n");
+  int failed = ferror(f);
+  failed |= fclose(f);
+  if (failed)
+    return fw_status_make(FW_STATUS_IO, "writing the trace '%s' failed", path);
+  return FW_OK;
+}

@@ -1,0 +1,44 @@
+/* Internal: recorded events for Chrome/Perfetto traces. */
+#ifndef FW_RUNTIME_SRC_TRACE_H_
+#define FW_RUNTIME_SRC_TRACE_H_
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "fw/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tracks: workers are 0..N-1; copies from tier a to tier b are FW_TRACE_COPY_TRACK(a, b). */
+#define FW_TRACE_COPY_TRACK(from, to) (100000u + (uint32_t)(from) * FW_NUM_TIERS + (uint32_t)(to))
+
+typedef struct fw_trace_event_t {
+  char name[56];
+  uint32_t track;
+  uint64_t start_ns, end_ns;
+  uint64_t bytes;
+} fw_trace_event_t;
+
+typedef struct fw_trace_t {
+  int enabled;
+  pthread_mutex_t lock;
+  fw_trace_event_t *events;
+  size_t size, capacity;
+  uint64_t origin_ns;
+} fw_trace_t;
+
+void fw_trace_init(fw_trace_t *t, int enabled, uint64_t origin_ns);
+void fw_trace_fini(fw_trace_t *t);
+void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
+                  uint64_t end_ns, uint64_t bytes);
+/* `worker_names[i]` names track i. */
+fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *worker_names,
+                           size_t num_workers);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
