@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22 libclang-rt-22-dev
-  libcli11-dev libgtest-dev build-essential cmake ninja-build python3-numpy
+  libcli11-dev
+  nlohmann-json3-dev libgtest-dev build-essential cmake ninja-build python3-numpy
 )
 
 missing=()

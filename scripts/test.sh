@@ -16,3 +16,10 @@ ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 echo "== compiler and end-to-end tests (lit)"
 lit=/usr/lib/llvm-22/bin/lit
 "$lit" -sv "$build/test"
+
+# The end-to-end tests again under the other scheduling policies (heft is the
+# default) with one and three CPU workers: same answers whatever the schedule.
+for sched in eager:1 ws:3; do
+  echo "== end-to-end tests with FW_SCHED=${sched%:*} FW_NUM_WORKERS=${sched#*:}"
+  FW_SCHED="${sched%:*}" FW_NUM_WORKERS="${sched#*:}" "$lit" -q "$build/test/e2e"
+done

@@ -16,6 +16,12 @@ config.test_exec_root = os.path.join(config.fw_obj_root, "test")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# The runtime's settings reach fw-run, so the whole suite can be rerun under another
+# scheduling policy, worker count or tier limit.
+for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_TIER_LIMITS", "FW_PREFETCH",
+            "FW_PREFETCH_WINDOW", "FW_STORAGE_DIR", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
 
 config.substitutions.append(("%fw-opt", os.path.join(config.fw_tools_dir, "fw-opt")))
 config.substitutions.append(("%fw-run", os.path.join(config.fw_run_dir, "fw-run")))

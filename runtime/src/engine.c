@@ -53,8 +53,8 @@ static void run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
     if (!data) {
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
     } else {
-      uint64_t t0 = fw_now_ns();
-      status = fw_memory_acquire(&rt->memory, t, w->memory_node, data);
+      uint64_t t0 = fw_now_ns(), stall = 0;
+      status = fw_memory_acquire(&rt->memory, t, w->memory_node, data, &stall);
       fw_memory_window_moved(&rt->memory);
       if (status == FW_OK) {
         uint64_t start = fw_now_ns();
@@ -73,7 +73,7 @@ static void run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
           fw_history_record(&rt->history, t->name, w->kind, bytes, (double)(end - start) * 1e-9);
         }
         if (rt->trace.enabled) {
-          if (start - t0 > 1000) fw_trace_add(&rt->trace, w->index, "wait for inputs", t0, start, 0);
+          if (stall) fw_trace_add(&rt->trace, w->index, "wait for inputs", t0, t0 + stall, 0);
           fw_trace_add(&rt->trace, w->index, t->name, start, end, 0);
         }
       }

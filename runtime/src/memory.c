@@ -362,7 +362,8 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, unsigned max_class, 
     *evicted = 1;
     return FW_OK;
   }
-  drop_replica(m, b, node);
+  drop_replica(m, b, node); /* a valid copy exists below: nothing to write */
+  ++m->evictions;
   *evicted = 1;
   return FW_OK;
 }
@@ -400,15 +401,17 @@ static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const c
                                     uint64_t need) {
   const fw_memory_node_t *n = &m->nodes[node];
   return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                        "%s needs %llu more bytes of %s memory, but the %s tier is full "
-                        "(%llu of %llu bytes) and nothing left in it can be evicted (the "
-                        "rest is in use by the caller or cannot move down a tier; raise the "
-                        "limit with FW_TIER_LIMITS)",
-                        who, (unsigned long long)need, n->name, kTierNames[n->tier],
-                        (unsigned long long)n->used, (unsigned long long)n->capacity);
+                        "%s needs %llu bytes of %s memory that it does not have yet, but "
+                        "%llu of the %s tier's %llu bytes are in use and nothing left in it can "
+                        "be evicted (the caller holds it through fw_buffer_data, or it cannot "
+                        "move down a tier); release buffers or raise FW_TIER_LIMITS",
+                        who, (unsigned long long)need, n->name, (unsigned long long)n->used,
+                        kTierNames[n->tier], (unsigned long long)n->capacity);
 }
 
-fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data) {
+fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
+                              uint64_t *out_stall_ns) {
+  *out_stall_ns = 0;
   size_t count = task->num_accesses;
   if (count == 0) return FW_OK;
   fw_memory_node_t *n = &m->nodes[node];
@@ -450,7 +453,7 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
         wait_memory(m, &stall); /* running tasks will unpin */
         continue;
       }
-      fw_status_t err = nothing_to_evict(m, node, who, n->used + need - n->capacity);
+      fw_status_t err = nothing_to_evict(m, node, who, need);
       pthread_mutex_unlock(&m->lock);
       return err;
     }
@@ -491,6 +494,7 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
     pthread_cond_broadcast(&m->cv);
   }
   m->stall_ns += stall;
+  *out_stall_ns = stall;
   pthread_mutex_unlock(&m->lock);
   return status == FW_OK ? FW_OK : fw_status_annotate(status, "%s", who);
 }

@@ -113,6 +113,14 @@ def chain(a, b):
     return (t.sum(axis=1).astype(np.float32),)
 
 
+def task_graph(x, w1, w2, w3, w4):
+    # Four independent branches, an elementwise join, and a last dependent matmul.
+    x, w1, w2, w3, w4 = _f64(x, w1, w2, w3, w4)
+    y1, y2, y3, y4 = (np.tanh(x @ w) for w in (w1, w2, w3, w4))
+    z = (y1 + y2) - y3 * y4
+    return ((z @ w1).astype(np.float32),)
+
+
 # ---------------------------------------------------------------------------
 # Elementwise
 
@@ -458,6 +466,8 @@ CASES = {
                 atol=1e-4),
     "chain": Case(chain, [Arg(F32), Arg(F32)],
                   atol=lambda a: _matmul_atol(a[0].shape[1] * a[0].shape[0])),
+    "task_graph": Case(task_graph, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
+                                    Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1)], atol=1e-4),
     "elementwise_broadcast": Case(elementwise_broadcast,
                                   [Arg(F32, -1.0, 1.0), Arg(F32, 0.5, 2.0)]),
     "example_elementwise": Case(example_elementwise,

@@ -20,10 +20,13 @@
 
 #include "fw/runtime.h"
 #include "host_tensor.h"
+#include "machine.h"
 #include "npy.h"
+#include "report.h"
 
 namespace {
 
+using fwrun::formatSeconds;
 using fwrun::HostTensor;
 
 int fail(std::string message) {
@@ -160,20 +163,8 @@ HostTensor readBuffer(fw_buffer_t *b) {
   t.type = type.element_type;
   t.dims.assign(type.dims, type.dims + type.rank);
   const uint8_t *p = static_cast<const uint8_t *>(fw_buffer_data(b));
-  t.data.assign(p, p + fw_buffer_byte_size(b));
+  if (p) t.data.assign(p, p + fw_buffer_byte_size(b));
   return t;
-}
-
-// "12.3 us", "4.56 ms", "1.23 s".
-std::string formatSeconds(double seconds) {
-  char text[64];
-  if (seconds < 1e-3)
-    std::snprintf(text, sizeof(text), "%.3g us", seconds * 1e6);
-  else if (seconds < 1)
-    std::snprintf(text, sizeof(text), "%.3g ms", seconds * 1e3);
-  else
-    std::snprintf(text, sizeof(text), "%.3g s", seconds);
-  return text;
 }
 
 int run(int argc, char **argv) {
@@ -203,6 +194,25 @@ int run(int argc, char **argv) {
                  "After the first call (a warm-up whose results are output as "
                  "usual), call the function N more times on the same inputs and "
                  "print the minimum and median time per call");
+  std::string trace_path, simulate_path, scheduler, tier_limits, storage_dir, history;
+  bool stats = false, no_prefetch = false;
+  uint32_t workers = 0;
+  app.add_option("--scheduler", scheduler, "Scheduling policy: eager, ws or heft (FW_SCHED)")
+      ->check(CLI::IsMember({"eager", "ws", "heft"}));
+  app.add_option("--workers", workers, "CPU worker threads (FW_NUM_WORKERS; default: cores)");
+  app.add_option("--tier-limits", tier_limits,
+                 "Memory tier capacities, e.g. host=64MiB,storage=1GiB (FW_TIER_LIMITS)");
+  app.add_option("--storage-dir", storage_dir,
+                 "Directory of the storage tier (FW_STORAGE_DIR; default: a new one in $TMPDIR)");
+  app.add_flag("--no-prefetch", no_prefetch, "Move data only when a task needs it (FW_PREFETCH=0)");
+  app.add_option("--history", history,
+                 "Execution-time history file, read at start and updated at exit (FW_HISTORY)");
+  app.add_option("--trace", trace_path, "Write a Chrome/Perfetto trace (JSON) of the run");
+  app.add_flag("--stats", stats,
+               "Print tasks per device, bytes moved between tiers, evictions and prefetches");
+  app.add_option("--simulate", simulate_path,
+                 "Run the scheduler in virtual time on the machine described by this JSON "
+                 "file, without executing kernels, and report the makespan");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -213,8 +223,27 @@ int run(int argc, char **argv) {
   if (print_max < 0) return fail("--print-max-elements must be >= 0");
   if (benchmark < 0) return fail("--benchmark must be >= 0");
 
+  fwrun::Machine machine;
+  fw_runtime_options_t options = {};
+  if (!simulate_path.empty()) {
+    std::string error;
+    if (!machine.parseFile(simulate_path, &error)) return fail(error);
+    if (benchmark > 0) return fail("--benchmark cannot be combined with --simulate");
+    if (!outputs.empty()) return fail("--output cannot be combined with --simulate (no kernel runs)");
+    options.simulate = machine.get();
+  }
+  if (!scheduler.empty())
+    options.scheduler = scheduler == "eager" ? FW_SCHEDULER_EAGER
+                        : scheduler == "ws"  ? FW_SCHEDULER_WS
+                                             : FW_SCHEDULER_HEFT;
+  options.num_workers = workers;
+  if (!tier_limits.empty()) options.tier_limits = tier_limits.c_str();
+  if (!storage_dir.empty()) options.storage_dir = storage_dir.c_str();
+  if (!history.empty()) options.history_path = history.c_str();
+  if (no_prefetch) options.flags |= FW_RUNTIME_NO_PREFETCH;
+  if (!trace_path.empty()) options.flags |= FW_RUNTIME_TRACE;
   fw_runtime_t *raw_rt = nullptr;
-  if (fw_status_t s = fw_runtime_create(nullptr, &raw_rt)) return fail(take(s));
+  if (fw_status_t s = fw_runtime_create(&options, &raw_rt)) return fail(take(s));
   std::unique_ptr<fw_runtime_t, RuntimeDeleter> rt(raw_rt);
   fw_module_t *raw_module = nullptr;
   if (fw_status_t s = fw_module_load_file(rt.get(), module_path.c_str(), &raw_module))
@@ -291,8 +320,33 @@ int run(int argc, char **argv) {
   if (s) return fail(take(s));
   for (fw_buffer_t *b : result_ptrs) results.emplace_back(b);
 
+  // Statistics and the trace come after the last call; every exit path below writes them.
+  auto finish = [&]() -> int {
+    if (stats) {
+      fw_runtime_stats_t st;
+      if (fw_status_t s = fw_runtime_get_stats(rt.get(), &st)) return fail(take(s));
+      std::printf("%s", fwrun::formatStats(st).c_str());
+    }
+    if (!trace_path.empty())
+      if (fw_status_t s = fw_runtime_write_trace(rt.get(), trace_path.c_str()))
+        return fail(take(s));
+    if (std::fflush(stdout) != 0) return fail("cannot write to stdout");
+    return 0;
+  };
+
+  if (options.simulate) {
+    fw_sim_report_t report;
+    if (fw_status_t s = fw_runtime_simulation_report(rt.get(), &report)) return fail(take(s));
+    std::printf("%s", fwrun::formatSimulation(report).c_str());
+    return finish();
+  }
+
   for (size_t i = 0; i < results.size(); ++i) {
     HostTensor t = readBuffer(results[i].get());
+    if (t.data.size() != fw_buffer_byte_size(results[i].get()))
+      return fail("result " + std::to_string(i) +
+                  ": its contents cannot be brought back to host memory (raise the host "
+                  "tier's limit)");
     if (!outputs.empty() && outputs[i] != "-") {
       error = fwrun::writeNpy(outputs[i].substr(1), t);
       if (!error.empty()) return fail("result " + std::to_string(i) + ": " + error);
@@ -302,6 +356,7 @@ int run(int argc, char **argv) {
                 fwrun::formatTensor(t, size_t(print_max)).c_str());
   }
   if (benchmark > 0) {
+    results.clear();  // free their memory (and the host tier) for the timed calls
     std::vector<double> times;
     times.reserve(size_t(benchmark));
     for (int64_t n = 0; n < benchmark; ++n) {
@@ -323,8 +378,7 @@ int run(int argc, char **argv) {
     std::printf("min: %s\n", formatSeconds(times.front()).c_str());
     std::printf("median: %s\n", formatSeconds(median).c_str());
   }
-  if (std::fflush(stdout) != 0) return fail("cannot write to stdout");
-  return 0;
+  return finish();
 }
 
 }  // namespace

@@ -1,0 +1,56 @@
+// fw-run --simulate runs the scheduler in virtual time on a described machine: no kernel
+// executes, and the report gives the makespan against its lower bound.
+// RUN: %fwc %s --module-name=sim -o %t.fwb
+// RUN: %fw-run %t.fwb --default-dim=1024 --simulate=%S/Inputs/machine_cpu_gpu.json --stats | FileCheck %s
+// CHECK: simulation: 3 tasks
+// CHECK-NEXT: makespan: {{[0-9.]+}} {{[mu]?s}}
+// CHECK-NEXT: lower bound: {{[0-9.]+}} {{[mu]?s}} (critical path {{.*}}, work over capacity {{.*}})
+// CHECK-NEXT: makespan / bound: {{1\.[0-9]+}}
+// CHECK: stats: scheduler heft, 3 tasks submitted, 3 executed, 0 failed
+// CHECK-NEXT: device cpu: 4 workers, 3 tasks
+// The module has CPU variants only, so the simulated GPU gets nothing.
+// CHECK-NEXT: device gpu0: 1 worker, 0 tasks
+//
+// Every policy runs in simulation.
+// RUN: %fw-run %t.fwb --scheduler=eager --simulate=%S/Inputs/machine_cpu_gpu.json | FileCheck %s --check-prefix=POLICY
+// RUN: %fw-run %t.fwb --scheduler=ws --simulate=%S/Inputs/machine_cpu_gpu.json | FileCheck %s --check-prefix=POLICY
+// POLICY: simulation: 3 tasks
+//
+// Bad machine files and flags are errors that name the problem.
+// RUN: not %fw-run %t.fwb --simulate=%t.missing.json 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: fw-run: error: cannot read the machine file '{{.*}}missing.json'
+// RUN: echo '{"devices": [' > %t.trunc.json
+// RUN: not %fw-run %t.fwb --simulate=%t.trunc.json 2>&1 | FileCheck %s --check-prefix=TRUNC
+// TRUNC: fw-run: error: {{.*}}trunc.json: not valid JSON
+// RUN: echo '{"devices": []}' > %t.empty.json
+// RUN: not %fw-run %t.fwb --simulate=%t.empty.json 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: fw-run: error: {{.*}}: "devices" must be a non-empty array
+// RUN: echo '{"devices": [{"kind": "tpu", "gflops": 1}]}' > %t.kind.json
+// RUN: not %fw-run %t.fwb --simulate=%t.kind.json 2>&1 | FileCheck %s --check-prefix=KIND
+// KIND: fw-run: error: {{.*}}: devices[0].kind: expected "cpu", "cuda" or "hip"
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": -1}]}' > %t.neg.json
+// RUN: not %fw-run %t.fwb --simulate=%t.neg.json 2>&1 | FileCheck %s --check-prefix=NEG
+// NEG: fw-run: error: {{.*}}: devices[0].gflops: expected a positive number
+// RUN: echo '{"devices": [{"kind": "cpu", "gflop": 1}]}' > %t.typo.json
+// RUN: not %fw-run %t.fwb --simulate=%t.typo.json 2>&1 | FileCheck %s --check-prefix=TYPO
+// TYPO: fw-run: error: {{.*}}: devices[0]: unknown key "gflop"
+// RUN: echo '{"devices": [{"kind": "cpu", "workers": 0, "gflops": 1}]}' > %t.workers.json
+// RUN: not %fw-run %t.fwb --simulate=%t.workers.json 2>&1 | FileCheck %s --check-prefix=WORKERS
+// WORKERS: fw-run: error: {{.*}}: devices[0].workers: expected an integer from 1 to 1024
+// RUN: echo '{"devices": [{"kind": "cpu"}]}' > %t.speed.json
+// RUN: not %fw-run %t.fwb --simulate=%t.speed.json 2>&1 | FileCheck %s --check-prefix=SPEED
+// SPEED: fw-run: error: {{.*}}: devices[0]: needs "gflops" or "memory_gbps"
+// RUN: not %fw-run %t.fwb --simulate=%S/Inputs/machine_cpu_gpu.json --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
+// BENCH: fw-run: error: --benchmark cannot be combined with --simulate
+
+func.func @sim(%x: tensor<?x256xf32>, %w: tensor<256x256xf32>) -> tensor<?x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x256xf32>
+  %init = tensor.empty(%n) : tensor<?x256xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<?x256xf32>, tensor<256x256xf32>) outs(%acc : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %t = math.tanh %m : tensor<?x256xf32>
+  %m2 = linalg.matmul ins(%t, %w : tensor<?x256xf32>, tensor<256x256xf32>) outs(%acc : tensor<?x256xf32>) -> tensor<?x256xf32>
+  return %m2 : tensor<?x256xf32>
+}

@@ -1,0 +1,47 @@
+// fw-run --trace writes Chrome/Perfetto JSON with a track per worker and per copy
+// direction; --stats prints tasks per device and data movement; the runtime's flags
+// are checked.
+// RUN: %fwc %s --module-name=ts -o %t.fwb
+// RUN: %fw-run %t.fwb --workers=2 --trace=%t.json --stats --print-max-elements=0 | FileCheck %s --check-prefix=STATS
+// STATS: stats: scheduler heft, 3 tasks submitted, 3 executed, 0 failed
+// STATS-NEXT: device cpu: 2 workers, 3 tasks, busy
+// STATS-NEXT: moved: nothing between tiers
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); ev=d['traceEvents']; names={e['args']['name'] for e in ev if e.get('name')=='thread_name'}; tasks=[e['name'] for e in ev if e.get('ph')=='X']; print(sorted(n for n in names if 'worker' in n)); print(sorted(tasks))" %t.json | FileCheck %s --check-prefix=TRACE
+// TRACE: ['cpu worker 0', 'cpu worker 1']
+// TRACE: ['ts.ts_dispatch_0', 'ts.ts_dispatch_1', 'ts.ts_dispatch_2']
+//
+// RUN: not %fw-run %t.fwb --scheduler=fifo 2>&1 | FileCheck %s --check-prefix=SCHED
+// SCHED: fw-run: error: --scheduler: fifo not in {eager,ws,heft}
+// RUN: env FW_SCHED=fifo not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=ENVSCHED
+// ENVSCHED: fw-run: error: unknown scheduler 'fifo' (FW_SCHED): expected eager, ws or heft
+// RUN: not %fw-run %t.fwb --tier-limits=host=lots 2>&1 | FileCheck %s --check-prefix=LIMITS
+// LIMITS: fw-run: error: tier limits 'host=lots': expected a comma-separated list of TIER=SIZE
+// RUN: env FW_TIER_LIMITS=disk=1GiB not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=ENVLIMITS
+// ENVLIMITS: fw-run: error: tier limits 'disk=1GiB': {{.*}}got 'disk=1GiB'
+// RUN: not %fw-run %t.fwb --storage-dir=%t.nonexistent 2>&1 | FileCheck %s --check-prefix=NODIR
+// NODIR: fw-run: error: storage directory '{{.*}}nonexistent': No such file or directory
+// RUN: not %fw-run %t.fwb --storage-dir=%t.fwb 2>&1 | FileCheck %s --check-prefix=NOTDIR
+// NOTDIR: fw-run: error: storage directory '{{.*}}.fwb' is not a directory
+// RUN: env FW_NUM_WORKERS=many not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=WORKERS
+// WORKERS: fw-run: error: FW_NUM_WORKERS='many': expected a number from 0 to 1024
+// RUN: env FW_PREFETCH=maybe not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=PREFETCH
+// PREFETCH: fw-run: error: FW_PREFETCH='maybe': expected 0 or 1
+// RUN: echo "not a history" > %t.hist
+// RUN: not %fw-run %t.fwb --history=%t.hist 2>&1 | FileCheck %s --check-prefix=HIST
+// HIST: fw-run: error: '{{.*}}.hist' is not an fw history file (expected the first line 'fw-history 1')
+//
+// The history file is created at exit and read back by the next run.
+// RUN: rm -f %t.good.hist
+// RUN: %fw-run %t.fwb --history=%t.good.hist --benchmark=3 > /dev/null
+// RUN: head -1 %t.good.hist | FileCheck %s --check-prefix=GOODHIST
+// GOODHIST: fw-history 1
+// RUN: %fw-run %t.fwb --history=%t.good.hist --print-max-elements=0 > /dev/null
+
+func.func @ts(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<64x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m2 = linalg.matmul ins(%m, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m2 : tensor<64x64xf32>
+}

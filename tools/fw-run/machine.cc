@@ -1,0 +1,189 @@
+#include "machine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace fwrun {
+namespace {
+
+using nlohmann::json;
+
+struct Unit {
+  const char *suffix;
+  uint64_t scale;
+};
+constexpr Unit kUnits[] = {{"", 1},          {"B", 1},           {"KiB", 1ull << 10},
+                           {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
+                           {"KB", 1000ull},   {"MB", 1000000ull}, {"GB", 1000000000ull},
+                           {"TB", 1000000000000ull}};
+
+bool number(const json &v, const std::string &where, double *out, std::string *error,
+            bool positive) {
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
+      (positive && v.get<double>() == 0)) {
+    *error = where + ": expected a " + (positive ? "positive" : "non-negative") + " number";
+    return false;
+  }
+  *out = v.get<double>();
+  return true;
+}
+
+}  // namespace
+
+bool parseByteSize(const std::string &text, uint64_t *out) {
+  size_t i = 0;
+  uint64_t value = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (value > (UINT64_MAX - 9) / 10) return false;
+    value = value * 10 + uint64_t(text[i++] - '0');
+  }
+  if (i == 0) return false;
+  std::string suffix = text.substr(i);
+  for (const Unit &u : kUnits)
+    if (suffix == u.suffix) {
+      if (value > UINT64_MAX / u.scale) return false;
+      *out = value * u.scale;
+      return true;
+    }
+  return false;
+}
+
+bool Machine::parseFile(const std::string &path, std::string *error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot read the machine file '" + path + "'";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path, error);
+}
+
+bool Machine::parse(const std::string &text, const std::string &where, std::string *error) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    *error = where + ": not valid JSON";
+    return false;
+  }
+  if (!doc.is_object()) {
+    *error = where + ": expected an object with a \"devices\" array";
+    return false;
+  }
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (it.key() != "devices") {
+      *error = where + ": unknown key \"" + it.key() + "\" (expected \"devices\")";
+      return false;
+    }
+  auto devs = doc.find("devices");
+  if (devs == doc.end() || !devs->is_array() || devs->empty()) {
+    *error = where + ": \"devices\" must be a non-empty array";
+    return false;
+  }
+  owned_.assign(devs->size(), Device());
+  devices_.assign(devs->size(), fw_sim_device_t());
+  for (size_t i = 0; i < devs->size(); ++i) {
+    const json &d = (*devs)[i];
+    std::string at = where + ": devices[" + std::to_string(i) + "]";
+    if (!d.is_object()) {
+      *error = at + ": expected an object";
+      return false;
+    }
+    Device &own = owned_[i];
+    fw_sim_device_t &dev = devices_[i];
+    dev.workers = 1;
+    dev.link_gbps = 16;
+    bool haveKind = false;
+    for (auto it = d.begin(); it != d.end(); ++it) {
+      const std::string &key = it.key();
+      const json &v = it.value();
+      std::string field = at + "." + key;
+      if (key == "name") {
+        if (!v.is_string() || v.get<std::string>().empty()) {
+          *error = field + ": expected a non-empty string";
+          return false;
+        }
+        own.name = v.get<std::string>();
+      } else if (key == "kind") {
+        std::string k = v.is_string() ? v.get<std::string>() : "";
+        if (k == "cpu") dev.kind = FW_TARGET_KIND_CPU;
+        else if (k == "cuda") dev.kind = FW_TARGET_KIND_CUDA;
+        else if (k == "hip") dev.kind = FW_TARGET_KIND_HIP;
+        else {
+          *error = field + ": expected \"cpu\", \"cuda\" or \"hip\"";
+          return false;
+        }
+        haveKind = true;
+      } else if (key == "workers") {
+        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() > 1024) {
+          *error = field + ": expected an integer from 1 to 1024";
+          return false;
+        }
+        dev.workers = uint32_t(v.get<uint64_t>());
+      } else if (key == "gflops") {
+        if (!number(v, field, &dev.gflops, error, true)) return false;
+      } else if (key == "memory_gbps") {
+        if (!number(v, field, &dev.memory_gbps, error, true)) return false;
+      } else if (key == "link_gbps") {
+        if (!number(v, field, &dev.link_gbps, error, true)) return false;
+      } else if (key == "link_latency_us") {
+        if (!number(v, field, &dev.link_latency_us, error, false)) return false;
+      } else if (key == "task_overhead_us") {
+        if (!number(v, field, &dev.task_overhead_us, error, false)) return false;
+      } else if (key == "memory") {
+        uint64_t bytes = 0;
+        if (v.is_number_unsigned()) bytes = v.get<uint64_t>();
+        else if (!v.is_string() || !parseByteSize(v.get<std::string>(), &bytes)) {
+          *error = field + ": expected a size in bytes or a string like \"16GiB\"";
+          return false;
+        }
+        dev.memory_bytes = bytes;
+      } else if (key == "kernel_speed") {
+        if (!v.is_object()) {
+          *error = field + ": expected an object of kernel name -> relative speed";
+          return false;
+        }
+        for (auto k = v.begin(); k != v.end(); ++k) {
+          double speed = 0;
+          if (!number(k.value(), field + "." + k.key(), &speed, error, true)) return false;
+          own.kernelNames.push_back(k.key());
+          own.kernelSpeeds.push_back(speed);
+        }
+      } else {
+        *error = at + ": unknown key \"" + key +
+                 "\" (known: name, kind, workers, gflops, memory_gbps, memory, link_gbps, "
+                 "link_latency_us, task_overhead_us, kernel_speed)";
+        return false;
+      }
+    }
+    if (!haveKind) {
+      *error = at + ": missing \"kind\"";
+      return false;
+    }
+    if (dev.gflops == 0 && dev.memory_gbps == 0) {
+      *error = at + ": needs \"gflops\" or \"memory_gbps\"";
+      return false;
+    }
+    if (own.name.empty()) own.name = "device" + std::to_string(i);
+    for (size_t j = 0; j < i; ++j)
+      if (owned_[j].name == own.name) {
+        *error = at + ": the name \"" + own.name + "\" is used twice";
+        return false;
+      }
+  }
+  for (size_t i = 0; i < owned_.size(); ++i) {
+    Device &own = owned_[i];
+    for (const std::string &n : own.kernelNames) own.kernelNamePtrs.push_back(n.c_str());
+    devices_[i].name = own.name.c_str();
+    devices_[i].num_kernel_speeds = own.kernelNames.size();
+    devices_[i].kernel_names = own.kernelNamePtrs.data();
+    devices_[i].kernel_speeds = own.kernelSpeeds.data();
+  }
+  machine_.num_devices = devices_.size();
+  machine_.devices = devices_.data();
+  return true;
+}
+
+}  // namespace fwrun

@@ -1,0 +1,75 @@
+#include "report.h"
+
+#include <cstdio>
+
+namespace fwrun {
+namespace {
+
+const char *const kTierNames[FW_NUM_TIERS] = {"device", "host", "storage"};
+
+std::string printf1(const char *format, double value, const char *unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), format, value, unit);
+  return buf;
+}
+
+}  // namespace
+
+std::string formatBytes(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double v = double(bytes) / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 3) v /= 1024, ++u;
+  return printf1("%.1f %s", v, units[u]);
+}
+
+std::string formatSeconds(double seconds) {
+  if (seconds < 1e-3) return printf1("%.3g %s", seconds * 1e6, "us");
+  if (seconds < 1) return printf1("%.3g %s", seconds * 1e3, "ms");
+  return printf1("%.3g %s", seconds, "s");
+}
+
+std::string formatStats(const fw_runtime_stats_t &s) {
+  std::string out = "stats: scheduler " + std::string(s.scheduler ? s.scheduler : "?") + ", " +
+                    std::to_string(s.tasks_submitted) + " tasks submitted, " +
+                    std::to_string(s.tasks_executed) + " executed, " +
+                    std::to_string(s.tasks_failed) + " failed\n";
+  for (size_t d = 0; d < s.num_devices; ++d)
+    out += "  device " + std::string(s.devices[d].name) + ": " +
+           std::to_string(s.devices[d].workers) + (s.devices[d].workers == 1 ? " worker, " : " workers, ") +
+           std::to_string(s.devices[d].tasks) + " tasks, busy " +
+           formatSeconds(s.devices[d].busy_seconds) + "\n";
+  bool moved = false;
+  for (int a = 0; a < FW_NUM_TIERS; ++a)
+    for (int b = 0; b < FW_NUM_TIERS; ++b)
+      if (s.bytes_moved[a][b]) {
+        out += "  moved " + std::string(kTierNames[a]) + " -> " + kTierNames[b] + ": " +
+               formatBytes(s.bytes_moved[a][b]) + "\n";
+        moved = true;
+      }
+  if (!moved) out += "  moved: nothing between tiers\n";
+  out += "  evictions: " + std::to_string(s.evictions) +
+         ", prefetches: " + std::to_string(s.prefetch_requests) +
+         ", prefetch hits: " + std::to_string(s.prefetch_hits) +
+         ", demand fetches: " + std::to_string(s.demand_fetches) +
+         ", input stall: " + formatSeconds(s.stall_seconds) + "\n";
+  for (int t = 0; t < FW_NUM_TIERS; ++t)
+    if (s.peak_bytes[t] || s.limit_bytes[t])
+      out += "  peak " + std::string(kTierNames[t]) + ": " + formatBytes(s.peak_bytes[t]) +
+             (s.limit_bytes[t] ? " of " + formatBytes(s.limit_bytes[t]) : std::string()) + "\n";
+  return out;
+}
+
+std::string formatSimulation(const fw_sim_report_t &r) {
+  std::string out = "simulation: " + std::to_string(r.tasks) + " tasks\n";
+  out += "  makespan: " + formatSeconds(r.makespan_seconds) + "\n";
+  out += "  lower bound: " + formatSeconds(r.lower_bound_seconds) + " (critical path " +
+         formatSeconds(r.critical_path_seconds) + ", work over capacity " +
+         formatSeconds(r.work_bound_seconds) + ")\n";
+  if (r.lower_bound_seconds > 0)
+    out += printf1("  makespan / bound: %.3f%s\n", r.makespan_seconds / r.lower_bound_seconds, "");
+  return out;
+}
+
+}  // namespace fwrun

@@ -1,0 +1,20 @@
+// Human-readable runtime statistics and simulation reports for fw-run.
+#ifndef FW_TOOLS_FW_RUN_REPORT_H_
+#define FW_TOOLS_FW_RUN_REPORT_H_
+
+#include <string>
+
+#include "fw/runtime.h"
+
+namespace fwrun {
+
+std::string formatBytes(uint64_t bytes);
+std::string formatSeconds(double seconds);
+// `--stats`: tasks per device, bytes moved per tier pair, evictions, prefetches.
+std::string formatStats(const fw_runtime_stats_t &stats);
+// `--simulate`: makespan against the lower bound.
+std::string formatSimulation(const fw_sim_report_t &report);
+
+}  // namespace fwrun
+
+#endif
