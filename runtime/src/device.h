@@ -35,17 +35,73 @@ typedef struct fw_device_launch_t {
   uint32_t workgroup_size[3];
 } fw_device_launch_t;
 
+/* Ordered work on a device (a CUDA/HIP stream). The CPU device runs everything inline, so
+ * its queue handle is NULL and operations complete before they return. */
+typedef struct fw_device_queue_t fw_device_queue_t;
+/* A point in a queue: completion, ordering between queues, timing. */
+typedef struct fw_device_event_t fw_device_event_t;
+/* Code loaded onto a device (a cubin/PTX/HSACO image) and a kernel in it. */
+typedef struct fw_device_module_t fw_device_module_t;
+
+typedef struct fw_device_info_t {
+  char name[64];          /* "cpu", "NVIDIA H200" */
+  char arch[32];          /* "x86-64-v4", "sm_90", "gfx942" */
+  uint64_t memory_bytes;  /* the device's own memory; 0 when it computes in host memory */
+  uint32_t compute_units; /* cores, SMs, CUs */
+} fw_device_info_t;
+
 typedef struct fw_device_vtable_t {
-  const char *name;           /* "cpu" */
+  const char *name;           /* "cpu", "cuda", "hip" */
   fw_target_kind_t target_kind; /* the kind of variant this device runs */
   void (*destroy)(fw_device_t *device);
-  /* Allocates `size` bytes (may be 0), FW_BUFFER_ALIGNMENT-aligned and zero-filled. */
+  fw_status_t (*query)(fw_device_t *device, fw_device_info_t *out_info);
+
+  /* Device memory: FW_BUFFER_ALIGNMENT-aligned and zero-filled (size may be 0). */
   fw_status_t (*alloc)(fw_device_t *device, size_t size, void **out_ptr);
   void (*free)(fw_device_t *device, void *ptr);
-  /* Copies host memory to/from/within device memory (version 1: host memory only). */
-  fw_status_t (*copy)(fw_device_t *device, void *dst, const void *src, size_t size);
-  /* Runs a kernel to completion (version 1 is synchronous). */
-  fw_status_t (*launch)(fw_device_t *device, const fw_device_launch_t *launch);
+  /* Page-locked host memory for asynchronous copies (plain memory on the CPU). */
+  fw_status_t (*alloc_host)(fw_device_t *device, size_t size, void **out_ptr);
+  void (*free_host)(fw_device_t *device, void *ptr);
+
+  /* Copies, ordered on `queue` (NULL: the device's default queue). Host pointers for the
+   * asynchronous forms must come from alloc_host. */
+  fw_status_t (*copy_to_device)(fw_device_t *device, fw_device_queue_t *queue, void *dst,
+                                const void *host_src, size_t size);
+  fw_status_t (*copy_to_host)(fw_device_t *device, fw_device_queue_t *queue, void *host_dst,
+                              const void *src, size_t size);
+  fw_status_t (*copy_on_device)(fw_device_t *device, fw_device_queue_t *queue, void *dst,
+                                const void *src, size_t size);
+
+  /* Queues. */
+  fw_status_t (*queue_create)(fw_device_t *device, fw_device_queue_t **out_queue);
+  void (*queue_destroy)(fw_device_t *device, fw_device_queue_t *queue);
+  fw_status_t (*queue_synchronize)(fw_device_t *device, fw_device_queue_t *queue);
+
+  /* Events: recorded on a queue; another queue may wait for one; elapsed time between two
+   * completed events. */
+  fw_status_t (*event_create)(fw_device_t *device, fw_device_event_t **out_event);
+  void (*event_destroy)(fw_device_t *device, fw_device_event_t *event);
+  fw_status_t (*event_record)(fw_device_t *device, fw_device_event_t *event,
+                              fw_device_queue_t *queue);
+  fw_status_t (*queue_wait_event)(fw_device_t *device, fw_device_queue_t *queue,
+                                  fw_device_event_t *event);
+  fw_status_t (*event_synchronize)(fw_device_t *device, fw_device_event_t *event);
+  /* 1 when complete, 0 when pending. */
+  int (*event_is_complete)(fw_device_t *device, fw_device_event_t *event);
+  fw_status_t (*event_elapsed)(fw_device_t *device, fw_device_event_t *start,
+                               fw_device_event_t *end, double *out_seconds);
+
+  /* Code: a device image from the fat binary, and a kernel in it. The CPU device has no
+   * images (its kernels are symbols of the loaded .fwb) and returns UNSUPPORTED. */
+  fw_status_t (*module_load)(fw_device_t *device, const void *image, size_t size,
+                             fw_device_module_t **out_module);
+  void (*module_unload)(fw_device_t *device, fw_device_module_t *module);
+  fw_status_t (*module_get_kernel)(fw_device_t *device, fw_device_module_t *module,
+                                   const char *name, const void **out_kernel);
+
+  /* Enqueues a kernel on `queue` (the CPU runs it to completion before returning). */
+  fw_status_t (*launch)(fw_device_t *device, fw_device_queue_t *queue,
+                        const fw_device_launch_t *launch);
 } fw_device_vtable_t;
 
 struct fw_device_t {

@@ -1,9 +1,15 @@
 /* The CPU device: host memory and synchronous kernel calls through MLIR ranked memref
  * descriptors (CPU kernel ABI, docs/runtime.md). */
+#define _GNU_SOURCE
 #include "device.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu_features.h"
 
 #include "status_internal.h"
 
@@ -44,14 +50,120 @@ static void cpu_free(fw_device_t *device, void *ptr) {
   free(ptr);
 }
 
-static fw_status_t cpu_copy(fw_device_t *device, void *dst, const void *src, size_t size) {
+static fw_status_t cpu_query(fw_device_t *device, fw_device_info_t *out) {
   (void)device;
+  memset(out, 0, sizeof(*out));
+  snprintf(out->name, sizeof(out->name), "cpu");
+  static const char *const kLevels[] = {"x86-64-v4", "x86-64-v3", "x86-64-v2", "x86-64"};
+  snprintf(out->arch, sizeof(out->arch), "unknown");
+  for (size_t i = 0; i < sizeof(kLevels) / sizeof(kLevels[0]); ++i) {
+    fw_status_t status = fw_cpu_check_isa_level(kLevels[i]);
+    if (status == FW_OK) {
+      snprintf(out->arch, sizeof(out->arch), "%s", kLevels[i]);
+      break;
+    }
+    fw_status_free(status);
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  out->compute_units = cores > 0 ? (uint32_t)cores : 1;
+  return FW_OK;
+}
+
+/* Host memory is the CPU's memory: copies in every direction are one memmove, complete
+ * when they return (the queue is ignored). */
+static fw_status_t cpu_copy(fw_device_t *device, fw_device_queue_t *queue, void *dst,
+                            const void *src, size_t size) {
+  (void)device, (void)queue;
   if (size) memmove(dst, src, size);
   return FW_OK;
 }
 
-static fw_status_t cpu_launch(fw_device_t *device, const fw_device_launch_t *launch) {
+static fw_status_t cpu_queue_create(fw_device_t *device, fw_device_queue_t **out_queue) {
   (void)device;
+  *out_queue = NULL;
+  return FW_OK;
+}
+
+static void cpu_queue_destroy(fw_device_t *device, fw_device_queue_t *queue) {
+  (void)device, (void)queue;
+}
+
+static fw_status_t cpu_queue_synchronize(fw_device_t *device, fw_device_queue_t *queue) {
+  (void)device, (void)queue;
+  return FW_OK;
+}
+
+/* An event is the time it was recorded: everything before it has completed by then. */
+struct fw_device_event_t {
+  uint64_t ns;
+};
+
+static fw_status_t cpu_event_create(fw_device_t *device, fw_device_event_t **out_event) {
+  (void)device;
+  *out_event = calloc(1, sizeof(**out_event));
+  return *out_event ? FW_OK : fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+static void cpu_event_destroy(fw_device_t *device, fw_device_event_t *event) {
+  (void)device;
+  free(event);
+}
+
+static fw_status_t cpu_event_record(fw_device_t *device, fw_device_event_t *event,
+                                    fw_device_queue_t *queue) {
+  (void)device, (void)queue;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  event->ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  return FW_OK;
+}
+
+static fw_status_t cpu_queue_wait_event(fw_device_t *device, fw_device_queue_t *queue,
+                                        fw_device_event_t *event) {
+  (void)device, (void)queue, (void)event;
+  return FW_OK;
+}
+
+static fw_status_t cpu_event_synchronize(fw_device_t *device, fw_device_event_t *event) {
+  (void)device, (void)event;
+  return FW_OK;
+}
+
+static int cpu_event_is_complete(fw_device_t *device, fw_device_event_t *event) {
+  (void)device, (void)event;
+  return 1;
+}
+
+static fw_status_t cpu_event_elapsed(fw_device_t *device, fw_device_event_t *start,
+                                     fw_device_event_t *end, double *out_seconds) {
+  (void)device;
+  *out_seconds = end->ns >= start->ns ? (double)(end->ns - start->ns) * 1e-9 : 0.0;
+  return FW_OK;
+}
+
+static fw_status_t cpu_module_load(fw_device_t *device, const void *image, size_t size,
+                                   fw_device_module_t **out_module) {
+  (void)device, (void)image, (void)size;
+  *out_module = NULL;
+  return fw_status_make(FW_STATUS_UNSUPPORTED,
+                        "the CPU device runs kernels of the loaded module, not device images");
+}
+
+static void cpu_module_unload(fw_device_t *device, fw_device_module_t *module) {
+  (void)device, (void)module;
+}
+
+static fw_status_t cpu_module_get_kernel(fw_device_t *device, fw_device_module_t *module,
+                                         const char *name, const void **out_kernel) {
+  (void)device, (void)module;
+  *out_kernel = NULL;
+  return fw_status_make(FW_STATUS_UNSUPPORTED, "the CPU device has no device image for '%s'",
+                        name ? name : "");
+}
+
+static fw_status_t cpu_launch(fw_device_t *device, fw_device_queue_t *queue,
+                              const fw_device_launch_t *launch) {
+  (void)device, (void)queue;
   if (!launch->kernel.cpu)
     return fw_status_make(FW_STATUS_INTERNAL, "CPU launch without a kernel");
   size_t n = launch->num_bindings;
@@ -94,9 +206,27 @@ static const fw_device_vtable_t kCpuDeviceVtable = {
     .name = "cpu",
     .target_kind = FW_TARGET_KIND_CPU,
     .destroy = cpu_destroy,
+    .query = cpu_query,
     .alloc = cpu_alloc,
     .free = cpu_free,
-    .copy = cpu_copy,
+    .alloc_host = cpu_alloc,
+    .free_host = cpu_free,
+    .copy_to_device = cpu_copy,
+    .copy_to_host = cpu_copy,
+    .copy_on_device = cpu_copy,
+    .queue_create = cpu_queue_create,
+    .queue_destroy = cpu_queue_destroy,
+    .queue_synchronize = cpu_queue_synchronize,
+    .event_create = cpu_event_create,
+    .event_destroy = cpu_event_destroy,
+    .event_record = cpu_event_record,
+    .queue_wait_event = cpu_queue_wait_event,
+    .event_synchronize = cpu_event_synchronize,
+    .event_is_complete = cpu_event_is_complete,
+    .event_elapsed = cpu_event_elapsed,
+    .module_load = cpu_module_load,
+    .module_unload = cpu_module_unload,
+    .module_get_kernel = cpu_module_get_kernel,
     .launch = cpu_launch,
 };
 

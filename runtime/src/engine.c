@@ -38,7 +38,7 @@ static fw_status_t run_kernel(fw_task_t *t, void *const *data) {
   launch.bindings = bindings;
   for (int k = 0; k < 3; ++k) launch.workgroup_count[k] = 1;
   fw_device_t *device = t->runtime->cpu_device;
-  fw_status_t status = device->vtable->launch(device, &launch);
+  fw_status_t status = device->vtable->launch(device, NULL, &launch);
   if (bindings != stack) free(bindings);
   (void)e;
   return status;

@@ -267,8 +267,15 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
   fw_status_t status;
   if (from == FW_NODE_STORAGE) status = storage_read(m, b, dst->ptr);
   else if (to == FW_NODE_STORAGE) status = storage_write(m, b, src->ptr);
-  else status = m->nodes[to].device->vtable->copy(m->nodes[to].device, dst->ptr, src->ptr,
-                                                   b->byte_size);
+  else if (m->nodes[from].tier == FW_TIER_HOST)
+    status = m->nodes[to].device->vtable->copy_to_device(m->nodes[to].device, NULL, dst->ptr,
+                                                         src->ptr, b->byte_size);
+  else if (m->nodes[to].tier == FW_TIER_HOST)
+    status = m->nodes[from].device->vtable->copy_to_host(m->nodes[from].device, NULL, dst->ptr,
+                                                         src->ptr, b->byte_size);
+  else
+    status = m->nodes[to].device->vtable->copy_on_device(m->nodes[to].device, NULL, dst->ptr,
+                                                         src->ptr, b->byte_size);
   if (m->trace && m->trace->enabled)
     fw_trace_add(m->trace, FW_TRACE_COPY_TRACK(m->nodes[from].tier, m->nodes[to].tier), "copy",
                  t0, fw_now_ns(), b->byte_size);

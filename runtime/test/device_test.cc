@@ -1,0 +1,81 @@
+// The CPU device through the device interface: memory, copies, queues, events, code.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "device.h"
+#include "test_util.h"
+
+namespace {
+
+class CpuDevice : public ::testing::Test {
+protected:
+  void SetUp() override { FW_ASSERT_OK(fw_device_cpu_create(&dev_)); }
+  void TearDown() override { dev_->vtable->destroy(dev_); }
+  fw_device_t *dev_ = nullptr;
+};
+
+TEST_F(CpuDevice, Query) {
+  fw_device_info_t info;
+  FW_ASSERT_OK(dev_->vtable->query(dev_, &info));
+  EXPECT_STREQ(info.name, "cpu");
+  EXPECT_EQ(std::string(info.arch).rfind("x86-64", 0), 0u) << info.arch;
+  EXPECT_GE(info.compute_units, 1u);
+  EXPECT_EQ(info.memory_bytes, 0u);  // computes in host memory
+  EXPECT_EQ(dev_->vtable->target_kind, FW_TARGET_KIND_CPU);
+}
+
+TEST_F(CpuDevice, MemoryIsAlignedZeroedAndCopies) {
+  const fw_device_vtable_t *v = dev_->vtable;
+  void *a = nullptr, *b = nullptr, *h = nullptr;
+  FW_ASSERT_OK(v->alloc(dev_, 1000, &a));
+  FW_ASSERT_OK(v->alloc(dev_, 1000, &b));
+  FW_ASSERT_OK(v->alloc_host(dev_, 1000, &h));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % FW_BUFFER_ALIGNMENT, 0u);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(static_cast<unsigned char *>(a)[i], 0);
+  std::memset(h, 7, 1000);
+  fw_device_queue_t *q = nullptr;
+  FW_ASSERT_OK(v->queue_create(dev_, &q));
+  FW_ASSERT_OK(v->copy_to_device(dev_, q, a, h, 1000));
+  FW_ASSERT_OK(v->copy_on_device(dev_, q, b, a, 1000));
+  std::memset(h, 0, 1000);
+  FW_ASSERT_OK(v->copy_to_host(dev_, q, h, b, 1000));
+  FW_ASSERT_OK(v->queue_synchronize(dev_, q));
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(static_cast<unsigned char *>(h)[i], 7);
+  v->queue_destroy(dev_, q);
+  v->free(dev_, a);
+  v->free(dev_, b);
+  v->free_host(dev_, h);
+}
+
+TEST_F(CpuDevice, EventsOrderAndTime) {
+  const fw_device_vtable_t *v = dev_->vtable;
+  fw_device_event_t *start = nullptr, *end = nullptr;
+  FW_ASSERT_OK(v->event_create(dev_, &start));
+  FW_ASSERT_OK(v->event_create(dev_, &end));
+  FW_ASSERT_OK(v->event_record(dev_, start, nullptr));
+  volatile double x = 0;
+  for (int i = 0; i < 100000; ++i) x = x + 1.0;
+  FW_ASSERT_OK(v->event_record(dev_, end, nullptr));
+  FW_ASSERT_OK(v->queue_wait_event(dev_, nullptr, end));
+  FW_ASSERT_OK(v->event_synchronize(dev_, end));
+  EXPECT_EQ(v->event_is_complete(dev_, end), 1);
+  double seconds = -1;
+  FW_ASSERT_OK(v->event_elapsed(dev_, start, end, &seconds));
+  EXPECT_GE(seconds, 0.0);
+  EXPECT_LT(seconds, 10.0);
+  v->event_destroy(dev_, start);
+  v->event_destroy(dev_, end);
+}
+
+TEST_F(CpuDevice, DeviceImagesAreNotItsCode) {
+  fw_device_module_t *m = nullptr;
+  FW_EXPECT_ERROR(dev_->vtable->module_load(dev_, "x", 1, &m), "not device images");
+  EXPECT_EQ(m, nullptr);
+  const void *k = &m;
+  FW_EXPECT_ERROR(dev_->vtable->module_get_kernel(dev_, nullptr, "k", &k), "no device image");
+  EXPECT_EQ(k, nullptr);
+}
+
+}  // namespace
