@@ -18,6 +18,7 @@
 static _Thread_local fw_runtime_t *tls_owner;
 
 int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
+void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
 
 static fw_status_t run_kernel(fw_task_t *t, void *const *data) {
   fw_md_executable_t *e = &t->module->md.executables[t->executable];
@@ -62,10 +63,8 @@ static void run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         else status = run_kernel(t, data);
         uint64_t end = fw_now_ns();
         fw_memory_release(&rt->memory, t, w->memory_node);
-        t->start_ns = start;
+        t->start_ns = start; /* counted by fw_scheduler_complete */
         t->end_ns = end;
-        w->busy_ns += end - start;
-        ++w->tasks;
         if (status == FW_OK) {
           uint64_t bytes = 0;
           for (size_t i = 0; i < t->num_accesses; ++i)
@@ -108,8 +107,11 @@ static void *worker_main(void *arg) {
     pthread_mutex_unlock(&s->lock);
     uint64_t until = fw_now_ns() + FW_SPIN_NS;
     while (atomic_load_explicit(&s->num_ready, memory_order_acquire) == 0 &&
-           fw_now_ns() < until)
+           fw_now_ns() < until) {
+#if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
+#endif
+    }
     pthread_mutex_lock(&s->lock);
     t = pop_locked(s, w);
     if (t) {

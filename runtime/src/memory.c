@@ -700,6 +700,7 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
 
 static void *prefetch_main(void *arg) {
   fw_memory_t *m = arg;
+  fw_runtime_mark_own_thread(m->runtime);
   fw_buffer_t *buffers[FW_LOOKAHEAD_MAX];
   uint32_t nodes[FW_LOOKAHEAD_MAX];
   pthread_mutex_lock(&m->prefetch_lock);
@@ -776,17 +777,21 @@ void fw_memory_window_moved(fw_memory_t *m) {
   pthread_mutex_unlock(&m->prefetch_lock);
 }
 
+void fw_memory_stop_prefetch(fw_memory_t *m) {
+  if (!m->prefetch_started) return;
+  pthread_mutex_lock(&m->prefetch_lock);
+  m->prefetch_stop = 1;
+  pthread_cond_signal(&m->prefetch_cv);
+  pthread_mutex_unlock(&m->prefetch_lock);
+  pthread_join(m->prefetch_thread, NULL);
+  m->prefetch_started = 0;
+  for (size_t i = 0; i < m->queue_size; ++i)
+    fw_buffer_release(m->queue[(m->queue_head + i) % m->queue_capacity].buffer);
+  m->queue_size = 0;
+}
+
 void fw_memory_fini(fw_memory_t *m) {
-  if (m->prefetch_started) {
-    pthread_mutex_lock(&m->prefetch_lock);
-    m->prefetch_stop = 1;
-    pthread_cond_signal(&m->prefetch_cv);
-    pthread_mutex_unlock(&m->prefetch_lock);
-    pthread_join(m->prefetch_thread, NULL);
-    m->prefetch_started = 0;
-    for (size_t i = 0; i < m->queue_size; ++i)
-      fw_buffer_release(m->queue[(m->queue_head + i) % m->queue_capacity].buffer);
-  }
+  fw_memory_stop_prefetch(m);
   free(m->queue);
   m->queue = NULL;
   if (m->storage_dir && m->storage_dir_created) rmdir(m->storage_dir);

@@ -102,6 +102,8 @@ fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
                            const uint64_t limits[FW_NUM_TIERS], const char *storage_dir,
                            int prefetch, uint32_t prefetch_window);
 void fw_memory_fini(fw_memory_t *m);
+/* Joins the prefetch thread (before the scheduler it reads goes away). */
+void fw_memory_stop_prefetch(fw_memory_t *m);
 
 /* Registers an owned buffer; with `data`, copies `size` bytes into a new host replica
  * (which may evict other buffers). Without, the buffer reads as zeros until written. */

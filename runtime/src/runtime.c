@@ -96,6 +96,7 @@ static fw_status_t copy_machine(fw_runtime_t *rt, const fw_sim_machine_t *in) {
                           "the simulated machine has %llu workers (at most %u)",
                           (unsigned long long)workers, FW_MAX_WORKERS);
   rt->options.simulate = &rt->machine;
+  fw_sim_bound_init(&rt->sim_bound, &rt->machine);
   return FW_OK;
 }
 
@@ -182,7 +183,10 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
 
 /* Tears down what fw_runtime_create set up, in reverse; `stage` says how far it got. */
 static void teardown(fw_runtime_t *rt, int stage) {
-  if (stage >= 4) fw_scheduler_fini(&rt->sched);
+  if (stage >= 4) {
+    fw_memory_stop_prefetch(&rt->memory); /* it reads the scheduler's lookahead */
+    fw_scheduler_fini(&rt->sched);
+  }
   if (stage >= 3) {
     if (rt->history_path && !rt->options.simulate) {
       fw_status_t status = fw_history_save(&rt->history, rt->history_path);
@@ -194,6 +198,7 @@ static void teardown(fw_runtime_t *rt, int stage) {
   fw_history_fini(&rt->history);
   if (rt->cpu_device) rt->cpu_device->vtable->destroy(rt->cpu_device);
   free(rt->history_path);
+  fw_sim_bound_fini(&rt->sim_bound);
   free_machine(rt);
   free(rt);
 }
@@ -365,10 +370,9 @@ fw_status_t fw_runtime_simulation_report(fw_runtime_t *rt, fw_sim_report_t *out)
                           "the runtime is not simulating (fw_runtime_options_t.simulate)");
   fw_simulator_run(&rt->sched);
   memset(out, 0, sizeof(*out));
-  double capacity = (double)rt->sched.num_workers;
   out->makespan_seconds = rt->sim_makespan;
   out->critical_path_seconds = rt->sim_critical_path;
-  out->work_bound_seconds = capacity > 0 ? rt->sim_work / capacity : 0;
+  out->work_bound_seconds = fw_sim_bound_area(&rt->sim_bound);
   out->lower_bound_seconds = out->critical_path_seconds > out->work_bound_seconds
                                  ? out->critical_path_seconds
                                  : out->work_bound_seconds;

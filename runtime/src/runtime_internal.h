@@ -10,6 +10,7 @@
 #include "memory.h"
 #include "metadata.h"
 #include "scheduler.h"
+#include "sim_bound.h"
 #include "trace.h"
 
 struct fw_runtime_t {
@@ -30,7 +31,8 @@ struct fw_runtime_t {
   fw_sim_machine_t machine;
   uint32_t sim_device_node[FW_MAX_MEMORY_NODES * 4];
   struct { double link_free_at[2]; } sim_links[FW_MAX_MEMORY_NODES];
-  double sim_makespan, sim_critical_path, sim_work;
+  double sim_makespan, sim_critical_path;
+  fw_sim_bound_t sim_bound;
   uint64_t sim_tasks;
 };
 

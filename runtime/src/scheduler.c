@@ -298,6 +298,10 @@ void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
   pthread_mutex_lock(&s->lock);
   if (status != FW_OK) fail_task(task, status);
   else if (!task->cancelled) ++s->tasks_executed;
+  if (w && !s->simulated && task->end_ns) {
+    ++w->tasks;
+    w->busy_ns += task->end_ns - task->start_ns;
+  }
   complete_locked(s, task, w);
   if (w && s->policy == &fw_policy_heft && w->heap.size == 0) {
     double now = fw_scheduler_now(s);

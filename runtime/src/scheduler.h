@@ -183,6 +183,7 @@ void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *task);
 double fw_sim_task_seconds(const fw_sim_device_t *device, const fw_task_t *task);
 /* Whether the calling thread is one of the runtime's own (worker or prefetch). */
 int fw_runtime_is_own_thread(const fw_runtime_t *rt);
+void fw_runtime_mark_own_thread(fw_runtime_t *rt);
 /* Marks a popped task finished with `status` (consumed) and makes its successors ready.
  * Takes sched.lock. */
 void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,

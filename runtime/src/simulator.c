@@ -191,7 +191,20 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
   /* Critical path: this task's chain, passed on to its successors. */
   double cp = t->sim_ready_at + min_seconds(s, t);
   if (cp > rt->sim_critical_path) rt->sim_critical_path = cp;
-  rt->sim_work += min_seconds(s, t);
+  if (!t->cancelled) {
+    /* The task's time on each device class, for the area bound. */
+    double times[FW_SIM_MAX_CLASSES];
+    for (size_t c = 0; c < rt->sim_bound.num_classes; ++c) times[c] = INFINITY;
+    for (size_t i = 0; i < s->num_workers; ++i) {
+      const fw_worker_t *w = &s->workers[i];
+      if (!fw_worker_can_run(w, t)) continue;
+      size_t c = rt->sim_bound.device_class[w->device_index];
+      double x = fw_sim_task_seconds(w->sim, t);
+      if (x < times[c]) times[c] = x;
+    }
+    /* Out of memory only loosens the bound (fewer tasks counted); it stays valid. */
+    (void)fw_sim_bound_add(&rt->sim_bound, times);
+  }
   for (size_t k = 0; k < t->num_successors; ++k)
     if (t->successors[k]->sim_ready_at < cp) t->successors[k]->sim_ready_at = cp;
   slot->worker->sim_busy = 0;
