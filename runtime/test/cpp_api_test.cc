@@ -184,6 +184,49 @@ TEST_F(CppApiTest, CallAddThroughModule) {
   EXPECT_EQ((*again)[0].toVector<float>(), expected);
 }
 
+TEST_F(CppApiTest, AsyncCallsOverlapAndWait) {
+  Module m = load("add");
+  Result<Buffer> a = Buffer::fromVector<float>(rt_, {2, 4}, iota(8, 0));
+  ASSERT_TRUE(a.ok());
+  std::vector<Module::PendingCall> calls;
+  for (int i = 0; i < 8; ++i) {
+    Result<Module::PendingCall> call = m.callAsync("add", {*a, *a});
+    ASSERT_TRUE(call.ok()) << call.status().message();
+    calls.push_back(std::move(*call));
+  }
+  std::vector<float> expected(8);
+  for (size_t i = 0; i < 8; ++i) expected[i] = 2.0f * float(i);
+  for (Module::PendingCall &call : calls) {
+    Result<std::vector<Buffer>> out = call.wait();
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(call.done());
+    EXPECT_EQ((*out)[0].toVector<float>(), expected);
+    EXPECT_FALSE(call.wait().ok());  // once only
+  }
+  EXPECT_TRUE(contains(m.callAsync("add", {*a}).status().message(), "expects 2 arguments"));
+  EXPECT_TRUE(rt_.waitAll().ok());
+  Result<fw_runtime_stats_t> stats = rt_.stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_GE(stats->tasks_executed, 8u);
+  // A call dropped without waiting still completes before its handle goes.
+  { Result<Module::PendingCall> dropped = m.callAsync("add", {*a, *a}); }
+}
+
+TEST_F(CppApiTest, RuntimeOptions) {
+  fw_runtime_options_t options = {};
+  options.num_workers = 3;
+  options.scheduler = FW_SCHEDULER_WS;
+  Result<Runtime> rt = Runtime::create(options);
+  ASSERT_TRUE(rt.ok()) << rt.status().message();
+  Result<fw_runtime_stats_t> stats = rt->stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_STREQ(stats->scheduler, "ws");
+  ASSERT_EQ(stats->num_devices, 1u);
+  EXPECT_EQ(stats->devices[0].workers, 3u);
+  options.tier_limits = "host=nonsense";
+  EXPECT_TRUE(contains(Runtime::create(options).status().message(), "tier limits"));
+}
+
 TEST_F(CppApiTest, CallErrorsAreResults) {
   Module m = load("add");
   Result<Buffer> a = Buffer::fromVector<float>(rt_, {3, 4}, iota(12, 0));

@@ -194,20 +194,33 @@ private:
 class Runtime {
 public:
   Runtime() = default;
-  static Result<Runtime> create() {
-    fw_runtime_t *runtime = nullptr;
-    Status status(fw_runtime_create(nullptr, &runtime));
-    if (!status.ok())
-      return status;
-    return Runtime(std::shared_ptr<fw_runtime_t>(runtime, fw_runtime_destroy));
-  }
+  static Result<Runtime> create() { return create(nullptr); }
+  /// With options (scheduler, workers, tier limits, ...: docs/task-graph.md).
+  static Result<Runtime> create(const fw_runtime_options_t &options) { return create(&options); }
 
   fw_runtime_t *get() const { return runtime_.get(); }
+
+  /// Waits for every task submitted so far (module calls and fw_task_submit).
+  Status waitAll() const { return Status(fw_runtime_wait_all(runtime_.get())); }
+  Result<fw_runtime_stats_t> stats() const {
+    fw_runtime_stats_t stats;
+    Status status(fw_runtime_get_stats(runtime_.get(), &stats));
+    if (!status.ok())
+      return status;
+    return stats;
+  }
   explicit operator bool() const { return runtime_ != nullptr; }
 
 private:
   friend class Buffer;
   friend class Module;
+  static Result<Runtime> create(const fw_runtime_options_t *options) {
+    fw_runtime_t *runtime = nullptr;
+    Status status(fw_runtime_create(options, &runtime));
+    if (!status.ok())
+      return status;
+    return Runtime(std::shared_ptr<fw_runtime_t>(runtime, fw_runtime_destroy));
+  }
   explicit Runtime(std::shared_ptr<fw_runtime_t> runtime) : runtime_(std::move(runtime)) {}
   std::shared_ptr<fw_runtime_t> runtime_;
 };
@@ -453,6 +466,70 @@ public:
   Result<std::vector<Buffer>> call(const char *function,
                                    std::initializer_list<Buffer> args) const {
     return call(function, std::vector<Buffer>(args));
+  }
+
+  /// A call in flight (fw_module_call_async): its tasks run while the caller goes on.
+  class PendingCall {
+  public:
+    PendingCall(PendingCall &&other) noexcept
+        : runtime_(std::move(other.runtime_)), call_(other.call_),
+          numResults_(other.numResults_) {
+      other.call_ = nullptr;
+    }
+    PendingCall &operator=(PendingCall &&) = delete;
+    PendingCall(const PendingCall &) = delete;
+    ~PendingCall() {
+      if (call_)
+        fw_status_free(fw_call_wait(call_, nullptr, 0)); // waits; results are dropped
+    }
+    bool done() const { return fw_call_is_done(call_) != 0; }
+    /// Waits and returns the results; the call is finished afterwards.
+    Result<std::vector<Buffer>> wait() {
+      if (!call_)
+        return Status(FW_STATUS_FAILED_PRECONDITION, "the call was already waited for");
+      std::vector<fw_buffer_t *> results(numResults_, nullptr);
+      fw_call_t *call = call_;
+      call_ = nullptr;
+      Status status(fw_call_wait(call, results.data(), results.size()));
+      if (!status.ok())
+        return status;
+      std::vector<Buffer> buffers;
+      buffers.reserve(results.size());
+      for (fw_buffer_t *result : results)
+        buffers.push_back(Buffer(runtime_, result));
+      return buffers;
+    }
+
+  private:
+    friend class Module;
+    PendingCall(std::shared_ptr<fw_runtime_t> runtime, fw_call_t *call, size_t numResults)
+        : runtime_(std::move(runtime)), call_(call), numResults_(numResults) {}
+    std::shared_ptr<fw_runtime_t> runtime_;
+    fw_call_t *call_ = nullptr;
+    size_t numResults_ = 0;
+  };
+
+  /// Starts function `index` on `args` (referenced until the call completes).
+  Result<PendingCall> callAsync(size_t index, const std::vector<Buffer> &args) const {
+    fw_function_info_t info;
+    Status status(fw_module_function_info(module_, index, &info));
+    if (!status.ok())
+      return status;
+    std::vector<fw_buffer_t *> handles;
+    handles.reserve(args.size());
+    for (const Buffer &arg : args)
+      handles.push_back(arg.get());
+    fw_call_t *call = nullptr;
+    status = Status(fw_module_call_async(module_, index, handles.data(), handles.size(), &call));
+    if (!status.ok())
+      return status;
+    return PendingCall(runtime_, call, info.num_results);
+  }
+  Result<PendingCall> callAsync(const char *function, const std::vector<Buffer> &args) const {
+    Result<size_t> index = lookup(function);
+    if (!index.ok())
+      return index.takeStatus();
+    return callAsync(*index, args);
   }
 
 private:
