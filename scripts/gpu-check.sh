@@ -27,6 +27,7 @@ prepare() {
     "softmax|test/e2e/softmax.mlir|softmax|31x128"
     "conv2d|test/e2e/conv2d.mlir|conv2d|2x18x18x4;3x3x4x8"
     "matmul_dynamic|test/e2e/matmul_dynamic.mlir|matmul_dynamic|77x128;128x32"
+    "task_graph|test/e2e/task_graph.mlir|task_graph|1024x256;256x256;256x256;256x256;256x256"
   )
   for c in "${cases[@]}"; do
     IFS='|' read -r name src fn shapes <<<"$c"
@@ -36,6 +37,9 @@ prepare() {
       --arg-shapes="$shapes" --tmp="$dir/cases/$name" --keep-reference >/dev/null
     echo "$name|$fn" >>"$dir/cases/list"
   done
+  # The runtime benchmark (per-task overhead, simulated schedules, tiers) when built.
+  local rb="${FW_BENCH_BUILD_DIR:-$root/build-bench}/fw-runtime-bench"
+  if [ -x "$rb" ]; then cp "$rb" "$dir/fw-runtime-bench"; fi
   echo "prepared $dir ($(du -sh "$dir" | cut -f1))"
 }
 
@@ -50,14 +54,16 @@ run() {
   echo "== fw-run links no LLVM or MLIR"
   if ldd ./fw-run | grep -Ei 'llvm|mlir'; then echo "FAIL: fw-run needs LLVM/MLIR"; fail=1; else echo "ok"; fi
   echo "== CPU correctness (fat binaries built elsewhere for x86-64-v3)"
-  while IFS='|' read -r name fn; do
+  # check NAME FN [fw-run flags...]: runs a case and compares with its reference.
+  check() {
+    local name="$1" fn="$2"; shift 2
     local args=() outs=()
     for f in cases/$name/arg*.npy; do args+=("--input=@$f"); done
     for f in cases/$name/expected*.npy; do outs+=("--output=@${f/expected/got}"); done
-    if ! ./fw-run "cases/$name.fwb" --function="$fn" "${args[@]}" "${outs[@]}"; then
-      echo "FAIL $name: fw-run failed"; fail=1; continue
+    if ! ./fw-run "cases/$name.fwb" --function="$fn" "${args[@]}" "${outs[@]}" "$@"; then
+      echo "FAIL $name $*: fw-run failed"; fail=1; return
     fi
-    if [ -z "$py" ]; then echo "RAN $name (numbers not compared: no Python with numpy)"; continue; fi
+    if [ -z "$py" ]; then echo "RAN $name $* (numbers not compared: no Python with numpy)"; return; fi
     if "$py" - "cases/$name" <<'PY'
 import glob, sys
 import numpy as np
@@ -70,8 +76,19 @@ for e in sorted(glob.glob(d + "/expected*.npy")):
         print("  mismatch in", e, "max abs err", float(np.max(np.abs(got.astype(np.float64) - want))))
 sys.exit(0 if ok else 1)
 PY
-    then echo "PASS $name"; else echo "FAIL $name: wrong numbers"; fail=1; fi
-  done <cases/list
+    then echo "PASS $name $*"; else echo "FAIL $name $*: wrong numbers"; fail=1; fi
+  }
+  while IFS='|' read -r name fn; do check "$name" "$fn"; done <cases/list
+  echo "== the task graph under every policy, worker count and a capped host tier"
+  for sched in eager ws heft; do
+    for workers in 1 4 16; do check task_graph task_graph --scheduler=$sched --workers=$workers; done
+  done
+  check task_graph task_graph --tier-limits=host=6400KiB --stats
+  check task_graph task_graph --tier-limits=host=6400KiB --no-prefetch --stats
+  if [ -x ./fw-runtime-bench ]; then
+    echo "== runtime benchmark"
+    ./fw-runtime-bench || { echo "FAIL fw-runtime-bench"; fail=1; }
+  fi
   echo "== GPU"
   if command -v nvidia-smi >/dev/null; then
     nvidia-smi --query-gpu=name,compute_cap,memory.total,driver_version --format=csv,noheader || true

@@ -45,6 +45,21 @@ static fw_status_t run_kernel(fw_task_t *t, void *const *data) {
   return status;
 }
 
+/* Runs a C task's body: data[i] is the address of access i of its description. */
+static fw_status_t run_fn(fw_task_t *t, void *const *data) {
+  if (!t->binding_access) {
+    t->fn(t->user_data, data, t->num_accesses);
+    return FW_OK;
+  }
+  void *stack[16];
+  void **user = t->num_bindings <= 16 ? stack : calloc(t->num_bindings, sizeof(void *));
+  if (!user) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
+  for (size_t i = 0; i < t->num_bindings; ++i) user[i] = data[t->binding_access[i]];
+  t->fn(t->user_data, user, t->num_bindings);
+  if (user != stack) free(user);
+  return FW_OK;
+}
+
 static void run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   fw_runtime_t *rt = s->runtime;
   fw_status_t status = FW_OK;
@@ -59,7 +74,7 @@ static void run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
       fw_memory_window_moved(&rt->memory);
       if (status == FW_OK) {
         uint64_t start = fw_now_ns();
-        if (t->fn) t->fn(t->user_data, data, t->num_accesses);
+        if (t->fn) status = run_fn(t, data);
         else status = run_kernel(t, data);
         uint64_t end = fw_now_ns();
         fw_memory_release(&rt->memory, t, w->memory_node);
@@ -86,6 +101,7 @@ static fw_task_t *pop_locked(fw_scheduler_t *s, fw_worker_t *w) {
   fw_task_t *t = s->policy->pop(s, w);
   if (!t) return NULL;
   fw_scheduler_start_task(s, t);
+  w->running = 1;
   return t;
 }
 

@@ -78,6 +78,7 @@ static int compare_doubles(const void *a, const void *b) {
 }
 
 static double median_of(double *v, size_t n) {
+  if (n == 0) return 0; /* an entry loaded without samples ("... 0 0 name") */
   qsort(v, n, sizeof(*v), compare_doubles);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }

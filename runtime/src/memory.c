@@ -250,11 +250,21 @@ static void unlink_buffer(fw_memory_t *m, fw_buffer_t *b) {
 }
 
 /* Copies the buffer into `to` from a valid replica; the lock is dropped during the copy
- * and both replicas are busy meanwhile. `to` must be allocated. */
+ * and both replicas are busy meanwhile. `to` must be allocated. A copy of the buffer
+ * already in flight (a prefetch, or another task that reads it) is waited for first: its
+ * source is valid data, not missing data, and its destination may be `to` itself, half
+ * written; when that copy made `to` valid there is nothing left to do. */
 static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
+  for (;;) {
+    int busy = 0;
+    for (uint32_t n = 0; n < m->num_nodes; ++n) busy |= b->mem.replicas[n].busy;
+    if (!busy) break;
+    pthread_cond_wait(&m->cv, &m->lock);
+  }
+  if (b->mem.replicas[to].valid) return FW_OK;
   uint32_t from = m->num_nodes;
   for (uint32_t n = 0; n < m->num_nodes; ++n)
-    if (n != to && b->mem.replicas[n].valid && !b->mem.replicas[n].busy) {
+    if (n != to && b->mem.replicas[n].valid) {
       from = n;
       if (n != FW_NODE_STORAGE) break; /* prefer memory over files */
     }
@@ -404,6 +414,13 @@ static int is_host_wrapped(const fw_buffer_t *b, uint32_t node) {
   return b->wrapped && node == FW_NODE_HOST;
 }
 
+/* Whether something in flight may still free room: running tasks unpin, copies finish,
+ * the prefetch thread drops buffer references (lock held). */
+static int room_may_come(const fw_memory_t *m) {
+  return m->task_pins > 0 || m->transfers > 0 ||
+         atomic_load_explicit(&((fw_memory_t *)m)->prefetch_refs, memory_order_relaxed) > 0;
+}
+
 static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const char *who,
                                     uint64_t need) {
   const fw_memory_node_t *n = &m->nodes[node];
@@ -456,7 +473,7 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
         return fw_status_annotate(status, "%s", who);
       }
       if (made) continue; /* the lock may have been dropped: check again */
-      if (m->task_pins > 0 || m->transfers > 0) {
+      if (room_may_come(m)) {
         wait_memory(m, &stall); /* running tasks will unpin */
         continue;
       }
@@ -554,7 +571,7 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
       return status;
     }
     if (made && (!n->capacity || n->used + b->byte_size <= n->capacity)) break;
-    if (!made && m->task_pins == 0 && m->transfers == 0) {
+    if (!made && !room_may_come(m)) {
       fw_status_t err = nothing_to_evict(m, FW_NODE_HOST, "a new buffer", b->byte_size);
       pthread_mutex_unlock(&m->lock);
       return err;
@@ -621,7 +638,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
       status = make_room(m, FW_NODE_HOST, b->byte_size, 2, &made);
       if (status != FW_OK) break;
       if (made) continue;
-      if (m->task_pins > 0 || m->transfers > 0) {
+      if (room_may_come(m)) {
         pthread_cond_wait(&m->cv, &m->lock);
         continue;
       }
@@ -698,6 +715,15 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
 
 #define FW_LOOKAHEAD_MAX 512
 
+/* The prefetch thread released `count` buffer references (after the release, so that
+ * the memory of a buffer it freed is back when waiters look again). */
+static void prefetch_refs_dropped(fw_memory_t *m, size_t count) {
+  pthread_mutex_lock(&m->lock);
+  atomic_fetch_sub_explicit(&m->prefetch_refs, (unsigned)count, memory_order_relaxed);
+  pthread_cond_broadcast(&m->cv);
+  pthread_mutex_unlock(&m->lock);
+}
+
 static void *prefetch_main(void *arg) {
   fw_memory_t *m = arg;
   fw_runtime_mark_own_thread(m->runtime);
@@ -717,6 +743,7 @@ static void *prefetch_main(void *arg) {
       pthread_mutex_unlock(&m->prefetch_lock);
       prefetch_one(m, req.buffer, req.node);
       fw_buffer_release(req.buffer);
+      prefetch_refs_dropped(m, 1);
       pthread_mutex_lock(&m->prefetch_lock);
     }
     if (!atomic_load_explicit(&m->spilled, memory_order_relaxed) || m->prefetch_window == 0)
@@ -730,6 +757,7 @@ static void *prefetch_main(void *arg) {
     pthread_mutex_unlock(&m->lock);
     for (size_t i = 0; i < count; ++i) prefetch_one(m, buffers[i], nodes[i]);
     for (size_t i = 0; i < count; ++i) fw_buffer_release(buffers[i]);
+    if (count) prefetch_refs_dropped(m, count);
     pthread_mutex_lock(&m->prefetch_lock);
   }
   pthread_mutex_unlock(&m->prefetch_lock);
@@ -763,6 +791,7 @@ void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node) {
     m->queue_capacity = cap;
   }
   fw_buffer_retain(buffer);
+  atomic_fetch_add_explicit(&m->prefetch_refs, 1, memory_order_relaxed);
   m->queue[(m->queue_head + m->queue_size++) % m->queue_capacity] =
       (fw_prefetch_request_t){buffer, node};
   pthread_cond_signal(&m->prefetch_cv);
@@ -777,6 +806,26 @@ void fw_memory_window_moved(fw_memory_t *m) {
   pthread_mutex_unlock(&m->prefetch_lock);
 }
 
+void fw_memory_drop_prefetches(fw_memory_t *m, int wait) {
+  if (!m->prefetch_started) return;
+  pthread_mutex_lock(&m->prefetch_lock);
+  while (m->queue_size > 0) {
+    fw_buffer_t *b = m->queue[m->queue_head].buffer;
+    m->queue_head = (m->queue_head + 1) % m->queue_capacity;
+    --m->queue_size;
+    pthread_mutex_unlock(&m->prefetch_lock);
+    fw_buffer_release(b);
+    prefetch_refs_dropped(m, 1);
+    pthread_mutex_lock(&m->prefetch_lock);
+  }
+  pthread_mutex_unlock(&m->prefetch_lock);
+  if (!wait) return;
+  pthread_mutex_lock(&m->lock);
+  while (atomic_load_explicit(&m->prefetch_refs, memory_order_relaxed) > 0)
+    pthread_cond_wait(&m->cv, &m->lock);
+  pthread_mutex_unlock(&m->lock);
+}
+
 void fw_memory_stop_prefetch(fw_memory_t *m) {
   if (!m->prefetch_started) return;
   pthread_mutex_lock(&m->prefetch_lock);
@@ -788,6 +837,7 @@ void fw_memory_stop_prefetch(fw_memory_t *m) {
   for (size_t i = 0; i < m->queue_size; ++i)
     fw_buffer_release(m->queue[(m->queue_head + i) % m->queue_capacity].buffer);
   m->queue_size = 0;
+  atomic_store_explicit(&m->prefetch_refs, 0, memory_order_relaxed);
 }
 
 void fw_memory_fini(fw_memory_t *m) {

@@ -74,6 +74,10 @@ typedef struct fw_memory_t {
   fw_buffer_t *buffers; /* owned buffers with memory, for eviction */
   uint32_t task_pins;   /* replicas pinned by running tasks */
   uint32_t transfers;   /* copies in flight */
+  /* Buffer references the prefetch thread holds (queued requests, a lookahead pass):
+   * dropping one may free a buffer (one the caller released while it was still mapped),
+   * so running out of room waits for them like for copies in flight. */
+  atomic_uint prefetch_refs;
   /* Statistics. */
   uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS];
   uint64_t evictions, prefetch_requests, prefetch_hits, demand_fetches;
@@ -104,6 +108,10 @@ fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
 void fw_memory_fini(fw_memory_t *m);
 /* Joins the prefetch thread (before the scheduler it reads goes away). */
 void fw_memory_stop_prefetch(fw_memory_t *m);
+/* Drops the queued prefetch requests (hints) and their buffer references; with `wait`,
+ * also waits until the prefetch thread holds none (the caller makes sure no task can
+ * queue more). */
+void fw_memory_drop_prefetches(fw_memory_t *m, int wait);
 
 /* Registers an owned buffer; with `data`, copies `size` bytes into a new host replica
  * (which may evict other buffers). Without, the buffer reads as zeros until written. */

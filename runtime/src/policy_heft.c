@@ -5,6 +5,14 @@
  * runs its queue by priority: the compiler's or caller's priority, then upward rank. */
 #include "scheduler.h"
 
+/* How much a worker is preferred among those with the same expected finish: an idle one
+ * (a task that overran its estimate makes a busy worker look free "now"), sleeping first
+ * (as before: polling workers find work by themselves). */
+static int tie_rank(const fw_worker_t *w) {
+  if (w->running || w->sim_busy || w->heap.size > 0) return 0;
+  return w->sleeping ? 2 : 1;
+}
+
 static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   (void)from;
   double now = fw_scheduler_now(s);
@@ -16,9 +24,9 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
     double run = fw_scheduler_estimate(s, task, w);
     double start = w->expected_free_at > now ? w->expected_free_at : now;
     double finish = start + fw_scheduler_transfer_estimate(s, task, w) + run;
-    /* Ties (idle homogeneous workers) go to a sleeping worker, then the lowest index. */
+    /* Ties (homogeneous workers) go to an idle worker, then the lowest index. */
     if (!best || finish < best_finish ||
-        (finish == best_finish && w->sleeping && !best->sleeping)) {
+        (finish == best_finish && tie_rank(w) > tie_rank(best))) {
       best = w;
       best_finish = finish;
       best_run = run;

@@ -285,6 +285,15 @@ void fw_runtime_release_internal(fw_runtime_t *runtime) {
 
 void fw_runtime_destroy(fw_runtime_t *runtime) {
   if (!runtime) return;
+  /* Queued prefetch requests hold buffers, and so the runtime: drop them, and when no task
+   * is left (none can queue more) wait for the prefetch thread to let go of the rest, so
+   * that a caller who waited and released everything tears the runtime down here (the
+   * history saved, the storage directory removed), not later on the prefetch thread. */
+  fw_scheduler_t *s = &runtime->sched;
+  pthread_mutex_lock(&s->lock);
+  int idle = s->outstanding == 0;
+  pthread_mutex_unlock(&s->lock);
+  fw_memory_drop_prefetches(&runtime->memory, idle);
   /* Buffers, modules and tasks still alive keep the runtime until they are released. */
   fw_runtime_release_internal(runtime);
 }

@@ -189,7 +189,7 @@ static void forget_accesses(fw_task_t *t) {
 }
 
 static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w);
-static void leave_group_locked(fw_scheduler_t *s, fw_task_t *t);
+static void leave_group_locked(fw_scheduler_t *s, fw_task_group_t *group);
 
 static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   t->state = FW_TASK_READY;
@@ -211,7 +211,7 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   t->state = FW_TASK_RUNNING;
   lookahead_remove(s, t);
   complete_locked(s, t, from);
-  leave_group_locked(s, t);
+  leave_group_locked(s, t->group);
 }
 
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group, int hold) {
@@ -287,8 +287,8 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
 }
 
 /* The last step of completion: waiters on the group may go. */
-static void leave_group_locked(fw_scheduler_t *s, fw_task_t *t) {
-  --t->group->outstanding;
+static void leave_group_locked(fw_scheduler_t *s, fw_task_group_t *group) {
+  --group->outstanding;
   --s->outstanding;
   if (s->waiters) pthread_cond_broadcast(&s->done_cv);
 }
@@ -302,23 +302,29 @@ void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
     ++w->tasks;
     w->busy_ns += task->end_ns - task->start_ns;
   }
+  if (w) w->running = 0; /* idle for the successors placed below */
   complete_locked(s, task, w);
   if (w && s->policy == &fw_policy_heft && w->heap.size == 0) {
     double now = fw_scheduler_now(s);
     if (w->expected_free_at > now || w->expected_free_at < now) w->expected_free_at = now;
   }
   pthread_mutex_unlock(&s->lock);
-  /* Drop the buffers and the module before the call is seen complete, so that a caller
-   * who releases its own references right after waiting frees them at once. */
+  /* Drop the buffers, the module and the graph's reference to the task (which holds the
+   * runtime) before the call is seen complete, so that a caller who releases its own
+   * references right after waiting frees them at once, and the runtime is torn down by
+   * its fw_runtime_destroy rather than later on a thread of its own. */
   for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
   task->num_accesses = 0;
   fw_module_t *module = task->module;
   task->module = NULL;
   fw_module_release(module);
-  pthread_mutex_lock(&s->lock);
-  leave_group_locked(s, task);
-  pthread_mutex_unlock(&s->lock);
+  fw_task_group_t *group = task->group;
+  /* May free the task. A teardown this starts (on its own thread: this is a worker, or a
+   * caller that still holds a reference) waits for the group below before it goes on. */
   fw_task_release(task);
+  pthread_mutex_lock(&s->lock);
+  leave_group_locked(s, group);
+  pthread_mutex_unlock(&s->lock);
 }
 
 /* ---- Waiting ------------------------------------------------------------------- */
@@ -369,8 +375,10 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
     for (size_t i = 0; i < t->num_accesses && count < max; ++i) {
       if (!(t->accesses[i].access & FW_ACCESS_READ)) continue;
       fw_buffer_t *b = t->accesses[i].buffer;
-      if (fw_memory_is_valid_on(b, node)) continue;
+      /* Those already in place too: the pass marks every buffer the window reads, so that
+       * its prefetches do not evict one of them to make room for another. */
       fw_buffer_retain(b);
+      atomic_fetch_add_explicit(&s->runtime->memory.prefetch_refs, 1, memory_order_relaxed);
       buffers[count] = b;
       nodes[count++] = node;
     }
@@ -443,7 +451,10 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
 
 void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w) {
   (void)s;
-  if (w->sleeping) pthread_cond_signal(&w->cv);
+  if (!w->sleeping) return;
+  /* Woken now, even if its thread has not run yet: the next push must wake another. */
+  w->sleeping = 0;
+  pthread_cond_signal(&w->cv);
 }
 
 fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {

@@ -55,7 +55,9 @@ struct fw_task_t {
   uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */
   size_t num_accesses;
   fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each */
-  /* Compiled kernels: binding i of the executable is access binding_access[i]. */
+  /* Compiled kernels: binding i of the executable is access binding_access[i]. C tasks
+   * that name a buffer in several accesses (merged above): access i of the description is
+   * access binding_access[i] (NULL when no access was merged). */
   size_t num_bindings;
   uint32_t *binding_access;
   int32_t priority;
@@ -102,7 +104,8 @@ struct fw_worker_t {
   fw_scheduler_t *sched;
   pthread_t thread;
   pthread_cond_t cv;
-  int sleeping;
+  int sleeping; /* waits on `cv` and has not been woken yet */
+  int running;  /* threads: runs a task it popped */
   /* Policy state. */
   fw_task_heap_t heap;   /* heft: assigned tasks by priority */
   fw_task_deque_t deque; /* ws */
@@ -189,7 +192,8 @@ void fw_runtime_mark_own_thread(fw_runtime_t *rt);
 void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                            fw_status_t status);
 /* Collects up to `max` (buffer, node) pairs that the first `window` unstarted tasks will
- * read and that are not yet valid where they are expected to run; retains each buffer.
+ * read where they are expected to run, in place already or not (the prefetch thread
+ * marks them all as needed); retains each buffer (counted in memory.prefetch_refs).
  * Takes sched.lock. */
 size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **buffers,
                               uint32_t *nodes, size_t max);

@@ -19,6 +19,20 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
   fw_task_t *task = NULL;
   fw_status_t status = fw_task_create(runtime, name, desc->accesses, desc->num_accesses, &task);
   if (status != FW_OK) return status;
+  if (task->num_accesses < desc->num_accesses) {
+    /* Accesses to the same buffer were merged: the body still gets data[i] for access i. */
+    task->binding_access = calloc(desc->num_accesses, sizeof(*task->binding_access));
+    if (!task->binding_access) {
+      fw_task_release(task);
+      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    for (size_t i = 0; i < desc->num_accesses; ++i) {
+      uint32_t k = 0;
+      while (task->accesses[k].buffer != desc->accesses[i].buffer) ++k;
+      task->binding_access[i] = k;
+    }
+    task->num_bindings = desc->num_accesses;
+  }
   task->fn = desc->fn;
   task->user_data = desc->user_data;
   task->priority = desc->priority;

@@ -1,0 +1,165 @@
+// fw_module_call_async: the same results as fw_module_call, completion queries, and
+// ordering against tasks of fw_task_submit on the same buffers.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+class AsyncCallTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
+ protected:
+  void SetUp() override {
+    fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 2);
+    FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
+    FW_ASSERT_OK(fw_module_load_file(rt_, fwtest::fixturePath("add").c_str(), &module_));
+  }
+  void TearDown() override {
+    fw_module_release(module_);
+    fw_runtime_destroy(rt_);
+  }
+
+  fw_buffer_t *tensor(int64_t rows, float base) {
+    std::vector<float> v(size_t(rows * 4));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = base + float(i);
+    const int64_t dims[2] = {rows, 4};
+    fw_buffer_t *b = nullptr;
+    fw_status_t s = fw_buffer_create(rt_, FW_ELEMENT_TYPE_F32, 2, dims, v.data(),
+                                     v.size() * sizeof(float), &b);
+    EXPECT_EQ(s, nullptr) << fw_status_message(s);
+    fw_status_free(s);
+    return b;
+  }
+
+  static std::vector<float> contents(fw_buffer_t *b) {
+    const auto *p = static_cast<const float *>(fw_buffer_data(b));
+    EXPECT_NE(p, nullptr);
+    if (!p) return {};
+    return std::vector<float>(p, p + fw_buffer_element_count(b));
+  }
+
+  fw_runtime_t *rt_ = nullptr;
+  fw_module_t *module_ = nullptr;
+};
+
+TEST_P(AsyncCallTest, SameResultsAsTheSynchronousCall) {
+  for (int64_t rows : {0, 1, 3, 100}) {
+    fw_buffer_t *args[2] = {tensor(rows, 1), tensor(rows, 500)};
+    fw_buffer_t *sync = nullptr;
+    FW_ASSERT_OK(fw_module_call(module_, 0, args, 2, &sync, 1));
+    fw_call_t *call = nullptr;
+    FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
+    ASSERT_NE(call, nullptr);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!fw_call_is_done(call) && std::chrono::steady_clock::now() < deadline)
+      fwtest::sleepMs(1);
+    EXPECT_EQ(fw_call_is_done(call), 1);
+    fw_buffer_t *async = reinterpret_cast<fw_buffer_t *>(0x1);
+    FW_ASSERT_OK(fw_call_wait(call, &async, 1));
+    ASSERT_NE(async, nullptr);
+    EXPECT_NE(async, sync);
+    EXPECT_EQ(fw_buffer_dim(async, 0), rows);
+    EXPECT_EQ(contents(async), contents(sync));
+    fw_buffer_release(async);
+    fw_buffer_release(sync);
+    fw_buffer_release(args[0]);
+    fw_buffer_release(args[1]);
+  }
+}
+
+TEST_P(AsyncCallTest, ManyCallsInFlight) {
+  constexpr int kCalls = 16;
+  std::vector<fw_call_t *> calls(kCalls);
+  std::vector<fw_buffer_t *> inputs;
+  for (int i = 0; i < kCalls; ++i) {
+    fw_buffer_t *args[2] = {tensor(8, float(i)), tensor(8, float(100 * i))};
+    FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &calls[i]));
+    // The call holds its own references to the arguments.
+    fw_buffer_release(args[0]);
+    fw_buffer_release(args[1]);
+  }
+  for (int i = 0; i < kCalls; ++i) {
+    fw_buffer_t *r = nullptr;
+    FW_ASSERT_OK(fw_call_wait(calls[i], &r, 1));
+    std::vector<float> got = contents(r);
+    ASSERT_EQ(got.size(), 32u);
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_EQ(got[k], float(i) + float(100 * i) + 2.0f * float(k)) << i << " " << k;
+    fw_buffer_release(r);
+  }
+}
+
+TEST_P(AsyncCallTest, OrderedAfterTasksOnTheSameBuffers) {
+  fw_buffer_t *a = tensor(16, 0), *b = tensor(16, 0);
+  // A slow C task writes `a`; the call's kernel must read what it wrote.
+  FW_ASSERT_OK(fwtest::submit(
+      rt_, "slow-writer",
+      [](void *, void *const *data, size_t) {
+        fwtest::sleepMs(30);
+        float *p = static_cast<float *>(data[0]);
+        for (int i = 0; i < 64; ++i) p[i] = 7.0f;
+      },
+      nullptr, {{a, FW_ACCESS_WRITE}}));
+  fw_buffer_t *args[2] = {a, b};
+  fw_call_t *call = nullptr;
+  FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
+  fw_buffer_t *r = nullptr;
+  FW_ASSERT_OK(fw_call_wait(call, &r, 1));
+  std::vector<float> got = contents(r);
+  ASSERT_EQ(got.size(), 64u);
+  for (size_t k = 0; k < 64; ++k) EXPECT_EQ(got[k], 7.0f + float(k)) << k;
+  // And a C task on the result sees the call's output.
+  FW_ASSERT_OK(fwtest::submit(
+      rt_, "double",
+      [](void *, void *const *data, size_t) {
+        float *p = static_cast<float *>(data[0]);
+        for (int i = 0; i < 64; ++i) p[i] *= 2;
+      },
+      nullptr, {{r, FW_ACCESS_READ_WRITE}}));
+  got = contents(r);
+  for (size_t k = 0; k < 64; ++k) EXPECT_EQ(got[k], 2 * (7.0f + float(k))) << k;
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  fw_buffer_release(r);
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+}
+
+TEST_P(AsyncCallTest, Errors) {
+  fw_buffer_t *args[2] = {tensor(2, 0), tensor(3, 0)};
+  fw_call_t *call = nullptr;
+  // Validation errors come from fw_module_call_async itself.
+  FW_EXPECT_ERROR(fw_module_call_async(module_, 0, args, 1, &call), "@add expects 2 arguments");
+  EXPECT_EQ(call, nullptr);
+  FW_EXPECT_ERROR(fw_module_call_async(module_, 5, args, 2, &call), "out of range");
+  FW_EXPECT_ERROR(fw_module_call_async(module_, 0, args, 2, nullptr), "out_call is NULL");
+  // Errors of the host code come from fw_call_wait (the fixture asserts equal rows).
+  FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
+  fw_buffer_t *r = reinterpret_cast<fw_buffer_t *>(0x1);
+  FW_EXPECT_ERROR(fw_call_wait(call, &r, 1), "dimension 0 of the operands differs");
+  EXPECT_EQ(r, nullptr);
+  // Room for the wrong number of results: an error, and the call is still freed.
+  fw_buffer_t *same[2] = {args[0], args[0]};
+  FW_ASSERT_OK(fw_module_call_async(module_, 0, same, 2, &call));
+  fw_buffer_t *two[2];
+  FW_EXPECT_ERROR(fw_call_wait(call, two, 2), "returns 1 results, got room for 2");
+  EXPECT_EQ(fw_call_is_done(nullptr), 1);
+  FW_EXPECT_ERROR(fw_call_wait(nullptr, nullptr, 0), "call is NULL");
+  fw_buffer_release(args[0]);
+  fw_buffer_release(args[1]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, AsyncCallTest,
+                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
+                                           FW_SCHEDULER_HEFT),
+                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
+                           return std::string(fwtest::schedulerName(info.param));
+                         });
+
+}  // namespace

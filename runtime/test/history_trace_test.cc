@@ -1,0 +1,369 @@
+// The execution-time history file and Chrome traces.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+using fwtest::makeU64Buffer;
+using fwtest::submit;
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void writeFile(const std::string &path, const std::string &text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+void touchTask(void *, void *const *data, size_t num) {
+  for (size_t i = 0; i < num; ++i) static_cast<uint64_t *>(data[i])[0] += 1;
+}
+
+fw_runtime_options_t historyOptions(const std::string &path) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 2);
+  o.history_path = path.c_str();
+  return o;
+}
+
+// Runs `count` tasks named `name`, each touching one 64-element buffer.
+void runTasks(fw_runtime_t *rt, const char *name, int count) {
+  fw_buffer_t *b = makeU64Buffer(rt, 64);
+  for (int i = 0; i < count; ++i)
+    FW_EXPECT_OK(submit(rt, name, touchTask, nullptr, {{b, FW_ACCESS_READ_WRITE}}));
+  FW_EXPECT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(fwtest::readU64(b)[0], uint64_t(count));
+  fw_buffer_release(b);
+}
+
+// ---- History ----------------------------------------------------------------------
+
+TEST(HistoryTest, SavedAtDestructionAndLoadedAgain) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::string path = dir.file("history.txt");
+  fw_runtime_options_t o = historyOptions(path);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));  // a missing file is fine
+  runTasks(rt, "k", 10);
+  fw_runtime_destroy(rt);
+
+  std::string text = slurp(path);
+  ASSERT_EQ(text.rfind("fw-history 1\n", 0), 0u) << text;
+  // kind 1 (cpu), size class 9 (512 bytes), 10 samples, then the name.
+  EXPECT_NE(text.find("\n1 9 10 10 "), std::string::npos) << text;
+  EXPECT_NE(text.find(" k\n"), std::string::npos) << text;
+  EXPECT_FALSE(std::ifstream(path + ".tmp").good());
+
+  // Loaded by the next runtime, merged with its new samples and saved again.
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  runTasks(rt, "k", 5);
+  runTasks(rt, "other task", 3);
+  std::string copy = dir.file("copy.txt");
+  FW_ASSERT_OK(fw_runtime_save_history(rt, copy.c_str()));
+  fw_runtime_destroy(rt);
+  std::string saved = slurp(copy);
+  EXPECT_NE(saved.find("\n1 9 15 15 "), std::string::npos) << saved;
+  EXPECT_NE(saved.find(" other task\n"), std::string::npos) << saved;
+  EXPECT_EQ(slurp(path), saved);  // destruction saved the same history
+}
+
+TEST(HistoryTest, MalformedFilesAreRejected) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::string path = dir.file("history.txt");
+  fw_runtime_options_t o = historyOptions(path);
+  fw_runtime_t *rt = nullptr;
+  struct Case {
+    const char *text;
+    std::string error;
+  } cases[] = {
+      {"fw-history 1\n# comment\n\n1 2 x\n", "history file '" + path + "', line 4: malformed entry"},
+      {"fw-history 1\n1 3 2 2 0.5 -1 k\n", "history file '" + path + "', line 2: malformed sample 2"},
+      {"fw-history 1\n1 3 2 2 0.5 nan k\n", "line 2: malformed sample 2"},
+      {"fw-history 1\n1 3 1 1 0.5\n", "history file '" + path + "', line 2: missing task name"},
+      {"fw-history 1\n1 3 1 33 0.5 k\n", "line 2: malformed entry"},  // more than 32 samples
+      {"fw-history 1\n1 3 1 2 0.5 0.5 k\n", "line 2: malformed entry"},  // n > count
+      {"fw-history 1\n1 99 1 1 0.5 k\n", "line 2: malformed entry"},    // size class
+      {"fw-history 2\n", "'" + path + "' is not an fw history file"},
+  };
+  for (const Case &c : cases) {
+    writeFile(path, c.text);
+    rt = nullptr;
+    FW_EXPECT_ERROR(fw_runtime_create(&o, &rt), c.error);
+    EXPECT_EQ(rt, nullptr);
+  }
+  // A directory where the file should be.
+  std::string sub = dir.file("sub");
+  ASSERT_EQ(mkdir(sub.c_str(), 0700), 0);
+  o.history_path = sub.c_str();
+  // fopen of a directory for reading succeeds on Linux; reading it fails: either way
+  // creation must not succeed silently with garbage.
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  if (s == nullptr) fw_runtime_destroy(rt);
+  fw_status_free(s);
+}
+
+TEST(HistoryTest, WellFormedEdgeCasesLoad) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::string path = dir.file("history.txt");
+  // An entry without samples, a name with spaces, no final newline.
+  writeFile(path,
+            "fw-history 1\n"
+            "# kind size_class count n samples... name\n"
+            "1 3 0 0 empty\n"
+            "1 9 40 3 0.001 0.002 0.003 name with spaces");
+  fw_runtime_options_t o = historyOptions(path);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  std::string copy = dir.file("copy.txt");
+  FW_ASSERT_OK(fw_runtime_save_history(rt, copy.c_str()));
+  std::string saved = slurp(copy);
+  EXPECT_NE(saved.find(" 0.001 0.002 0.003 name with spaces\n"), std::string::npos) << saved;
+  EXPECT_NE(saved.find(" empty\n"), std::string::npos) << saved;
+  FW_EXPECT_ERROR(fw_runtime_save_history(rt, "/nonexistent/dir/history.txt"),
+                  "cannot write the history file");
+  FW_EXPECT_ERROR(fw_runtime_save_history(rt, nullptr), "path is NULL");
+  FW_EXPECT_ERROR(fw_runtime_save_history(nullptr, copy.c_str()), "runtime is NULL");
+  fw_runtime_destroy(rt);
+}
+
+// ---- Traces -----------------------------------------------------------------------
+
+// A strict JSON syntax check (RFC 8259), enough to know a trace viewer can load it.
+class JsonChecker {
+ public:
+  explicit JsonChecker(const std::string &s) : s_(s) {}
+  bool valid() {
+    skip();
+    if (!value()) return false;
+    skip();
+    return i_ == s_.size();
+  }
+  size_t where() const { return i_; }
+
+ private:
+  void skip() {
+    while (i_ < s_.size() && std::strchr(" \t\r\n", s_[i_])) ++i_;
+  }
+  bool literal(const char *word) {
+    size_t n = std::strlen(word);
+    if (s_.compare(i_, n, word) != 0) return false;
+    i_ += n;
+    return true;
+  }
+  bool string() {
+    if (s_[i_] != '"') return false;
+    for (++i_; i_ < s_.size(); ++i_) {
+      unsigned char c = static_cast<unsigned char>(s_[i_]);
+      if (c == '"') {
+        ++i_;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c == '\\') {
+        if (++i_ >= s_.size()) return false;
+        char e = s_[i_];
+        if (e == 'u') {
+          for (int k = 0; k < 4; ++k)
+            if (++i_ >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[i_])))
+              return false;
+        } else if (!std::strchr("\"\\/bfnrt", e)) {
+          return false;
+        }
+      }
+    }
+    return false;
+  }
+  bool number() {
+    size_t start = i_;
+    if (s_[i_] == '-') ++i_;
+    if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_]))) return false;
+    if (s_[i_] == '0') ++i_;
+    else while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
+    if (i_ < s_.size() && s_[i_] == '.') {
+      ++i_;
+      if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_]))) return false;
+      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
+    }
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      ++i_;
+      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_]))) return false;
+      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
+    }
+    return i_ > start;
+  }
+  bool value() {
+    if (i_ >= s_.size() || ++depth_ > 64) return false;
+    bool ok;
+    char c = s_[i_];
+    if (c == '{') ok = container('}', true);
+    else if (c == '[') ok = container(']', false);
+    else if (c == '"') ok = string();
+    else if (c == 't') ok = literal("true");
+    else if (c == 'f') ok = literal("false");
+    else if (c == 'n') ok = literal("null");
+    else ok = number();
+    --depth_;
+    return ok;
+  }
+  bool container(char close, bool object) {
+    ++i_;
+    skip();
+    if (i_ < s_.size() && s_[i_] == close) {
+      ++i_;
+      return true;
+    }
+    for (;;) {
+      skip();
+      if (object) {
+        if (i_ >= s_.size() || !string()) return false;
+        skip();
+        if (i_ >= s_.size() || s_[i_++] != ':') return false;
+        skip();
+      }
+      if (!value()) return false;
+      skip();
+      if (i_ >= s_.size()) return false;
+      if (s_[i_] == ',') {
+        ++i_;
+        continue;
+      }
+      if (s_[i_] != close) return false;
+      ++i_;
+      return true;
+    }
+  }
+
+  const std::string &s_;
+  size_t i_ = 0;
+  int depth_ = 0;
+};
+
+TEST(JsonCheckerTest, SelfTest) {
+  EXPECT_TRUE(JsonChecker("{\"a\":[1,-2.5e3,\"x\\u00e9\\n\",true,null,{}]}").valid());
+  EXPECT_FALSE(JsonChecker("{\"a\":[1,2,]}").valid());
+  EXPECT_FALSE(JsonChecker("{\"a\":\"x\ny\"}").valid());
+  EXPECT_FALSE(JsonChecker("{\"a\":1}}").valid());
+  EXPECT_FALSE(JsonChecker("{\"a\":01}").valid());
+  EXPECT_FALSE(JsonChecker("[\"\\q\"]").valid());
+}
+
+size_t countOf(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(TraceTest, WritesChromeJson) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_WS, 2);
+  o.flags = FW_RUNTIME_TRACE;
+  o.tier_limits = "host=64KiB";  // copies to and from storage show up too
+  o.storage_dir = dir.path().c_str();
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  std::vector<fw_buffer_t *> bufs;
+  for (int i = 0; i < 6; ++i) bufs.push_back(makeU64Buffer(rt, 2048, std::vector<uint64_t>(2048, i)));
+  for (int round = 0; round < 2; ++round)
+    for (fw_buffer_t *b : bufs)
+      FW_ASSERT_OK(submit(rt, "traced-task", touchTask, nullptr, {{b, FW_ACCESS_READ_WRITE}}));
+  // Names are escaped.
+  FW_ASSERT_OK(submit(rt, "odd \"name\"\\\t", touchTask, nullptr, {{bufs[0], FW_ACCESS_READ_WRITE}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  std::string path = dir.file("trace.json");
+  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
+  std::string text = slurp(path);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text[0], '{');
+  JsonChecker json(text);
+  EXPECT_TRUE(json.valid()) << "invalid JSON at byte " << json.where() << ":\n" << text;
+  EXPECT_NE(text.find("\"traceEvents\""), std::string::npos);
+  EXPECT_EQ(countOf(text, "\"name\":\"traced-task\""), 12u);
+  EXPECT_NE(text.find("odd \\\"name\\\"\\\\\\u0009"), std::string::npos);
+  EXPECT_NE(text.find("\"cpu worker 0\""), std::string::npos);
+  EXPECT_NE(text.find("\"cpu worker 1\""), std::string::npos);
+  EXPECT_NE(text.find("\"copy host -> storage\""), std::string::npos);
+  EXPECT_GE(countOf(text, "\"name\":\"copy\""), 1u);
+
+  FW_EXPECT_ERROR(fw_runtime_write_trace(rt, "/nonexistent/dir/trace.json"),
+                  "cannot write the trace '/nonexistent/dir/trace.json'");
+  FW_EXPECT_ERROR(fw_runtime_write_trace(rt, nullptr), "path is NULL");
+  FW_EXPECT_ERROR(fw_runtime_write_trace(nullptr, path.c_str()), "runtime is NULL");
+  for (fw_buffer_t *b : bufs) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+TEST(TraceTest, NeedsTheFlag) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  runTasks(rt, "untraced", 3);
+  std::string path = dir.file("trace.json");
+  FW_EXPECT_ERROR(fw_runtime_write_trace(rt, path.c_str()), "FW_RUNTIME_TRACE");
+  EXPECT_FALSE(std::ifstream(path).good());
+  fw_runtime_destroy(rt);
+}
+
+TEST(TraceTest, SimulatedTrace) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_sim_device_t d[2];
+  std::memset(d, 0, sizeof(d));
+  d[0].name = "cpu";
+  d[0].kind = FW_TARGET_KIND_CPU;
+  d[0].workers = 2;
+  d[0].gflops = 10;
+  d[1].name = "gpu0";
+  d[1].kind = FW_TARGET_KIND_CUDA;
+  d[1].workers = 1;
+  d[1].gflops = 100;
+  d[1].link_gbps = 10;
+  fw_sim_machine_t m = {2, d};
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+  o.simulate = &m;
+  o.flags = FW_RUNTIME_TRACE;
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_buffer_t *a = makeU64Buffer(rt, 1 << 16), *b = makeU64Buffer(rt, 1 << 16);
+  for (int i = 0; i < 4; ++i) {
+    fw_task_desc_t t;
+    std::memset(&t, 0, sizeof(t));
+    t.name = "sim-task";
+    t.flops = 1e9;
+    fw_task_access_t acc[2] = {{a, FW_ACCESS_READ}, {b, FW_ACCESS_READ_WRITE}};
+    t.accesses = acc;
+    t.num_accesses = 2;
+    FW_ASSERT_OK(fw_task_submit(rt, &t, nullptr));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  std::string path = dir.file("sim.json");
+  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
+  std::string text = slurp(path);
+  EXPECT_TRUE(JsonChecker(text).valid()) << text;
+  EXPECT_EQ(countOf(text, "\"name\":\"sim-task\""), 4u);
+  EXPECT_NE(text.find("\"gpu0 worker 2\""), std::string::npos);
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+}  // namespace

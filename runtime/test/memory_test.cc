@@ -1,0 +1,440 @@
+// Coherent buffers over the memory tiers: a working set larger than the host tier moves
+// through the storage tier's files without changing a bit, tasks or buffers that cannot
+// fit fail with clear errors, prefetch, and the storage files' lifetime.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+using fwtest::makeU64Buffer;
+using fwtest::mix;
+using fwtest::sleepMs;
+using fwtest::submit;
+
+constexpr size_t kKiB = 1024;
+constexpr size_t kBig = 256 * kKiB / sizeof(uint64_t);  // elements of a 256 KiB buffer
+constexpr uint64_t kHostLimit = 1024 * kKiB;
+
+std::vector<uint64_t> contents(uint64_t seed, size_t n = kBig) {
+  std::vector<uint64_t> v(n);
+  for (size_t j = 0; j < n; ++j) v[j] = mix(seed * 0x100000001ull + j);
+  return v;
+}
+
+// Whether the directory is empty. Checked right after fw_runtime_destroy: when the caller
+// has released everything, the runtime (and every buffer's storage file) is gone by then.
+bool isEmpty(const fwtest::TempDir &dir) { return dir.entries().empty(); }
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string s;
+  for (const std::string &n : names) s += n + " ";
+  return s;
+}
+
+// ---- Task bodies ----------------------------------------------------------------
+
+struct Affine {
+  uint64_t mul, add;
+};
+
+// data[0][j] = data[0][j] * mul + add + j.
+void affineTask(void *user, void *const *data, size_t) {
+  auto *a = static_cast<const Affine *>(user);
+  auto *p = static_cast<uint64_t *>(data[0]);
+  for (size_t j = 0; j < kBig; ++j) p[j] = p[j] * a->mul + a->add + j;
+}
+
+void affine(std::vector<uint64_t> &v, const Affine &a) {
+  for (size_t j = 0; j < v.size(); ++j) v[j] = v[j] * a.mul + a.add + j;
+}
+
+// data[2][j] = data[0][j] ^ rotl(data[1][j], 7) for the first kSmall elements.
+constexpr size_t kSmall = 512;
+void combineTask(void *, void *const *data, size_t num) {
+  ASSERT_EQ(num, 3u);
+  auto *a = static_cast<const uint64_t *>(data[0]);
+  auto *b = static_cast<const uint64_t *>(data[1]);
+  auto *c = static_cast<uint64_t *>(data[2]);
+  for (size_t j = 0; j < kSmall; ++j) c[j] = a[j] ^ ((b[j] << 7) | (b[j] >> 57));
+}
+
+// ---- The working set is four times the host tier --------------------------------
+
+class TierTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {};
+
+TEST_P(TierTest, WorkingSetLargerThanHostTier) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 2);
+  o.tier_limits = "host=1MiB";
+  o.storage_dir = dir.path().c_str();
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+
+  constexpr size_t kCount = 16;  // 16 x 256 KiB = 4 MiB
+  std::vector<std::vector<uint64_t>> expected(kCount);
+  std::vector<fw_buffer_t *> big(kCount), small(kCount);
+  for (size_t b = 0; b < kCount; ++b) {
+    expected[b] = contents(b + 1);
+    big[b] = makeU64Buffer(rt, kBig, expected[b]);
+    ASSERT_NE(big[b], nullptr);
+    small[b] = makeU64Buffer(rt, kSmall);
+    ASSERT_NE(small[b], nullptr);
+  }
+  // Creating them already spilled the first ones to storage.
+  EXPECT_FALSE(dir.entries().empty());
+
+  std::vector<Affine> params(3 * kCount);
+  std::vector<std::vector<uint64_t>> combined(kCount, std::vector<uint64_t>(kSmall));
+  for (size_t round = 0; round < 3; ++round) {
+    for (size_t b = 0; b < kCount; ++b) {
+      Affine &a = params[round * kCount + b];
+      a = {3 + 2 * round, 1000 * round + b};
+      FW_ASSERT_OK(submit(rt, "affine", affineTask, &a, {{big[b], FW_ACCESS_READ_WRITE}}));
+      affine(expected[b], a);
+    }
+    if (round == 1) {
+      // Two inputs per task, shared between concurrent tasks.
+      for (size_t b = 0; b < kCount; ++b) {
+        size_t other = (b + 5) % kCount;
+        FW_ASSERT_OK(submit(rt, "combine", combineTask, nullptr,
+                            {{big[b], FW_ACCESS_READ},
+                             {big[other], FW_ACCESS_READ},
+                             {small[b], FW_ACCESS_WRITE}}));
+        for (size_t j = 0; j < kSmall; ++j) {
+          uint64_t x = expected[other][j];
+          combined[b][j] = expected[b][j] ^ ((x << 7) | (x >> 57));
+        }
+      }
+    }
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
+  EXPECT_EQ(stats.tasks_executed, 4 * kCount);
+  EXPECT_EQ(stats.tasks_failed, 0u);
+  EXPECT_GT(stats.evictions, 0u);
+  EXPECT_GT(stats.bytes_moved[FW_TIER_HOST][FW_TIER_STORAGE], 0u);
+  EXPECT_GT(stats.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST], 0u);
+  EXPECT_EQ(stats.limit_bytes[FW_TIER_HOST], kHostLimit);
+  EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], kHostLimit);
+  EXPECT_GT(stats.peak_bytes[FW_TIER_STORAGE], 0u);
+
+  // fw_buffer_data keeps a buffer in host memory until its next task, so only a few fit
+  // at once: check one, then release it.
+  for (size_t b = 0; b < kCount; ++b) {
+    const auto *p = static_cast<const uint64_t *>(fw_buffer_data(small[b]));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(std::memcmp(p, combined[b].data(), kSmall * sizeof(uint64_t)), 0) << b;
+    fw_buffer_release(small[b]);
+  }
+  for (size_t b = 0; b < kCount; ++b) {
+    const auto *p = static_cast<const uint64_t *>(fw_buffer_data(big[b]));
+    ASSERT_NE(p, nullptr) << b;
+    EXPECT_EQ(std::memcmp(p, expected[b].data(), kBig * sizeof(uint64_t)), 0) << "buffer " << b;
+    fw_buffer_release(big[b]);
+  }
+  fw_runtime_destroy(rt);
+  // Every storage file went with its buffer; the caller's directory stays.
+  EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, TierTest,
+                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
+                                           FW_SCHEDULER_HEFT),
+                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
+                           return std::string(fwtest::schedulerName(info.param));
+                         });
+
+class TierErrorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 2);
+    o.tier_limits = "host=1MiB";
+    o.storage_dir = dir_.path().c_str();
+    FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
+  }
+  void TearDown() override {
+    fw_runtime_destroy(rt_);
+    EXPECT_TRUE(isEmpty(dir_)) << joined(dir_.entries());
+  }
+  fwtest::TempDir dir_;
+  fw_runtime_t *rt_ = nullptr;
+};
+
+void markTask(void *user, void *const *, size_t) { *static_cast<int *>(user) = 1; }
+
+TEST_F(TierErrorTest, TaskLargerThanTheTierFails) {
+  std::vector<fw_buffer_t *> bufs;
+  std::vector<fw_task_access_t> acc;
+  for (int i = 0; i < 5; ++i) {  // 1.25 MiB at once
+    bufs.push_back(makeU64Buffer(rt_, kBig));
+    acc.push_back({bufs.back(), i == 0 ? FW_ACCESS_WRITE : FW_ACCESS_READ});
+  }
+  int ran = 0, successor_ran = 0, independent_ran = 0;
+  fw_task_t *big = nullptr, *successor = nullptr;
+  // A gate holds the failing task back until its successor is in the graph: an error
+  // travels along the edges to unfinished tasks only (a task submitted after its
+  // predecessor finished, even with an error, has no edge to it).
+  static std::atomic<bool> open;
+  open = false;
+  FW_ASSERT_OK(submit(
+      rt_, "gate", [](void *, void *const *, size_t) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+      },
+      nullptr, {{bufs[0], FW_ACCESS_READ_WRITE}}));
+  FW_ASSERT_OK(submit(rt_, "huge", markTask, &ran, acc, &big));
+  // Depends on the failing task: cancelled with its error.
+  FW_ASSERT_OK(submit(rt_, "after", markTask, &successor_ran, {{bufs[0], FW_ACCESS_READ}},
+                      &successor));
+  fw_buffer_t *other = makeU64Buffer(rt_, 16);
+  FW_ASSERT_OK(submit(rt_, "independent", markTask, &independent_ran,
+                      {{other, FW_ACCESS_WRITE}}));
+  open = true;
+  FW_EXPECT_ERROR(fw_task_wait(big), "task @huge needs 1310720 bytes of host memory at once");
+  FW_EXPECT_ERROR(fw_task_wait(big), "FW_TIER_LIMITS");
+  FW_EXPECT_ERROR(fw_task_wait(successor), "task @huge");
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "task @huge");
+  FW_EXPECT_OK(fw_runtime_wait_all(rt_));  // the error was reported once
+  EXPECT_EQ(ran, 0);
+  EXPECT_EQ(successor_ran, 0);
+  EXPECT_EQ(independent_ran, 1);
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt_, &stats));
+  EXPECT_EQ(stats.tasks_failed, 2u);
+  EXPECT_EQ(stats.tasks_executed, 2u);
+  fw_task_release(big);
+  fw_task_release(successor);
+  for (fw_buffer_t *b : bufs) fw_buffer_release(b);
+  fw_buffer_release(other);
+}
+
+TEST_F(TierErrorTest, BufferLargerThanTheTier) {
+  const int64_t dims[1] = {int64_t(4 * kBig + 8)};  // 1 MiB + 64 bytes
+  std::vector<uint64_t> data(4 * kBig + 8);
+  fw_buffer_t *b = nullptr;
+  FW_EXPECT_ERROR(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, data.data(),
+                                   data.size() * 8, &b),
+                  "does not fit the host tier's limit of 1048576 bytes (FW_TIER_LIMITS)");
+  EXPECT_EQ(b, nullptr);
+}
+
+TEST_F(TierErrorTest, NothingLeftToEvict) {
+  // Mapped buffers stay in host memory: four of them fill the tier.
+  std::vector<fw_buffer_t *> mapped;
+  for (int i = 0; i < 4; ++i) {
+    mapped.push_back(makeU64Buffer(rt_, kBig, contents(i)));
+    ASSERT_NE(mapped.back(), nullptr);
+  }
+  for (fw_buffer_t *b : mapped) ASSERT_NE(fw_buffer_data(b), nullptr);
+
+  std::vector<uint64_t> data = contents(99);
+  const int64_t dims[1] = {int64_t(kBig)};
+  fw_buffer_t *extra = nullptr;
+  FW_EXPECT_ERROR(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, data.data(),
+                                   data.size() * 8, &extra),
+                  "a new buffer needs 262144 bytes of host memory that it does not have yet, "
+                  "but 1048576 of the host tier's 1048576 bytes are in use and nothing left "
+                  "in it can be evicted");
+  EXPECT_EQ(extra, nullptr);
+
+  // A buffer without data gets its memory later; neither the caller nor a task can get it.
+  fw_buffer_t *empty = makeU64Buffer(rt_, kBig);
+  ASSERT_NE(empty, nullptr);
+  EXPECT_EQ(fw_buffer_data(empty), nullptr);
+  int ran = 0;
+  fw_task_t *t = nullptr;
+  FW_ASSERT_OK(submit(rt_, "starved", markTask, &ran, {{empty, FW_ACCESS_WRITE}}, &t));
+  FW_EXPECT_ERROR(fw_task_wait(t), "task @starved needs 262144 bytes of host memory that it does not have yet");
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "nothing left");
+  fw_task_release(t);
+  EXPECT_EQ(ran, 0);
+
+  // Passing a mapped buffer to a task ends the mapping: it can be evicted again.
+  FW_ASSERT_OK(submit(rt_, "touch", markTask, &ran, {{mapped[0], FW_ACCESS_READ}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(ran, 1);
+  FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, data.data(),
+                                data.size() * 8, &extra));
+  // mapped[0] went down to storage and comes back intact.
+  fw_buffer_release(mapped[3]);
+  const auto *p = static_cast<const uint64_t *>(fw_buffer_data(mapped[0]));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(std::memcmp(p, contents(0).data(), kBig * 8), 0);
+  for (int i = 0; i < 3; ++i) fw_buffer_release(mapped[i]);
+  fw_buffer_release(extra);
+  fw_buffer_release(empty);
+}
+
+// ---- Prefetch ---------------------------------------------------------------------
+
+struct Accumulate {
+  size_t index;
+};
+
+// data[1][j] += data[0][j * 64] * (index + 1), slowly enough for the prefetcher to run
+// ahead.
+void accumulateTask(void *user, void *const *data, size_t num) {
+  ASSERT_EQ(num, 2u);
+  sleepMs(2);
+  auto *a = static_cast<const Accumulate *>(user);
+  auto *in = static_cast<const uint64_t *>(data[0]);
+  auto *acc = static_cast<uint64_t *>(data[1]);
+  for (size_t j = 0; j < kSmall; ++j) acc[j] += in[j * 64 % kBig] * (a->index + 1);
+}
+
+struct PrefetchRun {
+  fw_runtime_stats_t stats;
+  std::vector<uint64_t> acc;
+};
+
+// `tasks` tasks, task k reading input k % `inputs` (256 KiB each, 4x the host tier in
+// all) into a small accumulator, one after the other.
+PrefetchRun runChain(uint32_t flags, size_t inputs, size_t tasks) {
+  PrefetchRun out;
+  std::memset(&out.stats, 0, sizeof(out.stats));
+  fwtest::TempDir dir;
+  EXPECT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 2);
+  o.tier_limits = "host=1MiB";
+  o.storage_dir = dir.path().c_str();
+  o.flags = flags;
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  if (!rt) return out;
+  std::vector<fw_buffer_t *> in(inputs);
+  for (size_t i = 0; i < inputs; ++i) in[i] = makeU64Buffer(rt, kBig, contents(i + 100));
+  fw_buffer_t *acc = makeU64Buffer(rt, kSmall);
+  // Only what the tasks move counts, not the spills of the creation above.
+  fw_runtime_stats_t before;
+  s = fw_runtime_get_stats(rt, &before);
+  fw_status_free(s);
+  std::vector<Accumulate> params(tasks);
+  for (size_t k = 0; k < tasks; ++k) {
+    params[k].index = k;
+    s = submit(rt, "accumulate", accumulateTask, &params[k],
+               {{in[k % inputs], FW_ACCESS_READ}, {acc, FW_ACCESS_READ_WRITE}});
+    EXPECT_EQ(s, nullptr) << fw_status_message(s);
+    fw_status_free(s);
+  }
+  s = fw_runtime_wait_all(rt);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  s = fw_runtime_get_stats(rt, &out.stats);
+  fw_status_free(s);
+  for (int a = 0; a < FW_NUM_TIERS; ++a)
+    for (int b = 0; b < FW_NUM_TIERS; ++b) out.stats.bytes_moved[a][b] -= before.bytes_moved[a][b];
+  out.stats.evictions -= before.evictions;
+  out.acc = fwtest::readU64(acc);
+  fw_buffer_release(acc);
+  for (fw_buffer_t *b : in) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+  EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());
+  return out;
+}
+
+std::vector<uint64_t> expectedAccumulation(size_t inputs, size_t tasks) {
+  std::vector<uint64_t> expected(kSmall, 0);
+  for (size_t k = 0; k < tasks; ++k) {
+    std::vector<uint64_t> in = contents(k % inputs + 100);
+    for (size_t j = 0; j < kSmall; ++j) expected[j] += in[j * 64 % kBig] * (k + 1);
+  }
+  return expected;
+}
+
+bool prefetchDisabledByEnvironment() {
+  const char *env = std::getenv("FW_PREFETCH");
+  return env && (std::string(env) == "0" || std::string(env) == "off");
+}
+
+// Two passes over 12 inputs: the prefetch window covers them all, so prefetches may not
+// displace one another; on or off, the data read from storage stays about the same.
+TEST(PrefetchTest, OnAndOffGiveTheSameResults) {
+  if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
+  PrefetchRun on = runChain(0, 12, 24);
+  PrefetchRun off = runChain(FW_RUNTIME_NO_PREFETCH, 12, 24);
+  EXPECT_GT(on.stats.prefetch_requests, 0u);
+  EXPECT_EQ(off.stats.prefetch_requests, 0u);
+  EXPECT_EQ(off.stats.prefetch_hits, 0u);
+  EXPECT_GT(off.stats.demand_fetches, 0u);
+  EXPECT_GT(on.stats.evictions, 0u);
+  EXPECT_GT(off.stats.evictions, 0u);
+  EXPECT_EQ(on.stats.tasks_executed, 24u);
+  EXPECT_EQ(off.stats.tasks_executed, 24u);
+  ASSERT_EQ(on.acc.size(), kSmall);
+  EXPECT_EQ(on.acc, off.acc);
+  EXPECT_EQ(on.acc, expectedAccumulation(12, 24));
+  uint64_t read_on = on.stats.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST];
+  uint64_t read_off = off.stats.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST];
+  EXPECT_GT(read_off, 0u);
+  EXPECT_LE(read_on, read_off * 3 / 2) << "prefetches evicted data the next tasks needed";
+}
+
+// Each input read once: the prefetcher runs ahead of the tasks and what it brings in is
+// used, not evicted again before its task runs.
+TEST(PrefetchTest, StreamingInputsArePrefetchedOnce) {
+  if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
+  PrefetchRun on = runChain(0, 24, 24);
+  PrefetchRun off = runChain(FW_RUNTIME_NO_PREFETCH, 24, 24);
+  EXPECT_EQ(on.acc, expectedAccumulation(24, 24));
+  EXPECT_EQ(off.acc, on.acc);
+  EXPECT_GT(on.stats.prefetch_hits, 0u);
+  EXPECT_LE(on.stats.prefetch_requests, 24u + 8u);
+  uint64_t read_on = on.stats.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST];
+  uint64_t read_off = off.stats.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST];
+  EXPECT_LE(read_on, read_off * 3 / 2);
+}
+
+// Without a storage_dir the runtime makes its own directory under $TMPDIR on the first
+// eviction and removes it at the end.
+TEST(StorageTest, DefaultDirectoryIsMadeAndRemoved) {
+  const char *storage_env = std::getenv("FW_STORAGE_DIR");
+  if (storage_env && *storage_env) GTEST_SKIP() << "FW_STORAGE_DIR is set";
+  fwtest::TempDir parent;
+  ASSERT_TRUE(parent.ok());
+  const char *old = std::getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  setenv("TMPDIR", parent.path().c_str(), 1);
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
+  o.tier_limits = "host=1MiB";
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  if (rt) {
+    EXPECT_TRUE(parent.entries().empty());  // nothing spilled yet
+    std::vector<fw_buffer_t *> bufs;
+    for (int i = 0; i < 6; ++i) bufs.push_back(makeU64Buffer(rt, kBig, contents(i)));
+    std::vector<std::string> made = parent.entries();
+    EXPECT_EQ(made.size(), 1u) << joined(made);
+    if (!made.empty()) EXPECT_EQ(made[0].rfind("fw-storage-", 0), 0u) << made[0];
+    for (int i = 0; i < 6; ++i) {
+      const auto *p = static_cast<const uint64_t *>(fw_buffer_data(bufs[i]));
+      EXPECT_NE(p, nullptr);
+      if (p) EXPECT_EQ(std::memcmp(p, contents(i).data(), kBig * 8), 0);
+      fw_buffer_release(bufs[i]);
+    }
+    fw_runtime_destroy(rt);
+    EXPECT_TRUE(isEmpty(parent)) << joined(parent.entries());
+  }
+  if (old) setenv("TMPDIR", saved.c_str(), 1);
+  else unsetenv("TMPDIR");
+}
+
+}  // namespace

@@ -1,0 +1,599 @@
+// The task graph (fw_task_submit): dependencies inferred from buffer accesses under every
+// scheduling policy, concurrency of independent tasks, a large random graph checked
+// against a sequential replay, and the errors of the task API and of the runtime
+// options.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+using fwtest::makeU64Buffer;
+using fwtest::readU64;
+using fwtest::sleepMs;
+using fwtest::submit;
+
+constexpr size_t kN = 1024;  // elements per buffer in the dependency tests
+
+// ---- Task bodies ----------------------------------------------------------------
+
+struct Fill {
+  uint64_t value;
+  int sleep_ms;
+};
+
+// data[0] = value everywhere, after sleeping.
+void fillTask(void *user, void *const *data, size_t num) {
+  auto *f = static_cast<Fill *>(user);
+  if (f->sleep_ms) sleepMs(f->sleep_ms);
+  ASSERT_GE(num, 1u);
+  auto *p = static_cast<uint64_t *>(data[0]);
+  for (size_t i = 0; i < kN; ++i) p[i] = f->value + i;
+}
+
+// data[1] = data[0], after sleeping `*(int *)user` ms.
+void copyTask(void *user, void *const *data, size_t num) {
+  int ms = user ? *static_cast<int *>(user) : 0;
+  if (ms) sleepMs(ms);
+  ASSERT_EQ(num, 2u);
+  std::memcpy(data[1], data[0], kN * sizeof(uint64_t));
+}
+
+// data[0][i] += 1.
+void incrementTask(void *, void *const *data, size_t) {
+  auto *p = static_cast<uint64_t *>(data[0]);
+  for (size_t i = 0; i < kN; ++i) p[i] += 1;
+}
+
+std::vector<uint64_t> expectedFill(uint64_t value) {
+  std::vector<uint64_t> v(kN);
+  for (size_t i = 0; i < kN; ++i) v[i] = value + i;
+  return v;
+}
+
+// ---- Each dependency kind under each policy ------------------------------------
+
+class PolicyTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
+ protected:
+  void SetUp() override { create(2); }
+  void TearDown() override { fw_runtime_destroy(rt_); }
+
+  void create(uint32_t workers) {
+    fw_runtime_destroy(rt_);
+    rt_ = nullptr;
+    fw_runtime_options_t o = fwtest::taskOptions(GetParam(), workers);
+    FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
+  }
+
+  fw_runtime_t *rt_ = nullptr;
+};
+
+TEST_P(PolicyTest, ReadAfterWrite) {
+  fw_buffer_t *a = makeU64Buffer(rt_, kN), *b = makeU64Buffer(rt_, kN);
+  ASSERT_TRUE(a && b);
+  // The writer is slow: a reader that did not wait for it would copy zeros.
+  Fill fill{1000, 30};
+  FW_ASSERT_OK(submit(rt_, "write", fillTask, &fill, {{a, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(submit(rt_, "read", copyTask, nullptr,
+                      {{a, FW_ACCESS_READ}, {b, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(readU64(b), expectedFill(1000));
+  EXPECT_EQ(readU64(a), expectedFill(1000));
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+}
+
+TEST_P(PolicyTest, WriteAfterRead) {
+  fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(1)), *b = makeU64Buffer(rt_, kN);
+  ASSERT_TRUE(a && b);
+  // The reader sleeps before it copies: a writer that did not wait for it would have
+  // overwritten `a` by then.
+  int slow = 40;
+  Fill fill{2000, 0};
+  FW_ASSERT_OK(submit(rt_, "slow-read", copyTask, &slow,
+                      {{a, FW_ACCESS_READ}, {b, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(submit(rt_, "overwrite", fillTask, &fill, {{a, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(readU64(b), expectedFill(1));
+  EXPECT_EQ(readU64(a), expectedFill(2000));
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+}
+
+TEST_P(PolicyTest, WriteAfterReadWithSeveralReaders) {
+  fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(5));
+  ASSERT_NE(a, nullptr);
+  std::vector<fw_buffer_t *> copies;
+  int slow = 20;
+  for (int i = 0; i < 3; ++i) {
+    copies.push_back(makeU64Buffer(rt_, kN));
+    FW_ASSERT_OK(submit(rt_, "read", copyTask, &slow,
+                        {{a, FW_ACCESS_READ}, {copies.back(), FW_ACCESS_WRITE}}));
+  }
+  Fill fill{77, 0};
+  FW_ASSERT_OK(submit(rt_, "overwrite", fillTask, &fill, {{a, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  for (fw_buffer_t *c : copies) {
+    EXPECT_EQ(readU64(c), expectedFill(5));
+    fw_buffer_release(c);
+  }
+  EXPECT_EQ(readU64(a), expectedFill(77));
+  fw_buffer_release(a);
+}
+
+TEST_P(PolicyTest, WriteAfterWrite) {
+  fw_buffer_t *a = makeU64Buffer(rt_, kN);
+  ASSERT_NE(a, nullptr);
+  Fill first{1, 30}, second{2, 0};
+  FW_ASSERT_OK(submit(rt_, "first", fillTask, &first, {{a, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(submit(rt_, "second", fillTask, &second, {{a, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(readU64(a), expectedFill(2));
+  fw_buffer_release(a);
+}
+
+TEST_P(PolicyTest, ReadWriteChain) {
+  fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(0));
+  ASSERT_NE(a, nullptr);
+  fw_task_t *last = nullptr;
+  for (int i = 0; i < 200; ++i) {
+    fw_task_release(last);
+    last = nullptr;
+    FW_ASSERT_OK(submit(rt_, "inc", incrementTask, nullptr, {{a, FW_ACCESS_READ_WRITE}}, &last));
+  }
+  FW_ASSERT_OK(fw_task_wait(last));
+  fw_task_release(last);
+  EXPECT_EQ(readU64(a), expectedFill(200));
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt_, &stats));
+  EXPECT_EQ(stats.tasks_submitted, 200u);
+  EXPECT_EQ(stats.tasks_executed, 200u);
+  EXPECT_EQ(stats.tasks_failed, 0u);
+  EXPECT_STREQ(stats.scheduler, fwtest::schedulerName(GetParam()));
+  ASSERT_EQ(stats.num_devices, 1u);
+  EXPECT_STREQ(stats.devices[0].name, "cpu");
+  EXPECT_EQ(stats.devices[0].workers, 2u);
+  EXPECT_EQ(stats.devices[0].tasks, 200u);
+  fw_buffer_release(a);
+}
+
+// The host data of a buffer may be written between tasks (fw_buffer_data), and the next
+// task sees it.
+TEST_P(PolicyTest, HostWritesBetweenTasks) {
+  fw_buffer_t *a = makeU64Buffer(rt_, kN), *b = makeU64Buffer(rt_, kN);
+  ASSERT_TRUE(a && b);
+  for (uint64_t round = 0; round < 5; ++round) {
+    auto *p = static_cast<uint64_t *>(fw_buffer_data(a));
+    ASSERT_NE(p, nullptr);
+    for (size_t i = 0; i < kN; ++i) p[i] = round * 10 + i;
+    FW_ASSERT_OK(submit(rt_, "copy", copyTask, nullptr,
+                        {{a, FW_ACCESS_READ}, {b, FW_ACCESS_WRITE}}));
+    EXPECT_EQ(readU64(b), expectedFill(round * 10));
+  }
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+}
+
+// Two tasks on different buffers meet at a barrier: they can only both pass it when they
+// run at the same time on the two workers.
+struct Barrier {
+  std::atomic<int> arrived{0};
+  std::atomic<int> passed{0};
+};
+
+void barrierTask(void *user, void *const *, size_t) {
+  auto *b = static_cast<Barrier *>(user);
+  b->arrived.fetch_add(1);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (b->arrived.load() < 2) {
+    if (std::chrono::steady_clock::now() > deadline) return;
+    std::this_thread::yield();
+  }
+  b->passed.fetch_add(1);
+}
+
+TEST_P(PolicyTest, IndependentTasksRunConcurrently) {
+  fw_buffer_t *a = makeU64Buffer(rt_, 8), *b = makeU64Buffer(rt_, 8);
+  ASSERT_TRUE(a && b);
+  // Round 0 submits while the workers may still be polling; the later rounds after they
+  // have gone to sleep (each wake-up must reach a different worker).
+  for (int round = 0; round < 4; ++round) {
+    if (round > 0) sleepMs(20);
+    Barrier barrier;
+    FW_ASSERT_OK(submit(rt_, "meet", barrierTask, &barrier, {{a, FW_ACCESS_WRITE}}));
+    FW_ASSERT_OK(submit(rt_, "meet", barrierTask, &barrier, {{b, FW_ACCESS_READ_WRITE}}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+    EXPECT_EQ(barrier.passed.load(), 2) << "round " << round;
+  }
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+}
+
+// Readers of the same buffer are independent too.
+TEST_P(PolicyTest, ReadersOfOneBufferRunConcurrently) {
+  fw_buffer_t *a = makeU64Buffer(rt_, 8);
+  ASSERT_NE(a, nullptr);
+  for (int round = 0; round < 3; ++round) {
+    if (round > 0) sleepMs(20);
+    Barrier barrier;
+    FW_ASSERT_OK(submit(rt_, "meet", barrierTask, &barrier, {{a, FW_ACCESS_READ}}));
+    FW_ASSERT_OK(submit(rt_, "meet", barrierTask, &barrier, {{a, FW_ACCESS_READ}}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+    EXPECT_EQ(barrier.passed.load(), 2) << "round " << round;
+  }
+  fw_buffer_release(a);
+}
+
+// data[i] is the buffer of access i even when a buffer appears in several accesses (the
+// runtime merges them into one access per buffer internally).
+struct Seen {
+  size_t num = 0;
+  void *data[4] = {};
+};
+
+void recordTask(void *user, void *const *data, size_t num) {
+  auto *s = static_cast<Seen *>(user);
+  s->num = num;
+  for (size_t i = 0; i < num && i < 4; ++i) s->data[i] = data[i];
+  // Access 2 is the written one: a + 1 everywhere into c's first element.
+  auto *c = static_cast<uint64_t *>(data[2]);
+  c[0] = static_cast<const uint64_t *>(data[0])[0] + 1;
+}
+
+TEST_P(PolicyTest, DuplicateAccessesKeepTheirIndices) {
+  fw_buffer_t *a = makeU64Buffer(rt_, 4, {41, 0, 0, 0}), *c = makeU64Buffer(rt_, 4);
+  ASSERT_TRUE(a && c);
+  Seen seen;
+  FW_ASSERT_OK(submit(rt_, "dup", recordTask, &seen,
+                      {{a, FW_ACCESS_READ}, {a, FW_ACCESS_READ}, {c, FW_ACCESS_WRITE},
+                       {c, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(seen.num, 4u);
+  EXPECT_EQ(seen.data[0], seen.data[1]);
+  EXPECT_EQ(seen.data[2], seen.data[3]);
+  EXPECT_NE(seen.data[0], seen.data[2]);
+  EXPECT_EQ(readU64(c)[0], 42u);
+  fw_buffer_release(a);
+  fw_buffer_release(c);
+}
+
+TEST_P(PolicyTest, TaskWithoutAccessesRuns) {
+  std::atomic<int> ran{0};
+  fw_task_t *t = nullptr;
+  FW_ASSERT_OK(submit(
+      rt_, "", [](void *user, void *const *, size_t num) {
+        EXPECT_EQ(num, 0u);
+        static_cast<std::atomic<int> *>(user)->fetch_add(1);
+      },
+      &ran, {}, &t));
+  FW_ASSERT_OK(fw_task_wait(t));
+  FW_ASSERT_OK(fw_task_wait(t));  // waiting twice is fine
+  fw_task_release(t);
+  EXPECT_EQ(ran.load(), 1);
+}
+
+// Destroying the runtime while tasks run: buffers keep it alive, the tasks finish, and
+// the last reference (here a buffer's) tears it down.
+TEST_P(PolicyTest, DestroyWhileTasksRun) {
+  fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(0));
+  ASSERT_NE(a, nullptr);
+  static int slow = 5;
+  fw_buffer_t *b = makeU64Buffer(rt_, kN);
+  for (int i = 0; i < 5; ++i) {
+    FW_ASSERT_OK(submit(rt_, "inc", incrementTask, nullptr, {{a, FW_ACCESS_READ_WRITE}}));
+    FW_ASSERT_OK(submit(rt_, "copy", copyTask, &slow, {{a, FW_ACCESS_READ}, {b, FW_ACCESS_WRITE}}));
+  }
+  fw_runtime_destroy(rt_);
+  rt_ = nullptr;
+  EXPECT_EQ(readU64(a), expectedFill(5));
+  EXPECT_EQ(readU64(b), expectedFill(5));
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+}
+
+// The caller drops everything while the tasks are still queued: the last references go
+// away on the runtime's own threads.
+TEST_P(PolicyTest, ReleaseEverythingWhileTasksRun) {
+  static std::atomic<int> done{0};
+  done = 0;
+  fw_buffer_t *a = makeU64Buffer(rt_, kN);
+  ASSERT_NE(a, nullptr);
+  for (int i = 0; i < 4; ++i)
+    FW_ASSERT_OK(submit(
+        rt_, "inc", [](void *, void *const *data, size_t) {
+          sleepMs(5);
+          incrementTask(nullptr, data, 1);
+          done.fetch_add(1);
+        },
+        nullptr, {{a, FW_ACCESS_READ_WRITE}}));
+  fw_buffer_release(a);
+  fw_runtime_destroy(rt_);
+  rt_ = nullptr;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (done.load() < 4 && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  EXPECT_EQ(done.load(), 4);
+  sleepMs(20);  // let the teardown finish before the next test
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, PolicyTest,
+                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
+                                           FW_SCHEDULER_HEFT),
+                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
+                           return std::string(fwtest::schedulerName(info.param));
+                         });
+
+// ---- Many tasks against a sequential replay -----------------------------------------
+
+constexpr size_t kBuffers = 16;
+constexpr size_t kElems = 64;
+constexpr size_t kTasks = 2000;
+
+struct Op {
+  uint64_t id;
+  size_t num;
+  size_t buffer[3];
+  fw_access_t mode[3];
+  uint64_t checksum;  // written by the task: what it read
+};
+
+// The operation of a task, on the host addresses of its accesses (shared by the task
+// and the replay, so that both compute exactly the same thing).
+void applyOp(Op *op, uint64_t *const *data) {
+  uint64_t in[kElems];
+  for (size_t j = 0; j < kElems; ++j) in[j] = fwtest::mix(op->id * kElems + j);
+  for (size_t a = 0; a < op->num; ++a)
+    if (op->mode[a] & FW_ACCESS_READ)
+      for (size_t j = 0; j < kElems; ++j) in[j] = fwtest::mix(in[j] ^ data[a][j]);
+  uint64_t sum = 0;
+  for (size_t j = 0; j < kElems; ++j) sum += in[j] * (j + 1);
+  op->checksum = sum;
+  for (size_t a = 0; a < op->num; ++a)
+    if (op->mode[a] & FW_ACCESS_WRITE)
+      for (size_t j = 0; j < kElems; ++j) data[a][j] = fwtest::mix(in[j] + a);
+}
+
+void opTask(void *user, void *const *data, size_t num) {
+  auto *op = static_cast<Op *>(user);
+  ASSERT_EQ(num, op->num);
+  uint64_t *d[3] = {};
+  for (size_t a = 0; a < num; ++a) d[a] = static_cast<uint64_t *>(data[a]);
+  applyOp(op, d);
+}
+
+std::vector<Op> randomOps(uint64_t seed) {
+  fwtest::Rng rng(seed);
+  std::vector<Op> ops(kTasks);
+  for (size_t i = 0; i < kTasks; ++i) {
+    Op &op = ops[i];
+    op.id = i;
+    op.num = rng.below(16) == 0 ? 0 : 1 + rng.below(3);
+    for (size_t a = 0; a < op.num; ++a) {
+      size_t b;
+      bool fresh;
+      do {
+        b = rng.below(kBuffers);
+        fresh = true;
+        for (size_t k = 0; k < a; ++k) fresh &= op.buffer[k] != b;
+      } while (!fresh);
+      op.buffer[a] = b;
+      // Reads are the most common, as in real graphs.
+      static const fw_access_t kModes[] = {FW_ACCESS_READ, FW_ACCESS_READ, FW_ACCESS_WRITE,
+                                           FW_ACCESS_READ_WRITE};
+      op.mode[a] = kModes[rng.below(4)];
+    }
+    op.checksum = 0;
+  }
+  return ops;
+}
+
+std::vector<uint64_t> initialContents(size_t b) {
+  std::vector<uint64_t> v(kElems);
+  for (size_t j = 0; j < kElems; ++j) v[j] = fwtest::mix(1000003 * (b + 1) + j);
+  return v;
+}
+
+class RandomGraphTest
+    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t>> {};
+
+TEST_P(RandomGraphTest, MatchesSequentialReplay) {
+  auto [kind, workers] = GetParam();
+  const uint64_t seed = 0x5eed0000 + workers * 7 + uint64_t(kind);
+
+  // Sequential replay.
+  std::vector<Op> expected = randomOps(seed);
+  std::vector<std::vector<uint64_t>> state(kBuffers);
+  for (size_t b = 0; b < kBuffers; ++b) state[b] = initialContents(b);
+  for (Op &op : expected) {
+    uint64_t *d[3] = {};
+    for (size_t a = 0; a < op.num; ++a) d[a] = state[op.buffer[a]].data();
+    applyOp(&op, d);
+  }
+
+  // The same operations through the task graph.
+  fw_runtime_options_t o = fwtest::taskOptions(kind, workers);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  std::vector<fw_buffer_t *> buffers(kBuffers);
+  for (size_t b = 0; b < kBuffers; ++b) {
+    buffers[b] = makeU64Buffer(rt, kElems, initialContents(b));
+    ASSERT_NE(buffers[b], nullptr);
+  }
+  std::vector<Op> ops = randomOps(seed);
+  for (Op &op : ops) {
+    std::vector<fw_task_access_t> acc;
+    for (size_t a = 0; a < op.num; ++a) acc.push_back({buffers[op.buffer[a]], op.mode[a]});
+    FW_ASSERT_OK(submit(rt, "op", opTask, &op, acc));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  for (size_t i = 0; i < kTasks; ++i)
+    ASSERT_EQ(ops[i].checksum, expected[i].checksum) << "task " << i << " read other data";
+  for (size_t b = 0; b < kBuffers; ++b) EXPECT_EQ(readU64(buffers[b]), state[b]) << "buffer " << b;
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
+  EXPECT_EQ(stats.tasks_submitted, kTasks);
+  EXPECT_EQ(stats.tasks_executed, kTasks);
+  EXPECT_EQ(stats.devices[0].tasks, kTasks);
+  for (fw_buffer_t *b : buffers) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, RandomGraphTest,
+    ::testing::Combine(::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
+                                         FW_SCHEDULER_HEFT),
+                       ::testing::Values(2u, 4u)),
+    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, uint32_t>> &info) {
+      return std::string(fwtest::schedulerName(std::get<0>(info.param))) + "_" +
+             std::to_string(std::get<1>(info.param)) + "workers";
+    });
+
+// ---- Errors -----------------------------------------------------------------------
+
+void noop(void *, void *const *, size_t) {}
+
+class TaskErrorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_DEFAULT, 2);
+    FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
+  }
+  void TearDown() override { fw_runtime_destroy(rt_); }
+  fw_runtime_t *rt_ = nullptr;
+};
+
+TEST_F(TaskErrorTest, BufferOfAnotherRuntime) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *other = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &other));
+  fw_buffer_t *mine = makeU64Buffer(rt_, 4), *theirs = makeU64Buffer(other, 4);
+  fw_task_t *t = reinterpret_cast<fw_task_t *>(0x1);
+  FW_EXPECT_ERROR(submit(rt_, "foreign", noop, nullptr,
+                         {{mine, FW_ACCESS_READ}, {theirs, FW_ACCESS_WRITE}}, &t),
+                  "task 'foreign': the buffer of access 1 belongs to another runtime");
+  EXPECT_EQ(t, nullptr);
+  fw_buffer_release(mine);
+  fw_buffer_release(theirs);
+  fw_runtime_destroy(other);
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt_, &stats));
+  EXPECT_EQ(stats.tasks_submitted, 0u);
+}
+
+TEST_F(TaskErrorTest, InvalidDescriptions) {
+  fw_buffer_t *b = makeU64Buffer(rt_, 4);
+  FW_EXPECT_ERROR(submit(rt_, "nofn", nullptr, nullptr, {{b, FW_ACCESS_READ}}),
+                  "task 'nofn' has no function");
+  FW_EXPECT_ERROR(submit(rt_, "mode", noop, nullptr, {{b, fw_access_t(7)}}),
+                  "task 'mode': access 0 has an unknown mode 7");
+  FW_EXPECT_ERROR(submit(rt_, "mode0", noop, nullptr, {{b, fw_access_t(0)}}), "unknown mode 0");
+  FW_EXPECT_ERROR(submit(rt_, "nobuf", noop, nullptr, {{b, FW_ACCESS_READ}, {nullptr, FW_ACCESS_READ}}),
+                  "task 'nobuf': access 1 has no buffer");
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "cost";
+  d.fn = noop;
+  d.flops = -1;
+  FW_EXPECT_ERROR(fw_task_submit(rt_, &d, nullptr), "flops and bytes must be non-negative");
+  d.flops = 0;
+  d.num_accesses = 2;  // accesses is NULL
+  FW_EXPECT_ERROR(fw_task_submit(rt_, &d, nullptr), "accesses is NULL");
+  FW_EXPECT_ERROR(fw_task_submit(rt_, nullptr, nullptr), "desc is NULL");
+  FW_EXPECT_ERROR(fw_task_submit(nullptr, &d, nullptr), "runtime is NULL");
+  FW_EXPECT_ERROR(fw_task_wait(nullptr), "task is NULL");
+  FW_EXPECT_ERROR(fw_runtime_wait_all(nullptr), "runtime is NULL");
+  fw_task_release(nullptr);
+  // Nothing was submitted, and the runtime still works.
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt_, &stats));
+  EXPECT_EQ(stats.tasks_submitted, 0u);
+  FW_ASSERT_OK(submit(rt_, "fine", noop, nullptr, {{b, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  fw_buffer_release(b);
+  FW_EXPECT_ERROR(fw_runtime_get_stats(nullptr, &stats), "runtime is NULL");
+  FW_EXPECT_ERROR(fw_runtime_get_stats(rt_, nullptr), "out_stats is NULL");
+}
+
+// ---- Runtime options --------------------------------------------------------------
+
+fw_status_t createWith(const fw_runtime_options_t &o) {
+  fw_runtime_t *rt = reinterpret_cast<fw_runtime_t *>(0x1);
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  EXPECT_EQ(rt, s ? nullptr : rt);
+  if (!s) fw_runtime_destroy(rt);
+  return s;
+}
+
+TEST(RuntimeOptionsTest, BadTierLimits) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  o.tier_limits = "host=abc";
+  FW_EXPECT_ERROR(createWith(o), "tier limits 'host=abc'");
+  o.tier_limits = "gpu=1MiB";
+  FW_EXPECT_ERROR(createWith(o), "got 'gpu=1MiB'");
+  o.tier_limits = "host=0";
+  FW_EXPECT_ERROR(createWith(o), "positive number");
+  o.tier_limits = "host=1MiB,storage";
+  FW_EXPECT_ERROR(createWith(o), "got 'storage'");
+  o.tier_limits = "host=1.5GiB";
+  FW_EXPECT_ERROR(createWith(o), "TIER=SIZE");
+  o.tier_limits = "host=99999999999999999999";
+  FW_EXPECT_ERROR(createWith(o), "TIER=SIZE");
+  o.tier_limits = "host=1MiB,storage=2GB,device=3K";
+  FW_EXPECT_OK(createWith(o));
+}
+
+TEST(RuntimeOptionsTest, BadSchedulerAndFlags) {
+  fw_runtime_options_t o = fwtest::taskOptions(fw_scheduler_kind_t(7), 1);
+  FW_EXPECT_ERROR(createWith(o), "unknown scheduler kind 7");
+  o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  o.flags = 0x80;
+  FW_EXPECT_ERROR(createWith(o), "unknown fw_runtime_options_t.flags 0x80");
+  o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 100000);
+  FW_EXPECT_ERROR(createWith(o), "num_workers 100000 exceeds");
+  FW_EXPECT_ERROR(fw_runtime_create(&o, nullptr), "out_runtime is NULL");
+}
+
+TEST(RuntimeOptionsTest, BadStorageDir) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  o.storage_dir = "/nonexistent/dir";
+  FW_EXPECT_ERROR(createWith(o), "storage directory '/nonexistent/dir'");
+
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::string file = dir.file("regular");
+  std::ofstream(file) << "x";
+  o.storage_dir = file.c_str();
+  FW_EXPECT_ERROR(createWith(o), "is not a directory");
+  std::string under = file + "/sub";
+  o.storage_dir = under.c_str();
+  FW_EXPECT_ERROR(createWith(o), "storage directory '" + under + "'");
+
+  if (geteuid() != 0) {  // root writes anywhere
+    std::string readonly = dir.file("readonly");
+    ASSERT_EQ(mkdir(readonly.c_str(), 0500), 0);
+    o.storage_dir = readonly.c_str();
+    FW_EXPECT_ERROR(createWith(o), "is not writable");
+    chmod(readonly.c_str(), 0700);
+  }
+
+  o.storage_dir = dir.path().c_str();
+  FW_EXPECT_OK(createWith(o));
+  // The writability probe leaves nothing behind.
+  for (const std::string &name : dir.entries())
+    EXPECT_TRUE(name == "regular" || name == "readonly") << name;
+}
+
+}  // namespace

@@ -1,0 +1,311 @@
+// The virtual-time simulator: reports, exact makespans of simple graphs, heft's placement
+// on a heterogeneous machine, and the validation of simulated machines.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+using fwtest::makeU64Buffer;
+
+fw_sim_device_t device(const char *name, fw_target_kind_t kind, uint32_t workers,
+                       double gflops) {
+  fw_sim_device_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = name;
+  d.kind = kind;
+  d.workers = workers;
+  d.gflops = gflops;
+  return d;
+}
+
+class Simulation {
+ public:
+  Simulation(std::vector<fw_sim_device_t> devices, fw_scheduler_kind_t kind,
+             uint32_t flags = 0)
+      : devices_(std::move(devices)) {
+    machine_.num_devices = devices_.size();
+    machine_.devices = devices_.data();
+    fw_runtime_options_t o = fwtest::taskOptions(kind, 0);
+    o.simulate = &machine_;
+    o.flags = flags;
+    fw_status_t s = fw_runtime_create(&o, &rt_);
+    EXPECT_EQ(s, nullptr) << fw_status_message(s);
+    fw_status_free(s);
+  }
+  ~Simulation() {
+    for (fw_buffer_t *b : buffers_) fw_buffer_release(b);
+    fw_runtime_destroy(rt_);
+  }
+
+  fw_runtime_t *rt() const { return rt_; }
+  fw_buffer_t *buffer(size_t bytes = 4096) {
+    buffers_.push_back(makeU64Buffer(rt_, bytes / 8));
+    return buffers_.back();
+  }
+  // A task with no body (simulation needs none).
+  void task(const char *name, double flops, std::vector<fw_task_access_t> accesses) {
+    fw_task_desc_t d;
+    std::memset(&d, 0, sizeof(d));
+    d.name = name;
+    d.flops = flops;
+    d.accesses = accesses.data();
+    d.num_accesses = accesses.size();
+    FW_EXPECT_OK(fw_task_submit(rt_, &d, nullptr));
+  }
+  fw_sim_report_t report() {
+    fw_sim_report_t r;
+    std::memset(&r, 0, sizeof(r));
+    FW_EXPECT_OK(fw_runtime_simulation_report(rt_, &r));
+    return r;
+  }
+  fw_runtime_stats_t stats() {
+    fw_runtime_stats_t s;
+    std::memset(&s, 0, sizeof(s));
+    FW_EXPECT_OK(fw_runtime_get_stats(rt_, &s));
+    return s;
+  }
+  uint64_t tasksOn(const char *device) {
+    fw_runtime_stats_t s = stats();
+    for (size_t d = 0; d < s.num_devices; ++d)
+      if (std::string(s.devices[d].name) == device) return s.devices[d].tasks;
+    ADD_FAILURE() << "no device " << device;
+    return 0;
+  }
+
+ private:
+  std::vector<fw_sim_device_t> devices_;
+  fw_sim_machine_t machine_;
+  fw_runtime_t *rt_ = nullptr;
+  std::vector<fw_buffer_t *> buffers_;
+};
+
+class SimulationTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {};
+
+TEST_P(SimulationTest, DiamondReport) {
+  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
+  gpu.link_gbps = 10;
+  gpu.link_latency_us = 5;
+  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 4, 10), gpu}, GetParam());
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *a = sim.buffer(1 << 20), *b = sim.buffer(1 << 20), *c = sim.buffer(1 << 20),
+              *d = sim.buffer(1 << 20);
+  sim.task("top", 1e9, {{a, FW_ACCESS_WRITE}});
+  sim.task("left", 2e9, {{a, FW_ACCESS_READ}, {b, FW_ACCESS_WRITE}});
+  sim.task("right", 1e9, {{a, FW_ACCESS_READ}, {c, FW_ACCESS_WRITE}});
+  sim.task("bottom", 1e9, {{b, FW_ACCESS_READ}, {c, FW_ACCESS_READ}, {d, FW_ACCESS_WRITE}});
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 4u);
+  EXPECT_GT(r.lower_bound_seconds, 0);
+  EXPECT_GE(r.makespan_seconds, r.lower_bound_seconds * (1 - 1e-12));
+  EXPECT_EQ(r.lower_bound_seconds, std::max(r.critical_path_seconds, r.work_bound_seconds));
+  // Each task on its fastest device (the gpu: 100 gflops): 0.01 + 0.02 + 0.01.
+  EXPECT_NEAR(r.critical_path_seconds, 0.04, 1e-9);
+  // The work split between the classes at the balance point: the gpu does g seconds of
+  // it, the 4 cpu workers the rest at a tenth of the speed: (0.05 - g) * 10 / 4 = g.
+  EXPECT_NEAR(r.work_bound_seconds, 0.5 / 14, 1e-9);
+  fw_runtime_stats_t s = sim.stats();
+  EXPECT_EQ(s.tasks_submitted, 4u);
+  EXPECT_EQ(s.tasks_executed, 4u);
+  ASSERT_EQ(s.num_devices, 2u);
+  EXPECT_STREQ(s.devices[0].name, "cpu");
+  EXPECT_EQ(s.devices[0].workers, 4u);
+  EXPECT_STREQ(s.devices[1].name, "gpu0");
+  EXPECT_EQ(s.devices[1].workers, 1u);
+  EXPECT_EQ(s.devices[0].tasks + s.devices[1].tasks, 4u);
+  // Reporting again runs nothing new.
+  fw_sim_report_t again = sim.report();
+  EXPECT_EQ(again.tasks, 4u);
+  EXPECT_EQ(again.makespan_seconds, r.makespan_seconds);
+}
+
+TEST_P(SimulationTest, ChainMakespanIsExact) {
+  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10)}, GetParam());
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *a = sim.buffer();
+  constexpr int kN = 25;
+  for (int i = 0; i < kN; ++i) sim.task("step", 1e9, {{a, FW_ACCESS_READ_WRITE}});
+  FW_EXPECT_OK(fw_runtime_wait_all(sim.rt()));
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, uint64_t(kN));
+  EXPECT_NEAR(r.makespan_seconds, kN * 0.1, kN * 0.1 * 1e-9);
+  EXPECT_NEAR(r.critical_path_seconds, kN * 0.1, kN * 0.1 * 1e-9);
+  EXPECT_NEAR(r.lower_bound_seconds, kN * 0.1, kN * 0.1 * 1e-9);
+  fw_runtime_stats_t s = sim.stats();
+  EXPECT_NEAR(s.devices[0].busy_seconds, kN * 0.1, 1e-6);
+  EXPECT_EQ(s.devices[0].tasks, uint64_t(kN));
+}
+
+TEST_P(SimulationTest, IndependentTasksFillTheWorkers) {
+  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 4, 10)}, GetParam());
+  ASSERT_NE(sim.rt(), nullptr);
+  for (int i = 0; i < 8; ++i) sim.task("free", 1e9, {{sim.buffer(), FW_ACCESS_WRITE}});
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 8u);
+  EXPECT_NEAR(r.makespan_seconds, 0.2, 1e-9);  // two rounds of four
+  EXPECT_NEAR(r.work_bound_seconds, 0.2, 1e-9);
+}
+
+TEST_P(SimulationTest, KernelSpeedFactors) {
+  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 1, 10);
+  const char *names[] = {"tuned"};
+  const double speeds[] = {4.0};
+  cpu.num_kernel_speeds = 1;
+  cpu.kernel_names = names;
+  cpu.kernel_speeds = speeds;
+  Simulation sim({cpu}, GetParam());
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *a = sim.buffer();
+  sim.task("tuned", 1e9, {{a, FW_ACCESS_READ_WRITE}});   // 0.025 s
+  sim.task("plain", 1e9, {{a, FW_ACCESS_READ_WRITE}});   // 0.1 s
+  EXPECT_NEAR(sim.report().makespan_seconds, 0.125, 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, SimulationTest,
+                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
+                                           FW_SCHEDULER_HEFT),
+                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
+                           return std::string(fwtest::schedulerName(info.param));
+                         });
+
+TEST(SimulationHeftTest, PrefersTheFastDevice) {
+  Simulation sim({device("slow", FW_TARGET_KIND_CPU, 1, 1),
+                  device("fast", FW_TARGET_KIND_CPU, 1, 100)},
+                 FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  for (int i = 0; i < 20; ++i) sim.task("job", 1e9, {{sim.buffer(), FW_ACCESS_WRITE}});
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 20u);
+  uint64_t fast = sim.tasksOn("fast"), slow = sim.tasksOn("slow");
+  EXPECT_EQ(fast + slow, 20u);
+  EXPECT_GE(fast, 18u) << "slow got " << slow;
+  // 20 x 0.01 s on the fast device beats anything the slow one (1 s a task) could add.
+  EXPECT_NEAR(r.makespan_seconds, 0.2, 1e-9);
+}
+
+// heft weighs input transfers: a gpu 10x faster than the cpu gets tasks that read a
+// 1 GiB host buffer only when its link moves it quickly.
+uint64_t gpuTasksWithLink(double link_gbps) {
+  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
+  gpu.link_gbps = link_gbps;
+  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, FW_SCHEDULER_HEFT);
+  EXPECT_NE(sim.rt(), nullptr);
+  if (!sim.rt()) return 0;
+  fw_buffer_t *big = sim.buffer(size_t(1) << 30);  // memory comes lazily: none here
+  for (int i = 0; i < 3; ++i)
+    sim.task("reader", 1e9, {{big, FW_ACCESS_READ}, {sim.buffer(), FW_ACCESS_WRITE}});
+  EXPECT_EQ(sim.report().tasks, 3u);
+  return sim.tasksOn("gpu0");
+}
+
+TEST(SimulationHeftTest, AccountsForTransfers) {
+  // 1 GB/s: ~1.07 s to move the input, so 0.1 s a task on the cpu wins three times.
+  EXPECT_EQ(gpuTasksWithLink(1), 0u);
+  // 1000 GB/s: ~1 ms, and 0.01 s a task on the gpu wins.
+  EXPECT_GE(gpuTasksWithLink(1000), 1u);
+}
+
+fw_status_t createSim(const fw_sim_machine_t &m) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+  o.simulate = &m;
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  if (!s) fw_runtime_destroy(rt);
+  else EXPECT_EQ(rt, nullptr);
+  return s;
+}
+
+TEST(SimulationMachineTest, InvalidMachines) {
+  fw_sim_machine_t m = {0, nullptr};
+  FW_EXPECT_ERROR(createSim(m), "the simulated machine has no devices");
+  fw_sim_device_t d = device("gpu0", FW_TARGET_KIND_CUDA, 0, 10);
+  m = {1, &d};
+  FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0' needs at least one worker");
+  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, -5);
+  FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0' needs a positive gflops or memory_gbps");
+  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+  d.memory_gbps = -1;
+  FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0' has a negative speed or latency");
+  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+  d.link_gbps = -1;
+  FW_EXPECT_ERROR(createSim(m), "negative speed or latency");
+  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+  d.task_overhead_us = -1;
+  FW_EXPECT_ERROR(createSim(m), "negative speed or latency");
+  d = device("npu", fw_target_kind_t(42), 1, 10);
+  FW_EXPECT_ERROR(createSim(m), "simulated device 'npu': unknown kind 42");
+  d = device(nullptr, FW_TARGET_KIND_CPU, 0, 10);
+  FW_EXPECT_ERROR(createSim(m), "needs at least one worker");
+  d = device("cpu", FW_TARGET_KIND_CPU, 1, 10);
+  const char *names[] = {"k"};
+  const double speeds[] = {0};
+  d.num_kernel_speeds = 1;
+  d.kernel_names = names;
+  d.kernel_speeds = speeds;
+  FW_EXPECT_ERROR(createSim(m), "simulated device 'cpu': the speed of kernel 'k' must be positive");
+  d = device("cpu", FW_TARGET_KIND_CPU, 2000, 10);
+  FW_EXPECT_ERROR(createSim(m), "the simulated machine has 2000 workers");
+  std::vector<fw_sim_device_t> many(40, device("cpu", FW_TARGET_KIND_CPU, 1, 1));
+  m = {many.size(), many.data()};
+  FW_EXPECT_ERROR(createSim(m), "too many devices");
+  std::vector<fw_sim_device_t> gpus(9, device("gpu", FW_TARGET_KIND_CUDA, 1, 1));
+  m = {gpus.size(), gpus.data()};
+  FW_EXPECT_ERROR(createSim(m), "more than 6 non-CPU devices");
+  // A memory-bound device is fine.
+  d = device("cpu", FW_TARGET_KIND_CPU, 1, 0);
+  d.memory_gbps = 10;
+  m = {1, &d};
+  FW_EXPECT_OK(createSim(m));
+}
+
+TEST(SimulationMachineTest, ReportNeedsASimulation) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_sim_report_t r;
+  FW_EXPECT_ERROR(fw_runtime_simulation_report(rt, &r), "the runtime is not simulating");
+  FW_EXPECT_ERROR(fw_runtime_simulation_report(rt, nullptr), "out_report is NULL");
+  FW_EXPECT_ERROR(fw_runtime_simulation_report(nullptr, &r), "runtime is NULL");
+  fw_runtime_destroy(rt);
+}
+
+// The machine is copied: the caller's description may go away after creation.
+TEST(SimulationMachineTest, MachineIsCopied) {
+  fw_runtime_t *rt = nullptr;
+  {
+    std::string name = "temporary-name";
+    fw_sim_device_t d = device(name.c_str(), FW_TARGET_KIND_CPU, 2, 10);
+    fw_sim_machine_t m = {1, &d};
+    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+    o.simulate = &m;
+    FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+    name.assign(name.size(), 'x');
+    d.gflops = 1e-9;
+  }
+  fw_buffer_t *b = makeU64Buffer(rt, 8);
+  fw_task_desc_t t;
+  std::memset(&t, 0, sizeof(t));
+  t.flops = 1e9;
+  fw_task_access_t acc = {b, FW_ACCESS_WRITE};
+  t.accesses = &acc;
+  t.num_accesses = 1;
+  FW_ASSERT_OK(fw_task_submit(rt, &t, nullptr));
+  fw_sim_report_t r;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &r));
+  EXPECT_NEAR(r.makespan_seconds, 0.1, 1e-9);
+  fw_runtime_stats_t s;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &s));
+  EXPECT_STREQ(s.devices[0].name, "temporary-name");
+  fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+}  // namespace

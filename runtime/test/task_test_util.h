@@ -1,0 +1,122 @@
+// Shared helpers for the tests of the task graph, the memory tiers and the simulator
+// (public API only).
+#ifndef FW_RUNTIME_TEST_TASK_TEST_UTIL_H_
+#define FW_RUNTIME_TEST_TASK_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "test_util.h"
+
+namespace fwtest {
+
+inline const char *schedulerName(fw_scheduler_kind_t kind) {
+  switch (kind) {
+  case FW_SCHEDULER_EAGER: return "eager";
+  case FW_SCHEDULER_WS: return "ws";
+  case FW_SCHEDULER_HEFT: return "heft";
+  default: return "default";
+  }
+}
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/fw-test-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    if (mkdtemp(buf.data())) path_ = buf.data();
+  }
+  ~TempDir() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+
+  bool ok() const { return !path_.empty(); }
+  const std::string &path() const { return path_; }
+  std::string file(const std::string &name) const { return path_ + "/" + name; }
+  // Names of the entries in the directory.
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto &e : std::filesystem::directory_iterator(path_, ec))
+      names.push_back(e.path().filename().string());
+    return names;
+  }
+
+ private:
+  std::string path_;
+};
+
+// Options with every field explicit, so that FW_* environment variables do not change
+// what a test checks.
+inline fw_runtime_options_t taskOptions(fw_scheduler_kind_t kind, uint32_t workers) {
+  fw_runtime_options_t o;
+  std::memset(&o, 0, sizeof(o));
+  o.scheduler = kind;
+  o.num_workers = workers;
+  return o;
+}
+
+// A 1-D buffer of `count` uint64 values, filled with `values` when non-empty.
+inline fw_buffer_t *makeU64Buffer(fw_runtime_t *rt, size_t count,
+                                  const std::vector<uint64_t> &values = {}) {
+  const int64_t dims[1] = {int64_t(count)};
+  fw_buffer_t *b = nullptr;
+  fw_status_t s = fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims,
+                                   values.empty() ? nullptr : values.data(),
+                                   values.empty() ? 0 : values.size() * sizeof(uint64_t), &b);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  return b;
+}
+
+inline std::vector<uint64_t> readU64(fw_buffer_t *b) {
+  size_t n = fw_buffer_element_count(b);
+  const auto *p = static_cast<const uint64_t *>(fw_buffer_data(b));
+  EXPECT_NE(p, nullptr);
+  if (!p) return {};
+  return std::vector<uint64_t>(p, p + n);
+}
+
+// Submits a task and drops the handle.
+inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, void *user,
+                          std::vector<fw_task_access_t> accesses, fw_task_t **out = nullptr) {
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = name;
+  d.fn = fn;
+  d.user_data = user;
+  d.accesses = accesses.data();
+  d.num_accesses = accesses.size();
+  return fw_task_submit(rt, &d, out);
+}
+
+inline void sleepMs(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+// A deterministic 64-bit mix (splitmix64's finaliser).
+inline uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace fwtest
+
+#endif
