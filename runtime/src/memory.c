@@ -330,18 +330,27 @@ static unsigned value_class(const fw_memory_t *m, const fw_buffer_t *b) {
   return b->mem.window_mark == m->window_epoch && m->window_epoch ? 2 : 1;
 }
 
-/* The least valuable evictable replica on `node` of class <= max_class, least recently
- * used first. NULL when none. */
-static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, unsigned max_class) {
+/* Everything may go (a task needs the room now). */
+#define FW_PROTECT_NONE (-1)
+
+/* The least valuable evictable replica on `node`: class 0, then class 1 (least recently
+ * used first), then class 2 needed furthest in the window first (Belady's choice within
+ * what the window shows). Class-2 replicas needed at or before window position `protect`
+ * are kept. NULL when none. */
+static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect) {
   fw_buffer_t *best = NULL;
   unsigned best_class = 0;
   for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
     if (!evictable(b, node)) continue;
     unsigned c = value_class(m, b);
-    if (c > max_class) continue;
-    if (!best || c < best_class ||
-        (c == best_class &&
-         b->mem.replicas[node].last_use < best->mem.replicas[node].last_use)) {
+    if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
+    int better;
+    if (!best || c < best_class) better = 1;
+    else if (c > best_class) better = 0;
+    else if (c == 2 && b->mem.window_pos != best->mem.window_pos)
+      better = b->mem.window_pos > best->mem.window_pos;
+    else better = b->mem.replicas[node].last_use < best->mem.replicas[node].last_use;
+    if (better) {
       best = b;
       best_class = c;
     }
@@ -352,9 +361,9 @@ static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, unsigned max_clas
 /* Moves one replica off `node`: dropped when another node holds a valid copy, else
  * written to the node below first. Returns FW_OK with *evicted = 0 when nothing could go.
  * May drop the lock. */
-static fw_status_t evict_one(fw_memory_t *m, uint32_t node, unsigned max_class, int *evicted) {
+static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect, int *evicted) {
   *evicted = 0;
-  fw_buffer_t *b = pick_victim(m, node, max_class);
+  fw_buffer_t *b = pick_victim(m, node, protect);
   if (!b) return FW_OK;
   fw_replica_t *r = &b->mem.replicas[node];
   if (r->valid && !valid_elsewhere(m, b, node)) {
@@ -388,13 +397,13 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, unsigned max_class, 
 /* Frees room for `need` more bytes on `node`. Returns FW_OK and *made = 1 when there is
  * room, *made = 0 when nothing (of class <= max_class) can be evicted now. May drop the
  * lock: callers re-check their state afterwards. */
-static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, unsigned max_class,
+static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64_t protect,
                              int *made) {
   fw_memory_node_t *n = &m->nodes[node];
   *made = 1;
   while (n->capacity && n->used + need > n->capacity) {
     int evicted = 0;
-    fw_status_t status = evict_one(m, node, max_class, &evicted);
+    fw_status_t status = evict_one(m, node, protect, &evicted);
     if (status != FW_OK) return status;
     if (!evicted) {
       *made = 0;
@@ -467,7 +476,7 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
     }
     if (n->capacity && n->used + need > n->capacity) {
       int made = 0;
-      fw_status_t status = make_room(m, node, need, 2, &made);
+      fw_status_t status = make_room(m, node, need, FW_PROTECT_NONE, &made);
       if (status != FW_OK) {
         pthread_mutex_unlock(&m->lock);
         return fw_status_annotate(status, "%s", who);
@@ -565,7 +574,7 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
   }
   for (;;) {
     int made = 1;
-    fw_status_t status = make_room(m, FW_NODE_HOST, b->byte_size, 2, &made);
+    fw_status_t status = make_room(m, FW_NODE_HOST, b->byte_size, FW_PROTECT_NONE, &made);
     if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
       return status;
@@ -635,7 +644,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
     if (r->allocated) break;
     if (n->capacity && n->used + b->byte_size > n->capacity) {
       int made = 0;
-      status = make_room(m, FW_NODE_HOST, b->byte_size, 2, &made);
+      status = make_room(m, FW_NODE_HOST, b->byte_size, FW_PROTECT_NONE, &made);
       if (status != FW_OK) break;
       if (made) continue;
       if (room_may_come(m)) {
@@ -683,7 +692,7 @@ void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *b) {
 
 /* Brings the buffer to `node` without displacing anything a task in the lookahead window
  * needs; gives up when there is no such room. */
-static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
+static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t protect) {
   pthread_mutex_lock(&m->lock);
   fw_replica_t *r = &b->mem.replicas[node];
   int busy = 0;
@@ -694,7 +703,7 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   }
   int made = 1;
   fw_status_t status = FW_OK;
-  if (!r->allocated) status = make_room(m, node, b->byte_size, 1, &made);
+  if (!r->allocated) status = make_room(m, node, b->byte_size, protect, &made);
   fw_memory_node_t *n = &m->nodes[node];
   if (status == FW_OK && made && !r->allocated && !r->valid &&
       !(n->capacity && n->used + b->byte_size > n->capacity))
@@ -728,7 +737,7 @@ static void *prefetch_main(void *arg) {
   fw_memory_t *m = arg;
   fw_runtime_mark_own_thread(m->runtime);
   fw_buffer_t *buffers[FW_LOOKAHEAD_MAX];
-  uint32_t nodes[FW_LOOKAHEAD_MAX];
+  uint32_t nodes[FW_LOOKAHEAD_MAX], positions[FW_LOOKAHEAD_MAX];
   pthread_mutex_lock(&m->prefetch_lock);
   for (;;) {
     while (!m->prefetch_stop && m->queue_size == 0 && !m->prefetch_kick)
@@ -741,7 +750,8 @@ static void *prefetch_main(void *arg) {
       m->queue_head = (m->queue_head + 1) % m->queue_capacity;
       --m->queue_size;
       pthread_mutex_unlock(&m->prefetch_lock);
-      prefetch_one(m, req.buffer, req.node);
+      /* A placement request: keep everything the window needs. */
+      prefetch_one(m, req.buffer, req.node, INT64_MAX);
       fw_buffer_release(req.buffer);
       prefetch_refs_dropped(m, 1);
       pthread_mutex_lock(&m->prefetch_lock);
@@ -750,12 +760,18 @@ static void *prefetch_main(void *arg) {
       continue;
     pthread_mutex_unlock(&m->prefetch_lock);
     size_t count = fw_scheduler_lookahead(&m->runtime->sched, m->prefetch_window, buffers,
-                                          nodes, FW_LOOKAHEAD_MAX);
+                                          nodes, positions, FW_LOOKAHEAD_MAX);
     pthread_mutex_lock(&m->lock);
     ++m->window_epoch;
-    for (size_t i = 0; i < count; ++i) buffers[i]->mem.window_mark = m->window_epoch;
+    for (size_t i = 0; i < count; ++i)
+      if (buffers[i]->mem.window_mark != m->window_epoch) { /* first use: smallest place */
+        buffers[i]->mem.window_mark = m->window_epoch;
+        buffers[i]->mem.window_pos = positions[i];
+      }
     pthread_mutex_unlock(&m->lock);
-    for (size_t i = 0; i < count; ++i) prefetch_one(m, buffers[i], nodes[i]);
+    /* In window order; each may displace only what is needed later than itself. */
+    for (size_t i = 0; i < count; ++i)
+      prefetch_one(m, buffers[i], nodes[i], (int64_t)buffers[i]->mem.window_pos);
     for (size_t i = 0; i < count; ++i) fw_buffer_release(buffers[i]);
     if (count) prefetch_refs_dropped(m, count);
     pthread_mutex_lock(&m->prefetch_lock);

@@ -43,6 +43,7 @@ typedef struct fw_buffer_memory_t {
   atomic_uint valid_mask;   /* bit per node with a valid replica (lock-free reads) */
   atomic_uint future_uses;  /* submitted, unfinished tasks that access it */
   uint64_t window_mark;      /* == fw_memory_t.window_epoch: used inside the window */
+  uint32_t window_pos;       /* then: the place in the window of the first task using it */
   double sim_arrival[FW_MAX_MEMORY_NODES]; /* simulation: when a copy lands there */
   fw_buffer_t *prev, *next; /* the manager's list of owned buffers */
 } fw_buffer_memory_t;

@@ -14,29 +14,33 @@ static int tie_rank(const fw_worker_t *w) {
 }
 
 static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
-  (void)from;
   double now = fw_scheduler_now(s);
   fw_worker_t *best = NULL;
-  double best_finish = 0, best_run = 0;
+  double best_finish = 0, best_run = 0, best_transfer = 0;
   for (size_t i = 0; i < s->num_workers; ++i) {
     fw_worker_t *w = &s->workers[i];
     if (!fw_worker_can_run(w, task)) continue;
     double run = fw_scheduler_estimate(s, task, w);
     double start = w->expected_free_at > now ? w->expected_free_at : now;
-    double finish = start + fw_scheduler_transfer_estimate(s, task, w) + run;
-    /* Ties (homogeneous workers) go to an idle worker, then the lowest index. */
+    double transfer = fw_scheduler_transfer_estimate(s, task, w);
+    double finish = start + transfer + run;
+    /* Ties (homogeneous workers) go to the worker whose completion made the task ready
+     * (its inputs are warm there and it needs no wake-up), then an idle worker, then the
+     * lowest index. */
     if (!best || finish < best_finish ||
-        (finish == best_finish && tie_rank(w) > tie_rank(best))) {
+        (finish == best_finish && best != from &&
+         (w == from || tie_rank(w) > tie_rank(best)))) {
       best = w;
       best_finish = finish;
       best_run = run;
+      best_transfer = transfer;
     }
   }
   if (!best || !fw_task_heap_push(&best->heap, task)) return 0;
   task->worker = best;
   task->expected_seconds = best_run;
   double start = best->expected_free_at > now ? best->expected_free_at : now;
-  best->expected_free_at = start + best_run;
+  best->expected_free_at = start + best_transfer + best_run;
   if (best->sleeping) fw_scheduler_wake(s, best);
   return 1;
 }

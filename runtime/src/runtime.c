@@ -290,6 +290,8 @@ void fw_runtime_destroy(fw_runtime_t *runtime) {
    * that a caller who waited and released everything tears the runtime down here (the
    * history saved, the storage directory removed), not later on the prefetch thread. */
   fw_scheduler_t *s = &runtime->sched;
+  /* A simulation runs what is left in virtual time: its tasks hold the runtime. */
+  if (s->simulated) fw_simulator_run(s);
   pthread_mutex_lock(&s->lock);
   int idle = s->outstanding == 0;
   pthread_mutex_unlock(&s->lock);

@@ -51,6 +51,10 @@ struct fw_buffer_t {
   fw_task_t *last_writer;
   fw_task_t **readers;
   size_t num_readers, cap_readers;
+  /* The error of the last task that was to write it and failed: its contents are not what
+   * the program says, so later tasks that read it fail too, until a task overwrites it
+   * (sched.lock). */
+  fw_status_t poisoned;
 };
 
 struct fw_module_t {

@@ -138,7 +138,7 @@ static void depend(fw_task_t *pred, fw_task_t *t) {
                                 "task @%s: out of memory recording a dependency", t->name));
 }
 
-static int add_reader(fw_buffer_t *b, fw_task_t *t) {
+static int add_reader(fw_buffer_t *b, fw_task_t *t, size_t access) {
   if (b->num_readers == b->cap_readers) {
     size_t cap = b->cap_readers ? b->cap_readers * 2 : 4;
     fw_task_t **grown = realloc(b->readers, cap * sizeof(*grown));
@@ -146,6 +146,7 @@ static int add_reader(fw_buffer_t *b, fw_task_t *t) {
     b->readers = grown;
     b->cap_readers = cap;
   }
+  t->accesses[access].reader_index = b->num_readers;
   b->readers[b->num_readers++] = t;
   return 1;
 }
@@ -158,9 +159,17 @@ static void infer_dependencies(fw_task_t *t) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_access_t mode = t->accesses[i].access;
     atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if ((mode & FW_ACCESS_READ) && b->poisoned) {
+      t->cancelled = 1; /* never runs on garbage */
+      fail_task(t, fw_status_create(fw_status_code(b->poisoned), fw_status_message(b->poisoned)));
+    }
+    if (mode == FW_ACCESS_WRITE && b->poisoned) {
+      fw_status_free(b->poisoned); /* overwritten: valid again once this task succeeds */
+      b->poisoned = FW_OK;
+    }
     if (mode == FW_ACCESS_READ) {
       if (b->last_writer) depend(b->last_writer, t);
-      if (!add_reader(b, t))
+      if (!add_reader(b, t, i))
         fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
       continue;
     }
@@ -180,11 +189,15 @@ static void forget_accesses(fw_task_t *t) {
     fw_buffer_t *b = t->accesses[i].buffer;
     atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if (b->last_writer == t) b->last_writer = NULL;
-    for (size_t r = 0; r < b->num_readers; ++r)
-      if (b->readers[r] == t) {
-        b->readers[r] = b->readers[--b->num_readers];
-        break;
-      }
+    /* O(1): the slot is remembered (a stale one, after a writer cleared the list, no
+     * longer holds this task); the last reader moves into it. */
+    size_t r = t->accesses[i].reader_index;
+    if (r < b->num_readers && b->readers[r] == t) {
+      fw_task_t *moved = b->readers[--b->num_readers];
+      b->readers[r] = moved;
+      for (size_t k = 0; moved != t && k < moved->num_accesses; ++k)
+        if (moved->accesses[k].buffer == b) moved->accesses[k].reader_index = r;
+    }
   }
 }
 
@@ -198,7 +211,11 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
     /* Placed: its inputs start moving towards where it will run. */
     if (s->simulated) {
       if (!t->cancelled) fw_simulator_prefetch(s, t);
-    } else if (!t->cancelled) {
+    } else if (!t->cancelled && !atomic_load_explicit(&s->runtime->memory.spilled,
+                                                        memory_order_relaxed)) {
+      /* Once anything was evicted, memory is contended: prefetching every ready task would
+       * evict data the next tasks need, so the lookahead window (in execution order)
+       * decides instead. */
       uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
       for (size_t i = 0; i < t->num_accesses; ++i)
         if (t->accesses[i].access & FW_ACCESS_READ)
@@ -273,6 +290,13 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   forget_accesses(t);
   if (t->status != FW_OK) {
     ++s->tasks_failed;
+    /* What it was to write is garbage for tasks submitted from now on (those submitted
+     * before are its successors and are cancelled below). */
+    for (size_t i = 0; i < t->num_accesses; ++i) {
+      fw_buffer_t *b = t->accesses[i].buffer;
+      if (!(t->accesses[i].access & FW_ACCESS_WRITE) || b->poisoned) continue;
+      b->poisoned = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
+    }
     if (t->group->status == FW_OK)
       t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
@@ -366,7 +390,7 @@ void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
 }
 
 size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **buffers,
-                              uint32_t *nodes, size_t max) {
+                              uint32_t *nodes, uint32_t *positions, size_t max) {
   size_t count = 0;
   pthread_mutex_lock(&s->lock);
   uint32_t seen = 0;
@@ -380,6 +404,7 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
       fw_buffer_retain(b);
       atomic_fetch_add_explicit(&s->runtime->memory.prefetch_refs, 1, memory_order_relaxed);
       buffers[count] = b;
+      positions[count] = seen;
       nodes[count++] = node;
     }
   }

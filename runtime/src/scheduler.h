@@ -39,6 +39,7 @@ typedef struct fw_task_group_t {
 typedef struct fw_task_access_internal_t {
   fw_buffer_t *buffer; /* one reference */
   fw_access_t access;
+  size_t reader_index; /* its place in buffer->readers while it is a pending reader */
 } fw_task_access_internal_t;
 
 struct fw_task_t {
@@ -191,12 +192,11 @@ void fw_runtime_mark_own_thread(fw_runtime_t *rt);
  * Takes sched.lock. */
 void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                            fw_status_t status);
-/* Collects up to `max` (buffer, node) pairs that the first `window` unstarted tasks will
- * read where they are expected to run, in place already or not (the prefetch thread
- * marks them all as needed); retains each buffer (counted in memory.prefetch_refs).
- * Takes sched.lock. */
+/* Collects up to `max` (buffer, node, position) triples for what the first `window`
+ * unstarted tasks read, in submission order (position: the task's place in the window);
+ * retains each buffer. Takes sched.lock. */
 size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **buffers,
-                              uint32_t *nodes, size_t max);
+                              uint32_t *nodes, uint32_t *positions, size_t max);
 /* The execution engines: threads (engine.c) and virtual time (simulator.c). */
 fw_status_t fw_engine_start(fw_scheduler_t *s);
 void fw_engine_stop(fw_scheduler_t *s);

@@ -217,6 +217,22 @@ TEST_F(TierErrorTest, TaskLargerThanTheTierFails) {
   FW_ASSERT_OK(fw_runtime_get_stats(rt_, &stats));
   EXPECT_EQ(stats.tasks_failed, 2u);
   EXPECT_EQ(stats.tasks_executed, 2u);
+  // Submitted after the failure: there is no edge any more, but what @huge was to write
+  // is not valid, so a reader fails with its error; a task that overwrites the buffer
+  // makes it valid again.
+  int late_ran = 0;
+  fw_task_t *late = nullptr;
+  FW_ASSERT_OK(submit(rt_, "late", markTask, &late_ran, {{bufs[0], FW_ACCESS_READ}}, &late));
+  FW_EXPECT_ERROR(fw_task_wait(late), "task @huge");
+  EXPECT_EQ(late_ran, 0);
+  fw_task_release(late);
+  EXPECT_FALSE(fw_status_code(fw_runtime_wait_all(rt_)) == FW_STATUS_OK);
+  int rewrite_ran = 0, reread_ran = 0;
+  FW_ASSERT_OK(submit(rt_, "rewrite", markTask, &rewrite_ran, {{bufs[0], FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(submit(rt_, "reread", markTask, &reread_ran, {{bufs[0], FW_ACCESS_READ}}));
+  FW_EXPECT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(rewrite_ran, 1);
+  EXPECT_EQ(reread_ran, 1);
   fw_task_release(big);
   fw_task_release(successor);
   for (fw_buffer_t *b : bufs) fw_buffer_release(b);

@@ -1,0 +1,233 @@
+// fw-runtime-bench: benchmarks of the runtime's task graph through its public C API
+// (fw/runtime.h), without compiled modules.
+//
+//   overhead  per-task cost of fw_task_submit + scheduling + completion for empty C tasks
+//             (runtime_bench_overhead.cpp)
+//   sched     scheduling quality of eager / ws / heft on standard DAGs in the virtual-time
+//             simulator, against lower bounds (runtime_bench_sched.cpp)
+//   tiers     a working set 4x the host tier's limit, swept by real tasks, with prefetch on
+//             and off (runtime_bench_tiers.cpp)
+//
+// Usage: fw-runtime-bench [--only=overhead|sched|tiers[,...]] [options]; --help lists them.
+// Exit status 1 when a result is wrong (a failed task, a wrong sum, data that changed);
+// missed performance targets are reported in the tables, not in the exit status.
+
+#include "runtime_bench.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace rtbench {
+
+void check(fw_status_t status, const std::string &what) {
+  if (status == FW_OK)
+    return;
+  std::fflush(stdout);
+  std::fprintf(stderr, "fw-runtime-bench: %s: %s (%s)\n", what.c_str(), fw_status_message(status),
+               fw_status_code_name(fw_status_code(status)));
+  fw_status_free(status);
+  std::exit(1);
+}
+
+const char *policyName(fw_scheduler_kind_t kind) {
+  switch (kind) {
+  case FW_SCHEDULER_EAGER:
+    return "eager";
+  case FW_SCHEDULER_WS:
+    return "ws";
+  case FW_SCHEDULER_HEFT:
+    return "heft";
+  default:
+    return "default";
+  }
+}
+
+std::string fmt(const char *format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  return buffer;
+}
+
+void Table::print() const {
+  std::vector<size_t> width(header_.size(), 0);
+  for (size_t c = 0; c < header_.size(); ++c)
+    width[c] = header_[c].size();
+  for (const auto &r : rows_)
+    for (size_t c = 0; c < r.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], r[c].size());
+  auto line = [&](const std::vector<std::string> &cells) {
+    std::string out;
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string &s = c < cells.size() ? cells[c] : std::string();
+      std::string pad(width[c] - s.size(), ' ');
+      if (c)
+        out += "  ";
+      out += c < left_ ? s + pad : pad + s;
+    }
+    while (!out.empty() && out.back() == ' ')
+      out.pop_back();
+    std::puts(out.c_str());
+  };
+  line(header_);
+  size_t total = 0;
+  for (size_t c = 0; c < width.size(); ++c)
+    total += width[c] + (c ? 2 : 0);
+  std::string rule(total, '-');
+  std::puts(rule.c_str());
+  for (const auto &r : rows_) {
+    if (r.empty())
+      std::puts("");
+    else
+      line(r);
+  }
+}
+
+} // namespace rtbench
+
+namespace {
+
+void usage() {
+  std::puts(
+      "usage: fw-runtime-bench [--only=overhead|sched|tiers[,...]] [options]\n"
+      "  --only=PARTS        comma-separated parts to run (default: all three)\n"
+      "  --reps=N            repetitions, best of N (overhead, tiers; default 3)\n"
+      "  --trace-dir=DIR     write a Chrome trace of every simulation (sched) and tiers run\n"
+      "                      into DIR (an existing directory)\n"
+      "overhead:\n"
+      "  --tasks=N           empty tasks per measurement (default 200000)\n"
+      "  --workers=A,B       CPU worker counts (default 1,2)\n"
+      "sched (simulated):\n"
+      "  --tile=B            Cholesky tile size (default 512)\n"
+      "  --cholesky=T,...    tile counts (default 8,16,24)\n"
+      "  --seeds=S,...       random layered DAG seeds (default 1,2,3)\n"
+      "  --layers=L          random DAG layers (default 20)\n"
+      "  --widths=W,...      random DAG tasks per layer (default 20,60)\n"
+
+      "tiers (real tasks, a storage directory under $TMPDIR or /tmp):\n"
+      "  --buffers=N         buffers in the working set (default 64)\n"
+      "  --buffer-mib=M      MiB per buffer (default 4)\n"
+      "  --tier-limits=S     the host tier's limit (default host=64MiB)\n"
+      "  --sweeps=N          sweeps over the working set (default 8)\n"
+      "  --passes=N          compute passes over each buffer per task (default: calibrated)\n"
+      "  --compute-ratio=R   calibrate the passes so that a task computes R times as long as\n"
+      "                      reading its buffer's file takes (default 1)\n"
+      "  --tier-workers=N    CPU workers (default 2)\n"
+      "  --prefetch-window=N the runtime's lookahead window (default: the runtime's, 16)\n"
+      "  --result-buffers    write each sum into slot `sweep` of a small f64 runtime buffer per\n"
+      "                      data buffer (read-write: chains the sweeps of a buffer) instead of\n"
+      "                      into memory the benchmark owns (independent tasks)");
+}
+
+template <typename T> std::vector<T> parseList(const std::string &text) {
+  std::vector<T> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(static_cast<T>(std::strtoull(item.c_str(), nullptr, 10)));
+  return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  rtbench::Options opt;
+  static std::string tierLimits;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--result-buffers") { // the one flag without a value
+      opt.resultBuffers = true;
+      continue;
+    }
+    std::string key = a, value;
+    size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      key = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    } else if (a != "-h" && a != "--help" && i + 1 < argc) {
+      value = argv[++i];
+    }
+    if (key == "--only") {
+      opt.overhead = opt.sched = opt.tiers = false;
+      std::stringstream ss(value);
+      std::string part;
+      while (std::getline(ss, part, ',')) {
+        if (part == "overhead")
+          opt.overhead = true;
+        else if (part == "sched")
+          opt.sched = true;
+        else if (part == "tiers")
+          opt.tiers = true;
+        else {
+          std::fprintf(stderr, "fw-runtime-bench: unknown part '%s'\n", part.c_str());
+          usage();
+          return 2;
+        }
+      }
+    } else if (key == "--reps") {
+      opt.reps = std::max(1, std::atoi(value.c_str()));
+    } else if (key == "--tasks") {
+      opt.tasks = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (key == "--workers") {
+      opt.workers = parseList<int>(value);
+    } else if (key == "--tile") {
+      opt.tile = std::atoi(value.c_str());
+    } else if (key == "--cholesky") {
+      opt.choleskyTiles = parseList<int>(value);
+    } else if (key == "--seeds") {
+      opt.seeds = parseList<uint64_t>(value);
+    } else if (key == "--layers") {
+      opt.layers = std::atoi(value.c_str());
+    } else if (key == "--widths") {
+      opt.widths = parseList<int>(value);
+    } else if (key == "--trace-dir") {
+      opt.traceDir = value;
+    } else if (key == "--buffers") {
+      opt.tierBuffers = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (key == "--buffer-mib") {
+      opt.tierBufferMiB = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (key == "--tier-limits") {
+      tierLimits = value;
+      opt.tierLimit = tierLimits.c_str();
+    } else if (key == "--sweeps") {
+      opt.sweeps = std::atoi(value.c_str());
+    } else if (key == "--passes") {
+      opt.passes = std::atoi(value.c_str());
+    } else if (key == "--compute-ratio") {
+      opt.computeRatio = std::atof(value.c_str());
+    } else if (key == "--tier-workers") {
+      opt.tierWorkers = std::atoi(value.c_str());
+    } else if (key == "--prefetch-window") {
+      opt.prefetchWindow = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
+    } else {
+      usage();
+      return a == "-h" || a == "--help" ? 0 : 2;
+    }
+  }
+  if (opt.tasks == 0 || opt.workers.empty() || opt.tile <= 0 || opt.layers <= 0 ||
+      opt.widths.empty() || opt.tierBuffers == 0 || opt.tierBufferMiB == 0 || opt.sweeps <= 0 ||
+      opt.tierWorkers <= 0 || !(opt.computeRatio > 0)) {
+    usage();
+    return 2;
+  }
+
+  bool ok = true;
+  if (opt.overhead)
+    ok &= rtbench::runOverhead(opt);
+  if (opt.sched)
+    ok &= rtbench::runSched(opt);
+  if (opt.tiers)
+    ok &= rtbench::runTiers(opt);
+  if (!ok) {
+    std::puts("\nfw-runtime-bench: some results are wrong (see FAILED above)");
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,71 @@
+// fw-runtime-bench: shared pieces of the runtime benchmarks (runtime_bench*.cpp).
+#ifndef FW_BENCH_RUNTIME_BENCH_H_
+#define FW_BENCH_RUNTIME_BENCH_H_
+
+#include <fw/runtime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rtbench {
+
+struct Options {
+  bool overhead = true, sched = true, tiers = true;
+  int reps = 3;               // repetitions (best of) for the timed parts
+  size_t tasks = 200000;      // overhead: tasks per measurement
+  std::vector<int> workers = {1, 2};
+  int tile = 512;             // sched: Cholesky tile size b
+  std::vector<int> choleskyTiles = {8, 16, 24};
+  std::vector<uint64_t> seeds = {1, 2, 3}; // sched: random layered DAGs
+  int layers = 20;
+  std::vector<int> widths = {20, 60};     // sched: random layered DAG widths
+  std::string traceDir;                   // sched: write a Chrome trace per simulation
+  size_t tierBuffers = 64;     // tiers: buffers of tierBufferMiB each
+  size_t tierBufferMiB = 4;
+  const char *tierLimit = "host=64MiB";
+  int sweeps = 8;
+  int passes = 0;              // tiers: compute passes per task; 0: calibrate
+  double computeRatio = 1.0;   // tiers: calibrated compute time / time to read a buffer
+  int tierWorkers = 2;
+  uint32_t prefetchWindow = 0; // 0: the runtime's default
+  bool resultBuffers = false;  // tiers: results in runtime buffers (read-write, chained)
+};
+
+// Exits with a message when `status` is an error (frees it).
+void check(fw_status_t status, const std::string &what);
+
+inline double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+const char *policyName(fw_scheduler_kind_t kind);
+
+// A plain-text table: columns right-aligned except the first ones marked left.
+class Table {
+public:
+  explicit Table(std::vector<std::string> header, size_t leftColumns = 1)
+      : header_(std::move(header)), left_(leftColumns) {}
+  void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void separator() { rows_.push_back({}); }
+  void print() const;
+
+private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+  size_t left_;
+};
+
+std::string fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+// The three parts; each returns false when a result was wrong (not when a target is
+// missed: targets are reported, not enforced).
+bool runOverhead(const Options &opt);
+bool runSched(const Options &opt);
+bool runTiers(const Options &opt);
+
+} // namespace rtbench
+
+#endif // FW_BENCH_RUNTIME_BENCH_H_

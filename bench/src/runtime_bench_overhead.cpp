@@ -1,0 +1,147 @@
+// Part "overhead": the runtime's cost per task for empty C tasks.
+//
+// For each case, policy and worker count: a fresh runtime (prefetch and everything else
+// at their defaults), N submissions of a task whose function does nothing, then
+// fw_runtime_wait_all. Reported: (wall time from the first fw_task_submit to the return
+// of fw_runtime_wait_all) / N, best of --reps runs (and the median), plus the part of it
+// spent in the submitting thread's fw_task_submit calls.
+//   independent  no buffers: no dependencies
+//   chain        every task reads and writes the same buffer: a chain of N tasks
+//   2 buffers    task i reads in[i % 64] and reads+writes out[i % 64]: 64 chains, with
+//                readers accumulating on each `in` buffer
+#include "runtime_bench.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace rtbench {
+namespace {
+
+void emptyTask(void *, void *const *, size_t) {}
+
+enum class Case { Independent, Chain, TwoBuffers };
+constexpr int kPool = 64;
+
+const char *caseName(Case c) {
+  switch (c) {
+  case Case::Independent:
+    return "independent";
+  case Case::Chain:
+    return "chain (1 buffer rw)";
+  case Case::TwoBuffers:
+    return "2 buffers (r + rw)";
+  }
+  return "?";
+}
+
+struct Sample {
+  double totalNs = 0;  // per task
+  double submitNs = 0; // per task
+};
+
+bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, Sample *out) {
+  fw_runtime_options_t o = {};
+  o.num_workers = static_cast<uint32_t>(workers);
+  o.scheduler = policy;
+  fw_runtime_t *rt = nullptr;
+  check(fw_runtime_create(&o, &rt), "creating a runtime");
+  int64_t dims[1] = {16};
+  std::vector<fw_buffer_t *> in, outb;
+  int buffers = c == Case::Independent ? 0 : c == Case::Chain ? 1 : kPool;
+  for (int i = 0; i < buffers; ++i) {
+    fw_buffer_t *b = nullptr;
+    check(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, dims, nullptr, 0, &b), "buffer");
+    outb.push_back(b);
+    if (c == Case::TwoBuffers) {
+      check(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, dims, nullptr, 0, &b), "buffer");
+      in.push_back(b);
+    }
+  }
+  fw_task_desc_t d = {};
+  d.name = "empty";
+  d.fn = emptyTask;
+  fw_task_access_t acc[2];
+  double t0 = nowSeconds();
+  for (size_t i = 0; i < n; ++i) {
+    if (c == Case::Chain) {
+      acc[0] = {outb[0], FW_ACCESS_READ_WRITE};
+      d.accesses = acc;
+      d.num_accesses = 1;
+    } else if (c == Case::TwoBuffers) {
+      acc[0] = {in[i % kPool], FW_ACCESS_READ};
+      acc[1] = {outb[i % kPool], FW_ACCESS_READ_WRITE};
+      d.accesses = acc;
+      d.num_accesses = 2;
+    }
+    fw_status_t s = fw_task_submit(rt, &d, nullptr);
+    if (s != FW_OK)
+      check(s, "fw_task_submit");
+  }
+  double t1 = nowSeconds();
+  fw_status_t waited = fw_runtime_wait_all(rt);
+  double t2 = nowSeconds();
+  bool ok = true;
+  if (waited != FW_OK) {
+    std::printf("FAILED: %s: %s\n", caseName(c), fw_status_message(waited));
+    fw_status_free(waited);
+    ok = false;
+  }
+  fw_runtime_stats_t st;
+  check(fw_runtime_get_stats(rt, &st), "fw_runtime_get_stats");
+  if (st.tasks_executed != n || st.tasks_failed != 0) {
+    std::printf("FAILED: %s: %llu of %zu tasks executed, %llu failed\n", caseName(c),
+                (unsigned long long)st.tasks_executed, n, (unsigned long long)st.tasks_failed);
+    ok = false;
+  }
+  for (fw_buffer_t *b : in)
+    fw_buffer_release(b);
+  for (fw_buffer_t *b : outb)
+    fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+  out->totalNs = (t2 - t0) * 1e9 / double(n);
+  out->submitNs = (t1 - t0) * 1e9 / double(n);
+  return ok;
+}
+
+} // namespace
+
+bool runOverhead(const Options &opt) {
+  std::printf("== overhead: empty C tasks, %zu per run, best of %d (fresh runtime per run)\n",
+              opt.tasks, opt.reps);
+  std::printf("ns/task = (first fw_task_submit .. fw_runtime_wait_all returns) / tasks; "
+              "submit = the fw_task_submit calls alone\n");
+  std::printf("target: <= 1000 ns/task (StarPU: about 4000 ns/task); "
+              "x target = 1000 / ns, x StarPU = 4000 / ns (> 1: better)\n\n");
+  Table table({"case", "policy", "workers", "ns/task", "median", "submit", "x target", "x StarPU"},
+              2);
+  bool ok = true;
+  const fw_scheduler_kind_t policies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
+                                          FW_SCHEDULER_HEFT};
+  const Case cases[] = {Case::Independent, Case::Chain, Case::TwoBuffers};
+  for (Case c : cases) {
+    for (fw_scheduler_kind_t p : policies) {
+      for (int w : opt.workers) {
+        std::vector<Sample> samples;
+        for (int r = 0; r < opt.reps; ++r) {
+          Sample s;
+          ok &= measure(c, p, w, opt.tasks, &s);
+          samples.push_back(s);
+        }
+        std::sort(samples.begin(), samples.end(),
+                  [](const Sample &a, const Sample &b) { return a.totalNs < b.totalNs; });
+        const Sample &best = samples.front();
+        double median = samples[samples.size() / 2].totalNs;
+        table.row({caseName(c), policyName(p), fmt("%d", w), fmt("%.0f", best.totalNs),
+                   fmt("%.0f", median), fmt("%.0f", best.submitNs), fmt("%.2f", 1000.0 / best.totalNs),
+                   fmt("%.2f", 4000.0 / best.totalNs)});
+      }
+    }
+    if (c != Case::TwoBuffers)
+      table.separator();
+  }
+  table.print();
+  std::puts("");
+  return ok;
+}
+
+} // namespace rtbench
