@@ -319,7 +319,9 @@ static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t nod
 /* Whether the replica on `node` may be evicted now. */
 static int evictable(const fw_buffer_t *b, uint32_t node) {
   const fw_replica_t *r = &b->mem.replicas[node];
-  return r->allocated && !r->busy && r->pins == 0 && !b->mem.mapped && !b->wrapped;
+  return r->allocated && !r->busy && r->pins == 0 &&
+         !atomic_load_explicit(&((fw_buffer_t *)b)->mem.mapped, memory_order_relaxed) &&
+         !b->wrapped;
 }
 
 /* How valuable a replica is: 0 when no submitted task needs the buffer, 1 when one
@@ -442,11 +444,32 @@ static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const c
                         kTierNames[n->tier], (unsigned long long)n->capacity);
 }
 
+/* Without a capacity nothing is ever evicted from the node, so pins and recency do not
+ * matter: when every buffer is already valid there and nowhere else, the task can run
+ * without the lock. The valid bit is set (atomically) after the replica's pointer, so
+ * seeing it makes the pointer visible. */
+static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data) {
+  if (m->nodes[node].capacity) return 0;
+  for (size_t i = 0; i < task->num_accesses; ++i) {
+    fw_buffer_t *b = task->accesses[i].buffer;
+    if (atomic_load_explicit(&b->mem.valid_mask, memory_order_acquire) != (1u << node))
+      return 0;
+  }
+  for (size_t i = 0; i < task->num_accesses; ++i)
+    out_data[i] = task->accesses[i].buffer->mem.replicas[node].ptr;
+  return 1;
+}
+
 fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
                               uint64_t *out_stall_ns) {
   *out_stall_ns = 0;
   size_t count = task->num_accesses;
   if (count == 0) return FW_OK;
+  if (acquire_fast(m, task, node, out_data)) {
+    task->fast_memory = 1;
+    return FW_OK;
+  }
+  task->fast_memory = 0;
   fw_memory_node_t *n = &m->nodes[node];
   char who[200];
   snprintf(who, sizeof(who), "task @%s", task->name);
@@ -534,6 +557,10 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
 
 void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node) {
   if (task->num_accesses == 0) return;
+  /* Acquired without the lock: valid on this node only, nothing pinned, nothing to
+   * invalidate (no copy can have appeared elsewhere: nothing is ever evicted here and
+   * the task's own buffers are not copied while it writes them). */
+  if (task->fast_memory) return;
   pthread_mutex_lock(&m->lock);
   for (size_t i = 0; i < task->num_accesses; ++i) {
     fw_buffer_t *b = task->accesses[i].buffer;
@@ -669,7 +696,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
       /* The caller may write through the pointer: the host replica becomes the only one. */
       for (uint32_t k = 0; k < m->num_nodes; ++k)
         if (k != FW_NODE_HOST) drop_replica(m, b, k);
-      b->mem.mapped = 1;
+      atomic_store_explicit(&b->mem.mapped, 1, memory_order_relaxed);
       r->last_use = ++m->tick;
       *out_data = r->ptr;
     }
@@ -679,10 +706,10 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
 }
 
 void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *b) {
-  if (b->wrapped) return;
+  if (b->wrapped || !atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) return;
   pthread_mutex_lock(&m->lock);
-  if (b->mem.mapped) {
-    b->mem.mapped = 0;
+  if (atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) {
+    atomic_store_explicit(&b->mem.mapped, 0, memory_order_relaxed);
     pthread_cond_broadcast(&m->cv);
   }
   pthread_mutex_unlock(&m->lock);

@@ -39,7 +39,8 @@ typedef struct fw_replica_t {
 typedef struct fw_buffer_memory_t {
   uint64_t id;
   fw_replica_t replicas[FW_MAX_MEMORY_NODES];
-  int mapped;               /* the caller holds fw_buffer_data's pointer */
+  atomic_int mapped;        /* the caller holds fw_buffer_data's pointer (set and cleared
+                               under the lock; read without it to skip unmapping) */
   atomic_uint valid_mask;   /* bit per node with a valid replica (lock-free reads) */
   atomic_uint future_uses;  /* submitted, unfinished tasks that access it */
   uint64_t window_mark;      /* == fw_memory_t.window_epoch: used inside the window */

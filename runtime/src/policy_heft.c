@@ -17,10 +17,25 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   double now = fw_scheduler_now(s);
   fw_worker_t *best = NULL;
   double best_finish = 0, best_run = 0, best_transfer = 0;
+  double cached[8] = {0};
+  unsigned cached_kinds = 0;
   for (size_t i = 0; i < s->num_workers; ++i) {
     fw_worker_t *w = &s->workers[i];
     if (!fw_worker_can_run(w, task)) continue;
-    double run = fw_scheduler_estimate(s, task, w);
+    /* Real workers of one kind share an estimate (one history lookup per kind);
+     * simulated workers each have their device's model. */
+    double run;
+    if (w->sim) {
+      run = fw_scheduler_estimate(s, task, w);
+    } else if (w->kind < 8 && (cached_kinds >> w->kind) & 1u) {
+      run = cached[w->kind];
+    } else {
+      run = fw_scheduler_estimate(s, task, w);
+      if (w->kind < 8) {
+        cached[w->kind] = run;
+        cached_kinds |= 1u << w->kind;
+      }
+    }
     double start = w->expected_free_at > now ? w->expected_free_at : now;
     double transfer = fw_scheduler_transfer_estimate(s, task, w);
     double finish = start + transfer + run;

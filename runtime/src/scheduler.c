@@ -46,16 +46,17 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
                             "task '%s': access %zu has an unknown mode %d", name, i,
                             (int)a->access);
   }
-  fw_task_t *t = calloc(1, sizeof(*t));
+  /* One allocation: the task, then its accesses, then its name. */
+  const char *label = name && *name ? name : "task";
+  size_t label_size = strlen(label) + 1;
+  if (num_accesses > (SIZE_MAX - sizeof(fw_task_t) - label_size) / sizeof(fw_task_access_internal_t))
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s' has too many accesses", label);
+  size_t accesses_size = num_accesses * sizeof(fw_task_access_internal_t);
+  fw_task_t *t = calloc(1, sizeof(fw_task_t) + accesses_size + label_size);
   if (!t) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  t->name = strdup(name && *name ? name : "task");
-  t->accesses = calloc(num_accesses ? num_accesses : 1, sizeof(*t->accesses));
-  if (!t->name || !t->accesses) {
-    free(t->name);
-    free(t->accesses);
-    free(t);
-    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  }
+  t->accesses = (fw_task_access_internal_t *)(t + 1);
+  t->name = (char *)(t + 1) + accesses_size;
+  memcpy(t->name, label, label_size);
   atomic_init(&t->refcount, 1);
   t->runtime = rt;
   fw_runtime_retain_internal(rt);
@@ -87,8 +88,6 @@ void fw_task_release(fw_task_t *task) {
   fw_status_free(task->status);
   free(task->successors);
   free(task->binding_access);
-  free(task->accesses);
-  free(task->name);
   fw_runtime_t *rt = task->runtime;
   free(task);
   fw_runtime_release_internal(rt);

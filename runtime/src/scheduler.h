@@ -46,7 +46,7 @@ struct fw_task_t {
   atomic_size_t refcount;
   fw_runtime_t *runtime;
   uint64_t seq; /* submission order */
-  char *name;
+  char *name; /* stored after the accesses, in the task's allocation */
   /* The body: a C function (fw_task_submit) or a compiled kernel. */
   fw_task_fn_t fn;
   void *user_data;
@@ -55,7 +55,8 @@ struct fw_task_t {
   uint32_t executable;
   uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */
   size_t num_accesses;
-  fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each */
+  fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each; stored
+                                          right after the task */
   /* Compiled kernels: binding i of the executable is access binding_access[i]. C tasks
    * that name a buffer in several accesses (merged above): access i of the description is
    * access binding_access[i] (NULL when no access was merged). */
@@ -73,6 +74,7 @@ struct fw_task_t {
   fw_task_group_t *group;
   fw_status_t status; /* its own failure, or the failure of a predecessor */
   int cancelled;
+  int fast_memory; /* acquired without the memory lock (memory.c) */
 
   /* Placement. */
   fw_worker_t *worker; /* heft/ws: the worker whose queue holds it */
