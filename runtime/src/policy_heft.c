@@ -1,22 +1,37 @@
-/* heft: list scheduling by earliest expected finish time (StarPU's dmda). When a task
- * becomes ready it is assigned at once to the worker where
+/* heft: list scheduling by earliest expected finish time (after HEFT and StarPU's dmda),
+ * with bounded queues.
+ *
+ * Ready tasks wait in one pool ordered by priority, then upward rank. Whenever a worker
+ * has room (fewer than FW_HEFT_QUEUE_DEPTH tasks placed and not started), the pool is
+ * walked in that order and each task goes to the worker where
  *     finish = max(now, worker's queue drains) + input transfers + expected run time
- * is smallest, which lets its inputs start moving immediately (prefetch). Each worker
- * runs its queue by priority: the compiler's or caller's priority, then upward rank. */
+ * is smallest — if that worker has room; otherwise the task waits for it and the walk
+ * goes on with the next. Placing a task starts its input copies (prefetch), and the
+ * bounded queues keep placement late enough that a more critical task released later
+ * still runs first (committing every ready task at once cannot do that). */
 #include "scheduler.h"
 
-/* How much a worker is preferred among those with the same expected finish: an idle one
- * (a task that overran its estimate makes a busy worker look free "now"), sleeping first
- * (as before: polling workers find work by themselves). */
-static int tie_rank(const fw_worker_t *w) {
+/* Tasks placed on a worker and not started: one runs while the next one's inputs move. */
+#define FW_HEFT_QUEUE_DEPTH 2
+/* How many pool tasks one placement pass looks at. */
+#define FW_HEFT_SCAN 64
+
+static int has_room(const fw_worker_t *w) { return w->heap.size < FW_HEFT_QUEUE_DEPTH; }
+
+/* How much a worker is preferred among those with the same expected finish: the one
+ * whose completion released the task (warm inputs, no wake-up), then an idle one
+ * (sleeping first), then the lowest index. */
+static int tie_rank(const fw_worker_t *w, const fw_worker_t *from) {
+  if (w == from) return 3;
   if (w->running || w->sim_busy || w->heap.size > 0) return 0;
   return w->sleeping ? 2 : 1;
 }
 
-static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
-  double now = fw_scheduler_now(s);
+/* The worker with the earliest expected finish for `task`, and its estimates. */
+static fw_worker_t *best_worker(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from,
+                                double now, double *out_run, double *out_transfer) {
   fw_worker_t *best = NULL;
-  double best_finish = 0, best_run = 0, best_transfer = 0;
+  double best_finish = 0;
   double cached[8] = {0};
   unsigned cached_kinds = 0;
   for (size_t i = 0; i < s->num_workers; ++i) {
@@ -25,13 +40,11 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
     /* Real workers of one kind share an estimate (one history lookup per kind);
      * simulated workers each have their device's model. */
     double run;
-    if (w->sim) {
-      run = fw_scheduler_estimate(s, task, w);
-    } else if (w->kind < 8 && (cached_kinds >> w->kind) & 1u) {
+    if (!w->sim && w->kind < 8 && ((cached_kinds >> w->kind) & 1u)) {
       run = cached[w->kind];
     } else {
       run = fw_scheduler_estimate(s, task, w);
-      if (w->kind < 8) {
+      if (!w->sim && w->kind < 8) {
         cached[w->kind] = run;
         cached_kinds |= 1u << w->kind;
       }
@@ -39,30 +52,71 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
     double start = w->expected_free_at > now ? w->expected_free_at : now;
     double transfer = fw_scheduler_transfer_estimate(s, task, w);
     double finish = start + transfer + run;
-    /* Ties (homogeneous workers) go to the worker whose completion made the task ready
-     * (its inputs are warm there and it needs no wake-up), then an idle worker, then the
-     * lowest index. */
     if (!best || finish < best_finish ||
-        (finish == best_finish && best != from &&
-         (w == from || tie_rank(w) > tie_rank(best)))) {
+        (finish == best_finish && tie_rank(w, from) > tie_rank(best, from))) {
       best = w;
       best_finish = finish;
-      best_run = run;
-      best_transfer = transfer;
+      *out_run = run;
+      *out_transfer = transfer;
     }
   }
-  if (!best || !fw_task_heap_push(&best->heap, task)) return 0;
-  task->worker = best;
-  task->expected_seconds = best_run;
-  double start = best->expected_free_at > now ? best->expected_free_at : now;
-  best->expected_free_at = start + best_transfer + best_run;
-  if (best->sleeping) fw_scheduler_wake(s, best);
+  return best;
+}
+
+static void place(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, double now, double run,
+                  double transfer) {
+  task->worker = w;
+  task->expected_seconds = run;
+  double start = w->expected_free_at > now ? w->expected_free_at : now;
+  w->expected_free_at = start + transfer + run;
+  fw_scheduler_placed(s, task);
+  if (w->sleeping) fw_scheduler_wake(s, w);
+}
+
+/* Moves pool tasks onto workers with room, best first (a task whose worker queue cannot
+ * grow for lack of memory stays in the pool). */
+static void dispatch(fw_scheduler_t *s, fw_worker_t *from) {
+  int any_room = 0;
+  for (size_t i = 0; i < s->num_workers && !any_room; ++i) any_room = has_room(&s->workers[i]);
+  if (!any_room || s->ready.size == 0) return;
+  double now = fw_scheduler_now(s);
+  fw_task_t *waiting[FW_HEFT_SCAN];
+  size_t num_waiting = 0;
+  for (size_t scanned = 0; scanned < FW_HEFT_SCAN && s->ready.size > 0; ++scanned) {
+    fw_task_t *task = fw_task_heap_pop(&s->ready);
+    double run = 0, transfer = 0;
+    fw_worker_t *w = best_worker(s, task, from, now, &run, &transfer);
+    if (w && has_room(w) && fw_task_heap_push(&w->heap, task)) {
+      place(s, task, w, now, run, transfer);
+    } else {
+      waiting[num_waiting++] = task; /* its best worker is busy: it waits for it */
+    }
+    any_room = 0;
+    for (size_t i = 0; i < s->num_workers && !any_room; ++i) any_room = has_room(&s->workers[i]);
+    if (!any_room) break;
+  }
+  /* Back into the pool: it held them a moment ago, so this never needs to grow it. */
+  for (size_t i = 0; i < num_waiting; ++i) (void)fw_task_heap_push(&s->ready, waiting[i]);
+}
+
+static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
+  int can_run = 0;
+  for (size_t i = 0; i < s->num_workers && !can_run; ++i)
+    can_run = fw_worker_can_run(&s->workers[i], task);
+  if (!can_run || !fw_task_heap_push(&s->ready, task)) return 0;
+  dispatch(s, from);
   return 1;
 }
 
 static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
   fw_task_t *t = fw_task_heap_pop(&worker->heap);
-  if (!t && worker->heap.size == 0) {
+  if (!t) {
+    dispatch(s, worker);
+    t = fw_task_heap_pop(&worker->heap);
+  }
+  if (t) {
+    dispatch(s, worker); /* a slot opened: place the next task now, so its inputs move */
+  } else {
     double now = fw_scheduler_now(s);
     if (worker->expected_free_at < now) worker->expected_free_at = now;
   }

@@ -17,6 +17,7 @@ static int ws_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   fw_worker_t *home = home_for(s, task, from);
   if (!home || !fw_task_deque_push_back(&home->deque, task)) return 0;
   task->worker = home;
+  fw_scheduler_placed(s, task);
   if (home->sleeping) {
     fw_scheduler_wake(s, home);
   } else {

@@ -203,23 +203,26 @@ static void forget_accesses(fw_task_t *t) {
 static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w);
 static void leave_group_locked(fw_scheduler_t *s, fw_task_group_t *group);
 
+void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
+  if (t->cancelled) return;
+  if (s->simulated) {
+    fw_simulator_prefetch(s, t);
+    return;
+  }
+  /* Once anything was evicted, memory is contended: prefetching every placed task would
+   * evict data the next tasks need, so the lookahead window (in execution order) decides
+   * instead. */
+  if (atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed)) return;
+  uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
+  for (size_t i = 0; i < t->num_accesses; ++i)
+    if (t->accesses[i].access & FW_ACCESS_READ)
+      fw_memory_prefetch(&s->runtime->memory, t->accesses[i].buffer, node);
+}
+
 static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   t->state = FW_TASK_READY;
   if (s->policy->push(s, t, from)) {
     atomic_fetch_add_explicit(&s->num_ready, 1, memory_order_release);
-    /* Placed: its inputs start moving towards where it will run. */
-    if (s->simulated) {
-      if (!t->cancelled) fw_simulator_prefetch(s, t);
-    } else if (!t->cancelled && !atomic_load_explicit(&s->runtime->memory.spilled,
-                                                        memory_order_relaxed)) {
-      /* Once anything was evicted, memory is contended: prefetching every ready task would
-       * evict data the next tasks need, so the lookahead window (in execution order)
-       * decides instead. */
-      uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
-      for (size_t i = 0; i < t->num_accesses; ++i)
-        if (t->accesses[i].access & FW_ACCESS_READ)
-          fw_memory_prefetch(&s->runtime->memory, t->accesses[i].buffer, node);
-    }
     return;
   }
   fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
@@ -538,6 +541,7 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
     pthread_cond_destroy(&s->workers[k].cv);
   }
   fw_task_heap_free(&s->ready);
+  free(s->sim_held);
   free(s->workers);
   s->workers = NULL;
   fw_status_free(s->api_group.status);

@@ -131,7 +131,7 @@ struct fw_scheduler_t {
   const fw_policy_t *policy;
   size_t num_workers;
   fw_worker_t *workers;
-  fw_task_heap_t ready; /* eager */
+  fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
   uint64_t next_seq;
   size_t outstanding; /* submitted, not done */
@@ -142,6 +142,8 @@ struct fw_scheduler_t {
   /* Simulation. */
   int simulated;
   double sim_now;
+  fw_task_t **sim_held; /* submitted with hold, released when the simulation runs */
+  size_t num_sim_held, cap_sim_held;
   uint32_t rr; /* round robin for pushes from the submitting thread */
 };
 
@@ -180,6 +182,9 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *task,
                                       const fw_worker_t *w);
 int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task);
 
+/* Policy helpers (sched.lock held): a task was placed on `task->worker` (or, NULL, on
+ * no worker yet): its inputs start moving there. */
+void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *task);
 /* Policy helpers (sched.lock held): wake the worker, or any sleeping worker. */
 void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w);
 
@@ -203,6 +208,9 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
 fw_status_t fw_engine_start(fw_scheduler_t *s);
 void fw_engine_stop(fw_scheduler_t *s);
 void fw_simulator_run(fw_scheduler_t *s);
+/* Simulation: records a task submitted with hold = 1 for the next run (0: out of
+ * memory). */
+int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: starts the input copies of a task just placed on a worker. */
 void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *task);
 

@@ -213,7 +213,31 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
   fw_scheduler_complete(s, t, slot->worker, FW_OK);
 }
 
+int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task) {
+  pthread_mutex_lock(&s->lock);
+  int ok = 1;
+  if (s->num_sim_held == s->cap_sim_held) {
+    size_t cap = s->cap_sim_held ? s->cap_sim_held * 2 : 256;
+    fw_task_t **grown = realloc(s->sim_held, cap * sizeof(*grown));
+    if (grown) {
+      s->sim_held = grown;
+      s->cap_sim_held = cap;
+    } else {
+      ok = 0;
+    }
+  }
+  if (ok) s->sim_held[s->num_sim_held++] = task;
+  pthread_mutex_unlock(&s->lock);
+  return ok;
+}
+
 void fw_simulator_run(fw_scheduler_t *s) {
+  if (s->num_sim_held) {
+    /* Upward ranks over everything submitted, then the tasks may start. */
+    size_t n = s->num_sim_held;
+    s->num_sim_held = 0;
+    fw_scheduler_release_held(s, s->sim_held, n);
+  }
   sim_running_t *running = calloc(s->num_workers ? s->num_workers : 1, sizeof(*running));
   if (!running) return;
   size_t num_running = 0;

@@ -45,7 +45,14 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
   }
   for (size_t i = 0; i < task->num_accesses; ++i)
     fw_memory_unmap(&runtime->memory, task->accesses[i].buffer);
-  fw_scheduler_submit(&runtime->sched, task, &runtime->sched.api_group, 0);
+  /* A simulation holds its tasks until it runs, so that upward ranks are computed over
+   * everything submitted (nothing would have run before in virtual time anyway). */
+  int hold = runtime->options.simulate != NULL;
+  if (hold && !fw_simulator_hold(&runtime->sched, task)) {
+    fw_task_release(task);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  fw_scheduler_submit(&runtime->sched, task, &runtime->sched.api_group, hold);
   if (out_task) *out_task = task;
   else fw_task_release(task);
   return FW_OK;
