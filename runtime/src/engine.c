@@ -119,10 +119,15 @@ static void *worker_main(void *arg) {
       continue;
     }
     if (s->shutdown) break;
-    /* Poll without the lock for a while, then sleep until a push wakes us. */
+    /* Poll without the lock for a while, then sleep until a push wakes us. The lock is
+     * taken again only when a task was queued for this worker or for anyone since the
+     * failed pop: idle workers never hammer it while others' queues hold tasks. */
+    unsigned seen_mail = atomic_load_explicit(&w->mail, memory_order_relaxed);
+    unsigned seen_gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
     uint64_t until = fw_now_ns() + FW_SPIN_NS;
-    while (atomic_load_explicit(&s->num_ready, memory_order_acquire) == 0 &&
+    while (atomic_load_explicit(&w->mail, memory_order_acquire) == seen_mail &&
+           atomic_load_explicit(&s->gen, memory_order_acquire) == seen_gen &&
            fw_now_ns() < until) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();

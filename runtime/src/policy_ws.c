@@ -18,9 +18,11 @@ static int ws_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   if (!home || !fw_task_deque_push_back(&home->deque, task)) return 0;
   task->worker = home;
   fw_scheduler_placed(s, task);
+  fw_scheduler_notify(s, home);
   if (home->sleeping) {
     fw_scheduler_wake(s, home);
   } else {
+    fw_scheduler_notify(s, NULL); /* the owner is busy: thieves may take it */
     /* The owner is busy: let a sleeping worker that can run the task steal it. */
     for (size_t i = 0; i < s->num_workers; ++i) {
       fw_worker_t *w = &s->workers[i];

@@ -476,6 +476,11 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
 
 /* ---- Setup --------------------------------------------------------------------- */
 
+void fw_scheduler_notify(fw_scheduler_t *s, fw_worker_t *w) {
+  if (w) atomic_fetch_add_explicit(&w->mail, 1, memory_order_release);
+  else atomic_fetch_add_explicit(&s->gen, 1, memory_order_release);
+}
+
 void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w) {
   (void)s;
   if (!w->sleeping) return;

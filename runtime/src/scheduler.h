@@ -107,7 +107,8 @@ struct fw_worker_t {
   fw_scheduler_t *sched;
   pthread_t thread;
   pthread_cond_t cv;
-  int sleeping; /* waits on `cv` and has not been woken yet */
+  int sleeping;
+  atomic_uint mail; /* bumped when a task is placed on this worker (polled lock-free) */ /* waits on `cv` and has not been woken yet */
   int running;  /* threads: runs a task it popped */
   /* Policy state. */
   fw_task_heap_t heap;   /* heft: assigned tasks by priority */
@@ -133,6 +134,7 @@ struct fw_scheduler_t {
   fw_worker_t *workers;
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
+  atomic_uint gen; /* bumped when a task any worker may take is queued (polled lock-free) */
   uint64_t next_seq;
   size_t outstanding; /* submitted, not done */
   fw_task_group_t api_group;
@@ -185,6 +187,9 @@ int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task);
 /* Policy helpers (sched.lock held): a task was placed on `task->worker` (or, NULL, on
  * no worker yet): its inputs start moving there. */
 void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *task);
+/* Policy helpers (sched.lock held): tell polling workers that a task was queued for
+ * worker `w` (NULL: for any worker), so that only those retry the lock. */
+void fw_scheduler_notify(fw_scheduler_t *s, fw_worker_t *w);
 /* Policy helpers (sched.lock held): wake the worker, or any sleeping worker. */
 void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w);
 
