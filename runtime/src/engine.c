@@ -98,6 +98,7 @@ static void run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
 }
 
 static fw_task_t *pop_locked(fw_scheduler_t *s, fw_worker_t *w) {
+  w->notified = 0; /* it looks now */
   fw_task_t *t = s->policy->pop(s, w);
   if (!t) return NULL;
   fw_scheduler_start_task(s, t);
@@ -119,15 +120,13 @@ static void *worker_main(void *arg) {
       continue;
     }
     if (s->shutdown) break;
-    /* Poll without the lock for a while, then sleep until a push wakes us. The lock is
-     * taken again only when a task was queued for this worker or for anyone since the
-     * failed pop: idle workers never hammer it while others' queues hold tasks. */
+    /* Poll the mailbox without the lock for a while, then sleep until a push wakes us.
+     * The lock is taken again only when work was announced to this worker: idle workers
+     * never hammer it while tasks meant for others are queued. */
     unsigned seen_mail = atomic_load_explicit(&w->mail, memory_order_relaxed);
-    unsigned seen_gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
     uint64_t until = fw_now_ns() + FW_SPIN_NS;
     while (atomic_load_explicit(&w->mail, memory_order_acquire) == seen_mail &&
-           atomic_load_explicit(&s->gen, memory_order_acquire) == seen_gen &&
            fw_now_ns() < until) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();

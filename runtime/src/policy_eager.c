@@ -10,14 +10,9 @@ static int eager_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   (void)from;
   if (!fw_task_heap_push(&s->ready, task)) return 0;
   fw_scheduler_placed(s, task); /* no worker yet: towards host memory */
-  fw_scheduler_notify(s, NULL);
-  for (size_t i = 0; i < s->num_workers; ++i) {
-    fw_worker_t *w = &s->workers[i];
-    if (w->sleeping && fw_worker_can_run(w, task)) {
-      fw_scheduler_wake(s, w);
-      break;
-    }
-  }
+  /* One idle worker per queued task is told; busy workers look again when they finish. */
+  fw_worker_t *idle = fw_scheduler_idle_worker(s, task);
+  if (idle) fw_scheduler_notify(s, idle);
   return 1;
 }
 

@@ -70,8 +70,7 @@ static void place(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, double now
   double start = w->expected_free_at > now ? w->expected_free_at : now;
   w->expected_free_at = start + transfer + run;
   fw_scheduler_placed(s, task);
-  fw_scheduler_notify(s, w);
-  if (w->sleeping) fw_scheduler_wake(s, w);
+  if (!w->running) fw_scheduler_notify(s, w); /* a busy worker looks when it finishes */
 }
 
 /* Moves pool tasks onto workers with room, best first (a task whose worker queue cannot

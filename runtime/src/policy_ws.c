@@ -18,19 +18,12 @@ static int ws_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   if (!home || !fw_task_deque_push_back(&home->deque, task)) return 0;
   task->worker = home;
   fw_scheduler_placed(s, task);
-  fw_scheduler_notify(s, home);
-  if (home->sleeping) {
-    fw_scheduler_wake(s, home);
+  if (!home->running) {
+    fw_scheduler_notify(s, home);
   } else {
-    fw_scheduler_notify(s, NULL); /* the owner is busy: thieves may take it */
-    /* The owner is busy: let a sleeping worker that can run the task steal it. */
-    for (size_t i = 0; i < s->num_workers; ++i) {
-      fw_worker_t *w = &s->workers[i];
-      if (w->sleeping && fw_worker_can_run(w, task)) {
-        fw_scheduler_wake(s, w);
-        break;
-      }
-    }
+    /* The owner is busy: an idle worker that can run the task may steal it. */
+    fw_worker_t *thief = fw_scheduler_idle_worker(s, task);
+    if (thief) fw_scheduler_notify(s, thief);
   }
   return 1;
 }

@@ -477,8 +477,20 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
 /* ---- Setup --------------------------------------------------------------------- */
 
 void fw_scheduler_notify(fw_scheduler_t *s, fw_worker_t *w) {
-  if (w) atomic_fetch_add_explicit(&w->mail, 1, memory_order_release);
-  else atomic_fetch_add_explicit(&s->gen, 1, memory_order_release);
+  w->notified = 1;
+  atomic_fetch_add_explicit(&w->mail, 1, memory_order_release);
+  fw_scheduler_wake(s, w);
+}
+
+fw_worker_t *fw_scheduler_idle_worker(fw_scheduler_t *s, const fw_task_t *task) {
+  fw_worker_t *sleeper = NULL;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    fw_worker_t *w = &s->workers[i];
+    if (w->running || w->notified || !fw_worker_can_run(w, task)) continue;
+    if (!w->sleeping) return w; /* polling: picks it up without a wake-up */
+    if (!sleeper) sleeper = w;
+  }
+  return sleeper;
 }
 
 void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w) {

@@ -108,7 +108,8 @@ struct fw_worker_t {
   pthread_t thread;
   pthread_cond_t cv;
   int sleeping;
-  atomic_uint mail; /* bumped when a task is placed on this worker (polled lock-free) */ /* waits on `cv` and has not been woken yet */
+  atomic_uint mail; /* bumped when there is work for this worker (polled lock-free) */
+  int notified;     /* told so and has not looked yet (sched.lock) */ /* waits on `cv` and has not been woken yet */
   int running;  /* threads: runs a task it popped */
   /* Policy state. */
   fw_task_heap_t heap;   /* heft: assigned tasks by priority */
@@ -134,7 +135,6 @@ struct fw_scheduler_t {
   fw_worker_t *workers;
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
-  atomic_uint gen; /* bumped when a task any worker may take is queued (polled lock-free) */
   uint64_t next_seq;
   size_t outstanding; /* submitted, not done */
   fw_task_group_t api_group;
@@ -187,9 +187,12 @@ int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task);
 /* Policy helpers (sched.lock held): a task was placed on `task->worker` (or, NULL, on
  * no worker yet): its inputs start moving there. */
 void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *task);
-/* Policy helpers (sched.lock held): tell polling workers that a task was queued for
- * worker `w` (NULL: for any worker), so that only those retry the lock. */
+/* Policy helpers (sched.lock held): tell worker `w` there is work for it (its mailbox;
+ * a wake-up when it sleeps). Only the workers told retry the lock. */
 void fw_scheduler_notify(fw_scheduler_t *s, fw_worker_t *w);
+/* An idle worker that can run `task` and was not told about other work yet (polling ones
+ * before sleeping ones); NULL when none. */
+fw_worker_t *fw_scheduler_idle_worker(fw_scheduler_t *s, const fw_task_t *task);
 /* Policy helpers (sched.lock held): wake the worker, or any sleeping worker. */
 void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w);
 
