@@ -5,8 +5,9 @@
  * has room (fewer than FW_HEFT_QUEUE_DEPTH tasks placed and not started), the pool is
  * walked in that order and each task goes to the worker where
  *     finish = max(now, worker's queue drains) + input transfers + expected run time
- * is smallest — if that worker has room; otherwise the task waits for it and the walk
- * goes on with the next. Placing a task starts its input copies (prefetch), and the
+ * is smallest — if that worker has room. When it has none, the task waits for it if
+ * it is a faster device for the task (a GPU for a GEMM), and otherwise goes to the best
+ * worker with room; the walk goes on with the next task. Placing a task starts its input copies (prefetch), and the
  * bounded queues keep placement late enough that a more critical task released later
  * still runs first (committing every ready task at once cannot do that). */
 #include "scheduler.h"
@@ -27,11 +28,16 @@ static int tie_rank(const fw_worker_t *w, const fw_worker_t *from) {
   return w->sleeping ? 2 : 1;
 }
 
-/* The worker with the earliest expected finish for `task`, and its estimates. */
-static fw_worker_t *best_worker(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from,
-                                double now, double *out_run, double *out_transfer) {
-  fw_worker_t *best = NULL;
-  double best_finish = 0;
+typedef struct {
+  fw_worker_t *worker;
+  double finish, run, transfer;
+} choice_t;
+
+/* The worker with the earliest expected finish for `task` (`best`), and the same among
+ * the workers with room in their queue (`open`). */
+static void choose(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from, double now,
+                   choice_t *best, choice_t *open) {
+  best->worker = open->worker = NULL;
   double cached[8] = {0};
   unsigned cached_kinds = 0;
   for (size_t i = 0; i < s->num_workers; ++i) {
@@ -51,16 +57,16 @@ static fw_worker_t *best_worker(fw_scheduler_t *s, const fw_task_t *task, fw_wor
     }
     double start = w->expected_free_at > now ? w->expected_free_at : now;
     double transfer = fw_scheduler_transfer_estimate(s, task, w);
-    double finish = start + transfer + run;
-    if (!best || finish < best_finish ||
-        (finish == best_finish && tie_rank(w, from) > tie_rank(best, from))) {
-      best = w;
-      best_finish = finish;
-      *out_run = run;
-      *out_transfer = transfer;
+    choice_t c = {w, start + transfer + run, run, transfer};
+    choice_t *targets[2] = {best, has_room(w) ? open : NULL};
+    for (int k = 0; k < 2; ++k) {
+      choice_t *t = targets[k];
+      if (!t) continue;
+      if (!t->worker || c.finish < t->finish ||
+          (c.finish == t->finish && tie_rank(w, from) > tie_rank(t->worker, from)))
+        *t = c;
     }
   }
-  return best;
 }
 
 static void place(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, double now, double run,
@@ -84,12 +90,20 @@ static void dispatch(fw_scheduler_t *s, fw_worker_t *from) {
   size_t num_waiting = 0;
   for (size_t scanned = 0; scanned < FW_HEFT_SCAN && s->ready.size > 0; ++scanned) {
     fw_task_t *task = fw_task_heap_pop(&s->ready);
-    double run = 0, transfer = 0;
-    fw_worker_t *w = best_worker(s, task, from, now, &run, &transfer);
-    if (w && has_room(w) && fw_task_heap_push(&w->heap, task)) {
-      place(s, task, w, now, run, transfer);
+    choice_t best, open;
+    choose(s, task, from, now, &best, &open);
+    /* The best worker is full: the task waits for it only if it costs less there
+     * (faster device, or its inputs already there); when only the queues differ, the
+     * earliest worker with room takes it. */
+    int faster = best.worker && open.worker &&
+                 best.run + best.transfer < open.run + open.transfer;
+    choice_t *pick = best.worker && has_room(best.worker) ? &best
+                     : open.worker && !faster                ? &open
+                                                             : NULL;
+    if (pick && fw_task_heap_push(&pick->worker->heap, task)) {
+      place(s, task, pick->worker, now, pick->run, pick->transfer);
     } else {
-      waiting[num_waiting++] = task; /* its best worker is busy: it waits for it */
+      waiting[num_waiting++] = task;
     }
     any_room = 0;
     for (size_t i = 0; i < s->num_workers && !any_room; ++i) any_room = has_room(&s->workers[i]);
