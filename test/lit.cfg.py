@@ -19,7 +19,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # The runtime's settings reach fw-run, so the whole suite can be rerun under another
 # scheduling policy, worker count or tier limit.
 for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_TIER_LIMITS", "FW_PREFETCH",
-            "FW_PREFETCH_WINDOW", "FW_STORAGE_DIR", "TMPDIR"):
+            "FW_PREFETCH_WINDOW", "FW_PREFETCH_THREADS", "FW_STORAGE_DIR", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 

@@ -760,6 +760,59 @@ static void prefetch_refs_dropped(fw_memory_t *m, size_t count) {
   pthread_mutex_unlock(&m->lock);
 }
 
+/* Appends a request (prefetch_lock held); takes over one buffer reference. Returns 0
+ * when it was not queued (already queued, or out of memory): the caller drops the
+ * reference. */
+static int enqueue_locked(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node, int64_t protect) {
+  if (buffer->mem.prefetch_queued) return 0;
+  if (m->queue_size == m->queue_capacity) {
+    size_t cap = m->queue_capacity ? m->queue_capacity * 2 : 64;
+    fw_prefetch_request_t *q = malloc(cap * sizeof(*q));
+    if (!q) return 0; /* a prefetch is only a hint */
+    for (size_t i = 0; i < m->queue_size; ++i)
+      q[i] = m->queue[(m->queue_head + i) % m->queue_capacity];
+    free(m->queue);
+    m->queue = q;
+    m->queue_head = 0;
+    m->queue_capacity = cap;
+  }
+  buffer->mem.prefetch_queued = 1;
+  m->queue[(m->queue_head + m->queue_size++) % m->queue_capacity] =
+      (fw_prefetch_request_t){buffer, node, protect};
+  return 1;
+}
+
+/* One lookahead pass: marks what the window reads (and where first), then queues the
+ * copies of what is not in place yet, in window order. */
+static void lookahead_pass(fw_memory_t *m, fw_buffer_t **buffers, uint32_t *nodes,
+                           uint32_t *positions) {
+  size_t count = fw_scheduler_lookahead(&m->runtime->sched, m->prefetch_window, buffers, nodes,
+                                        positions, FW_LOOKAHEAD_MAX);
+  pthread_mutex_lock(&m->lock);
+  ++m->window_epoch;
+  for (size_t i = 0; i < count; ++i)
+    if (buffers[i]->mem.window_mark != m->window_epoch) { /* first use: smallest place */
+      buffers[i]->mem.window_mark = m->window_epoch;
+      buffers[i]->mem.window_pos = positions[i];
+    }
+  pthread_mutex_unlock(&m->lock);
+  size_t dropped = 0;
+  pthread_mutex_lock(&m->prefetch_lock);
+  for (size_t i = 0; i < count; ++i) {
+    /* Each may displace only what is needed later than itself. */
+    if (!fw_memory_is_valid_on(buffers[i], nodes[i]) &&
+        enqueue_locked(m, buffers[i], nodes[i], (int64_t)buffers[i]->mem.window_pos))
+      buffers[i] = NULL;
+    else
+      ++dropped;
+  }
+  pthread_cond_broadcast(&m->prefetch_cv); /* every copy thread takes a share */
+  pthread_mutex_unlock(&m->prefetch_lock);
+  for (size_t i = 0; i < count; ++i)
+    if (buffers[i]) fw_buffer_release(buffers[i]);
+  if (dropped) prefetch_refs_dropped(m, dropped);
+}
+
 static void *prefetch_main(void *arg) {
   fw_memory_t *m = arg;
   fw_runtime_mark_own_thread(m->runtime);
@@ -767,41 +820,29 @@ static void *prefetch_main(void *arg) {
   uint32_t nodes[FW_LOOKAHEAD_MAX], positions[FW_LOOKAHEAD_MAX];
   pthread_mutex_lock(&m->prefetch_lock);
   for (;;) {
-    while (!m->prefetch_stop && m->queue_size == 0 && !m->prefetch_kick)
+    while (!m->prefetch_stop && m->queue_size == 0 && !(m->prefetch_kick && !m->lookahead_busy))
       pthread_cond_wait(&m->prefetch_cv, &m->prefetch_lock);
     if (m->prefetch_stop) break;
-    m->prefetch_kick = 0;
-    /* Explicit requests first (fw.prefetch, tasks just assigned to a worker). */
-    while (m->queue_size > 0) {
+    if (m->queue_size > 0) {
       fw_prefetch_request_t req = m->queue[m->queue_head];
       m->queue_head = (m->queue_head + 1) % m->queue_capacity;
       --m->queue_size;
+      req.buffer->mem.prefetch_queued = 0;
       pthread_mutex_unlock(&m->prefetch_lock);
-      /* A placement request: keep everything the window needs. */
-      prefetch_one(m, req.buffer, req.node, INT64_MAX);
+      prefetch_one(m, req.buffer, req.node, req.protect);
       fw_buffer_release(req.buffer);
       prefetch_refs_dropped(m, 1);
       pthread_mutex_lock(&m->prefetch_lock);
+      continue;
     }
+    m->prefetch_kick = 0;
     if (!atomic_load_explicit(&m->spilled, memory_order_relaxed) || m->prefetch_window == 0)
       continue;
+    m->lookahead_busy = 1;
     pthread_mutex_unlock(&m->prefetch_lock);
-    size_t count = fw_scheduler_lookahead(&m->runtime->sched, m->prefetch_window, buffers,
-                                          nodes, positions, FW_LOOKAHEAD_MAX);
-    pthread_mutex_lock(&m->lock);
-    ++m->window_epoch;
-    for (size_t i = 0; i < count; ++i)
-      if (buffers[i]->mem.window_mark != m->window_epoch) { /* first use: smallest place */
-        buffers[i]->mem.window_mark = m->window_epoch;
-        buffers[i]->mem.window_pos = positions[i];
-      }
-    pthread_mutex_unlock(&m->lock);
-    /* In window order; each may displace only what is needed later than itself. */
-    for (size_t i = 0; i < count; ++i)
-      prefetch_one(m, buffers[i], nodes[i], (int64_t)buffers[i]->mem.window_pos);
-    for (size_t i = 0; i < count; ++i) fw_buffer_release(buffers[i]);
-    if (count) prefetch_refs_dropped(m, count);
+    lookahead_pass(m, buffers, nodes, positions);
     pthread_mutex_lock(&m->prefetch_lock);
+    m->lookahead_busy = 0;
   }
   pthread_mutex_unlock(&m->prefetch_lock);
   return NULL;
@@ -810,35 +851,44 @@ static void *prefetch_main(void *arg) {
 fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt) {
   m->runtime = rt;
   if (!m->prefetch_enabled) return FW_OK;
-  if (pthread_create(&m->prefetch_thread, NULL, prefetch_main, m) != 0)
-    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "cannot start the prefetch thread");
-  m->prefetch_started = 1;
+  uint32_t threads = rt->num_workers / 4;
+  threads = threads < 1 ? 1 : threads > 4 ? 4 : threads;
+  const char *env = getenv("FW_PREFETCH_THREADS");
+  if (env && *env) {
+    char *end = NULL;
+    unsigned long v = strtoul(env, &end, 10);
+    if (!end || *end || v < 1 || v > FW_MAX_PREFETCH_THREADS)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "FW_PREFETCH_THREADS='%s': expected a number from 1 to %d", env,
+                            FW_MAX_PREFETCH_THREADS);
+    threads = (uint32_t)v;
+  }
+  for (uint32_t i = 0; i < threads; ++i) {
+    if (pthread_create(&m->prefetch_threads[i], NULL, prefetch_main, m) != 0) {
+      m->num_prefetch_threads = i;
+      m->prefetch_started = i > 0;
+      fw_memory_stop_prefetch(m);
+      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "cannot start prefetch thread %u", i);
+    }
+    m->num_prefetch_threads = i + 1;
+    m->prefetch_started = 1;
+  }
   return FW_OK;
 }
 
 void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node) {
   if (!m->prefetch_started || fw_memory_is_valid_on(buffer, node)) return;
-  pthread_mutex_lock(&m->prefetch_lock);
-  if (m->queue_size == m->queue_capacity) {
-    size_t cap = m->queue_capacity ? m->queue_capacity * 2 : 64;
-    fw_prefetch_request_t *q = malloc(cap * sizeof(*q));
-    if (!q) { /* a prefetch is only a hint */
-      pthread_mutex_unlock(&m->prefetch_lock);
-      return;
-    }
-    for (size_t i = 0; i < m->queue_size; ++i)
-      q[i] = m->queue[(m->queue_head + i) % m->queue_capacity];
-    free(m->queue);
-    m->queue = q;
-    m->queue_head = 0;
-    m->queue_capacity = cap;
-  }
   fw_buffer_retain(buffer);
   atomic_fetch_add_explicit(&m->prefetch_refs, 1, memory_order_relaxed);
-  m->queue[(m->queue_head + m->queue_size++) % m->queue_capacity] =
-      (fw_prefetch_request_t){buffer, node};
-  pthread_cond_signal(&m->prefetch_cv);
+  pthread_mutex_lock(&m->prefetch_lock);
+  /* A placement request: it keeps everything the window needs. */
+  int queued = enqueue_locked(m, buffer, node, INT64_MAX);
+  if (queued) pthread_cond_signal(&m->prefetch_cv);
   pthread_mutex_unlock(&m->prefetch_lock);
+  if (!queued) {
+    fw_buffer_release(buffer);
+    prefetch_refs_dropped(m, 1);
+  }
 }
 
 void fw_memory_window_moved(fw_memory_t *m) {
@@ -856,6 +906,7 @@ void fw_memory_drop_prefetches(fw_memory_t *m, int wait) {
     fw_buffer_t *b = m->queue[m->queue_head].buffer;
     m->queue_head = (m->queue_head + 1) % m->queue_capacity;
     --m->queue_size;
+    b->mem.prefetch_queued = 0;
     pthread_mutex_unlock(&m->prefetch_lock);
     fw_buffer_release(b);
     prefetch_refs_dropped(m, 1);
@@ -873,12 +924,17 @@ void fw_memory_stop_prefetch(fw_memory_t *m) {
   if (!m->prefetch_started) return;
   pthread_mutex_lock(&m->prefetch_lock);
   m->prefetch_stop = 1;
-  pthread_cond_signal(&m->prefetch_cv);
+  pthread_cond_broadcast(&m->prefetch_cv);
   pthread_mutex_unlock(&m->prefetch_lock);
-  pthread_join(m->prefetch_thread, NULL);
+  for (uint32_t i = 0; i < m->num_prefetch_threads; ++i)
+    pthread_join(m->prefetch_threads[i], NULL);
+  m->num_prefetch_threads = 0;
   m->prefetch_started = 0;
-  for (size_t i = 0; i < m->queue_size; ++i)
-    fw_buffer_release(m->queue[(m->queue_head + i) % m->queue_capacity].buffer);
+  for (size_t i = 0; i < m->queue_size; ++i) {
+    fw_buffer_t *b = m->queue[(m->queue_head + i) % m->queue_capacity].buffer;
+    b->mem.prefetch_queued = 0;
+    fw_buffer_release(b);
+  }
   m->queue_size = 0;
   atomic_store_explicit(&m->prefetch_refs, 0, memory_order_relaxed);
 }

@@ -46,6 +46,7 @@ typedef struct fw_buffer_memory_t {
   uint64_t window_mark;      /* == fw_memory_t.window_epoch: used inside the window */
   uint32_t window_pos;       /* then: the place in the window of the first task using it */
   double sim_arrival[FW_MAX_MEMORY_NODES]; /* simulation: when a copy lands there */
+  int prefetch_queued;      /* a prefetch request for it waits (prefetch_lock) */
   fw_buffer_t *prev, *next; /* the manager's list of owned buffers */
 } fw_buffer_memory_t;
 
@@ -61,7 +62,10 @@ typedef struct fw_memory_node_t {
 typedef struct fw_prefetch_request_t {
   fw_buffer_t *buffer; /* one reference */
   uint32_t node;
+  int64_t protect; /* keep window data needed at or before this place (INT64_MAX: all) */
 } fw_prefetch_request_t;
+
+#define FW_MAX_PREFETCH_THREADS 8
 
 typedef struct fw_memory_t {
   pthread_mutex_t lock;
@@ -87,8 +91,10 @@ typedef struct fw_memory_t {
   /* The prefetch thread. */
   int prefetch_enabled;
   uint32_t prefetch_window;
-  pthread_t prefetch_thread;
+  pthread_t prefetch_threads[FW_MAX_PREFETCH_THREADS];
+  uint32_t num_prefetch_threads; /* copy threads; one lookahead pass runs at a time */
   int prefetch_started;
+  int lookahead_busy;
   pthread_mutex_t prefetch_lock;
   pthread_cond_t prefetch_cv;
   int prefetch_stop, prefetch_kick;
@@ -143,7 +149,8 @@ void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node);
 void fw_memory_window_moved(fw_memory_t *m);
 /* Whether the buffer has a valid replica on `node` (lock-free, for estimates). */
 int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node);
-/* Starts the prefetch thread (after the scheduler exists: the lookahead reads it). */
+/* Starts the prefetch threads (after the scheduler exists: the lookahead reads it):
+ * FW_PREFETCH_THREADS, else one per four CPU workers (1 to 4). */
 fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt);
 
 #ifdef __cplusplus

@@ -417,6 +417,33 @@ TEST(PrefetchTest, StreamingInputsArePrefetchedOnce) {
   EXPECT_LE(read_on, read_off * 3 / 2);
 }
 
+// Several copy threads share the requests and the lookahead: the same answers, and what
+// they bring in is used.
+TEST(PrefetchTest, SeveralCopyThreads) {
+  if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
+  const char *old = std::getenv("FW_PREFETCH_THREADS");
+  std::string saved = old ? old : "";
+  setenv("FW_PREFETCH_THREADS", "3", 1);
+  PrefetchRun on = runChain(0, 24, 48);
+  if (old) setenv("FW_PREFETCH_THREADS", saved.c_str(), 1);
+  else unsetenv("FW_PREFETCH_THREADS");
+  EXPECT_EQ(on.acc, expectedAccumulation(24, 48));
+  EXPECT_EQ(on.stats.tasks_executed, 48u);
+  EXPECT_GT(on.stats.prefetch_hits, 0u);
+}
+
+TEST(PrefetchTest, BadThreadCountIsAnError) {
+  const char *old = std::getenv("FW_PREFETCH_THREADS");
+  std::string saved = old ? old : "";
+  setenv("FW_PREFETCH_THREADS", "99", 1);
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(nullptr, &rt);
+  if (old) setenv("FW_PREFETCH_THREADS", saved.c_str(), 1);
+  else unsetenv("FW_PREFETCH_THREADS");
+  FW_EXPECT_ERROR(s, "FW_PREFETCH_THREADS='99': expected a number from 1 to 8");
+  EXPECT_EQ(rt, nullptr);
+}
+
 // Without a storage_dir the runtime makes its own directory under $TMPDIR on the first
 // eviction and removes it at the end.
 TEST(StorageTest, DefaultDirectoryIsMadeAndRemoved) {
