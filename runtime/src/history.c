@@ -193,6 +193,12 @@ fw_status_t fw_history_save(fw_history_t *h, const char *path) {
   for (size_t i = 0; i < h->capacity; ++i) {
     const fw_history_entry_t *e = &h->entries[i];
     if (!e->name) continue;
+    /* One line per entry, read back with a 4096-byte line buffer: names with control
+     * characters or too long for that are not kept. */
+    int printable = strlen(e->name) <= 1024;
+    for (const char *c = e->name; printable && *c; ++c)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) printable = 0;
+    if (!printable) continue;
     size_t n = e->count < FW_HISTORY_SAMPLES ? (size_t)e->count : FW_HISTORY_SAMPLES;
     fprintf(f, "%u %u %llu %zu", e->kind, e->size_class, (unsigned long long)e->count, n);
     for (size_t k = 0; k < n; ++k) fprintf(f, " %.9g", e->samples[k]);

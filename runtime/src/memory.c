@@ -319,7 +319,11 @@ static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t nod
 /* Whether the replica on `node` may be evicted now. */
 static int evictable(const fw_buffer_t *b, uint32_t node) {
   const fw_replica_t *r = &b->mem.replicas[node];
-  return r->allocated && !r->busy && r->pins == 0 &&
+  /* Any copy of the buffer in flight: leave it (the copy may wait, and the buffer could be
+   * freed meanwhile). */
+  for (uint32_t k = 0; k < FW_MAX_MEMORY_NODES; ++k)
+    if (b->mem.replicas[k].busy) return 0;
+  return r->allocated && r->pins == 0 &&
          !atomic_load_explicit(&((fw_buffer_t *)b)->mem.mapped, memory_order_relaxed) &&
          !b->wrapped;
 }
@@ -339,11 +343,23 @@ static unsigned value_class(const fw_memory_t *m, const fw_buffer_t *b) {
  * used first), then class 2 needed furthest in the window first (Belady's choice within
  * what the window shows). Class-2 replicas needed at or before window position `protect`
  * are kept. NULL when none. */
+/* Whether the replica can leave `node` now: dropped (another valid copy, or none needed),
+ * or written one tier down where there is room. */
+static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
+  const fw_replica_t *r = &b->mem.replicas[node];
+  if (!r->valid || valid_elsewhere(m, b, node)) return 1;
+  uint32_t lower = m->nodes[node].lower;
+  if (lower == node) return 0;
+  const fw_memory_node_t *ln = &m->nodes[lower];
+  return !ln->capacity || b->mem.replicas[lower].allocated ||
+         ln->used + b->byte_size <= ln->capacity;
+}
+
 static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect) {
   fw_buffer_t *best = NULL;
   unsigned best_class = 0;
   for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
-    if (!evictable(b, node)) continue;
+    if (!evictable(b, node) || !can_leave(m, b, node)) continue;
     unsigned c = value_class(m, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
     int better;

@@ -73,6 +73,10 @@ static fw_status_t copy_machine(fw_runtime_t *rt, const fw_sim_machine_t *in) {
     dst->kernel_names = NULL;
     dst->kernel_speeds = NULL;
     if (!dst->name) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    if (src->num_kernel_speeds && (!src->kernel_names || !src->kernel_speeds))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "simulated device '%s': %zu kernel speeds without their arrays",
+                            name, src->num_kernel_speeds);
     if (src->num_kernel_speeds) {
       char **names = calloc(src->num_kernel_speeds, sizeof(*names));
       double *speeds = calloc(src->num_kernel_speeds, sizeof(*speeds));
@@ -307,6 +311,7 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   if (!out) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_stats is NULL");
   memset(out, 0, sizeof(*out));
   fw_scheduler_t *s = &rt->sched;
+  uint32_t device_of[FW_STATS_MAX_DEVICES] = {0};
   pthread_mutex_lock(&s->lock);
   out->tasks_submitted = s->tasks_submitted;
   out->tasks_executed = s->tasks_executed;
@@ -315,11 +320,13 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   for (size_t i = 0; i < s->num_workers; ++i) {
     const fw_worker_t *w = &s->workers[i];
     const char *name = w->sim ? w->sim->name : "cpu";
+    /* Grouped by device (names may be longer than the field that shows them). */
     size_t d = 0;
-    while (d < out->num_devices && strcmp(out->devices[d].name, name) != 0) ++d;
+    while (d < out->num_devices && device_of[d] != w->device_index) ++d;
     if (d == out->num_devices) {
       if (d == FW_STATS_MAX_DEVICES) continue;
       ++out->num_devices;
+      device_of[d] = w->device_index;
       snprintf(out->devices[d].name, sizeof(out->devices[d].name), "%s", name);
     }
     ++out->devices[d].workers;

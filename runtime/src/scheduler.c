@@ -5,6 +5,7 @@
 #include "scheduler.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -132,9 +133,11 @@ static void fail_task(fw_task_t *t, fw_status_t status) {
 /* Orders `t` after `pred` (an unfinished task). */
 static void depend(fw_task_t *pred, fw_task_t *t) {
   if (pred == t) return;
-  if (!add_successor(pred, t))
+  if (!add_successor(pred, t)) {
+    t->cancelled = 1; /* unordered, it must not run */
     fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                                 "task @%s: out of memory recording a dependency", t->name));
+  }
 }
 
 static int add_reader(fw_buffer_t *b, fw_task_t *t, size_t access) {
@@ -168,8 +171,11 @@ static void infer_dependencies(fw_task_t *t) {
     }
     if (mode == FW_ACCESS_READ) {
       if (b->last_writer) depend(b->last_writer, t);
-      if (!add_reader(b, t, i))
-        fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+      if (!add_reader(b, t, i)) {
+        t->cancelled = 1; /* a later writer would not wait for it */
+        fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                                    "task @%s: out of memory recording a dependency", t->name));
+      }
       continue;
     }
     if (b->num_readers > 0) {
@@ -225,12 +231,48 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
     atomic_fetch_add_explicit(&s->num_ready, 1, memory_order_release);
     return;
   }
-  fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                              "task @%s: out of memory queueing it", t->name));
+  int runnable = 0;
+  for (size_t i = 0; i < s->num_workers && !runnable; ++i)
+    runnable = fw_worker_can_run(&s->workers[i], t);
+  if (runnable) {
+    fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                                "task @%s: out of memory queueing it", t->name));
+  } else {
+    static const char *const kKinds[] = {"", "cpu", "cuda", "hip"};
+    char kinds[64] = "";
+    for (unsigned k = 1; k < 4; ++k)
+      if ((t->kind_mask >> k) & 1u)
+        snprintf(kinds + strlen(kinds), sizeof(kinds) - strlen(kinds), "%s%s",
+                 kinds[0] ? ", " : "", kKinds[k]);
+    fail_task(t, fw_status_make(FW_STATUS_UNSUPPORTED,
+                                "task @%s: no device here can run it (it runs on: %s)", t->name,
+                                kinds[0] ? kinds : "nothing"));
+  }
+  (void)from;
+  t->cancelled = 1;
   t->state = FW_TASK_RUNNING;
   lookahead_remove(s, t);
-  complete_locked(s, t, from);
-  leave_group_locked(s, t->group);
+  t->next_orphan = s->orphans;
+  s->orphans = t;
+}
+
+static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                         fw_status_t status);
+
+/* Completes the orphans (lock not held). Completing one may orphan its successors. */
+static void flush_orphans(fw_scheduler_t *s) {
+  for (;;) {
+    pthread_mutex_lock(&s->lock);
+    fw_task_t *t = s->orphans;
+    s->orphans = NULL;
+    pthread_mutex_unlock(&s->lock);
+    if (!t) return;
+    while (t) {
+      fw_task_t *next = t->next_orphan;
+      (void)complete_task(s, t, NULL, FW_OK);
+      t = next;
+    }
+  }
 }
 
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group, int hold) {
@@ -250,7 +292,9 @@ void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *gr
   else s->lookahead_head = task;
   s->lookahead_tail = task;
   if (!hold && --task->pending == 0) make_ready(s, task, NULL);
+  int orphans = s->orphans != NULL;
   pthread_mutex_unlock(&s->lock);
+  if (orphans) flush_orphans(s);
 }
 
 /* Average expected time over the workers that can run the task. */
@@ -278,7 +322,9 @@ void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_
   }
   for (size_t i = 0; i < count; ++i)
     if (--tasks[i]->pending == 0) make_ready(s, tasks[i], NULL);
+  int orphans = s->orphans != NULL;
   pthread_mutex_unlock(&s->lock);
+  if (orphans) flush_orphans(s);
 }
 
 void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *t) {
@@ -321,6 +367,12 @@ static void leave_group_locked(fw_scheduler_t *s, fw_task_group_t *group) {
 
 void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                            fw_status_t status) {
+  if (complete_task(s, task, w, status)) flush_orphans(s);
+}
+
+/* Returns whether orphans are waiting. */
+static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                         fw_status_t status) {
   pthread_mutex_lock(&s->lock);
   if (status != FW_OK) fail_task(task, status);
   else if (!task->cancelled) ++s->tasks_executed;
@@ -350,7 +402,9 @@ void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
   fw_task_release(task);
   pthread_mutex_lock(&s->lock);
   leave_group_locked(s, group);
+  int orphans = s->orphans != NULL;
   pthread_mutex_unlock(&s->lock);
+  return orphans;
 }
 
 /* ---- Waiting ------------------------------------------------------------------- */

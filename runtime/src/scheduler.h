@@ -1,9 +1,10 @@
 /* Internal: the task graph, the workers and the scheduling policies.
  *
  * Locking. `sched.lock` guards the graph (task states, edges, the per-buffer access
- * history used to infer dependencies), the policies' queues and the counters. The memory
- * manager has its own lock (memory.h) and is never entered with `sched.lock` held, except
- * for the lock-free estimates it exposes. */
+ * history used to infer dependencies), the policies' queues and the counters. The order is
+ * sched.lock, then the memory manager's lock, then its prefetch lock (memory.h): placing a
+ * task queues prefetches under sched.lock. No task, buffer or runtime reference is ever
+ * dropped with sched.lock held (the last one may tear things down). */
 #ifndef FW_RUNTIME_SRC_SCHEDULER_H_
 #define FW_RUNTIME_SRC_SCHEDULER_H_
 
@@ -84,6 +85,7 @@ struct fw_task_t {
    * window). */
   fw_task_t *lookahead_prev, *lookahead_next;
   int in_lookahead;
+  fw_task_t *next_orphan; /* on fw_scheduler_t.orphans */
   /* Simulation. */
   double sim_ready_at;
 };
@@ -139,6 +141,9 @@ struct fw_scheduler_t {
   size_t outstanding; /* submitted, not done */
   fw_task_group_t api_group;
   fw_task_t *lookahead_head, *lookahead_tail;
+  /* Tasks no queue took (no worker can run them, or out of memory): completed with their
+   * error once the lock is dropped, since completion may release the last references. */
+  fw_task_t *orphans;
   /* Statistics. */
   uint64_t tasks_submitted, tasks_executed, tasks_failed;
   /* Simulation. */

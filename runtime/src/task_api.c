@@ -1,5 +1,6 @@
 /* The public task API: fw_task_submit, fw_task_wait, fw_runtime_wait_all. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdlib.h>
 
 #include "runtime_internal.h"
@@ -13,9 +14,12 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
   const char *name = desc->name && *desc->name ? desc->name : "task";
   if (!desc->fn && !runtime->options.simulate)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s' has no function", name);
-  if (!(desc->flops >= 0) || !(desc->bytes >= 0))
+  if (!(desc->flops >= 0) || !(desc->bytes >= 0) || !isfinite(desc->flops) ||
+      !isfinite(desc->bytes) || desc->flops > 1e30 || desc->bytes > 1e30)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                          "task '%s': flops and bytes must be non-negative", name);
+                          "task '%s': flops and bytes must be finite, non-negative and at most "
+                          "1e30",
+                          name);
   fw_task_t *task = NULL;
   fw_status_t status = fw_task_create(runtime, name, desc->accesses, desc->num_accesses, &task);
   if (status != FW_OK) return status;

@@ -444,6 +444,37 @@ TEST(PrefetchTest, BadThreadCountIsAnError) {
   EXPECT_EQ(rt, nullptr);
 }
 
+// With the storage tier full, a host copy that cannot move down is passed over for one
+// that can simply be dropped (it is valid on storage too).
+TEST(StorageTest, FullStorageEvictsWhatCanBeDropped) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  o.tier_limits = "host=512KiB,storage=256KiB";
+  o.storage_dir = dir.path().c_str();
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_buffer_t *a = makeU64Buffer(rt, kBig, contents(1));
+  fw_buffer_t *b = makeU64Buffer(rt, kBig, contents(2));
+  fw_buffer_t *c = makeU64Buffer(rt, kBig, contents(3));  // a goes to storage (now full)
+  fw_buffer_release(c);
+  int ran = 0;
+  // Reading a brings it back: valid on host and on storage; b (host only) is now the
+  // least recently used, and storage has no room for it.
+  FW_ASSERT_OK(submit(rt, "read_a", markTask, &ran, {{a, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_buffer_t *d = makeU64Buffer(rt, kBig, contents(4));  // drops a's host copy
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(fwtest::readU64(b), contents(2));
+  fw_buffer_release(b);  // room for a to come back
+  EXPECT_EQ(fwtest::readU64(a), contents(1));
+  EXPECT_EQ(fwtest::readU64(d), contents(4));
+  EXPECT_EQ(ran, 1);
+  fw_buffer_release(a);
+  fw_buffer_release(d);
+  fw_runtime_destroy(rt);
+}
+
 // Without a storage_dir the runtime makes its own directory under $TMPDIR on the first
 // eviction and removes it at the end.
 TEST(StorageTest, DefaultDirectoryIsMadeAndRemoved) {

@@ -3,6 +3,8 @@
 // against a sequential replay, and the errors of the task API and of the runtime
 // options.
 #include <gtest/gtest.h>
+
+#include <limits>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -506,8 +508,15 @@ TEST_F(TaskErrorTest, InvalidDescriptions) {
   d.name = "cost";
   d.fn = noop;
   d.flops = -1;
-  FW_EXPECT_ERROR(fw_task_submit(rt_, &d, nullptr), "flops and bytes must be non-negative");
+  FW_EXPECT_ERROR(fw_task_submit(rt_, &d, nullptr), "flops and bytes must be finite, non-negative");
+  d.flops = std::numeric_limits<double>::infinity();
+  FW_EXPECT_ERROR(fw_task_submit(rt_, &d, nullptr), "flops and bytes must be finite");
   d.flops = 0;
+  d.bytes = std::numeric_limits<double>::quiet_NaN();
+  FW_EXPECT_ERROR(fw_task_submit(rt_, &d, nullptr), "flops and bytes must be finite");
+  d.bytes = 1e40;
+  FW_EXPECT_ERROR(fw_task_submit(rt_, &d, nullptr), "at most 1e30");
+  d.bytes = 0;
   d.num_accesses = 2;  // accesses is NULL
   FW_EXPECT_ERROR(fw_task_submit(rt_, &d, nullptr), "accesses is NULL");
   FW_EXPECT_ERROR(fw_task_submit(rt_, nullptr, nullptr), "desc is NULL");

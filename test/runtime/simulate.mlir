@@ -40,6 +40,11 @@
 // RUN: echo '{"devices": [{"kind": "cpu"}]}' > %t.speed.json
 // RUN: not %fw-run %t.fwb --simulate=%t.speed.json 2>&1 | FileCheck %s --check-prefix=SPEED
 // SPEED: fw-run: error: {{.*}}: devices[0]: needs "gflops" or "memory_gbps"
+// A machine without a device kind the module has variants for cannot run it.
+// RUN: echo '{"devices": [{"name": "gpu0", "kind": "cuda", "gflops": 1000}]}' > %t.gpuonly.json
+// RUN: not %fw-run %t.fwb --simulate=%t.gpuonly.json 2>&1 | FileCheck %s --check-prefix=GPUONLY
+// RUN: not %fw-run %t.fwb --scheduler=eager --simulate=%t.gpuonly.json 2>&1 | FileCheck %s --check-prefix=GPUONLY
+// GPUONLY: fw-run: error: in @sim: task @sim.sim_dispatch_{{[0-9]+}}: no device here can run it (it runs on: cpu)
 // RUN: not %fw-run %t.fwb --simulate=%S/Inputs/machine_cpu_gpu.json --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
 // BENCH: fw-run: error: --benchmark cannot be combined with --simulate
 
