@@ -87,7 +87,8 @@ PY
   check task_graph task_graph --tier-limits=host=6400KiB --no-prefetch --stats
   if [ -x ./fw-runtime-bench ]; then
     echo "== runtime benchmark"
-    ./fw-runtime-bench || { echo "FAIL fw-runtime-bench"; fail=1; }
+    ./fw-runtime-bench --workers=1,2,8,16 || { echo "FAIL fw-runtime-bench"; fail=1; }
+    ./fw-runtime-bench --only=tiers --tier-workers=8 || { echo "FAIL fw-runtime-bench tiers"; fail=1; }
   fi
   echo "== GPU"
   if command -v nvidia-smi >/dev/null; then

@@ -113,11 +113,11 @@ typedef enum fw_scheduler_kind_t {
   FW_SCHEDULER_DEFAULT = 0, /* FW_SCHED from the environment, else heft */
   FW_SCHEDULER_EAGER = 1,   /* one shared priority queue */
   FW_SCHEDULER_WS = 2,      /* a deque per worker, idle workers steal */
-  FW_SCHEDULER_HEFT = 3,    /* earliest expected finish time (queue + transfers + run) */
+  FW_SCHEDULER_HEFT = 3,    /* by upward rank, onto the worker of earliest expected finish */
 } fw_scheduler_kind_t;
 
 /* fw_runtime_options_t.flags */
-#define FW_RUNTIME_NO_PREFETCH 0x1u /* as FW_PREFETCH=0: no prefetch thread, no lookahead */
+#define FW_RUNTIME_NO_PREFETCH 0x1u /* as FW_PREFETCH=0: no prefetch threads, no lookahead */
 #define FW_RUNTIME_TRACE 0x2u       /* record events for fw_runtime_write_trace */
 
 typedef struct fw_sim_machine_t fw_sim_machine_t;
