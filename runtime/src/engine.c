@@ -60,7 +60,8 @@ static fw_status_t run_fn(fw_task_t *t, void *const *data) {
   return FW_OK;
 }
 
-static void run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
+/* Runs `t`, completes it and returns the worker's next task, if one is ready. */
+static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   fw_runtime_t *rt = s->runtime;
   fw_status_t status = FW_OK;
   if (!t->cancelled) {
@@ -94,17 +95,9 @@ static void run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
       if (data != stack) free(data);
     }
   }
-  fw_scheduler_complete(s, t, w, status);
+  return fw_scheduler_complete_and_next(s, t, w, status);
 }
 
-static fw_task_t *pop_locked(fw_scheduler_t *s, fw_worker_t *w) {
-  w->notified = 0; /* it looks now */
-  fw_task_t *t = s->policy->pop(s, w);
-  if (!t) return NULL;
-  fw_scheduler_start_task(s, t);
-  w->running = 1;
-  return t;
-}
 
 static void *worker_main(void *arg) {
   fw_worker_t *w = arg;
@@ -112,10 +105,10 @@ static void *worker_main(void *arg) {
   tls_owner = s->runtime;
   pthread_mutex_lock(&s->lock);
   for (;;) {
-    fw_task_t *t = pop_locked(s, w);
+    fw_task_t *t = fw_scheduler_pop_locked(s, w);
     if (t) {
       pthread_mutex_unlock(&s->lock);
-      run_task(s, w, t);
+      while (t) t = run_task(s, w, t); /* completing one pops the next */
       pthread_mutex_lock(&s->lock);
       continue;
     }
@@ -133,10 +126,10 @@ static void *worker_main(void *arg) {
 #endif
     }
     pthread_mutex_lock(&s->lock);
-    t = pop_locked(s, w);
+    t = fw_scheduler_pop_locked(s, w);
     if (t) {
       pthread_mutex_unlock(&s->lock);
-      run_task(s, w, t);
+      while (t) t = run_task(s, w, t);
       pthread_mutex_lock(&s->lock);
       continue;
     }

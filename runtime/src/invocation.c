@@ -451,7 +451,7 @@ int fw_call_is_done(const fw_call_t *call) {
   if (!call) return 1;
   fw_scheduler_t *s = &call->module->runtime->sched;
   pthread_mutex_lock(&s->lock);
-  int done = call->group.outstanding == 0;
+  int done = atomic_load(&call->group.outstanding) == 0;
   pthread_mutex_unlock(&s->lock);
   return done;
 }

@@ -297,7 +297,7 @@ void fw_runtime_destroy(fw_runtime_t *runtime) {
   /* A simulation runs what is left in virtual time: its tasks hold the runtime. */
   if (s->simulated) fw_simulator_run(s);
   pthread_mutex_lock(&s->lock);
-  int idle = s->outstanding == 0;
+  int idle = atomic_load(&s->outstanding) == 0;
   pthread_mutex_unlock(&s->lock);
   fw_memory_drop_prefetches(&runtime->memory, idle);
   /* Buffers, modules and tasks still alive keep the runtime until they are released. */

@@ -207,7 +207,7 @@ static void forget_accesses(fw_task_t *t) {
 }
 
 static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w);
-static void leave_group_locked(fw_scheduler_t *s, fw_task_group_t *group);
+static void leave_group(fw_scheduler_t *s, fw_task_group_t *group);
 
 void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
   if (t->cancelled) return;
@@ -257,7 +257,7 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
 }
 
 static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
-                         fw_status_t status);
+                         fw_status_t status, fw_task_t **out_next);
 
 /* Completes the orphans (lock not held). Completing one may orphan its successors. */
 static void flush_orphans(fw_scheduler_t *s) {
@@ -269,7 +269,7 @@ static void flush_orphans(fw_scheduler_t *s) {
     if (!t) return;
     while (t) {
       fw_task_t *next = t->next_orphan;
-      (void)complete_task(s, t, NULL, FW_OK);
+      (void)complete_task(s, t, NULL, FW_OK, NULL);
       t = next;
     }
   }
@@ -282,8 +282,8 @@ void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *gr
   task->group = group;
   task->state = FW_TASK_PENDING;
   task->pending = 1; /* the submission itself */
-  ++group->outstanding;
-  ++s->outstanding;
+  atomic_fetch_add(&group->outstanding, 1);
+  atomic_fetch_add(&s->outstanding, 1);
   ++s->tasks_submitted;
   infer_dependencies(task);
   task->in_lookahead = 1;
@@ -358,21 +358,47 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   }
 }
 
-/* The last step of completion: waiters on the group may go. */
-static void leave_group_locked(fw_scheduler_t *s, fw_task_group_t *group) {
-  --group->outstanding;
-  --s->outstanding;
-  if (s->waiters) pthread_cond_broadcast(&s->done_cv);
+/* The last step of completion, without the lock: waiters on the group may go. A waiter
+ * counts itself under the lock before it looks at the counters, and this looks at the
+ * waiters after lowering them (both sequentially consistent), so one of the two always
+ * sees the other; the broadcast takes the lock, so it cannot fall between a waiter's look
+ * and its sleep. */
+static void leave_group(fw_scheduler_t *s, fw_task_group_t *group) {
+  int group_done = atomic_fetch_sub(&group->outstanding, 1) == 1;
+  int all_done = atomic_fetch_sub(&s->outstanding, 1) == 1;
+  if (atomic_load(&s->other_waiters) > 0 ||
+      ((group_done || all_done) && atomic_load(&s->group_waiters) > 0)) {
+    pthread_mutex_lock(&s->lock);
+    pthread_cond_broadcast(&s->done_cv);
+    pthread_mutex_unlock(&s->lock);
+  }
 }
 
 void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                            fw_status_t status) {
-  if (complete_task(s, task, w, status)) flush_orphans(s);
+  if (complete_task(s, task, w, status, NULL)) flush_orphans(s);
 }
 
-/* Returns whether orphans are waiting. */
+fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                                          fw_status_t status) {
+  fw_task_t *next = NULL;
+  if (complete_task(s, task, w, status, &next)) flush_orphans(s);
+  return next;
+}
+
+fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w) {
+  w->notified = 0; /* it looks now */
+  fw_task_t *t = s->policy->pop(s, w);
+  if (!t) return NULL;
+  fw_scheduler_start_task(s, t);
+  w->running = 1;
+  return t;
+}
+
+/* Returns whether orphans are waiting. With `out_next`, also pops the worker's next task
+ * in the same critical section (one lock round trip per task on a busy worker). */
 static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
-                         fw_status_t status) {
+                         fw_status_t status, fw_task_t **out_next) {
   pthread_mutex_lock(&s->lock);
   if (status != FW_OK) fail_task(task, status);
   else if (!task->cancelled) ++s->tasks_executed;
@@ -386,6 +412,8 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
     double now = fw_scheduler_now(s);
     if (w->expected_free_at > now || w->expected_free_at < now) w->expected_free_at = now;
   }
+  if (out_next) *out_next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
+  int orphans = s->orphans != NULL;
   pthread_mutex_unlock(&s->lock);
   /* Drop the buffers, the module and the graph's reference to the task (which holds the
    * runtime) before the call is seen complete, so that a caller who releases its own
@@ -400,20 +428,12 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
   /* May free the task. A teardown this starts (on its own thread: this is a worker, or a
    * caller that still holds a reference) waits for the group below before it goes on. */
   fw_task_release(task);
-  pthread_mutex_lock(&s->lock);
-  leave_group_locked(s, group);
-  int orphans = s->orphans != NULL;
-  pthread_mutex_unlock(&s->lock);
+  leave_group(s, group);
   return orphans;
 }
 
 /* ---- Waiting ------------------------------------------------------------------- */
 
-static void wait_locked(fw_scheduler_t *s) {
-  ++s->waiters;
-  pthread_cond_wait(&s->done_cv, &s->lock);
-  --s->waiters;
-}
 
 void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group) {
   if (s->simulated) {
@@ -421,7 +441,10 @@ void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group) {
     return;
   }
   pthread_mutex_lock(&s->lock);
-  while (group ? group->outstanding > 0 : s->outstanding > 0) wait_locked(s);
+  atomic_fetch_add(&s->group_waiters, 1); /* before looking: see leave_group */
+  while (group ? atomic_load(&group->outstanding) > 0 : atomic_load(&s->outstanding) > 0)
+    pthread_cond_wait(&s->done_cv, &s->lock);
+  atomic_fetch_sub(&s->group_waiters, 1);
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -431,7 +454,9 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
     return;
   }
   pthread_mutex_lock(&s->lock);
-  while (task->state != FW_TASK_DONE) wait_locked(s);
+  atomic_fetch_add(&s->other_waiters, 1);
+  while (task->state != FW_TASK_DONE) pthread_cond_wait(&s->done_cv, &s->lock);
+  atomic_fetch_sub(&s->other_waiters, 1);
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -441,7 +466,10 @@ void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
     return;
   }
   pthread_mutex_lock(&s->lock);
-  while (buffer->last_writer || (all && buffer->num_readers > 0)) wait_locked(s);
+  atomic_fetch_add(&s->other_waiters, 1);
+  while (buffer->last_writer || (all && buffer->num_readers > 0))
+    pthread_cond_wait(&s->done_cv, &s->lock);
+  atomic_fetch_sub(&s->other_waiters, 1);
   pthread_mutex_unlock(&s->lock);
 }
 

@@ -33,7 +33,7 @@ typedef enum {
 /* The tasks of one module call (or of fw_task_submit): how many are unfinished, and
  * the first error. */
 typedef struct fw_task_group_t {
-  size_t outstanding;
+  atomic_size_t outstanding; /* raised under sched.lock, lowered without it */
   fw_status_t status;
 } fw_task_group_t;
 
@@ -129,7 +129,9 @@ struct fw_scheduler_t {
   fw_runtime_t *runtime;
   pthread_mutex_t lock;
   pthread_cond_t done_cv; /* a task finished while someone waits */
-  size_t waiters;
+  /* Threads in done_cv (raised under sched.lock, read without it): waiting for a group
+   * (woken when one empties) and for a task or a buffer (woken by every completion). */
+  atomic_size_t group_waiters, other_waiters;
   int shutdown;
   int engine_running; /* the worker threads were started */
   const fw_policy_t *policy;
@@ -138,7 +140,7 @@ struct fw_scheduler_t {
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
   uint64_t next_seq;
-  size_t outstanding; /* submitted, not done */
+  atomic_size_t outstanding; /* submitted, not done */
   fw_task_group_t api_group;
   fw_task_t *lookahead_head, *lookahead_tail;
   /* Tasks no queue took (no worker can run them, or out of memory): completed with their
@@ -208,6 +210,12 @@ double fw_sim_task_seconds(const fw_sim_device_t *device, const fw_task_t *task)
 /* Whether the calling thread is one of the runtime's own (worker or prefetch). */
 int fw_runtime_is_own_thread(const fw_runtime_t *rt);
 void fw_runtime_mark_own_thread(fw_runtime_t *rt);
+/* Takes the next task for `w` from its policy and marks it running (sched.lock held). */
+fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w);
+/* fw_scheduler_complete, and in the same critical section the worker's next task (NULL
+ * when none is ready for it). */
+fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                                          fw_status_t status);
 /* Marks a popped task finished with `status` (consumed) and makes its successors ready.
  * Takes sched.lock. */
 void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
