@@ -169,6 +169,10 @@ size_t fw_buffer_element_count(const fw_buffer_t *buffer) {
 
 size_t fw_buffer_byte_size(const fw_buffer_t *buffer) { return buffer ? buffer->byte_size : 0; }
 
+void fw_buffer_unmap(fw_buffer_t *buffer) {
+  if (buffer) fw_memory_unmap(&buffer->runtime->memory, buffer);
+}
+
 void *fw_buffer_data(fw_buffer_t *buffer) {
   if (!buffer) return NULL;
   /* Sequential consistency: the caller sees the buffer after every task submitted on it,

@@ -444,6 +444,37 @@ TEST(PrefetchTest, BadThreadCountIsAnError) {
   EXPECT_EQ(rt, nullptr);
 }
 
+// fw_buffer_data pins a buffer in host memory; fw_buffer_unmap lets it move again.
+TEST(StorageTest, UnmapLetsMappedBuffersMove) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  o.tier_limits = "host=512KiB";
+  o.storage_dir = dir.path().c_str();
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_buffer_t *a = makeU64Buffer(rt, kBig, contents(1));
+  fw_buffer_t *b = makeU64Buffer(rt, kBig, contents(2));
+  ASSERT_NE(fw_buffer_data(a), nullptr);
+  ASSERT_NE(fw_buffer_data(b), nullptr);
+  const int64_t dims[1] = {int64_t(kBig)};
+  fw_buffer_t *c = nullptr;
+  FW_EXPECT_ERROR(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims, contents(3).data(),
+                                   kBig * sizeof(uint64_t), &c),
+                  "nothing left in it can be evicted");
+  fw_buffer_unmap(a);
+  fw_buffer_unmap(a);  // twice: nothing more
+  fw_buffer_unmap(nullptr);
+  c = makeU64Buffer(rt, kBig, contents(3));  // a moves to storage
+  ASSERT_NE(c, nullptr);
+  fw_buffer_unmap(b);
+  EXPECT_EQ(fwtest::readU64(a), contents(1));  // back, bit-identical
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+  fw_buffer_release(c);
+  fw_runtime_destroy(rt);
+}
+
 // With the storage tier full, a host copy that cannot move down is passed over for one
 // that can simply be dropped (it is valid on storage too).
 TEST(StorageTest, FullStorageEvictsWhatCanBeDropped) {

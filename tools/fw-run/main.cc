@@ -164,6 +164,7 @@ HostTensor readBuffer(fw_buffer_t *b) {
   t.dims.assign(type.dims, type.dims + type.rank);
   const uint8_t *p = static_cast<const uint8_t *>(fw_buffer_data(b));
   if (p) t.data.assign(p, p + fw_buffer_byte_size(b));
+  fw_buffer_unmap(b);  // copied: the runtime may move it again (a capped host tier)
   return t;
 }
 

@@ -301,6 +301,8 @@ public:
     if (!checkType<T>().ok())
       return {};
     const auto *bytes = static_cast<const uint8_t *>(fw_buffer_data(buffer_));
+    if (!bytes)
+      return {}; // the contents could not be brought back to host memory
     size_t count = elementCount();
     std::vector<T> values(count);
     if constexpr (std::is_same_v<T, bool>) {
@@ -309,6 +311,7 @@ public:
     } else if (count) {
       std::memcpy(values.data(), bytes, count * sizeof(T));
     }
+    fw_buffer_unmap(buffer_); // copied: the runtime may move it between tiers again
     return values;
   }
 
@@ -329,8 +332,10 @@ public:
   TensorType type() const { return {elementType(), dims()}; }
   size_t elementCount() const { return fw_buffer_element_count(buffer_); }
   size_t byteSize() const { return fw_buffer_byte_size(buffer_); }
-  /// The contents (null for a null Buffer).
+  /// The contents (null for a null Buffer), pinned in host memory until unmap() or the
+  /// buffer's next use by a call.
   void *data() const { return fw_buffer_data(buffer_); }
+  void unmap() const { fw_buffer_unmap(buffer_); }
 
 private:
   friend class Module;
