@@ -1,7 +1,7 @@
 /* ws: work stealing. A task made ready by a worker goes to the back of that worker's
  * deque (its inputs are likely still warm there); tasks from the submitting thread are
  * dealt round robin. A worker pops the back of its own deque (depth first) and, when it
- * is empty, steals the front (oldest) task of the fullest deque it can run. */
+ * is empty, steals the front (oldest) task of the fullest deque whose front it can run. */
 #include "scheduler.h"
 
 static fw_worker_t *home_for(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
@@ -31,21 +31,18 @@ static int ws_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
 static fw_task_t *ws_pop(fw_scheduler_t *s, fw_worker_t *worker) {
   fw_task_t *t = fw_task_deque_pop_back(&worker->deque);
   if (t) return t;
+  /* Steal from the fullest deque whose oldest task this worker can run (on a mixed
+   * machine a GPU takes over work released on CPU workers, and the reverse). */
   fw_worker_t *victim = NULL;
   for (size_t i = 0; i < s->num_workers; ++i) {
     fw_worker_t *w = &s->workers[i];
     if (w == worker || w->deque.size == 0) continue;
-    if (w->kind != worker->kind) continue; /* steal only what this device can run */
+    if (!fw_worker_can_run(worker, fw_task_deque_front(&w->deque))) continue;
     if (!victim || w->deque.size > victim->deque.size) victim = w;
   }
   if (!victim) return NULL;
   t = fw_task_deque_pop_front(&victim->deque);
-  if (t && !fw_worker_can_run(worker, t)) {
-    /* Put it back where it was (front) by rotating: rare, only with mixed kinds. */
-    fw_task_deque_push_back(&victim->deque, t);
-    return NULL;
-  }
-  if (t) t->worker = worker;
+  t->worker = worker;
   return t;
 }
 

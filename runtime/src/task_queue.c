@@ -112,6 +112,10 @@ fw_task_t *fw_task_deque_pop_front(fw_task_deque_t *d) {
   return t;
 }
 
+fw_task_t *fw_task_deque_front(const fw_task_deque_t *d) {
+  return d->size ? d->items[d->head] : NULL;
+}
+
 void fw_task_deque_free(fw_task_deque_t *d) {
   free(d->items);
   d->items = NULL;

@@ -37,6 +37,8 @@ typedef struct fw_task_deque_t {
 int fw_task_deque_push_back(fw_task_deque_t *d, fw_task_t *task);
 fw_task_t *fw_task_deque_pop_back(fw_task_deque_t *d);
 fw_task_t *fw_task_deque_pop_front(fw_task_deque_t *d);
+/* The front (oldest) task without removing it; NULL when empty. */
+fw_task_t *fw_task_deque_front(const fw_task_deque_t *d);
 void fw_task_deque_free(fw_task_deque_t *d);
 
 #ifdef __cplusplus
