@@ -173,7 +173,10 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
       break;
     }
+    uint64_t before = e->count;
     for (unsigned i = 0; i < n; ++i) add_sample(e, samples[i]);
+    /* Samples ever recorded, not only the ones kept (when the ring was full). */
+    if (n == FW_HISTORY_SAMPLES) e->count = before + count;
     update_statistics(e);
   }
   pthread_mutex_unlock(&h->lock);

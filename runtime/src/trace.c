@@ -40,6 +40,17 @@ void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t star
   }
   fw_trace_event_t *e = &t->events[t->size++];
   snprintf(e->name, sizeof(e->name), "%s", name);
+  /* Cut at a character boundary: drop a UTF-8 sequence the limit split. */
+  size_t len = strlen(e->name);
+  if (len == sizeof(e->name) - 1 && strlen(name) > len) {
+    size_t start = len;
+    while (start > 0 && ((unsigned char)e->name[start - 1] & 0xC0) == 0x80) --start;
+    if (start > 0 && ((unsigned char)e->name[start - 1] & 0x80)) {
+      unsigned char lead = (unsigned char)e->name[start - 1];
+      size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+      if (len - (start - 1) < need) e->name[start - 1] = 0;
+    }
+  }
   e->track = track;
   e->start_ns = start_ns;
   e->end_ns = end_ns;

@@ -135,6 +135,19 @@ TEST(HistoryTest, WellFormedEdgeCasesLoad) {
   std::string saved = slurp(copy);
   EXPECT_NE(saved.find(" 0.001 0.002 0.003 name with spaces\n"), std::string::npos) << saved;
   EXPECT_NE(saved.find(" empty\n"), std::string::npos) << saved;
+  // A full ring keeps the count of samples ever recorded.
+  std::string full = "fw-history 1\n1 4 100 32";
+  for (int i = 0; i < 32; ++i) full += " 0.5";
+  full += " full\n";
+  std::string full_path = dir.file("full.txt");
+  writeFile(full_path, full);
+  fw_runtime_options_t o2 = historyOptions(full_path);
+  fw_runtime_t *rt2 = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o2, &rt2));
+  std::string full_copy = dir.file("full-copy.txt");
+  FW_ASSERT_OK(fw_runtime_save_history(rt2, full_copy.c_str()));
+  EXPECT_NE(slurp(full_copy).find("1 4 100 32 0.5"), std::string::npos) << slurp(full_copy);
+  fw_runtime_destroy(rt2);
   FW_EXPECT_ERROR(fw_runtime_save_history(rt, "/nonexistent/dir/history.txt"),
                   "cannot write the history file");
   FW_EXPECT_ERROR(fw_runtime_save_history(rt, nullptr), "path is NULL");
@@ -286,6 +299,10 @@ TEST(TraceTest, WritesChromeJson) {
       FW_ASSERT_OK(submit(rt, "traced-task", touchTask, nullptr, {{b, FW_ACCESS_READ_WRITE}}));
   // Names are escaped.
   FW_ASSERT_OK(submit(rt, "odd \"name\"\\\t", touchTask, nullptr, {{bufs[0], FW_ACCESS_READ_WRITE}}));
+  // A long name is cut at a character boundary (54 ASCII bytes, then a 2-byte character
+  // that would straddle the 55-byte limit).
+  std::string long_name = std::string(54, 'x') + "\xc3\xa9-and-more";
+  FW_ASSERT_OK(submit(rt, long_name.c_str(), touchTask, nullptr, {{bufs[0], FW_ACCESS_READ_WRITE}}));
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   std::string path = dir.file("trace.json");
   FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
@@ -297,6 +314,7 @@ TEST(TraceTest, WritesChromeJson) {
   EXPECT_NE(text.find("\"traceEvents\""), std::string::npos);
   EXPECT_EQ(countOf(text, "\"name\":\"traced-task\""), 12u);
   EXPECT_NE(text.find("odd \\\"name\\\"\\\\\\u0009"), std::string::npos);
+  EXPECT_NE(text.find("\"name\":\"" + std::string(54, 'x') + "\""), std::string::npos);
   EXPECT_NE(text.find("\"cpu worker 0\""), std::string::npos);
   EXPECT_NE(text.find("\"cpu worker 1\""), std::string::npos);
   EXPECT_NE(text.find("\"copy host -> storage\""), std::string::npos);
