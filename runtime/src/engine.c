@@ -21,7 +21,6 @@ int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
 void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
 
 static fw_status_t run_kernel(fw_task_t *t, void *const *data) {
-  fw_md_executable_t *e = &t->module->md.executables[t->executable];
   fw_device_binding_t stack[16];
   fw_device_binding_t *bindings = t->num_bindings <= 16 ? stack
                                   : calloc(t->num_bindings, sizeof(*bindings));
@@ -41,7 +40,6 @@ static fw_status_t run_kernel(fw_task_t *t, void *const *data) {
   fw_device_t *device = t->runtime->cpu_device;
   fw_status_t status = device->vtable->launch(device, NULL, &launch);
   if (bindings != stack) free(bindings);
-  (void)e;
   return status;
 }
 

@@ -449,11 +449,7 @@ fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
 
 int fw_call_is_done(const fw_call_t *call) {
   if (!call) return 1;
-  fw_scheduler_t *s = &call->module->runtime->sched;
-  pthread_mutex_lock(&s->lock);
-  int done = atomic_load(&call->group.outstanding) == 0;
-  pthread_mutex_unlock(&s->lock);
-  return done;
+  return atomic_load(&((fw_call_t *)call)->group.outstanding) == 0;
 }
 
 fw_status_t fw_call_wait(fw_call_t *call, fw_buffer_t **out_results, size_t num_results) {

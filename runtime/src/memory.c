@@ -196,7 +196,7 @@ static fw_status_t storage_read(const fw_memory_t *m, const fw_buffer_t *b, void
 
 /* ---- Replicas ------------------------------------------------------------------ */
 
-static void set_valid(fw_buffer_t *b, uint32_t node, int valid) {
+void fw_memory_set_valid(fw_buffer_t *b, uint32_t node, int valid) {
   b->mem.replicas[node].valid = (uint8_t)valid;
   if (valid) atomic_fetch_or(&b->mem.valid_mask, 1u << node);
   else atomic_fetch_and(&b->mem.valid_mask, ~(1u << node));
@@ -210,6 +210,13 @@ int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node) {
 static int valid_elsewhere(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
   for (uint32_t n = 0; n < m->num_nodes; ++n)
     if (n != node && b->mem.replicas[n].valid) return 1;
+  return 0;
+}
+
+/* Whether a copy into or out of any replica of the buffer is in flight. */
+static int any_busy(const fw_memory_t *m, const fw_buffer_t *b) {
+  for (uint32_t n = 0; n < m->num_nodes; ++n)
+    if (b->mem.replicas[n].busy) return 1;
   return 0;
 }
 
@@ -233,7 +240,7 @@ static void drop_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   r->ptr = NULL;
   r->allocated = 0;
   r->prefetched = 0;
-  set_valid(b, node, 0);
+  fw_memory_set_valid(b, node, 0);
 }
 
 static void link_buffer(fw_memory_t *m, fw_buffer_t *b) {
@@ -255,12 +262,7 @@ static void unlink_buffer(fw_memory_t *m, fw_buffer_t *b) {
  * source is valid data, not missing data, and its destination may be `to` itself, half
  * written; when that copy made `to` valid there is nothing left to do. */
 static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
-  for (;;) {
-    int busy = 0;
-    for (uint32_t n = 0; n < m->num_nodes; ++n) busy |= b->mem.replicas[n].busy;
-    if (!busy) break;
-    pthread_cond_wait(&m->cv, &m->lock);
-  }
+  while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
   if (b->mem.replicas[to].valid) return FW_OK;
   uint32_t from = m->num_nodes;
   for (uint32_t n = 0; n < m->num_nodes; ++n)
@@ -293,7 +295,7 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
   --m->transfers;
   src->busy = dst->busy = 0;
   if (status == FW_OK) {
-    set_valid(b, to, 1);
+    fw_memory_set_valid(b, to, 1);
     m->bytes_moved[m->nodes[from].tier][m->nodes[to].tier] += b->byte_size;
   }
   pthread_cond_broadcast(&m->cv);
@@ -317,12 +319,11 @@ static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t nod
 }
 
 /* Whether the replica on `node` may be evicted now. */
-static int evictable(const fw_buffer_t *b, uint32_t node) {
+static int evictable(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
   const fw_replica_t *r = &b->mem.replicas[node];
   /* Any copy of the buffer in flight: leave it (the copy may wait, and the buffer could be
    * freed meanwhile). */
-  for (uint32_t k = 0; k < FW_MAX_MEMORY_NODES; ++k)
-    if (b->mem.replicas[k].busy) return 0;
+  if (any_busy(m, b)) return 0;
   return r->allocated && r->pins == 0 &&
          !atomic_load_explicit(&((fw_buffer_t *)b)->mem.mapped, memory_order_relaxed) &&
          !b->wrapped;
@@ -359,7 +360,7 @@ static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect) 
   fw_buffer_t *best = NULL;
   unsigned best_class = 0;
   for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
-    if (!evictable(b, node) || !can_leave(m, b, node)) continue;
+    if (!evictable(m, b, node) || !can_leave(m, b, node)) continue;
     unsigned c = value_class(m, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
     int better;
@@ -402,7 +403,7 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect, int
     ++m->evictions;
     atomic_store_explicit(&m->spilled, 1, memory_order_relaxed);
     /* The copy dropped the lock: the replica may have been pinned or rewritten since. */
-    if (evictable(b, node) && r->valid) drop_replica(m, b, node);
+    if (evictable(m, b, node) && r->valid) drop_replica(m, b, node);
     *evicted = 1;
     return FW_OK;
   }
@@ -476,6 +477,26 @@ static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **o
   return 1;
 }
 
+/* With the lock held: makes room for `need` more bytes on `node` by evicting, or waits
+ * for running tasks and copies to free some. FW_OK with *again = 0: the room is there;
+ * with *again = 1: the lock was dropped, so the caller checks its state again. An error
+ * when nothing can be evicted and nothing will free room. */
+static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need, const char *who,
+                                uint64_t *stall_ns, int *again) {
+  const fw_memory_node_t *n = &m->nodes[node];
+  *again = 0;
+  if (!n->capacity || n->used + need <= n->capacity) return FW_OK;
+  int made = 0;
+  fw_status_t status = make_room(m, node, need, FW_PROTECT_NONE, &made);
+  if (status != FW_OK) return fw_status_annotate(status, "%s", who);
+  if (!made) {
+    if (!room_may_come(m)) return nothing_to_evict(m, node, who, need);
+    wait_memory(m, stall_ns); /* running tasks will unpin */
+  }
+  *again = 1;
+  return FW_OK;
+}
+
 fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
                               uint64_t *out_stall_ns) {
   *out_stall_ns = 0;
@@ -506,30 +527,20 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
     uint64_t need = 0;
     for (size_t i = 0; i < count; ++i) {
       fw_buffer_t *b = task->accesses[i].buffer;
-      for (uint32_t k = 0; k < m->num_nodes; ++k) busy |= b->mem.replicas[k].busy;
+      busy |= any_busy(m, b);
       if (!is_host_wrapped(b, node) && !b->mem.replicas[node].allocated) need += b->byte_size;
     }
     if (busy) {
       wait_memory(m, &stall);
       continue;
     }
-    if (n->capacity && n->used + need > n->capacity) {
-      int made = 0;
-      fw_status_t status = make_room(m, node, need, FW_PROTECT_NONE, &made);
-      if (status != FW_OK) {
-        pthread_mutex_unlock(&m->lock);
-        return fw_status_annotate(status, "%s", who);
-      }
-      if (made) continue; /* the lock may have been dropped: check again */
-      if (room_may_come(m)) {
-        wait_memory(m, &stall); /* running tasks will unpin */
-        continue;
-      }
-      fw_status_t err = nothing_to_evict(m, node, who, need);
+    int again = 0;
+    fw_status_t status = reserve_room(m, node, need, who, &stall, &again);
+    if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
-      return err;
+      return status;
     }
-    break;
+    if (!again) break;
   }
   fw_status_t status = FW_OK;
   size_t pinned = 0;
@@ -553,7 +564,7 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
       status = copy_in(m, b, node);
       stall += fw_now_ns() - t0;
     } else {
-      set_valid(b, node, 1); /* never written: the zero-filled allocation is its value */
+      fw_memory_set_valid(b, node, 1); /* never written: the zero-filled allocation is its value */
     }
     r->prefetched = 0;
     out_data[i] = r->ptr;
@@ -588,9 +599,9 @@ void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node) {
       for (uint32_t k = 0; k < m->num_nodes; ++k)
         if (k != node && b->mem.replicas[k].valid) {
           if (k == FW_NODE_STORAGE) drop_replica(m, b, k); /* frees the file's room */
-          else set_valid(b, k, 0);
+          else fw_memory_set_valid(b, k, 0);
         }
-      set_valid(b, node, 1);
+      fw_memory_set_valid(b, node, 1);
     }
   }
   pthread_cond_broadcast(&m->cv);
@@ -615,20 +626,12 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
                           "(FW_TIER_LIMITS)",
                           b->byte_size, (unsigned long long)n->capacity);
   }
-  for (;;) {
-    int made = 1;
-    fw_status_t status = make_room(m, FW_NODE_HOST, b->byte_size, FW_PROTECT_NONE, &made);
+  for (int again = 1; again;) {
+    fw_status_t status = reserve_room(m, FW_NODE_HOST, b->byte_size, "a new buffer", NULL, &again);
     if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
       return status;
     }
-    if (made && (!n->capacity || n->used + b->byte_size <= n->capacity)) break;
-    if (!made && !room_may_come(m)) {
-      fw_status_t err = nothing_to_evict(m, FW_NODE_HOST, "a new buffer", b->byte_size);
-      pthread_mutex_unlock(&m->lock);
-      return err;
-    }
-    if (!made) wait_memory(m, NULL);
   }
   fw_status_t status = allocate_replica(m, b, FW_NODE_HOST);
   if (status != FW_OK) {
@@ -637,7 +640,7 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
   }
   fw_replica_t *r = &b->mem.replicas[FW_NODE_HOST];
   memcpy(r->ptr, data, b->byte_size);
-  set_valid(b, FW_NODE_HOST, 1);
+  fw_memory_set_valid(b, FW_NODE_HOST, 1);
   r->last_use = ++m->tick;
   link_buffer(m, b);
   pthread_mutex_unlock(&m->lock);
@@ -648,18 +651,13 @@ void fw_memory_buffer_init_wrapped(fw_memory_t *m, fw_buffer_t *b, void *data) {
   pthread_mutex_lock(&m->lock);
   b->mem.id = ++m->next_id;
   b->mem.replicas[FW_NODE_HOST].ptr = data;
-  set_valid(b, FW_NODE_HOST, 1);
+  fw_memory_set_valid(b, FW_NODE_HOST, 1);
   pthread_mutex_unlock(&m->lock);
 }
 
 void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *b) {
   pthread_mutex_lock(&m->lock);
-  for (;;) {
-    int busy = 0;
-    for (uint32_t k = 0; k < m->num_nodes; ++k) busy |= b->mem.replicas[k].busy;
-    if (!busy) break;
-    pthread_cond_wait(&m->cv, &m->lock);
-  }
+  while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
   for (uint32_t k = 0; k < m->num_nodes; ++k)
     if (!is_host_wrapped(b, k)) drop_replica(m, b, k);
   if (!b->wrapped) unlink_buffer(m, b);
@@ -673,30 +671,18 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
     *out_data = b->mem.replicas[FW_NODE_HOST].ptr;
     return FW_OK;
   }
-  fw_memory_node_t *n = &m->nodes[FW_NODE_HOST];
   pthread_mutex_lock(&m->lock);
   fw_status_t status = FW_OK;
   for (;;) {
-    fw_replica_t *r = &b->mem.replicas[FW_NODE_HOST];
-    int busy = 0;
-    for (uint32_t k = 0; k < m->num_nodes; ++k) busy |= b->mem.replicas[k].busy;
-    if (busy) {
+    if (any_busy(m, b)) {
       pthread_cond_wait(&m->cv, &m->lock);
       continue;
     }
-    if (r->allocated) break;
-    if (n->capacity && n->used + b->byte_size > n->capacity) {
-      int made = 0;
-      status = make_room(m, FW_NODE_HOST, b->byte_size, FW_PROTECT_NONE, &made);
-      if (status != FW_OK) break;
-      if (made) continue;
-      if (room_may_come(m)) {
-        pthread_cond_wait(&m->cv, &m->lock);
-        continue;
-      }
-      status = nothing_to_evict(m, FW_NODE_HOST, "fw_buffer_data", b->byte_size);
-      break;
-    }
+    if (b->mem.replicas[FW_NODE_HOST].allocated) break;
+    int again = 0;
+    status = reserve_room(m, FW_NODE_HOST, b->byte_size, "fw_buffer_data", NULL, &again);
+    if (status != FW_OK) break;
+    if (again) continue;
     status = allocate_replica(m, b, FW_NODE_HOST);
     break;
   }
@@ -705,7 +691,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
     ++r->pins; /* keeps it in place while the copy below drops the lock */
     if (!r->valid) {
       if (valid_elsewhere(m, b, FW_NODE_HOST)) status = copy_in(m, b, FW_NODE_HOST);
-      else set_valid(b, FW_NODE_HOST, 1);
+      else fw_memory_set_valid(b, FW_NODE_HOST, 1);
     }
     --r->pins;
     if (status == FW_OK) {
@@ -738,9 +724,7 @@ void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *b) {
 static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t protect) {
   pthread_mutex_lock(&m->lock);
   fw_replica_t *r = &b->mem.replicas[node];
-  int busy = 0;
-  for (uint32_t k = 0; k < m->num_nodes; ++k) busy |= b->mem.replicas[k].busy;
-  if (r->valid || busy || is_host_wrapped(b, node) || !valid_elsewhere(m, b, node)) {
+  if (r->valid || any_busy(m, b) || is_host_wrapped(b, node) || !valid_elsewhere(m, b, node)) {
     pthread_mutex_unlock(&m->lock);
     return;
   }
@@ -864,21 +848,10 @@ static void *prefetch_main(void *arg) {
   return NULL;
 }
 
-fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt) {
+fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt, uint32_t threads) {
   m->runtime = rt;
   if (!m->prefetch_enabled) return FW_OK;
-  uint32_t threads = rt->num_workers / 4;
-  threads = threads < 1 ? 1 : threads > 4 ? 4 : threads;
-  const char *env = getenv("FW_PREFETCH_THREADS");
-  if (env && *env) {
-    char *end = NULL;
-    unsigned long v = strtoul(env, &end, 10);
-    if (!end || *end || v < 1 || v > FW_MAX_PREFETCH_THREADS)
-      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                            "FW_PREFETCH_THREADS='%s': expected a number from 1 to %d", env,
-                            FW_MAX_PREFETCH_THREADS);
-    threads = (uint32_t)v;
-  }
+  if (threads > FW_MAX_PREFETCH_THREADS) threads = FW_MAX_PREFETCH_THREADS;
   for (uint32_t i = 0; i < threads; ++i) {
     if (pthread_create(&m->prefetch_threads[i], NULL, prefetch_main, m) != 0) {
       m->num_prefetch_threads = i;

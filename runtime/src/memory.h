@@ -147,11 +147,13 @@ void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node);
 /* A task started: the lookahead window moved (wakes the prefetch thread only when
  * something was ever evicted). */
 void fw_memory_window_moved(fw_memory_t *m);
+/* Marks the replica on `node` valid or not (lock held, or the simulator's one thread). */
+void fw_memory_set_valid(fw_buffer_t *buffer, uint32_t node, int valid);
 /* Whether the buffer has a valid replica on `node` (lock-free, for estimates). */
 int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node);
-/* Starts the prefetch threads (after the scheduler exists: the lookahead reads it):
- * FW_PREFETCH_THREADS, else one per four CPU workers (1 to 4). */
-fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt);
+/* Starts `threads` prefetch threads (after the scheduler exists: the lookahead reads
+ * it); nothing when prefetch is off. */
+fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt, uint32_t threads);
 
 #ifdef __cplusplus
 }

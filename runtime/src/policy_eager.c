@@ -8,10 +8,7 @@ static int can_run(const void *worker, const fw_task_t *task) {
 
 static int eager_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   (void)from;
-  int runnable = 0;
-  for (size_t i = 0; i < s->num_workers && !runnable; ++i)
-    runnable = fw_worker_can_run(&s->workers[i], task);
-  if (!runnable || !fw_task_heap_push(&s->ready, task)) return 0;
+  if (!fw_scheduler_can_run(s, task) || !fw_task_heap_push(&s->ready, task)) return 0;
   fw_scheduler_placed(s, task); /* no worker yet: towards host memory */
   /* One idle worker per queued task is told; busy workers look again when they finish. */
   fw_worker_t *idle = fw_scheduler_idle_worker(s, task);

@@ -19,6 +19,12 @@
 
 static int has_room(const fw_worker_t *w) { return w->heap.size < FW_HEFT_QUEUE_DEPTH; }
 
+static int any_room(const fw_scheduler_t *s) {
+  for (size_t i = 0; i < s->num_workers; ++i)
+    if (has_room(&s->workers[i])) return 1;
+  return 0;
+}
+
 /* How much a worker is preferred among those with the same expected finish: the one
  * whose completion released the task (warm inputs, no wake-up), then an idle one
  * (sleeping first), then the lowest index. */
@@ -82,9 +88,7 @@ static void place(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, double now
 /* Moves pool tasks onto workers with room, best first (a task whose worker queue cannot
  * grow for lack of memory stays in the pool). */
 static void dispatch(fw_scheduler_t *s, fw_worker_t *from) {
-  int any_room = 0;
-  for (size_t i = 0; i < s->num_workers && !any_room; ++i) any_room = has_room(&s->workers[i]);
-  if (!any_room || s->ready.size == 0) return;
+  if (s->ready.size == 0 || !any_room(s)) return;
   double now = fw_scheduler_now(s);
   fw_task_t *waiting[FW_HEFT_SCAN];
   size_t num_waiting = 0;
@@ -105,19 +109,14 @@ static void dispatch(fw_scheduler_t *s, fw_worker_t *from) {
     } else {
       waiting[num_waiting++] = task;
     }
-    any_room = 0;
-    for (size_t i = 0; i < s->num_workers && !any_room; ++i) any_room = has_room(&s->workers[i]);
-    if (!any_room) break;
+    if (!any_room(s)) break;
   }
   /* Back into the pool: it held them a moment ago, so this never needs to grow it. */
   for (size_t i = 0; i < num_waiting; ++i) (void)fw_task_heap_push(&s->ready, waiting[i]);
 }
 
 static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
-  int can_run = 0;
-  for (size_t i = 0; i < s->num_workers && !can_run; ++i)
-    can_run = fw_worker_can_run(&s->workers[i], task);
-  if (!can_run || !fw_task_heap_push(&s->ready, task)) return 0;
+  if (!fw_scheduler_can_run(s, task) || !fw_task_heap_push(&s->ready, task)) return 0;
   dispatch(s, from);
   return 1;
 }

@@ -27,12 +27,13 @@ static fw_status_t parse_scheduler(const char *text, fw_scheduler_kind_t *out) {
   return FW_OK;
 }
 
-static fw_status_t parse_count(const char *name, const char *text, uint32_t max, uint32_t *out) {
+static fw_status_t parse_count(const char *name, const char *text, uint32_t min, uint32_t max,
+                               uint32_t *out) {
   char *end = NULL;
   unsigned long v = strtoul(text, &end, 10);
-  if (!end || *end || text[0] == '-' || v > max)
-    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "%s='%s': expected a number from 0 to %u",
-                          name, text, max);
+  if (!end || *end || text[0] == '-' || v < min || v > max)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "%s='%s': expected a number from %u to %u",
+                          name, text, min, max);
   *out = (uint32_t)v;
   return FW_OK;
 }
@@ -155,7 +156,7 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
                           (int)rt->scheduler);
   rt->num_workers = o->num_workers;
   if (!rt->num_workers && (v = env("FW_NUM_WORKERS")))
-    status = parse_count("FW_NUM_WORKERS", v, FW_MAX_WORKERS, &rt->num_workers);
+    status = parse_count("FW_NUM_WORKERS", v, 0, FW_MAX_WORKERS, &rt->num_workers);
   if (status != FW_OK) return status;
   if (rt->num_workers > FW_MAX_WORKERS)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "num_workers %u exceeds %u",
@@ -176,9 +177,17 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
   }
   *window = o->prefetch_window;
   if (!*window && (v = env("FW_PREFETCH_WINDOW")))
-    status = parse_count("FW_PREFETCH_WINDOW", v, 1u << 20, window);
+    status = parse_count("FW_PREFETCH_WINDOW", v, 0, 1u << 20, window);
   if (status != FW_OK) return status;
   if (!*window) *window = FW_DEFAULT_PREFETCH_WINDOW;
+  /* Copy threads: one per four workers (1 to 4) unless FW_PREFETCH_THREADS says. */
+  rt->prefetch_threads = rt->num_workers / 4;
+  if (rt->prefetch_threads < 1) rt->prefetch_threads = 1;
+  if (rt->prefetch_threads > 4) rt->prefetch_threads = 4;
+  if ((v = env("FW_PREFETCH_THREADS")))
+    status = parse_count("FW_PREFETCH_THREADS", v, 1, FW_MAX_PREFETCH_THREADS,
+                         &rt->prefetch_threads);
+  if (status != FW_OK) return status;
   const char *history = o->history_path ? o->history_path : env("FW_HISTORY");
   if (history && !(rt->history_path = strdup(history)))
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
@@ -252,7 +261,7 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
     teardown(rt, 4);
     return status;
   }
-  if (!o->simulate) status = fw_memory_start_prefetch(&rt->memory, rt);
+  if (!o->simulate) status = fw_memory_start_prefetch(&rt->memory, rt, rt->prefetch_threads);
   if (status != FW_OK) {
     teardown(rt, 4);
     return status;

@@ -20,6 +20,7 @@ struct fw_runtime_t {
   fw_runtime_options_t options; /* simulate points at `machine` below */
   fw_device_t *cpu_device;
   uint32_t num_workers;
+  uint32_t prefetch_threads;
   fw_scheduler_kind_t scheduler;
   char *history_path;
   fw_history_t history;

@@ -98,6 +98,10 @@ int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {
   return (task->kind_mask >> w->kind) & 1u;
 }
 
+int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task) {
+  return (task->kind_mask & s->kind_mask) != 0;
+}
+
 /* ---- Graph --------------------------------------------------------------------- */
 
 static void lookahead_remove(fw_scheduler_t *s, fw_task_t *t) {
@@ -231,10 +235,7 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
     atomic_fetch_add_explicit(&s->num_ready, 1, memory_order_release);
     return;
   }
-  int runnable = 0;
-  for (size_t i = 0; i < s->num_workers && !runnable; ++i)
-    runnable = fw_worker_can_run(&s->workers[i], t);
-  if (runnable) {
+  if (fw_scheduler_can_run(s, t)) {
     fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                                 "task @%s: out of memory queueing it", t->name));
   } else {
@@ -409,8 +410,7 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
   if (w) w->running = 0; /* idle for the successors placed below */
   complete_locked(s, task, w);
   if (w && s->policy == &fw_policy_heft && w->heap.size == 0) {
-    double now = fw_scheduler_now(s);
-    if (w->expected_free_at > now || w->expected_free_at < now) w->expected_free_at = now;
+    w->expected_free_at = fw_scheduler_now(s); /* an empty queue drains now */
   }
   if (out_next) *out_next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
   int orphans = s->orphans != NULL;
@@ -621,6 +621,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
     }
   }
   for (k = 0; k < n; ++k) {
+    s->kind_mask |= 1u << s->workers[k].kind;
     s->workers[k].index = (uint32_t)k;
     s->workers[k].sched = s;
     pthread_cond_init(&s->workers[k].cv, NULL);

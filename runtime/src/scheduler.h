@@ -137,6 +137,7 @@ struct fw_scheduler_t {
   const fw_policy_t *policy;
   size_t num_workers;
   fw_worker_t *workers;
+  uint32_t kind_mask; /* bit per device kind some worker has */
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
   uint64_t next_seq;
@@ -190,6 +191,8 @@ double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *task, const fw_
 double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *task,
                                       const fw_worker_t *w);
 int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task);
+/* Whether some worker can run the task. */
+int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task);
 
 /* Policy helpers (sched.lock held): a task was placed on `task->worker` (or, NULL, on
  * no worker yet): its inputs start moving there. */

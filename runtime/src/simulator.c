@@ -41,12 +41,6 @@ static double sim_hop(fw_runtime_t *rt, uint32_t device_node, int to_device, uin
   return start + seconds;
 }
 
-static void sim_set_valid(fw_buffer_t *b, uint32_t node, int valid) {
-  b->mem.replicas[node].valid = (uint8_t)valid;
-  if (valid) atomic_fetch_or(&b->mem.valid_mask, 1u << node);
-  else atomic_fetch_and(&b->mem.valid_mask, ~(1u << node));
-}
-
 /* Frees room on a device node by dropping least recently used replicas no running task
  * uses; a replica that is the only valid copy is first written back to host memory. */
 static void sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, double now) {
@@ -62,11 +56,11 @@ static void sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, double
     fw_replica_t *r = &victim->mem.replicas[node];
     if (r->valid && !victim->mem.replicas[FW_NODE_HOST].valid) {
       double at = sim_hop(rt, node, 0, victim->byte_size, now);
-      sim_set_valid(victim, FW_NODE_HOST, 1);
+      fw_memory_set_valid(victim, FW_NODE_HOST, 1);
       victim->mem.sim_arrival[FW_NODE_HOST] = at;
       ++rt->memory.evictions;
     }
-    sim_set_valid(victim, node, 0);
+    fw_memory_set_valid(victim, node, 0);
     r->allocated = 0;
     n->used -= victim->byte_size;
   }
@@ -97,12 +91,12 @@ static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double 
     double ready = b->mem.sim_arrival[source] > now ? b->mem.sim_arrival[source] : now;
     if (source != FW_NODE_HOST && node_tier(rt, source) == FW_TIER_DEVICE) {
       ready = sim_hop(rt, source, 0, b->byte_size, ready); /* through host memory */
-      sim_set_valid(b, FW_NODE_HOST, 1);
+      fw_memory_set_valid(b, FW_NODE_HOST, 1);
       b->mem.sim_arrival[FW_NODE_HOST] = ready;
     }
     at = node == FW_NODE_HOST ? ready : sim_hop(rt, node, 1, b->byte_size, ready);
   }
-  sim_set_valid(b, node, 1);
+  fw_memory_set_valid(b, node, 1);
   b->mem.sim_arrival[node] = at;
   return at;
 }
@@ -116,17 +110,6 @@ void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *t) {
       if (!b->mem.replicas[t->worker->memory_node].valid) ++rt->memory.prefetch_requests;
       sim_fetch(rt, b, t->worker->memory_node, s->sim_now);
     }
-}
-
-static double min_seconds(fw_scheduler_t *s, const fw_task_t *t) {
-  double best = INFINITY;
-  for (size_t i = 0; i < s->num_workers; ++i) {
-    const fw_worker_t *w = &s->workers[i];
-    if (!fw_worker_can_run(w, t)) continue;
-    double x = fw_sim_task_seconds(w->sim, t);
-    if (x < best) best = x;
-  }
-  return isfinite(best) ? best : 0;
 }
 
 typedef struct {
@@ -183,28 +166,28 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     r->last_use = ++rt->memory.tick;
     if (t->accesses[i].access & FW_ACCESS_WRITE) {
       for (uint32_t k = 0; k < rt->memory.num_nodes; ++k)
-        if (k != node) sim_set_valid(b, k, 0);
-      sim_set_valid(b, node, 1);
+        if (k != node) fw_memory_set_valid(b, k, 0);
+      fw_memory_set_valid(b, node, 1);
       b->mem.sim_arrival[node] = slot->finish;
     }
   }
-  /* Critical path: this task's chain, passed on to its successors. */
-  double cp = t->sim_ready_at + min_seconds(s, t);
-  if (cp > rt->sim_critical_path) rt->sim_critical_path = cp;
-  if (!t->cancelled) {
-    /* The task's time on each device class, for the area bound. */
-    double times[FW_SIM_MAX_CLASSES];
-    for (size_t c = 0; c < rt->sim_bound.num_classes; ++c) times[c] = INFINITY;
-    for (size_t i = 0; i < s->num_workers; ++i) {
-      const fw_worker_t *w = &s->workers[i];
-      if (!fw_worker_can_run(w, t)) continue;
-      size_t c = rt->sim_bound.device_class[w->device_index];
-      double x = fw_sim_task_seconds(w->sim, t);
-      if (x < times[c]) times[c] = x;
-    }
-    /* Out of memory only loosens the bound (fewer tasks counted); it stays valid. */
-    (void)fw_sim_bound_add(&rt->sim_bound, times);
+  /* The task's time on each device class: the fastest is its share of the critical
+   * path, all of them feed the area bound. */
+  double times[FW_SIM_MAX_CLASSES], fastest = INFINITY;
+  for (size_t c = 0; c < rt->sim_bound.num_classes; ++c) times[c] = INFINITY;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *w = &s->workers[i];
+    if (!fw_worker_can_run(w, t)) continue;
+    size_t c = rt->sim_bound.device_class[w->device_index];
+    double x = fw_sim_task_seconds(w->sim, t);
+    if (x < times[c]) times[c] = x;
+    if (x < fastest) fastest = x;
   }
+  /* Critical path: this task's chain, passed on to its successors. */
+  double cp = t->sim_ready_at + (isfinite(fastest) ? fastest : 0);
+  if (cp > rt->sim_critical_path) rt->sim_critical_path = cp;
+  /* Out of memory only loosens the bound (fewer tasks counted); it stays valid. */
+  if (!t->cancelled) (void)fw_sim_bound_add(&rt->sim_bound, times);
   for (size_t k = 0; k < t->num_successors; ++k)
     if (t->successors[k]->sim_ready_at < cp) t->successors[k]->sim_ready_at = cp;
   slot->worker->sim_busy = 0;

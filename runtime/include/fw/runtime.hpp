@@ -442,24 +442,10 @@ public:
 
   /// Calls function `index` with `args` (borrowed) and returns its results.
   Result<std::vector<Buffer>> call(size_t index, const std::vector<Buffer> &args) const {
-    fw_function_info_t info;
-    Status status(fw_module_function_info(module_, index, &info));
-    if (!status.ok())
-      return status;
-    std::vector<fw_buffer_t *> handles;
-    handles.reserve(args.size());
-    for (const Buffer &arg : args)
-      handles.push_back(arg.get());
-    std::vector<fw_buffer_t *> results(info.num_results, nullptr);
-    status = Status(fw_module_call(module_, index, handles.data(), handles.size(),
-                                   results.data(), results.size()));
-    if (!status.ok())
-      return status;
-    std::vector<Buffer> buffers;
-    buffers.reserve(results.size());
-    for (fw_buffer_t *result : results)
-      buffers.push_back(Buffer(runtime_, result));
-    return buffers;
+    Result<PendingCall> pending = callAsync(index, args);
+    if (!pending.ok())
+      return pending.takeStatus();
+    return pending->wait();
   }
   Result<std::vector<Buffer>> call(const char *function,
                                    const std::vector<Buffer> &args) const {
