@@ -34,3 +34,12 @@ config.substitutions.append(("%examples", os.path.join(os.path.dirname(config.te
 
 llvm_config.add_tool_substitutions(["FileCheck", "not", "count", "split-file"],
                                    [config.llvm_tools_dir])
+
+# Tests of x86-64-v4 (AVX-512) kernels run only where the CPU can execute them.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = cpuinfo.read()
+    if all(f in flags.split() for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq")):
+        config.available_features.add("avx512")
+except OSError:
+    pass

@@ -88,6 +88,24 @@ def batch_matmul(a, b):
     return (out.astype(np.float32),)
 
 
+def matmul_transpose_b(a, b):
+    # a (m, k) times the transpose of b (n, k)
+    a, b = _f64(a, b)
+    return ((a @ b.T).astype(np.float32),)
+
+
+def matmul_transpose_a(a, b):
+    # the transpose of a (k, m) times b (k, n)
+    a, b = _f64(a, b)
+    return ((a.T @ b).astype(np.float32),)
+
+
+def matmul_accumulate(a, b, c):
+    # c + a @ b: the contraction accumulates into its initial value
+    a, b, c = _f64(a, b, c)
+    return ((c + a @ b).astype(np.float32),)
+
+
 def transpose(x):
     # linalg.transpose permutation [2, 0, 1]: out[i, j, k] = x[j, k, i]
     x = np.asarray(x)
@@ -460,6 +478,12 @@ CASES = {
                              atol=lambda a: _matmul_atol(a[0].shape[1])),
     "batch_matmul": Case(batch_matmul, [Arg(F32), Arg(F32)],
                          atol=lambda a: _matmul_atol(a[0].shape[2])),
+    "matmul_transpose_b": Case(matmul_transpose_b, [Arg(F32), Arg(F32)],
+                               atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "matmul_transpose_a": Case(matmul_transpose_a, [Arg(F32), Arg(F32)],
+                               atol=lambda a: _matmul_atol(a[0].shape[0])),
+    "matmul_accumulate": Case(matmul_accumulate, [Arg(F32), Arg(F32), Arg(F32)],
+                              atol=lambda a: _matmul_atol(a[0].shape[1])),
     "transpose": Case(transpose, [Arg(F32)], rtol=0.0, atol=0.0),
     "mlp": Case(mlp, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
                       Arg(F32, -0.2, 0.2), Arg(F32, -0.2, 0.2)],

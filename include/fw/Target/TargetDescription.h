@@ -30,6 +30,8 @@ struct TargetDescription {
   llvm::StringRef llvmFeatures;
   /// Widest native vector register in bits (CPU), 0 when not applicable.
   unsigned vectorBits;
+  /// Architectural vector registers (CPU), 0 when not applicable.
+  unsigned vectorRegisters;
   /// Data cache sizes in bytes (per core on CPUs, per SM/CU on GPUs).
   uint64_t l1Bytes, l2Bytes;
   /// GPU facts; 0 on CPUs.

@@ -22,6 +22,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -46,11 +48,23 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  CPUMatmulPassOptions gemm;
+  gemm.vectorBits = target.vectorBits;
+  gemm.vectorRegisters = target.vectorRegisters;
+  gemm.l1Bytes = static_cast<int64_t>(target.l1Bytes);
+  gemm.l2Bytes = static_cast<int64_t>(target.l2Bytes);
+  funcPm.addPass(createCPUMatmulPass(gemm));
+  funcPm.addPass(createCanonicalizerPass());
   funcPm.addPass(createCPULoopOrderPass());
   CPUTilePassOptions tiling;
   tiling.l2Bytes = static_cast<int64_t>(target.l2Bytes);
   funcPm.addPass(createCPUTilePass(tiling));
   funcPm.addPass(createConvertLinalgToLoopsPass());
+  // Transfers of more than one dimension become loops of 1-D transfers,
+  // which lower to (masked) vector loads and stores.
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  funcPm.addPass(createConvertVectorToSCFPass(transfers));
   funcPm.addPass(createApproximateMathPass());
   funcPm.addPass(createLoopInvariantCodeMotionPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -70,6 +84,13 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // Contractions become outer products, then broadcasts and FMAs.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  vectorToLLVM.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle1D;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -131,6 +152,15 @@ namespace {
 struct ConvertFWCPUVariantsToLLVMPass
     : public fw::impl::ConvertFWCPUVariantsToLLVMPassBase<
           ConvertFWCPUVariantsToLLVMPass> {
+  /// The kernel pipeline runs nested, so every dialect its passes create must
+  /// be loaded before this pass starts.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertFWCPUVariantsToLLVMPassBase::getDependentDialects(registry);
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildCpuKernelPipeline(pm, *lookupTarget(getDefaultCpuArch()));
+    pm.getDependentDialects(registry);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
 

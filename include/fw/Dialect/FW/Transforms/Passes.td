@@ -242,6 +242,67 @@ def CPUTilePass : Pass<"fw-cpu-tile", "func::FuncOp"> {
                            "::mlir::affine::AffineDialect"];
 }
 
+def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
+  let summary = "Packed, register-tiled code for f32 matmul-like contractions";
+  let description = [{
+    Replaces f32 contractions on buffers with one M, one N, one K and at
+    most one batch dimension (`linalg.matmul`, `linalg.batch_matmul`, their
+    transposed forms and equivalent `linalg.generic` ops) by the loop nest of
+    a high-performance GEMM:
+
+    - blocks of `nc` columns, `kc` reduction steps and `mc` rows, so that a
+      packed block of B stays in the last-level cache, a packed block of A in
+      L2 and one micro-panel of B in L1;
+    - packing: each block of B is copied into panels of `nr` columns and each
+      block of A into panels of `mr` rows, laid out in the order the
+      micro-kernel reads them and padded with zeros at the edges; transposed
+      operands are transposed in registers while they are packed;
+    - the micro-kernel: an `mr` x `nr` tile of C held in vector registers
+      while, for every reduction step, a `vector.contract` of one packed
+      column of A and one packed row of B accumulates into it. Lowered with
+      the outer-product strategy, that contraction becomes `mr` broadcasts
+      and fused multiply-adds per step.
+
+    The sizes derive from the target description (vector width and register
+    count give `mr` x `nr`; the L1 and L2 sizes give `kc` and `mc`); each can
+    be overridden. Edge tiles read and write C through masked transfers.
+    Contractions this pass does not handle (other element types, operands
+    whose innermost dimension is not unit-stride) are left alone.
+
+    ```mlir
+    scf.for %k = %c0 to %kb step %c1 iter_args(%c0_ = ..., %c1_ = ...) {
+      %a = vector.load %apack[%i, %k, %c0] : memref<36x256x14xf32>, vector<14xf32>
+      %b = vector.load %bpack[%j, %k, %c0] : memref<64x256x32xf32>, vector<32xf32>
+      %r = vector.contract {...} %a2, %b2, %acc : vector<1x14xf32>, vector<1x32xf32> into vector<14x32xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "Width of the target's vector registers in bits">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", /*default=*/"16",
+           "Number of architectural vector registers">,
+    Option<"l1Bytes", "l1-bytes", "int64_t", /*default=*/"32768",
+           "Size of the L1 data cache in bytes">,
+    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"524288",
+           "Size of the L2 cache in bytes">,
+    Option<"mr", "mr", "int64_t", /*default=*/"0",
+           "Rows of the register tile (0: from the target)">,
+    Option<"nr", "nr", "int64_t", /*default=*/"0",
+           "Columns of the register tile (0: two vector registers)">,
+    Option<"kc", "kc", "int64_t", /*default=*/"0",
+           "Reduction steps per packed block (0: from the L1 size)">,
+    Option<"mc", "mc", "int64_t", /*default=*/"0",
+           "Rows per packed block of A (0: from the L2 size)">,
+    Option<"nc", "nc", "int64_t", /*default=*/"2048",
+           "Columns per packed block of B">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def CPULoopOrderPass : Pass<"fw-cpu-loop-order", "func::FuncOp"> {
   let summary = "Orders the loops of linalg ops for unit-stride inner loops";
   let description = [{

@@ -1,0 +1,112 @@
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{vector-bits=256 vector-registers=16 l1-bytes=32768 l2-bytes=524288},canonicalize))' | FileCheck %s
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{vector-bits=512 vector-registers=32 l1-bytes=32768 l2-bytes=1048576}))' | FileCheck %s --check-prefix=V4
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{mr=4 nr=8 kc=64 mc=32 nc=128}))' | FileCheck %s --check-prefix=SIZES
+
+/// AVX2 (16 registers of 8 floats): a 6 x 16 register tile, kc = 256 (a
+/// 16 KiB micro-panel of B), mc = 252 (half of L2), one block of columns
+/// (N < nc, so canonicalization removes that loop), blocks of B packed
+/// directly (its rows are contiguous), blocks of A transposed 8 steps at a
+/// time, and C read and written through masked transfers.
+// CHECK-LABEL: func.func @matmul
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[C252:.*]] = arith.constant 252 : index
+// CHECK-DAG: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<63x256x16xf32>
+// CHECK-DAG: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<42x256x6xf32>
+// CHECK: scf.for %[[PC:.*]] = {{.*}} step %[[C256]]
+// CHECK: vector.transfer_read %arg1{{.*}} : memref<1000x1000xf32>, vector<16xf32>
+// CHECK: vector.store {{.*}}, %[[BP]]{{.*}} : memref<63x256x16xf32>, vector<16xf32>
+// CHECK: scf.for %{{.*}} = {{.*}} step %[[C252]]
+// CHECK: vector.transfer_read %arg0{{.*}} : memref<1000x1000xf32>, vector<6x8xf32>
+// CHECK: vector.transpose {{.*}} [1, 0] : vector<6x8xf32> to vector<8x6xf32>
+// CHECK-COUNT-8: vector.store {{.*}}, %[[AP]]
+// CHECK: vector.transfer_read %arg2{{.*}} : memref<1000x1000xf32>, vector<6x16xf32>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.load {{.*}} vector<6xf32>
+// CHECK: vector.load {{.*}} vector<16xf32>
+// CHECK: vector.contract {{.*}} : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+// CHECK: vector.transfer_write {{.*}}, %arg2{{.*}} : vector<6x16xf32>, memref<1000x1000xf32>
+// CHECK-DAG: memref.dealloc %[[AP]]
+// CHECK-DAG: memref.dealloc %[[BP]]
+// CHECK-NOT: linalg.matmul
+
+/// AVX-512 (32 registers of 16 floats): a 14 x 32 tile and kc = 128.
+// V4-LABEL: func.func @matmul
+// V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<32x128x32xf32>
+// V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<72x128x14xf32>
+// V4: vector.contract {{.*}} : vector<1x14xf32>, vector<1x32xf32> into vector<14x32xf32>
+
+/// Explicit sizes.
+// SIZES-LABEL: func.func @matmul
+// SIZES-DAG: memref.alloc() {alignment = 64 : i64} : memref<16x64x8xf32>
+// SIZES-DAG: memref.alloc() {alignment = 64 : i64} : memref<8x64x4xf32>
+// SIZES: vector.contract {{.*}} : vector<1x4xf32>, vector<1x8xf32> into vector<4x8xf32>
+func.func @matmul(%a: memref<1000x1000xf32>, %b: memref<1000x1000xf32>, %c: memref<1000x1000xf32>) {
+  linalg.matmul ins(%a, %b : memref<1000x1000xf32>, memref<1000x1000xf32>) outs(%c : memref<1000x1000xf32>)
+  return
+}
+
+// -----
+
+/// Transposed B: its rows run along the reduction, so it is the operand that
+/// is transposed while packed; A (here in [k, m] layout) is packed directly.
+/// Packed buffers are no larger than the operands.
+// CHECK-LABEL: func.func @transposed
+// CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<3x32x16xf32>
+// CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<7x32x6xf32>
+// CHECK: vector.transfer_read %arg1{{.*}} : memref<45x29xf32>, vector<16x8xf32>
+// CHECK: vector.transpose {{.*}} : vector<16x8xf32> to vector<8x16xf32>
+// CHECK: vector.transfer_read %arg0{{.*}} : memref<29x37xf32>, vector<6xf32>
+// CHECK: vector.contract
+func.func @transposed(%a: memref<29x37xf32>, %b: memref<45x29xf32>, %c: memref<37x45xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<29x37xf32>, memref<45x29xf32>) outs(%c : memref<37x45xf32>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %s, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+/// A batch loop around the nest; dynamic sizes bound the loops at run time.
+// CHECK-LABEL: func.func @batched
+// CHECK: %[[B:.*]] = memref.dim %arg0, %c0
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[B]] step %c1
+// CHECK: vector.transfer_read %arg1[%[[I]], {{.*}}], %{{.*}} : memref<?x?x?xf32>, vector<16xf32>
+// CHECK: vector.contract
+// CHECK: vector.transfer_write {{.*}}, %arg2[%[[I]], {{.*}}] : vector<6x16xf32>, memref<?x?x?xf32>
+func.func @batched(%a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?x?xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<?x?x?xf32>, memref<?x?x?xf32>) outs(%c : memref<?x?x?xf32>)
+  return
+}
+
+// -----
+
+/// negative_: other element types, mixed precision, no N dimension, a
+/// non-unit innermost stride, and non-contractions are left alone.
+// CHECK-LABEL: func.func @negative_cases
+// CHECK-NOT: vector.contract
+// CHECK: linalg.matmul ins(%arg0, %arg1 : memref<64x64xf16>, memref<64x64xf16>)
+// CHECK: linalg.matmul ins(%arg0, %arg1 : memref<64x64xf16>, memref<64x64xf16>) outs(%arg3
+// CHECK: linalg.matmul ins(%arg4, %arg4 : memref<64x64xi32>, memref<64x64xi32>)
+// CHECK: linalg.matvec
+// CHECK: linalg.matmul ins(%arg5, %arg2
+// CHECK: linalg.add
+// CHECK-NOT: vector.contract
+func.func @negative_cases(%h: memref<64x64xf16>, %hb: memref<64x64xf16>, %f: memref<64x64xf32>,
+                          %hc: memref<64x64xf16>, %i: memref<64x64xi32>,
+                          %s: memref<64x64xf32, strided<[128, 2]>>) {
+  linalg.matmul ins(%h, %hb : memref<64x64xf16>, memref<64x64xf16>) outs(%f : memref<64x64xf32>)
+  linalg.matmul ins(%h, %hb : memref<64x64xf16>, memref<64x64xf16>) outs(%hc : memref<64x64xf16>)
+  linalg.matmul ins(%i, %i : memref<64x64xi32>, memref<64x64xi32>) outs(%i : memref<64x64xi32>)
+  %v = memref.alloc() : memref<64xf32>
+  %w = memref.alloc() : memref<64xf32>
+  linalg.matvec ins(%f, %v : memref<64x64xf32>, memref<64xf32>) outs(%w : memref<64xf32>)
+  linalg.matmul ins(%s, %f : memref<64x64xf32, strided<[128, 2]>>, memref<64x64xf32>) outs(%f : memref<64x64xf32>)
+  linalg.add ins(%f, %f : memref<64x64xf32>, memref<64x64xf32>) outs(%f : memref<64x64xf32>)
+  return
+}
