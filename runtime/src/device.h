@@ -56,9 +56,12 @@ typedef struct fw_device_vtable_t {
   void (*destroy)(fw_device_t *device);
   fw_status_t (*query)(fw_device_t *device, fw_device_info_t *out_info);
 
-  /* Device memory: FW_BUFFER_ALIGNMENT-aligned and zero-filled (size may be 0). */
+  /* Device memory: FW_BUFFER_ALIGNMENT-aligned, contents undefined (size may be 0). `free`
+   * takes the size that was allocated, so a device may keep freed blocks for reuse. */
   fw_status_t (*alloc)(fw_device_t *device, size_t size, void **out_ptr);
-  void (*free)(fw_device_t *device, void *ptr);
+  void (*free)(fw_device_t *device, void *ptr, size_t size);
+  /* Sets `size` bytes of device memory to zero (a buffer never written reads as zeros). */
+  fw_status_t (*fill_zero)(fw_device_t *device, void *ptr, size_t size);
   /* Page-locked host memory for asynchronous copies (plain memory on the CPU). */
   fw_status_t (*alloc_host)(fw_device_t *device, size_t size, void **out_ptr);
   void (*free_host)(fw_device_t *device, void *ptr);

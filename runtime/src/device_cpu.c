@@ -3,9 +3,12 @@
 #define _GNU_SOURCE
 #include "device.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,9 +16,53 @@
 
 #include "status_internal.h"
 
+/* Freed blocks of at least kPoolMinBytes are kept, up to kPoolMaxBytes in all, and handed
+ * out again for the same rounded size: a program called repeatedly reuses memory whose
+ * pages are already mapped, instead of taking a page fault per 4 KiB on every call. Blocks
+ * of 2 MiB and more are 2 MiB-aligned and advised for transparent huge pages. */
+enum {
+  kPoolMinBytes = 256u << 10,
+  kHugePage = 2u << 20,
+};
+static const size_t kPoolMaxBytes = (size_t)1 << 30;
+
+typedef struct pool_block_t {
+  void *ptr;
+  size_t size;
+  struct pool_block_t *next;
+} pool_block_t;
+
 typedef struct {
   fw_device_t base;
+  pthread_mutex_t pool_lock;
+  pool_block_t *pool; /* most recently freed first */
+  size_t pool_bytes;
 } cpu_device_t;
+
+/* The size actually allocated for a request of `size` bytes. */
+static size_t block_size(size_t size) {
+  size_t align = size >= kHugePage ? kHugePage : FW_BUFFER_ALIGNMENT;
+  return (size + align - 1) & ~(size_t)(align - 1);
+}
+
+/* Releases the least recently freed blocks until the pool holds at most `limit` bytes
+ * (pool_lock held). */
+static void pool_trim(cpu_device_t *d, size_t limit) {
+  pool_block_t **link = &d->pool;
+  size_t kept = 0;
+  while (*link) {
+    pool_block_t *blk = *link;
+    if (kept + blk->size <= limit) {
+      kept += blk->size;
+      link = &blk->next;
+      continue;
+    }
+    *link = blk->next;
+    d->pool_bytes -= blk->size;
+    free(blk->ptr);
+    free(blk);
+  }
+}
 
 /* The MLIR ranked memref descriptor: {allocated, aligned, offset, sizes[r], strides[r]}.
  * For rank r the sizes occupy shape[0, r) and the strides shape[r, 2r). */
@@ -26,28 +73,81 @@ typedef struct {
   int64_t shape[2 * FW_MAX_RANK];
 } memref_descriptor_t;
 
-static void cpu_destroy(fw_device_t *device) { free(device); }
+static void cpu_destroy(fw_device_t *device) {
+  cpu_device_t *d = (cpu_device_t *)device;
+  pool_trim(d, 0);
+  pthread_mutex_destroy(&d->pool_lock);
+  free(d);
+}
 
 static fw_status_t cpu_alloc(fw_device_t *device, size_t size, void **out_ptr) {
-  (void)device;
+  cpu_device_t *d = (cpu_device_t *)device;
   *out_ptr = NULL;
-  size_t rounded = size == 0 ? FW_BUFFER_ALIGNMENT : size;
-  if (rounded > SIZE_MAX - (FW_BUFFER_ALIGNMENT - 1))
+  if (size > SIZE_MAX - kHugePage)
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "buffer of %zu bytes is too large",
                           size);
-  rounded = (rounded + FW_BUFFER_ALIGNMENT - 1) & ~(size_t)(FW_BUFFER_ALIGNMENT - 1);
-  void *p = aligned_alloc(FW_BUFFER_ALIGNMENT, rounded);
+  size_t rounded = block_size(size == 0 ? 1 : size);
+  if (rounded >= kPoolMinBytes) {
+    pthread_mutex_lock(&d->pool_lock);
+    for (pool_block_t **link = &d->pool; *link; link = &(*link)->next)
+      if ((*link)->size == rounded) {
+        pool_block_t *blk = *link;
+        *link = blk->next;
+        d->pool_bytes -= blk->size;
+        pthread_mutex_unlock(&d->pool_lock);
+        *out_ptr = blk->ptr;
+        free(blk);
+        return FW_OK;
+      }
+    pthread_mutex_unlock(&d->pool_lock);
+  }
+  size_t align = rounded >= kHugePage ? kHugePage : FW_BUFFER_ALIGNMENT;
+  void *p = aligned_alloc(align, rounded);
   if (!p)
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                           "out of memory allocating a %zu-byte buffer", size);
-  memset(p, 0, rounded);
+  if (rounded >= kHugePage) madvise(p, rounded, MADV_HUGEPAGE); /* a hint; may be refused */
   *out_ptr = p;
   return FW_OK;
 }
 
-static void cpu_free(fw_device_t *device, void *ptr) {
+static void cpu_free(fw_device_t *device, void *ptr, size_t size) {
+  cpu_device_t *d = (cpu_device_t *)device;
+  if (!ptr) return;
+  size_t rounded = block_size(size == 0 ? 1 : size);
+  pool_block_t *blk = rounded >= kPoolMinBytes ? malloc(sizeof(*blk)) : NULL;
+  if (!blk) {
+    free(ptr);
+    return;
+  }
+  blk->ptr = ptr;
+  blk->size = rounded;
+  pthread_mutex_lock(&d->pool_lock);
+  blk->next = d->pool;
+  d->pool = blk;
+  d->pool_bytes += rounded;
+  if (d->pool_bytes > kPoolMaxBytes) pool_trim(d, kPoolMaxBytes);
+  pthread_mutex_unlock(&d->pool_lock);
+}
+
+/* Staging memory for copies: plain memory on the CPU. */
+static fw_status_t cpu_alloc_host(fw_device_t *device, size_t size, void **out_ptr) {
+  (void)device;
+  *out_ptr = aligned_alloc(FW_BUFFER_ALIGNMENT, block_size(size == 0 ? 1 : size));
+  return *out_ptr ? FW_OK
+                  : fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                                   "out of memory allocating %zu bytes of host memory", size);
+}
+
+static void cpu_free_host(fw_device_t *device, void *ptr) {
   (void)device;
   free(ptr);
+}
+
+static fw_status_t cpu_fill_zero(fw_device_t *device, void *ptr, size_t size) {
+  (void)device;
+  memset(ptr, 0, size);
+  return FW_OK;
 }
 
 static fw_status_t cpu_query(fw_device_t *device, fw_device_info_t *out) {
@@ -209,8 +309,9 @@ static const fw_device_vtable_t kCpuDeviceVtable = {
     .query = cpu_query,
     .alloc = cpu_alloc,
     .free = cpu_free,
-    .alloc_host = cpu_alloc,
-    .free_host = cpu_free,
+    .fill_zero = cpu_fill_zero,
+    .alloc_host = cpu_alloc_host,
+    .free_host = cpu_free_host,
     .copy_to_device = cpu_copy,
     .copy_to_host = cpu_copy,
     .copy_on_device = cpu_copy,
@@ -235,6 +336,7 @@ fw_status_t fw_device_cpu_create(fw_device_t **out_device) {
   cpu_device_t *d = calloc(1, sizeof(*d));
   if (!d) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   d->base.vtable = &kCpuDeviceVtable;
+  pthread_mutex_init(&d->pool_lock, NULL);
   *out_device = &d->base;
   return FW_OK;
 }

@@ -230,7 +230,7 @@ static void drop_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   fw_replica_t *r = &b->mem.replicas[node];
   if (!r->allocated) return;
   fw_memory_node_t *n = &m->nodes[node];
-  if (n->device) n->device->vtable->free(n->device, r->ptr);
+  if (n->device) n->device->vtable->free(n->device, r->ptr, b->byte_size);
   else if (node == FW_NODE_STORAGE && m->storage_dir) {
     char path[4200];
     storage_path(m, b, path, sizeof(path));
@@ -300,6 +300,13 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
   }
   pthread_cond_broadcast(&m->cv);
   return status;
+}
+
+/* Gives a never-written buffer's replica on a memory node its value: zeros. */
+static fw_status_t fill_zero(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
+  fw_device_t *device = m->nodes[node].device;
+  if (!device) return FW_OK; /* storage: a file that was never written */
+  return device->vtable->fill_zero(device, b->mem.replicas[node].ptr, b->byte_size);
 }
 
 static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
@@ -564,7 +571,9 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
       status = copy_in(m, b, node);
       stall += fw_now_ns() - t0;
     } else {
-      fw_memory_set_valid(b, node, 1); /* never written: the zero-filled allocation is its value */
+      /* Never written: it reads as zeros; a task that only writes it needs no fill. */
+      if (task->accesses[i].access & FW_ACCESS_READ) status = fill_zero(m, b, node);
+      if (status == FW_OK) fw_memory_set_valid(b, node, 1);
     }
     r->prefetched = 0;
     out_data[i] = r->ptr;
@@ -691,7 +700,8 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
     ++r->pins; /* keeps it in place while the copy below drops the lock */
     if (!r->valid) {
       if (valid_elsewhere(m, b, FW_NODE_HOST)) status = copy_in(m, b, FW_NODE_HOST);
-      else fw_memory_set_valid(b, FW_NODE_HOST, 1);
+      else if ((status = fill_zero(m, b, FW_NODE_HOST)) == FW_OK)
+        fw_memory_set_valid(b, FW_NODE_HOST, 1);
     }
     --r->pins;
     if (status == FW_OK) {

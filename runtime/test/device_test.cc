@@ -33,6 +33,8 @@ TEST_F(CpuDevice, MemoryIsAlignedZeroedAndCopies) {
   FW_ASSERT_OK(v->alloc(dev_, 1000, &b));
   FW_ASSERT_OK(v->alloc_host(dev_, 1000, &h));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % FW_BUFFER_ALIGNMENT, 0u);
+  std::memset(a, 5, 1000);
+  FW_ASSERT_OK(v->fill_zero(dev_, a, 1000));
   for (int i = 0; i < 1000; ++i) EXPECT_EQ(static_cast<unsigned char *>(a)[i], 0);
   std::memset(h, 7, 1000);
   fw_device_queue_t *q = nullptr;
@@ -44,9 +46,28 @@ TEST_F(CpuDevice, MemoryIsAlignedZeroedAndCopies) {
   FW_ASSERT_OK(v->queue_synchronize(dev_, q));
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(static_cast<unsigned char *>(h)[i], 7);
   v->queue_destroy(dev_, q);
-  v->free(dev_, a);
-  v->free(dev_, b);
+  v->free(dev_, a, 1000);
+  v->free(dev_, b, 1000);
   v->free_host(dev_, h);
+}
+
+TEST_F(CpuDevice, LargeBlocksAreReused) {
+  const fw_device_vtable_t *v = dev_->vtable;
+  const size_t big = 3u << 20, small = 1000;
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  FW_ASSERT_OK(v->alloc(dev_, big, &a));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % (2u << 20), 0u) << "huge-page aligned";
+  std::memset(a, 1, big);
+  v->free(dev_, a, big);
+  // The same rounded size gets the freed block back; another size does not.
+  FW_ASSERT_OK(v->alloc(dev_, big - 100, &b));
+  EXPECT_EQ(b, a);
+  FW_ASSERT_OK(v->alloc(dev_, 2 * big, &c));
+  EXPECT_NE(c, a);
+  v->free(dev_, b, big - 100);
+  v->free(dev_, c, 2 * big);
+  FW_ASSERT_OK(v->alloc(dev_, small, &a));
+  v->free(dev_, a, small);
 }
 
 TEST_F(CpuDevice, EventsOrderAndTime) {

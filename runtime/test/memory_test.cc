@@ -381,6 +381,37 @@ bool prefetchDisabledByEnvironment() {
 
 // Two passes over 12 inputs: the prefetch window covers them all, so prefetches may not
 // displace one another; on or off, the data read from storage stays about the same.
+// Freed memory is reused, but a buffer that was never written still reads as zeros: in a
+// task that reads it and through fw_buffer_data.
+void copyTask(void *, void *const *data, size_t) {
+  std::memcpy(data[1], data[0], kBig * sizeof(uint64_t));
+}
+
+TEST(ReuseTest, NeverWrittenBuffersReadAsZeros) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  for (int round = 0; round < 3; ++round) {
+    fw_buffer_t *dirty = makeU64Buffer(rt, kBig, contents(7));
+    ASSERT_NE(dirty, nullptr);
+    fw_buffer_release(dirty);
+    fw_buffer_t *fresh = makeU64Buffer(rt, kBig), *out = makeU64Buffer(rt, kBig);
+    ASSERT_NE(fresh, nullptr);
+    ASSERT_NE(out, nullptr);
+    FW_ASSERT_OK(submit(rt, "copy", copyTask, nullptr,
+                        {{fresh, FW_ACCESS_READ}, {out, FW_ACCESS_WRITE}}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    EXPECT_EQ(fwtest::readU64(out), std::vector<uint64_t>(kBig, 0)) << round;
+    fw_buffer_release(out);
+    fw_buffer_release(fresh);
+    fw_buffer_t *mapped = makeU64Buffer(rt, kBig);
+    ASSERT_NE(mapped, nullptr);
+    EXPECT_EQ(fwtest::readU64(mapped), std::vector<uint64_t>(kBig, 0)) << round;
+    fw_buffer_release(mapped);
+  }
+  fw_runtime_destroy(rt);
+}
+
 TEST(PrefetchTest, OnAndOffGiveTheSameResults) {
   if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
   PrefetchRun on = runChain(0, 12, 24);
