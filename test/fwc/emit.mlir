@@ -17,7 +17,8 @@
 // LLVMIR: @__fw_metadata = private constant {{.*}} section ".fw.meta", align 8
 // LLVMIR: define void @__fw_entry_add(ptr
 // LLVMIR: define void @__fwk_add_dispatch_0_cpu_x86_64_v3(ptr {{.*}} #[[KATTR:[0-9]+]]
-// LLVMIR: attributes #[[KATTR]] = { {{.*}}"target-cpu"="x86-64-v3"
+// Kernels are vectorized for the target's full vector width (from the target table).
+// LLVMIR: attributes #[[KATTR]] = { {{.*}}"prefer-vector-width"="256"{{.*}}"target-cpu"="x86-64-v3"
 // OBJ: Type: REL (Relocatable file)
 // OBJ: Machine: Advanced Micro Devices X86-64
 // OBJ-DAG: GLOBAL HIDDEN {{.*}} __fw_module_adder{{$}}
