@@ -2,7 +2,7 @@
 // block boundary and leave partial register tiles: 530 rows (> mc = 126 for
 // x86-64-v3, 504 for v4), 601 reduction steps (> kc = 512 and 256; not a
 // multiple of the 8 steps transposed at once), 2100 columns (> nc = 2048),
-// none a multiple of the 6 x 16 (v3) or 14 x 32 (v4) tile. Also transposed
+// none a multiple of the 6 x 16 (v3) or 12 x 32 (v4) tile. Also transposed
 // operands, a batch, dynamic sizes and accumulation into a nonzero C.
 // RUN: %fwc %s --targets=x86-64-v3 -o %t.v3.fwb
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=edges --case=matmul --arg-shapes="530x601;601x2100" --tmp=%t

@@ -3,7 +3,7 @@
 /// An f32 matmul in a CPU kernel becomes the packed GEMM of fw-cpu-matmul,
 /// sized for the variant's target: its vector.contract is lowered through
 /// outer products to one broadcast and fused multiply-add per row of the
-/// register tile (6 rows of 16 floats for x86-64-v3, 14 of 32 for v4), and
+/// register tile (6 rows of 16 floats for x86-64-v3, 12 of 32 for v4), and
 /// the masked transfers at the edges to masked loads and stores.
 // CHECK-LABEL: llvm.func internal @mm_v3(
 // CHECK: llvm.call @malloc
@@ -13,7 +13,7 @@
 // CHECK: llvm.call @free
 // CHECK-NOT: vector.
 // CHECK-LABEL: llvm.func internal @mm_v4(
-// CHECK-COUNT-14: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK-COUNT-12: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 fw.executable @mm attributes {access = [#fw.access<read>, #fw.access<read>, #fw.access<readwrite>], bindings = [tensor<100x70xf32>, tensor<70x50xf32>, tensor<100x50xf32>]} {
   fw.variant @v3 target(#fw.cpu<"x86-64-v3">) {
     builtin.module {

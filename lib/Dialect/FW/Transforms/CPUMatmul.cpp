@@ -18,7 +18,9 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::fw {
 #define GEN_PASS_DEF_CPUMATMULPASS
@@ -49,13 +51,22 @@ struct Contraction {
   linalg::LinalgOp op;
   std::optional<unsigned> batch;
   unsigned m, n, k;
+  /// A linalg.fill of C right before the contraction: the first block of
+  /// reduction steps starts from this value instead of reading C.
+  linalg::FillOp fill;
+  /// An elementwise linalg.generic right after it that reads C (a buffer of
+  /// this kernel that nothing else reads) and writes another buffer: it is
+  /// applied to the register tile after the last block of reduction steps,
+  /// which writes the epilogue's output instead of C.
+  linalg::GenericOp epilogue;
+  unsigned epilogueInput = 0; // the epilogue's operand that is C
 };
 
 /// The operand's memref has a unit-stride innermost dimension, so vector
 /// transfers along it are contiguous.
 static bool hasUnitInnerStride(Value operand) {
   auto type = dyn_cast<MemRefType>(operand.getType());
-  if (!type || type.getRank() < 2)
+  if (!type || type.getRank() < 1)
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -101,7 +112,11 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
   if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
       dims->n.size() != 1 || dims->k.size() != 1)
     return std::nullopt;
-  Contraction c{op, std::nullopt, dims->m[0], dims->n[0], dims->k[0]};
+  Contraction c;
+  c.op = op;
+  c.m = dims->m[0];
+  c.n = dims->n[0];
+  c.k = dims->k[0];
   if (!dims->batch.empty())
     c.batch = dims->batch[0];
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -111,6 +126,88 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
       !indexes(*out, c.batch, c.m, c.n, false))
     return std::nullopt;
   return c;
+}
+
+/// The first op after `op` in its block that may touch memory.
+static Operation *nextEffectfulOp(Operation *op) {
+  for (op = op->getNextNode(); op; op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      return op;
+  return nullptr;
+}
+
+/// A linalg.fill of the whole of C with a value, right before `c.op`.
+static linalg::FillOp findFill(Contraction &c) {
+  Value out = c.op.getDpsInitOperand(0)->get();
+  for (Operation *op = c.op->getPrevNode(); op; op = op->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(op);
+    if (fill && fill.hasPureBufferSemantics() &&
+        fill.getDpsInitOperand(0)->get() == out)
+      return fill;
+    if (!isMemoryEffectFree(op))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The elementwise consumer that can be applied in registers: see
+/// Contraction::epilogue. Inputs other than C must index at most the two
+/// dimensions of C, with the column innermost and unit-stride, so each row
+/// of the tile reads a contiguous vector or one scalar.
+static bool findEpilogue(Contraction &c) {
+  Value out = c.op.getDpsInitOperand(0)->get();
+  if (c.batch || !out.getDefiningOp<memref::AllocOp>())
+    return false;
+  // C is written by the fill and the contraction, read by the epilogue and
+  // then only deallocated.
+  auto ep = dyn_cast_or_null<linalg::GenericOp>(nextEffectfulOp(c.op));
+  for (Operation *user : out.getUsers()) {
+    if (user == c.op.getOperation() || user == c.fill.getOperation() ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    if (user != ep.getOperation())
+      return false;
+  }
+  if (!ep || !ep.hasPureBufferSemantics() || ep.getNumDpsInits() != 1 ||
+      ep.getNumLoops() != 2 || ep.getNumReductionLoops() != 0)
+    return false;
+  SmallVector<AffineMap> maps = ep.getIndexingMapsArray();
+  OpOperand *init = ep.getDpsInitOperand(0);
+  Value dst = init->get();
+  Block &body = ep.getRegion().front();
+  if (!maps.back().isIdentity() || !body.getArgument(init->getOperandNumber())
+                                         .use_empty() ||
+      !hasUnitInnerStride(dst) ||
+      llvm::is_contained(c.op.getDpsInputs(), dst))
+    return false;
+  std::optional<unsigned> cInput;
+  for (OpOperand *in : ep.getDpsInputOperands()) {
+    unsigned i = in->getOperandNumber();
+    if (in->get() == out) {
+      if (cInput || !maps[i].isIdentity())
+        return false;
+      cInput = i;
+      continue;
+    }
+    if (!isa<MemRefType>(in->get().getType()) ||
+        !maps[i].isProjectedPermutation())
+      return false;
+    auto dims = dimsOf(maps[i]);
+    if (llvm::is_contained(*dims, 1u) &&
+        (dims->back() != 1 || !hasUnitInnerStride(in->get())))
+      return false;
+  }
+  if (!cInput)
+    return false;
+  for (Operation &op : body.without_terminator())
+    if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+        !(OpTrait::hasElementwiseMappableTraits(&op) ||
+          isa<arith::ConstantOp>(op)) ||
+        !op.getResult(0).getType().isIntOrIndexOrFloat())
+      return false;
+  c.epilogue = ep;
+  c.epilogueInput = *cInput;
+  return true;
 }
 
 /// Emits the GEMM loop nest for one contraction.
@@ -155,7 +252,11 @@ private:
                  int64_t width, Value outer0, Value outerCount, Value k0,
                  Value kCount);
   void microKernel(Value aPanel, Value bPanel, Value row0, Value col0,
-                   Value kCount);
+                   Value kCount, Value first, Value last);
+  SmallVector<Value> readTile(Value source, ArrayRef<Value> indices);
+  void writeTile(ArrayRef<Value> rows, Value dest, ArrayRef<Value> indices);
+  SmallVector<Value> applyEpilogue(ArrayRef<Value> rows, Value row0,
+                                   Value col0);
 
   Contraction c;
   Blocking blk;
@@ -217,35 +318,160 @@ void GemmBuilder::packBlock(unsigned operand, unsigned outerDim, Value packed,
   }
 }
 
-/// C[row0:+mr, col0:+nr] += aPanel^T * bPanel over kCount steps, with the
-/// tile of C in registers. C is read and written through masked transfers,
-/// so edge tiles need no separate code.
-void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
-                              Value col0, Value kCount) {
-  Value out = c.op.getDpsInitOperand(0)->get();
-  dimValues[c.m] = row0;
-  dimValues[c.n] = col0;
-  SmallVector<Value> cIdx = indicesOf(2);
+/// The mr x nr tile of `source` at `indices` (masked at its edges), one
+/// vector per row.
+SmallVector<Value> GemmBuilder::readTile(Value source,
+                                         ArrayRef<Value> indices) {
   auto tileType = VectorType::get({blk.mr, blk.nr}, f32);
-  auto rowType = VectorType::get({blk.nr}, f32);
   Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
-  Value tile = vector::TransferReadOp::create(b, tileType, out, cIdx, zero,
+  Value tile = vector::TransferReadOp::create(b, tileType, source, indices,
+                                              zero,
                                               ArrayRef<bool>{false, false});
-  // The accumulator travels through the reduction loop as one vector per
-  // row, so each becomes a register rather than an aggregate.
   SmallVector<Value> rows;
   for (int64_t r = 0; r < blk.mr; ++r)
     rows.push_back(vector::ExtractOp::create(b, tile, ArrayRef<int64_t>{r}));
-  Value zeroTile = arith::ConstantOp::create(
-      b, DenseElementsAttr::get(tileType, b.getF32FloatAttr(0.0f)));
-  auto assemble = [&](OpBuilder &builder, Location loc, ValueRange parts) {
-    Value acc = zeroTile;
-    for (auto [r, part] : llvm::enumerate(parts))
-      acc = vector::InsertOp::create(builder, loc, part, acc,
-                                     ArrayRef<int64_t>{(int64_t)r});
-    return acc;
-  };
+  return rows;
+}
 
+/// Writes one vector per row as a tile of `dest` (masked at its edges).
+void GemmBuilder::writeTile(ArrayRef<Value> rows, Value dest,
+                            ArrayRef<Value> indices) {
+  auto rowType = cast<VectorType>(rows.front().getType());
+  auto tileType =
+      VectorType::get({blk.mr, blk.nr}, rowType.getElementType());
+  Value tile = arith::ConstantOp::create(b, b.getZeroAttr(tileType));
+  for (auto [r, row] : llvm::enumerate(rows))
+    tile = vector::InsertOp::create(b, row, tile,
+                                    ArrayRef<int64_t>{(int64_t)r});
+  vector::TransferWriteOp::create(b, tile, dest, indices,
+                                  ArrayRef<bool>{false, false});
+}
+
+/// The epilogue's body on vectors: for each row of the tile, its scalar ops
+/// are recreated on vectors of nr elements, with C's element replaced by the
+/// row of accumulators, other inputs read as a row vector (when they index
+/// the column) or a broadcast scalar, and values from outside broadcast.
+SmallVector<Value> GemmBuilder::applyEpilogue(ArrayRef<Value> rows,
+                                              Value row0, Value col0) {
+  linalg::GenericOp ep = c.epilogue;
+  Block &body = ep.getRegion().front();
+  SmallVector<AffineMap> epMaps = ep.getIndexingMapsArray();
+  Value sizeM = memref::DimOp::create(b, ep.getDpsInitOperand(0)->get(), 0);
+  Value lastRow = sub(sizeM, index(1));
+  auto vectorOf = [&](Type t) { return VectorType::get({blk.nr}, t); };
+  // Reads input `i` of the epilogue at (row, col0) as a vector of nr.
+  auto readInput = [&](unsigned i, Value row) -> Value {
+    Value source = ep->getOperand(i);
+    Type element = getElementTypeOrSelf(source.getType());
+    SmallVector<Value> idx;
+    bool columns = false;
+    for (AffineExpr e : epMaps[i].getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      idx.push_back(d == 0 ? row : col0);
+      columns |= d == 1;
+    }
+    if (columns) {
+      Value pad = arith::ConstantOp::create(b, b.getZeroAttr(element));
+      return vector::TransferReadOp::create(b, vectorOf(element), source, idx,
+                                            pad, ArrayRef<bool>{false});
+    }
+    Value scalar = memref::LoadOp::create(b, source, idx);
+    return vector::BroadcastOp::create(b, vectorOf(element), scalar);
+  };
+  llvm::DenseMap<Value, Value> invariant; // per tile: outside values, row-free inputs
+  SmallVector<Value> results;
+  for (int64_t r = 0; r < blk.mr; ++r) {
+    // Rows past the end are computed on the last row and not written.
+    Value row = min(add(row0, index(r)), lastRow);
+    IRMapping map;
+    for (OpOperand *in : ep.getDpsInputOperands()) {
+      unsigned i = in->getOperandNumber();
+      BlockArgument arg = body.getArgument(i);
+      if (i == c.epilogueInput) {
+        map.map(arg, rows[r]);
+      } else if (llvm::is_contained(*dimsOf(epMaps[i]), 0u)) {
+        map.map(arg, readInput(i, row));
+      } else {
+        Value &v = invariant[arg];
+        if (!v)
+          v = readInput(i, row);
+        map.map(arg, v);
+      }
+    }
+    for (Operation &op : body.without_terminator()) {
+      Type resultType = vectorOf(op.getResult(0).getType());
+      if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+        auto splat = DenseElementsAttr::get(cast<ShapedType>(resultType),
+                                            cst.getValue());
+        map.map(op.getResult(0), arith::ConstantOp::create(b, splat));
+        continue;
+      }
+      SmallVector<Value> operands;
+      for (Value operand : op.getOperands()) {
+        if (Value mapped = map.lookupOrNull(operand)) {
+          operands.push_back(mapped);
+          continue;
+        }
+        Value &v = invariant[operand];
+        if (!v)
+          v = vector::BroadcastOp::create(b, vectorOf(operand.getType()),
+                                          operand);
+        operands.push_back(v);
+      }
+      OperationState state(op.getLoc(), op.getName());
+      state.addOperands(operands);
+      state.addAttributes(op.getAttrs());
+      state.addTypes(resultType);
+      map.map(op.getResult(0), b.create(state)->getResult(0));
+    }
+    results.push_back(map.lookup(body.getTerminator()->getOperand(0)));
+  }
+  return results;
+}
+
+/// C[row0:+mr, col0:+nr] += aPanel^T * bPanel over kCount steps, with the
+/// tile of C in registers. C is read and written through masked transfers,
+/// so edge tiles need no separate code. `first` and `last` tell whether this
+/// is the first and the last block of reduction steps: the first starts from
+/// the fill value or C's initial contents, the last applies the epilogue.
+void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
+                              Value col0, Value kCount, Value first,
+                              Value last) {
+  Value out = c.op.getDpsInitOperand(0)->get();
+  Value dst = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : out;
+  dimValues[c.m] = row0;
+  dimValues[c.n] = col0;
+  SmallVector<Value> cIdx = indicesOf(2);
+  SmallVector<Value> dstIdx = c.epilogue ? SmallVector<Value>{row0, col0} : cIdx;
+  auto rowType = VectorType::get({blk.nr}, f32);
+  SmallVector<Type> rowTypes(blk.mr, rowType);
+
+  // The accumulator travels through the reduction loop as one vector per
+  // row, so each becomes a register rather than an aggregate.
+  SmallVector<Value> rows;
+  if (c.fill || c.epilogue) {
+    // Later blocks continue from the partial sums in the destination.
+    auto init = scf::IfOp::create(b, rowTypes, first, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(init.thenBlock());
+      SmallVector<Value> start;
+      if (c.fill)
+        start.assign(blk.mr, vector::BroadcastOp::create(
+                                 b, rowType, c.fill.getDpsInputs()[0]));
+      else
+        start = readTile(out, cIdx);
+      scf::YieldOp::create(b, start);
+      b.setInsertionPointToStart(init.elseBlock());
+      scf::YieldOp::create(b, readTile(dst, dstIdx));
+    }
+    rows.assign(init.getResults().begin(), init.getResults().end());
+  } else {
+    rows = readTile(out, cIdx);
+  }
+
+  auto tileType = VectorType::get({blk.mr, blk.nr}, f32);
+  Value zeroTile = arith::ConstantOp::create(b, b.getZeroAttr(tileType));
   MLIRContext *ctx = b.getContext();
   AffineExpr m, n, k;
   bindDims(ctx, m, n, k);
@@ -267,7 +493,10 @@ void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
                                           ValueRange{kk, c0});
         a = vector::ShapeCastOp::create(nested, loc, lhsType, a);
         bv = vector::ShapeCastOp::create(nested, loc, rhsType, bv);
-        Value acc = assemble(nested, loc, accs);
+        Value acc = zeroTile;
+        for (auto [r, part] : llvm::enumerate(accs))
+          acc = vector::InsertOp::create(nested, loc, part, acc,
+                                         ArrayRef<int64_t>{(int64_t)r});
         Value sum = vector::ContractionOp::create(nested, loc, a, bv, acc,
                                                   exprRefs, iterators);
         SmallVector<Value> next;
@@ -276,9 +505,17 @@ void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
                                                    ArrayRef<int64_t>{r}));
         scf::YieldOp::create(nested, loc, next);
       });
-  Value result = assemble(b, b.getLoc(), loop.getResults());
-  vector::TransferWriteOp::create(b, result, out, cIdx,
-                                  ArrayRef<bool>{false, false});
+  SmallVector<Value> sums(loop.getResults().begin(), loop.getResults().end());
+  if (!c.epilogue) {
+    writeTile(sums, out, cIdx);
+    return;
+  }
+  auto done = scf::IfOp::create(b, TypeRange{}, last, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(done.thenBlock());
+  writeTile(applyEpilogue(sums, row0, col0), dst, dstIdx);
+  b.setInsertionPointToStart(done.elseBlock());
+  writeTile(sums, dst, dstIdx);
 }
 
 void GemmBuilder::build() {
@@ -323,10 +560,18 @@ void GemmBuilder::build() {
   Value jc = jcLoop.getInductionVar();
   Value nb = min(index(blk.nc), sub(sizeN, jc));
 
-  auto pcLoop = scf::ForOp::create(b, c0, sizeK, index(blk.kc));
+  // With a fill or an epilogue, C is produced by the blocks of reduction
+  // steps: there is at least one, empty when K is 0.
+  Value kSteps = sizeK;
+  if (c.fill || c.epilogue)
+    kSteps = arith::MaxSIOp::create(b, sizeK, index(1));
+  auto pcLoop = scf::ForOp::create(b, c0, kSteps, index(blk.kc));
   b.setInsertionPointToStart(pcLoop.getBody());
   Value pc = pcLoop.getInductionVar();
   Value kb = min(index(blk.kc), sub(sizeK, pc));
+  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, pc, c0);
+  Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                                     add(pc, index(blk.kc)), sizeK);
   packBlock(1, c.n, bPacked, blk.nr, jc, nb, pc, kb);
 
   auto icLoop = scf::ForOp::create(b, c0, sizeM, index(blk.mc));
@@ -345,7 +590,7 @@ void GemmBuilder::build() {
   Value ir = irLoop.getInductionVar();
   Value aPanel =
       panelView(aPacked, arith::DivUIOp::create(b, ir, index(blk.mr)));
-  microKernel(aPanel, bPanel, add(ic, ir), add(jc, jr), kb);
+  microKernel(aPanel, bPanel, add(ic, ir), add(jc, jr), kb, first, last);
 
   b.setInsertionPointAfter(c.batch ? jcLoop->getParentOp() : jcLoop);
   memref::DeallocOp::create(b, aPacked);
@@ -361,15 +606,16 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
     int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
     Blocking blk;
     blk.nr = nr > 0 ? nr : 2 * lanes;
-    // Two registers of B, one broadcast of A, the rest accumulate C.
+    // Accumulators of C take three quarters of the registers; the rest hold
+    // a row of B, broadcasts of A and what the register allocator needs
+    // (with 28 of 32 accumulators LLVM spills in the inner loop).
     int64_t vectorsPerRow = llvm::divideCeil(blk.nr, lanes);
     blk.mr = mr > 0 ? mr
-                    : std::max<int64_t>(
-                          1, (vectorRegisters - vectorsPerRow - 1) /
-                                 vectorsPerRow);
+                    : std::max<int64_t>(1, vectorRegisters * 3 / 4 /
+                                               vectorsPerRow);
     // A micro-panel of B fills L1 (it is reused by every micro-tile of a
     // block of A, while the A micro-panels stream from L2); a block of A
-    // fills half of L2. Measured on Zen 4: kc = 256 for a 14 x 32 tile and
+    // fills half of L2. Measured on Zen 4: kc = 256 for a 12 x 32 tile and
     // 512 for 6 x 16 are 10-25% faster than half of those.
     blk.kc = kc > 0 ? kc
                     : std::clamp<int64_t>(l1Bytes / (blk.nr * 4), 64, 512);
@@ -386,9 +632,24 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
         found.push_back(*c);
     });
     Blocking blk = blocking();
-    for (const Contraction &c : found) {
+    for (Contraction &c : found) {
+      if (fuse) {
+        c.fill = findFill(c);
+        findEpilogue(c);
+      }
       GemmBuilder(c, blk).build();
+      Value out = c.op.getDpsInitOperand(0)->get();
       c.op->erase();
+      if (c.fill)
+        c.fill->erase();
+      if (c.epilogue) {
+        // C was only a staging buffer between the contraction and the
+        // epilogue.
+        c.epilogue->erase();
+        for (Operation *user : llvm::make_early_inc_range(out.getUsers()))
+          user->erase();
+        out.getDefiningOp()->erase();
+      }
     }
   }
 };

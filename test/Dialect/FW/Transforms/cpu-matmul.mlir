@@ -29,11 +29,11 @@
 // CHECK-DAG: memref.dealloc %[[BP]]
 // CHECK-NOT: linalg.matmul
 
-/// AVX-512 (32 registers of 16 floats): a 14 x 32 tile, kc = 256 and mc = 504.
+/// AVX-512 (32 registers of 16 floats): a 12 x 32 tile (24 accumulators), kc = 256 and mc = 504.
 // V4-LABEL: func.func @matmul
 // V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<32x256x32xf32>
-// V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<36x256x14xf32>
-// V4: vector.contract {{.*}} : vector<1x14xf32>, vector<1x32xf32> into vector<14x32xf32>
+// V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<42x256x12xf32>
+// V4: vector.contract {{.*}} : vector<1x12xf32>, vector<1x32xf32> into vector<12x32xf32>
 
 /// Explicit sizes.
 // SIZES-LABEL: func.func @matmul

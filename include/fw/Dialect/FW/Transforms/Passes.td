@@ -263,6 +263,15 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
       the outer-product strategy, that contraction becomes `mr` broadcasts
       and fused multiply-adds per step.
 
+    A `linalg.fill` of C right before the contraction becomes the starting
+    value of the accumulators (C is not read). An elementwise
+    `linalg.generic` right after it that reads C, when C is a buffer of the
+    kernel that nothing else reads, is applied to the register tile after
+    the last block of reduction steps and writes its own output directly:
+    bias, activation and residual epilogues cost no pass over memory, and
+    the intermediate C disappears. Its other inputs may index the row, the
+    column, both or neither.
+
     The sizes derive from the target description (vector width and register
     count give `mr` x `nr`; the L1 and L2 sizes give `kc` and `mc`); each can
     be overridden. Edge tiles read and write C through masked transfers.
@@ -271,9 +280,9 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
 
     ```mlir
     scf.for %k = %c0 to %kb step %c1 iter_args(%c0_ = ..., %c1_ = ...) {
-      %a = vector.load %apack[%i, %k, %c0] : memref<36x256x14xf32>, vector<14xf32>
+      %a = vector.load %apack[%i, %k, %c0] : memref<42x256x12xf32>, vector<12xf32>
       %b = vector.load %bpack[%j, %k, %c0] : memref<64x256x32xf32>, vector<32xf32>
-      %r = vector.contract {...} %a2, %b2, %acc : vector<1x14xf32>, vector<1x32xf32> into vector<14x32xf32>
+      %r = vector.contract {...} %a2, %b2, %acc : vector<1x12xf32>, vector<1x32xf32> into vector<12x32xf32>
     }
     ```
   }];
@@ -295,7 +304,10 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
     Option<"mc", "mc", "int64_t", /*default=*/"0",
            "Rows per packed block of A (0: from the L2 size)">,
     Option<"nc", "nc", "int64_t", /*default=*/"2048",
-           "Columns per packed block of B">
+           "Columns per packed block of B">,
+    Option<"fuse", "fuse", "bool", /*default=*/"true",
+           "Fold a preceding fill and a following elementwise epilogue into "
+           "the micro-kernel">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
