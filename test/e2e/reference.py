@@ -106,6 +106,13 @@ def matmul_accumulate(a, b, c):
     return ((c + a @ b).astype(np.float32),)
 
 
+def matmul_epilogue(x, w, bcol, brow, res):
+    # tanh(max(x @ w + bcol[n] + brow[m], 0)) * 0.5 + res[m, n]
+    x, w, bcol, brow, res = _f64(x, w, bcol, brow, res)
+    y = x @ w + bcol[None, :] + brow[:, None]
+    return ((np.tanh(np.maximum(y, 0.0)) * 0.5 + res).astype(np.float32),)
+
+
 def transpose(x):
     # linalg.transpose permutation [2, 0, 1]: out[i, j, k] = x[j, k, i]
     x = np.asarray(x)
@@ -484,6 +491,8 @@ CASES = {
                                atol=lambda a: _matmul_atol(a[0].shape[0])),
     "matmul_accumulate": Case(matmul_accumulate, [Arg(F32), Arg(F32), Arg(F32)],
                               atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "matmul_epilogue": Case(matmul_epilogue, [Arg(F32), Arg(F32), Arg(F32), Arg(F32), Arg(F32)],
+                            atol=lambda a: _matmul_atol(a[0].shape[1])),
     "transpose": Case(transpose, [Arg(F32)], rtol=0.0, atol=0.0),
     "mlp": Case(mlp, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
                       Arg(F32, -0.2, 0.2), Arg(F32, -0.2, 0.2)],

@@ -1,6 +1,7 @@
 // RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{vector-bits=256 vector-registers=16 l1-bytes=32768 l2-bytes=524288},canonicalize))' | FileCheck %s
 // RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{vector-bits=512 vector-registers=32 l1-bytes=32768 l2-bytes=1048576}))' | FileCheck %s --check-prefix=V4
 // RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{mr=4 nr=8 kc=64 mc=32 nc=128}))' | FileCheck %s --check-prefix=SIZES
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{fuse=false}))' | FileCheck %s --check-prefix=NOFUSE
 
 /// AVX2 (16 registers of 8 floats): a 6 x 16 register tile, kc = 512 (a
 /// 32 KiB micro-panel of B), mc = 126 (half of L2), one block of columns
@@ -108,5 +109,106 @@ func.func @negative_cases(%h: memref<64x64xf16>, %hb: memref<64x64xf16>, %f: mem
   linalg.matvec ins(%f, %v : memref<64x64xf32>, memref<64xf32>) outs(%w : memref<64xf32>)
   linalg.matmul ins(%s, %f : memref<64x64xf32, strided<[128, 2]>>, memref<64x64xf32>) outs(%f : memref<64x64xf32>)
   linalg.add ins(%f, %f : memref<64x64xf32>, memref<64x64xf32>) outs(%f : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+/// The fill becomes the accumulators' starting value in the first block of
+/// reduction steps, and the bias + ReLU epilogue is applied to the register
+/// tile after the last one, writing %out directly: the staging buffer %c,
+/// the fill and the epilogue are gone. K = 0 still runs one (empty) block.
+// CHECK-LABEL: func.func @fused
+// CHECK-NOT: memref<64x64xf32>
+// CHECK-NOT: linalg.
+// CHECK: %[[STEPS:.*]] = arith.maxsi %{{.*}}, %c1
+// CHECK: scf.for %[[PC:.*]] = %c0 to %[[STEPS]] step %c512
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[PC]], %c0
+// CHECK: %[[LAST:.*]] = arith.cmpi sge
+// CHECK: scf.if %[[FIRST]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.broadcast %arg4 : f32 to vector<16xf32>
+// CHECK: else
+// CHECK: vector.transfer_read %arg3
+// CHECK: vector.contract
+// CHECK: scf.if %[[LAST]] {
+// CHECK: %[[BIAS:.*]] = vector.transfer_read %arg2[%{{.*}}], %{{.*}} : memref<?xf32>, vector<16xf32>
+// CHECK-COUNT-6: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}}, %arg3
+// CHECK: } else {
+// CHECK: vector.transfer_write {{.*}}, %arg3
+// CHECK-NOT: linalg.
+/// With fuse=false the fill and the epilogue stay.
+// NOFUSE-LABEL: func.func @fused
+// NOFUSE: linalg.fill
+// NOFUSE: vector.contract
+// NOFUSE: linalg.generic
+func.func @fused(%x: memref<?x?xf32>, %w: memref<?x?xf32>, %b: memref<?xf32>, %out: memref<?x?xf32>, %zero: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %w, %c1 : memref<?x?xf32>
+  %c = memref.alloc(%m, %n) : memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x?xf32>)
+  linalg.matmul ins(%x, %w : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %b : memref<?x?xf32>, memref<?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<?x?xf32>
+  return
+}
+
+// -----
+
+/// negative_: the epilogue is not folded when C is read again afterwards,
+/// when C is one of the kernel's arguments (its contents are a result), or
+/// when the epilogue reads C transposed; the fill still is.
+// CHECK-LABEL: func.func @negative_epilogues
+// CHECK-NOT: linalg.fill
+// CHECK: vector.contract
+// CHECK: linalg.generic
+// CHECK: linalg.copy
+// CHECK: vector.contract
+// CHECK: linalg.generic
+// CHECK: vector.contract
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.fill
+#id = affine_map<(m, n) -> (m, n)>
+#tr = affine_map<(m, n) -> (n, m)>
+func.func @negative_epilogues(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out: memref<32x32xf32>,
+                              %cout: memref<32x32xf32>, %zero: f32) {
+  %c = memref.alloc() : memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.copy ins(%c : memref<32x32xf32>) outs(%cout : memref<32x32xf32>)
+
+  linalg.fill ins(%zero : f32) outs(%cout : memref<32x32xf32>)
+  linalg.matmul ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%cout : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%cout : memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+
+  %d = memref.alloc() : memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%d : memref<32x32xf32>)
+  linalg.matmul ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%d : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d : memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
   return
 }
