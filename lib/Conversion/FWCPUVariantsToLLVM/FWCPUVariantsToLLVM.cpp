@@ -53,7 +53,9 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   gemm.vectorRegisters = target.vectorRegisters;
   gemm.l1Bytes = static_cast<int64_t>(target.l1Bytes);
   gemm.l2Bytes = static_cast<int64_t>(target.l2Bytes);
+  gemm.distribute = true;
   funcPm.addPass(createCPUMatmulPass(gemm));
+  funcPm.addPass(createCPUDistributePass());
   funcPm.addPass(createCanonicalizerPass());
   funcPm.addPass(createCPULoopOrderPass());
   CPUTilePassOptions tiling;
@@ -67,6 +69,7 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   funcPm.addPass(createConvertVectorToSCFPass(transfers));
   funcPm.addPass(createApproximateMathPass());
   funcPm.addPass(createLoopInvariantCodeMotionPass());
+  funcPm.addPass(createCPUWorkgroupArgsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -195,6 +198,11 @@ struct ConvertFWCPUVariantsToLLVMPass
         buildCpuKernelPipeline(pm, *desc);
         if (failed(runPipeline(pm, inner)))
           return signalPassFailure();
+        // A kernel that divides its work among workgroups says so in the
+        // fat binary.
+        for (auto func : inner.getOps<LLVM::LLVMFuncOp>())
+          if (func->hasAttr("fw.workgroups"))
+            variant->setAttr("fw.workgroups", UnitAttr::get(&getContext()));
         // Only the runtime entry is visible outside the kernel's module, so
         // helpers of variants for different ISA levels never mix at link time.
         std::string entry =

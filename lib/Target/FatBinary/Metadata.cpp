@@ -173,9 +173,12 @@ private:
         variants.string(intern(
             getCpuKernelSymbol(exe.getSymName(), variant.getSymName())));
         variants.u32(kNoImage);
-        variants.u32(1);
-        variants.u32(1);
-        variants.u32(1);
+        // On the CPU, 0,0,0 marks a kernel that divides its work among any
+        // number of workgroups; 1,1,1 one that runs once per task.
+        uint32_t shape = variant->hasAttr("fw.workgroups") ? 0 : 1;
+        variants.u32(shape);
+        variants.u32(shape);
+        variants.u32(shape);
       }
       executables.string(intern(exe.getSymName()));
       executables.u32(firstBinding);

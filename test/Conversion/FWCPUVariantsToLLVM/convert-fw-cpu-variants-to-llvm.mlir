@@ -4,16 +4,21 @@
 /// interface and the runtime entry __fwk_<executable>_<variant>. Loops come
 /// from linalg; tanh becomes a polynomial (no libm call). Everything but the
 /// entry has internal linkage.
+/// The kernel's one loop is divided among workgroups (fw-cpu-distribute): the
+/// variant is marked, and the entry passes the workgroup id and count
+/// (fw_workgroup_t's id[0] and count[0]) after the buffers.
 // CHECK-LABEL: fw.executable @k
-// CHECK: fw.variant @cpu target(#fw.cpu<"x86-64-v3">)
+// CHECK: fw.variant @cpu target(#fw.cpu<"x86-64-v3">) attributes {fw.workgroups}
 // CHECK: llvm.func internal @k_cpu(
 // CHECK: llvm.cond_br
 // CHECK-NOT: llvm.intr.tanh
 // CHECK-NOT: llvm.call @tanhf
 // CHECK: llvm.fmul
-// CHECK: llvm.func internal @_mlir_ciface_k_cpu(%{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr)
-// CHECK: llvm.func @__fwk_k_cpu(%{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr)
-// CHECK: llvm.call @_mlir_ciface_k_cpu
+// CHECK: llvm.func internal @_mlir_ciface_k_cpu(%{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: i64)
+// CHECK: llvm.func @__fwk_k_cpu(%{{[a-z0-9]+}}: !llvm.ptr, %[[WG:[a-z0-9]+]]: !llvm.ptr)
+// CHECK: llvm.load %[[WG]] : !llvm.ptr -> i32
+// CHECK: llvm.getelementptr %[[WG]][3] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: llvm.call @_mlir_ciface_k_cpu({{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
 // CHECK-NOT: func.func
 /// negative_: variants for other targets are left to their own backends.
 // CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">)

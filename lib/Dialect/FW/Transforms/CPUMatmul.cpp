@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/Workgroups.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -213,8 +214,8 @@ static bool findEpilogue(Contraction &c) {
 /// Emits the GEMM loop nest for one contraction.
 class GemmBuilder {
 public:
-  GemmBuilder(const Contraction &c, const Blocking &blocking)
-      : c(c), blk(blocking), b(c.op->getLoc(), c.op) {
+  GemmBuilder(const Contraction &c, const Blocking &blocking, bool distribute)
+      : c(c), blk(blocking), distribute(distribute), b(c.op->getLoc(), c.op) {
     f32 = b.getF32Type();
   }
 
@@ -260,6 +261,9 @@ private:
 
   Contraction c;
   Blocking blk;
+  /// Divide the rows (or the columns, when there are more) among the
+  /// kernel's workgroups.
+  bool distribute;
   ImplicitLocOpBuilder b;
   Type f32;
   SmallVector<AffineMap> maps;
@@ -529,6 +533,23 @@ void GemmBuilder::build() {
   Value c0 = index(0);
   dimValues.assign(op.getNumLoops(), c0);
   Value sizeM = size(c.m), sizeN = size(c.n), sizeK = size(c.k);
+  // The rows and columns of C this workgroup computes. Splitting the larger
+  // dimension keeps the packing each workgroup repeats (all of the other
+  // operand) small next to its share of the multiply-adds.
+  Value mLo = c0, mHi = sizeM, nLo = c0, nHi = sizeN;
+  if (distribute) {
+    auto func = c.op->getParentOfType<func::FuncOp>();
+    auto [rowLo, rowHi] =
+        getWorkgroupRange(b, b.getLoc(), func, sizeM, blk.mr);
+    auto [colLo, colHi] =
+        getWorkgroupRange(b, b.getLoc(), func, sizeN, blk.nr);
+    Value rows =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::uge, sizeM, sizeN);
+    mLo = arith::SelectOp::create(b, rows, rowLo, c0);
+    mHi = arith::SelectOp::create(b, rows, rowHi, sizeM);
+    nLo = arith::SelectOp::create(b, rows, c0, colLo);
+    nHi = arith::SelectOp::create(b, rows, sizeN, colHi);
+  }
 
   bPacked = allocPanels(blk.nc, blk.nr, c.n);
   aPacked = allocPanels(blk.mc, blk.mr, c.m);
@@ -555,10 +576,10 @@ void GemmBuilder::build() {
     b.setInsertionPointToStart(batchLoop.getBody());
     dimValues[*c.batch] = batchLoop.getInductionVar();
   }
-  auto jcLoop = scf::ForOp::create(b, c0, sizeN, index(blk.nc));
+  auto jcLoop = scf::ForOp::create(b, nLo, nHi, index(blk.nc));
   b.setInsertionPointToStart(jcLoop.getBody());
   Value jc = jcLoop.getInductionVar();
-  Value nb = min(index(blk.nc), sub(sizeN, jc));
+  Value nb = min(index(blk.nc), sub(nHi, jc));
 
   // With a fill or an epilogue, C is produced by the blocks of reduction
   // steps: there is at least one, empty when K is 0.
@@ -574,10 +595,10 @@ void GemmBuilder::build() {
                                      add(pc, index(blk.kc)), sizeK);
   packBlock(1, c.n, bPacked, blk.nr, jc, nb, pc, kb);
 
-  auto icLoop = scf::ForOp::create(b, c0, sizeM, index(blk.mc));
+  auto icLoop = scf::ForOp::create(b, mLo, mHi, index(blk.mc));
   b.setInsertionPointToStart(icLoop.getBody());
   Value ic = icLoop.getInductionVar();
-  Value mb = min(index(blk.mc), sub(sizeM, ic));
+  Value mb = min(index(blk.mc), sub(mHi, ic));
   packBlock(0, c.m, aPacked, blk.mr, ic, mb, pc, kb);
 
   auto jrLoop = scf::ForOp::create(b, c0, nb, index(blk.nr));
@@ -637,7 +658,7 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
         c.fill = findFill(c);
         findEpilogue(c);
       }
-      GemmBuilder(c, blk).build();
+      GemmBuilder(c, blk, distribute).build();
       Value out = c.op.getDpsInitOperand(0)->get();
       c.op->erase();
       if (c.fill)

@@ -284,4 +284,33 @@ def FW_AssertOp : FW_Op<"assert"> {
   let hasCanonicalizeMethod = 1;
 }
 
+def FW_WorkgroupIdOp : FW_Op<"workgroup_id", [Pure]> {
+  let summary = "The index of the workgroup running this kernel";
+  let description = [{
+    Inside a CPU kernel that divides its work among workgroups: which of the
+    `fw.workgroup_count` workgroups this invocation is, from 0. The runtime
+    runs the workgroups of one task concurrently on idle CPU workers; a
+    kernel that uses these ops must give the same result for any count,
+    including 1. Lowered to an argument of the kernel filled from
+    `fw_workgroup_t`.
+
+    ```mlir
+    %id = fw.workgroup_id : index
+    %count = fw.workgroup_count : index
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def FW_WorkgroupCountOp : FW_Op<"workgroup_count", [Pure]> {
+  let summary = "How many workgroups run this kernel";
+  let description = [{
+    The number of workgroups among which a CPU kernel divides its work; see
+    `fw.workgroup_id`.
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 #endif // FW_DIALECT_FW_IR_FWOPS_TD

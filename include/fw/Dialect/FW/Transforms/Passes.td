@@ -272,6 +272,11 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
     the intermediate C disappears. Its other inputs may index the row, the
     column, both or neither.
 
+    With `distribute`, the kernel divides C among its workgroups
+    (`fw.workgroup_id` of `fw.workgroup_count`): the larger of its two
+    dimensions is cut into balanced parts of whole register tiles, and each
+    workgroup packs and computes its own part.
+
     The sizes derive from the target description (vector width and register
     count give `mr` x `nr`; the L1 and L2 sizes give `kc` and `mc`); each can
     be overridden. Edge tiles read and write C through masked transfers.
@@ -307,12 +312,62 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
            "Columns per packed block of B">,
     Option<"fuse", "fuse", "bool", /*default=*/"true",
            "Fold a preceding fill and a following elementwise epilogue into "
-           "the micro-kernel">
+           "the micro-kernel">,
+    Option<"distribute", "distribute", "bool", /*default=*/"false",
+           "Divide the rows or columns of C among the kernel's workgroups">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::fw::FWDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def CPUDistributePass : Pass<"fw-cpu-distribute", "func::FuncOp"> {
+  let summary = "Divides a CPU kernel's one loop nest among workgroups";
+  let description = [{
+    For a kernel whose work is one linalg op on buffers (everything else
+    allocates, frees or computes without memory effects), cuts its
+    outermost parallel loop that every output is indexed by into balanced
+    contiguous parts, one per workgroup (`fw.workgroup_id` of
+    `fw.workgroup_count`), through the op's tiling interface. An innermost
+    loop is cut at multiples of `granule` elements so vectors stay whole.
+    Kernels with several ops, already divided ones (by `fw-cpu-matmul`) and
+    ops with fewer than `min-elements` iterations (when that is known at
+    compile time) are left alone.
+
+    ```mlir
+    %id = fw.workgroup_id : index
+    %count = fw.workgroup_count : index
+    ... %lo, %hi: this workgroup's rows
+    %in = memref.subview %arg0[%lo, 0] [%size, 1024] [1, 1]
+    linalg.generic ... ins(%in ...) outs(%out ...)
+    ```
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"65536",
+           "Iterations below which an op is not divided">,
+    Option<"granule", "granule", "int64_t", /*default=*/"64",
+           "Multiple at which an innermost loop is cut">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::fw::FWDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def CPUWorkgroupArgsPass : Pass<"fw-cpu-workgroup-args", "func::FuncOp"> {
+  let summary = "Turns a kernel's workgroup id and count into arguments";
+  let description = [{
+    Replaces `fw.workgroup_id` and `fw.workgroup_count` in a kernel by two
+    trailing `index` arguments and marks the function `fw.workgroups`, so
+    `fw-cpu-kernel-abi` fills them from the runtime's `fw_workgroup_t` and
+    the fat binary records that the kernel divides its work.
+
+    ```mlir
+    func.func @k(%a: memref<?xf32>, %id: index, %count: index)
+        attributes {fw.workgroups}
+    ```
+  }];
 }
 
 def CPULoopOrderPass : Pass<"fw-cpu-loop-order", "func::FuncOp"> {
