@@ -33,6 +33,9 @@ typedef struct fw_device_launch_t {
   const fw_device_binding_t *bindings;
   uint32_t workgroup_count[3];
   uint32_t workgroup_size[3];
+  /* The workgroups to run, as linear ids (x fastest) into the grid: [first, first + num).
+   * num == 0 runs the whole grid. */
+  uint32_t first_workgroup, num_workgroups;
 } fw_device_launch_t;
 
 /* Ordered work on a device (a CUDA/HIP stream). The CPU device runs everything inline, so

@@ -290,13 +290,16 @@ static fw_status_t cpu_launch(fw_device_t *device, fw_device_queue_t *queue,
     ptrs[i] = d;
   }
   fw_workgroup_t wg;
-  for (uint32_t x = 0; x < launch->workgroup_count[0]; ++x)
-    for (uint32_t y = 0; y < launch->workgroup_count[1]; ++y)
-      for (uint32_t z = 0; z < launch->workgroup_count[2]; ++z) {
-        wg.id[0] = x, wg.id[1] = y, wg.id[2] = z;
-        memcpy(wg.count, launch->workgroup_count, sizeof(wg.count));
-        launch->kernel.cpu((void *const *)ptrs, &wg);
-      }
+  memcpy(wg.count, launch->workgroup_count, sizeof(wg.count));
+  uint64_t total = (uint64_t)wg.count[0] * wg.count[1] * wg.count[2];
+  uint64_t first = launch->first_workgroup;
+  uint64_t end = launch->num_workgroups ? first + launch->num_workgroups : total;
+  for (uint64_t linear = first; linear < end && linear < total; ++linear) {
+    wg.id[0] = (uint32_t)(linear % wg.count[0]);
+    wg.id[1] = (uint32_t)(linear / wg.count[0] % wg.count[1]);
+    wg.id[2] = (uint32_t)(linear / wg.count[0] / wg.count[1]);
+    launch->kernel.cpu((void *const *)ptrs, &wg);
+  }
   free(descs);
   free(ptrs);
   return FW_OK;

@@ -1,6 +1,7 @@
 /* The threaded engine: one thread per CPU worker. A worker pops a task from the policy,
  * makes its buffers valid on its memory node, runs it, and completes it. */
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,106 @@ static _Thread_local fw_runtime_t *tls_owner;
 int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
 void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
 
-static fw_status_t run_kernel(fw_task_t *t, void *const *data) {
+/* ---- Workgroups shared with idle workers ---------------------------------------- */
+
+struct fw_split_job_t {
+  fw_runtime_t *runtime;
+  const char *name;
+  const fw_device_launch_t *launch; /* the whole grid */
+  uint32_t count;
+  atomic_uint next;         /* the next workgroup to claim */
+  atomic_flag failed;       /* set by the first failure, which stores `status` */
+  fw_status_t status;
+};
+
+/* Claims and runs workgroups of `job` until none is left. */
+static void run_workgroups(fw_split_job_t *job, fw_worker_t *w, int helper) {
+  fw_runtime_t *rt = job->runtime;
+  fw_device_t *device = rt->cpu_device;
+  fw_device_launch_t one = *job->launch;
+  one.num_workgroups = 1;
+  for (;;) {
+    uint32_t i = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
+    if (i >= job->count) return;
+    one.first_workgroup = i;
+    uint64_t start = fw_now_ns();
+    fw_status_t status = device->vtable->launch(device, NULL, &one);
+    if (status != FW_OK) {
+      if (!atomic_flag_test_and_set(&job->failed)) job->status = status;
+      else fw_status_free(status);
+    }
+    if (helper && rt->trace.enabled)
+      fw_trace_add(&rt->trace, w->index, job->name, start, fw_now_ns(), 0);
+  }
+}
+
+/* Helps any offered job; returns whether there was one. Called by idle CPU workers. */
+static int help_split(fw_scheduler_t *s, fw_worker_t *w) {
+  if (w->kind != FW_TARGET_KIND_CPU ||
+      !atomic_load_explicit(&s->split_active, memory_order_acquire))
+    return 0;
+  int helped = 0;
+  for (int k = 0; k < FW_SPLIT_SLOTS; ++k) {
+    fw_split_slot_t *slot = &s->split[k];
+    if (!atomic_load_explicit(&slot->job, memory_order_relaxed)) continue;
+    atomic_fetch_add(&slot->refs, 1);
+    fw_split_job_t *job = atomic_load(&slot->job);
+    if (job) {
+      run_workgroups(job, w, 1);
+      helped = 1;
+    }
+    atomic_fetch_sub(&slot->refs, 1);
+  }
+  return helped;
+}
+
+/* Runs the whole grid of a kernel that divides its work: one workgroup per CPU worker,
+ * offered to idle workers; the owner claims workgroups too, so the launch completes even
+ * when nobody helps. */
+static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
+                                fw_device_launch_t *launch) {
+  fw_runtime_t *rt = s->runtime;
+  uint32_t cpus = 0;
+  for (size_t k = 0; k < s->num_workers; ++k) cpus += s->workers[k].kind == FW_TARGET_KIND_CPU;
+  fw_split_job_t job = {.runtime = rt, .name = t->name, .launch = launch, .count = cpus};
+  atomic_init(&job.next, 0);
+  atomic_flag_clear(&job.failed);
+  launch->workgroup_count[0] = cpus;
+  fw_split_slot_t *slot = NULL;
+  for (int k = 0; cpus > 1 && k < FW_SPLIT_SLOTS && !slot; ++k) {
+    fw_split_job_t *expected = NULL;
+    if (atomic_compare_exchange_strong(&s->split[k].job, &expected, &job)) slot = &s->split[k];
+  }
+  if (!slot) {
+    /* No helpers: one workgroup does everything. */
+    launch->workgroup_count[0] = 1;
+    return rt->cpu_device->vtable->launch(rt->cpu_device, NULL, launch);
+  }
+  atomic_fetch_add_explicit(&s->split_active, 1, memory_order_release);
+  /* Wake sleeping CPU workers; spinning ones see the job by themselves. */
+  pthread_mutex_lock(&s->lock);
+  uint32_t woken = 0;
+  for (size_t k = 0; k < s->num_workers && woken + 1 < cpus; ++k) {
+    fw_worker_t *o = &s->workers[k];
+    if (o != w && o->kind == FW_TARGET_KIND_CPU && o->sleeping) {
+      pthread_cond_signal(&o->cv);
+      ++woken;
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+  run_workgroups(&job, w, 0);
+  atomic_store(&slot->job, NULL);
+  atomic_fetch_sub_explicit(&s->split_active, 1, memory_order_relaxed);
+  while (atomic_load(&slot->refs)) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  return atomic_flag_test_and_set(&job.failed) ? job.status : FW_OK;
+}
+
+static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
+                              void *const *data) {
   fw_device_binding_t stack[16];
   fw_device_binding_t *bindings = t->num_bindings <= 16 ? stack
                                   : calloc(t->num_bindings, sizeof(*bindings));
@@ -38,7 +138,8 @@ static fw_status_t run_kernel(fw_task_t *t, void *const *data) {
   launch.bindings = bindings;
   for (int k = 0; k < 3; ++k) launch.workgroup_count[k] = 1;
   fw_device_t *device = t->runtime->cpu_device;
-  fw_status_t status = device->vtable->launch(device, NULL, &launch);
+  fw_status_t status = t->cpu_split ? launch_split(s, w, t, &launch)
+                                    : device->vtable->launch(device, NULL, &launch);
   if (bindings != stack) free(bindings);
   return status;
 }
@@ -74,7 +175,7 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
       if (status == FW_OK) {
         uint64_t start = fw_now_ns();
         if (t->fn) status = run_fn(t, data);
-        else status = run_kernel(t, data);
+        else status = run_kernel(s, w, t, data);
         uint64_t end = fw_now_ns();
         fw_memory_release(&rt->memory, t, w->memory_node);
         t->start_ns = start; /* counted by fw_scheduler_complete */
@@ -119,6 +220,10 @@ static void *worker_main(void *arg) {
     uint64_t until = fw_now_ns() + FW_SPIN_NS;
     while (atomic_load_explicit(&w->mail, memory_order_acquire) == seen_mail &&
            fw_now_ns() < until) {
+      if (help_split(s, w)) {
+        until = fw_now_ns() + FW_SPIN_NS;
+        continue;
+      }
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif

@@ -190,14 +190,18 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   /* The CPU variant for this machine (chosen at load time); GPU variants join when their
    * devices exist. */
   fw_cpu_kernel_fn_t kernel = NULL;
+  int split = 0;
   uint32_t kind_mask = 0; /* the device kinds the executable has variants for */
   for (uint32_t v = 0; v < e->num_variants; ++v) {
     size_t index = (size_t)e->first_variant + v;
     const fw_md_variant_t *variant = &md->variants[index];
     uint32_t kind = md->targets[variant->target].kind;
     if (kind < 32) kind_mask |= 1u << kind;
-    if (!kernel && variant->kind == FW_VARIANT_KIND_CPU_SYMBOL)
+    if (!kernel && variant->kind == FW_VARIANT_KIND_CPU_SYMBOL) {
       kernel = inv->module->cpu_kernels[index];
+      /* Workgroup shape 0,0,0: the kernel divides its work among workgroups. */
+      split = kernel && variant->workgroup_size[0] == 0;
+    }
   }
   /* Simulated devices run whatever kind the module has variants for; real ones need code
    * this machine can run (the CPU variant chosen at load time, for now). */
@@ -245,6 +249,7 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   free(accesses);
   task->num_bindings = e->num_bindings;
   task->cpu_kernel = kernel;
+  task->cpu_split = split;
   task->kind_mask = simulated ? kind_mask : 1u << FW_TARGET_KIND_CPU;
   task->module = inv->module;
   fw_module_retain(inv->module);

@@ -52,6 +52,7 @@ struct fw_task_t {
   fw_task_fn_t fn;
   void *user_data;
   fw_cpu_kernel_fn_t cpu_kernel;
+  int cpu_split; /* the kernel divides its work among any number of workgroups */
   fw_module_t *module; /* one reference while the task lives */
   uint32_t executable;
   uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */
@@ -125,8 +126,23 @@ struct fw_worker_t {
   int sim_busy;
 };
 
+/* The workgroups of one kernel launch that idle CPU workers help run (engine.c). */
+typedef struct fw_split_job_t fw_split_job_t;
+
+/* A place where a running task offers its workgroups. A helper counts itself in `refs`
+ * before it reads `job`, so the owner, which clears `job` and then waits for `refs` to
+ * drop to zero, knows no helper still uses the job. */
+typedef struct fw_split_slot_t {
+  _Atomic(fw_split_job_t *) job;
+  atomic_uint refs;
+} fw_split_slot_t;
+
+#define FW_SPLIT_SLOTS 16
+
 struct fw_scheduler_t {
   fw_runtime_t *runtime;
+  fw_split_slot_t split[FW_SPLIT_SLOTS];
+  atomic_uint split_active; /* jobs offered in `split` */
   pthread_mutex_t lock;
   pthread_cond_t done_cv; /* a task finished while someone waits */
   /* Threads in done_cv (raised under sched.lock, read without it): waiting for a group

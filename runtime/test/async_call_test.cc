@@ -155,6 +155,33 @@ TEST_P(AsyncCallTest, Errors) {
   fw_buffer_release(args[1]);
 }
 
+// A kernel that divides its work runs as one workgroup per CPU worker, concurrently on
+// the idle ones, each row written once; many calls at a time share the workers.
+TEST_P(AsyncCallTest, WorkgroupsCoverTheKernelOnce) {
+  fw_module_release(module_);
+  fw_runtime_destroy(rt_);
+  constexpr uint32_t kWorkers = 4;
+  fw_runtime_options_t o = fwtest::taskOptions(GetParam(), kWorkers);
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
+  FW_ASSERT_OK(fw_module_load_file(rt_, fwtest::fixturePath("split").c_str(), &module_));
+  for (int64_t rows : {0, 1, 3, 1000}) {
+    fw_buffer_t *args[2] = {tensor(rows, 1), tensor(rows, 500)};
+    std::vector<fw_call_t *> calls(8);
+    for (fw_call_t *&call : calls) FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
+    for (fw_call_t *call : calls) {
+      fw_buffer_t *out = nullptr;
+      FW_ASSERT_OK(fw_call_wait(call, &out, 1));
+      std::vector<float> got = contents(out);
+      ASSERT_EQ(got.size(), size_t(rows * 4));
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got[i], 1 + 500 + 2 * float(i) + 1000.0f * kWorkers) << rows << " " << i;
+      fw_buffer_release(out);
+    }
+    fw_buffer_release(args[0]);
+    fw_buffer_release(args[1]);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, AsyncCallTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),

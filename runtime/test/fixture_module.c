@@ -39,6 +39,18 @@ void fixture_add_kernel(void *const *descriptors, const fw_workgroup_t *workgrou
           b->aligned[b->offset + i * b->strides[0] + j * b->strides[1]];
 }
 
+/* c = a + b + 1000 * count for this workgroup's rows (the "split" flavour): each row is
+ * written by exactly one of `count` workgroups. */
+void fixture_split_add_kernel(void *const *descriptors, const fw_workgroup_t *workgroup) {
+  const memref_2d_f32_t *a = descriptors[0], *b = descriptors[1], *c = descriptors[2];
+  int64_t rows = c->sizes[0], count = workgroup->count[0], id = workgroup->id[0];
+  for (int64_t i = rows * id / count; i < rows * (id + 1) / count; ++i)
+    for (int64_t j = 0; j < c->sizes[1]; ++j)
+      c->aligned[c->offset + i * c->strides[0] + j * c->strides[1]] =
+          a->aligned[a->offset + i * a->strides[0] + j * a->strides[1]] +
+          b->aligned[b->offset + i * b->strides[0] + j * b->strides[1]] + 1000.0f * count;
+}
+
 void __fw_entry_add(fw_invocation_t *inv) {
   void *a = fw_rt_arg(inv, 0);
   void *b = fw_rt_arg(inv, 1);

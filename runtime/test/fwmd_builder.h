@@ -253,7 +253,9 @@ inline Function addFunction(const std::string &name, const std::string &symbol) 
 //   "nosym"    a function whose entry symbol is missing;
 //   "libcsym"  a kernel symbol that only resolves in libc;
 //   "gpuonly"  the executable has only a CUDA variant (image in .llvm.offloading);
-//   "gpubadimage" like "gpuonly" with an image that overruns .llvm.offloading.
+//   "gpubadimage" like "gpuonly" with an image that overruns .llvm.offloading;
+//   "split"    like "add" with a kernel that divides its rows among workgroups
+//              (workgroup shape 0,0,0) and adds 1000 x the workgroup count.
 // The gpu flavours carry a 64-byte .llvm.offloading section (kFixtureOffloadSize).
 constexpr size_t kFixtureOffloadSize = 64;
 
@@ -283,6 +285,10 @@ inline Module fixtureModule(const std::string &flavour) {
   e.bindings = {{1, v}, {1, v}, {2, v}};
   Variant var;
   var.kernel = flavour == "libcsym" ? "memcpy" : "fixture_add_kernel";
+  if (flavour == "split") {
+    var.kernel = "fixture_split_add_kernel";
+    for (uint32_t &w : var.workgroup_size) w = 0;
+  }
   if (flavour == "gpuonly" || flavour == "gpubadimage") {
     Target cuda;
     cuda.kind = 2;

@@ -618,6 +618,33 @@ void GemmBuilder::build() {
   memref::DeallocOp::create(b, bPacked);
 }
 
+/// Whether the contraction (with its fill and epilogue) is all the kernel
+/// does to memory, apart from allocating and freeing: only then may it be
+/// divided among workgroups, since every workgroup runs the whole kernel and
+/// anything else would run once per workgroup, on its own scratch buffers.
+static bool isWholeKernel(Contraction &c, size_t numContractions) {
+  if (numContractions != 1)
+    return false;
+  auto func = c.op->getParentOfType<func::FuncOp>();
+  if (!func || c.op->getParentOp() != func.getOperation())
+    return false;
+  Value out = c.op->getOperand(2);
+  for (Operation &op : func.getBody().front()) {
+    if (&op == c.op.getOperation() || &op == c.fill.getOperation() ||
+        &op == c.epilogue.getOperation() || isMemoryEffectFree(&op) ||
+        isa<func::ReturnOp>(op))
+      continue;
+    // The staging buffer of a folded epilogue disappears with it.
+    if (c.epilogue && isa<memref::AllocOp, memref::DeallocOp>(op) &&
+        llvm::is_contained(op.getOperands(), out))
+      continue;
+    if (c.epilogue && op.getNumResults() == 1 && op.getResult(0) == out)
+      continue;
+    return false;
+  }
+  return true;
+}
+
 namespace {
 
 struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
@@ -658,7 +685,8 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
         c.fill = findFill(c);
         findEpilogue(c);
       }
-      GemmBuilder(c, blk, distribute).build();
+      GemmBuilder(c, blk, distribute && isWholeKernel(c, found.size()))
+          .build();
       Value out = c.op.getDpsInitOperand(0)->get();
       c.op->erase();
       if (c.fill)
