@@ -8,12 +8,14 @@
 // minimum and median of each, and the ratio of the minima:
 //   ratio = reference time / fw time   (= fw speed relative to the reference)
 // fw's time is one fw::Module::call (Module::call -> fw_module_call), which
-// includes allocating (and zero-filling) its result and intermediate buffers;
+// includes allocating its result and intermediate buffers;
 // results are released after the clock stops. References write into memory
 // allocated and touched once, before timing.
 //
 // Usage: fw-bench [--modules DIR] [--reps N] [--budget SECONDS] [--only SUBSTR]...
-//                 [--markdown]
+//                 [--threads N] [--markdown]
+// --threads N gives fw N CPU workers and OpenBLAS N threads (default 1); Eigen
+// and the plain C loops stay single-threaded.
 
 #include "references.h"
 
@@ -59,6 +61,7 @@ struct Options {
   double budget = 2.0;   // seconds per side and case when adaptive
   std::vector<std::string> only;
   bool markdown = false;
+  int threads = 1;       // fw CPU workers and OpenBLAS threads
 };
 
 // ---------------------------------------------------------------------------
@@ -443,12 +446,13 @@ struct Bench {
 
 void usage() {
   std::puts("usage: fw-bench [--modules DIR] [--reps N] [--budget SECONDS] [--only SUBSTR]... "
-            "[--markdown]\n"
+            "[--threads N] [--markdown]\n"
             "  --modules DIR   where the .fwb files are (default: the build's bench modules)\n"
             "  --reps N        timed repetitions per side (default: adaptive, 5..30 within the budget)\n"
             "  --budget S      adaptive: seconds per side and case (default 2)\n"
             "  --only SUBSTR   run only cases whose name contains SUBSTR (repeatable): "
             "'matmul 1024', 'matmul 2048', 'matmul+bias', 'chain', 'softmax', 'row sum'\n"
+            "  --threads N     fw CPU workers and OpenBLAS threads (default 1; Eigen and C stay at 1)\n"
             "  --markdown      also print the results as a markdown table");
 }
 
@@ -475,19 +479,25 @@ int main(int argc, char **argv) {
       opt.only.push_back(value());
     else if (a == "--markdown")
       opt.markdown = true;
+    else if (a == "--threads")
+      opt.threads = std::max(1, std::atoi(value().c_str()));
     else {
       usage();
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
 
-  openblas_set_num_threads(1);
-  fw::Result<fw::Runtime> rt = fw::Runtime::create();
+  openblas_set_num_threads(opt.threads);
+  fw_runtime_options_t options;
+  std::memset(&options, 0, sizeof(options));
+  options.num_workers = static_cast<uint32_t>(opt.threads);
+  fw::Result<fw::Runtime> rt = fw::Runtime::create(options);
   if (!rt.ok())
     die("creating the runtime", rt.status());
 
-  std::printf("fw-bench: one thread; fw modules from %s (fwc --targets=%s)\n", opt.modules.c_str(),
-              FW_BENCH_TARGETS);
+  std::printf("fw-bench: %d thread(s) (fw CPU workers, OpenBLAS); fw modules from %s "
+              "(fwc --targets=%s)\n",
+              opt.threads, opt.modules.c_str(), FW_BENCH_TARGETS);
   std::printf("references: %s, -O3 -march=native; OpenBLAS %s, core %s, %d thread(s)\n",
               FW_BENCH_CXX_COMPILER, openblas_get_config(), openblas_get_corename(),
               openblas_get_num_threads());

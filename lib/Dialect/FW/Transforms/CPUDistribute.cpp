@@ -1,8 +1,9 @@
 //===- CPUDistribute.cpp - Divide a kernel's loop nest among workgroups ---===//
 //
-// A kernel whose work is one linalg op gets its outermost parallel loop cut
-// into one contiguous part per workgroup, so the runtime can run the parts
-// of a large task on several CPU workers at once.
+// A kernel whose work is linalg ops gets a parallel loop of each cut into one
+// contiguous part per workgroup, consistently across the buffers they share,
+// so the runtime can run the parts of a large task on several CPU workers at
+// once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,21 +22,23 @@ namespace mlir::fw {
 using namespace mlir;
 using namespace mlir::fw;
 
-/// The kernel's only op with memory effects other than allocation, or null.
-static linalg::LinalgOp soleLinalgOp(func::FuncOp func) {
-  linalg::LinalgOp found;
+/// The kernel's ops with memory effects other than allocating and freeing,
+/// when they are all linalg ops on buffers at the top level; empty otherwise
+/// (or when the kernel is already divided).
+static SmallVector<linalg::LinalgOp> kernelOps(func::FuncOp func) {
+  SmallVector<linalg::LinalgOp> ops;
   for (Operation &op : func.getBody().front()) {
     if (isa<WorkgroupIdOp, WorkgroupCountOp>(op))
-      return nullptr; // already divided
+      return {};
     if (isMemoryEffectFree(&op) || isa<memref::AllocOp, memref::AllocaOp,
                                        memref::DeallocOp, func::ReturnOp>(op))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || found)
-      return nullptr;
-    found = linalgOp;
+    if (!linalgOp || !linalgOp.hasPureBufferSemantics())
+      return {};
+    ops.push_back(linalgOp);
   }
-  return found;
+  return ops;
 }
 
 /// The outermost parallel loop of `op` that indexes every output, so that
@@ -53,6 +56,54 @@ static std::optional<unsigned> splitLoop(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+/// Chooses the loop each op is cut along, or fails. Each workgroup runs all
+/// the ops on its part, with no synchronisation between them, so every
+/// buffer the kernel writes must be cut the same way in every op that
+/// touches it: indexed by the op's cut loop alone, at the same dimension.
+/// Buffers the kernel only reads may be read whole. A written buffer must
+/// not be reached through a view, which could hide such a use.
+static std::optional<SmallVector<unsigned>>
+chooseSplitLoops(ArrayRef<linalg::LinalgOp> ops) {
+  llvm::SmallPtrSet<Value, 8> written;
+  for (linalg::LinalgOp op : ops)
+    for (Value init : op.getDpsInits())
+      written.insert(init);
+  for (Value buffer : written) {
+    if (!isa<BlockArgument>(buffer) && !buffer.getDefiningOp<memref::AllocOp>())
+      return std::nullopt;
+    for (Operation *user : buffer.getUsers())
+      if (!isa<linalg::LinalgOp, memref::DeallocOp>(user))
+        return std::nullopt;
+  }
+  llvm::DenseMap<Value, unsigned> position; // written buffer -> cut dimension
+  SmallVector<unsigned> loops;
+  for (linalg::LinalgOp op : ops) {
+    std::optional<unsigned> loop = splitLoop(op);
+    if (!loop)
+      return std::nullopt;
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!written.contains(operand.get()))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      std::optional<unsigned> pos;
+      for (auto [i, e] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (dim && dim.getPosition() == *loop)
+          pos = i;
+        else if (e.isFunctionOfDim(*loop))
+          return std::nullopt; // a window or other expression of the cut loop
+      }
+      if (!pos)
+        return std::nullopt;
+      auto [it, inserted] = position.try_emplace(operand.get(), *pos);
+      if (!inserted && it->second != *pos)
+        return std::nullopt;
+    }
+    loops.push_back(*loop);
+  }
+  return loops;
+}
+
 namespace {
 
 struct CPUDistributePass
@@ -61,39 +112,46 @@ struct CPUDistributePass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    linalg::LinalgOp op = soleLinalgOp(func);
-    if (!op || !op.hasPureBufferSemantics())
+    SmallVector<linalg::LinalgOp> ops = kernelOps(func);
+    if (ops.empty())
       return;
-    auto tileable = dyn_cast<TilingInterface>(op.getOperation());
-    std::optional<unsigned> loop = splitLoop(op);
-    if (!tileable || !loop)
+    std::optional<SmallVector<unsigned>> loops = chooseSplitLoops(ops);
+    if (!loops)
       return;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::none_of(ranges, ShapedType::isDynamic) &&
-        llvm::product_of(ranges) < minElements)
-      return;
-
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    SmallVector<Range> domain = tileable.getIterationDomain(b);
-    SmallVector<OpFoldResult> offsets, sizes;
-    for (const Range &r : domain) {
-      offsets.push_back(r.offset);
-      sizes.push_back(r.size);
+    // Small kernels (when their size is known) are not worth dividing.
+    bool large = false, innermost = false;
+    for (auto [op, loop] : llvm::zip(ops, *loops)) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      large |= llvm::any_of(ranges, ShapedType::isDynamic) ||
+               llvm::product_of(ranges) >= minElements;
+      innermost |= loop == op.getNumLoops() - 1;
+      if (!isa<TilingInterface>(op.getOperation()))
+        return;
     }
-    Value size = getValueOrCreateConstantIndexOp(b, loc, domain[*loop].size);
-    bool innermost = *loop == op.getNumLoops() - 1;
-    auto [lo, hi] =
-        getWorkgroupRange(b, loc, func, size, innermost ? granule : 1);
-    offsets[*loop] = lo;
-    sizes[*loop] = arith::SubIOp::create(b, loc, hi, lo).getResult();
-    FailureOr<TilingResult> tiled =
-        tileable.getTiledImplementation(b, offsets, sizes);
-    if (failed(tiled)) {
-      // Leave the kernel as it was: one workgroup does everything.
-      return signalPassFailure();
+    if (!large)
+      return;
+    // One granule for all ops, so ops sharing a buffer cut it identically.
+    int64_t unit = innermost ? granule : 1;
+    for (auto [op, loop] : llvm::zip(ops, *loops)) {
+      auto tileable = cast<TilingInterface>(op.getOperation());
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      SmallVector<Range> domain = tileable.getIterationDomain(b);
+      SmallVector<OpFoldResult> offsets, sizes;
+      for (const Range &r : domain) {
+        offsets.push_back(r.offset);
+        sizes.push_back(r.size);
+      }
+      Value size = getValueOrCreateConstantIndexOp(b, loc, domain[loop].size);
+      auto [lo, hi] = getWorkgroupRange(b, loc, func, size, unit);
+      offsets[loop] = lo;
+      sizes[loop] = arith::SubIOp::create(b, loc, hi, lo).getResult();
+      if (failed(tileable.getTiledImplementation(b, offsets, sizes))) {
+        op.emitOpError("could not be divided among workgroups");
+        return signalPassFailure();
+      }
+      op->erase();
     }
-    op->erase();
   }
 };
 

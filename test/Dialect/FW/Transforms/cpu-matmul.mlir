@@ -2,6 +2,7 @@
 // RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{vector-bits=512 vector-registers=32 l1-bytes=32768 l2-bytes=1048576}))' | FileCheck %s --check-prefix=V4
 // RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{mr=4 nr=8 kc=64 mc=32 nc=128}))' | FileCheck %s --check-prefix=SIZES
 // RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{fuse=false}))' | FileCheck %s --check-prefix=NOFUSE
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-cpu-matmul{distribute=true}))' | FileCheck %s --check-prefix=DIST
 
 /// AVX2 (16 registers of 8 floats): a 6 x 16 register tile, kc = 512 (a
 /// 32 KiB micro-panel of B), mc = 126 (half of L2), one block of columns
@@ -35,6 +36,20 @@
 // V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<32x256x32xf32>
 // V4-DAG: memref.alloc() {alignment = 64 : i64} : memref<42x256x12xf32>
 // V4: vector.contract {{.*}} : vector<1x12xf32>, vector<1x32xf32> into vector<12x32xf32>
+
+/// distribute: the larger of M and N is cut among the workgroups in whole
+/// register tiles (6 rows, 16 columns); the loops over blocks of C start at
+/// this workgroup's part.
+// DIST-LABEL: func.func @matmul
+// DIST-DAG: %[[ID:.*]] = fw.workgroup_id : index
+// DIST-DAG: %[[COUNT:.*]] = fw.workgroup_count : index
+// DIST: %[[ROWS:.*]] = arith.cmpi uge
+// DIST: %[[MLO:.*]] = arith.select %[[ROWS]]
+// DIST: %[[MHI:.*]] = arith.select %[[ROWS]]
+// DIST: %[[NLO:.*]] = arith.select %[[ROWS]]
+// DIST: %[[NHI:.*]] = arith.select %[[ROWS]]
+// DIST: scf.for %{{.*}} = %[[NLO]] to %[[NHI]]
+// DIST: scf.for %{{.*}} = %[[MLO]] to %[[MHI]]
 
 /// Explicit sizes.
 // SIZES-LABEL: func.func @matmul
@@ -137,6 +152,11 @@ func.func @negative_cases(%h: memref<64x64xf16>, %hb: memref<64x64xf16>, %f: mem
 // CHECK: } else {
 // CHECK: vector.transfer_write {{.*}}, %arg3
 // CHECK-NOT: linalg.
+/// A kernel that is only the contraction, its fill and its epilogue is
+/// divided.
+// DIST-LABEL: func.func @fused
+// DIST: fw.workgroup_id
+
 /// With fuse=false the fill and the epilogue stay.
 // NOFUSE-LABEL: func.func @fused
 // NOFUSE: linalg.fill
@@ -167,6 +187,10 @@ func.func @fused(%x: memref<?x?xf32>, %w: memref<?x?xf32>, %b: memref<?xf32>, %o
 /// negative_: the epilogue is not folded when C is read again afterwards,
 /// when C is one of the kernel's arguments (its contents are a result), or
 /// when the epilogue reads C transposed; the fill still is.
+/// A kernel with other work than one contraction is not divided: each
+/// workgroup would repeat it.
+// DIST-LABEL: func.func @negative_epilogues
+// DIST-NOT: fw.workgroup_id
 // CHECK-LABEL: func.func @negative_epilogues
 // CHECK-NOT: linalg.fill
 // CHECK: vector.contract

@@ -324,17 +324,22 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
 }
 
 def CPUDistributePass : Pass<"fw-cpu-distribute", "func::FuncOp"> {
-  let summary = "Divides a CPU kernel's one loop nest among workgroups";
+  let summary = "Divides a CPU kernel's linalg ops among workgroups";
   let description = [{
-    For a kernel whose work is one linalg op on buffers (everything else
-    allocates, frees or computes without memory effects), cuts its
+    For a kernel whose work is linalg ops on buffers (everything else
+    allocates, frees or computes without memory effects), cuts each op's
     outermost parallel loop that every output is indexed by into balanced
     contiguous parts, one per workgroup (`fw.workgroup_id` of
-    `fw.workgroup_count`), through the op's tiling interface. An innermost
-    loop is cut at multiples of `granule` elements so vectors stay whole.
-    Kernels with several ops, already divided ones (by `fw-cpu-matmul`) and
-    ops with fewer than `min-elements` iterations (when that is known at
-    compile time) are left alone.
+    `fw.workgroup_count`), through the ops' tiling interface. Workgroups run
+    all the ops on their parts without synchronising, so this is done only
+    when every buffer the kernel writes is cut at the same dimension in every
+    op that touches it (by the cut loop alone; buffers only read may be read
+    whole): an elementwise chain, a fill and a row reduction, the four ops of
+    a softmax. A loop that is innermost in any op is cut at multiples of
+    `granule` elements, in all ops alike, so vectors stay whole. Kernels
+    already divided (by `fw-cpu-matmul`), with other effects, or with fewer
+    than `min-elements` iterations in every op (when known at compile time)
+    are left alone.
 
     ```mlir
     %id = fw.workgroup_id : index
