@@ -1,7 +1,8 @@
 // A task graph with independent branches (four matmuls), a join and a dependent matmul.
 // Every scheduling policy, worker count, and a host tier capped below the live data (so
 // buffers spill to the storage tier and come back) must give the same answers.
-// RUN: %fwc %s -o %t.fwb
+// The task counts below are those of the optimized build, whatever FW_E2E_FWC_FLAGS says.
+// RUN: %fwc %s -O3 -o %t.fwb
 // RUN: %fw-run --list %t.fwb | FileCheck %s --check-prefix=LIST
 // LIST-COUNT-6: executable @task_graph_dispatch_
 // RUN: env FW_SCHED=eager FW_NUM_WORKERS=1 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="64x256;256x256;256x256;256x256;256x256" --tmp=%t

@@ -3,6 +3,8 @@
 // RUN: not %fwc %s --emit=nonsense -o %t.out 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not %fwc %s --compile-to=tasks -o %t.out 2>&1 | FileCheck %s --check-prefix=EARLY
 // RUN: not %fwc %s -O 7 -o %t.out 2>&1 | FileCheck %s --check-prefix=OPT
+// As in clang, the last -O counts.
+// RUN: %fwc %s -O 7 -O1 -o %t.last.fwb
 // RUN: not %fwc %s.does-not-exist.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not %fwc %s -o %t.no-such-dir/out.fwb 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
 // RUN: not %fwc %S -o %t.out 2>&1 | FileCheck %s --check-prefix=DIR

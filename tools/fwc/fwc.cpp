@@ -305,8 +305,9 @@ int main(int argc, char **argv) {
   app.add_option("--ld-path", flags.ldPath, "Path of ld.lld");
   app.add_option("-O", flags.optLevel,
                  "Optimization level, 0-3: -O0 keeps one task per operation "
-                 "and no fusion, for debugging")
-      ->capture_default_str();
+                 "and no fusion, for debugging (the last one given counts)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--stats", flags.stats,
                "Report, per function, the peak memory it allocates before "
                "and after buffer reuse");
