@@ -235,21 +235,28 @@ def softmax(x):
 # Convolution / pooling (NHWC input, HWCF filter, no padding)
 
 
-def conv2d_nhwc_hwcf(x, w, stride=1):
+def conv2d_nhwc_hwcf(x, w, stride=1, dilation=(1, 1), strides=None):
     x, w = _f64(x, w)
+    sy, sx = strides if strides else (stride, stride)
+    dily, dilx = dilation
     n, h, wd, c = x.shape
     kh, kw, c2, f = w.shape
     assert c == c2
-    oh = (h - kh) // stride + 1
-    ow = (wd - kw) // stride + 1
+    oh = (h - dily * (kh - 1) - 1) // sy + 1
+    ow = (wd - dilx * (kw - 1) - 1) // sx + 1
     out = np.zeros((n, oh, ow, f))
     for dy in range(kh):
         for dx in range(kw):
             # input pixels seen by filter tap (dy, dx) for every output position
-            patch = x[:, dy:dy + stride * (oh - 1) + 1:stride,
-                      dx:dx + stride * (ow - 1) + 1:stride, :]
+            y0, x0 = dy * dily, dx * dilx
+            patch = x[:, y0:y0 + sy * (oh - 1) + 1:sy, x0:x0 + sx * (ow - 1) + 1:sx, :]
             out += np.einsum("nhwc,cf->nhwf", patch, w[dy, dx])
     return (out.astype(np.float32),)
+
+
+def conv2d_s21_d23(x, w):
+    # strides (2, 1), dilations (2, 3)
+    return conv2d_nhwc_hwcf(x, w, strides=(2, 1), dilation=(2, 3))
 
 
 def conv2d_stride2(x, w):
@@ -522,6 +529,8 @@ CASES = {
     "softmax": Case(softmax, [Arg(F32, -4.0, 4.0)], rtol=1e-4, atol=1e-6),
     "conv2d": Case(conv2d_nhwc_hwcf, [Arg(F32), Arg(F32)],
                    atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
+    "conv2d_s21_d23": Case(conv2d_s21_d23, [Arg(F32), Arg(F32)],
+                           atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
     "conv2d_stride2": Case(conv2d_stride2, [Arg(F32), Arg(F32)],
                            atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
     "pooling_max": Case(pooling_max, [Arg(F32)], rtol=0, atol=0),

@@ -61,6 +61,23 @@ struct Contraction {
   /// which writes the epilogue's output instead of C.
   linalg::GenericOp epilogue;
   unsigned epilogueInput = 0; // the epilogue's operand that is C
+
+  /// A 2-D NHWC x HWCF convolution computed as a GEMM: rows m = (n, oh, ow),
+  /// columns n = f, reduction k = (kh, kw, c). B and C are the filter and the
+  /// output viewed as matrices; A is the input read through an implicit
+  /// im2col while it is packed.
+  struct Im2col {
+    Value input;
+    int64_t strides[2], dilations[2];
+    int64_t kw, channels; // static
+  };
+  std::optional<Im2col> im2col;
+
+  /// The operands the GEMM reads and writes (A, B, C) and their maps over
+  /// the loop dimensions: the op's own for a contraction, matrix views for a
+  /// convolution (A unused), set up by prepare().
+  SmallVector<Value> operands;
+  SmallVector<AffineMap> maps;
 };
 
 /// The operand's memref has a unit-stride innermost dimension, so vector
@@ -129,6 +146,66 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
   return c;
 }
 
+/// An f32 2-D NHWC x HWCF convolution on contiguous buffers whose channel
+/// count is a multiple of `vk`, so every group of vk reduction steps reads
+/// consecutive channels of one input pixel.
+static std::optional<Contraction> matchConvolution(linalg::LinalgOp op,
+                                                   int64_t vk) {
+  auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation());
+  if (!conv || !conv.hasPureBufferSemantics())
+    return std::nullopt;
+  for (Value v : conv->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.getElementType().isF32() ||
+        !type.getLayout().isIdentity())
+      return std::nullopt;
+  }
+  auto filter = cast<MemRefType>(conv.getInputs()[1].getType());
+  int64_t channels = filter.getDimSize(2), kw = filter.getDimSize(1);
+  if (ShapedType::isDynamic(channels) || ShapedType::isDynamic(kw) ||
+      channels % vk != 0)
+    return std::nullopt;
+  Contraction c;
+  c.op = op;
+  c.m = 0;
+  c.n = 1;
+  c.k = 2;
+  Contraction::Im2col im;
+  im.input = conv.getInputs()[0];
+  im.kw = kw;
+  im.channels = channels;
+  for (int i = 0; i < 2; ++i) {
+    im.strides[i] = conv.getStrides().getValues<int64_t>()[i];
+    im.dilations[i] = conv.getDilations().getValues<int64_t>()[i];
+  }
+  c.im2col = im;
+  return c;
+}
+
+/// Sets the operands and maps of the GEMM (creating the matrix views of a
+/// convolution's filter and output before it).
+static void prepare(Contraction &c) {
+  if (!c.im2col) {
+    c.operands.assign(c.op->getOperands().begin(),
+                      c.op->getOperands().begin() + 3);
+    c.maps = c.op.getIndexingMapsArray();
+    return;
+  }
+  OpBuilder b(c.op);
+  Location loc = c.op.getLoc();
+  SmallVector<ReassociationIndices> rows = {{0, 1, 2}, {3}};
+  Value filter = memref::CollapseShapeOp::create(b, loc, c.op->getOperand(1),
+                                                 rows);
+  Value out = memref::CollapseShapeOp::create(b, loc, c.op->getOperand(2),
+                                              rows);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  c.operands = {c.im2col->input, filter, out};
+  c.maps = {AffineMap::get(3, 0, {m, k}, ctx), AffineMap::get(3, 0, {k, n}, ctx),
+            AffineMap::get(3, 0, {m, n}, ctx)};
+}
+
 /// The first op after `op` in its block that may touch memory.
 static Operation *nextEffectfulOp(Operation *op) {
   for (op = op->getNextNode(); op; op = op->getNextNode())
@@ -157,7 +234,7 @@ static linalg::FillOp findFill(Contraction &c) {
 /// of the tile reads a contiguous vector or one scalar.
 static bool findEpilogue(Contraction &c) {
   Value out = c.op.getDpsInitOperand(0)->get();
-  if (c.batch || !out.getDefiningOp<memref::AllocOp>())
+  if (c.batch || c.im2col || !out.getDefiningOp<memref::AllocOp>())
     return false;
   // C is written by the fill and the contraction, read by the epilogue and
   // then only deallocated.
@@ -252,6 +329,8 @@ private:
   void packBlock(unsigned operand, unsigned outerDim, Value packed,
                  int64_t width, Value outer0, Value outerCount, Value k0,
                  Value kCount);
+  void packIm2col(Value packed, Value row0, Value rowCount, Value k0,
+                  Value kCount);
   void microKernel(Value aPanel, Value bPanel, Value row0, Value col0,
                    Value kCount, Value first, Value last);
   SmallVector<Value> readTile(Value source, ArrayRef<Value> indices);
@@ -283,7 +362,7 @@ private:
 void GemmBuilder::packBlock(unsigned operand, unsigned outerDim, Value packed,
                             int64_t width, Value outer0, Value outerCount,
                             Value k0, Value kCount) {
-  Value source = c.op->getOperand(operand);
+  Value source = c.operands[operand];
   bool direct = cast<AffineDimExpr>(maps[operand].getResults().back())
                     .getPosition() == outerDim;
   Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
@@ -319,6 +398,66 @@ void GemmBuilder::packBlock(unsigned operand, unsigned outerDim, Value packed,
                                 ValueRange{p, add(kk, index(i)), c0});
       }
     }
+  }
+}
+
+/// packBlock for a convolution's implicit A: row m of A is output pixel
+/// (n, oh, ow) = m, and reduction step k is (kh, kw, c) = k, so
+/// A[m][k] = input[n][oh * sh + kh * dh][ow * sw + kw * dw][c]. Each row of
+/// the panel reads vk consecutive channels of one input pixel (the channel
+/// count is a multiple of vk); the mr x vk block is transposed in registers.
+/// Rows past the end read the last row (they are computed and not written).
+void GemmBuilder::packIm2col(Value packed, Value row0, Value rowCount,
+                             Value k0, Value kCount) {
+  const Contraction::Im2col &im = *c.im2col;
+  Value input = im.input;
+  Value out4d = c.op->getOperand(2);
+  Value oh = memref::DimOp::create(b, out4d, 1);
+  Value ow = memref::DimOp::create(b, out4d, 2);
+  Value lastRow = sub(memref::DimOp::create(b, c.operands[2], 0), index(1));
+  Value c0 = index(0), cWidth = index(blk.mr);
+  auto mul = [&](Value x, int64_t y) {
+    return y == 1 ? x : arith::MulIOp::create(b, x, index(y)).getResult();
+  };
+  auto div = [&](Value x, Value y) { return arith::DivUIOp::create(b, x, y); };
+  auto rem = [&](Value x, Value y) { return arith::RemUIOp::create(b, x, y); };
+  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+  scf::ForOp panels = scf::ForOp::create(b, c0, rowCount, cWidth);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(panels.getBody());
+  Value p0 = panels.getInductionVar();
+  Value p = div(p0, cWidth);
+  // Per row: image, and the input position of the window's corner.
+  SmallVector<Value> images, ys, xs;
+  for (int64_t r = 0; r < blk.mr; ++r) {
+    Value m = min(add(add(row0, p0), index(r)), lastRow);
+    Value pixel = rem(m, arith::MulIOp::create(b, oh, ow));
+    images.push_back(div(m, arith::MulIOp::create(b, oh, ow)));
+    ys.push_back(mul(div(pixel, ow), im.strides[0]));
+    xs.push_back(mul(rem(pixel, ow), im.strides[1]));
+  }
+  scf::ForOp steps = scf::ForOp::create(b, c0, kCount, index(blk.vk));
+  b.setInsertionPointToStart(steps.getBody());
+  Value kk = steps.getInductionVar();
+  Value k = add(k0, kk);
+  Value channel = rem(k, index(im.channels));
+  Value tap = div(k, index(im.channels));
+  Value dy = mul(div(tap, index(im.kw)), im.dilations[0]);
+  Value dx = mul(rem(tap, index(im.kw)), im.dilations[1]);
+  auto blockType = VectorType::get({blk.mr, blk.vk}, f32);
+  Value block = arith::ConstantOp::create(b, b.getZeroAttr(blockType));
+  for (int64_t r = 0; r < blk.mr; ++r) {
+    Value row = vector::TransferReadOp::create(
+        b, VectorType::get({blk.vk}, f32), input,
+        ValueRange{images[r], add(ys[r], dy), add(xs[r], dx), channel}, zero,
+        ArrayRef<bool>{true});
+    block = vector::InsertOp::create(b, row, block, ArrayRef<int64_t>{r});
+  }
+  Value t = vector::TransposeOp::create(b, block, ArrayRef<int64_t>{1, 0});
+  for (int64_t i = 0; i < blk.vk; ++i) {
+    Value column = vector::ExtractOp::create(b, t, ArrayRef<int64_t>{i});
+    vector::StoreOp::create(b, column, packed,
+                            ValueRange{p, add(kk, index(i)), c0});
   }
 }
 
@@ -441,7 +580,7 @@ SmallVector<Value> GemmBuilder::applyEpilogue(ArrayRef<Value> rows,
 void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
                               Value col0, Value kCount, Value first,
                               Value last) {
-  Value out = c.op.getDpsInitOperand(0)->get();
+  Value out = c.operands[2];
   Value dst = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : out;
   dimValues[c.m] = row0;
   dimValues[c.n] = col0;
@@ -524,15 +663,32 @@ void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
 
 void GemmBuilder::build() {
   linalg::LinalgOp op = c.op;
-  maps = op.getIndexingMapsArray();
-  staticSizes = op.getStaticLoopRanges();
-  SmallVector<Range> ranges = op.createLoopRanges(b, b.getLoc());
-  auto size = [&](unsigned dim) {
-    return getValueOrCreateConstantIndexOp(b, b.getLoc(), ranges[dim].size);
-  };
+  maps = c.maps;
   Value c0 = index(0);
-  dimValues.assign(op.getNumLoops(), c0);
-  Value sizeM = size(c.m), sizeN = size(c.n), sizeK = size(c.k);
+  Value sizeM, sizeN, sizeK, sizeBatch;
+  if (c.im2col) {
+    // The matrix views: C is M x F, B is K x F.
+    auto outType = cast<MemRefType>(c.operands[2].getType());
+    auto filterType = cast<MemRefType>(c.operands[1].getType());
+    staticSizes = {outType.getDimSize(0), outType.getDimSize(1),
+                   filterType.getDimSize(0)};
+    sizeM = memref::DimOp::create(b, c.operands[2], 0);
+    sizeN = memref::DimOp::create(b, c.operands[2], 1);
+    sizeK = memref::DimOp::create(b, c.operands[1], 0);
+    dimValues.assign(3, c0);
+  } else {
+    staticSizes = op.getStaticLoopRanges();
+    SmallVector<Range> ranges = op.createLoopRanges(b, b.getLoc());
+    auto size = [&](unsigned dim) {
+      return getValueOrCreateConstantIndexOp(b, b.getLoc(), ranges[dim].size);
+    };
+    dimValues.assign(op.getNumLoops(), c0);
+    sizeM = size(c.m);
+    sizeN = size(c.n);
+    sizeK = size(c.k);
+    if (c.batch)
+      sizeBatch = size(*c.batch);
+  }
   // The rows and columns of C this workgroup computes. Splitting the larger
   // dimension keeps the packing each workgroup repeats (all of the other
   // operand) small next to its share of the multiply-adds.
@@ -572,7 +728,7 @@ void GemmBuilder::build() {
 
   OpBuilder::InsertionGuard guard(b);
   if (c.batch) {
-    auto batchLoop = scf::ForOp::create(b, c0, size(*c.batch), index(1));
+    auto batchLoop = scf::ForOp::create(b, c0, sizeBatch, index(1));
     b.setInsertionPointToStart(batchLoop.getBody());
     dimValues[*c.batch] = batchLoop.getInductionVar();
   }
@@ -599,7 +755,10 @@ void GemmBuilder::build() {
   b.setInsertionPointToStart(icLoop.getBody());
   Value ic = icLoop.getInductionVar();
   Value mb = min(index(blk.mc), sub(mHi, ic));
-  packBlock(0, c.m, aPacked, blk.mr, ic, mb, pc, kb);
+  if (c.im2col)
+    packIm2col(aPacked, ic, mb, pc, kb);
+  else
+    packBlock(0, c.m, aPacked, blk.mr, ic, mb, pc, kb);
 
   auto jrLoop = scf::ForOp::create(b, c0, nb, index(blk.nr));
   b.setInsertionPointToStart(jrLoop.getBody());
@@ -674,17 +833,20 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
   }
 
   void runOnOperation() override {
+    Blocking blk = blocking();
     SmallVector<Contraction> found;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (std::optional<Contraction> c = matchContraction(op))
         found.push_back(*c);
+      else if (std::optional<Contraction> c = matchConvolution(op, blk.vk))
+        found.push_back(*c);
     });
-    Blocking blk = blocking();
     for (Contraction &c : found) {
       if (fuse) {
         c.fill = findFill(c);
         findEpilogue(c);
       }
+      prepare(c);
       GemmBuilder(c, blk, distribute && isWholeKernel(c, found.size()))
           .build();
       Value out = c.op.getDpsInitOperand(0)->get();

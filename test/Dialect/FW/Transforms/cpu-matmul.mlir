@@ -236,3 +236,39 @@ func.func @negative_epilogues(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out
   }
   return
 }
+
+// -----
+
+/// An NHWC x HWCF convolution is a GEMM over (output pixels) x (filters) x
+/// (taps and channels): the filter and the output are viewed as matrices,
+/// and the input is packed through an implicit im2col, 8 channels of one
+/// input pixel per row of the register block, transposed in registers.
+// CHECK-LABEL: func.func @conv
+// DIST-LABEL: func.func @conv
+// DIST: fw.workgroup_id
+// CHECK-DAG: %[[B:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2], [3]] : memref<3x3x16x20xf32> into memref<144x20xf32>
+// CHECK-DAG: %[[C:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1, 2], [3]] : memref<2x11x9x20xf32> into memref<198x20xf32>
+// CHECK: vector.transfer_read %[[B]]
+// CHECK: vector.transfer_read %arg0[{{.*}}], %{{.*}} {in_bounds = [true]} : memref<2x13x11x16xf32>, vector<8xf32>
+// CHECK-COUNT-8: vector.store {{.*}} : memref<21x144x6xf32>, vector<6xf32>
+// CHECK: vector.contract
+// CHECK: vector.transfer_write {{.*}}, %[[C]]
+// CHECK-NOT: linalg.conv
+func.func @conv(%x: memref<2x13x11x16xf32>, %w: memref<3x3x16x20xf32>, %y: memref<2x11x9x20xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : memref<2x13x11x16xf32>, memref<3x3x16x20xf32>) outs(%y : memref<2x11x9x20xf32>)
+  return
+}
+
+// -----
+
+/// negative_: a channel count that is not a multiple of 8 keeps the
+/// convolution (computed by loops).
+// CHECK-LABEL: func.func @negative_conv_channels
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT: vector.contract
+func.func @negative_conv_channels(%x: memref<1x9x9x3xf32>, %w: memref<3x3x3x8xf32>, %y: memref<1x7x7x8xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : memref<1x9x9x3xf32>, memref<3x3x3x8xf32>) outs(%y : memref<1x7x7x8xf32>)
+  return
+}
