@@ -46,3 +46,28 @@ func.func @conv_dynamic(%x: tensor<?x?x?x64xf32>, %w: tensor<3x3x64x40xf32>) -> 
      ins(%x, %w : tensor<?x?x?x64xf32>, tensor<3x3x64x40xf32>) outs(%acc : tensor<?x?x?x40xf32>) -> tensor<?x?x?x40xf32>
   return %c : tensor<?x?x?x40xf32>
 }
+
+// With a bias and ReLU applied to the register tile (the staging output disappears) and a
+// residual input indexed like the output.
+// RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=conv_bias_relu --case=conv2d_bias_relu_residual --arg-shapes="2x13x11x16;3x3x16x20;20;2x11x9x20" --tmp=%t
+// RUN: %if avx512 %{ %python %S/e2e.py --fw-run=%fw-run --module=%t.v4.fwb --function=conv_bias_relu --case=conv2d_bias_relu_residual --arg-shapes="2x13x11x16;3x3x16x20;20;2x11x9x20" --tmp=%t %}
+#id4 = affine_map<(n, h, w, f) -> (n, h, w, f)>
+#f4 = affine_map<(n, h, w, f) -> (f)>
+func.func @conv_bias_relu(%x: tensor<2x13x11x16xf32>, %w: tensor<3x3x16x20xf32>, %b: tensor<20xf32>,
+                          %res: tensor<2x11x9x20xf32>) -> tensor<2x11x9x20xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<2x11x9x20xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<2x11x9x20xf32>) -> tensor<2x11x9x20xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x13x11x16xf32>, tensor<3x3x16x20xf32>) outs(%acc : tensor<2x11x9x20xf32>) -> tensor<2x11x9x20xf32>
+  %out = tensor.empty() : tensor<2x11x9x20xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #f4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b, %res : tensor<2x11x9x20xf32>, tensor<20xf32>, tensor<2x11x9x20xf32>) outs(%out : tensor<2x11x9x20xf32>) {
+  ^bb0(%v: f32, %bias: f32, %rs: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    %y = arith.addf %m, %rs : f32
+    linalg.yield %y : f32
+  } -> tensor<2x11x9x20xf32>
+  return %r : tensor<2x11x9x20xf32>
+}

@@ -254,6 +254,13 @@ def conv2d_nhwc_hwcf(x, w, stride=1, dilation=(1, 1), strides=None):
     return (out.astype(np.float32),)
 
 
+def conv2d_bias_relu_residual(x, w, b, res):
+    # max(conv(x, w) + b[f], 0) + res
+    (y,) = conv2d_nhwc_hwcf(x, w)
+    y, b, res = _f64(y, b, res)
+    return ((np.maximum(y + b, 0.0) + res).astype(np.float32),)
+
+
 def conv2d_s21_d23(x, w):
     # strides (2, 1), dilations (2, 3)
     return conv2d_nhwc_hwcf(x, w, strides=(2, 1), dilation=(2, 3))
@@ -529,6 +536,9 @@ CASES = {
     "softmax": Case(softmax, [Arg(F32, -4.0, 4.0)], rtol=1e-4, atol=1e-6),
     "conv2d": Case(conv2d_nhwc_hwcf, [Arg(F32), Arg(F32)],
                    atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
+    "conv2d_bias_relu_residual": Case(conv2d_bias_relu_residual,
+                                      [Arg(F32), Arg(F32), Arg(F32), Arg(F32)],
+                                      atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
     "conv2d_s21_d23": Case(conv2d_s21_d23, [Arg(F32), Arg(F32)],
                            atol=lambda a: _matmul_atol(a[1].shape[0] * a[1].shape[1] * a[1].shape[2])),
     "conv2d_stride2": Case(conv2d_stride2, [Arg(F32), Arg(F32)],

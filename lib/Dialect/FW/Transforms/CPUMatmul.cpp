@@ -70,6 +70,10 @@ struct Contraction {
     Value input;
     int64_t strides[2], dilations[2];
     int64_t kw, channels; // static
+    /// A 4-D buffer shaped like the output that outlives the rewrite (the
+    /// epilogue's output when the convolution's own disappears), and its
+    /// M x F view: where the sizes are read from.
+    Value shape4d, shape2d;
   };
   std::optional<Im2col> im2col;
 
@@ -78,6 +82,11 @@ struct Contraction {
   /// convolution (A unused), set up by prepare().
   SmallVector<Value> operands;
   SmallVector<AffineMap> maps;
+  /// The epilogue's operands and maps over (m, n): its own for a matmul;
+  /// for a convolution, 4-D operands indexed like the output are viewed as
+  /// M x F matrices and (d3) becomes (d1).
+  SmallVector<Value> epilogueOperands;
+  SmallVector<AffineMap> epilogueMaps;
 };
 
 /// The operand's memref has a unit-stride innermost dimension, so vector
@@ -185,11 +194,35 @@ static std::optional<Contraction> matchConvolution(linalg::LinalgOp op,
 /// Sets the operands and maps of the GEMM (creating the matrix views of a
 /// convolution's filter and output before it).
 static void prepare(Contraction &c) {
+  if (c.epilogue && !c.im2col) {
+    c.epilogueOperands.assign(c.epilogue->getOperands().begin(),
+                              c.epilogue->getOperands().end());
+    c.epilogueMaps = c.epilogue.getIndexingMapsArray();
+  }
   if (!c.im2col) {
     c.operands.assign(c.op->getOperands().begin(),
                       c.op->getOperands().begin() + 3);
     c.maps = c.op.getIndexingMapsArray();
     return;
+  }
+  if (c.epilogue) {
+    OpBuilder b(c.op);
+    MLIRContext *ctx = b.getContext();
+    SmallVector<ReassociationIndices> rows = {{0, 1, 2}, {3}};
+    for (OpOperand &operand : c.epilogue->getOpOperands()) {
+      AffineMap map = c.epilogue.getMatchingIndexingMap(&operand);
+      Value v = operand.get();
+      if (map.isIdentity()) {
+        v = memref::CollapseShapeOp::create(b, c.epilogue.getLoc(), v, rows);
+        map = AffineMap::getMultiDimIdentityMap(2, ctx);
+      } else {
+        map = map.getNumResults() == 0
+                  ? AffineMap::get(2, 0, {}, ctx)
+                  : AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+      }
+      c.epilogueOperands.push_back(v);
+      c.epilogueMaps.push_back(map);
+    }
   }
   OpBuilder b(c.op);
   Location loc = c.op.getLoc();
@@ -202,6 +235,9 @@ static void prepare(Contraction &c) {
   AffineExpr m, n, k;
   bindDims(ctx, m, n, k);
   c.operands = {c.im2col->input, filter, out};
+  c.im2col->shape4d = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get()
+                                 : c.op->getOperand(2);
+  c.im2col->shape2d = c.epilogue ? c.epilogueOperands.back() : out;
   c.maps = {AffineMap::get(3, 0, {m, k}, ctx), AffineMap::get(3, 0, {k, n}, ctx),
             AffineMap::get(3, 0, {m, n}, ctx)};
 }
@@ -233,8 +269,9 @@ static linalg::FillOp findFill(Contraction &c) {
 /// dimensions of C, with the column innermost and unit-stride, so each row
 /// of the tile reads a contiguous vector or one scalar.
 static bool findEpilogue(Contraction &c) {
+  // Without a fill, C's initial contents would be read: C must stay.
   Value out = c.op.getDpsInitOperand(0)->get();
-  if (c.batch || c.im2col || !out.getDefiningOp<memref::AllocOp>())
+  if (c.batch || !c.fill || !out.getDefiningOp<memref::AllocOp>())
     return false;
   // C is written by the fill and the contraction, read by the epilogue and
   // then only deallocated.
@@ -246,8 +283,10 @@ static bool findEpilogue(Contraction &c) {
     if (user != ep.getOperation())
       return false;
   }
+  // Over (m, n) for a matmul, (n, oh, ow, f) for a convolution.
+  unsigned loops = c.im2col ? 4 : 2;
   if (!ep || !ep.hasPureBufferSemantics() || ep.getNumDpsInits() != 1 ||
-      ep.getNumLoops() != 2 || ep.getNumReductionLoops() != 0)
+      ep.getNumLoops() != loops || ep.getNumReductionLoops() != 0)
     return false;
   SmallVector<AffineMap> maps = ep.getIndexingMapsArray();
   OpOperand *init = ep.getDpsInitOperand(0);
@@ -257,6 +296,19 @@ static bool findEpilogue(Contraction &c) {
                                          .use_empty() ||
       !hasUnitInnerStride(dst) ||
       llvm::is_contained(c.op.getDpsInputs(), dst))
+    return false;
+  // A convolution's output pixels are the rows: 4-D operands must be
+  // contiguous (viewed as M x F), others index only the filter or nothing.
+  auto convOperandOk = [&](Value v, AffineMap map) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type)
+      return false;
+    if (map.isIdentity())
+      return type.getLayout().isIdentity();
+    auto dims = dimsOf(map);
+    return dims && (dims->empty() || *dims == SmallVector<unsigned>{3});
+  };
+  if (c.im2col && !convOperandOk(dst, maps.back()))
     return false;
   std::optional<unsigned> cInput;
   for (OpOperand *in : ep.getDpsInputOperands()) {
@@ -270,6 +322,11 @@ static bool findEpilogue(Contraction &c) {
     if (!isa<MemRefType>(in->get().getType()) ||
         !maps[i].isProjectedPermutation())
       return false;
+    if (c.im2col) {
+      if (!convOperandOk(in->get(), maps[i]))
+        return false;
+      continue;
+    }
     auto dims = dimsOf(maps[i]);
     if (llvm::is_contained(*dims, 1u) &&
         (dims->back() != 1 || !hasUnitInnerStride(in->get())))
@@ -277,6 +334,14 @@ static bool findEpilogue(Contraction &c) {
   }
   if (!cInput)
     return false;
+  // The GEMM, at the contraction's place, reads and writes the epilogue's
+  // operands: they must be defined before it.
+  for (Value v : ep->getOperands()) {
+    Operation *def = v.getDefiningOp();
+    if (v != out && def &&
+        (def->getBlock() != c.op->getBlock() || !def->isBeforeInBlock(c.op)))
+      return false;
+  }
   for (Operation &op : body.without_terminator())
     if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
         !(OpTrait::hasElementwiseMappableTraits(&op) ||
@@ -411,10 +476,9 @@ void GemmBuilder::packIm2col(Value packed, Value row0, Value rowCount,
                              Value k0, Value kCount) {
   const Contraction::Im2col &im = *c.im2col;
   Value input = im.input;
-  Value out4d = c.op->getOperand(2);
-  Value oh = memref::DimOp::create(b, out4d, 1);
-  Value ow = memref::DimOp::create(b, out4d, 2);
-  Value lastRow = sub(memref::DimOp::create(b, c.operands[2], 0), index(1));
+  Value oh = memref::DimOp::create(b, im.shape4d, 1);
+  Value ow = memref::DimOp::create(b, im.shape4d, 2);
+  Value lastRow = sub(memref::DimOp::create(b, im.shape2d, 0), index(1));
   Value c0 = index(0), cWidth = index(blk.mr);
   auto mul = [&](Value x, int64_t y) {
     return y == 1 ? x : arith::MulIOp::create(b, x, index(y)).getResult();
@@ -498,13 +562,13 @@ SmallVector<Value> GemmBuilder::applyEpilogue(ArrayRef<Value> rows,
                                               Value row0, Value col0) {
   linalg::GenericOp ep = c.epilogue;
   Block &body = ep.getRegion().front();
-  SmallVector<AffineMap> epMaps = ep.getIndexingMapsArray();
-  Value sizeM = memref::DimOp::create(b, ep.getDpsInitOperand(0)->get(), 0);
+  ArrayRef<AffineMap> epMaps = c.epilogueMaps;
+  Value sizeM = memref::DimOp::create(b, c.epilogueOperands.back(), 0);
   Value lastRow = sub(sizeM, index(1));
   auto vectorOf = [&](Type t) { return VectorType::get({blk.nr}, t); };
   // Reads input `i` of the epilogue at (row, col0) as a vector of nr.
   auto readInput = [&](unsigned i, Value row) -> Value {
-    Value source = ep->getOperand(i);
+    Value source = c.epilogueOperands[i];
     Type element = getElementTypeOrSelf(source.getType());
     SmallVector<Value> idx;
     bool columns = false;
@@ -581,7 +645,7 @@ void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
                               Value col0, Value kCount, Value first,
                               Value last) {
   Value out = c.operands[2];
-  Value dst = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : out;
+  Value dst = c.epilogue ? c.epilogueOperands.back() : out;
   dimValues[c.m] = row0;
   dimValues[c.n] = col0;
   SmallVector<Value> cIdx = indicesOf(2);
@@ -672,8 +736,8 @@ void GemmBuilder::build() {
     auto filterType = cast<MemRefType>(c.operands[1].getType());
     staticSizes = {outType.getDimSize(0), outType.getDimSize(1),
                    filterType.getDimSize(0)};
-    sizeM = memref::DimOp::create(b, c.operands[2], 0);
-    sizeN = memref::DimOp::create(b, c.operands[2], 1);
+    sizeM = memref::DimOp::create(b, c.im2col->shape2d, 0);
+    sizeN = memref::DimOp::create(b, c.im2col->shape2d, 1);
     sizeK = memref::DimOp::create(b, c.operands[1], 0);
     dimValues.assign(3, c0);
   } else {
@@ -834,7 +898,7 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
 
   void runOnOperation() override {
     Blocking blk = blocking();
-    SmallVector<Contraction> found;
+    SmallVector<Contraction, 2> found;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (std::optional<Contraction> c = matchContraction(op))
         found.push_back(*c);

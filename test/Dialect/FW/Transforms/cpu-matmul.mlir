@@ -272,3 +272,36 @@ func.func @negative_conv_channels(%x: memref<1x9x9x3xf32>, %w: memref<3x3x3x8xf3
      ins(%x, %w : memref<1x9x9x3xf32>, memref<3x3x3x8xf32>) outs(%y : memref<1x7x7x8xf32>)
   return
 }
+
+// -----
+
+/// A convolution's bias + ReLU epilogue is applied to the register tile:
+/// 4-D operands indexed like the output are viewed as M x F matrices and
+/// the per-filter bias as a row vector; the staging output disappears.
+// CHECK-LABEL: func.func @conv_epilogue
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[DST:.*]] = memref.collapse_shape %arg3 {{\[\[}}0, 1, 2], [3]] : memref<1x8x8x16xf32> into memref<64x16xf32>
+// CHECK: vector.contract
+// CHECK: vector.transfer_read %arg2[%{{.*}}], %{{.*}} : memref<16xf32>, vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}}, %[[DST]]
+// CHECK-NOT: linalg.
+func.func @conv_epilogue(%x: memref<1x10x10x8xf32>, %w: memref<3x3x8x16xf32>, %b: memref<16xf32>,
+                         %y: memref<1x8x8x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<1x8x8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8x8x16xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : memref<1x10x10x8xf32>, memref<3x3x8x16xf32>) outs(%c : memref<1x8x8x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (f)>,
+                                   affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : memref<1x8x8x16xf32>, memref<16xf32>) outs(%y : memref<1x8x8x16xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<1x8x8x16xf32>
+  return
+}

@@ -280,8 +280,16 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
     The sizes derive from the target description (vector width and register
     count give `mr` x `nr`; the L1 and L2 sizes give `kc` and `mc`); each can
     be overridden. Edge tiles read and write C through masked transfers.
+    A 2-D NHWC x HWCF convolution (f32, contiguous buffers, a channel count
+    that is a multiple of 8) is computed the same way as a GEMM over output
+    pixels x filters x (taps, channels): the filter and the output are viewed
+    as matrices and the input is read through an implicit im2col while A is
+    packed (8 channels of one input pixel per row, transposed in registers).
+    Its bias/activation/residual epilogue is folded the same way.
+
     Contractions this pass does not handle (other element types, operands
-    whose innermost dimension is not unit-stride) are left alone.
+    whose innermost dimension is not unit-stride, other convolutions) are
+    left alone.
 
     ```mlir
     scf.for %k = %c0 to %kb step %c1 iter_args(%c0_ = ..., %c1_ = ...) {
