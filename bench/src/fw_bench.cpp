@@ -15,7 +15,9 @@
 // Usage: fw-bench [--modules DIR] [--reps N] [--budget SECONDS] [--only SUBSTR]...
 //                 [--threads N] [--markdown]
 // --threads N gives fw N CPU workers and OpenBLAS N threads (default 1); Eigen
-// and the plain C loops stay single-threaded.
+// and the plain C loops stay single-threaded. With N > 1 it restarts itself with
+// OPENBLAS_THREAD_TIMEOUT=4 (unless set), so OpenBLAS's idle threads stop spinning
+// soon after each call instead of competing with the fw workers timed next.
 
 #include "references.h"
 
@@ -34,6 +36,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #ifndef FW_BENCH_MODULE_DIR
 #define FW_BENCH_MODULE_DIR "."
@@ -351,6 +355,38 @@ struct Bench {
     printLine(name, s[0], "OpenBLAS+loop", s[1], 2.0 * n * n * double(n) + 2.0 * nn, "");
   }
 
+  void conv() {
+    const int h = 56, w = 56, c = 64, f = 64;
+    std::string name = "conv3x3+bias+relu 56x56x64";
+    if (!selected(name) && !selected("conv"))
+      return;
+    std::printf("\n== %s (relu(conv(x, w) + b), NHWC x HWCF, one fw function; reference: "
+                "im2col, sgemm, bias+ReLU loop)\n",
+                name.c_str());
+    fw::Module m = load("conv.fwb");
+    size_t fn = lookup(m, "conv_bias_relu");
+    size_t in = size_t(h + 2) * (w + 2) * c, pixels = size_t(h) * w, k = 9 * size_t(c);
+    fw::Buffer x = makeBuffer(rt, {1, h + 2, w + 2, c}, randomFloats(in, 6, -1, 1));
+    fw::Buffer wt = makeBuffer(rt, {3, 3, c, f}, randomFloats(k * f, 7, -1, 1));
+    fw::Buffer bias = makeBuffer(rt, {f}, randomFloats(f, 8, -1, 1));
+    FloatArray cols = allocFloats(pixels * k), out = allocFloats(pixels * f);
+    auto ref = [&] {
+      ref_im2col3x3(dataOf(x), cols.get(), h, w, c);
+      // The HWCF filter is already the K x F matrix of the GEMM.
+      ref_sgemm(cols.get(), dataOf(wt), out.get(), int(pixels), f, int(k));
+      ref_bias_relu(out.get(), dataOf(bias), int(pixels), f);
+    };
+    ref();
+    {
+      std::vector<fw::Buffer> r = call(m, fn, {x, wt, bias}, "conv_bias_relu");
+      reportError(name.c_str(), "im2col+OpenBLAS", compare(dataOf(r[0]), out.get(), pixels * f),
+                  1e-4);
+    }
+    std::vector<Stats> s =
+        timeSideBySide(opt, {fwSide(m, fn, {x, wt, bias}), [&] { return timeMs(ref); }});
+    printLine(name, s[0], "im2col+OpenBLAS+loop", s[1], 2.0 * double(pixels) * f * double(k), "");
+  }
+
   void chain() {
     const size_t n = size_t(1) << 24;
     std::string name = "elementwise chain 16M";
@@ -451,7 +487,7 @@ void usage() {
             "  --reps N        timed repetitions per side (default: adaptive, 5..30 within the budget)\n"
             "  --budget S      adaptive: seconds per side and case (default 2)\n"
             "  --only SUBSTR   run only cases whose name contains SUBSTR (repeatable): "
-            "'matmul 1024', 'matmul 2048', 'matmul+bias', 'chain', 'softmax', 'row sum'\n"
+            "'matmul 1024', 'matmul 2048', 'matmul+bias', 'conv', 'chain', 'softmax', 'row sum'\n"
             "  --threads N     fw CPU workers and OpenBLAS threads (default 1; Eigen and C stay at 1)\n"
             "  --markdown      also print the results as a markdown table");
 }
@@ -487,6 +523,14 @@ int main(int argc, char **argv) {
     }
   }
 
+  // OpenBLAS's idle threads spin for a long time after each call, taking cores from the fw
+  // workers timed right after them: with several threads, ask them to sleep sooner. The
+  // setting is read when OpenBLAS loads, hence the restart.
+  if (opt.threads > 1 && !std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("fw-bench: restarting with OPENBLAS_THREAD_TIMEOUT=4");
+  }
   openblas_set_num_threads(opt.threads);
   fw_runtime_options_t options;
   std::memset(&options, 0, sizeof(options));
@@ -508,6 +552,7 @@ int main(int argc, char **argv) {
   bench.matmul(1024);
   bench.matmul(2048);
   bench.matmulBiasRelu();
+  bench.conv();
   bench.chain();
   bench.softmax();
   bench.rowSum();

@@ -16,6 +16,10 @@ void ref_sgemm(const float *a, const float *b, float *c, int m, int n, int k);
 // out[i,j] = max(c[i,j] + bias[j], 0), in place on c: a separate pass after sgemm.
 void ref_bias_relu(float *c, const float *bias, int m, int n);
 
+// im2col of a 3x3, stride-1 convolution over x[h + 2][w + 2][c] (NHWC, one image):
+// cols[(y * w + x)][(dy * 3 + dx) * c + ch] = x[y + dy][x + dx][ch].
+void ref_im2col3x3(const float *x, float *cols, int h, int w, int c);
+
 // out = max(tanh(exp(a * b + c) - a), 0) * b + 1 as 8 separate loops (8 passes),
 // intermediates in tmp[0..6] (each n floats).
 void ref_chain_unfused(const float *a, const float *b, const float *c, float *const *tmp,

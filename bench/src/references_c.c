@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <string.h>
 
 void ref_sgemm(const float *a, const float *b, float *c, int m, int n, int k) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
@@ -15,6 +16,17 @@ void ref_bias_relu(float *c, const float *bias, int m, int n) {
     for (int j = 0; j < n; ++j)
       row[j] = fmaxf(row[j] + bias[j], 0.0f);
   }
+}
+
+void ref_im2col3x3(const float *x, float *cols, int h, int w, int c) {
+  for (int y = 0; y < h; ++y)
+    for (int xo = 0; xo < w; ++xo) {
+      float *row = cols + ((size_t)y * w + xo) * 9 * c;
+      for (int dy = 0; dy < 3; ++dy)
+        for (int dx = 0; dx < 3; ++dx)
+          memcpy(row + (dy * 3 + dx) * c, x + (((size_t)(y + dy) * (w + 2)) + xo + dx) * c,
+                 (size_t)c * sizeof(float));
+    }
 }
 
 void ref_chain_unfused(const float *a, const float *b, const float *c, float *const *tmp,
