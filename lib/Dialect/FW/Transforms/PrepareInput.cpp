@@ -1,7 +1,8 @@
 //===- PrepareInput.cpp - Normalize input functions -----------------------===//
 //
-// Elementwise tensor ops to linalg (without folding), large splat constants
-// to fills, empty concat operands dropped.
+// Elementwise tensor ops to linalg (without folding), reductions and named
+// elementwise ops to linalg.generic, large splat constants to fills, empty
+// concat operands dropped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,12 +65,33 @@ struct DropEmptyConcatOperands : public OpRewritePattern<tensor::ConcatOp> {
   }
 };
 
+/// Reductions, maps and named elementwise ops become linalg.generic, so that
+/// elementwise producers fuse into them (linalg-fuse-elementwise-ops only
+/// fuses generics). Fills, copies and contractions stay named: later passes
+/// look for them by name.
+struct GeneralizeForFusion
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(op) ||
+        !op.hasPureTensorSemantics())
+      return failure();
+    if (!isa<linalg::ReduceOp, linalg::MapOp>(op) && !linalg::isElementwise(op))
+      return failure();
+    if (failed(linalg::generalizeNamedOp(rewriter, op)))
+      return failure();
+    return success();
+  }
+};
+
 struct PrepareInputPass
     : public fw::impl::PrepareInputPassBase<PrepareInputPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
-    patterns.add<SplatConstantToFill, DropEmptyConcatOperands>(&getContext());
+    patterns.add<SplatConstantToFill, DropEmptyConcatOperands,
+                 GeneralizeForFusion>(&getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),

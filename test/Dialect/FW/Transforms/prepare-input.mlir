@@ -46,3 +46,40 @@ func.func @negative_concat_all_empty(%a: tensor<0xf32>, %b: tensor<0xf32>) -> te
   %r = tensor.concat dim(0) %a, %b : (tensor<0xf32>, tensor<0xf32>) -> tensor<0xf32>
   return %r : tensor<0xf32>
 }
+
+// -----
+
+/// Reductions and named elementwise ops become linalg.generic, so that
+/// elementwise producers can fuse into them.
+// CHECK-LABEL: func.func @generalize
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK-NOT: linalg.add
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-NOT: linalg.reduce
+func.func @generalize(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %s = linalg.add ins(%a, %b : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = linalg.reduce ins(%s : tensor<8x16xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
+    (%x: f32, %y: f32) {
+      %z = arith.addf %x, %y : f32
+      linalg.yield %z : f32
+    }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+/// negative_: fills, copies and contractions keep their names.
+// CHECK-LABEL: func.func @negative_named
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+// CHECK: linalg.copy
+// CHECK-NOT: linalg.generic
+func.func @negative_named(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %c = linalg.copy ins(%m : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}

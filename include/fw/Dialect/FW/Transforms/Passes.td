@@ -12,6 +12,9 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     pipeline expects, without folding (folding an elementwise op on tensors
     with dynamic shapes can lose the shape):
     - `arith` and `math` ops on tensors become `linalg.generic`;
+    - `linalg.reduce`, `linalg.map` and named elementwise ops (`linalg.add`,
+      `linalg.exp`, ...) become `linalg.generic`, so that elementwise
+      producers fuse into them (fills, copies and contractions stay named);
     - large splat constants (4096 elements or more) become `linalg.fill` of
       an empty tensor, so no constant data is materialized in the binary;
     - statically empty operands of `tensor.concat` are dropped.
