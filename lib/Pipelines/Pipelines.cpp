@@ -68,6 +68,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
 
   mlir::fw::FormTasksPassOptions formTasks;
   formTasks.fuseEpilogues = options.optLevel > 0;
+  formTasks.fusePrologues = options.optLevel > 0;
   pm.addNestedPass<func::FuncOp>(mlir::fw::createFormTasksPass(formTasks));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

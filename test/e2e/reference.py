@@ -113,6 +113,12 @@ def matmul_epilogue(x, w, bcol, brow, res):
     return ((np.tanh(np.maximum(y, 0.0)) * 0.5 + res).astype(np.float32),)
 
 
+def matmul_prologues(a, b, h):
+    # (a * 0.5) @ relu(b + float(h)) with h an f16 matrix shaped like b
+    a, b, h = _f64(a, b, h)
+    return (((a * 0.5) @ np.maximum(b + h, 0.0)).astype(np.float32),)
+
+
 def transpose(x):
     # linalg.transpose permutation [2, 0, 1]: out[i, j, k] = x[j, k, i]
     x = np.asarray(x)
@@ -507,6 +513,8 @@ CASES = {
                               atol=lambda a: _matmul_atol(a[0].shape[1])),
     "matmul_epilogue": Case(matmul_epilogue, [Arg(F32), Arg(F32), Arg(F32), Arg(F32), Arg(F32)],
                             atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "matmul_prologues": Case(matmul_prologues, [Arg(F32), Arg(F32), Arg(F16)],
+                             atol=lambda a: _matmul_atol(a[0].shape[1])),
     "transpose": Case(transpose, [Arg(F32)], rtol=0.0, atol=0.0),
     "mlp": Case(mlp, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
                       Arg(F32, -0.2, 0.2), Arg(F32, -0.2, 0.2)],

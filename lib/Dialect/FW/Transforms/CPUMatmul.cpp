@@ -61,6 +61,9 @@ struct Contraction {
   /// which writes the epilogue's output instead of C.
   linalg::GenericOp epilogue;
   unsigned epilogueInput = 0; // the epilogue's operand that is C
+  /// Elementwise linalg.generic ops that compute A or B into a buffer of the
+  /// kernel that only the contraction reads: computed while packing instead.
+  linalg::GenericOp prologue[2];
 
   /// A 2-D NHWC x HWCF convolution computed as a GEMM: rows m = (n, oh, ow),
   /// columns n = f, reduction k = (kh, kw, c). B and C are the filter and the
@@ -264,6 +267,18 @@ static linalg::FillOp findFill(Contraction &c) {
   return nullptr;
 }
 
+/// Whether `op`'s body is scalar elementwise code that vectorizeBody can
+/// recreate on vectors.
+static bool isVectorizableBody(linalg::GenericOp op) {
+  for (Operation &inner : op.getRegion().front().without_terminator())
+    if (inner.getNumRegions() != 0 || inner.getNumResults() != 1 ||
+        !(OpTrait::hasElementwiseMappableTraits(&inner) ||
+          isa<arith::ConstantOp>(inner)) ||
+        !inner.getResult(0).getType().isIntOrIndexOrFloat())
+      return false;
+  return true;
+}
+
 /// The elementwise consumer that can be applied in registers: see
 /// Contraction::epilogue. Inputs other than C must index at most the two
 /// dimensions of C, with the column innermost and unit-stride, so each row
@@ -342,15 +357,92 @@ static bool findEpilogue(Contraction &c) {
         (def->getBlock() != c.op->getBlock() || !def->isBeforeInBlock(c.op)))
       return false;
   }
-  for (Operation &op : body.without_terminator())
-    if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
-        !(OpTrait::hasElementwiseMappableTraits(&op) ||
-          isa<arith::ConstantOp>(op)) ||
-        !op.getResult(0).getType().isIntOrIndexOrFloat())
-      return false;
+  if (!isVectorizableBody(ep))
+    return false;
   c.epilogue = ep;
   c.epilogueInput = *cInput;
   return true;
+}
+
+/// The elementwise op that computes operand `operand` (A or B) of the
+/// contraction: see Contraction::prologue. Its inputs are indexed like its
+/// output (so they are read where the operand would be), and nothing between
+/// it and the contraction writes them.
+static linalg::GenericOp findPrologue(Contraction &c, unsigned operand) {
+  Value v = c.op->getOperand(operand);
+  if (c.im2col || !v.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  linalg::GenericOp producer;
+  for (Operation *user : v.getUsers()) {
+    if (user == c.op.getOperation() || isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || producer)
+      return nullptr;
+    producer = generic;
+  }
+  if (!producer || producer->getBlock() != c.op->getBlock() ||
+      !producer->isBeforeInBlock(c.op) || !producer.hasPureBufferSemantics() ||
+      producer.getNumDpsInits() != 1 || producer.getDpsInits()[0] != v ||
+      producer.getNumReductionLoops() != 0 || !isVectorizableBody(producer) ||
+      !producer.getRegion()
+           .front()
+           .getArgument(producer.getNumDpsInputs())
+           .use_empty())
+    return nullptr;
+  for (AffineMap map : producer.getIndexingMapsArray())
+    if (!map.isIdentity())
+      return nullptr;
+  SmallVector<Value> inputs = producer.getDpsInputs();
+  for (Value in : inputs)
+    if (!hasUnitInnerStride(in) || in == c.op->getOperand(2))
+      return nullptr;
+  for (Operation *op = producer->getNextNode(); op != c.op.getOperation();
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op) || isa<memref::AllocOp, memref::AllocaOp>(op))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || llvm::any_of(linalgOp.getDpsInits(), [&](Value init) {
+          return llvm::is_contained(inputs, init);
+        }))
+      return nullptr;
+  }
+  return producer;
+}
+
+/// Recreates the scalar elementwise ops of `body` on vectors of `shape`:
+/// block arguments are what `map` says, values from outside the body are
+/// broadcast (once: `broadcasts` caches them) and constants splat. Returns
+/// the yielded value.
+static Value vectorizeBody(OpBuilder &b, Location loc, Block &body,
+                           IRMapping &map, ArrayRef<int64_t> shape,
+                           llvm::DenseMap<Value, Value> &broadcasts) {
+  for (Operation &op : body.without_terminator()) {
+    auto resultType = VectorType::get(shape, op.getResult(0).getType());
+    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      auto splat = DenseElementsAttr::get(resultType, cst.getValue());
+      map.map(op.getResult(0), arith::ConstantOp::create(b, loc, splat));
+      continue;
+    }
+    SmallVector<Value> operands;
+    for (Value operand : op.getOperands()) {
+      if (Value mapped = map.lookupOrNull(operand)) {
+        operands.push_back(mapped);
+        continue;
+      }
+      Value &v = broadcasts[operand];
+      if (!v)
+        v = vector::BroadcastOp::create(
+            b, loc, VectorType::get(shape, operand.getType()), operand);
+      operands.push_back(v);
+    }
+    OperationState state(loc, op.getName());
+    state.addOperands(operands);
+    state.addAttributes(op.getAttrs());
+    state.addTypes(resultType);
+    map.map(op.getResult(0), b.create(state)->getResult(0));
+  }
+  return map.lookup(body.getTerminator()->getOperand(0));
 }
 
 /// Emits the GEMM loop nest for one contraction.
@@ -445,18 +537,35 @@ void GemmBuilder::packBlock(unsigned operand, unsigned outerDim, Value packed,
     Value kk = steps.getInductionVar();
     dimValues[c.k] = add(k0, kk);
     SmallVector<Value> idx = indicesOf(operand);
+    SmallVector<int64_t> shape = direct ? SmallVector<int64_t>{width}
+                                        : SmallVector<int64_t>{width, blk.vk};
+    SmallVector<bool> inBounds(shape.size(), false);
+    // The operand's elements at idx: read, or computed by its prologue from
+    // the prologue's inputs at the same place.
+    auto read = [&]() -> Value {
+      linalg::GenericOp prologue = c.prologue[operand];
+      if (!prologue)
+        return vector::TransferReadOp::create(
+            b, VectorType::get(shape, f32), source, idx, zero, inBounds);
+      Block &body = prologue.getRegion().front();
+      IRMapping map;
+      for (OpOperand *in : prologue.getDpsInputOperands()) {
+        Type element = getElementTypeOrSelf(in->get().getType());
+        Value pad = arith::ConstantOp::create(b, b.getZeroAttr(element));
+        map.map(body.getArgument(in->getOperandNumber()),
+                vector::TransferReadOp::create(
+                    b, VectorType::get(shape, element), in->get(), idx, pad,
+                    inBounds));
+      }
+      llvm::DenseMap<Value, Value> broadcasts;
+      return vectorizeBody(b, b.getLoc(), body, map, shape, broadcasts);
+    };
     if (direct) {
       // One row of the panel: `width` consecutive elements, masked at the
       // operand's edge.
-      Value v = vector::TransferReadOp::create(
-          b, VectorType::get({width}, f32), source, idx, zero,
-          ArrayRef<bool>{false});
-      vector::StoreOp::create(b, v, packed, ValueRange{p, kk, c0});
+      vector::StoreOp::create(b, read(), packed, ValueRange{p, kk, c0});
     } else {
-      Value v = vector::TransferReadOp::create(
-          b, VectorType::get({width, blk.vk}, f32), source, idx, zero,
-          ArrayRef<bool>{false, false});
-      Value t = vector::TransposeOp::create(b, v, ArrayRef<int64_t>{1, 0});
+      Value t = vector::TransposeOp::create(b, read(), ArrayRef<int64_t>{1, 0});
       for (int64_t i = 0; i < blk.vk; ++i) {
         Value row = vector::ExtractOp::create(b, t, ArrayRef<int64_t>{i});
         vector::StoreOp::create(b, row, packed,
@@ -605,33 +714,8 @@ SmallVector<Value> GemmBuilder::applyEpilogue(ArrayRef<Value> rows,
         map.map(arg, v);
       }
     }
-    for (Operation &op : body.without_terminator()) {
-      Type resultType = vectorOf(op.getResult(0).getType());
-      if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
-        auto splat = DenseElementsAttr::get(cast<ShapedType>(resultType),
-                                            cst.getValue());
-        map.map(op.getResult(0), arith::ConstantOp::create(b, splat));
-        continue;
-      }
-      SmallVector<Value> operands;
-      for (Value operand : op.getOperands()) {
-        if (Value mapped = map.lookupOrNull(operand)) {
-          operands.push_back(mapped);
-          continue;
-        }
-        Value &v = invariant[operand];
-        if (!v)
-          v = vector::BroadcastOp::create(b, vectorOf(operand.getType()),
-                                          operand);
-        operands.push_back(v);
-      }
-      OperationState state(op.getLoc(), op.getName());
-      state.addOperands(operands);
-      state.addAttributes(op.getAttrs());
-      state.addTypes(resultType);
-      map.map(op.getResult(0), b.create(state)->getResult(0));
-    }
-    results.push_back(map.lookup(body.getTerminator()->getOperand(0)));
+    results.push_back(
+        vectorizeBody(b, b.getLoc(), body, map, {blk.nr}, invariant));
   }
   return results;
 }
@@ -857,6 +941,18 @@ static bool isWholeKernel(Contraction &c, size_t numContractions) {
         &op == c.epilogue.getOperation() || isMemoryEffectFree(&op) ||
         isa<func::ReturnOp>(op))
       continue;
+    bool staging = false;
+    for (unsigned i = 0; i < 2; ++i) {
+      if (!c.prologue[i])
+        continue;
+      Value v = c.op->getOperand(i);
+      staging |= &op == c.prologue[i].getOperation() ||
+                 (isa<memref::AllocOp, memref::DeallocOp>(op) &&
+                  (llvm::is_contained(op.getOperands(), v) ||
+                   llvm::is_contained(op.getResults(), v)));
+    }
+    if (staging)
+      continue;
     // The staging buffer of a folded epilogue disappears with it.
     if (c.epilogue && isa<memref::AllocOp, memref::DeallocOp>(op) &&
         llvm::is_contained(op.getOperands(), out))
@@ -909,14 +1005,26 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
       if (fuse) {
         c.fill = findFill(c);
         findEpilogue(c);
+        for (unsigned i = 0; i < 2; ++i)
+          c.prologue[i] = findPrologue(c, i);
       }
       prepare(c);
       GemmBuilder(c, blk, distribute && isWholeKernel(c, found.size()))
           .build();
       Value out = c.op.getDpsInitOperand(0)->get();
+      Value staged[2] = {c.op->getOperand(0), c.op->getOperand(1)};
       c.op->erase();
       if (c.fill)
         c.fill->erase();
+      for (unsigned i = 0; i < 2; ++i) {
+        if (!c.prologue[i])
+          continue;
+        // The operand it computed was only staged for the contraction.
+        c.prologue[i]->erase();
+        for (Operation *user : llvm::make_early_inc_range(staged[i].getUsers()))
+          user->erase();
+        staged[i].getDefiningOp()->erase();
+      }
       if (c.epilogue) {
         // C was only a staging buffer between the contraction and the
         // epilogue.

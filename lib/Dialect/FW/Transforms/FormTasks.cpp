@@ -382,6 +382,36 @@ linalg::GenericOp getEpilogue(Operation *op) {
   return consumer;
 }
 
+/// The elementwise linalg.generic ops whose only use is as an input of the
+/// contraction or convolution `op`: they can join its task as prologues.
+SmallVector<Operation *> getPrologues(Operation *op) {
+  SmallVector<Operation *> prologues;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !(linalg::isaContractionOpInterface(linalgOp) ||
+                     linalg::isaConvolutionOpInterface(linalgOp)))
+    return prologues;
+  for (Value input : linalgOp.getDpsInputs()) {
+    auto producer = input.getDefiningOp<linalg::GenericOp>();
+    if (!producer || producer->getBlock() != op->getBlock() ||
+        producer.getNumResults() != 1 || !input.hasOneUse() ||
+        producer.getNumParallelLoops() != producer.getNumLoops() ||
+        !producer.hasPureTensorSemantics() ||
+        llvm::is_contained(prologues, producer.getOperation()))
+      continue;
+    // An epilogue of its own producer stays there (one task per layer).
+    if (llvm::any_of(producer.getDpsInputs(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && isa<linalg::LinalgOp>(def) &&
+                 getEpilogue(def) == producer;
+        }))
+      continue;
+    prologues.push_back(producer);
+  }
+  llvm::sort(prologues,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return prologues;
+}
+
 /// Constants and empty tensors returned directly need a task to materialize
 /// them into a result buffer: each gets its own copy before the return.
 llvm::SmallPtrSet<Operation *, 4> cloneReturnedConstants(func::ReturnOp ret) {
@@ -460,8 +490,18 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
     llvm::SmallPtrSet<Operation *, 4> materialize =
         cloneReturnedConstants(cast<func::ReturnOp>(block.getTerminator()));
 
-    // Fills that only initialize one operation join that operation's task.
+    // Fills that only initialize one operation join that operation's task,
+    // and so do elementwise prologues of contractions and convolutions.
     llvm::SmallPtrSet<Operation *, 8> absorbed;
+    llvm::DenseMap<Operation *, SmallVector<Operation *>> prologues;
+    if (fusePrologues)
+      for (Operation &op : block) {
+        SmallVector<Operation *> found = getPrologues(&op);
+        if (found.empty())
+          continue;
+        absorbed.insert(found.begin(), found.end());
+        prologues[&op] = std::move(found);
+      }
     for (Operation &op : block)
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(&op))
         for (OpOperand &init : dps.getDpsInitsMutable())
@@ -480,6 +520,8 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
       if (!isTask)
         continue;
       SmallVector<Operation *> ops;
+      if (auto it = prologues.find(op); it != prologues.end())
+        ops.append(it->second.begin(), it->second.end());
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
         for (OpOperand &init : dps.getDpsInitsMutable())
           if (linalg::FillOp fill = getExclusiveFill(init.get(), op))

@@ -305,3 +305,55 @@ func.func @conv_epilogue(%x: memref<1x10x10x8xf32>, %w: memref<3x3x8x16xf32>, %b
   memref.dealloc %c : memref<1x8x8x16xf32>
   return
 }
+
+// -----
+
+/// An elementwise op computing A into a buffer only the contraction reads is
+/// computed while A is packed: its input is read where A would be, the body
+/// applied to the vectors, before the transpose. The staging buffer and the
+/// op disappear.
+// CHECK-LABEL: func.func @prologue
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.alloc() : memref<64x32xf32>
+// CHECK: %[[X:.*]] = vector.transfer_read %arg0{{.*}} : memref<64x32xf32>, vector<6x8xf32>
+// CHECK: %[[S:.*]] = arith.mulf %[[X]], %{{.*}} : vector<6x8xf32>
+// CHECK: vector.transpose %[[S]]
+// CHECK: vector.contract
+// DIST-LABEL: func.func @prologue
+// DIST: fw.workgroup_id
+func.func @prologue(%x: memref<64x32xf32>, %w: memref<32x16xf32>, %y: memref<64x16xf32>, %s: f32) {
+  %a = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x32xf32>) outs(%a : memref<64x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.mulf %v, %s : f32
+    linalg.yield %r : f32
+  }
+  linalg.matmul ins(%a, %w : memref<64x32xf32>, memref<32x16xf32>) outs(%y : memref<64x16xf32>)
+  memref.dealloc %a : memref<64x32xf32>
+  return
+}
+
+// -----
+
+/// negative_: a prologue whose input is overwritten before the contraction
+/// (it must run at its place) stays.
+// CHECK-LABEL: func.func @negative_prologue
+// CHECK: linalg.generic
+// CHECK: linalg.fill
+// CHECK: vector.contract
+func.func @negative_prologue(%x: memref<64x32xf32>, %w: memref<32x16xf32>, %y: memref<64x16xf32>, %s: f32) {
+  %a = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x32xf32>) outs(%a : memref<64x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.mulf %v, %s : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%s : f32) outs(%x : memref<64x32xf32>)
+  linalg.matmul ins(%a, %w : memref<64x32xf32>, memref<32x16xf32>) outs(%y : memref<64x16xf32>)
+  memref.dealloc %a : memref<64x32xf32>
+  return
+}

@@ -280,3 +280,30 @@ func.func @epilogue_with_fill(%a: tensor<?x16xf32>, %b: tensor<16x4xf32>) -> ten
   } -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+/// An elementwise producer whose only use is an input of a matmul joins the
+/// matmul's task as a prologue.
+// CHECK-LABEL: func.func @prologue
+// CHECK: fw.task(%arg0, %arg1)
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: linalg.matmul
+// CHECK-NOT: fw.task
+#idp = affine_map<(d0, d1) -> (d0, d1)>
+func.func @prologue(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %ea = tensor.empty() : tensor<8x16xf32>
+  %sa = linalg.generic {indexing_maps = [#idp, #idp], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x16xf32>) outs(%ea : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %two : f32
+    linalg.yield %y : f32
+  } -> tensor<8x16xf32>
+  %e = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = linalg.matmul ins(%sa, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}

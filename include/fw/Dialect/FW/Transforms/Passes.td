@@ -71,10 +71,18 @@ def FormTasksPass : Pass<"fw-form-tasks", "func::FuncOp"> {
     consumers that are the only user of a linalg op's result join that op's
     task (bias and activation after a matmul or a convolution), so a layer
     is one task; the intermediate result never leaves the kernel.
+
+    With `fuse-prologues` (the default), an elementwise `linalg.generic`
+    whose only use is as an input of a contraction or a convolution joins
+    that op's task (a scaled or activated operand), and `fw-cpu-matmul`
+    computes it while it packs the operand.
   }];
   let options = [
     Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
-           "Put elementwise consumers in the task of their producer">
+           "Put elementwise consumers in the task of their producer">,
+    Option<"fusePrologues", "fuse-prologues", "bool", /*default=*/"true",
+           "Put elementwise producers of a contraction's or convolution's "
+           "inputs in its task">
   ];
   let dependentDialects = ["::mlir::fw::FWDialect",
                            "::mlir::arith::ArithDialect",
@@ -283,6 +291,13 @@ def CPUMatmulPass : Pass<"fw-cpu-matmul", "func::FuncOp"> {
     The sizes derive from the target description (vector width and register
     count give `mr` x `nr`; the L1 and L2 sizes give `kc` and `mc`); each can
     be overridden. Edge tiles read and write C through masked transfers.
+    An elementwise `linalg.generic` that computes A or B into a buffer of
+    the kernel that only the contraction reads (a prologue), with inputs
+    indexed like its output, is computed while that operand is packed: its
+    inputs are read where the operand would be and its body applied to the
+    vectors (a scale, an activation, a conversion from f16), so the staging
+    buffer and its pass over memory disappear.
+
     A 2-D NHWC x HWCF convolution (f32, contiguous buffers, a channel count
     that is a multiple of 8) is computed the same way as a GEMM over output
     pixels x filters x (taps, channels): the filter and the output are viewed
