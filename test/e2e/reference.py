@@ -119,6 +119,14 @@ def matmul_prologues(a, b, h):
     return (((a * 0.5) @ np.maximum(b + h, 0.0)).astype(np.float32),)
 
 
+def softmax_of_product_exp(a, b):
+    # exp(softmax(a * b) over the last axis)
+    a, b = _f64(a, b)
+    x = a * b
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return (np.exp(e / e.sum(axis=-1, keepdims=True)).astype(np.float32),)
+
+
 def transpose(x):
     # linalg.transpose permutation [2, 0, 1]: out[i, j, k] = x[j, k, i]
     x = np.asarray(x)
@@ -515,6 +523,8 @@ CASES = {
                             atol=lambda a: _matmul_atol(a[0].shape[1])),
     "matmul_prologues": Case(matmul_prologues, [Arg(F32), Arg(F32), Arg(F16)],
                              atol=lambda a: _matmul_atol(a[0].shape[1])),
+    "softmax_of_product_exp": Case(softmax_of_product_exp, [Arg(F32), Arg(F32)],
+                                   rtol=1e-5, atol=1e-6),
     "transpose": Case(transpose, [Arg(F32)], rtol=0.0, atol=0.0),
     "mlp": Case(mlp, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
                       Arg(F32, -0.2, 0.2), Arg(F32, -0.2, 0.2)],

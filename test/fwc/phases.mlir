@@ -30,4 +30,4 @@ func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 }
 // --stats reports the peak memory of intermediate buffers per function.
 // RUN: %fwc %s --stats -o %t.fwb 2>&1 | FileCheck %s --check-prefix=STATS
-// STATS: phases.mlir:{{[0-9]+}}:1: remark: allocated buffers: peak 16 bytes before reuse, 16 bytes after (0 reused)
+// STATS: phases.mlir:{{[0-9]+}}:1: remark: allocated buffers: peak 16 bytes before reuse, 16 bytes after (0 reused, 0 updated in place)

@@ -157,7 +157,15 @@ def BufferizePass : Pass<"fw-bufferize", "ModuleOp"> {
 def ReuseBuffersPass : Pass<"fw-reuse-buffers", "ModuleOp"> {
   let summary = "Reuses intermediate buffers whose last dispatch has been issued";
   let description = [{
-    Walks each host function in program order. A buffer released with
+    First, in place: a dispatch whose fresh output has the type and sizes of
+    an intermediate input it reads for the last time (the input's only later
+    use is its `fw.dealloc`) writes into that input's buffer, when every
+    variant of its kernel is one elementwise `linalg.generic` reading that
+    input and writing that output at the same index (identity maps) and
+    touching them nowhere else. The output's `fw.alloc` and the input's
+    `fw.dealloc` disappear; function arguments are never overwritten.
+
+    Then it walks each host function in program order. A buffer released with
     `fw.dealloc` is handed to the next `fw.alloc` of the same type and the
     same dynamic sizes, which uses it instead of allocating (and releases it
     in its place); a buffer nothing can use is released where it was. The runtime
@@ -175,7 +183,7 @@ def ReuseBuffersPass : Pass<"fw-reuse-buffers", "ModuleOp"> {
   }];
   let options = [
     Option<"reuse", "reuse", "bool", /*default=*/"true",
-           "Reuse buffers (false: only report)">,
+           "Reuse buffers and update in place (false: only report)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with the peak memory before and after reuse">
   ];
