@@ -1,7 +1,7 @@
 // The last task (exp) reads the softmax result for the last time and is elementwise, so
 // fw-reuse-buffers has it write its result into that buffer; same answers, also with
 // several workers (the kernel is divided among workgroups) and at -O0 (no in-place).
-// RUN: %fwc %s --stats -o %t.fwb 2>&1 | FileCheck %s
+// RUN: %fwc %s -O3 --stats -o %t.fwb 2>&1 | FileCheck %s
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=f --case=softmax_of_product_exp --arg-shapes="300x70;300x70" --tmp=%t
 // RUN: env FW_NUM_WORKERS=3 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=f --case=softmax_of_product_exp --arg-shapes="1000x257;1000x257" --tmp=%t
 // CHECK: remark: allocated buffers: {{.*}} (0 reused, 1 updated in place

@@ -2,7 +2,7 @@
 // operands are packed (fw-cpu-matmul): A scaled, B activated with an f16 input widened on
 // the way. Partial tiles, several blocks of reduction steps, one row; and at -O0, where
 // they stay separate tasks, the same answers.
-// RUN: %fwc %s --targets=x86-64-v3 -o %t.v3.fwb
+// RUN: %fwc %s -O3 --targets=x86-64-v3 -o %t.v3.fwb
 // RUN: %fw-run --list %t.v3.fwb | grep -c "^executable" | FileCheck %s
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=prologues --case=matmul_prologues --arg-shapes="37x600;600x45;600x45" --tmp=%t
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.v3.fwb --function=prologues --case=matmul_prologues --arg-shapes="1x9;9x70;9x70" --tmp=%t
