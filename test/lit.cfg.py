@@ -43,3 +43,7 @@ try:
         config.available_features.add("avx512")
 except OSError:
     pass
+
+# NVIDIA code generation assembles cubins with CUDA's ptxas.
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")

@@ -5,6 +5,15 @@
 #include "fw/Conversion/Passes.h"
 #include "fw/Dialect/FW/Transforms/Passes.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -18,6 +27,13 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -96,6 +112,9 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
   if (options.compileTo == Phase::Host)
     return;
 
+  mlir::fw::ConvertFWGPUVariantsToBinaryPassOptions gpu;
+  gpu.cudaPath = options.cudaPath;
+  pm.addPass(mlir::fw::createConvertFWGPUVariantsToBinaryPass(gpu));
   pm.addPass(mlir::fw::createConvertFWCPUVariantsToLLVMPass());
   pm.addPass(mlir::fw::createConvertFWHostToLLVMPass());
 }
@@ -104,7 +123,7 @@ void mlir::fw::registerFwDialects(DialectRegistry &registry) {
   registry.insert<mlir::fw::FWDialect, affine::AffineDialect,
                   arith::ArithDialect, bufferization::BufferizationDialect,
                   cf::ControlFlowDialect, func::FuncDialect,
-                  index::IndexDialect, linalg::LinalgDialect,
+                  gpu::GPUDialect, NVVM::NVVMDialect, index::IndexDialect, linalg::LinalgDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -122,6 +141,24 @@ void mlir::fw::registerFwDialects(DialectRegistry &registry) {
   scf::registerValueBoundsOpInterfaceExternalModels(registry);
   tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   func::registerInlinerExtension(registry);
+  // NVIDIA code generation: the NVVM target serializes gpu.modules through
+  // LLVM IR.
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  // convert-gpu-to-nvvm converts every dialect through its
+  // ConvertToLLVMPatternInterface.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerConvertGpuToNVVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
 }
 
 namespace {

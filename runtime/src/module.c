@@ -445,6 +445,25 @@ fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
   return FW_OK;
 }
 
+size_t fw_module_image_count(const fw_module_t *module) {
+  return module ? module->md.num_images : 0;
+}
+
+fw_status_t fw_module_image_info(const fw_module_t *module, size_t index,
+                                 fw_image_info_t *out_info) {
+  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
+  memset(out_info, 0, sizeof(*out_info));
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (index >= module->md.num_images)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE, "image index %zu is out of range (%zu images)",
+                          index, module->md.num_images);
+  const fw_md_image_t *im = &module->md.images[index];
+  out_info->target = im->target;
+  out_info->format = (fw_image_format_t)im->format;
+  out_info->size = im->size;
+  return FW_OK;
+}
+
 fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable, size_t variant,
                                    fw_variant_info_t *out_info) {
   if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");

@@ -125,6 +125,17 @@ int listModule(fw_module_t *m) {
                   vi.kind == FW_VARIANT_KIND_CPU_SYMBOL ? "symbol" : "image-kernel", vi.kernel);
     }
   }
+  static const char *const kFormats[] = {"?", "cubin", "ptx", "hsaco", "spirv"};
+  for (size_t i = 0, n = fw_module_image_count(m); i < n; ++i) {
+    fw_image_info_t im;
+    fw_target_info_t t;
+    fw_status_t s = fw_module_image_info(m, i, &im);
+    if (!s) s = fw_module_target_info(m, im.target, &t);
+    if (s) return fail(take(s));
+    std::printf("image %zu: %s %s %s, %llu bytes\n", i, targetKindName(t.kind), t.arch,
+                im.format >= 1 && im.format <= 4 ? kFormats[im.format] : kFormats[0],
+                (unsigned long long)im.size);
+  }
   return 0;
 }
 

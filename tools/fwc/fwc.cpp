@@ -43,6 +43,7 @@ struct Flags {
   std::string emit = "fwb";
   std::string moduleName;
   std::string ldPath;
+  std::string cudaPath = "/usr/local/cuda";
   std::string header;
   unsigned optLevel = 3;
   bool printIRAfterAll = false;
@@ -75,11 +76,17 @@ FailureOr<SmallVector<Attribute>> parseTargets(MLIRContext *ctx,
     StringRef name = raw.trim();
     if (name == "cpu")
       name = fw::getDefaultCpuArch();
-    if (name == "cuda" || name == "rocm") {
-      fail("target '" + name +
-           "' (GPU code generation) is not implemented in this version of "
-           "fwc; supported now: cpu, x86-64, x86-64-v2, x86-64-v3, "
-           "x86-64-v4");
+    // `cuda` is every NVIDIA architecture fwc knows.
+    if (name == "cuda") {
+      for (const fw::TargetDescription &t : fw::getTargetDescriptions())
+        if (t.kind == fw::TargetKind::CUDA)
+          targets.insert(fw::CUDATargetAttr::get(ctx, t.arch));
+      continue;
+    }
+    if (name == "rocm") {
+      fail("target 'rocm' (AMD code generation) is not implemented in this "
+           "version of fwc; supported now: cpu, x86-64, x86-64-v2, "
+           "x86-64-v3, x86-64-v4, sm_80, sm_90, cuda");
       return failure();
     }
     const fw::TargetDescription *desc = fw::lookupTarget(name);
@@ -88,14 +95,17 @@ FailureOr<SmallVector<Attribute>> parseTargets(MLIRContext *ctx,
            "'; supported targets: " + supportedTargets());
       return failure();
     }
-    if (desc->kind != fw::TargetKind::CPU) {
+    if (desc->kind == fw::TargetKind::HIP) {
       fail("target '" + name +
-           "' is known but GPU code generation is not implemented in this "
+           "' is known but AMD code generation is not implemented in this "
            "version of fwc; supported now: cpu, x86-64, x86-64-v2, "
-           "x86-64-v3, x86-64-v4");
+           "x86-64-v3, x86-64-v4, sm_80, sm_90, cuda");
       return failure();
     }
-    targets.insert(fw::CPUTargetAttr::get(ctx, desc->arch));
+    if (desc->kind == fw::TargetKind::CUDA)
+      targets.insert(fw::CUDATargetAttr::get(ctx, desc->arch));
+    else
+      targets.insert(fw::CPUTargetAttr::get(ctx, desc->arch));
   }
   return SmallVector<Attribute>(targets.begin(), targets.end());
 }
@@ -191,6 +201,7 @@ int compile(const Flags &flags, bool &reportedError) {
   fw::FwcOptions options;
   options.compileTo = *phase;
   options.optLevel = flags.optLevel;
+  options.cudaPath = flags.cudaPath;
   options.reportMemory = flags.stats;
   fw::buildFwcPipeline(pm, options);
   if (failed(pm.run(*module)))
@@ -303,6 +314,9 @@ int main(int argc, char **argv) {
                  "Module name recorded in the fat binary and used to embed it "
                  "(a C identifier; default: the input file's stem)");
   app.add_option("--ld-path", flags.ldPath, "Path of ld.lld");
+  app.add_option("--cuda-path", flags.cudaPath,
+                 "CUDA toolkit whose ptxas assembles cubins for sm_* targets")
+      ->capture_default_str();
   app.add_option("-O", flags.optLevel,
                  "Optimization level, 0-3: -O0 keeps one task per operation "
                  "and no fusion, for debugging (the last one given counts)")

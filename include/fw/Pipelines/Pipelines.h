@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::fw {
 
@@ -39,6 +40,8 @@ struct FwcOptions {
   unsigned optLevel = 3;
   /// Report the peak memory of intermediate buffers as a remark per function.
   bool reportMemory = false;
+  /// The CUDA toolkit whose ptxas assembles cubins for NVIDIA targets.
+  std::string cudaPath = "/usr/local/cuda";
 };
 
 /// Adds the passes of the fwc pipeline up to `options.compileTo` to `pm`,

@@ -4,6 +4,7 @@
 
 #include "fw/Dialect/FW/IR/FWOps.h"
 #include "fw/Target/FatBinary/Metadata.h"
+#include "fw/Target/FatBinary/OffloadImages.h"
 #include "fw/Target/TargetDescription.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -147,6 +148,8 @@ mlir::fw::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   llvm::Linker linker(llvmModule);
   for (auto exe : module.getOps<ExecutableOp>()) {
     for (auto variant : exe.getOps<VariantOp>()) {
+      if (isa<CUDATargetAttr>(variant.getTarget()))
+        continue; // a device image, in .llvm.offloading below
       auto target = dyn_cast<CPUTargetAttr>(variant.getTarget());
       if (!target)
         return variant.emitOpError("has a target this compiler cannot emit "
@@ -178,6 +181,21 @@ mlir::fw::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   global->setSection(".fw.meta");
   global->setAlignment(llvm::Align(8));
   llvm::appendToUsed(llvmModule, {global});
+
+  // Device images, one LLVM OffloadBinary each (the metadata table points at
+  // them by offset in the section).
+  OffloadSection offload = buildOffloadSection(module);
+  if (!offload.images.empty()) {
+    auto *images = llvm::ConstantDataArray::getRaw(
+        offload.bytes, offload.bytes.size(),
+        llvm::Type::getInt8Ty(llvmContext));
+    auto *section = new llvm::GlobalVariable(
+        llvmModule, images->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::PrivateLinkage, images, "__fw_device_images");
+    section->setSection(".llvm.offloading");
+    section->setAlignment(llvm::Align(8));
+    llvm::appendToUsed(llvmModule, {section});
+  }
 
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
       createTargetMachine();

@@ -2,6 +2,8 @@
 
 #include "fw/Target/FatBinary/Metadata.h"
 
+#include "fw/Target/FatBinary/OffloadImages.h"
+
 #include "fw/Dialect/FW/IR/FWOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/StringMap.h"
@@ -49,8 +51,15 @@ public:
     moduleNameRef = intern(moduleName);
     for (TargetAttrInterface target : getModuleTargets(module))
       addTarget(target);
+    offload = buildOffloadSection(module);
     if (failed(writeFunctions()) || failed(writeExecutables()))
       return failure();
+    for (DeviceImage &image : offload.images) {
+      images.u32(addTarget(image.variant.getTargetInterface()));
+      images.u32(static_cast<uint32_t>(image.format));
+      images.u64(image.offset);
+      images.u64(image.size);
+    }
     return serialize();
   }
 
@@ -165,6 +174,27 @@ private:
       uint32_t firstVariant = variants.size();
       for (auto variant : exe.getOps<VariantOp>()) {
         TargetAttrInterface target = variant.getTargetInterface();
+        if (isa<CUDATargetAttr>(target)) {
+          // A kernel in a device image: the cubin (the PTX is found by its
+          // target among the images).
+          auto kernel = variant->getAttrOfType<StringAttr>("fw.kernel");
+          auto block = variant->getAttrOfType<IntegerAttr>("fw.block_size");
+          const DeviceImage *cubin = nullptr;
+          for (const DeviceImage &image : offload.images)
+            if (image.variant == variant && image.format == ImageFormat::Cubin)
+              cubin = &image;
+          if (!kernel || !block || !cubin)
+            return variant.emitOpError("has no compiled kernel (run "
+                                       "convert-fw-gpu-variants-to-binary)");
+          variants.u32(addTarget(target));
+          variants.u32(2); // kernel in a device image
+          variants.string(intern(kernel.getValue()));
+          variants.u32(static_cast<uint32_t>(cubin - offload.images.data()));
+          variants.u32(static_cast<uint32_t>(block.getInt()));
+          variants.u32(1);
+          variants.u32(1);
+          continue;
+        }
         if (!isa<CPUTargetAttr>(target))
           return variant.emitOpError("targets ")
                  << target << ", which this compiler cannot emit yet";
@@ -218,7 +248,7 @@ private:
     Placed pExecutables = place(executables.data(), executables.size());
     Placed pBindings = place(bindings.data(), bindings.size());
     Placed pVariants = place(variants.data(), variants.size());
-    Placed pImages = place(std::string(), 0);
+    Placed pImages = place(images.data(), images.size());
     Placed pStrings = place(pool, pool.size());
     align8();
 
@@ -253,7 +283,8 @@ private:
   std::pair<uint32_t, uint32_t> moduleNameRef;
   llvm::DenseMap<Attribute, uint32_t> targetIndex;
   Table targets{32}, functions{32}, values{16}, dims{8}, executables{48},
-      bindings{8}, variants{32};
+      bindings{8}, variants{32}, images{24};
+  OffloadSection offload;
 };
 
 } // namespace

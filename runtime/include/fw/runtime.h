@@ -243,6 +243,20 @@ typedef struct fw_variant_info_t {
   uint32_t workgroup_size[3];
 } fw_variant_info_t;
 
+typedef enum fw_image_format_t {
+  FW_IMAGE_FORMAT_CUBIN = 1,
+  FW_IMAGE_FORMAT_PTX = 2,
+  FW_IMAGE_FORMAT_HSACO = 3,
+  FW_IMAGE_FORMAT_SPIRV = 4,
+} fw_image_format_t;
+
+/* A device image in the module's .llvm.offloading section. */
+typedef struct fw_image_info_t {
+  size_t target; /* index for fw_module_target_info */
+  fw_image_format_t format;
+  uint64_t size; /* bytes of its OffloadBinary entry */
+} fw_image_info_t;
+
 FW_API fw_status_t fw_module_load_file(fw_runtime_t *runtime, const char *path,
                                        fw_module_t **out_module);
 FW_API fw_status_t fw_module_load_memory(fw_runtime_t *runtime, const void *data,
@@ -259,6 +273,9 @@ FW_API fw_status_t fw_module_lookup_function(const fw_module_t *module, const ch
 FW_API size_t fw_module_target_count(const fw_module_t *module);
 FW_API fw_status_t fw_module_target_info(const fw_module_t *module, size_t index,
                                          fw_target_info_t *out_info);
+FW_API size_t fw_module_image_count(const fw_module_t *module);
+FW_API fw_status_t fw_module_image_info(const fw_module_t *module, size_t index,
+                                        fw_image_info_t *out_info);
 FW_API size_t fw_module_executable_count(const fw_module_t *module);
 FW_API fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
                                              fw_executable_info_t *out_info);
