@@ -297,7 +297,8 @@ int main(int argc, char **argv) {
                  "Output file (default: <input>.fwb, or stdout for text)");
   app.add_option("--targets", flags.targets,
                  "Comma-separated targets: cpu (= x86-64-v3), x86-64, "
-                 "x86-64-v2, x86-64-v3, x86-64-v4")
+                 "x86-64-v2, x86-64-v3, x86-64-v4, sm_80, sm_90, cuda (= "
+                 "sm_80,sm_90; one-operation kernels so far)")
       ->capture_default_str();
   app.add_option("--compile-to", flags.compileTo,
                  "Stop after a phase and print the IR: input, tasks, "
