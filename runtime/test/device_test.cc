@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "device.h"
 #include "test_util.h"
@@ -68,6 +69,39 @@ TEST_F(CpuDevice, LargeBlocksAreReused) {
   v->free(dev_, c, 2 * big);
   FW_ASSERT_OK(v->alloc(dev_, small, &a));
   v->free(dev_, a, small);
+}
+
+// The machine's devices: the CPU first and available; a CUDA entry that is either a GPU
+// found through libcuda.so.1 or the reason there is none; AMD, not supported yet.
+TEST(ProbeDevices, CpuFirstThenWhyOrWhatForGpus) {
+  size_t count = 0;
+  FW_ASSERT_OK(fw_probe_devices(nullptr, 0, &count));
+  ASSERT_GE(count, 3u);
+  std::vector<fw_device_report_t> reports(count);
+  size_t again = 0;
+  FW_ASSERT_OK(fw_probe_devices(reports.data(), reports.size(), &again));
+  ASSERT_EQ(again, count);
+  EXPECT_EQ(reports[0].kind, FW_TARGET_KIND_CPU);
+  EXPECT_EQ(reports[0].available, 1);
+  EXPECT_STRNE(reports[0].arch, "");
+  EXPECT_GE(reports[0].compute_units, 1u);
+  bool cuda = false;
+  for (const fw_device_report_t &r : reports) {
+    if (r.kind != FW_TARGET_KIND_CUDA) continue;
+    cuda = true;
+    if (r.available) {
+      EXPECT_EQ(std::string(r.arch).rfind("sm_", 0), 0u) << r.arch;
+      EXPECT_GT(r.memory_bytes, 0u);
+    } else {
+      EXPECT_STRNE(r.why, "");
+    }
+  }
+  EXPECT_TRUE(cuda);
+  EXPECT_EQ(reports.back().kind, FW_TARGET_KIND_HIP);
+  EXPECT_EQ(reports.back().available, 0);
+  fw_status_t s = fw_probe_devices(nullptr, 0, nullptr);
+  EXPECT_NE(s, nullptr);
+  fw_status_free(s);
 }
 
 TEST_F(CpuDevice, EventsOrderAndTime) {

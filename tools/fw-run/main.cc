@@ -179,6 +179,28 @@ HostTensor readBuffer(fw_buffer_t *b) {
   return t;
 }
 
+/* --list-devices: one line per device found, and per kind missing with the reason. */
+int listDevices() {
+  size_t count = 0;
+  if (fw_status_t s = fw_probe_devices(nullptr, 0, &count)) return fail(take(s));
+  std::vector<fw_device_report_t> reports(count);
+  if (fw_status_t s = fw_probe_devices(reports.data(), reports.size(), &count))
+    return fail(take(s));
+  for (const fw_device_report_t &r : reports) {
+    const char *kind = targetKindName(r.kind);
+    if (!r.available) {
+      std::printf("%s: none (%s)\n", kind, r.why);
+      continue;
+    }
+    std::printf("%s: %s, %s, %u %s", kind, r.name, r.arch, r.compute_units,
+                r.kind == FW_TARGET_KIND_CPU ? "cores" : "compute units");
+    if (r.memory_bytes)
+      std::printf(", %.1f GiB", double(r.memory_bytes) / double(1ull << 30));
+    std::printf("%s\n", r.kind == FW_TARGET_KIND_CPU ? "" : " (found; tasks run on the CPU in this version)");
+  }
+  return 0;
+}
+
 int run(int argc, char **argv) {
   CLI::App app{"Runs a function of a compiled fw module (.fwb) on the fw runtime.", "fw-run"};
   std::string module_path, function;
@@ -187,7 +209,8 @@ int run(int argc, char **argv) {
   int64_t default_dim = 4;
   int64_t print_max = 1024;
   int64_t benchmark = 0;
-  app.add_option("module", module_path, "The .fwb module to load")->required();
+  bool list_devices = false;
+  app.add_option("module", module_path, "The .fwb module to load (required but with --list-devices)");
   app.add_option("--function", function,
                  "Function to call (default: the only function, or main)");
   app.add_option("--input", inputs,
@@ -198,6 +221,8 @@ int run(int argc, char **argv) {
                  "Where result i goes: @FILE.npy or - (print); none prints all results")
       ->allow_extra_args(false);
   app.add_flag("--list", list, "List the module's targets, functions and executables");
+  app.add_flag("--list-devices", list_devices,
+               "List this machine's devices (and, for kinds it lacks, why) and exit");
   app.add_option("--default-dim", default_dim,
                  "Size of dynamic dimensions of generated inputs (default 4)");
   app.add_option("--print-max-elements", print_max,
@@ -232,6 +257,8 @@ int run(int argc, char **argv) {
     return fail(e.what());
   }
   if (default_dim < 0) return fail("--default-dim must be >= 0");
+  if (list_devices) return listDevices();
+  if (module_path.empty()) return fail("no module given (fw-run MODULE.fwb ...; --help)");
   if (print_max < 0) return fail("--print-max-elements must be >= 0");
   if (benchmark < 0) return fail("--benchmark must be >= 0");
 

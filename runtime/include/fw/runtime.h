@@ -243,6 +243,25 @@ typedef struct fw_variant_info_t {
   uint32_t workgroup_size[3];
 } fw_variant_info_t;
 
+/* A device kind on this machine: a device found (available = 1: name, arch, memory,
+ * compute units), or why there is none of that kind (available = 0: why). */
+typedef struct fw_device_report_t {
+  fw_target_kind_t kind;
+  int available;
+  char name[64];
+  char arch[32];
+  uint64_t memory_bytes;  /* the device's own memory; 0 for the CPU */
+  uint32_t compute_units; /* cores, SMs, CUs */
+  char why[256];
+} fw_device_report_t;
+
+/* Probes the machine: the CPU, each NVIDIA GPU (through libcuda.so.1, opened with dlopen)
+ * or why there is none, and AMD GPUs. Writes up to `capacity` reports and the number
+ * there are to *out_count. The runtime schedules tasks on the CPU only in this
+ * version; the CUDA device is probed and implemented, not yet given tasks. */
+FW_API fw_status_t fw_probe_devices(fw_device_report_t *out, size_t capacity,
+                                    size_t *out_count);
+
 typedef enum fw_image_format_t {
   FW_IMAGE_FORMAT_CUBIN = 1,
   FW_IMAGE_FORMAT_PTX = 2,
