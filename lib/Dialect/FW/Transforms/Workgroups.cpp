@@ -31,7 +31,8 @@ std::pair<Value, Value> mlir::fw::getWorkgroupRange(OpBuilder &b, Location loc,
                                                     func::FuncOp func,
                                                     Value size,
                                                     int64_t granule) {
-  auto [id, count] = getWorkgroupIdAndCount(func);
+  auto [workgroupId, workgroupCount] = getWorkgroupIdAndCount(func);
+  Value id = workgroupId, count = workgroupCount;
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
