@@ -158,6 +158,12 @@ struct ConvertFWGPUVariantsToBinaryPass
     if (!kernel)
       return variant.emitOpError("has no kernel function @")
              << exe.getSymName();
+    SmallString<256> ptxas(cudaPath);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    if (!llvm::sys::fs::can_execute(ptxas))
+      return variant.emitOpError("needs CUDA's ptxas to assemble cubins for ")
+             << target.getArch() << ", but '" << ptxas
+             << "' is not there; pass --cuda-path=<CUDA toolkit>";
 
     // The container: a gpu.module for the target with one kernel.
     OpBuilder b(ctx);
@@ -192,10 +198,10 @@ struct ConvertFWGPUVariantsToBinaryPass
     IRRewriter rewriter(ctx);
     rewriter.setInsertionPoint(cloned);
     if (!op || failed(linalg::linalgOpToParallelLoops(rewriter, cloned)))
-      return failure();
+      return variant.emitOpError("could not turn its kernel into loops for ")
+             << target.getArch();
     rewriter.eraseOp(cloned);
     distributeOverGrid(func);
-    if (getenv("FW_DUMP")) container->print(llvm::errs()); // TEMP
 
     PassManager pm(ctx);
     OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
@@ -209,12 +215,6 @@ struct ConvertFWGPUVariantsToBinaryPass
     if (failed(pm.run(*container)))
       return variant.emitOpError("could not lower its kernel to NVVM");
 
-    SmallString<256> ptxas(cudaPath);
-    llvm::sys::path::append(ptxas, "bin", "ptxas");
-    if (!llvm::sys::fs::can_execute(ptxas))
-      return variant.emitOpError("needs CUDA's ptxas to assemble cubins for ")
-             << target.getArch() << ", but '" << ptxas
-             << "' is not there; pass --cuda-path=<CUDA toolkit>";
     FailureOr<std::string> ptx = serialize(*container, "isa", cudaPath);
     FailureOr<std::string> cubin = serialize(*container, "bin", cudaPath);
     if (failed(ptx) || failed(cubin))
