@@ -6,9 +6,13 @@
 #   scripts/gpu-check.sh run [DIR]       # on the deployment machine
 #
 # `prepare` compiles test programs with fwc for the portable CPU target, writes
-# their inputs and the expected outputs (numpy references) and copies fw-run.
+# their inputs and the expected outputs (numpy references) and copies fw-run;
+# it also compiles a one-kernel program for sm_80 and sm_90 (cubins and PTX)
+# and copies fw-device-check, which runs that kernel directly on the CUDA device.
 # `run` checks that fw-run needs no LLVM/MLIR library, runs every program,
-# compares with the references and reports the GPU it sees. GPU parts report "skipped" visibly while fwc has no GPU targets.
+# compares with the references, lists the devices the runtime finds, and runs
+# the kernel on each GPU ("skipped" visibly where there is none). The scheduler
+# does not give tasks to GPUs yet, so the CPU programs run on the CPU.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-}"
@@ -37,6 +41,10 @@ prepare() {
       --arg-shapes="$shapes" --tmp="$dir/cases/$name" --keep-reference >/dev/null
     echo "$name|$fn" >>"$dir/cases/list"
   done
+  # One NVIDIA kernel, run directly on the CUDA device by fw-device-check.
+  "$build/bin/fwc" "$root/test/runtime/device_check.mlir" --targets=x86-64-v3,sm_80,sm_90 \
+    -o "$dir/cases/device_check.fwb"
+  cp "$build/bin/fw-device-check" "$dir/fw-device-check"
   # The runtime benchmark (per-task overhead, simulated schedules, tiers) when built.
   local rb="${FW_BENCH_BUILD_DIR:-$root/build-bench}/fw-runtime-bench"
   if [ -x "$rb" ]; then cp "$rb" "$dir/fw-runtime-bench"; fi
@@ -96,7 +104,11 @@ PY
   else
     echo "no nvidia-smi"
   fi
-  echo "skipped: no CUDA variants (fwc has no GPU targets in this version)"
+  echo "== devices the runtime finds"
+  ./fw-run --list-devices || { echo "FAIL fw-run --list-devices"; fail=1; }
+  echo "== an NVIDIA kernel run directly on each CUDA device"
+  ./fw-run --list cases/device_check.fwb | grep -E '^(target|image)' || true
+  ./fw-device-check cases/device_check.fwb scale_dispatch_0 || { echo "FAIL fw-device-check"; fail=1; }
   return $fail
 }
 

@@ -26,6 +26,7 @@ for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_TIER_LIMITS", "FW_PREFETCH",
 config.substitutions.append(("%fw-opt", os.path.join(config.fw_tools_dir, "fw-opt")))
 config.substitutions.append(("%fw-run", os.path.join(config.fw_run_dir, "fw-run")))
 config.substitutions.append(("%fwc", os.path.join(config.fw_tools_dir, "fwc")))
+config.substitutions.append(("%fw-device-check", os.path.join(config.fw_tools_dir, "fw-device-check")))
 config.substitutions.append(("%python", config.python_with_numpy))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%runtime-cflags", "-I" + config.fw_runtime_include))
@@ -44,6 +45,9 @@ try:
 except OSError:
     pass
 
-# NVIDIA code generation assembles cubins with CUDA's ptxas.
+# NVIDIA code generation assembles cubins with CUDA's ptxas; CUDA's stub libcuda (whose
+# entry points exist but fail) checks that the runtime finds every driver function.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
+if os.path.exists("/usr/local/cuda/lib64/stubs/libcuda.so"):
+    config.available_features.add("cuda-stub")
