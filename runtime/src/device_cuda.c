@@ -57,7 +57,7 @@ enum {
   X(cuMemFree_v2, (fw_CUdeviceptr ptr))                                                     \
   X(cuMemHostAlloc, (void **ptr, size_t size, unsigned int flags))                          \
   X(cuMemFreeHost, (void *ptr))                                                             \
-  X(cuMemsetD8_v2, (fw_CUdeviceptr dst, unsigned char value, size_t n))                     \
+  X(cuMemsetD8Async, (fw_CUdeviceptr dst, unsigned char value, size_t n, fw_CUstream s))    \
   X(cuMemcpyHtoDAsync_v2, (fw_CUdeviceptr dst, const void *src, size_t n, fw_CUstream s))   \
   X(cuMemcpyDtoHAsync_v2, (void *dst, fw_CUdeviceptr src, size_t n, fw_CUstream s))         \
   X(cuMemcpyDtoDAsync_v2, (fw_CUdeviceptr dst, fw_CUdeviceptr src, size_t n, fw_CUstream s)) \
@@ -213,11 +213,17 @@ static void cu_free(fw_device_t *device, void *ptr, size_t size) {
   g_api.cuMemFree_v2((fw_CUdeviceptr)(uintptr_t)ptr);
 }
 
+/* Defined before the fill returns: on the device's stream (a non-blocking stream does
+ * not wait for work on the legacy default stream), then synchronized. */
+static fw_status_t finish(cuda_device_t *d, fw_device_queue_t *queue);
+
 static fw_status_t cu_fill_zero(fw_device_t *device, void *ptr, size_t size) {
-  fw_status_t s = bind((cuda_device_t *)device);
+  cuda_device_t *d = (cuda_device_t *)device;
+  fw_status_t s = bind(d);
   if (s) return s;
-  CU_TRY(g_api.cuMemsetD8_v2((fw_CUdeviceptr)(uintptr_t)ptr, 0, size), "cuMemsetD8");
-  return FW_OK;
+  CU_TRY(g_api.cuMemsetD8Async((fw_CUdeviceptr)(uintptr_t)ptr, 0, size, d->stream),
+         "cuMemsetD8Async");
+  return finish(d, NULL);
 }
 
 static fw_status_t cu_alloc_host(fw_device_t *device, size_t size, void **out_ptr) {
@@ -364,14 +370,28 @@ static fw_status_t cu_event_elapsed(fw_device_t *device, fw_device_event_t *star
 
 static fw_status_t cu_module_load(fw_device_t *device, const void *image, size_t size,
                                   fw_device_module_t **out_module) {
-  (void)size; /* cubins and PTX carry their own size (PTX is NUL-terminated) */
   *out_module = NULL;
   cuda_device_t *d = (cuda_device_t *)device;
   fw_status_t s = bind(d);
   if (s) return s;
+  /* A cubin (ELF) carries its size; PTX is text the driver reads up to a NUL, which the
+   * image in the fat binary does not have: load a terminated copy. */
+  const uint8_t *bytes = image;
+  char *text = NULL;
+  if (size && !(size >= 4 && memcmp(bytes, "\x7f" "ELF", 4) == 0) && bytes[size - 1] != '\0') {
+    text = malloc(size + 1);
+    if (!text) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    memcpy(text, image, size);
+    text[size] = '\0';
+    image = text;
+  }
   fw_device_module_t *m = calloc(1, sizeof(*m));
-  if (!m) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  if (!m) {
+    free(text);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
   fw_CUresult r = g_api.cuModuleLoadData(&m->module, image);
+  free(text);
   if (r != FW_CUDA_SUCCESS) {
     free(m);
     return fw_status_annotate(cu_error(r, "cuModuleLoadData"), "loading an image on %s",

@@ -33,15 +33,19 @@ struct fw_split_job_t {
   fw_status_t status;
 };
 
-/* Claims and runs workgroups of `job` until none is left. */
-static void run_workgroups(fw_split_job_t *job, fw_worker_t *w, int helper) {
+/* Claims and runs workgroups of `job` until none is left; returns how many it ran. The
+ * counter is read before it is bumped, so helpers that find nothing left never move it
+ * (it cannot wrap around into a second run of a workgroup). */
+static uint32_t run_workgroups(fw_split_job_t *job, fw_worker_t *w, int helper) {
   fw_runtime_t *rt = job->runtime;
   fw_device_t *device = rt->cpu_device;
   fw_device_launch_t one = *job->launch;
   one.num_workgroups = 1;
-  for (;;) {
+  uint32_t ran = 0;
+  for (;; ++ran) {
+    if (atomic_load_explicit(&job->next, memory_order_relaxed) >= job->count) return ran;
     uint32_t i = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
-    if (i >= job->count) return;
+    if (i >= job->count) return ran;
     one.first_workgroup = i;
     uint64_t start = fw_now_ns();
     fw_status_t status = device->vtable->launch(device, NULL, &one);
@@ -54,7 +58,11 @@ static void run_workgroups(fw_split_job_t *job, fw_worker_t *w, int helper) {
   }
 }
 
-/* Helps any offered job; returns whether there was one. Called by idle CPU workers. */
+/* A slot whose job is finishing: helpers skip it, and nobody offers a new job in it until
+ * its owner has seen the last helper leave and cleared it. */
+#define FW_SPLIT_CLOSING ((fw_split_job_t *)1)
+
+/* Helps any offered job; returns whether it ran a workgroup. Called by idle CPU workers. */
 static int help_split(fw_scheduler_t *s, fw_worker_t *w) {
   if (w->kind != FW_TARGET_KIND_CPU ||
       !atomic_load_explicit(&s->split_active, memory_order_acquire))
@@ -62,13 +70,11 @@ static int help_split(fw_scheduler_t *s, fw_worker_t *w) {
   int helped = 0;
   for (int k = 0; k < FW_SPLIT_SLOTS; ++k) {
     fw_split_slot_t *slot = &s->split[k];
-    if (!atomic_load_explicit(&slot->job, memory_order_relaxed)) continue;
+    fw_split_job_t *seen = atomic_load_explicit(&slot->job, memory_order_relaxed);
+    if (!seen || seen == FW_SPLIT_CLOSING) continue;
     atomic_fetch_add(&slot->refs, 1);
     fw_split_job_t *job = atomic_load(&slot->job);
-    if (job) {
-      run_workgroups(job, w, 1);
-      helped = 1;
-    }
+    if (job && job != FW_SPLIT_CLOSING && run_workgroups(job, w, 1)) helped = 1;
     atomic_fetch_sub(&slot->refs, 1);
   }
   return helped;
@@ -109,13 +115,16 @@ static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   }
   pthread_mutex_unlock(&s->lock);
   run_workgroups(&job, w, 0);
-  atomic_store(&slot->job, NULL);
+  /* Closed, not freed: a new job cannot take the slot (and its helpers count in `refs`)
+   * until the helpers of this one have left. */
+  atomic_store(&slot->job, FW_SPLIT_CLOSING);
   atomic_fetch_sub_explicit(&s->split_active, 1, memory_order_relaxed);
   while (atomic_load(&slot->refs)) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
   }
+  atomic_store(&slot->job, NULL);
   return atomic_flag_test_and_set(&job.failed) ? job.status : FW_OK;
 }
 

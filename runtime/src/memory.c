@@ -571,8 +571,11 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
       status = copy_in(m, b, node);
       stall += fw_now_ns() - t0;
     } else {
-      /* Never written: it reads as zeros; a task that only writes it needs no fill. */
-      if (task->accesses[i].access & FW_ACCESS_READ) status = fill_zero(m, b, node);
+      /* Never written: it reads as zeros. A compiled kernel that only writes it defines
+       * every element (tensor semantics), so it needs no fill; a C task may write only
+       * part of it, so its buffer is filled. */
+      if ((task->accesses[i].access & FW_ACCESS_READ) || task->fn)
+        status = fill_zero(m, b, node);
       if (status == FW_OK) fw_memory_set_valid(b, node, 1);
     }
     r->prefetched = 0;

@@ -76,13 +76,17 @@ void fw_select_cuda_image(const fw_metadata_t *md, uint32_t executable, const ch
     if (var->kind != FW_VARIANT_KIND_DEVICE_IMAGE || t->kind != FW_TARGET_KIND_CUDA ||
         arch < 0 || arch > device)
       continue;
-    for (uint32_t i = 0; i < md->num_images; ++i) {
+    /* The variant's own images: its cubin, and the PTX fwc writes right after it. */
+    uint32_t own[2] = {var->image, var->image + 1};
+    for (int j = 0; j < 2; ++j) {
+      uint32_t i = own[j];
+      if (var->image == FW_MD_NO_IMAGE || i >= md->num_images) continue;
       const fw_md_image_t *im = &md->images[i];
       if (im->target != var->target) continue;
       int rank = 0;
-      if (im->format == FW_IMAGE_FORMAT_CUBIN)
+      if (j == 0 && im->format == FW_IMAGE_FORMAT_CUBIN)
         rank = arch == device ? 3 : arch / 10 == device / 10 ? 2 : 0;
-      else if (im->format == FW_IMAGE_FORMAT_PTX)
+      else if (j == 1 && im->format == FW_IMAGE_FORMAT_PTX)
         rank = 1;
       if (rank > best_rank || (rank == best_rank && rank > 0 && arch > best_arch)) {
         best_rank = rank;

@@ -387,6 +387,33 @@ void copyTask(void *, void *const *data, size_t) {
   std::memcpy(data[1], data[0], kBig * sizeof(uint64_t));
 }
 
+// A C task that only writes part of a never-written buffer leaves zeros elsewhere, even
+// in recycled memory.
+void writeFirstTask(void *, void *const *data, size_t) {
+  static_cast<uint64_t *>(data[0])[0] = 7;
+}
+
+TEST(ReuseTest, PartialWritesOfCTasksLeaveZeros) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  for (int round = 0; round < 2; ++round) {
+    fw_buffer_t *dirty = makeU64Buffer(rt, kBig, contents(9));
+    ASSERT_NE(dirty, nullptr);
+    fw_buffer_release(dirty);
+    fw_buffer_t *fresh = makeU64Buffer(rt, kBig);
+    ASSERT_NE(fresh, nullptr);
+    FW_ASSERT_OK(submit(rt, "write_first", writeFirstTask, nullptr,
+                        {{fresh, FW_ACCESS_WRITE}}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    std::vector<uint64_t> want(kBig, 0);
+    want[0] = 7;
+    EXPECT_EQ(fwtest::readU64(fresh), want) << round;
+    fw_buffer_release(fresh);
+  }
+  fw_runtime_destroy(rt);
+}
+
 TEST(ReuseTest, NeverWrittenBuffersReadAsZeros) {
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
   fw_runtime_t *rt = nullptr;

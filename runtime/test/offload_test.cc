@@ -146,4 +146,38 @@ TEST(SelectImage, ExactThenCompatibleThenPtx) {
   EXPECT_EQ(variant, -1);
 }
 
+// Two executables for the same targets: each gets its own images, never the other's.
+TEST(SelectImage, OwnImagesOnly) {
+  fw_md_target_t targets[2] = {{FW_TARGET_KIND_CUDA, "sm_80", "nvptx64-nvidia-cuda", ""},
+                               {FW_TARGET_KIND_CUDA, "sm_90", "nvptx64-nvidia-cuda", ""}};
+  fw_md_variant_t variants[4] = {{0, FW_VARIANT_KIND_DEVICE_IMAGE, "a", 0, {256, 1, 1}},
+                                 {1, FW_VARIANT_KIND_DEVICE_IMAGE, "a", 2, {256, 1, 1}},
+                                 {0, FW_VARIANT_KIND_DEVICE_IMAGE, "b", 4, {256, 1, 1}},
+                                 {1, FW_VARIANT_KIND_DEVICE_IMAGE, "b", 6, {256, 1, 1}}};
+  fw_md_image_t images[8];
+  for (uint32_t i = 0; i < 8; ++i)
+    images[i] = {(i / 2) % 2, i % 2 ? FW_IMAGE_FORMAT_PTX : FW_IMAGE_FORMAT_CUBIN, 8 * i, 8};
+  fw_md_executable_t exes[2] = {{"a", 0, 0, 0, 2, 0, 0, 0}, {"b", 0, 0, 2, 2, 0, 0, 0}};
+  fw_metadata_t md;
+  std::memset(&md, 0, sizeof(md));
+  md.num_targets = 2;
+  md.targets = targets;
+  md.num_executables = 2;
+  md.executables = exes;
+  md.num_variants = 4;
+  md.variants = variants;
+  md.num_images = 8;
+  md.images = images;
+  auto pick = [&](uint32_t exe, const char *arch) {
+    int64_t variant = -2, image = -2;
+    fw_select_cuda_image(&md, exe, arch, &variant, &image);
+    return std::make_pair(variant, image);
+  };
+  EXPECT_EQ(pick(1, "sm_80"), std::make_pair(int64_t(2), int64_t(4)));
+  EXPECT_EQ(pick(1, "sm_86"), std::make_pair(int64_t(2), int64_t(4)));
+  EXPECT_EQ(pick(1, "sm_90"), std::make_pair(int64_t(3), int64_t(6)));
+  EXPECT_EQ(pick(1, "sm_100"), std::make_pair(int64_t(3), int64_t(7)));
+  EXPECT_EQ(pick(0, "sm_100"), std::make_pair(int64_t(1), int64_t(3)));
+}
+
 }  // namespace
