@@ -41,8 +41,8 @@
 // MAGIC: 020 377 020 255
 
 // NOPTXAS: error: 'fw.variant' op needs CUDA's ptxas to assemble cubins for sm_90, but '{{.*}}nowhere/bin/ptxas' is not there; pass --cuda-path=<CUDA toolkit>
-// ONLYGPU: error: 'fw.variant' op cannot be compiled for sm_90 yet: GPU kernels of more than one operation are not supported; add a CPU target
-// WARN: warning: not compiled for sm_90: GPU kernels of more than one operation are not supported yet; the other targets run it
+// ONLYGPU: error: 'fw.variant' op cannot be compiled for sm_90 yet: only kernels made of one linalg operation are supported; add a CPU target
+// WARN: warning: not compiled for sm_90: only kernels made of one linalg operation are supported yet; the other targets run it
 
 func.func @scale(%a: tensor<?xf32>) -> tensor<?xf32> {
   %r = arith.addf %a, %a : tensor<?xf32>

@@ -36,6 +36,8 @@ using namespace mlir::fw;
 
 /// The kernel's only op with memory effects, when it is a linalg op.
 static linalg::LinalgOp soleLinalgOp(func::FuncOp kernel) {
+  if (!kernel || kernel.isExternal())
+    return nullptr;
   linalg::LinalgOp found;
   for (Operation &op : kernel.getBody().front()) {
     if (isMemoryEffectFree(&op) || isa<func::ReturnOp>(op))
@@ -245,13 +247,13 @@ struct ConvertFWGPUVariantsToBinaryPass
         if (llvm::range_size(exe.getOps<VariantOp>()) == 1) {
           variant.emitOpError("cannot be compiled for ")
               << cast<CUDATargetAttr>(variant.getTarget()).getArch()
-              << " yet: GPU kernels of more than one operation are not "
+              << " yet: only kernels made of one linalg operation are "
                  "supported; add a CPU target";
           return signalPassFailure();
         }
         variant.emitWarning("not compiled for ")
             << cast<CUDATargetAttr>(variant.getTarget()).getArch()
-            << ": GPU kernels of more than one operation are not supported "
+            << ": only kernels made of one linalg operation are supported "
                "yet; the other targets run it";
         variant.erase();
       }

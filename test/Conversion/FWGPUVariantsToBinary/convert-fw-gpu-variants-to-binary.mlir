@@ -64,7 +64,7 @@ fw.executable @two attributes {access = [#fw.access<read>, #fw.access<write>], b
       }
     }
   }
-  // expected-warning @+1 {{not compiled for sm_90: GPU kernels of more than one operation are not supported yet; the other targets run it}}
+  // expected-warning @+1 {{not compiled for sm_90: only kernels made of one linalg operation are supported yet; the other targets run it}}
   fw.variant @gpu target(#fw.cuda<"sm_90">) {
     builtin.module {
       func.func @two(%in: memref<4xf32>, %out: memref<4xf32>) {
@@ -73,6 +73,19 @@ fw.executable @two attributes {access = [#fw.access<read>, #fw.access<write>], b
         linalg.copy ins(%in : memref<4xf32>) outs(%out : memref<4xf32>)
         return
       }
+    }
+  }
+}
+
+// -----
+
+/// negative_: a variant whose module has no kernel (empty, or only a
+/// declaration) is an error, not a crash.
+fw.executable @empty attributes {access = [], bindings = []} {
+  // expected-error @+1 {{cannot be compiled for sm_90 yet: only kernels made of one linalg operation are supported; add a CPU target}}
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func private @empty()
     }
   }
 }

@@ -22,6 +22,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::fw {
 #define GEN_PASS_DEF_CPUMATMULPASS
@@ -103,6 +105,14 @@ static bool hasUnitInnerStride(Value operand) {
   if (failed(type.getStridesAndOffset(strides, offset)))
     return false;
   return strides.back() == 1;
+}
+
+/// The buffer a memref value is a view of (through subviews, reshapes and
+/// casts).
+static Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
 }
 
 /// The loop dimensions an operand's map indexes, in order.
@@ -307,10 +317,11 @@ static bool findEpilogue(Contraction &c) {
   OpOperand *init = ep.getDpsInitOperand(0);
   Value dst = init->get();
   Block &body = ep.getRegion().front();
+  // Partial sums go through the destination between blocks of reduction
+  // steps: it must hold f32.
   if (!maps.back().isIdentity() || !body.getArgument(init->getOperandNumber())
                                          .use_empty() ||
-      !hasUnitInnerStride(dst) ||
-      llvm::is_contained(c.op.getDpsInputs(), dst))
+      !hasUnitInnerStride(dst) || !getElementTypeOrSelf(dst.getType()).isF32())
     return false;
   // A convolution's output pixels are the rows: 4-D operands must be
   // contiguous (viewed as M x F), others index only the filter or nothing.
@@ -350,8 +361,12 @@ static bool findEpilogue(Contraction &c) {
   if (!cInput)
     return false;
   // The GEMM, at the contraction's place, reads and writes the epilogue's
-  // operands: they must be defined before it.
-  for (Value v : ep->getOperands()) {
+  // operands and the values its body uses: they must be defined before it.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(ep.getRegion(), captured);
+  SmallVector<Value> needed(ep->getOperands());
+  needed.append(captured.begin(), captured.end());
+  for (Value v : needed) {
     Operation *def = v.getDefiningOp();
     if (v != out && def &&
         (def->getBlock() != c.op->getBlock() || !def->isBeforeInBlock(c.op)))
@@ -370,7 +385,8 @@ static bool findEpilogue(Contraction &c) {
 /// it and the contraction writes them.
 static linalg::GenericOp findPrologue(Contraction &c, unsigned operand) {
   Value v = c.op->getOperand(operand);
-  if (c.im2col || !v.getDefiningOp<memref::AllocOp>())
+  if (c.im2col || !v.getDefiningOp<memref::AllocOp>() ||
+      c.op->getOperand(0) == c.op->getOperand(1))
     return nullptr;
   linalg::GenericOp producer;
   for (Operation *user : v.getUsers()) {
@@ -925,6 +941,21 @@ void GemmBuilder::build() {
   memref::DeallocOp::create(b, bPacked);
 }
 
+/// Whether the epilogue's destination shares no buffer with what the GEMM
+/// still reads after writing partial sums into it: A, B (or what their
+/// prologues read) and the epilogue's other inputs.
+static bool epilogueOwnsDestination(Contraction &c) {
+  Value dst = rootBuffer(c.epilogue.getDpsInits()[0]);
+  SmallVector<Value> read = {c.op->getOperand(0), c.op->getOperand(1)};
+  for (unsigned i = 0; i < 2; ++i)
+    if (c.prologue[i])
+      llvm::append_range(read, c.prologue[i].getDpsInputs());
+  for (OpOperand *in : c.epilogue.getDpsInputOperands())
+    if (in->getOperandNumber() != c.epilogueInput)
+      read.push_back(in->get());
+  return llvm::none_of(read, [&](Value v) { return rootBuffer(v) == dst; });
+}
+
 /// Whether the contraction (with its fill and epilogue) is all the kernel
 /// does to memory, apart from allocating and freeing: only then may it be
 /// divided among workgroups, since every workgroup runs the whole kernel and
@@ -986,6 +1017,9 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
     // 512 for 6 x 16 are 10-25% faster than half of those.
     blk.kc = kc > 0 ? kc
                     : std::clamp<int64_t>(l1Bytes / (blk.nr * 4), 64, 512);
+    // Whole groups of vk steps per block: the packing of A (and the implicit
+    // im2col of a convolution) reads vk steps at a time.
+    blk.kc = Blocking::roundUp(blk.kc, blk.vk);
     int64_t rows = mc > 0 ? mc : l2Bytes / 2 / (blk.kc * 4);
     blk.mc = std::max<int64_t>(blk.mr, rows / blk.mr * blk.mr);
     blk.nc = std::max<int64_t>(blk.nr, nc / blk.nr * blk.nr);
@@ -1004,9 +1038,10 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
     for (Contraction &c : found) {
       if (fuse) {
         c.fill = findFill(c);
-        findEpilogue(c);
         for (unsigned i = 0; i < 2; ++i)
           c.prologue[i] = findPrologue(c, i);
+        if (findEpilogue(c) && !epilogueOwnsDestination(c))
+          c.epilogue = nullptr;
       }
       prepare(c);
       GemmBuilder(c, blk, distribute && isWholeKernel(c, found.size()))

@@ -521,7 +521,14 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
         continue;
       SmallVector<Operation *> ops;
       if (auto it = prologues.find(op); it != prologues.end())
-        ops.append(it->second.begin(), it->second.end());
+        for (Operation *prologue : it->second) {
+          // A prologue brings the fill of its own init, like an epilogue.
+          for (OpOperand &init :
+               cast<DestinationStyleOpInterface>(prologue).getDpsInitsMutable())
+            if (linalg::FillOp fill = getExclusiveFill(init.get(), prologue))
+              ops.push_back(fill);
+          ops.push_back(prologue);
+        }
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
         for (OpOperand &init : dps.getDpsInitsMutable())
           if (linalg::FillOp fill = getExclusiveFill(init.get(), op))

@@ -357,3 +357,67 @@ func.func @negative_prologue(%x: memref<64x32xf32>, %w: memref<32x16xf32>, %y: m
   memref.dealloc %a : memref<64x32xf32>
   return
 }
+
+// -----
+
+/// negative_: the epilogue stays where folding it would be wrong: it writes
+/// in place into its residual input (partial sums would overwrite the
+/// residual), it writes f16 (partial sums need f32), or its body uses a value
+/// computed after the contraction. A matmul of a prologue's result with
+/// itself keeps its prologue.
+// CHECK-LABEL: func.func @negative_unsafe_folds
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: linalg.matmul
+#idn = affine_map<(m, n) -> (m, n)>
+func.func @negative_unsafe_folds(%x: memref<40x600xf32>, %w: memref<600x40xf32>, %r: memref<40x40xf32>,
+                                 %h: memref<40x40xf16>, %s: f32) {
+  %zero = arith.constant 0.0 : f32
+  %c1 = memref.alloc() : memref<40x40xf32>
+  linalg.fill ins(%zero : f32) outs(%c1 : memref<40x40xf32>)
+  linalg.matmul ins(%x, %w : memref<40x600xf32>, memref<600x40xf32>) outs(%c1 : memref<40x40xf32>)
+  linalg.generic {indexing_maps = [#idn, #idn, #idn], iterator_types = ["parallel", "parallel"]}
+      ins(%c1, %r : memref<40x40xf32>, memref<40x40xf32>) outs(%r : memref<40x40xf32>) {
+  ^bb0(%v: f32, %res: f32, %o: f32):
+    %y = arith.addf %v, %res : f32
+    linalg.yield %y : f32
+  }
+  %c2 = memref.alloc() : memref<40x40xf32>
+  linalg.fill ins(%zero : f32) outs(%c2 : memref<40x40xf32>)
+  linalg.matmul ins(%x, %w : memref<40x600xf32>, memref<600x40xf32>) outs(%c2 : memref<40x40xf32>)
+  linalg.generic {indexing_maps = [#idn, #idn], iterator_types = ["parallel", "parallel"]}
+      ins(%c2 : memref<40x40xf32>) outs(%h : memref<40x40xf16>) {
+  ^bb0(%v: f32, %o: f16):
+    %y = arith.truncf %v : f32 to f16
+    linalg.yield %y : f16
+  }
+  %c3 = memref.alloc() : memref<40x40xf32>
+  linalg.fill ins(%zero : f32) outs(%c3 : memref<40x40xf32>)
+  linalg.matmul ins(%x, %w : memref<40x600xf32>, memref<600x40xf32>) outs(%c3 : memref<40x40xf32>)
+  %later = arith.mulf %s, %s : f32
+  linalg.generic {indexing_maps = [#idn, #idn], iterator_types = ["parallel", "parallel"]}
+      ins(%c3 : memref<40x40xf32>) outs(%r : memref<40x40xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = arith.mulf %v, %later : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_square_of_prologue
+// CHECK: linalg.generic
+// CHECK: vector.contract
+func.func @negative_square_of_prologue(%x: memref<32x32xf32>, %y: memref<32x32xf32>) {
+  %t = memref.alloc() : memref<32x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<32x32xf32>) outs(%t : memref<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  }
+  linalg.matmul ins(%t, %t : memref<32x32xf32>, memref<32x32xf32>) outs(%y : memref<32x32xf32>)
+  memref.dealloc %t : memref<32x32xf32>
+  return
+}

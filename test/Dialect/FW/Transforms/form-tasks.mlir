@@ -307,3 +307,29 @@ func.func @prologue(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf3
   %m = linalg.matmul ins(%sa, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %m : tensor<8x4xf32>
 }
+
+// -----
+
+/// A prologue whose init is a fill brings its fill into the task too.
+// CHECK-LABEL: func.func @prologue_with_fill
+// CHECK: fw.task
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: linalg.matmul
+// CHECK-NOT: fw.task
+#idq = affine_map<(d0, d1) -> (d0, d1)>
+func.func @prologue_with_fill(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ea = tensor.empty() : tensor<8x16xf32>
+  %fa = linalg.fill ins(%zero : f32) outs(%ea : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %ma = linalg.generic {indexing_maps = [#idq, #idq], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x16xf32>) outs(%fa : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<8x16xf32>
+  %e = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = linalg.matmul ins(%ma, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
