@@ -115,6 +115,12 @@ struct fw_device_t {
 };
 
 fw_status_t fw_device_cpu_create(fw_device_t **out_device);
+/* The CPU device keeps freed blocks for reuse, up to this many bytes (at most 1 GiB, the
+ * default); the runtime lowers it to a quarter of a host tier limit, so memory that no
+ * buffer holds stays small next to the cap. */
+void fw_device_cpu_set_pool_limit(fw_device_t *device, size_t bytes);
+/* Bytes held in freed blocks now. */
+size_t fw_device_cpu_pool_bytes(fw_device_t *device);
 
 #ifdef __cplusplus
 }

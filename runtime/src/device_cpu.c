@@ -16,8 +16,8 @@
 
 #include "status_internal.h"
 
-/* Freed blocks of at least kPoolMinBytes are kept, up to kPoolMaxBytes in all, and handed
- * out again for the same rounded size: a program called repeatedly reuses memory whose
+/* Freed blocks of at least kPoolMinBytes are kept, up to pool_limit bytes in all
+ * (kPoolMaxBytes unless set lower), and handed out again for the same rounded size: a program called repeatedly reuses memory whose
  * pages are already mapped, instead of taking a page fault per 4 KiB on every call. Blocks
  * of 2 MiB and more are 2 MiB-aligned and advised for transparent huge pages. */
 enum {
@@ -36,7 +36,7 @@ typedef struct {
   fw_device_t base;
   pthread_mutex_t pool_lock;
   pool_block_t *pool; /* most recently freed first */
-  size_t pool_bytes;
+  size_t pool_bytes, pool_limit;
 } cpu_device_t;
 
 /* The size actually allocated for a request of `size` bytes. */
@@ -115,7 +115,8 @@ static void cpu_free(fw_device_t *device, void *ptr, size_t size) {
   cpu_device_t *d = (cpu_device_t *)device;
   if (!ptr) return;
   size_t rounded = block_size(size == 0 ? 1 : size);
-  pool_block_t *blk = rounded >= kPoolMinBytes ? malloc(sizeof(*blk)) : NULL;
+  pool_block_t *blk =
+      rounded >= kPoolMinBytes && rounded <= d->pool_limit ? malloc(sizeof(*blk)) : NULL;
   if (!blk) {
     free(ptr);
     return;
@@ -126,7 +127,7 @@ static void cpu_free(fw_device_t *device, void *ptr, size_t size) {
   blk->next = d->pool;
   d->pool = blk;
   d->pool_bytes += rounded;
-  if (d->pool_bytes > kPoolMaxBytes) pool_trim(d, kPoolMaxBytes);
+  if (d->pool_bytes > d->pool_limit) pool_trim(d, d->pool_limit);
   pthread_mutex_unlock(&d->pool_lock);
 }
 
@@ -340,6 +341,23 @@ fw_status_t fw_device_cpu_create(fw_device_t **out_device) {
   if (!d) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   d->base.vtable = &kCpuDeviceVtable;
   pthread_mutex_init(&d->pool_lock, NULL);
+  d->pool_limit = kPoolMaxBytes;
   *out_device = &d->base;
   return FW_OK;
+}
+
+void fw_device_cpu_set_pool_limit(fw_device_t *device, size_t bytes) {
+  cpu_device_t *d = (cpu_device_t *)device;
+  pthread_mutex_lock(&d->pool_lock);
+  d->pool_limit = bytes < kPoolMaxBytes ? bytes : kPoolMaxBytes;
+  pool_trim(d, d->pool_limit);
+  pthread_mutex_unlock(&d->pool_lock);
+}
+
+size_t fw_device_cpu_pool_bytes(fw_device_t *device) {
+  cpu_device_t *d = (cpu_device_t *)device;
+  pthread_mutex_lock(&d->pool_lock);
+  size_t bytes = d->pool_bytes;
+  pthread_mutex_unlock(&d->pool_lock);
+  return bytes;
 }

@@ -239,6 +239,8 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   fw_status_t status = configure(rt, o, limits, &storage_dir, &prefetch, &window);
   if (status == FW_OK && o->simulate) status = copy_machine(rt, o->simulate);
   if (status == FW_OK) status = fw_device_cpu_create(&rt->cpu_device);
+  if (status == FW_OK && limits[FW_TIER_HOST])
+    fw_device_cpu_set_pool_limit(rt->cpu_device, (size_t)(limits[FW_TIER_HOST] / 4));
   if (status == FW_OK && rt->history_path && !o->simulate)
     status = fw_history_load(&rt->history, rt->history_path);
   if (status != FW_OK) {

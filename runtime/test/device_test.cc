@@ -73,6 +73,26 @@ TEST_F(CpuDevice, LargeBlocksAreReused) {
 
 // The machine's devices: the CPU first and available; a CUDA entry that is either a GPU
 // found through libcuda.so.1 or the reason there is none; AMD, not supported yet.
+// The pool keeps at most its limit; lowering the limit releases what is above it, and a
+// block larger than the limit is never kept.
+TEST_F(CpuDevice, PoolLimit) {
+  const fw_device_vtable_t *v = dev_->vtable;
+  const size_t big = 4u << 20;
+  void *a = nullptr, *b = nullptr;
+  FW_ASSERT_OK(v->alloc(dev_, big, &a));
+  FW_ASSERT_OK(v->alloc(dev_, big, &b));
+  v->free(dev_, a, big);
+  v->free(dev_, b, big);
+  EXPECT_EQ(fw_device_cpu_pool_bytes(dev_), 2 * big);
+  fw_device_cpu_set_pool_limit(dev_, big);
+  EXPECT_EQ(fw_device_cpu_pool_bytes(dev_), big);
+  fw_device_cpu_set_pool_limit(dev_, big / 2);
+  EXPECT_EQ(fw_device_cpu_pool_bytes(dev_), 0u);
+  FW_ASSERT_OK(v->alloc(dev_, big, &a));
+  v->free(dev_, a, big);
+  EXPECT_EQ(fw_device_cpu_pool_bytes(dev_), 0u);
+}
+
 TEST(ProbeDevices, CpuFirstThenWhyOrWhatForGpus) {
   size_t count = 0;
   FW_ASSERT_OK(fw_probe_devices(nullptr, 0, &count));
