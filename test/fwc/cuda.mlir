@@ -18,9 +18,9 @@
 // LIST: target cuda sm_80 (nvptx64-nvidia-cuda)
 // LIST: target cuda sm_90 (nvptx64-nvidia-cuda)
 // LIST: executable @scale_dispatch_0
-// LIST-NEXT: variant cpu x86-64-v3: symbol __fwk_scale_dispatch_0_cpu_x86_64_v3
-// LIST-NEXT: variant cuda sm_80: image-kernel scale_dispatch_0
-// LIST-NEXT: variant cuda sm_90: image-kernel scale_dispatch_0
+// LIST-NEXT: variant cpu x86-64-v3: symbol __fwk_scale_dispatch_0_cpu_x86_64_v3 (divided among workers)
+// LIST-NEXT: variant cuda sm_80: image-kernel scale_dispatch_0 (blocks of 256 threads)
+// LIST-NEXT: variant cuda sm_90: image-kernel scale_dispatch_0 (blocks of 256 threads)
 // LIST: image 0: cuda sm_80 cubin, {{[1-9][0-9]*}} bytes
 // LIST: image 1: cuda sm_80 ptx, {{[1-9][0-9]*}} bytes
 // LIST: image 2: cuda sm_90 cubin

@@ -5,9 +5,10 @@
 // CHECK: module mlp
 // CHECK: target cpu x86-64-v3 (x86_64-unknown-linux-gnu)
 // CHECK: func @main(?x784xf32, 784x256xf32, 256xf32, 256x10xf32, 10xf32) -> (?x10xf32)
-// One task per layer: matmul with its bias and ReLU.
+// One task per layer: matmul with its bias and ReLU, one packed GEMM divided among the
+// CPU workers.
 // CHECK: executable @main_dispatch_0(read ?x784xf32, read 784x256xf32, read 256xf32, write ?x256xf32)
-// CHECK-NEXT: variant cpu x86-64-v3: symbol __fwk_main_dispatch_0_cpu_x86_64_v3
+// CHECK-NEXT: variant cpu x86-64-v3: symbol __fwk_main_dispatch_0_cpu_x86_64_v3 (divided among workers)
 // CHECK: executable @main_dispatch_1(read ?x256xf32, read 256x10xf32, read 10xf32, write ?x10xf32)
 // CHECK-NOT: executable
 // And it runs without input files (generated inputs, dynamic dims = 4).

@@ -121,8 +121,14 @@ int listModule(fw_module_t *m) {
       s = fw_module_variant_info(m, i, v, &vi);
       if (!s) s = fw_module_target_info(m, vi.target, &t);
       if (s) return fail(take(s));
-      std::printf("  variant %s %s: %s %s\n", targetKindName(t.kind), t.arch,
+      std::printf("  variant %s %s: %s %s", targetKindName(t.kind), t.arch,
                   vi.kind == FW_VARIANT_KIND_CPU_SYMBOL ? "symbol" : "image-kernel", vi.kernel);
+      // How it runs: divided among the CPU workers, or blocks of so many threads.
+      if (vi.kind == FW_VARIANT_KIND_CPU_SYMBOL && vi.workgroup_size[0] == 0)
+        std::printf(" (divided among workers)");
+      else if (vi.kind == FW_VARIANT_KIND_DEVICE_IMAGE)
+        std::printf(" (blocks of %u threads)", vi.workgroup_size[0]);
+      std::printf("\n");
     }
   }
   static const char *const kFormats[] = {"?", "cubin", "ptx", "hsaco", "spirv"};
