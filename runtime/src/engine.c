@@ -86,8 +86,7 @@ static int help_split(fw_scheduler_t *s, fw_worker_t *w) {
 static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
                                 fw_device_launch_t *launch) {
   fw_runtime_t *rt = s->runtime;
-  uint32_t cpus = 0;
-  for (size_t k = 0; k < s->num_workers; ++k) cpus += s->workers[k].kind == FW_TARGET_KIND_CPU;
+  uint32_t cpus = s->num_cpu_workers;
   fw_split_job_t job = {.runtime = rt, .name = t->name, .launch = launch, .count = cpus};
   atomic_init(&job.next, 0);
   atomic_flag_clear(&job.failed);

@@ -1,9 +1,15 @@
-/* The `.fwb` container: trailer and ELF section lookup. All offsets are bounds- and
- * overflow-checked against the payload before they are dereferenced. */
+/* The `.fwb` container: reading the file, the trailer and ELF section lookup. All offsets
+ * are bounds- and overflow-checked against the payload before they are dereferenced. */
+#define _GNU_SOURCE
 #include "fwb_reader.h"
 
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "status_internal.h"
 
@@ -150,5 +156,49 @@ fw_status_t fw_fwb_parse(const void *data, size_t size, fw_fwb_view_t *out_view)
   view.payload = b;
   view.payload_size = (size_t)payload_size;
   *out_view = view;
+  return FW_OK;
+}
+
+fw_status_t fw_read_file(const char *path, uint8_t **out_data, size_t *out_size) {
+  *out_data = NULL;
+  *out_size = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fw_status_make(FW_STATUS_IO, "cannot open: %s", strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return fw_status_make(FW_STATUS_IO, "cannot stat: %s", strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return fw_status_make(FW_STATUS_IO, "not a regular file");
+  }
+  if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+    close(fd);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "file is too large");
+  }
+  size_t size = (size_t)st.st_size;
+  uint8_t *data = malloc(size ? size : 1);
+  if (!data) {
+    close(fd);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory reading %zu bytes", size);
+  }
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = read(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      free(data);
+      close(fd);
+      return fw_status_make(FW_STATUS_IO, "read failed: %s", strerror(e));
+    }
+    if (n == 0) break; /* shrank while reading: validate what we have */
+    done += (size_t)n;
+  }
+  close(fd);
+  *out_data = data;
+  *out_size = done;
   return FW_OK;
 }

@@ -24,6 +24,10 @@ typedef struct fw_fwb_view_t {
   size_t offload_size;
 } fw_fwb_view_t;
 
+/* Reads the regular file at `path` into a malloc'ed buffer (*out_data, freed by the
+ * caller). Errors say what failed, not which file: callers name it. */
+fw_status_t fw_read_file(const char *path, uint8_t **out_data, size_t *out_size);
+
 /* FNV-1a 64 over data[0, size). */
 uint64_t fw_fnv1a64(const void *data, size_t size);
 

@@ -20,50 +20,6 @@
 
 /* ---- Files ---------------------------------------------------------------- */
 
-static fw_status_t read_file(const char *path, uint8_t **out_data, size_t *out_size) {
-  *out_data = NULL;
-  *out_size = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fw_status_make(FW_STATUS_IO, "cannot open: %s", strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return fw_status_make(FW_STATUS_IO, "cannot stat: %s", strerror(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return fw_status_make(FW_STATUS_IO, "not a regular file");
-  }
-  if ((uint64_t)st.st_size > SIZE_MAX / 2) {
-    close(fd);
-    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "file is too large");
-  }
-  size_t size = (size_t)st.st_size;
-  uint8_t *data = malloc(size ? size : 1);
-  if (!data) {
-    close(fd);
-    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory reading %zu bytes", size);
-  }
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = read(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      free(data);
-      close(fd);
-      return fw_status_make(FW_STATUS_IO, "read failed: %s", strerror(e));
-    }
-    if (n == 0) break; /* shrank while reading: validate what we have */
-    done += (size_t)n;
-  }
-  close(fd);
-  *out_data = data;
-  *out_size = done;
-  return FW_OK;
-}
-
 static fw_status_t write_all(int fd, const uint8_t *data, size_t size) {
   size_t done = 0;
   while (done < size) {
@@ -325,7 +281,7 @@ fw_status_t fw_module_load_file(fw_runtime_t *runtime, const char *path,
   if (!path) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "path is NULL");
   uint8_t *data = NULL;
   size_t size = 0;
-  fw_status_t status = read_file(path, &data, &size);
+  fw_status_t status = fw_read_file(path, &data, &size);
   if (status == FW_OK) status = module_load(runtime, data, size, out_module);
   free(data);
   return fw_status_annotate(status, "%s", path);

@@ -622,6 +622,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   }
   for (k = 0; k < n; ++k) {
     s->kind_mask |= 1u << s->workers[k].kind;
+    s->num_cpu_workers += s->workers[k].kind == FW_TARGET_KIND_CPU;
     s->workers[k].index = (uint32_t)k;
     s->workers[k].sched = s;
     pthread_cond_init(&s->workers[k].cv, NULL);

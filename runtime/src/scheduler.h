@@ -153,6 +153,7 @@ struct fw_scheduler_t {
   const fw_policy_t *policy;
   size_t num_workers;
   fw_worker_t *workers;
+  uint32_t num_cpu_workers; /* workers of kind CPU: how many workgroups a divided kernel gets */
   uint32_t kind_mask; /* bit per device kind some worker has */
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;

@@ -26,17 +26,7 @@ class AsyncCallTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
     fw_runtime_destroy(rt_);
   }
 
-  fw_buffer_t *tensor(int64_t rows, float base) {
-    std::vector<float> v(size_t(rows * 4));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = base + float(i);
-    const int64_t dims[2] = {rows, 4};
-    fw_buffer_t *b = nullptr;
-    fw_status_t s = fw_buffer_create(rt_, FW_ELEMENT_TYPE_F32, 2, dims, v.data(),
-                                     v.size() * sizeof(float), &b);
-    EXPECT_EQ(s, nullptr) << fw_status_message(s);
-    fw_status_free(s);
-    return b;
-  }
+  fw_buffer_t *tensor(int64_t rows, float base) { return fwtest::rampF32(rt_, rows, 4, base); }
 
   static std::vector<float> contents(fw_buffer_t *b) {
     const auto *p = static_cast<const float *>(fw_buffer_data(b));

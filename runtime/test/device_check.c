@@ -5,7 +5,6 @@
  * the program of test/runtime/device_check.mlir. It also times the kernel with events and
  * checks copies and zero fills. Prints "skipped: ..." and exits 0 where there is no CUDA
  * device. For scripts/gpu-check.sh, which runs it on the GPU node. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,24 +113,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: fw-device-check MODULE.fwb EXECUTABLE\n");
     return 2;
   }
-  FILE *f = fopen(argv[1], "rb");
-  if (!f) {
-    printf("FAIL cannot open %s\n", argv[1]);
-    return 1;
-  }
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *data = malloc(size > 0 ? (size_t)size : 1);
-  if (!data || fread(data, 1, (size_t)size, f) != (size_t)size) {
-    fclose(f);
-    printf("FAIL cannot read %s\n", argv[1]);
-    return 1;
-  }
-  fclose(f);
+  uint8_t *data = NULL;
+  size_t size = 0;
+  fw_status_t s = fw_read_file(argv[1], &data, &size);
+  if (s) return fail(argv[1], s);
   fw_fwb_view_t view;
   fw_metadata_t md;
-  fw_status_t s = fw_fwb_parse(data, (size_t)size, &view);
+  s = fw_fwb_parse(data, size, &view);
   if (!s) s = fw_metadata_parse(view.meta, view.meta_size, FW_HOST_ABI_VERSION, &md);
   if (s) return fail(argv[1], s);
   uint32_t exe = 0;

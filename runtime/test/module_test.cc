@@ -24,15 +24,7 @@ class ModuleTest : public ::testing::Test {
   }
 
   fw_buffer_t *tensor(int64_t rows, int64_t cols, float base) {
-    std::vector<float> v(size_t(rows * cols));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = base + float(i);
-    const int64_t dims[2] = {rows, cols};
-    fw_buffer_t *b = nullptr;
-    fw_status_t s = fw_buffer_create(rt_, FW_ELEMENT_TYPE_F32, 2, dims, v.data(),
-                                     v.size() * sizeof(float), &b);
-    EXPECT_EQ(s, nullptr) << fw_status_message(s);
-    fw_status_free(s);
-    return b;
+    return fwtest::rampF32(rt_, rows, cols, base);
   }
 
   // Calls function `name` of `m` with (rows x 4) + (rows2 x 4) and returns the status

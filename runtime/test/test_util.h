@@ -14,6 +14,19 @@
 
 namespace fwtest {
 
+// A rows x cols f32 buffer holding base, base + 1, ... in row-major order.
+inline fw_buffer_t *rampF32(fw_runtime_t *rt, int64_t rows, int64_t cols, float base) {
+  std::vector<float> v(size_t(rows * cols));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = base + float(i);
+  const int64_t dims[2] = {rows, cols};
+  fw_buffer_t *b = nullptr;
+  fw_status_t s = fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 2, dims, v.data(),
+                                   v.size() * sizeof(float), &b);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  return b;
+}
+
 // Takes ownership of a status and returns its message ("" for OK).
 inline std::string consume(fw_status_t s, fw_status_code_t *code = nullptr) {
   if (code) *code = fw_status_code(s);

@@ -126,8 +126,11 @@ static void optimize(llvm::Module &llvmModule, llvm::TargetMachine &tm,
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::fw::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                             const FatBinaryOptions &options) {
+  // Device images, laid out once: the metadata table points at them by offset
+  // in the .llvm.offloading section built from the same layout below.
+  OffloadSection offload = buildOffloadSection(module);
   FailureOr<std::string> metadata =
-      buildMetadataTable(module, options.moduleName);
+      buildMetadataTable(module, options.moduleName, offload);
   if (failed(metadata))
     return failure();
 
@@ -182,9 +185,7 @@ mlir::fw::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   global->setAlignment(llvm::Align(8));
   llvm::appendToUsed(llvmModule, {global});
 
-  // Device images, one LLVM OffloadBinary each (the metadata table points at
-  // them by offset in the section).
-  OffloadSection offload = buildOffloadSection(module);
+  // Device images, one LLVM OffloadBinary each.
   if (!offload.images.empty()) {
     auto *images = llvm::ConstantDataArray::getRaw(
         offload.bytes, offload.bytes.size(),

@@ -45,17 +45,17 @@ private:
 
 class MetadataWriter {
 public:
-  explicit MetadataWriter(ModuleOp module) : module(module) {}
+  MetadataWriter(ModuleOp module, const OffloadSection &offload)
+      : module(module), offload(offload) {}
 
   FailureOr<std::string> write(StringRef moduleName) {
     moduleNameRef = intern(moduleName);
     for (TargetAttrInterface target : getModuleTargets(module))
       addTarget(target);
-    offload = buildOffloadSection(module);
     if (failed(writeFunctions()) || failed(writeExecutables()))
       return failure();
-    for (DeviceImage &image : offload.images) {
-      images.u32(addTarget(image.variant.getTargetInterface()));
+    for (const DeviceImage &image : offload.images) {
+      images.u32(addTarget(VariantOp(image.variant).getTargetInterface()));
       images.u32(static_cast<uint32_t>(image.format));
       images.u64(image.offset);
       images.u64(image.size);
@@ -284,12 +284,13 @@ private:
   llvm::DenseMap<Attribute, uint32_t> targetIndex;
   Table targets{32}, functions{32}, values{16}, dims{8}, executables{48},
       bindings{8}, variants{32}, images{24};
-  OffloadSection offload;
+  const OffloadSection &offload;
 };
 
 } // namespace
 
-FailureOr<std::string> mlir::fw::buildMetadataTable(ModuleOp module,
-                                                    StringRef moduleName) {
-  return MetadataWriter(module).write(moduleName);
+FailureOr<std::string>
+mlir::fw::buildMetadataTable(ModuleOp module, StringRef moduleName,
+                             const OffloadSection &offload) {
+  return MetadataWriter(module, offload).write(moduleName);
 }

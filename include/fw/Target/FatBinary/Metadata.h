@@ -8,6 +8,8 @@
 #ifndef FW_TARGET_FATBINARY_METADATA_H
 #define FW_TARGET_FATBINARY_METADATA_H
 
+#include "fw/Target/FatBinary/OffloadImages.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -23,10 +25,12 @@ constexpr uint32_t kRuntimeAbiVersion = 1;
 
 /// Builds the `.fw.meta` table of `module`, which must have been lowered
 /// through the `host` phase (host entries carry `fw.entry_name` and
-/// `fw.signature`). Emits a diagnostic and fails on anything the format
-/// cannot express.
+/// `fw.signature`), with image records for `offload`, the module's
+/// `.llvm.offloading` section. Emits a diagnostic and fails on anything the
+/// format cannot express.
 FailureOr<std::string> buildMetadataTable(ModuleOp module,
-                                          StringRef moduleName);
+                                          StringRef moduleName,
+                                          const OffloadSection &offload);
 
 } // namespace mlir::fw
 

@@ -33,8 +33,7 @@ struct OffloadSection {
 };
 
 /// Lays out the device images that convert-fw-gpu-variants-to-binary
-/// attached to the variants of `module` (`fw.cubin`, `fw.ptx`). Deterministic:
-/// the metadata table and the section are built from separate calls.
+/// attached to the variants of `module` (`fw.cubin`, `fw.ptx`).
 OffloadSection buildOffloadSection(ModuleOp module);
 
 } // namespace mlir::fw

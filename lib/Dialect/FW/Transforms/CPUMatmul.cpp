@@ -18,11 +18,11 @@
 #include "fw/Dialect/FW/Transforms/Workgroups.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::fw {
@@ -105,14 +105,6 @@ static bool hasUnitInnerStride(Value operand) {
   if (failed(type.getStridesAndOffset(strides, offset)))
     return false;
   return strides.back() == 1;
-}
-
-/// The buffer a memref value is a view of (through subviews, reshapes and
-/// casts).
-static Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
 }
 
 /// The loop dimensions an operand's map indexes, in order.
@@ -480,7 +472,7 @@ private:
   /// Indices into an operand given the current value of each loop dimension.
   SmallVector<Value> indicesOf(unsigned operand) {
     SmallVector<Value> idx;
-    for (AffineExpr e : maps[operand].getResults())
+    for (AffineExpr e : c.maps[operand].getResults())
       idx.push_back(dimValues[cast<AffineDimExpr>(e).getPosition()]);
     return idx;
   }
@@ -518,7 +510,6 @@ private:
   bool distribute;
   ImplicitLocOpBuilder b;
   Type f32;
-  SmallVector<AffineMap> maps;
   SmallVector<int64_t> staticSizes;
   /// The current value of every loop dimension while the nest is built.
   SmallVector<Value> dimValues;
@@ -536,7 +527,7 @@ void GemmBuilder::packBlock(unsigned operand, unsigned outerDim, Value packed,
                             int64_t width, Value outer0, Value outerCount,
                             Value k0, Value kCount) {
   Value source = c.operands[operand];
-  bool direct = cast<AffineDimExpr>(maps[operand].getResults().back())
+  bool direct = cast<AffineDimExpr>(c.maps[operand].getResults().back())
                     .getPosition() == outerDim;
   Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
   Value c0 = index(0), cWidth = index(width);
@@ -827,7 +818,6 @@ void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
 
 void GemmBuilder::build() {
   linalg::LinalgOp op = c.op;
-  maps = c.maps;
   Value c0 = index(0);
   Value sizeM, sizeN, sizeK, sizeBatch;
   if (c.im2col) {
@@ -945,6 +935,9 @@ void GemmBuilder::build() {
 /// still reads after writing partial sums into it: A, B (or what their
 /// prologues read) and the epilogue's other inputs.
 static bool epilogueOwnsDestination(Contraction &c) {
+  auto rootBuffer = [](Value v) {
+    return memref::skipViewLikeOps(cast<MemrefValue>(v));
+  };
   Value dst = rootBuffer(c.epilogue.getDpsInits()[0]);
   SmallVector<Value> read = {c.op->getOperand(0), c.op->getOperand(1)};
   for (unsigned i = 0; i < 2; ++i)
