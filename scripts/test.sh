@@ -31,3 +31,15 @@ for opt in -O0 -O1; do
   echo "== end-to-end tests compiled with fwc $opt"
   FW_E2E_FWC_FLAGS="$opt" "$lit" -q "$build/test/e2e"
 done
+
+# And with NVIDIA code in every module, through the runtime's CUDA path: on a
+# machine without a GPU the stand-in driver (runtime/test/fake_cuda.c) takes
+# the kernels' images and the inputs' copies and fails every launch, so each
+# task is rerun on the CPU. Where ptxas is missing there is no NVIDIA code.
+if [ -x /usr/local/cuda/bin/ptxas ]; then
+  echo "== end-to-end tests with sm_90 variants on the stand-in CUDA driver"
+  FW_E2E_FWC_FLAGS="--targets=cpu,sm_90" FW_DEVICES=cuda \
+    FW_TEST_CUDA_DRIVER_DIR="$build/fake-cuda" "$lit" -q "$build/test/e2e"
+else
+  echo "== skipped: end-to-end tests with sm_90 variants (no /usr/local/cuda/bin/ptxas)"
+fi

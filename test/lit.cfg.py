@@ -18,15 +18,24 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # The runtime's settings reach fw-run, so the whole suite can be rerun under another
 # scheduling policy, worker count or tier limit.
-for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_TIER_LIMITS", "FW_PREFETCH",
+for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_DEVICES", "FW_TIER_LIMITS", "FW_PREFETCH",
             "FW_PREFETCH_WINDOW", "FW_PREFETCH_THREADS", "FW_STORAGE_DIR", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# FW_TEST_CUDA_DRIVER_DIR: a directory holding a libcuda.so.1 the tests use first (the
+# stand-in driver of runtime/test/fake_cuda.c, to run the suite through the runtime's
+# CUDA path on a machine without a GPU).
+if os.environ.get("FW_TEST_CUDA_DRIVER_DIR"):
+    config.environment["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (os.environ["FW_TEST_CUDA_DRIVER_DIR"], os.environ.get("LD_LIBRARY_PATH"))
+        if p)
 
 config.substitutions.append(("%fw-opt", os.path.join(config.fw_tools_dir, "fw-opt")))
 config.substitutions.append(("%fw-run", os.path.join(config.fw_run_dir, "fw-run")))
 config.substitutions.append(("%fwc", os.path.join(config.fw_tools_dir, "fwc")))
 config.substitutions.append(("%fw-device-check", os.path.join(config.fw_tools_dir, "fw-device-check")))
+config.substitutions.append(("%fake-cuda-dir", config.fw_fake_cuda_dir))
 config.substitutions.append(("%python", config.python_with_numpy))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%runtime-cflags", "-I" + config.fw_runtime_include))

@@ -14,6 +14,8 @@ extern "C" {
 #endif
 
 #define FW_BUFFER_ALIGNMENT 64u
+/* Devices one runtime drives: the CPU and up to 7 GPUs. */
+#define FW_MAX_DEVICES 8u
 
 typedef struct fw_device_t fw_device_t;
 

@@ -1,7 +1,9 @@
-/* The threaded engine: one thread per CPU worker. A worker pops a task from the policy,
- * makes its buffers valid on its memory node, runs it, and completes it. */
+/* The threaded engine: one thread per CPU worker and one per GPU. A worker pops a task
+ * from the policy, makes its buffers valid on its memory node, runs it, and completes it;
+ * a task that fails on a GPU goes back to the policy for another device. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,13 +143,28 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   }
   fw_device_launch_t launch;
   memset(&launch, 0, sizeof(launch));
-  launch.kernel.cpu = t->cpu_kernel;
   launch.num_bindings = t->num_bindings;
   launch.bindings = bindings;
   for (int k = 0; k < 3; ++k) launch.workgroup_count[k] = 1;
-  fw_device_t *device = t->runtime->cpu_device;
-  fw_status_t status = t->cpu_split ? launch_split(s, w, t, &launch)
-                                    : device->vtable->launch(device, NULL, &launch);
+  fw_status_t status;
+  if (w->kind == FW_TARGET_KIND_CPU) {
+    launch.kernel.cpu = t->cpu_kernel;
+    fw_device_t *device = t->runtime->cpu_device;
+    status = t->cpu_split ? launch_split(s, w, t, &launch)
+                          : device->vtable->launch(device, NULL, &launch);
+  } else {
+    /* The GPU's own kernel for the executable, with its variant's block shape; the
+     * device sizes the grid (the kernels walk their work with a grid-stride loop). */
+    const fw_module_gpu_kernel_t *k = &t->module->gpu_kernels[w->device_index][t->executable];
+    const fw_md_variant_t *variant = &t->module->md.variants[k->variant];
+    launch.kernel.image = k->kernel;
+    for (int d = 0; d < 3; ++d) launch.workgroup_size[d] = variant->workgroup_size[d];
+    fw_device_t *device = t->runtime->devices[w->device_index];
+    status = device->vtable->launch(device, NULL, &launch);
+    if (status != FW_OK)
+      status = fw_status_annotate(status, "task @%s on %s", t->name,
+                                  t->runtime->device_info[w->device_index].name);
+  }
   if (bindings != stack) free(bindings);
   return status;
 }
@@ -167,6 +184,19 @@ static fw_status_t run_fn(fw_task_t *t, void *const *data) {
   return FW_OK;
 }
 
+/* A task failed on GPU worker `w` (its memory released): it goes back to the scheduler
+ * for another device, which the trace shows with the reason. */
+static fw_task_t *rerun(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, fw_status_t status,
+                        uint64_t since) {
+  fw_runtime_t *rt = s->runtime;
+  if (rt->trace.enabled) {
+    char what[400];
+    snprintf(what, sizeof(what), "failed, runs elsewhere: %s", fw_status_message(status));
+    fw_trace_add(&rt->trace, w->index, what, since, fw_now_ns(), 0);
+  }
+  return fw_scheduler_rerun_and_next(s, t, w, status);
+}
+
 /* Runs `t`, completes it and returns the worker's next task, if one is ready. */
 static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   fw_runtime_t *rt = s->runtime;
@@ -180,11 +210,22 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
       uint64_t t0 = fw_now_ns(), stall = 0;
       status = fw_memory_acquire(&rt->memory, t, w->memory_node, data, &stall);
       fw_memory_window_moved(&rt->memory);
+      if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
+        /* The GPU could not take its inputs (full, or a failed copy): elsewhere. */
+        if (data != stack) free(data);
+        return rerun(s, w, t, status, t0);
+      }
       if (status == FW_OK) {
         uint64_t start = fw_now_ns();
         if (t->fn) status = run_fn(t, data);
         else status = run_kernel(s, w, t, data);
         uint64_t end = fw_now_ns();
+        if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
+          fw_memory_release_failed(&rt->memory, t, w->memory_node);
+          if (data != stack) free(data);
+          return rerun(s, w, t, status, start);
+        }
+        if (w->kind != FW_TARGET_KIND_CPU) fw_scheduler_launch_succeeded(w);
         fw_memory_release(&rt->memory, t, w->memory_node);
         t->start_ns = start; /* counted by fw_scheduler_complete */
         t->end_ns = end;

@@ -204,11 +204,24 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
     }
   }
   /* Simulated devices run whatever kind the module has variants for; real ones need code
-   * this machine can run (the CPU variant chosen at load time, for now). */
-  int simulated = inv->module->runtime->options.simulate != NULL;
-  if (!kernel && !(simulated && kind_mask)) {
+   * loaded for them: the CPU variant chosen at load time, the GPU kernels found then. */
+  fw_runtime_t *runtime = inv->module->runtime;
+  int simulated = runtime->options.simulate != NULL;
+  uint32_t real_mask = kernel ? 1u << FW_TARGET_KIND_CPU : 0, gpu_mask = 0;
+  for (uint32_t d = 1; d < runtime->num_devices; ++d) {
+    const fw_module_gpu_kernel_t *k = inv->module->gpu_kernels[d];
+    if (!k || !k[executable].kernel) continue;
+    gpu_mask |= 1u << d;
+    real_mask |= 1u << runtime->devices[d]->vtable->target_kind;
+  }
+  if (!(simulated ? kind_mask : real_mask)) {
+    char have[64] = "cpu";
+    for (uint32_t d = 1; d < runtime->num_devices; ++d)
+      if (!strstr(have, runtime->devices[d]->vtable->name))
+        snprintf(have + strlen(have), sizeof(have) - strlen(have), ", %s",
+                 runtime->devices[d]->vtable->name);
     inv_fail(inv, FW_STATUS_UNSUPPORTED,
-             "dispatch of @%s: no variant for an available device (have: cpu)", e->name);
+             "dispatch of @%s: no variant for an available device (have: %s)", e->name, have);
     free(accesses);
     return NULL;
   }
@@ -250,7 +263,9 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   task->num_bindings = e->num_bindings;
   task->cpu_kernel = kernel;
   task->cpu_split = split;
-  task->kind_mask = simulated ? kind_mask : 1u << FW_TARGET_KIND_CPU;
+  task->kind_mask = simulated ? kind_mask : real_mask;
+  task->gpu_mask = gpu_mask;
+  task->prefer_mask = simulated ? 0 : rt->prefer_kinds & real_mask;
   task->module = inv->module;
   fw_module_retain(inv->module);
   task->executable = (uint32_t)executable;

@@ -594,7 +594,8 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
   return status == FW_OK ? FW_OK : fw_status_annotate(status, "%s", who);
 }
 
-void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node) {
+/* Unpins; with `commit`, written buffers become valid on `node` only. */
+static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) {
   if (task->num_accesses == 0) return;
   /* Acquired without the lock: valid on this node only, nothing pinned, nothing to
    * invalidate (no copy can have appeared elsewhere: nothing is ever evicted here and
@@ -607,7 +608,11 @@ void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node) {
     --r->pins;
     --m->task_pins;
     r->last_use = ++m->tick;
-    if (task->accesses[i].access & FW_ACCESS_WRITE) {
+    if (!commit && task->accesses[i].access == FW_ACCESS_WRITE) {
+      /* What it held is dead (the task overwrites all of it) and may be garbage (acquire
+       * did not fill it): the rerun must not fetch it from here. */
+      fw_memory_set_valid(b, node, 0);
+    } else if (commit && (task->accesses[i].access & FW_ACCESS_WRITE)) {
       for (uint32_t k = 0; k < m->num_nodes; ++k)
         if (k != node && b->mem.replicas[k].valid) {
           if (k == FW_NODE_STORAGE) drop_replica(m, b, k); /* frees the file's room */
@@ -618,6 +623,14 @@ void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node) {
   }
   pthread_cond_broadcast(&m->cv);
   pthread_mutex_unlock(&m->lock);
+}
+
+void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node) {
+  release(m, task, node, 1);
+}
+
+void fw_memory_release_failed(fw_memory_t *m, fw_task_t *task, uint32_t node) {
+  release(m, task, node, 0);
 }
 
 /* ---- Buffers ------------------------------------------------------------------- */

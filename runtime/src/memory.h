@@ -135,6 +135,9 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
                               uint64_t *out_stall_ns);
 /* Unpins; written buffers become valid on `node` only. */
 void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node);
+/* Unpins after the task failed there: nothing it was to write changes state (the other
+ * copies stay valid, so the task can run again elsewhere). */
+void fw_memory_release_failed(fw_memory_t *m, fw_task_t *task, uint32_t node);
 
 /* The caller's view (fw_buffer_data): makes the host replica valid and the only valid
  * one (the caller may write it), pinned until the buffer is next used by a task. */

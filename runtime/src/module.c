@@ -15,6 +15,7 @@
 
 #include "cpu_features.h"
 #include "fwb_reader.h"
+#include "offload.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
 
@@ -146,8 +147,88 @@ static fw_status_t resolve_symbol(void *handle, struct link_map *module_map, con
 
 /* ---- Modules ---------------------------------------------------------------- */
 
+/* ---- GPU code -------------------------------------------------------------- */
+
+/* Loads image `index` of the module on GPU `d` once; NULL (and the first such error kept
+ * in gpu_load_error) when it cannot be read or the driver refuses it. */
+static fw_device_module_t *gpu_image(fw_module_t *m, const fw_fwb_view_t *view, uint32_t d,
+                                     uint32_t index, uint8_t *failed) {
+  if (m->gpu_images[d][index] || failed[index]) return m->gpu_images[d][index];
+  fw_device_t *device = m->runtime->devices[d];
+  const fw_md_image_t *im = &m->md.images[index];
+  fw_offload_image_t image;
+  fw_status_t s = fw_offload_parse(view->offload + im->offset, im->size, &image);
+  if (s == FW_OK)
+    s = device->vtable->module_load(device, image.data, (size_t)image.size,
+                                    &m->gpu_images[d][index]);
+  if (s != FW_OK) {
+    failed[index] = 1;
+    if (!m->gpu_load_error[d][0])
+      snprintf(m->gpu_load_error[d], sizeof(m->gpu_load_error[d]), "image %u: %s", index,
+               fw_status_message(s));
+    fw_status_free(s);
+    return NULL;
+  }
+  return m->gpu_images[d][index];
+}
+
+/* Finds, per executable, the kernel each GPU of the runtime runs: the image
+ * fw_select_cuda_image picks for its architecture, else the PTX of the same variant when
+ * that cubin does not load. An executable without one runs elsewhere. */
+static fw_status_t load_gpu_code(fw_module_t *m, const fw_fwb_view_t *view) {
+  fw_runtime_t *rt = m->runtime;
+  const fw_metadata_t *md = &m->md;
+  if (!rt || md->num_images == 0) return FW_OK;
+  uint8_t *failed = calloc(md->num_images, 1);
+  if (!failed) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  for (uint32_t d = 1; d < rt->num_devices; ++d) {
+    if (rt->devices[d]->vtable->target_kind != FW_TARGET_KIND_CUDA) continue;
+    memset(failed, 0, md->num_images);
+    m->gpu_images[d] = calloc(md->num_images, sizeof(*m->gpu_images[d]));
+    m->gpu_kernels[d] = calloc(md->num_executables ? md->num_executables : 1,
+                               sizeof(*m->gpu_kernels[d]));
+    if (!m->gpu_images[d] || !m->gpu_kernels[d]) {
+      free(failed);
+      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    for (uint32_t e = 0; e < md->num_executables; ++e) {
+      int64_t variant = -1, index = -1;
+      fw_select_cuda_image(md, e, rt->device_info[d].arch, &variant, &index);
+      if (variant < 0) continue;
+      fw_device_module_t *image = gpu_image(m, view, d, (uint32_t)index, failed);
+      uint32_t ptx = (uint32_t)index + 1;
+      if (!image && md->images[index].format == FW_IMAGE_FORMAT_CUBIN && ptx < md->num_images &&
+          md->images[ptx].format == FW_IMAGE_FORMAT_PTX &&
+          md->images[ptx].target == md->images[index].target)
+        image = gpu_image(m, view, d, ptx, failed);
+      if (!image) continue;
+      const void *kernel = NULL;
+      fw_status_t s = rt->devices[d]->vtable->module_get_kernel(
+          rt->devices[d], image, md->variants[variant].kernel, &kernel);
+      if (s != FW_OK) {
+        if (!m->gpu_load_error[d][0])
+          snprintf(m->gpu_load_error[d], sizeof(m->gpu_load_error[d]), "%s",
+                   fw_status_message(s));
+        fw_status_free(s);
+        continue;
+      }
+      m->gpu_kernels[d][e].kernel = kernel;
+      m->gpu_kernels[d][e].variant = (uint32_t)variant;
+    }
+  }
+  free(failed);
+  return FW_OK;
+}
+
 static void module_free(fw_module_t *m) {
   if (!m) return;
+  for (uint32_t d = 1; d < FW_MAX_DEVICES; ++d) {
+    for (size_t i = 0; m->gpu_images[d] && i < m->md.num_images; ++i)
+      if (m->gpu_images[d][i])
+        m->runtime->devices[d]->vtable->module_unload(m->runtime->devices[d], m->gpu_images[d][i]);
+    free(m->gpu_images[d]);
+    free(m->gpu_kernels[d]);
+  }
   if (m->dl_handle) dlclose(m->dl_handle);
   if (m->fd >= 0) close(m->fd);
   free(m->entries);
@@ -265,6 +346,8 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
     }
     memcpy(&m->cpu_kernels[i], &sym, sizeof(sym));
   }
+  status = load_gpu_code(m, &view);
+  if (status != FW_OK) goto fail;
   *out_module = m;
   return FW_OK;
 

@@ -17,7 +17,9 @@
 /* How many pool tasks one placement pass looks at. */
 #define FW_HEFT_SCAN 64
 
-static int has_room(const fw_worker_t *w) { return w->heap.size < FW_HEFT_QUEUE_DEPTH; }
+static int has_room(const fw_worker_t *w) {
+  return !w->lost && w->heap.size < FW_HEFT_QUEUE_DEPTH;
+}
 
 static int any_room(const fw_scheduler_t *s) {
   for (size_t i = 0; i < s->num_workers; ++i)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "device_cuda.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
 
@@ -141,6 +142,71 @@ static fw_status_t add_sim_nodes(fw_runtime_t *rt, uint64_t device_limit) {
   return FW_OK;
 }
 
+/* "cpu,cuda": the device kinds kernels may run on. Without "cpu" in the list, kernels go
+ * to the listed kinds whenever they have code there. */
+static fw_status_t parse_devices(fw_runtime_t *rt, const char *text) {
+  rt->use_kinds = ~0u;
+  rt->prefer_kinds = 0;
+  if (!text) return FW_OK;
+  static const struct { const char *name; fw_target_kind_t kind; } kKinds[] = {
+      {"cpu", FW_TARGET_KIND_CPU}, {"cuda", FW_TARGET_KIND_CUDA}, {"hip", FW_TARGET_KIND_HIP}};
+  uint32_t listed = 0;
+  const char *p = text;
+  for (;;) {
+    size_t len = strcspn(p, ",");
+    size_t k = 0;
+    while (k < 3 && !(strlen(kKinds[k].name) == len && !strncmp(p, kKinds[k].name, len))) ++k;
+    if (k == 3)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "unknown device kind '%.*s' in the device list '%s' (FW_DEVICES): "
+                            "expected a comma-separated list of cpu, cuda, hip",
+                            (int)len, p, text);
+    listed |= 1u << kKinds[k].kind;
+    if (!p[len]) break;
+    p += len + 1;
+  }
+  rt->use_kinds = listed | (1u << FW_TARGET_KIND_CPU);
+  if (!(listed & (1u << FW_TARGET_KIND_CPU))) rt->prefer_kinds = listed;
+  return FW_OK;
+}
+
+/* Opens the GPUs the device list allows: each gets a memory node of the device tier,
+ * holding at most its memory (or the device tier's limit), whose copies move down to host
+ * memory. A machine without a GPU driver simply has none. */
+static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
+  if (!((rt->use_kinds >> FW_TARGET_KIND_CUDA) & 1u)) return FW_OK;
+  fw_device_t **gpus = NULL;
+  size_t count = 0;
+  char why[256];
+  fw_status_t status = fw_cuda_discover(&gpus, &count, why, sizeof(why));
+  if (status != FW_OK) return status;
+  for (size_t i = 0; i < count; ++i) {
+    fw_device_info_t info;
+    fw_status_t q = FW_OK;
+    if (rt->num_devices == FW_MAX_DEVICES || rt->memory.num_nodes == FW_MAX_MEMORY_NODES ||
+        (q = gpus[i]->vtable->query(gpus[i], &info)) != FW_OK) {
+      fw_status_free(q); /* more GPUs than one runtime drives: the rest stay unused */
+      gpus[i]->vtable->destroy(gpus[i]);
+      continue;
+    }
+    uint32_t d = rt->num_devices++;
+    rt->devices[d] = gpus[i];
+    rt->device_info[d] = info;
+    uint32_t node = (uint32_t)rt->memory.num_nodes++;
+    fw_memory_node_t *n = &rt->memory.nodes[node];
+    snprintf(n->name, sizeof(n->name), "cuda:%u", d - 1);
+    n->tier = FW_TIER_DEVICE;
+    n->device = gpus[i];
+    /* The driver, the kernels' code and other processes need some of it. */
+    uint64_t usable = info.memory_bytes / 10 * 9;
+    n->capacity = device_limit && (device_limit < usable || !usable) ? device_limit : usable;
+    n->lower = FW_NODE_HOST;
+    rt->device_node[d] = node;
+  }
+  free(gpus);
+  return FW_OK;
+}
+
 static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
                              uint64_t limits[FW_NUM_TIERS], const char **storage_dir,
                              int *prefetch, uint32_t *window) {
@@ -188,6 +254,8 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
     status = parse_count("FW_PREFETCH_THREADS", v, 1, FW_MAX_PREFETCH_THREADS,
                          &rt->prefetch_threads);
   if (status != FW_OK) return status;
+  status = parse_devices(rt, o->devices ? o->devices : env("FW_DEVICES"));
+  if (status != FW_OK) return status;
   const char *history = o->history_path ? o->history_path : env("FW_HISTORY");
   if (history && !(rt->history_path = strdup(history)))
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
@@ -209,6 +277,8 @@ static void teardown(fw_runtime_t *rt, int stage) {
   }
   fw_trace_fini(&rt->trace);
   fw_history_fini(&rt->history);
+  /* devices[0] is the CPU device. */
+  for (uint32_t d = 1; d < rt->num_devices; ++d) rt->devices[d]->vtable->destroy(rt->devices[d]);
   if (rt->cpu_device) rt->cpu_device->vtable->destroy(rt->cpu_device);
   free(rt->history_path);
   fw_sim_bound_fini(&rt->sim_bound);
@@ -239,6 +309,13 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   fw_status_t status = configure(rt, o, limits, &storage_dir, &prefetch, &window);
   if (status == FW_OK && o->simulate) status = copy_machine(rt, o->simulate);
   if (status == FW_OK) status = fw_device_cpu_create(&rt->cpu_device);
+  if (status == FW_OK) {
+    rt->devices[0] = rt->cpu_device;
+    rt->num_devices = 1;
+    fw_status_t q = rt->cpu_device->vtable->query(rt->cpu_device, &rt->device_info[0]);
+    fw_status_free(q); /* the CPU device's query cannot fail */
+    rt->device_node[0] = FW_NODE_HOST;
+  }
   if (status == FW_OK && limits[FW_TIER_HOST])
     fw_device_cpu_set_pool_limit(rt->cpu_device, (size_t)(limits[FW_TIER_HOST] / 4));
   if (status == FW_OK && rt->history_path && !o->simulate)
@@ -253,7 +330,8 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
     return status;
   }
   rt->memory.trace = &rt->trace;
-  if (o->simulate) status = add_sim_nodes(rt, limits[FW_TIER_DEVICE]);
+  status = o->simulate ? add_sim_nodes(rt, limits[FW_TIER_DEVICE])
+                      : add_gpus(rt, limits[FW_TIER_DEVICE]);
   if (status != FW_OK) {
     teardown(rt, 3);
     return status;
@@ -317,6 +395,18 @@ void fw_runtime_destroy(fw_runtime_t *runtime) {
 
 /* ---- Statistics, traces, history, simulation ------------------------------------- */
 
+/* "cpu", "cuda:0 NVIDIA H200", or the simulated device's name. */
+static void worker_device_name(const fw_runtime_t *rt, const fw_worker_t *w, char *buf,
+                               size_t size) {
+  if (w->sim)
+    snprintf(buf, size, "%s", w->sim->name);
+  else if (w->kind == FW_TARGET_KIND_CPU)
+    snprintf(buf, size, "cpu");
+  else
+    snprintf(buf, size, "%s %s", rt->memory.nodes[rt->device_node[w->device_index]].name,
+             rt->device_info[w->device_index].name);
+}
+
 fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   if (!rt) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
   if (!out) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_stats is NULL");
@@ -327,10 +417,13 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   out->tasks_submitted = s->tasks_submitted;
   out->tasks_executed = s->tasks_executed;
   out->tasks_failed = s->tasks_failed;
+  out->tasks_rerun = s->tasks_rerun;
+  out->devices_lost = s->devices_lost;
   out->scheduler = s->policy->name;
   for (size_t i = 0; i < s->num_workers; ++i) {
     const fw_worker_t *w = &s->workers[i];
-    const char *name = w->sim ? w->sim->name : "cpu";
+    char name[80];
+    worker_device_name(rt, w, name, sizeof(name));
     /* Grouped by device (names may be longer than the field that shows them). */
     size_t d = 0;
     while (d < out->num_devices && device_of[d] != w->device_index) ++d;
@@ -375,8 +468,9 @@ fw_status_t fw_runtime_write_trace(fw_runtime_t *rt, const char *path) {
   }
   for (size_t i = 0; i < s->num_workers; ++i) {
     const fw_worker_t *w = &s->workers[i];
-    snprintf(names[i], sizeof(names[i]), "%s worker %u", w->sim ? w->sim->name : "cpu",
-             w->index);
+    char name[80];
+    worker_device_name(rt, w, name, sizeof(name));
+    snprintf(names[i], sizeof(names[i]), "%s worker %u", name, w->index);
     pointers[i] = names[i];
   }
   fw_status_t status = fw_trace_write(&rt->trace, path, pointers, s->num_workers);

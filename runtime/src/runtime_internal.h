@@ -19,6 +19,15 @@ struct fw_runtime_t {
   atomic_size_t refcount;
   fw_runtime_options_t options; /* simulate points at `machine` below */
   fw_device_t *cpu_device;
+  /* The devices kernels run on: [0] is the CPU, then each GPU found (not when
+   * simulating), with its description and its memory node. */
+  uint32_t num_devices;
+  fw_device_t *devices[FW_MAX_DEVICES];
+  fw_device_info_t device_info[FW_MAX_DEVICES];
+  uint32_t device_node[FW_MAX_DEVICES];
+  uint32_t use_kinds;    /* bit per device kind FW_DEVICES allows (the CPU always) */
+  uint32_t prefer_kinds; /* kinds that take every kernel they have code for (FW_DEVICES
+                            without "cpu"); 0 when the scheduler chooses freely */
   uint32_t num_workers;
   uint32_t prefetch_threads;
   fw_scheduler_kind_t scheduler;
@@ -58,6 +67,11 @@ struct fw_buffer_t {
   fw_status_t poisoned;
 };
 
+typedef struct fw_module_gpu_kernel_t {
+  const void *kernel;
+  uint32_t variant;
+} fw_module_gpu_kernel_t;
+
 struct fw_module_t {
   atomic_size_t refcount;
   fw_runtime_t *runtime;
@@ -66,6 +80,12 @@ struct fw_module_t {
   int fd; /* the memfd backing the loaded object, -1 when none */
   fw_host_entry_fn_t *entries;      /* per function */
   fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
+  /* GPU code, per runtime device (index into fw_runtime_t.devices; none for the CPU):
+   * the images loaded there, and per executable the kernel it runs there (NULL: no
+   * variant fits that device, or its image failed to load) and that kernel's variant. */
+  fw_device_module_t **gpu_images[FW_MAX_DEVICES];      /* per image */
+  fw_module_gpu_kernel_t *gpu_kernels[FW_MAX_DEVICES];  /* per executable */
+  char gpu_load_error[FW_MAX_DEVICES][160]; /* the first image that failed to load there */
 };
 
 /* The tasks of one module call. */

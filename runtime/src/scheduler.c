@@ -95,11 +95,23 @@ void fw_task_release(fw_task_t *task) {
 }
 
 int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {
-  return (task->kind_mask >> w->kind) & 1u;
+  if (!((task->kind_mask >> w->kind) & 1u) || w->lost) return 0;
+  /* A real GPU runs the tasks whose code loaded on it. */
+  if (w->kind != FW_TARGET_KIND_CPU && !w->sim && !((task->gpu_mask >> w->device_index) & 1u))
+    return 0;
+  /* Preferred kinds take it while one of their workers is in service. */
+  if (task->prefer_mask && !((task->prefer_mask >> w->kind) & 1u) &&
+      (task->prefer_mask & w->sched->kind_mask))
+    return 0;
+  return 1;
 }
 
 int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task) {
-  return (task->kind_mask & s->kind_mask) != 0;
+  if (!(task->kind_mask & s->kind_mask)) return 0;
+  if ((task->kind_mask >> FW_TARGET_KIND_CPU) & 1u) return 1; /* CPU workers never leave */
+  for (size_t i = 0; i < s->num_workers; ++i)
+    if (fw_worker_can_run(&s->workers[i], task)) return 1;
+  return 0;
 }
 
 /* ---- Graph --------------------------------------------------------------------- */
@@ -387,6 +399,61 @@ fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw
   return next;
 }
 
+/* ---- GPU failures ---------------------------------------------------------------- */
+
+int fw_scheduler_can_rerun(const fw_task_t *t, const fw_worker_t *w) {
+  uint32_t kinds = t->kind_mask & ~(1u << w->kind);
+  uint32_t others = t->gpu_mask & ~(1u << w->device_index);
+  return kinds != 0 || others != 0;
+}
+
+void fw_scheduler_launch_succeeded(fw_worker_t *w) { w->failures = 0; }
+
+/* Takes `w` out of service (sched.lock held): the tasks queued on it go back to the
+ * policy, and every worker looks again (a CPU worker may now run tasks that preferred
+ * the lost device). */
+static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
+  w->lost = 1;
+  ++s->devices_lost;
+  s->kind_mask = 0;
+  for (size_t i = 0; i < s->num_workers; ++i)
+    if (!s->workers[i].lost) s->kind_mask |= 1u << s->workers[i].kind;
+  fw_task_t *t;
+  while ((t = fw_task_heap_pop(&w->heap)) || (t = fw_task_deque_pop_back(&w->deque))) {
+    atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);
+    t->worker = NULL;
+    make_ready(s, t, NULL);
+  }
+  for (size_t i = 0; i < s->num_workers; ++i)
+    if (&s->workers[i] != w && !s->workers[i].lost) fw_scheduler_notify(s, &s->workers[i]);
+}
+
+fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w,
+                                       fw_status_t status) {
+  /* Running out of device memory says nothing about the device's health. */
+  int counts = fw_status_code(status) != FW_STATUS_RESOURCE_EXHAUSTED;
+  fw_status_free(status);
+  pthread_mutex_lock(&s->lock);
+  ++s->tasks_rerun;
+  t->gpu_mask &= ~(1u << w->device_index);
+  int same_kind = 0;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *o = &s->workers[i];
+    if (o->kind == w->kind && ((t->gpu_mask >> o->device_index) & 1u)) same_kind = 1;
+  }
+  if (!same_kind) t->kind_mask &= ~(1u << w->kind);
+  t->prefer_mask &= t->kind_mask;
+  t->worker = NULL;
+  w->running = 0;
+  if (counts && ++w->failures >= FW_GPU_MAX_FAILURES && !w->lost) lose_worker(s, w);
+  make_ready(s, t, NULL);
+  fw_task_t *next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
+  int orphans = s->orphans != NULL;
+  pthread_mutex_unlock(&s->lock);
+  if (orphans) flush_orphans(s);
+  return next;
+}
+
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w) {
   w->notified = 0; /* it looks now */
   fw_task_t *t = s->policy->pop(s, w);
@@ -502,6 +569,12 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
 #define FW_CPU_NOMINAL_GFLOPS 8.0
 #define FW_CPU_NOMINAL_GBPS 8.0
 #define FW_STORAGE_NOMINAL_GBPS 2.0
+/* A GPU without history: what our generic kernels reach on a recent part (per SM or
+ * CU, and its memory), a launch, and the host link (PCIe 4 x16). */
+#define FW_GPU_NOMINAL_GFLOPS_PER_UNIT 100.0
+#define FW_GPU_NOMINAL_GBPS 1000.0
+#define FW_GPU_LAUNCH_SECONDS 10e-6
+#define FW_LINK_NOMINAL_GBPS 16.0
 #define FW_UNKNOWN_TASK_SECONDS 1e-6
 
 static uint64_t task_bytes(const fw_task_t *t) {
@@ -532,9 +605,16 @@ double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *t, const fw_wor
   if (fw_history_estimate(&s->runtime->history, t->name, w->kind, task_bytes(t), &seconds))
     return seconds;
   double bytes = t->bytes > 0 ? t->bytes : (double)task_bytes(t);
-  double compute = t->flops / (FW_CPU_NOMINAL_GFLOPS * 1e9);
-  double memory = bytes / (FW_CPU_NOMINAL_GBPS * 1e9);
-  seconds = compute > memory ? compute : memory;
+  double gflops = FW_CPU_NOMINAL_GFLOPS, gbps = FW_CPU_NOMINAL_GBPS, overhead = 0;
+  if (w->kind != FW_TARGET_KIND_CPU) {
+    uint32_t units = s->runtime->device_info[w->device_index].compute_units;
+    gflops = FW_GPU_NOMINAL_GFLOPS_PER_UNIT * (units ? units : 1);
+    gbps = FW_GPU_NOMINAL_GBPS;
+    overhead = FW_GPU_LAUNCH_SECONDS;
+  }
+  double compute = t->flops / (gflops * 1e9);
+  double memory = bytes / (gbps * 1e9);
+  seconds = (compute > memory ? compute : memory) + overhead;
   return seconds > 0 ? seconds : FW_UNKNOWN_TASK_SECONDS;
 }
 
@@ -549,7 +629,11 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
       if (w->sim->link_gbps > 0)
         seconds += w->sim->link_latency_us * 1e-6 + (double)b->byte_size / (w->sim->link_gbps * 1e9);
     } else {
-      seconds += (double)b->byte_size / (FW_STORAGE_NOMINAL_GBPS * 1e9);
+      /* From storage when that is the only copy, else over the host link. */
+      unsigned mask = atomic_load_explicit(&b->mem.valid_mask, memory_order_relaxed);
+      double gbps = mask == (1u << FW_NODE_STORAGE) ? FW_STORAGE_NOMINAL_GBPS
+                                                    : FW_LINK_NOMINAL_GBPS;
+      seconds += (double)b->byte_size / (gbps * 1e9);
     }
   }
   (void)s;
@@ -599,7 +683,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
     s->simulated = 1;
     for (size_t d = 0; d < machine->num_devices; ++d) n += machine->devices[d].workers;
   } else {
-    n = rt->num_workers;
+    n = rt->num_workers + (rt->num_devices - 1);
   }
   s->workers = calloc(n ? n : 1, sizeof(*s->workers));
   if (!s->workers) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
@@ -615,9 +699,15 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
         w->memory_node = rt->sim_device_node[d];
       }
   } else {
-    for (; k < n; ++k) {
+    for (; k < rt->num_workers; ++k) {
       s->workers[k].kind = FW_TARGET_KIND_CPU;
       s->workers[k].memory_node = FW_NODE_HOST;
+    }
+    /* One worker drives each GPU. */
+    for (uint32_t d = 1; d < rt->num_devices; ++d, ++k) {
+      s->workers[k].kind = rt->devices[d]->vtable->target_kind;
+      s->workers[k].device_index = d;
+      s->workers[k].memory_node = rt->device_node[d];
     }
   }
   for (k = 0; k < n; ++k) {

@@ -56,6 +56,10 @@ struct fw_task_t {
   fw_module_t *module; /* one reference while the task lives */
   uint32_t executable;
   uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */
+  uint32_t prefer_mask; /* kinds that should run it while one of their workers is in
+                           service (FW_DEVICES without "cpu"); 0: any of kind_mask */
+  uint32_t gpu_mask;    /* bit per runtime device (fw_runtime_t.devices) whose GPU code
+                           for it is loaded */
   size_t num_accesses;
   fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each; stored
                                           right after the task */
@@ -114,6 +118,8 @@ struct fw_worker_t {
   atomic_uint mail; /* bumped when there is work for this worker (polled lock-free) */
   int notified;     /* told so and has not looked yet (sched.lock) */ /* waits on `cv` and has not been woken yet */
   int running;  /* threads: runs a task it popped */
+  int lost;     /* its device failed repeatedly: it takes no more tasks (sched.lock) */
+  uint32_t failures; /* launches failed in a row on its device */
   /* Policy state. */
   fw_task_heap_t heap;   /* heft: assigned tasks by priority */
   fw_task_deque_t deque; /* ws */
@@ -154,7 +160,7 @@ struct fw_scheduler_t {
   size_t num_workers;
   fw_worker_t *workers;
   uint32_t num_cpu_workers; /* workers of kind CPU: how many workgroups a divided kernel gets */
-  uint32_t kind_mask; /* bit per device kind some worker has */
+  uint32_t kind_mask; /* bit per device kind some worker in service has */
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
   uint64_t next_seq;
@@ -165,7 +171,8 @@ struct fw_scheduler_t {
    * error once the lock is dropped, since completion may release the last references. */
   fw_task_t *orphans;
   /* Statistics. */
-  uint64_t tasks_submitted, tasks_executed, tasks_failed;
+  uint64_t tasks_submitted, tasks_executed, tasks_failed, tasks_rerun;
+  uint32_t devices_lost;
   /* Simulation. */
   int simulated;
   double sim_now;
@@ -236,6 +243,18 @@ fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w);
  * when none is ready for it). */
 fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                                           fw_status_t status);
+/* A popped task failed on GPU worker `w` with `status` (consumed): it goes back to the
+ * policy for a device that has code for it, never `w`'s kind again; after
+ * FW_GPU_MAX_FAILURES failures in a row `w` is taken out of service and the tasks queued
+ * on it move elsewhere. Returns the worker's next task, like
+ * fw_scheduler_complete_and_next. The caller checked fw_scheduler_can_rerun. */
+#define FW_GPU_MAX_FAILURES 3u
+fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                                       fw_status_t status);
+/* Whether a task that failed on `w` can run on another device. */
+int fw_scheduler_can_rerun(const fw_task_t *task, const fw_worker_t *w);
+/* A launch succeeded on `w` (resets its failure count; lock-free). */
+void fw_scheduler_launch_succeeded(fw_worker_t *w);
 /* Marks a popped task finished with `status` (consumed) and makes its successors ready.
  * Takes sched.lock. */
 void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,

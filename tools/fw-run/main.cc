@@ -202,7 +202,7 @@ int listDevices() {
                 r.kind == FW_TARGET_KIND_CPU ? "cores" : "compute units");
     if (r.memory_bytes)
       std::printf(", %.1f GiB", double(r.memory_bytes) / double(1ull << 30));
-    std::printf("%s\n", r.kind == FW_TARGET_KIND_CPU ? "" : " (found; tasks run on the CPU in this version)");
+    std::printf("\n");
   }
   return 0;
 }
@@ -237,12 +237,16 @@ int run(int argc, char **argv) {
                  "After the first call (a warm-up whose results are output as "
                  "usual), call the function N more times on the same inputs and "
                  "print the minimum and median time per call");
-  std::string trace_path, simulate_path, scheduler, tier_limits, storage_dir, history;
+  std::string trace_path, simulate_path, scheduler, tier_limits, storage_dir, history, devices;
   bool stats = false, no_prefetch = false;
   uint32_t workers = 0;
   app.add_option("--scheduler", scheduler, "Scheduling policy: eager, ws or heft (FW_SCHED)")
       ->check(CLI::IsMember({"eager", "ws", "heft"}));
   app.add_option("--workers", workers, "CPU worker threads (FW_NUM_WORKERS; default: cores)");
+  app.add_option("--devices", devices,
+                 "Device kinds kernels run on, e.g. cpu,cuda (FW_DEVICES; default: all "
+                 "found). Without cpu, kernels go to the listed devices wherever they have "
+                 "code there; the CPU runs the rest");
   app.add_option("--tier-limits", tier_limits,
                  "Memory tier capacities, e.g. host=64MiB,storage=1GiB (FW_TIER_LIMITS)");
   app.add_option("--storage-dir", storage_dir,
@@ -285,6 +289,7 @@ int run(int argc, char **argv) {
   if (!tier_limits.empty()) options.tier_limits = tier_limits.c_str();
   if (!storage_dir.empty()) options.storage_dir = storage_dir.c_str();
   if (!history.empty()) options.history_path = history.c_str();
+  if (!devices.empty()) options.devices = devices.c_str();
   if (no_prefetch) options.flags |= FW_RUNTIME_NO_PREFETCH;
   if (!trace_path.empty()) options.flags |= FW_RUNTIME_TRACE;
   fw_runtime_t *raw_rt = nullptr;

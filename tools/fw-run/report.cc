@@ -35,6 +35,10 @@ std::string formatStats(const fw_runtime_stats_t &s) {
                     std::to_string(s.tasks_submitted) + " tasks submitted, " +
                     std::to_string(s.tasks_executed) + " executed, " +
                     std::to_string(s.tasks_failed) + " failed\n";
+  if (s.tasks_rerun || s.devices_lost)
+    out += "  GPU failures: " + std::to_string(s.tasks_rerun) + " tasks rerun elsewhere, " +
+           std::to_string(s.devices_lost) + (s.devices_lost == 1 ? " device" : " devices") +
+           " taken out of service\n";
   for (size_t d = 0; d < s.num_devices; ++d)
     out += "  device " + std::string(s.devices[d].name) + ": " +
            std::to_string(s.devices[d].workers) + (s.devices[d].workers == 1 ? " worker, " : " workers, ") +

@@ -298,8 +298,9 @@ int main(int argc, char **argv) {
   app.add_option("--targets", flags.targets,
                  "Comma-separated targets: cpu (= x86-64-v3), x86-64, "
                  "x86-64-v2, x86-64-v3, x86-64-v4, sm_80, sm_90, cuda (= "
-                 "sm_80,sm_90; one-operation kernels so far)")
-      ->capture_default_str();
+                 "sm_80,sm_90); the last one given wins")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--compile-to", flags.compileTo,
                  "Stop after a phase and print the IR: input, tasks, "
                  "executables, buffers, host, llvm");

@@ -12,6 +12,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -19,6 +20,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
@@ -34,32 +37,194 @@ namespace mlir::fw {
 using namespace mlir;
 using namespace mlir::fw;
 
-/// The kernel's only op with memory effects, when it is a linalg op.
-static linalg::LinalgOp soleLinalgOp(func::FuncOp kernel) {
+/// The linalg ops of a kernel the GPU mapping may handle: every op with memory
+/// effects is a linalg op on buffers or an allocation (of an intermediate,
+/// which must become private to a thread). Empty when the kernel has anything
+/// else.
+static SmallVector<linalg::LinalgOp> kernelLinalgOps(func::FuncOp kernel) {
+  SmallVector<linalg::LinalgOp> ops;
   if (!kernel || kernel.isExternal())
-    return nullptr;
-  linalg::LinalgOp found;
+    return {};
   for (Operation &op : kernel.getBody().front()) {
-    if (isMemoryEffectFree(&op) || isa<func::ReturnOp>(op))
+    if (isMemoryEffectFree(&op) ||
+        isa<func::ReturnOp, memref::AllocOp, memref::DeallocOp>(op))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || found || !linalgOp.hasPureBufferSemantics())
-      return nullptr;
-    found = linalgOp;
+    if (!linalgOp || !linalgOp.hasPureBufferSemantics())
+      return {};
+    ops.push_back(linalgOp);
   }
-  return found;
+  return ops;
 }
 
-/// Replaces the outermost scf.parallel of `func` by a grid-stride loop over
-/// its linearized iteration space; without one (a full reduction), the body
-/// runs in the first thread only.
-static void distributeOverGrid(gpu::GPUFuncOp func) {
-  scf::ParallelOp parallel;
-  func.walk([&](scf::ParallelOp op) {
-    if (!parallel && !op->getParentOfType<scf::ParallelOp>())
-      parallel = op;
-  });
+/// The memory a memref value views: a kernel argument or an allocation.
+static Value rootMemory(Value v) {
+  if (auto memref = dyn_cast<TypedValue<MemRefType>>(v))
+    return memref::skipViewLikeOps(memref);
+  return v;
+}
+
+/// The kernel argument a memref value views, or null.
+static BlockArgument rootArgument(Value v) {
+  return dyn_cast<BlockArgument>(rootMemory(v));
+}
+
+/// Whether two memrefs may overlap: distinct arguments and distinct
+/// allocations do not (the runtime binds distinct buffers).
+static bool mayAlias(Value a, Value b) {
+  Value ra = rootMemory(a), rb = rootMemory(b);
+  auto known = [](Value v) {
+    return isa<BlockArgument>(v) || v.getDefiningOp<memref::AllocOp>() ||
+           v.getDefiningOp<memref::AllocaOp>();
+  };
+  return !known(ra) || !known(rb) || ra == rb;
+}
+
+/// Turns each allocation of the kernel (an intermediate such as a GEMM's
+/// accumulator before its epilogue) into one private scalar per element, when
+/// only one fused loop nest touches it and only at the element of the current
+/// iteration. Fails for any other allocation: a kernel does not allocate
+/// device memory.
+static LogicalResult privatizeAllocations(gpu::GPUFuncOp func) {
+  SmallVector<memref::AllocOp> allocs;
+  func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  for (memref::AllocOp alloc : allocs) {
+    scf::ParallelOp owner;
+    SmallVector<Operation *> deallocs;
+    for (Operation *user : alloc->getUsers()) {
+      if (isa<memref::DeallocOp>(user)) {
+        deallocs.push_back(user);
+        continue;
+      }
+      auto parallel = user->getParentOfType<scf::ParallelOp>();
+      if (!parallel || (owner && parallel != owner))
+        return failure();
+      owner = parallel;
+      ValueRange indices;
+      if (auto load = dyn_cast<memref::LoadOp>(user))
+        indices = load.getIndices();
+      else if (auto store = dyn_cast<memref::StoreOp>(user);
+               store && store.getMemRef() == alloc.getResult())
+        indices = store.getIndices();
+      else
+        return failure();
+      if (indices != ValueRange(parallel.getInductionVars()))
+        return failure();
+    }
+    if (!owner)
+      return failure();
+    // At the function's entry, where LLVM turns it into a register: each
+    // thread handles its elements one after the other.
+    OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+    auto scalar = memref::AllocaOp::create(
+        b, alloc.getLoc(), MemRefType::get({}, alloc.getType().getElementType()));
+    for (Operation *user : llvm::to_vector(alloc->getUsers())) {
+      b.setInsertionPoint(user);
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        load.replaceAllUsesWith(
+            memref::LoadOp::create(b, load.getLoc(), scalar, ValueRange{})
+                .getResult());
+        load.erase();
+      } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
+        memref::StoreOp::create(b, store.getLoc(), store.getValueToStore(),
+                                scalar, ValueRange{});
+        store.erase();
+      }
+    }
+    for (Operation *dealloc : deallocs)
+      dealloc->erase();
+    alloc.erase();
+  }
+  return success();
+}
+
+/// The kernel arguments a phase (a loop nest, or the work of one thread) reads
+/// and writes; failure when it touches memory that is not an argument's.
+static LogicalResult
+collectAccesses(ArrayRef<Operation *> phase,
+                llvm::SmallDenseSet<BlockArgument> &reads,
+                llvm::SmallDenseSet<BlockArgument> &writes) {
+  for (Operation *root : phase) {
+    WalkResult result = root->walk([&](Operation *op) {
+      if (isMemoryEffectFree(op) || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return WalkResult::advance();
+      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!iface)
+        return WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      for (auto &effect : effects) {
+        // A thread's private scalars (privatizeAllocations) are its own.
+        Value memory = rootMemory(effect.getValue());
+        if (memory && memory.getDefiningOp<memref::AllocaOp>())
+          continue;
+        BlockArgument arg = dyn_cast_or_null<BlockArgument>(memory);
+        if (!arg)
+          return WalkResult::interrupt();
+        if (isa<MemoryEffects::Write>(effect.getEffect()))
+          writes.insert(arg);
+        else if (isa<MemoryEffects::Read>(effect.getEffect()))
+          reads.insert(arg);
+        else
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
+/// Spreads the loop nests of `func` over the grid. Each top-level scf.parallel
+/// becomes a grid-stride loop over its linearized iteration space; the other
+/// work (reductions to a scalar, stores to rank-0 buffers) runs in the first
+/// thread. Without a barrier across the grid, these phases must not depend on
+/// each other: none may write an argument another reads or writes. Adjacent
+/// nests with the same bounds are fused first (a fill with the reduction that
+/// accumulates into it), so that their order holds per element.
+static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
   Block &entry = func.getBody().front();
+  scf::naivelyFuseParallelOps(func.getBody(), mayAlias);
+  if (failed(privatizeAllocations(func)))
+    return failure();
+  Operation *terminator = entry.getTerminator();
+  SmallVector<scf::ParallelOp> parallels;
+  SmallVector<Operation *> serial, everywhere;
+  for (Operation &op : entry) {
+    if (&op == terminator || isMemoryEffectFree(&op) || isa<memref::AllocaOp>(op))
+      continue;
+    if (auto parallel = dyn_cast<scf::ParallelOp>(op))
+      parallels.push_back(parallel);
+    else if (hasEffect<MemoryEffects::Read>(&op) && !hasEffect<MemoryEffects::Write>(&op) &&
+             !hasEffect<MemoryEffects::Allocate>(&op) && !hasEffect<MemoryEffects::Free>(&op))
+      everywhere.push_back(&op); // a scalar load the loops use: every thread does it
+    else
+      serial.push_back(&op);
+  }
+  for (Operation *op : serial)
+    for (Value result : op->getResults())
+      if (!result.use_empty())
+        return failure();
+  SmallVector<SmallVector<Operation *>> phases;
+  for (scf::ParallelOp parallel : parallels)
+    phases.push_back({parallel.getOperation()});
+  if (!serial.empty())
+    phases.push_back(serial);
+  if (!everywhere.empty())
+    phases.push_back(everywhere);
+  SmallVector<llvm::SmallDenseSet<BlockArgument>> reads(phases.size()),
+      writes(phases.size());
+  for (auto [i, phase] : llvm::enumerate(phases))
+    if (failed(collectAccesses(phase, reads[i], writes[i])))
+      return failure();
+  for (size_t i = 0; i < phases.size(); ++i)
+    for (size_t j = 0; j < phases.size(); ++j)
+      if (i != j)
+        for (BlockArgument arg : writes[i])
+          if (reads[j].contains(arg) || writes[j].contains(arg))
+            return failure();
+
   OpBuilder b(&entry, entry.begin());
   Location loc = func.getLoc();
   Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -72,56 +237,50 @@ static void distributeOverGrid(gpu::GPUFuncOp func) {
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
 
-  if (!parallel) {
-    // No parallel loop: one thread does everything.
-    Operation *terminator = entry.getTerminator();
+  if (!serial.empty()) {
     b.setInsertionPoint(terminator);
     Value isFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, c0);
     auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
-    Block *then = guard.thenBlock();
-    SmallVector<Operation *> work;
-    for (Operation &op : entry)
-      if (&op != terminator && &op != guard.getOperation() &&
-          op.isBeforeInBlock(guard) && !isMemoryEffectFree(&op))
-        work.push_back(&op);
-    for (Operation *op : work)
-      op->moveBefore(then->getTerminator());
-    return;
+    for (Operation *op : serial)
+      op->moveBefore(guard.thenBlock()->getTerminator());
   }
 
-  b.setInsertionPoint(parallel);
-  // Extents of the parallel dimensions and their product.
-  SmallVector<Value> extents;
-  Value total = c1;
-  for (auto [lb, ub, step] : llvm::zip(parallel.getLowerBound(),
-                                       parallel.getUpperBound(),
-                                       parallel.getStep())) {
-    Value span = arith::SubIOp::create(b, loc, ub, lb);
-    Value extent = arith::CeilDivUIOp::create(b, loc, span, step);
-    extents.push_back(extent);
-    total = arith::MulIOp::create(b, loc, total, extent);
+  for (scf::ParallelOp parallel : parallels) {
+    b.setInsertionPoint(parallel);
+    // Extents of the parallel dimensions and their product.
+    SmallVector<Value> extents;
+    Value total = c1;
+    for (auto [lb, ub, step] :
+         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                   parallel.getStep())) {
+      Value span = arith::SubIOp::create(b, loc, ub, lb);
+      Value extent = arith::CeilDivUIOp::create(b, loc, span, step);
+      extents.push_back(extent);
+      total = arith::MulIOp::create(b, loc, total, extent);
+    }
+    auto loop = scf::ForOp::create(b, loc, first, total, stride);
+    b.setInsertionPointToStart(loop.getBody());
+    // Delinearize, the last dimension fastest.
+    SmallVector<Value> ivs(extents.size());
+    Value rest = loop.getInductionVar();
+    for (int64_t d = extents.size() - 1; d >= 0; --d) {
+      Value index = d == 0 ? rest
+                           : arith::RemUIOp::create(b, loc, rest, extents[d])
+                                 .getResult();
+      if (d > 0)
+        rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
+      ivs[d] = arith::AddIOp::create(
+          b, loc, parallel.getLowerBound()[d],
+          arith::MulIOp::create(b, loc, index, parallel.getStep()[d]));
+    }
+    IRMapping map;
+    map.map(parallel.getInductionVars(), ivs);
+    for (Operation &op : parallel.getBody()->without_terminator())
+      b.clone(op, map);
+    parallel.erase();
   }
-  auto loop = scf::ForOp::create(b, loc, first, total, stride);
-  b.setInsertionPointToStart(loop.getBody());
-  // Delinearize, the last dimension fastest.
-  SmallVector<Value> ivs(extents.size());
-  Value rest = loop.getInductionVar();
-  for (int64_t d = extents.size() - 1; d >= 0; --d) {
-    Value index = d == 0 ? rest
-                         : arith::RemUIOp::create(b, loc, rest, extents[d])
-                               .getResult();
-    if (d > 0)
-      rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
-    ivs[d] = arith::AddIOp::create(
-        b, loc, parallel.getLowerBound()[d],
-        arith::MulIOp::create(b, loc, index, parallel.getStep()[d]));
-  }
-  IRMapping map;
-  map.map(parallel.getInductionVars(), ivs);
-  for (Operation &op : parallel.getBody()->without_terminator())
-    b.clone(op, map);
-  parallel.erase();
+  return success();
 }
 
 /// Serializes the (lowered) gpu.module of `container` in `format`; returns
@@ -151,7 +310,9 @@ struct ConvertFWGPUVariantsToBinaryPass
   using ConvertFWGPUVariantsToBinaryPassBase::
       ConvertFWGPUVariantsToBinaryPassBase;
 
-  LogicalResult compile(ExecutableOp exe, VariantOp variant) {
+  /// Compiles the variant's kernel; false when its loop nests cannot be
+  /// spread over the grid (the variant is then dropped or reported).
+  FailureOr<bool> compile(ExecutableOp exe, VariantOp variant) {
     MLIRContext *ctx = &getContext();
     auto target = cast<CUDATargetAttr>(variant.getTarget());
     const TargetDescription *desc = lookupTarget(target.getArch());
@@ -178,6 +339,28 @@ struct ConvertFWGPUVariantsToBinaryPass
     auto module = gpu::GPUModuleOp::create(b, variant.getLoc(), "kernels",
                                            b.getArrayAttr({nvvmTarget}));
     b.setInsertionPointToStart(module.getBody());
+    // What the kernel needs besides itself: the constants it reads and the
+    // functions computing integer powers, made in a scratch module.
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(variant.getLoc());
+    {
+      OpBuilder sb = OpBuilder::atBlockEnd(scratch->getBody());
+      llvm::SmallDenseSet<StringAttr> globals;
+      kernel.walk([&](memref::GetGlobalOp get) {
+        if (!globals.insert(get.getNameAttr().getAttr()).second)
+          return;
+        if (auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+                kernel, get.getNameAttr()))
+          sb.clone(*global);
+      });
+      kernel = cast<func::FuncOp>(sb.clone(*kernel));
+      PassManager helpers(ctx);
+      helpers.addPass(createConvertMathToFuncs());
+      if (failed(helpers.run(*scratch)))
+        return variant.emitOpError("could not expand the math of its kernel");
+    }
+    for (Operation &op : *scratch->getBody())
+      if (&op != kernel.getOperation())
+        b.clone(op);
     auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), exe.getSymName(),
                                        kernel.getFunctionType());
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -193,17 +376,38 @@ struct ConvertFWGPUVariantsToBinaryPass
       b.clone(op, map);
     gpu::ReturnOp::create(b, kernel.getLoc());
 
-    // The op's parallel loops, spread over the grid.
-    linalg::LinalgOp op = soleLinalgOp(kernel);
-    linalg::LinalgOp cloned;
-    func.walk([&](linalg::LinalgOp l) { cloned = l; });
+    // The ops' parallel loops, spread over the grid.
+    SmallVector<linalg::LinalgOp> cloned;
+    func.walk([&](linalg::LinalgOp l) { cloned.push_back(l); });
     IRRewriter rewriter(ctx);
-    rewriter.setInsertionPoint(cloned);
-    if (!op || failed(linalg::linalgOpToParallelLoops(rewriter, cloned)))
-      return variant.emitOpError("could not turn its kernel into loops for ")
-             << target.getArch();
-    rewriter.eraseOp(cloned);
-    distributeOverGrid(func);
+    for (linalg::LinalgOp op : cloned) {
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
+        return variant.emitOpError("could not turn its kernel into loops for ")
+               << target.getArch();
+      rewriter.eraseOp(op);
+    }
+    // Identical bounds become identical values, so that loops can fuse.
+    {
+      PassManager cleanup(ctx);
+      OpPassManager &funcPm =
+          cleanup.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
+      funcPm.addPass(createCanonicalizerPass());
+      funcPm.addPass(createCSEPass());
+      if (failed(cleanup.run(*container)))
+        return variant.emitOpError("could not simplify its kernel");
+    }
+    if (failed(distributeOverGrid(func)))
+      return false;
+    // A product feeding a sum may become one FMA, as the CPU kernels do.
+    func.walk([](arith::ArithFastMathInterface op) {
+      auto flags = op.getFastMathFlagsAttr();
+      auto contract = arith::FastMathFlagsAttr::get(
+          op->getContext(), (flags ? flags.getValue()
+                                   : arith::FastMathFlags::none) |
+                                arith::FastMathFlags::contract);
+      op->setAttr(op.getFastMathAttrName(), contract);
+    });
 
     PassManager pm(ctx);
     OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
@@ -229,7 +433,7 @@ struct ConvertFWGPUVariantsToBinaryPass
     variant->setAttr("fw.cubin", b.getStringAttr(*cubin));
     for (Operation &op : llvm::make_early_inc_range(*inner.getBody()))
       op.erase();
-    return success();
+    return true;
   }
 
   void runOnOperation() override {
@@ -237,24 +441,27 @@ struct ConvertFWGPUVariantsToBinaryPass
       for (auto variant : llvm::to_vector(exe.getOps<VariantOp>())) {
         if (!isa<CUDATargetAttr>(variant.getTarget()))
           continue;
-        if (soleLinalgOp(variant.getInnerModule().lookupSymbol<func::FuncOp>(
-                exe.getSymName()))) {
-          if (failed(compile(exe, variant)))
-            return signalPassFailure();
+        FailureOr<bool> compiled = false;
+        if (!kernelLinalgOps(variant.getInnerModule().lookupSymbol<func::FuncOp>(
+                                 exe.getSymName()))
+                 .empty())
+          compiled = compile(exe, variant);
+        if (failed(compiled))
+          return signalPassFailure();
+        if (*compiled)
           continue;
-        }
         // Not mappable yet: the other variants run it.
+        StringRef why = "only kernels whose loop nests fuse per element or "
+                        "are independent are supported yet";
         if (llvm::range_size(exe.getOps<VariantOp>()) == 1) {
           variant.emitOpError("cannot be compiled for ")
-              << cast<CUDATargetAttr>(variant.getTarget()).getArch()
-              << " yet: only kernels made of one linalg operation are "
-                 "supported; add a CPU target";
+              << cast<CUDATargetAttr>(variant.getTarget()).getArch() << ": "
+              << why << "; add a CPU target";
           return signalPassFailure();
         }
         variant.emitWarning("not compiled for ")
-            << cast<CUDATargetAttr>(variant.getTarget()).getArch()
-            << ": only kernels made of one linalg operation are supported "
-               "yet; the other targets run it";
+            << cast<CUDATargetAttr>(variant.getTarget()).getArch() << ": "
+            << why << "; the other targets run it";
         variant.erase();
       }
     }

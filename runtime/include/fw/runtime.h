@@ -136,6 +136,12 @@ typedef struct fw_runtime_options_t {
                                     saved at destruction; FW_HISTORY, else none */
   const fw_sim_machine_t *simulate; /* non-NULL: run in virtual time on this machine
                                        (see "Simulation" below) */
+  const char *devices;           /* the device kinds kernels run on, "cpu,cuda"; FW_DEVICES,
+                                    else every device found. The CPU always runs host
+                                    code, C tasks and kernels no listed device has code
+                                    for; a list without "cpu" sends every kernel with a
+                                    variant for a listed device there (the CPU takes it
+                                    back when that device fails) */
 } fw_runtime_options_t;
 
 /* `options` may be NULL for defaults. */
@@ -393,6 +399,8 @@ typedef struct fw_runtime_stats_t {
   uint64_t peak_bytes[FW_NUM_TIERS];
   uint64_t limit_bytes[FW_NUM_TIERS]; /* 0: unlimited */
   const char *scheduler;       /* "eager", "ws", "heft" */
+  uint64_t tasks_rerun;        /* tasks whose launch failed on a GPU and ran elsewhere */
+  uint32_t devices_lost;       /* GPUs taken out of service after repeated failures */
 } fw_runtime_stats_t;
 
 FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);

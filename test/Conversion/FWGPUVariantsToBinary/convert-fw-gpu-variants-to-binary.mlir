@@ -51,26 +51,154 @@ fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bin
 
 // -----
 
-/// negative_: a kernel of two ops is not mapped yet; with another variant
-/// the NVIDIA one is dropped with a warning.
-// CHECK-LABEL: fw.executable @two
-// CHECK: fw.variant @cpu
-// CHECK-NOT: fw.variant @gpu
-fw.executable @two attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<4xf32>, tensor<4xf32>]} {
-  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+/// A fill, the matmul that accumulates into an intermediate, and an epilogue
+/// reading it: the three loop nests fuse per output element and the
+/// intermediate becomes a register of each thread, so the PTX uses no local
+/// memory and writes only the result. Products and sums may contract into
+/// FMAs (as on the CPU).
+// CHECK-LABEL: fw.executable @mm
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: fw.kernel = "mm"
+// CHECK-SAME: .entry mm(
+// CHECK-NOT: .local
+// CHECK-NOT: st.global
+// CHECK-SAME: fma.rn.f32
+// CHECK-NOT: .local
+// CHECK-SAME: max.f32
+// CHECK-SAME: st.global.b32
+// CHECK-NOT: st.global
+// CHECK-SAME: ret;
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+fw.executable @mm attributes {access = [#fw.access<read>, #fw.access<read>, #fw.access<write>], bindings = [tensor<8x16xf32>, tensor<16x4xf32>, tensor<8x4xf32>]} {
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
     builtin.module {
-      func.func @two(%in: memref<4xf32>, %out: memref<4xf32>) {
+      func.func @mm(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %out: memref<8x4xf32>) {
+        %zero = arith.constant 0.0 : f32
+        %acc = memref.alloc() : memref<8x4xf32>
+        linalg.fill ins(%zero : f32) outs(%acc : memref<8x4xf32>)
+        linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%acc : memref<8x4xf32>)
+        linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+            ins(%acc : memref<8x4xf32>) outs(%out : memref<8x4xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %y = arith.maxnumf %x, %zero : f32
+          linalg.yield %y : f32
+        }
+        memref.dealloc %acc : memref<8x4xf32>
         return
       }
     }
   }
-  // expected-warning @+1 {{not compiled for sm_90: only kernels made of one linalg operation are supported yet; the other targets run it}}
+}
+
+// -----
+
+/// Independent nests (no result of one is read or written by another) each
+/// get their own grid-stride loop; work without a parallel loop (a sum to a
+/// scalar) runs in the first thread.
+// CHECK-LABEL: fw.executable @indep
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: fw.cubin = "\7FELF
+// CHECK-SAME: fw.kernel = "indep"
+#id1 = affine_map<(d0) -> (d0)>
+#sum = affine_map<(d0) -> ()>
+fw.executable @indep attributes {access = [#fw.access<read>, #fw.access<write>, #fw.access<write>], bindings = [tensor<64xf32>, tensor<64xf32>, tensor<f32>]} {
   fw.variant @gpu target(#fw.cuda<"sm_90">) {
     builtin.module {
-      func.func @two(%in: memref<4xf32>, %out: memref<4xf32>) {
+      func.func @indep(%in: memref<64xf32>, %twice: memref<64xf32>, %total: memref<f32>) {
         %zero = arith.constant 0.0 : f32
-        linalg.fill ins(%zero : f32) outs(%out : memref<4xf32>)
-        linalg.copy ins(%in : memref<4xf32>) outs(%out : memref<4xf32>)
+        linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+            ins(%in : memref<64xf32>) outs(%twice : memref<64xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %y = arith.addf %x, %x : f32
+          linalg.yield %y : f32
+        }
+        linalg.fill ins(%zero : f32) outs(%total : memref<f32>)
+        linalg.generic {indexing_maps = [#id1, #sum], iterator_types = ["reduction"]}
+            ins(%in : memref<64xf32>) outs(%total : memref<f32>) {
+        ^bb0(%x: f32, %acc: f32):
+          %y = arith.addf %x, %acc : f32
+          linalg.yield %y : f32
+        }
+        return
+      }
+    }
+  }
+}
+
+// -----
+
+/// negative_: a row sum feeding a division of every element. The second nest
+/// needs all of the first, which nothing orders across the grid: with another
+/// variant the NVIDIA one is dropped with a warning.
+// CHECK-LABEL: fw.executable @norm
+// CHECK: fw.variant @cpu
+// CHECK-NOT: fw.variant @gpu
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+fw.executable @norm attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<4x8xf32>, tensor<4x8xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {
+      func.func @norm(%in: memref<4x8xf32>, %out: memref<4x8xf32>) {
+        return
+      }
+    }
+  }
+  // expected-warning @+1 {{not compiled for sm_90: only kernels whose loop nests fuse per element or are independent are supported yet; the other targets run it}}
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @norm(%in: memref<4x8xf32>, %out: memref<4x8xf32>) {
+        %zero = arith.constant 0.0 : f32
+        %sum = memref.alloc() : memref<4xf32>
+        linalg.fill ins(%zero : f32) outs(%sum : memref<4xf32>)
+        linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+            ins(%in : memref<4x8xf32>) outs(%sum : memref<4xf32>) {
+        ^bb0(%x: f32, %acc: f32):
+          %y = arith.addf %x, %acc : f32
+          linalg.yield %y : f32
+        }
+        linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+            ins(%in, %sum : memref<4x8xf32>, memref<4xf32>) outs(%out : memref<4x8xf32>) {
+        ^bb0(%x: f32, %t: f32, %o: f32):
+          %y = arith.divf %x, %t : f32
+          linalg.yield %y : f32
+        }
+        return
+      }
+    }
+  }
+}
+
+// -----
+
+/// negative_: two writers of one output that do not fuse (the second reads
+/// the first at other elements) depend on each other across the grid.
+// CHECK-LABEL: fw.executable @shift
+// CHECK: fw.variant @cpu
+// CHECK-NOT: fw.variant @gpu
+#id1 = affine_map<(d0) -> (d0)>
+#next = affine_map<(d0) -> (d0 + 1)>
+fw.executable @shift attributes {access = [#fw.access<read>, #fw.access<readwrite>], bindings = [tensor<9xf32>, tensor<9xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {
+      func.func @shift(%in: memref<9xf32>, %out: memref<9xf32>) {
+        return
+      }
+    }
+  }
+  // expected-warning @+1 {{not compiled for sm_90}}
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @shift(%in: memref<9xf32>, %out: memref<9xf32>) {
+        linalg.copy ins(%in : memref<9xf32>) outs(%out : memref<9xf32>)
+        %head = memref.subview %out[0] [8] [1] : memref<9xf32> to memref<8xf32, strided<[1]>>
+        linalg.generic {indexing_maps = [#next, #id1], iterator_types = ["parallel"]}
+            ins(%out : memref<9xf32>) outs(%head : memref<8xf32, strided<[1]>>) {
+        ^bb0(%x: f32, %o: f32):
+          linalg.yield %x : f32
+        }
         return
       }
     }
@@ -82,7 +210,7 @@ fw.executable @two attributes {access = [#fw.access<read>, #fw.access<write>], b
 /// negative_: a variant whose module has no kernel (empty, or only a
 /// declaration) is an error, not a crash.
 fw.executable @empty attributes {access = [], bindings = []} {
-  // expected-error @+1 {{cannot be compiled for sm_90 yet: only kernels made of one linalg operation are supported; add a CPU target}}
+  // expected-error @+1 {{cannot be compiled for sm_90: only kernels whose loop nests fuse per element or are independent are supported yet; add a CPU target}}
   fw.variant @gpu target(#fw.cuda<"sm_90">) {
     builtin.module {
       func.func private @empty()

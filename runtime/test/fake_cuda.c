@@ -1,0 +1,331 @@
+/* A stand-in for NVIDIA's libcuda.so.1, for tests on machines without a GPU: one device
+ * whose memory is host memory, so the runtime's CUDA device, image choice, module
+ * loading, copies and memory node run for real; kernels cannot execute here, so every
+ * launch fails the way a faulting kernel does, which exercises the runtime's rerun of the
+ * task on the CPU. Built as libcuda.so.1 in its own directory; a test puts that directory
+ * on LD_LIBRARY_PATH. It never replaces the real driver anywhere else.
+ *
+ * Settings (environment):
+ *   FW_FAKE_CUDA_ARCH    compute capability as major*10+minor (default 90: sm_90)
+ *   FW_FAKE_CUDA_MEMORY  device memory in bytes (default 1 GiB)
+ *   FW_FAKE_CUDA_CUBIN   "refuse": cuModuleLoadData rejects cubins (a driver too old
+ *                        for them), so the runtime must fall back to the PTX
+ *   FW_FAKE_CUDA_LOG     a file each driver call worth checking is appended to */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
+  CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_INVALID_IMAGE = 200,
+  CUDA_ERROR_NOT_FOUND = 500,
+  CUDA_ERROR_LAUNCH_FAILED = 719,
+};
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_initialized;
+static size_t g_used;
+
+static int env_int(const char *name, int fallback) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : fallback;
+}
+
+static size_t memory_size(void) {
+  const char *v = getenv("FW_FAKE_CUDA_MEMORY");
+  return v && *v ? (size_t)strtoull(v, NULL, 10) : (size_t)1 << 30;
+}
+
+static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_line(const char *fmt, ...) {
+  const char *path = getenv("FW_FAKE_CUDA_LOG");
+  if (!path || !*path) return;
+  pthread_mutex_lock(&g_lock);
+  FILE *f = fopen(path, "a");
+  if (f) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+    fclose(f);
+  }
+  pthread_mutex_unlock(&g_lock);
+}
+
+/* Handles are small heap objects; their contents are all the fake needs. */
+struct CUctx_st { int unused; };
+struct CUstream_st { int unused; };
+struct CUevent_st { int recorded; };
+struct CUfunc_st { char name[128]; struct CUfunc_st *next; };
+struct CUmod_st { char target[16]; int ptx; struct CUfunc_st *functions; };
+
+static struct CUctx_st g_context;
+
+FAKE_EXPORT CUresult cuInit(unsigned int flags) {
+  (void)flags;
+  g_initialized = 1;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuGetErrorString(CUresult error, const char **str) {
+  switch (error) {
+  case CUDA_ERROR_LAUNCH_FAILED: *str = "unspecified launch failure (fake driver: no GPU)"; break;
+  case CUDA_ERROR_INVALID_IMAGE: *str = "device kernel image is invalid"; break;
+  case CUDA_ERROR_OUT_OF_MEMORY: *str = "out of memory"; break;
+  case CUDA_ERROR_NOT_FOUND: *str = "named symbol not found"; break;
+  default: *str = "fake driver error"; break;
+  }
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGetCount(int *count) {
+  if (!g_initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  *count = 1;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  if (ordinal != 0) return CUDA_ERROR_INVALID_VALUE;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
+  (void)dev;
+  snprintf(name, (size_t)len, "Fake GPU");
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev) {
+  (void)dev;
+  int arch = env_int("FW_FAKE_CUDA_ARCH", 90);
+  switch (attribute) {
+  case 16: *value = 4; return CUDA_SUCCESS;          /* multiprocessors */
+  case 75: *value = arch / 10; return CUDA_SUCCESS;  /* compute capability major */
+  case 76: *value = arch % 10; return CUDA_SUCCESS;  /* minor */
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+FAKE_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) {
+  (void)dev;
+  *bytes = memory_size();
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, CUdevice dev) {
+  (void)dev;
+  *ctx = &g_context;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  (void)dev;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxSetCurrent(struct CUctx_st *ctx) {
+  return ctx == &g_context ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Device memory: host memory with its size in front, so frees give the room back. */
+FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size) {
+  pthread_mutex_lock(&g_lock);
+  int fits = g_used + size <= memory_size();
+  if (fits) g_used += size;
+  pthread_mutex_unlock(&g_lock);
+  if (!fits) return CUDA_ERROR_OUT_OF_MEMORY;
+  size_t *block = aligned_alloc(256, 256 + ((size + 255) / 256) * 256);
+  if (!block) return CUDA_ERROR_OUT_OF_MEMORY;
+  block[0] = size;
+  *ptr = (CUdeviceptr)(uintptr_t)((char *)block + 256);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
+  if (!ptr) return CUDA_SUCCESS;
+  size_t *block = (size_t *)((char *)(uintptr_t)ptr - 256);
+  pthread_mutex_lock(&g_lock);
+  g_used -= block[0];
+  pthread_mutex_unlock(&g_lock);
+  free(block);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemHostAlloc(void **ptr, size_t size, unsigned int flags) {
+  (void)flags;
+  *ptr = aligned_alloc(4096, ((size ? size : 1) + 4095) / 4096 * 4096);
+  return *ptr ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuMemFreeHost(void *ptr) {
+  free(ptr);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n,
+                                     struct CUstream_st *s) {
+  (void)s;
+  memset((void *)(uintptr_t)dst, value, n);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
+                                          struct CUstream_st *s) {
+  (void)s;
+  memcpy((void *)(uintptr_t)dst, src, n);
+  log_line("copy to device %zu", n);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
+                                          struct CUstream_st *s) {
+  (void)s;
+  memcpy(dst, (const void *)(uintptr_t)src, n);
+  log_line("copy to host %zu", n);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n,
+                                          struct CUstream_st *s) {
+  (void)s;
+  memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamCreate(struct CUstream_st **stream, unsigned int flags) {
+  (void)flags;
+  *stream = calloc(1, sizeof(**stream));
+  return *stream ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *stream) {
+  free(stream);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamSynchronize(struct CUstream_st *stream) {
+  (void)stream;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamWaitEvent(struct CUstream_st *stream, struct CUevent_st *event,
+                                       unsigned int flags) {
+  (void)stream;
+  (void)event;
+  (void)flags;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventCreate(struct CUevent_st **event, unsigned int flags) {
+  (void)flags;
+  *event = calloc(1, sizeof(**event));
+  return *event ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuEventDestroy_v2(struct CUevent_st *event) {
+  free(event);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st *stream) {
+  (void)stream;
+  event->recorded = 1;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventSynchronize(struct CUevent_st *event) {
+  (void)event;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventQuery(struct CUevent_st *event) {
+  (void)event;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventElapsedTime(float *ms, struct CUevent_st *start,
+                                        struct CUevent_st *end) {
+  if (!start->recorded || !end->recorded) return CUDA_ERROR_INVALID_VALUE;
+  *ms = 0.0f;
+  return CUDA_SUCCESS;
+}
+
+/* Accepts a cubin (an ELF image) or NUL-terminated PTX text naming its target. */
+FAKE_EXPORT CUresult cuModuleLoadData(struct CUmod_st **module, const void *image) {
+  const char *bytes = image;
+  struct CUmod_st *m = calloc(1, sizeof(*m));
+  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (memcmp(bytes, "\x7f" "ELF", 4) == 0) {
+    const char *refuse = getenv("FW_FAKE_CUDA_CUBIN");
+    if (refuse && !strcmp(refuse, "refuse")) {
+      free(m);
+      log_line("refuse cubin");
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    snprintf(m->target, sizeof(m->target), "cubin");
+    log_line("load cubin");
+  } else {
+    const char *target = strstr(bytes, ".target ");
+    if (!target) {
+      free(m);
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    m->ptx = 1;
+    sscanf(target + 8, "%15s", m->target);
+    log_line("load ptx %s", m->target);
+  }
+  *module = m;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuModuleUnload(struct CUmod_st *module) {
+  while (module->functions) {
+    struct CUfunc_st *f = module->functions;
+    module->functions = f->next;
+    free(f);
+  }
+  free(module);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuModuleGetFunction(struct CUfunc_st **function, struct CUmod_st *module,
+                                         const char *name) {
+  struct CUfunc_st *f = calloc(1, sizeof(*f));
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  snprintf(f->name, sizeof(f->name), "%s", name);
+  f->next = module->functions; /* functions live as long as their module */
+  module->functions = f;
+  *function = f;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsigned int gy,
+                                    unsigned int gz, unsigned int bx, unsigned int by,
+                                    unsigned int bz, unsigned int shared,
+                                    struct CUstream_st *stream, void **params, void **extra) {
+  (void)gy;
+  (void)gz;
+  (void)by;
+  (void)bz;
+  (void)shared;
+  (void)stream;
+  (void)params;
+  (void)extra;
+  log_line("launch %s grid %u block %u", f->name, gx, bx);
+  return CUDA_ERROR_LAUNCH_FAILED;
+}
