@@ -60,3 +60,8 @@ if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
 if os.path.exists("/usr/local/cuda/lib64/stubs/libcuda.so"):
     config.available_features.add("cuda-stub")
+# AMD code objects need the device libraries of Debian's rocm-device-libs and LLVM's
+# ld.lld; Debian's HIP headers let the runtime's HIP device be checked against them.
+if os.path.isdir("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode") and os.path.exists(
+        os.path.join(config.llvm_tools_dir, "ld.lld")):
+    config.available_features.add("amdgpu-toolchain")

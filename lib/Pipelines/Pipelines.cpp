@@ -30,10 +30,12 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVM/ROCDL/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -114,6 +116,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
 
   mlir::fw::ConvertFWGPUVariantsToBinaryPassOptions gpu;
   gpu.cudaPath = options.cudaPath;
+  gpu.rocmPath = options.rocmPath;
   pm.addPass(mlir::fw::createConvertFWGPUVariantsToBinaryPass(gpu));
   pm.addPass(mlir::fw::createConvertFWCPUVariantsToLLVMPass());
   pm.addPass(mlir::fw::createConvertFWHostToLLVMPass());
@@ -123,7 +126,7 @@ void mlir::fw::registerFwDialects(DialectRegistry &registry) {
   registry.insert<mlir::fw::FWDialect, affine::AffineDialect,
                   arith::ArithDialect, bufferization::BufferizationDialect,
                   cf::ControlFlowDialect, func::FuncDialect,
-                  gpu::GPUDialect, NVVM::NVVMDialect, index::IndexDialect, linalg::LinalgDialect,
+                  gpu::GPUDialect, NVVM::NVVMDialect, ROCDL::ROCDLDialect, index::IndexDialect, linalg::LinalgDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -144,6 +147,8 @@ void mlir::fw::registerFwDialects(DialectRegistry &registry) {
   // NVIDIA code generation: the NVVM target serializes gpu.modules through
   // LLVM IR.
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  // AMD: the ROCDL target serializes them to HSACO code objects.
+  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
   // convert-gpu-to-nvvm converts every dialect through its
   // ConvertToLLVMPatternInterface.
   arith::registerConvertArithToLLVMInterface(registry);
@@ -159,6 +164,7 @@ void mlir::fw::registerFwDialects(DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
+  registerROCDLDialectTranslation(registry);
 }
 
 namespace {

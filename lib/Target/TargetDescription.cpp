@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+
 using namespace mlir::fw;
 
 static constexpr llvm::StringLiteral kX86Triple = "x86_64-unknown-linux-gnu";
@@ -43,3 +45,23 @@ const TargetDescription *mlir::fw::lookupTarget(llvm::StringRef arch) {
 }
 
 llvm::StringRef mlir::fw::getDefaultCpuArch() { return "x86-64-v3"; }
+
+GPULaunchBounds mlir::fw::getGPULaunchBounds(const TargetDescription &target,
+                                             unsigned blockSize) {
+  /// Enough registers for a fused kernel's accumulators and addresses, few
+  /// enough for two blocks of 256 threads per SM.
+  constexpr unsigned kRegisterBudget = 128;
+  GPULaunchBounds bounds{0, 1, 1};
+  if (target.kind == TargetKind::CPU || blockSize == 0)
+    return bounds;
+  bounds.registersPerThread = std::min(target.registersPerThread, kRegisterBudget);
+  bounds.minBlocksPerMultiprocessor = std::max(
+      1u, target.registersPerMultiprocessor /
+              (blockSize * bounds.registersPerThread));
+  constexpr unsigned kSimdsPerCU = 4;
+  if (target.kind == TargetKind::HIP && target.warpSize)
+    bounds.wavesPerExecutionUnit = std::max(
+        1u, target.registersPerMultiprocessor / kSimdsPerCU / target.warpSize /
+                bounds.registersPerThread);
+  return bounds;
+}

@@ -44,6 +44,7 @@ struct Flags {
   std::string moduleName;
   std::string ldPath;
   std::string cudaPath = "/usr/local/cuda";
+  std::string rocmPath;
   std::string header;
   unsigned optLevel = 3;
   bool printIRAfterAll = false;
@@ -83,11 +84,12 @@ FailureOr<SmallVector<Attribute>> parseTargets(MLIRContext *ctx,
           targets.insert(fw::CUDATargetAttr::get(ctx, t.arch));
       continue;
     }
+    // `rocm` is every AMD architecture fwc knows.
     if (name == "rocm") {
-      fail("target 'rocm' (AMD code generation) is not implemented in this "
-           "version of fwc; supported now: cpu, x86-64, x86-64-v2, "
-           "x86-64-v3, x86-64-v4, sm_80, sm_90, cuda");
-      return failure();
+      for (const fw::TargetDescription &t : fw::getTargetDescriptions())
+        if (t.kind == fw::TargetKind::HIP)
+          targets.insert(fw::HIPTargetAttr::get(ctx, t.arch));
+      continue;
     }
     const fw::TargetDescription *desc = fw::lookupTarget(name);
     if (!desc) {
@@ -96,11 +98,8 @@ FailureOr<SmallVector<Attribute>> parseTargets(MLIRContext *ctx,
       return failure();
     }
     if (desc->kind == fw::TargetKind::HIP) {
-      fail("target '" + name +
-           "' is known but AMD code generation is not implemented in this "
-           "version of fwc; supported now: cpu, x86-64, x86-64-v2, "
-           "x86-64-v3, x86-64-v4, sm_80, sm_90, cuda");
-      return failure();
+      targets.insert(fw::HIPTargetAttr::get(ctx, desc->arch));
+      continue;
     }
     if (desc->kind == fw::TargetKind::CUDA)
       targets.insert(fw::CUDATargetAttr::get(ctx, desc->arch));
@@ -202,6 +201,7 @@ int compile(const Flags &flags, bool &reportedError) {
   options.compileTo = *phase;
   options.optLevel = flags.optLevel;
   options.cudaPath = flags.cudaPath;
+  options.rocmPath = flags.rocmPath;
   options.reportMemory = flags.stats;
   fw::buildFwcPipeline(pm, options);
   if (failed(pm.run(*module)))
@@ -298,7 +298,8 @@ int main(int argc, char **argv) {
   app.add_option("--targets", flags.targets,
                  "Comma-separated targets: cpu (= x86-64-v3), x86-64, "
                  "x86-64-v2, x86-64-v3, x86-64-v4, sm_80, sm_90, cuda (= "
-                 "sm_80,sm_90); the last one given wins")
+                 "sm_80,sm_90), gfx90a, gfx942, rocm (= gfx90a,gfx942); the "
+                 "last one given wins")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--compile-to", flags.compileTo,
@@ -319,6 +320,10 @@ int main(int argc, char **argv) {
   app.add_option("--cuda-path", flags.cudaPath,
                  "CUDA toolkit whose ptxas assembles cubins for sm_* targets")
       ->capture_default_str();
+  app.add_option("--rocm-path", flags.rocmPath,
+                 "ROCm installation whose device libraries (amdgcn/bitcode) and "
+                 "llvm/bin/ld.lld build gfx* code objects (default: Debian's "
+                 "rocm-device-libs and LLVM's ld.lld)");
   app.add_option("-O", flags.optLevel,
                  "Optimization level, 0-3: -O0 keeps one task per operation "
                  "and no fusion, for debugging (the last one given counts)")

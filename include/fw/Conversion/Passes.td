@@ -49,23 +49,33 @@ def ConvertFWCPUVariantsToLLVMPass
 
 def ConvertFWGPUVariantsToBinaryPass
     : Pass<"convert-fw-gpu-variants-to-binary", "ModuleOp"> {
-  let summary = "Compiles the kernel of every NVIDIA variant to a cubin and PTX";
+  let summary = "Compiles the kernel of every GPU variant to device images";
   let description = [{
-    For every `fw.variant` whose target is an `#fw.cuda`, maps the kernel
-    (one linalg op on buffers) onto the GPU: the op's parallel loops become
-    one grid-stride loop over their linearized iteration space in a
-    `gpu.func` (any grid computes the whole op; reductions run sequentially
-    per output element), with `nvvm.maxntid` set to the block size. The
-    `gpu.module` is lowered with `convert-gpu-to-nvvm` and serialized twice
-    by `gpu-module-to-binary`: PTX (for GPUs newer than the target) and a
-    cubin assembled by CUDA's `ptxas` from `cuda-path`. The images are
-    attached to the variant (`fw.cubin`, `fw.ptx`, `fw.kernel`,
-    `fw.block_size`) and its module is emptied; the fat binary carries them
+    For every `fw.variant` whose target is an `#fw.cuda` or an `#fw.hip`,
+    maps the kernel onto the GPU in a `gpu.func`: its linalg ops become loop
+    nests; nests with the same bounds fuse per element (a fill, the matmul
+    that accumulates into it and an elementwise epilogue), an intermediate
+    touched only at the current element becomes a register, and each
+    remaining nest becomes a grid-stride loop over its linearized iteration
+    space (any grid computes the whole kernel; reductions run sequentially
+    per output element). Launch bounds come from the target table: the block
+    size and `nvvm.minctasm` on NVIDIA, `rocdl.flat_work_group_size` and
+    `rocdl.waves_per_eu` on AMD.
+
+    NVIDIA: lowered with `convert-gpu-to-nvvm` and serialized twice by
+    `gpu-module-to-binary`, to PTX (for GPUs newer than the target) and to a
+    cubin assembled by CUDA's `ptxas` from `cuda-path`; attached as `fw.ptx`
+    and `fw.cubin`. AMD: lowered with `convert-gpu-to-rocdl` and serialized to
+    an HSACO code object linked by `ld.lld`, with the device libraries of
+    `rocm-path` (or, by default, `amd-device-libs` and LLVM's own `ld.lld`);
+    attached as `fw.hsaco`. Both also get `fw.kernel` and `fw.block_size`,
+    and the variant's module is emptied; the fat binary carries the images
     in `.llvm.offloading`.
 
-    Kernels of several ops are not mapped yet: their NVIDIA variants are
-    dropped with a warning when the executable keeps another variant, and
-    are an error otherwise.
+    Kernels whose nests depend on each other across elements (a row sum
+    feeding a division of every element) are not mapped yet: their GPU
+    variants are dropped with a warning when the executable keeps another
+    variant, and are an error otherwise.
 
     ```mlir
     fw.variant @cuda_sm_90 target(#fw.cuda<"sm_90">) attributes {
@@ -78,11 +88,18 @@ def ConvertFWGPUVariantsToBinaryPass
   let options = [
     Option<"cudaPath", "cuda-path", "std::string", /*default=*/"\"/usr/local/cuda\"",
            "CUDA toolkit whose ptxas assembles cubins">,
+    Option<"rocmPath", "rocm-path", "std::string", /*default=*/"\"\"",
+           "ROCm installation with amdgcn/bitcode and llvm/bin/ld.lld (default: "
+           "amd-device-libs and LLVM's ld.lld)">,
+    Option<"amdDeviceLibs", "amd-device-libs", "std::string",
+           /*default=*/"\"/usr/lib/x86_64-linux-gnu/amdgcn/bitcode\"",
+           "AMD device library bitcode (Debian's rocm-device-libs)">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads per block">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect"];
 }

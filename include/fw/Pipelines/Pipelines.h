@@ -42,6 +42,9 @@ struct FwcOptions {
   bool reportMemory = false;
   /// The CUDA toolkit whose ptxas assembles cubins for NVIDIA targets.
   std::string cudaPath = "/usr/local/cuda";
+  /// A ROCm installation for AMD targets (amdgcn/bitcode, llvm/bin/ld.lld);
+  /// empty: Debian's rocm-device-libs and LLVM's own ld.lld.
+  std::string rocmPath;
 };
 
 /// Adds the passes of the fwc pipeline up to `options.compileTo` to `pm`,

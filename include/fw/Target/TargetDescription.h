@@ -42,6 +42,20 @@ struct TargetDescription {
   unsigned registersPerMultiprocessor;
 };
 
+/// How a GPU kernel of `blockSize` threads may use registers, from the
+/// target's facts: each thread keeps at most `registersPerThread` (128, or
+/// fewer where the architecture has fewer), so that `minBlocksPerMultiprocessor`
+/// blocks fit on an SM or CU at once (NVIDIA: launch bounds, `nvvm.minctasm`)
+/// and `wavesPerExecutionUnit` waves fit on each SIMD (AMD:
+/// `amdgpu-waves-per-eu`, with 4 SIMDs per CU).
+struct GPULaunchBounds {
+  unsigned registersPerThread;
+  unsigned minBlocksPerMultiprocessor;
+  unsigned wavesPerExecutionUnit;
+};
+GPULaunchBounds getGPULaunchBounds(const TargetDescription &target,
+                                   unsigned blockSize);
+
 /// Every target fw knows, CPU levels first.
 llvm::ArrayRef<TargetDescription> getTargetDescriptions();
 

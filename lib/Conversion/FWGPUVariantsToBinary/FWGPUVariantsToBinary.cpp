@@ -1,33 +1,38 @@
-//===- FWGPUVariantsToBinary.cpp - NVIDIA kernels to cubin and PTX --------===//
+//===- FWGPUVariantsToBinary.cpp - GPU kernels to device images ----------===//
 //
-// Maps the kernel of each NVIDIA variant onto a gpu.func with a grid-stride
-// loop, lowers it to NVVM and serializes it with MLIR's gpu-module-to-binary
-// (PTX, and a cubin assembled by ptxas).
+// Compiles the kernel of each NVIDIA and AMD variant: a gpu.module for the
+// target holds it as a gpu.func, GPUMapping.cpp spreads its loop nests over
+// the grid, the vendor lowering (NVVM or ROCDL) follows, and MLIR's
+// gpu-module-to-binary serializes it: PTX and a cubin assembled by ptxas for
+// NVIDIA, an HSACO code object linked by ld.lld for AMD.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fw/Conversion/Passes.h"
 
+#include "GPUMapping.h"
 #include "fw/Target/TargetDescription.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
-#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+
+#ifndef FW_LLVM_TOOLS_DIR
+#define FW_LLVM_TOOLS_DIR ""
+#endif
 
 namespace mlir::fw {
 #define GEN_PASS_DEF_CONVERTFWGPUVARIANTSTOBINARYPASS
@@ -36,252 +41,6 @@ namespace mlir::fw {
 
 using namespace mlir;
 using namespace mlir::fw;
-
-/// The linalg ops of a kernel the GPU mapping may handle: every op with memory
-/// effects is a linalg op on buffers or an allocation (of an intermediate,
-/// which must become private to a thread). Empty when the kernel has anything
-/// else.
-static SmallVector<linalg::LinalgOp> kernelLinalgOps(func::FuncOp kernel) {
-  SmallVector<linalg::LinalgOp> ops;
-  if (!kernel || kernel.isExternal())
-    return {};
-  for (Operation &op : kernel.getBody().front()) {
-    if (isMemoryEffectFree(&op) ||
-        isa<func::ReturnOp, memref::AllocOp, memref::DeallocOp>(op))
-      continue;
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || !linalgOp.hasPureBufferSemantics())
-      return {};
-    ops.push_back(linalgOp);
-  }
-  return ops;
-}
-
-/// The memory a memref value views: a kernel argument or an allocation.
-static Value rootMemory(Value v) {
-  if (auto memref = dyn_cast<TypedValue<MemRefType>>(v))
-    return memref::skipViewLikeOps(memref);
-  return v;
-}
-
-/// The kernel argument a memref value views, or null.
-static BlockArgument rootArgument(Value v) {
-  return dyn_cast<BlockArgument>(rootMemory(v));
-}
-
-/// Whether two memrefs may overlap: distinct arguments and distinct
-/// allocations do not (the runtime binds distinct buffers).
-static bool mayAlias(Value a, Value b) {
-  Value ra = rootMemory(a), rb = rootMemory(b);
-  auto known = [](Value v) {
-    return isa<BlockArgument>(v) || v.getDefiningOp<memref::AllocOp>() ||
-           v.getDefiningOp<memref::AllocaOp>();
-  };
-  return !known(ra) || !known(rb) || ra == rb;
-}
-
-/// Turns each allocation of the kernel (an intermediate such as a GEMM's
-/// accumulator before its epilogue) into one private scalar per element, when
-/// only one fused loop nest touches it and only at the element of the current
-/// iteration. Fails for any other allocation: a kernel does not allocate
-/// device memory.
-static LogicalResult privatizeAllocations(gpu::GPUFuncOp func) {
-  SmallVector<memref::AllocOp> allocs;
-  func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
-  for (memref::AllocOp alloc : allocs) {
-    scf::ParallelOp owner;
-    SmallVector<Operation *> deallocs;
-    for (Operation *user : alloc->getUsers()) {
-      if (isa<memref::DeallocOp>(user)) {
-        deallocs.push_back(user);
-        continue;
-      }
-      auto parallel = user->getParentOfType<scf::ParallelOp>();
-      if (!parallel || (owner && parallel != owner))
-        return failure();
-      owner = parallel;
-      ValueRange indices;
-      if (auto load = dyn_cast<memref::LoadOp>(user))
-        indices = load.getIndices();
-      else if (auto store = dyn_cast<memref::StoreOp>(user);
-               store && store.getMemRef() == alloc.getResult())
-        indices = store.getIndices();
-      else
-        return failure();
-      if (indices != ValueRange(parallel.getInductionVars()))
-        return failure();
-    }
-    if (!owner)
-      return failure();
-    // At the function's entry, where LLVM turns it into a register: each
-    // thread handles its elements one after the other.
-    OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
-    auto scalar = memref::AllocaOp::create(
-        b, alloc.getLoc(), MemRefType::get({}, alloc.getType().getElementType()));
-    for (Operation *user : llvm::to_vector(alloc->getUsers())) {
-      b.setInsertionPoint(user);
-      if (auto load = dyn_cast<memref::LoadOp>(user)) {
-        load.replaceAllUsesWith(
-            memref::LoadOp::create(b, load.getLoc(), scalar, ValueRange{})
-                .getResult());
-        load.erase();
-      } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
-        memref::StoreOp::create(b, store.getLoc(), store.getValueToStore(),
-                                scalar, ValueRange{});
-        store.erase();
-      }
-    }
-    for (Operation *dealloc : deallocs)
-      dealloc->erase();
-    alloc.erase();
-  }
-  return success();
-}
-
-/// The kernel arguments a phase (a loop nest, or the work of one thread) reads
-/// and writes; failure when it touches memory that is not an argument's.
-static LogicalResult
-collectAccesses(ArrayRef<Operation *> phase,
-                llvm::SmallDenseSet<BlockArgument> &reads,
-                llvm::SmallDenseSet<BlockArgument> &writes) {
-  for (Operation *root : phase) {
-    WalkResult result = root->walk([&](Operation *op) {
-      if (isMemoryEffectFree(op) || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-        return WalkResult::advance();
-      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-      if (!iface)
-        return WalkResult::interrupt();
-      SmallVector<MemoryEffects::EffectInstance> effects;
-      iface.getEffects(effects);
-      for (auto &effect : effects) {
-        // A thread's private scalars (privatizeAllocations) are its own.
-        Value memory = rootMemory(effect.getValue());
-        if (memory && memory.getDefiningOp<memref::AllocaOp>())
-          continue;
-        BlockArgument arg = dyn_cast_or_null<BlockArgument>(memory);
-        if (!arg)
-          return WalkResult::interrupt();
-        if (isa<MemoryEffects::Write>(effect.getEffect()))
-          writes.insert(arg);
-        else if (isa<MemoryEffects::Read>(effect.getEffect()))
-          reads.insert(arg);
-        else
-          return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      return failure();
-  }
-  return success();
-}
-
-/// Spreads the loop nests of `func` over the grid. Each top-level scf.parallel
-/// becomes a grid-stride loop over its linearized iteration space; the other
-/// work (reductions to a scalar, stores to rank-0 buffers) runs in the first
-/// thread. Without a barrier across the grid, these phases must not depend on
-/// each other: none may write an argument another reads or writes. Adjacent
-/// nests with the same bounds are fused first (a fill with the reduction that
-/// accumulates into it), so that their order holds per element.
-static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
-  Block &entry = func.getBody().front();
-  scf::naivelyFuseParallelOps(func.getBody(), mayAlias);
-  if (failed(privatizeAllocations(func)))
-    return failure();
-  Operation *terminator = entry.getTerminator();
-  SmallVector<scf::ParallelOp> parallels;
-  SmallVector<Operation *> serial, everywhere;
-  for (Operation &op : entry) {
-    if (&op == terminator || isMemoryEffectFree(&op) || isa<memref::AllocaOp>(op))
-      continue;
-    if (auto parallel = dyn_cast<scf::ParallelOp>(op))
-      parallels.push_back(parallel);
-    else if (hasEffect<MemoryEffects::Read>(&op) && !hasEffect<MemoryEffects::Write>(&op) &&
-             !hasEffect<MemoryEffects::Allocate>(&op) && !hasEffect<MemoryEffects::Free>(&op))
-      everywhere.push_back(&op); // a scalar load the loops use: every thread does it
-    else
-      serial.push_back(&op);
-  }
-  for (Operation *op : serial)
-    for (Value result : op->getResults())
-      if (!result.use_empty())
-        return failure();
-  SmallVector<SmallVector<Operation *>> phases;
-  for (scf::ParallelOp parallel : parallels)
-    phases.push_back({parallel.getOperation()});
-  if (!serial.empty())
-    phases.push_back(serial);
-  if (!everywhere.empty())
-    phases.push_back(everywhere);
-  SmallVector<llvm::SmallDenseSet<BlockArgument>> reads(phases.size()),
-      writes(phases.size());
-  for (auto [i, phase] : llvm::enumerate(phases))
-    if (failed(collectAccesses(phase, reads[i], writes[i])))
-      return failure();
-  for (size_t i = 0; i < phases.size(); ++i)
-    for (size_t j = 0; j < phases.size(); ++j)
-      if (i != j)
-        for (BlockArgument arg : writes[i])
-          if (reads[j].contains(arg) || writes[j].contains(arg))
-            return failure();
-
-  OpBuilder b(&entry, entry.begin());
-  Location loc = func.getLoc();
-  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
-  Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value first = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockId, blockDim), threadId);
-  Value stride = arith::MulIOp::create(b, loc, gridDim, blockDim);
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-
-  if (!serial.empty()) {
-    b.setInsertionPoint(terminator);
-    Value isFirst =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, c0);
-    auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
-    for (Operation *op : serial)
-      op->moveBefore(guard.thenBlock()->getTerminator());
-  }
-
-  for (scf::ParallelOp parallel : parallels) {
-    b.setInsertionPoint(parallel);
-    // Extents of the parallel dimensions and their product.
-    SmallVector<Value> extents;
-    Value total = c1;
-    for (auto [lb, ub, step] :
-         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
-                   parallel.getStep())) {
-      Value span = arith::SubIOp::create(b, loc, ub, lb);
-      Value extent = arith::CeilDivUIOp::create(b, loc, span, step);
-      extents.push_back(extent);
-      total = arith::MulIOp::create(b, loc, total, extent);
-    }
-    auto loop = scf::ForOp::create(b, loc, first, total, stride);
-    b.setInsertionPointToStart(loop.getBody());
-    // Delinearize, the last dimension fastest.
-    SmallVector<Value> ivs(extents.size());
-    Value rest = loop.getInductionVar();
-    for (int64_t d = extents.size() - 1; d >= 0; --d) {
-      Value index = d == 0 ? rest
-                           : arith::RemUIOp::create(b, loc, rest, extents[d])
-                                 .getResult();
-      if (d > 0)
-        rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
-      ivs[d] = arith::AddIOp::create(
-          b, loc, parallel.getLowerBound()[d],
-          arith::MulIOp::create(b, loc, index, parallel.getStep()[d]));
-    }
-    IRMapping map;
-    map.map(parallel.getInductionVars(), ivs);
-    for (Operation &op : parallel.getBody()->without_terminator())
-      b.clone(op, map);
-    parallel.erase();
-  }
-  return success();
-}
 
 /// Serializes the (lowered) gpu.module of `container` in `format`; returns
 /// the bytes of the object.
@@ -302,6 +61,75 @@ static FailureOr<std::string> serialize(ModuleOp container, StringRef format,
   return failure();
 }
 
+/// A directory laid out like a ROCm installation for gpu-module-to-binary:
+/// amdgcn/bitcode (the device libraries) and llvm/bin/ld.lld. Given with
+/// --rocm-path, or assembled from Debian's rocm-device-libs and LLVM's own
+/// ld.lld as links in a fresh temporary directory (removed by the pass).
+class ROCmToolkit {
+public:
+  ~ROCmToolkit() {
+    if (!temporary.empty())
+      (void)llvm::sys::fs::remove_directories(temporary);
+  }
+
+  /// The directory, or an error message.
+  FailureOr<std::string> get(StringRef rocmPath, StringRef deviceLibs,
+                             std::string &error) {
+    if (!path.empty())
+      return path;
+    SmallString<256> lld;
+    if (!rocmPath.empty()) {
+      lld = rocmPath;
+      llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
+      if (!llvm::sys::fs::can_execute(lld)) {
+        error = ("'" + lld + "' is not there; --rocm-path must hold ROCm's "
+                 "llvm/bin/ld.lld and amdgcn/bitcode")
+                    .str();
+        return failure();
+      }
+      return path = rocmPath.str();
+    }
+    lld = FW_LLVM_TOOLS_DIR;
+    llvm::sys::path::append(lld, "ld.lld");
+    if (!llvm::sys::fs::can_execute(lld)) {
+      error = ("LLVM's linker '" + lld +
+               "' is not there (package lld-22); or pass --rocm-path=<ROCm>")
+                  .str();
+      return failure();
+    }
+    if (!llvm::sys::fs::is_directory(deviceLibs)) {
+      error = ("the AMD device libraries '" + deviceLibs +
+               "' are not there (package rocm-device-libs); or pass "
+               "--rocm-path=<ROCm>")
+                  .str();
+      return failure();
+    }
+    SmallString<256> dir;
+    if (llvm::sys::fs::createUniqueDirectory("fw-rocm", dir)) {
+      error = "cannot create a temporary directory for the AMD toolchain";
+      return failure();
+    }
+    temporary = dir.str().str();
+    SmallString<256> amdgcn(dir), bin(dir);
+    llvm::sys::path::append(amdgcn, "amdgcn");
+    llvm::sys::path::append(bin, "llvm", "bin");
+    SmallString<256> bitcode(amdgcn), linker(bin);
+    llvm::sys::path::append(bitcode, "bitcode");
+    llvm::sys::path::append(linker, "ld.lld");
+    if (llvm::sys::fs::create_directories(amdgcn) ||
+        llvm::sys::fs::create_directories(bin) ||
+        llvm::sys::fs::create_link(deviceLibs, bitcode) ||
+        llvm::sys::fs::create_link(lld, linker)) {
+      error = ("cannot lay out the AMD toolchain in '" + dir + "'").str();
+      return failure();
+    }
+    return path = temporary;
+  }
+
+private:
+  std::string path, temporary;
+};
+
 namespace {
 
 struct ConvertFWGPUVariantsToBinaryPass
@@ -310,23 +138,41 @@ struct ConvertFWGPUVariantsToBinaryPass
   using ConvertFWGPUVariantsToBinaryPassBase::
       ConvertFWGPUVariantsToBinaryPassBase;
 
+  ROCmToolkit rocm;
+
   /// Compiles the variant's kernel; false when its loop nests cannot be
   /// spread over the grid (the variant is then dropped or reported).
   FailureOr<bool> compile(ExecutableOp exe, VariantOp variant) {
     MLIRContext *ctx = &getContext();
-    auto target = cast<CUDATargetAttr>(variant.getTarget());
-    const TargetDescription *desc = lookupTarget(target.getArch());
+    auto target = cast<TargetAttrInterface>(variant.getTarget());
+    bool nvidia = isa<CUDATargetAttr>(target);
+    StringRef arch = target.getArchName();
+    const TargetDescription *desc = lookupTarget(arch);
+    if (!desc)
+      return variant.emitOpError("targets '") << arch << "', which fw does not know";
     ModuleOp inner = variant.getInnerModule();
     auto kernel = inner.lookupSymbol<func::FuncOp>(exe.getSymName());
     if (!kernel)
       return variant.emitOpError("has no kernel function @")
              << exe.getSymName();
-    SmallString<256> ptxas(cudaPath);
-    llvm::sys::path::append(ptxas, "bin", "ptxas");
-    if (!llvm::sys::fs::can_execute(ptxas))
-      return variant.emitOpError("needs CUDA's ptxas to assemble cubins for ")
-             << target.getArch() << ", but '" << ptxas
-             << "' is not there; pass --cuda-path=<CUDA toolkit>";
+    // The vendor's tools.
+    std::string toolkit;
+    if (nvidia) {
+      SmallString<256> ptxas(cudaPath);
+      llvm::sys::path::append(ptxas, "bin", "ptxas");
+      if (!llvm::sys::fs::can_execute(ptxas))
+        return variant.emitOpError("needs CUDA's ptxas to assemble cubins for ")
+               << arch << ", but '" << ptxas
+               << "' is not there; pass --cuda-path=<CUDA toolkit>";
+      toolkit = cudaPath;
+    } else {
+      std::string error;
+      FailureOr<std::string> dir = rocm.get(rocmPath, amdDeviceLibs, error);
+      if (failed(dir))
+        return variant.emitOpError("needs the AMD toolchain to link code objects for ")
+               << arch << ": " << error;
+      toolkit = *dir;
+    }
 
     // The container: a gpu.module for the target with one kernel.
     OpBuilder b(ctx);
@@ -334,10 +180,14 @@ struct ConvertFWGPUVariantsToBinaryPass
     (*container)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                           b.getUnitAttr());
     b.setInsertionPointToStart(container->getBody());
-    auto nvvmTarget = NVVM::NVVMTargetAttr::get(
-        ctx, /*optLevel=*/3, desc->triple, desc->llvmCpu, desc->llvmFeatures);
+    Attribute gpuTarget =
+        nvidia ? Attribute(NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, desc->triple,
+                                                     desc->llvmCpu, desc->llvmFeatures))
+               : Attribute(ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3, desc->triple,
+                                                       desc->llvmCpu, desc->llvmFeatures,
+                                                       /*abiVersion=*/"500"));
     auto module = gpu::GPUModuleOp::create(b, variant.getLoc(), "kernels",
-                                           b.getArrayAttr({nvvmTarget}));
+                                           b.getArrayAttr({gpuTarget}));
     b.setInsertionPointToStart(module.getBody());
     // What the kernel needs besides itself: the constants it reads and the
     // functions computing integer powers, made in a scratch module.
@@ -364,8 +214,20 @@ struct ConvertFWGPUVariantsToBinaryPass
     auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), exe.getSymName(),
                                        kernel.getFunctionType());
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    func->setAttr("nvvm.maxntid",
-                  b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
+    // Launch bounds: the block size, and from the target's register file
+    // how many blocks (NVIDIA) or waves (AMD) must fit at once.
+    GPULaunchBounds bounds = getGPULaunchBounds(*desc, blockSize);
+    auto threads = static_cast<int32_t>(blockSize);
+    if (nvidia) {
+      func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+      func->setAttr("nvvm.minctasm",
+                    b.getI32IntegerAttr(bounds.minBlocksPerMultiprocessor));
+    } else {
+      func->setAttr(ROCDL::ROCDLDialect::FlatWorkGroupSizeAttrHelper::getNameStr(),
+                    b.getStringAttr("1," + std::to_string(threads)));
+      func->setAttr(ROCDL::ROCDLDialect::WavesPerEuAttrHelper::getNameStr(),
+                    b.getI32IntegerAttr(bounds.wavesPerExecutionUnit));
+    }
     IRMapping map;
     Block &entry = func.getBody().front();
     for (auto [from, to] :
@@ -376,38 +238,13 @@ struct ConvertFWGPUVariantsToBinaryPass
       b.clone(op, map);
     gpu::ReturnOp::create(b, kernel.getLoc());
 
-    // The ops' parallel loops, spread over the grid.
-    SmallVector<linalg::LinalgOp> cloned;
-    func.walk([&](linalg::LinalgOp l) { cloned.push_back(l); });
-    IRRewriter rewriter(ctx);
-    for (linalg::LinalgOp op : cloned) {
-      rewriter.setInsertionPoint(op);
-      if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
-        return variant.emitOpError("could not turn its kernel into loops for ")
-               << target.getArch();
-      rewriter.eraseOp(op);
-    }
-    // Identical bounds become identical values, so that loops can fuse.
-    {
-      PassManager cleanup(ctx);
-      OpPassManager &funcPm =
-          cleanup.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
-      funcPm.addPass(createCanonicalizerPass());
-      funcPm.addPass(createCSEPass());
-      if (failed(cleanup.run(*container)))
-        return variant.emitOpError("could not simplify its kernel");
-    }
-    if (failed(distributeOverGrid(func)))
+    // The ops' loop nests, spread over the grid.
+    FailureOr<bool> mapped = mapKernelToGrid(func);
+    if (failed(mapped))
+      return variant.emitOpError("could not map its kernel onto the grid for ")
+             << arch;
+    if (!*mapped)
       return false;
-    // A product feeding a sum may become one FMA, as the CPU kernels do.
-    func.walk([](arith::ArithFastMathInterface op) {
-      auto flags = op.getFastMathFlagsAttr();
-      auto contract = arith::FastMathFlagsAttr::get(
-          op->getContext(), (flags ? flags.getValue()
-                                   : arith::FastMathFlags::none) |
-                                arith::FastMathFlags::contract);
-      op->setAttr(op.getFastMathAttrName(), contract);
-    });
 
     PassManager pm(ctx);
     OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
@@ -415,22 +252,35 @@ struct ConvertFWGPUVariantsToBinaryPass
     gpuPm.addPass(createLowerAffinePass());
     gpuPm.addPass(arith::createArithExpandOpsPass());
     gpuPm.addPass(createSCFToControlFlowPass());
-    gpuPm.addPass(createConvertGpuOpsToNVVMOps());
+    if (nvidia) {
+      gpuPm.addPass(createConvertGpuOpsToNVVMOps());
+    } else {
+      ConvertGpuOpsToROCDLOpsOptions rocdl;
+      rocdl.chipset = arch.str();
+      rocdl.runtime = gpu::amd::Runtime::HIP;
+      gpuPm.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+    }
     gpuPm.addPass(createCanonicalizerPass());
     gpuPm.addPass(createReconcileUnrealizedCastsPass());
     if (failed(pm.run(*container)))
-      return variant.emitOpError("could not lower its kernel to NVVM");
-
-    FailureOr<std::string> ptx = serialize(*container, "isa", cudaPath);
-    FailureOr<std::string> cubin = serialize(*container, "bin", cudaPath);
-    if (failed(ptx) || failed(cubin))
-      return variant.emitOpError("could not serialize its kernel for ")
-             << target.getArch();
+      return variant.emitOpError("could not lower its kernel to ")
+             << (nvidia ? "NVVM" : "ROCDL");
 
     variant->setAttr("fw.kernel", b.getStringAttr(exe.getSymName()));
     variant->setAttr("fw.block_size", b.getI64IntegerAttr(blockSize));
-    variant->setAttr("fw.ptx", b.getStringAttr(*ptx));
-    variant->setAttr("fw.cubin", b.getStringAttr(*cubin));
+    if (nvidia) {
+      FailureOr<std::string> ptx = serialize(*container, "isa", toolkit);
+      FailureOr<std::string> cubin = serialize(*container, "bin", toolkit);
+      if (failed(ptx) || failed(cubin))
+        return variant.emitOpError("could not serialize its kernel for ") << arch;
+      variant->setAttr("fw.ptx", b.getStringAttr(*ptx));
+      variant->setAttr("fw.cubin", b.getStringAttr(*cubin));
+    } else {
+      FailureOr<std::string> hsaco = serialize(*container, "bin", toolkit);
+      if (failed(hsaco))
+        return variant.emitOpError("could not serialize its kernel for ") << arch;
+      variant->setAttr("fw.hsaco", b.getStringAttr(*hsaco));
+    }
     for (Operation &op : llvm::make_early_inc_range(*inner.getBody()))
       op.erase();
     return true;
@@ -439,11 +289,12 @@ struct ConvertFWGPUVariantsToBinaryPass
   void runOnOperation() override {
     for (auto exe : llvm::to_vector(getOperation().getOps<ExecutableOp>())) {
       for (auto variant : llvm::to_vector(exe.getOps<VariantOp>())) {
-        if (!isa<CUDATargetAttr>(variant.getTarget()))
+        if (!isa<CUDATargetAttr, HIPTargetAttr>(variant.getTarget()))
           continue;
+        StringRef arch = cast<TargetAttrInterface>(variant.getTarget()).getArchName();
         FailureOr<bool> compiled = false;
-        if (!kernelLinalgOps(variant.getInnerModule().lookupSymbol<func::FuncOp>(
-                                 exe.getSymName()))
+        if (!getKernelLinalgOps(variant.getInnerModule().lookupSymbol<func::FuncOp>(
+                                    exe.getSymName()))
                  .empty())
           compiled = compile(exe, variant);
         if (failed(compiled))
@@ -455,13 +306,11 @@ struct ConvertFWGPUVariantsToBinaryPass
                         "are independent are supported yet";
         if (llvm::range_size(exe.getOps<VariantOp>()) == 1) {
           variant.emitOpError("cannot be compiled for ")
-              << cast<CUDATargetAttr>(variant.getTarget()).getArch() << ": "
-              << why << "; add a CPU target";
+              << arch << ": " << why << "; add a CPU target";
           return signalPassFailure();
         }
         variant.emitWarning("not compiled for ")
-            << cast<CUDATargetAttr>(variant.getTarget()).getArch() << ": "
-            << why << "; the other targets run it";
+            << arch << ": " << why << "; the other targets run it";
         variant.erase();
       }
     }

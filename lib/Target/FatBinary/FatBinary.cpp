@@ -151,7 +151,7 @@ mlir::fw::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   llvm::Linker linker(llvmModule);
   for (auto exe : module.getOps<ExecutableOp>()) {
     for (auto variant : exe.getOps<VariantOp>()) {
-      if (isa<CUDATargetAttr>(variant.getTarget()))
+      if (isa<CUDATargetAttr, HIPTargetAttr>(variant.getTarget()))
         continue; // a device image, in .llvm.offloading below
       auto target = dyn_cast<CPUTargetAttr>(variant.getTarget());
       if (!target)

@@ -174,14 +174,16 @@ private:
       uint32_t firstVariant = variants.size();
       for (auto variant : exe.getOps<VariantOp>()) {
         TargetAttrInterface target = variant.getTargetInterface();
-        if (isa<CUDATargetAttr>(target)) {
-          // A kernel in a device image: the cubin (the PTX is found by its
-          // target among the images).
+        if (isa<CUDATargetAttr, HIPTargetAttr>(target)) {
+          // A kernel in a device image: the cubin (the PTX follows it) or
+          // the HSACO.
           auto kernel = variant->getAttrOfType<StringAttr>("fw.kernel");
           auto block = variant->getAttrOfType<IntegerAttr>("fw.block_size");
+          ImageFormat binary = isa<CUDATargetAttr>(target) ? ImageFormat::Cubin
+                                                           : ImageFormat::HSACO;
           const DeviceImage *cubin = nullptr;
           for (const DeviceImage &image : offload.images)
-            if (image.variant == variant && image.format == ImageFormat::Cubin)
+            if (image.variant == variant && image.format == binary)
               cubin = &image;
           if (!kernel || !block || !cubin)
             return variant.emitOpError("has no compiled kernel (run "

@@ -1,7 +1,8 @@
 //===- OffloadImages.h - Device images of a fat binary ----------*- C++ -*-===//
 //
 // The `.llvm.offloading` section of a fat binary: one LLVM OffloadBinary per
-// device image (a cubin and the PTX of each NVIDIA variant), in executable
+// device image (a cubin and the PTX of each NVIDIA variant, the HSACO code
+// object of each AMD variant), in executable
 // and variant order. The metadata table refers to them by offset and size.
 //
 //===----------------------------------------------------------------------===//
@@ -33,7 +34,7 @@ struct OffloadSection {
 };
 
 /// Lays out the device images that convert-fw-gpu-variants-to-binary
-/// attached to the variants of `module` (`fw.cubin`, `fw.ptx`).
+/// attached to the variants of `module` (`fw.cubin`, `fw.ptx`, `fw.hsaco`).
 OffloadSection buildOffloadSection(ModuleOp module);
 
 } // namespace mlir::fw

@@ -1,0 +1,301 @@
+//===- GPUMapping.cpp - Kernels onto a GPU grid ----------------------------===//
+//
+// A kernel's linalg ops become loop nests; nests with the same bounds fuse,
+// so a fill, the reduction that accumulates into it and an elementwise
+// epilogue run per output element in one thread; an intermediate touched only
+// at the current element becomes a private scalar (a register); each
+// remaining nest becomes a grid-stride loop, and work without a parallel loop
+// runs in the first thread. There is no barrier across the grid, so the
+// remaining nests must be independent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUMapping.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+SmallVector<linalg::LinalgOp> mlir::fw::getKernelLinalgOps(func::FuncOp kernel) {
+  SmallVector<linalg::LinalgOp> ops;
+  if (!kernel || kernel.isExternal())
+    return {};
+  for (Operation &op : kernel.getBody().front()) {
+    if (isMemoryEffectFree(&op) ||
+        isa<func::ReturnOp, memref::AllocOp, memref::DeallocOp>(op))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalgOp.hasPureBufferSemantics())
+      return {};
+    ops.push_back(linalgOp);
+  }
+  return ops;
+}
+
+/// The memory a memref value views: a kernel argument or an allocation.
+static Value rootMemory(Value v) {
+  if (auto memref = dyn_cast<TypedValue<MemRefType>>(v))
+    return memref::skipViewLikeOps(memref);
+  return v;
+}
+
+/// The kernel argument a memref value views, or null.
+static BlockArgument rootArgument(Value v) {
+  return dyn_cast<BlockArgument>(rootMemory(v));
+}
+
+/// Whether two memrefs may overlap: distinct arguments and distinct
+/// allocations do not (the runtime binds distinct buffers).
+static bool mayAlias(Value a, Value b) {
+  Value ra = rootMemory(a), rb = rootMemory(b);
+  auto known = [](Value v) {
+    return isa<BlockArgument>(v) || v.getDefiningOp<memref::AllocOp>() ||
+           v.getDefiningOp<memref::AllocaOp>();
+  };
+  return !known(ra) || !known(rb) || ra == rb;
+}
+
+/// Turns each allocation of the kernel (an intermediate such as a GEMM's
+/// accumulator before its epilogue) into one private scalar per element, when
+/// only one fused loop nest touches it and only at the element of the current
+/// iteration. Fails for any other allocation: a kernel does not allocate
+/// device memory.
+static LogicalResult privatizeAllocations(gpu::GPUFuncOp func) {
+  SmallVector<memref::AllocOp> allocs;
+  func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  for (memref::AllocOp alloc : allocs) {
+    scf::ParallelOp owner;
+    SmallVector<Operation *> deallocs;
+    for (Operation *user : alloc->getUsers()) {
+      if (isa<memref::DeallocOp>(user)) {
+        deallocs.push_back(user);
+        continue;
+      }
+      auto parallel = user->getParentOfType<scf::ParallelOp>();
+      if (!parallel || (owner && parallel != owner))
+        return failure();
+      owner = parallel;
+      ValueRange indices;
+      if (auto load = dyn_cast<memref::LoadOp>(user))
+        indices = load.getIndices();
+      else if (auto store = dyn_cast<memref::StoreOp>(user);
+               store && store.getMemRef() == alloc.getResult())
+        indices = store.getIndices();
+      else
+        return failure();
+      if (indices != ValueRange(parallel.getInductionVars()))
+        return failure();
+    }
+    if (!owner)
+      return failure();
+    // At the function's entry, where LLVM turns it into a register: each
+    // thread handles its elements one after the other.
+    OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+    auto scalar = memref::AllocaOp::create(
+        b, alloc.getLoc(), MemRefType::get({}, alloc.getType().getElementType()));
+    for (Operation *user : llvm::to_vector(alloc->getUsers())) {
+      b.setInsertionPoint(user);
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        load.replaceAllUsesWith(
+            memref::LoadOp::create(b, load.getLoc(), scalar, ValueRange{})
+                .getResult());
+        load.erase();
+      } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
+        memref::StoreOp::create(b, store.getLoc(), store.getValueToStore(),
+                                scalar, ValueRange{});
+        store.erase();
+      }
+    }
+    for (Operation *dealloc : deallocs)
+      dealloc->erase();
+    alloc.erase();
+  }
+  return success();
+}
+
+/// The kernel arguments a phase (a loop nest, or the work of one thread) reads
+/// and writes; failure when it touches memory that is not an argument's.
+static LogicalResult
+collectAccesses(ArrayRef<Operation *> phase,
+                llvm::SmallDenseSet<BlockArgument> &reads,
+                llvm::SmallDenseSet<BlockArgument> &writes) {
+  for (Operation *root : phase) {
+    WalkResult result = root->walk([&](Operation *op) {
+      if (isMemoryEffectFree(op) || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return WalkResult::advance();
+      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!iface)
+        return WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      for (auto &effect : effects) {
+        // A thread's private scalars (privatizeAllocations) are its own.
+        Value memory = rootMemory(effect.getValue());
+        if (memory && memory.getDefiningOp<memref::AllocaOp>())
+          continue;
+        BlockArgument arg = dyn_cast_or_null<BlockArgument>(memory);
+        if (!arg)
+          return WalkResult::interrupt();
+        if (isa<MemoryEffects::Write>(effect.getEffect()))
+          writes.insert(arg);
+        else if (isa<MemoryEffects::Read>(effect.getEffect()))
+          reads.insert(arg);
+        else
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
+/// Spreads the loop nests of `func` over the grid. Each top-level scf.parallel
+/// becomes a grid-stride loop over its linearized iteration space; the other
+/// work (reductions to a scalar, stores to rank-0 buffers) runs in the first
+/// thread. Without a barrier across the grid, these phases must not depend on
+/// each other: none may write an argument another reads or writes. Adjacent
+/// nests with the same bounds are fused first (a fill with the reduction that
+/// accumulates into it), so that their order holds per element.
+static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
+  Block &entry = func.getBody().front();
+  scf::naivelyFuseParallelOps(func.getBody(), mayAlias);
+  if (failed(privatizeAllocations(func)))
+    return failure();
+  Operation *terminator = entry.getTerminator();
+  SmallVector<scf::ParallelOp> parallels;
+  SmallVector<Operation *> serial, everywhere;
+  for (Operation &op : entry) {
+    if (&op == terminator || isMemoryEffectFree(&op) || isa<memref::AllocaOp>(op))
+      continue;
+    if (auto parallel = dyn_cast<scf::ParallelOp>(op))
+      parallels.push_back(parallel);
+    else if (hasEffect<MemoryEffects::Read>(&op) && !hasEffect<MemoryEffects::Write>(&op) &&
+             !hasEffect<MemoryEffects::Allocate>(&op) && !hasEffect<MemoryEffects::Free>(&op))
+      everywhere.push_back(&op); // a scalar load the loops use: every thread does it
+    else
+      serial.push_back(&op);
+  }
+  for (Operation *op : serial)
+    for (Value result : op->getResults())
+      if (!result.use_empty())
+        return failure();
+  SmallVector<SmallVector<Operation *>> phases;
+  for (scf::ParallelOp parallel : parallels)
+    phases.push_back({parallel.getOperation()});
+  if (!serial.empty())
+    phases.push_back(serial);
+  if (!everywhere.empty())
+    phases.push_back(everywhere);
+  SmallVector<llvm::SmallDenseSet<BlockArgument>> reads(phases.size()),
+      writes(phases.size());
+  for (auto [i, phase] : llvm::enumerate(phases))
+    if (failed(collectAccesses(phase, reads[i], writes[i])))
+      return failure();
+  for (size_t i = 0; i < phases.size(); ++i)
+    for (size_t j = 0; j < phases.size(); ++j)
+      if (i != j)
+        for (BlockArgument arg : writes[i])
+          if (reads[j].contains(arg) || writes[j].contains(arg))
+            return failure();
+
+  OpBuilder b(&entry, entry.begin());
+  Location loc = func.getLoc();
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+  Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockId, blockDim), threadId);
+  Value stride = arith::MulIOp::create(b, loc, gridDim, blockDim);
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+
+  if (!serial.empty()) {
+    b.setInsertionPoint(terminator);
+    Value isFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, c0);
+    auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+    for (Operation *op : serial)
+      op->moveBefore(guard.thenBlock()->getTerminator());
+  }
+
+  for (scf::ParallelOp parallel : parallels) {
+    b.setInsertionPoint(parallel);
+    // Extents of the parallel dimensions and their product.
+    SmallVector<Value> extents;
+    Value total = c1;
+    for (auto [lb, ub, step] :
+         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                   parallel.getStep())) {
+      Value span = arith::SubIOp::create(b, loc, ub, lb);
+      Value extent = arith::CeilDivUIOp::create(b, loc, span, step);
+      extents.push_back(extent);
+      total = arith::MulIOp::create(b, loc, total, extent);
+    }
+    auto loop = scf::ForOp::create(b, loc, first, total, stride);
+    b.setInsertionPointToStart(loop.getBody());
+    // Delinearize, the last dimension fastest.
+    SmallVector<Value> ivs(extents.size());
+    Value rest = loop.getInductionVar();
+    for (int64_t d = extents.size() - 1; d >= 0; --d) {
+      Value index = d == 0 ? rest
+                           : arith::RemUIOp::create(b, loc, rest, extents[d])
+                                 .getResult();
+      if (d > 0)
+        rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
+      ivs[d] = arith::AddIOp::create(
+          b, loc, parallel.getLowerBound()[d],
+          arith::MulIOp::create(b, loc, index, parallel.getStep()[d]));
+    }
+    IRMapping map;
+    map.map(parallel.getInductionVars(), ivs);
+    for (Operation &op : parallel.getBody()->without_terminator())
+      b.clone(op, map);
+    parallel.erase();
+  }
+  return success();
+}
+
+FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  SmallVector<linalg::LinalgOp> cloned;
+  func.walk([&](linalg::LinalgOp l) { cloned.push_back(l); });
+  IRRewriter rewriter(ctx);
+  for (linalg::LinalgOp op : cloned) {
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
+      return failure();
+    rewriter.eraseOp(op);
+  }
+  // Identical bounds become identical values, so that loops can fuse.
+  {
+    PassManager cleanup(ctx, gpu::GPUFuncOp::getOperationName());
+    cleanup.addPass(createCanonicalizerPass());
+    cleanup.addPass(createCSEPass());
+    if (failed(cleanup.run(func)))
+      return failure();
+  }
+  if (failed(distributeOverGrid(func)))
+    return false;
+  // A product feeding a sum may become one FMA, as the CPU kernels do.
+  func.walk([](arith::ArithFastMathInterface op) {
+    auto flags = op.getFastMathFlagsAttr();
+    auto contract = arith::FastMathFlagsAttr::get(
+        op->getContext(), (flags ? flags.getValue()
+                                 : arith::FastMathFlags::none) |
+                              arith::FastMathFlags::contract);
+    op->setAttr(op.getFastMathAttrName(), contract);
+  });
+  return true;
+}

@@ -1,0 +1,32 @@
+//===- GPUMapping.h - Kernels onto a GPU grid -------------------*- C++ -*-===//
+//
+// Maps the kernel of a variant, once cloned into a gpu.func, onto a grid of
+// thread blocks: vendor-independent, shared by the NVIDIA and AMD lowerings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FW_LIB_CONVERSION_FWGPUVARIANTSTOBINARY_GPUMAPPING_H
+#define FW_LIB_CONVERSION_FWGPUVARIANTSTOBINARY_GPUMAPPING_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::fw {
+
+/// The linalg ops of a kernel the GPU mapping may handle: every op with memory
+/// effects is a linalg op on buffers or an allocation (of an intermediate,
+/// which must become private to a thread). Empty when the kernel has anything
+/// else.
+SmallVector<linalg::LinalgOp> getKernelLinalgOps(func::FuncOp kernel);
+
+/// Turns the linalg ops of `func` into loop nests, fuses nests with the same
+/// bounds per element, keeps intermediates in registers, and spreads the
+/// nests over the grid (see GPUMapping.cpp). False when the nests depend on
+/// each other across elements (nothing orders the grid): the kernel cannot
+/// run on a GPU yet. Failure when the IR could not be transformed.
+FailureOr<bool> mapKernelToGrid(gpu::GPUFuncOp func);
+
+} // namespace mlir::fw
+
+#endif
