@@ -6,13 +6,17 @@
 #   scripts/gpu-check.sh run [DIR]       # on the deployment machine
 #
 # `prepare` compiles test programs with fwc for the portable CPU target, writes
-# their inputs and the expected outputs (numpy references) and copies fw-run;
-# it also compiles a one-kernel program for sm_80 and sm_90 (cubins and PTX)
-# and copies fw-device-check, which runs that kernel directly on the CUDA device.
-# `run` checks that fw-run needs no LLVM/MLIR library, runs every program,
-# compares with the references, lists the devices the runtime finds, and runs
-# the kernel on each GPU ("skipped" visibly where there is none). The scheduler
-# does not give tasks to GPUs yet, so the CPU programs run on the CPU.
+# their inputs and the expected outputs (numpy references) and copies fw-run.
+# It also compiles every end-to-end test of test/e2e (scripts/gpu_check_cases.py
+# lists them) for x86-64-v3, sm_80 and sm_90, with inputs and references, the
+# GPU benchmarks of bench/gpu, and a one-kernel program that fw-device-check
+# runs directly on the CUDA device.
+# `run` checks that fw-run needs no LLVM/MLIR library, runs every CPU program
+# and compares with the references, lists the devices the runtime finds, runs
+# the kernel on each GPU, then the end-to-end suite on the cuda device
+# (--devices=cuda: every kernel with NVIDIA code runs on the GPU) and the GPU
+# benchmarks against cuBLAS (PyTorch's torch.matmul) and the device's copy
+# bandwidth. Its GPU parts say "skipped" where there is no CUDA device.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-}"
@@ -41,6 +45,25 @@ prepare() {
       --arg-shapes="$shapes" --tmp="$dir/cases/$name" --keep-reference >/dev/null
     echo "$name|$fn" >>"$dir/cases/list"
   done
+  # The end-to-end suite with NVIDIA code: one fat binary per program, its inputs and
+  # references per case (computed here, through the CPU variants).
+  mkdir -p "$dir/gpu"
+  "$py" "$root/scripts/gpu_check_cases.py" >"$dir/gpu/list"
+  local compiled=" "
+  while IFS='|' read -r name src fn case shapes; do
+    local module="$dir/gpu/$(basename "$src" .mlir).fwb"
+    if [[ "$compiled" != *" $module "* ]]; then
+      "$build/bin/fwc" "$root/$src" --targets=x86-64-v3,sm_80,sm_90 -o "$module" 2>/dev/null
+      compiled+="$module "
+    fi
+    "$py" "$root/test/e2e/e2e.py" --fw-run="$build/tools/fw-run/fw-run" --module="$module" \
+      --function="$fn" --case="$case" --arg-shapes="$shapes" --tmp="$dir/gpu/$name" \
+      --keep-reference >/dev/null
+  done <"$dir/gpu/list"
+  # GPU benchmarks: fw-run generates their inputs on the GPU node.
+  for b in "$root"/bench/gpu/*.mlir; do
+    "$build/bin/fwc" "$b" --targets=x86-64-v3,sm_90 -o "$dir/gpu/bench_$(basename "$b" .mlir).fwb"
+  done
   # One NVIDIA kernel, run directly on the CUDA device by fw-device-check.
   "$build/bin/fwc" "$root/test/runtime/device_check.mlir" --targets=x86-64-v3,sm_80,sm_90 \
     -o "$dir/cases/device_check.fwb"
@@ -63,16 +86,19 @@ run() {
   if ldd ./fw-run | grep -Ei 'llvm|mlir'; then echo "FAIL: fw-run needs LLVM/MLIR"; fail=1; else echo "ok"; fi
   echo "== CPU correctness (fat binaries built elsewhere for x86-64-v3)"
   # check NAME FN [fw-run flags...]: runs a case and compares with its reference.
-  check() {
-    local name="$1" fn="$2"; shift 2
+  # check_in DIR MODULE NAME FN [fw-run flags...]: runs a case of DIR (its inputs and
+  # references in DIR/NAME) and compares; fw-run's output is kept in DIR/NAME/run.log.
+  check_in() {
+    local where="$1" module="$2" name="$3" fn="$4"; shift 4
     local args=() outs=()
-    for f in cases/$name/arg*.npy; do args+=("--input=@$f"); done
-    for f in cases/$name/expected*.npy; do outs+=("--output=@${f/expected/got}"); done
-    if ! ./fw-run "cases/$name.fwb" --function="$fn" "${args[@]}" "${outs[@]}" "$@"; then
-      echo "FAIL $name $*: fw-run failed"; fail=1; return
+    for f in "$where/$name"/arg*.npy; do args+=("--input=@$f"); done
+    for f in "$where/$name"/expected*.npy; do outs+=("--output=@${f/expected/got}"); done
+    if ! ./fw-run "$module" --function="$fn" "${args[@]}" "${outs[@]}" "$@" \
+        >"$where/$name/run.log" 2>&1; then
+      echo "FAIL $name $*: fw-run failed"; sed 's/^/  /' "$where/$name/run.log"; fail=1; return 1
     fi
-    if [ -z "$py" ]; then echo "RAN $name $* (numbers not compared: no Python with numpy)"; return; fi
-    if "$py" - "cases/$name" <<'PY'
+    if [ -z "$py" ]; then echo "RAN $name $* (numbers not compared: no Python with numpy)"; return 0; fi
+    if ! "$py" - "$where/$name" <<'PY'
 import glob, sys
 import numpy as np
 d = sys.argv[1]
@@ -84,7 +110,15 @@ for e in sorted(glob.glob(d + "/expected*.npy")):
         print("  mismatch in", e, "max abs err", float(np.max(np.abs(got.astype(np.float64) - want))))
 sys.exit(0 if ok else 1)
 PY
-    then echo "PASS $name $*"; else echo "FAIL $name $*: wrong numbers"; fail=1; fi
+    then echo "FAIL $name $*: wrong numbers"; fail=1; return 1; fi
+    return 0
+  }
+  check() {
+    local name="$1" fn="$2"; shift 2
+    if check_in cases "cases/$name.fwb" "$name" "$fn" "$@"; then
+      cat "cases/$name/run.log" | grep -E '^(stats|  )' || true
+      echo "PASS $name $*"
+    fi
   }
   while IFS='|' read -r name fn; do check "$name" "$fn"; done <cases/list
   echo "== the task graph under every policy, worker count and a capped host tier"
@@ -109,6 +143,76 @@ PY
   echo "== an NVIDIA kernel run directly on each CUDA device"
   ./fw-run --list cases/device_check.fwb | grep -E '^(target|image)' || true
   ./fw-device-check cases/device_check.fwb scale_dispatch_0 || { echo "FAIL fw-device-check"; fail=1; }
+  echo "== the end-to-end suite on the cuda device"
+  if ! ./fw-run --list-devices | grep -q '^cuda: [^n]'; then
+    echo "skipped: no CUDA device ($(./fw-run --list-devices | grep '^cuda:' | sed -E 's/^cuda: none \((.*)\)$/\1/'))"
+    return $fail
+  fi
+  local on_gpu=0 cpu_only=0 total=0
+  while IFS='|' read -r name src fn case shapes; do
+    total=$((total + 1))
+    local module="gpu/$(basename "$src" .mlir).fwb"
+    check_in gpu "$module" "$name" "$fn" --devices=cuda --stats || continue
+    local log="gpu/$name/run.log"
+    if grep -q 'GPU failures' "$log"; then
+      echo "FAIL $name: $(grep 'GPU failures' "$log" | sed 's/^ *//')"; fail=1; continue
+    fi
+    local tasks
+    tasks=$(grep -E '^  device cuda' "$log" | sed -E 's/.* ([0-9]+) tasks.*/\1/' | head -1 || true)
+    if [ "${tasks:-0}" -gt 0 ]; then
+      on_gpu=$((on_gpu + 1)); echo "PASS $name (cuda: $tasks tasks)"
+    else
+      cpu_only=$((cpu_only + 1)); echo "PASS $name (no kernel with NVIDIA code: CPU only)"
+    fi
+  done <gpu/list
+  echo "end-to-end on cuda: $total cases, $on_gpu ran kernels on the GPU, $cpu_only on the CPU only"
+  echo "== GPU benchmarks (fw-run --benchmark on the cuda device; references: PyTorch)"
+  for b in gpu/bench_*.fwb; do
+    ./fw-run "$b" --devices=cuda --benchmark=5 --stats --print-max-elements=0 \
+      >"$b.log" 2>&1 || { echo "FAIL $b"; sed 's/^/  /' "$b.log"; fail=1; continue; }
+    echo "$(basename "$b" .fwb): $(grep -E '^(min|median):' "$b.log" | tr '\n' ' ')"
+    grep -E 'GPU failures|device cuda' "$b.log" || true
+  done
+  if [ -n "$py" ] && "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    "$py" - gpu <<'PY'
+import re, sys, torch
+d = sys.argv[1]
+def fw_median(name):
+    text = open("%s/bench_%s.fwb.log" % (d, name)).read()
+    m = re.search(r"median: ([0-9.]+) (us|ms|s)", text)
+    return float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)] if m else None
+def torch_seconds(fn, reps=20):
+    fn(); torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(reps):
+        start.record(); fn(); end.record(); torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) * 1e-3)
+    return sorted(times)[len(times) // 2]
+n = 4096
+for name, dtype in (("matmul_f32", torch.float32), ("matmul_f16", torch.float16)):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    a = torch.randn(n, n, device="cuda", dtype=dtype); b = torch.randn(n, n, device="cuda", dtype=dtype)
+    ref = torch_seconds(lambda: torch.matmul(a, b))
+    fw = fw_median(name)
+    flops = 2.0 * n ** 3
+    if fw:
+        print("%s %dx%dx%d: fw %.3f ms (%.1f TFLOP/s), cuBLAS %.3f ms (%.1f TFLOP/s), fw/cuBLAS speed %.3f"
+              % (name, n, n, n, fw * 1e3, flops / fw * 1e-12, ref * 1e3, flops / ref * 1e-12, ref / fw))
+x = torch.empty(64 << 20, device="cuda", dtype=torch.float32)
+y = torch.empty_like(x)
+copy = torch_seconds(lambda: y.copy_(x))
+peak = 2 * x.numel() * 4 / copy
+add = torch_seconds(lambda: torch.add(x, y))
+fw = fw_median("add_f32")
+moved = 3 * x.numel() * 4
+if fw:
+    print("add_f32 64M: fw %.3f ms (%.0f GB/s), torch.add %.3f ms (%.0f GB/s), device copy %.0f GB/s; fw/copy bandwidth %.3f"
+          % (fw * 1e3, moved / fw * 1e-9, add * 1e3, moved / add * 1e-9, peak * 1e-9, moved / fw / peak))
+PY
+  else
+    echo "no PyTorch with CUDA here: the fw figures above stand alone"
+  fi
   return $fail
 }
 

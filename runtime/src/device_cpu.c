@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "block_pool.h"
 #include "cpu_features.h"
 
 #include "status_internal.h"
@@ -26,17 +27,9 @@ enum {
 };
 static const size_t kPoolMaxBytes = (size_t)1 << 30;
 
-typedef struct pool_block_t {
-  void *ptr;
-  size_t size;
-  struct pool_block_t *next;
-} pool_block_t;
-
 typedef struct {
   fw_device_t base;
-  pthread_mutex_t pool_lock;
-  pool_block_t *pool; /* most recently freed first */
-  size_t pool_bytes, pool_limit;
+  fw_block_pool_t pool;
 } cpu_device_t;
 
 /* The size actually allocated for a request of `size` bytes. */
@@ -45,23 +38,10 @@ static size_t block_size(size_t size) {
   return (size + align - 1) & ~(size_t)(align - 1);
 }
 
-/* Releases the least recently freed blocks until the pool holds at most `limit` bytes
- * (pool_lock held). */
-static void pool_trim(cpu_device_t *d, size_t limit) {
-  pool_block_t **link = &d->pool;
-  size_t kept = 0;
-  while (*link) {
-    pool_block_t *blk = *link;
-    if (kept + blk->size <= limit) {
-      kept += blk->size;
-      link = &blk->next;
-      continue;
-    }
-    *link = blk->next;
-    d->pool_bytes -= blk->size;
-    free(blk->ptr);
-    free(blk);
-  }
+static void release_block(void *context, void *ptr, size_t size) {
+  (void)context;
+  (void)size;
+  free(ptr);
 }
 
 /* The MLIR ranked memref descriptor: {allocated, aligned, offset, sizes[r], strides[r]}.
@@ -75,8 +55,7 @@ typedef struct {
 
 static void cpu_destroy(fw_device_t *device) {
   cpu_device_t *d = (cpu_device_t *)device;
-  pool_trim(d, 0);
-  pthread_mutex_destroy(&d->pool_lock);
+  fw_block_pool_fini(&d->pool);
   free(d);
 }
 
@@ -87,20 +66,7 @@ static fw_status_t cpu_alloc(fw_device_t *device, size_t size, void **out_ptr) {
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "buffer of %zu bytes is too large",
                           size);
   size_t rounded = block_size(size == 0 ? 1 : size);
-  if (rounded >= kPoolMinBytes) {
-    pthread_mutex_lock(&d->pool_lock);
-    for (pool_block_t **link = &d->pool; *link; link = &(*link)->next)
-      if ((*link)->size == rounded) {
-        pool_block_t *blk = *link;
-        *link = blk->next;
-        d->pool_bytes -= blk->size;
-        pthread_mutex_unlock(&d->pool_lock);
-        *out_ptr = blk->ptr;
-        free(blk);
-        return FW_OK;
-      }
-    pthread_mutex_unlock(&d->pool_lock);
-  }
+  if ((*out_ptr = fw_block_pool_take(&d->pool, rounded))) return FW_OK;
   size_t align = rounded >= kHugePage ? kHugePage : FW_BUFFER_ALIGNMENT;
   void *p = aligned_alloc(align, rounded);
   if (!p)
@@ -115,20 +81,7 @@ static void cpu_free(fw_device_t *device, void *ptr, size_t size) {
   cpu_device_t *d = (cpu_device_t *)device;
   if (!ptr) return;
   size_t rounded = block_size(size == 0 ? 1 : size);
-  pool_block_t *blk =
-      rounded >= kPoolMinBytes && rounded <= d->pool_limit ? malloc(sizeof(*blk)) : NULL;
-  if (!blk) {
-    free(ptr);
-    return;
-  }
-  blk->ptr = ptr;
-  blk->size = rounded;
-  pthread_mutex_lock(&d->pool_lock);
-  blk->next = d->pool;
-  d->pool = blk;
-  d->pool_bytes += rounded;
-  if (d->pool_bytes > d->pool_limit) pool_trim(d, d->pool_limit);
-  pthread_mutex_unlock(&d->pool_lock);
+  if (!fw_block_pool_put(&d->pool, ptr, rounded)) free(ptr);
 }
 
 /* Staging memory for copies: plain memory on the CPU. */
@@ -340,24 +293,16 @@ fw_status_t fw_device_cpu_create(fw_device_t **out_device) {
   cpu_device_t *d = calloc(1, sizeof(*d));
   if (!d) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   d->base.vtable = &kCpuDeviceVtable;
-  pthread_mutex_init(&d->pool_lock, NULL);
-  d->pool_limit = kPoolMaxBytes;
+  fw_block_pool_init(&d->pool, kPoolMinBytes, kPoolMaxBytes, release_block, NULL);
   *out_device = &d->base;
   return FW_OK;
 }
 
 void fw_device_cpu_set_pool_limit(fw_device_t *device, size_t bytes) {
   cpu_device_t *d = (cpu_device_t *)device;
-  pthread_mutex_lock(&d->pool_lock);
-  d->pool_limit = bytes < kPoolMaxBytes ? bytes : kPoolMaxBytes;
-  pool_trim(d, d->pool_limit);
-  pthread_mutex_unlock(&d->pool_lock);
+  fw_block_pool_set_limit(&d->pool, bytes < kPoolMaxBytes ? bytes : kPoolMaxBytes);
 }
 
 size_t fw_device_cpu_pool_bytes(fw_device_t *device) {
-  cpu_device_t *d = (cpu_device_t *)device;
-  pthread_mutex_lock(&d->pool_lock);
-  size_t bytes = d->pool_bytes;
-  pthread_mutex_unlock(&d->pool_lock);
-  return bytes;
+  return fw_block_pool_bytes(&((cpu_device_t *)device)->pool);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_pool.h"
 #include "status_internal.h"
 
 /* ---- Driver API declarations (the subset fw uses) ---------------------------------- */
@@ -139,6 +140,7 @@ typedef struct {
   char name[64];
   int cc_major, cc_minor, sms;
   size_t memory;
+  fw_block_pool_t pool; /* freed device memory kept for reuse */
 } cuda_device_t;
 
 struct fw_device_queue_t {
@@ -178,6 +180,7 @@ static fw_CUstream stream_of(cuda_device_t *d, fw_device_queue_t *queue) {
 
 static void cu_destroy(fw_device_t *device) {
   cuda_device_t *d = (cuda_device_t *)device;
+  fw_block_pool_fini(&d->pool);
   if (bind(d) == FW_OK && d->stream) g_api.cuStreamDestroy_v2(d->stream);
   g_api.cuDevicePrimaryCtxRelease_v2(d->device);
   free(d);
@@ -193,13 +196,33 @@ static fw_status_t cu_query(fw_device_t *device, fw_device_info_t *out) {
   return FW_OK;
 }
 
+/* Device allocations are rounded to 2 MiB (the driver's own granularity for large ones)
+ * above 1 MiB, so that freed blocks kept in the pool fit later requests. */
+static size_t cu_block_size(size_t size) {
+  size_t align = size > (1u << 20) ? (size_t)2 << 20 : 512;
+  if (size == 0) size = 1;
+  return (size + align - 1) & ~(align - 1);
+}
+
+static void cu_release(void *context, void *ptr, size_t size) {
+  (void)size;
+  if (bind(context) == FW_OK) g_api.cuMemFree_v2((fw_CUdeviceptr)(uintptr_t)ptr);
+}
+
 static fw_status_t cu_alloc(fw_device_t *device, size_t size, void **out_ptr) {
   cuda_device_t *d = (cuda_device_t *)device;
   *out_ptr = NULL;
+  size_t rounded = cu_block_size(size);
+  if ((*out_ptr = fw_block_pool_take(&d->pool, rounded))) return FW_OK;
   fw_status_t s = bind(d);
   if (s) return s;
   fw_CUdeviceptr p = 0;
-  fw_CUresult r = g_api.cuMemAlloc_v2(&p, size ? size : FW_BUFFER_ALIGNMENT);
+  fw_CUresult r = g_api.cuMemAlloc_v2(&p, rounded);
+  if (r != FW_CUDA_SUCCESS && fw_block_pool_bytes(&d->pool)) {
+    /* Kept blocks of other sizes hold the room: give them back and try again. */
+    fw_block_pool_flush(&d->pool);
+    r = g_api.cuMemAlloc_v2(&p, rounded);
+  }
   if (r != FW_CUDA_SUCCESS)
     return fw_status_annotate(cu_error(r, "cuMemAlloc"), "allocating %zu bytes on %s", size,
                               d->name);
@@ -207,10 +230,12 @@ static fw_status_t cu_alloc(fw_device_t *device, size_t size, void **out_ptr) {
   return FW_OK;
 }
 
+/* cuMemFree waits for the whole device: freed blocks go to the pool instead. */
 static void cu_free(fw_device_t *device, void *ptr, size_t size) {
-  (void)size;
-  if (!ptr || bind((cuda_device_t *)device) != FW_OK) return;
-  g_api.cuMemFree_v2((fw_CUdeviceptr)(uintptr_t)ptr);
+  cuda_device_t *d = (cuda_device_t *)device;
+  if (!ptr) return;
+  size_t rounded = cu_block_size(size);
+  if (!fw_block_pool_put(&d->pool, ptr, rounded)) cu_release(d, ptr, rounded);
 }
 
 /* Defined before the fill returns: on the device's stream (a non-blocking stream does
@@ -523,6 +548,9 @@ static fw_status_t create_device(int ordinal, fw_device_t **out_device) {
     free(d);
     return fw_status_annotate(cu_error(r, "stream creation"), "CUDA device %d", ordinal);
   }
+  /* Up to an eighth of the device's memory stays in freed blocks; the rest of what the
+   * memory manager counts is always allocatable after a flush. */
+  fw_block_pool_init(&d->pool, 0, d->memory / 8, cu_release, d);
   *out_device = &d->base;
   return FW_OK;
 }
