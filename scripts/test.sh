@@ -32,14 +32,17 @@ for opt in -O0 -O1; do
   FW_E2E_FWC_FLAGS="$opt" "$lit" -q "$build/test/e2e"
 done
 
-# And with NVIDIA code in every module, through the runtime's CUDA path: on a
-# machine without a GPU the stand-in driver (runtime/test/fake_cuda.c) takes
-# the kernels' images and the inputs' copies and fails every launch, so each
-# task is rerun on the CPU. Where ptxas is missing there is no NVIDIA code.
-if [ -x /usr/local/cuda/bin/ptxas ]; then
-  echo "== end-to-end tests with sm_90 variants on the stand-in CUDA driver"
-  FW_E2E_FWC_FLAGS="--targets=cpu,sm_90" FW_DEVICES=cuda \
-    FW_TEST_CUDA_DRIVER_DIR="$build/fake-cuda" "$lit" -q "$build/test/e2e"
+# And with NVIDIA and AMD code in every module, through the runtime's GPU paths: on
+# a machine without GPUs the stand-in drivers (runtime/test/fake_cuda.c, fake_hip.c)
+# take the kernels' images and the inputs' copies and fail every launch, so each task
+# is rerun on the CPU. Without ptxas or the AMD device libraries, fewer targets.
+gpu_targets=""
+[ -x /usr/local/cuda/bin/ptxas ] && gpu_targets+=",sm_90"
+[ -d /usr/lib/x86_64-linux-gnu/amdgcn/bitcode ] && gpu_targets+=",gfx942"
+if [ -n "$gpu_targets" ]; then
+  echo "== end-to-end tests with${gpu_targets//,/ } variants on the stand-in GPU drivers"
+  FW_E2E_FWC_FLAGS="--targets=cpu$gpu_targets" FW_DEVICES=cuda,hip \
+    FW_TEST_GPU_DRIVER_PATH="$build/fake-cuda:$build/fake-hip" "$lit" -q "$build/test/e2e"
 else
-  echo "== skipped: end-to-end tests with sm_90 variants (no /usr/local/cuda/bin/ptxas)"
+  echo "== skipped: end-to-end tests with GPU variants (no ptxas, no AMD device libraries)"
 fi

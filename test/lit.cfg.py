@@ -23,12 +23,13 @@ for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_DEVICES", "FW_TIER_LIMITS", "FW_PR
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
-# FW_TEST_CUDA_DRIVER_DIR: a directory holding a libcuda.so.1 the tests use first (the
-# stand-in driver of runtime/test/fake_cuda.c, to run the suite through the runtime's
-# CUDA path on a machine without a GPU).
-if os.environ.get("FW_TEST_CUDA_DRIVER_DIR"):
+# FW_TEST_GPU_DRIVER_PATH: directories (a PATH-style list) holding GPU driver libraries
+# the tests use first: the stand-ins of runtime/test/fake_cuda.c (libcuda.so.1) and
+# fake_hip.c (libamdhip64.so.6), to run the suite through the runtime's GPU paths on a
+# machine without a GPU.
+if os.environ.get("FW_TEST_GPU_DRIVER_PATH"):
     config.environment["LD_LIBRARY_PATH"] = os.pathsep.join(
-        p for p in (os.environ["FW_TEST_CUDA_DRIVER_DIR"], os.environ.get("LD_LIBRARY_PATH"))
+        p for p in (os.environ["FW_TEST_GPU_DRIVER_PATH"], os.environ.get("LD_LIBRARY_PATH"))
         if p)
 
 config.substitutions.append(("%fw-opt", os.path.join(config.fw_tools_dir, "fw-opt")))
@@ -36,6 +37,7 @@ config.substitutions.append(("%fw-run", os.path.join(config.fw_run_dir, "fw-run"
 config.substitutions.append(("%fwc", os.path.join(config.fw_tools_dir, "fwc")))
 config.substitutions.append(("%fw-device-check", os.path.join(config.fw_tools_dir, "fw-device-check")))
 config.substitutions.append(("%fake-cuda-dir", config.fw_fake_cuda_dir))
+config.substitutions.append(("%fake-hip-dir", config.fw_fake_hip_dir))
 config.substitutions.append(("%python", config.python_with_numpy))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%runtime-cflags", "-I" + config.fw_runtime_include))

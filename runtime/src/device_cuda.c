@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "block_pool.h"
+#include "gpu_kernel_abi.h"
 #include "status_internal.h"
 
 /* ---- Driver API declarations (the subset fw uses) ---------------------------------- */
@@ -445,47 +446,20 @@ static fw_status_t cu_module_get_kernel(fw_device_t *device, fw_device_module_t 
   return FW_OK;
 }
 
-/* GPU kernel ABI (docs/fat-binary.md): per binding of rank r, the fields of its memref
- * descriptor as separate parameters: allocated, aligned, offset, sizes[r], strides[r]. */
 static fw_status_t cu_launch(fw_device_t *device, fw_device_queue_t *queue,
                              const fw_device_launch_t *launch) {
   cuda_device_t *d = (cuda_device_t *)device;
   fw_status_t s = bind(d);
   if (s) return s;
-  size_t count = 0;
-  for (size_t i = 0; i < launch->num_bindings; ++i)
-    count += 3 + 2 * (size_t)launch->bindings[i].rank;
-  int64_t *values = calloc(count ? count : 1, sizeof(int64_t));
-  void **params = calloc(count ? count : 1, sizeof(void *));
-  if (!values || !params) {
-    free(values);
-    free(params);
-    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  }
-  size_t k = 0;
-  for (size_t i = 0; i < launch->num_bindings; ++i) {
-    const fw_device_binding_t *b = &launch->bindings[i];
-    values[k++] = (int64_t)(uintptr_t)b->data; /* allocated */
-    values[k++] = (int64_t)(uintptr_t)b->data; /* aligned */
-    values[k++] = 0;                           /* offset */
-    int64_t stride = 1;
-    for (uint32_t r = 0; r < b->rank; ++r) values[k + r] = b->dims[r];
-    for (uint32_t r = b->rank; r-- > 0;) {
-      values[k + b->rank + r] = stride;
-      stride *= b->dims[r] > 0 ? b->dims[r] : 1;
-    }
-    k += 2 * (size_t)b->rank;
-  }
-  for (size_t i = 0; i < count; ++i) params[i] = &values[i];
-  /* The kernels walk their work with a grid-stride loop: a grid that fills the GPU. */
-  unsigned block = launch->workgroup_size[0] ? launch->workgroup_size[0] : 256;
-  unsigned grid = launch->workgroup_count[0] > 1 ? launch->workgroup_count[0]
-                                                 : (unsigned)(d->sms > 0 ? d->sms * 8 : 1);
+  fw_gpu_kernel_params_t params;
+  s = fw_gpu_kernel_params_make(launch, &params);
+  if (s) return s;
+  unsigned grid, block;
+  fw_gpu_launch_shape(launch, (uint32_t)(d->sms > 0 ? d->sms : 0), &grid, &block);
   fw_CUresult r =
       g_api.cuLaunchKernel((fw_CUfunction)launch->kernel.image, grid, 1, 1, block, 1, 1, 0,
-                           stream_of(d, queue), params, NULL);
-  free(values);
-  free(params);
+                           stream_of(d, queue), params.params, NULL);
+  fw_gpu_kernel_params_free(&params);
   if (r != FW_CUDA_SUCCESS) return cu_error(r, "cuLaunchKernel");
   return finish(d, queue);
 }

@@ -173,8 +173,9 @@ static fw_device_module_t *gpu_image(fw_module_t *m, const fw_fwb_view_t *view, 
 }
 
 /* Finds, per executable, the kernel each GPU of the runtime runs: the image
- * fw_select_cuda_image picks for its architecture, else the PTX of the same variant when
- * that cubin does not load. An executable without one runs elsewhere. */
+ * fw_select_cuda_image or fw_select_hip_image picks for its architecture, else (NVIDIA)
+ * the PTX of the same variant when that cubin does not load. An executable without one
+ * runs elsewhere. */
 static fw_status_t load_gpu_code(fw_module_t *m, const fw_fwb_view_t *view) {
   fw_runtime_t *rt = m->runtime;
   const fw_metadata_t *md = &m->md;
@@ -182,7 +183,7 @@ static fw_status_t load_gpu_code(fw_module_t *m, const fw_fwb_view_t *view) {
   uint8_t *failed = calloc(md->num_images, 1);
   if (!failed) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   for (uint32_t d = 1; d < rt->num_devices; ++d) {
-    if (rt->devices[d]->vtable->target_kind != FW_TARGET_KIND_CUDA) continue;
+    fw_target_kind_t kind = rt->devices[d]->vtable->target_kind;
     memset(failed, 0, md->num_images);
     m->gpu_images[d] = calloc(md->num_images, sizeof(*m->gpu_images[d]));
     m->gpu_kernels[d] = calloc(md->num_executables ? md->num_executables : 1,
@@ -193,7 +194,10 @@ static fw_status_t load_gpu_code(fw_module_t *m, const fw_fwb_view_t *view) {
     }
     for (uint32_t e = 0; e < md->num_executables; ++e) {
       int64_t variant = -1, index = -1;
-      fw_select_cuda_image(md, e, rt->device_info[d].arch, &variant, &index);
+      if (kind == FW_TARGET_KIND_CUDA)
+        fw_select_cuda_image(md, e, rt->device_info[d].arch, &variant, &index);
+      else
+        fw_select_hip_image(md, e, rt->device_info[d].arch, &variant, &index);
       if (variant < 0) continue;
       fw_device_module_t *image = gpu_image(m, view, d, (uint32_t)index, failed);
       uint32_t ptx = (uint32_t)index + 1;

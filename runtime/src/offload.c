@@ -97,3 +97,25 @@ void fw_select_cuda_image(const fw_metadata_t *md, uint32_t executable, const ch
     }
   }
 }
+
+void fw_select_hip_image(const fw_metadata_t *md, uint32_t executable, const char *device_arch,
+                         int64_t *out_variant, int64_t *out_image) {
+  *out_variant = *out_image = -1;
+  if (executable >= md->num_executables) return;
+  /* "gfx90a:sramecc+:xnack-" runs code for "gfx90a". */
+  size_t len = strcspn(device_arch, ":");
+  const fw_md_executable_t *e = &md->executables[executable];
+  for (uint32_t v = 0; v < e->num_variants; ++v) {
+    uint32_t vi = e->first_variant + v;
+    const fw_md_variant_t *var = &md->variants[vi];
+    const fw_md_target_t *t = &md->targets[var->target];
+    if (var->kind != FW_VARIANT_KIND_DEVICE_IMAGE || t->kind != FW_TARGET_KIND_HIP ||
+        var->image == FW_MD_NO_IMAGE || var->image >= md->num_images ||
+        md->images[var->image].format != FW_IMAGE_FORMAT_HSACO ||
+        strlen(t->arch) != len || strncmp(t->arch, device_arch, len) != 0)
+      continue;
+    *out_variant = vi;
+    *out_image = var->image;
+    return;
+  }
+}

@@ -39,6 +39,12 @@ int fw_cuda_arch_number(const char *arch);
 void fw_select_cuda_image(const fw_metadata_t *md, uint32_t executable, const char *device_arch,
                           int64_t *out_variant, int64_t *out_image);
 
+/* The image an AMD GPU of architecture `device_arch` ("gfx942", or with its features,
+ * "gfx90a:sramecc+:xnack-") loads for `executable`: the HSACO built for exactly that
+ * architecture (AMD code objects do not run on other ones). -1 when none. */
+void fw_select_hip_image(const fw_metadata_t *md, uint32_t executable, const char *device_arch,
+                         int64_t *out_variant, int64_t *out_image);
+
 #ifdef __cplusplus
 }
 #endif

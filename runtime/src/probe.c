@@ -6,6 +6,7 @@
 
 #include "device.h"
 #include "device_cuda.h"
+#include "device_hip.h"
 #include "status_internal.h"
 
 static void report(fw_device_report_t *r, fw_target_kind_t kind, fw_device_t *device) {
@@ -40,31 +41,32 @@ fw_status_t fw_probe_devices(fw_device_report_t *out, size_t capacity, size_t *o
   if (n < capacity) out[n] = r;
   ++n;
 
-  fw_device_t **gpus = NULL;
-  size_t count = 0;
-  char why[sizeof(r.why)];
-  s = fw_cuda_discover(&gpus, &count, why, sizeof(why));
-  if (s) return s;
-  for (size_t i = 0; i < count; ++i) {
-    report(&r, FW_TARGET_KIND_CUDA, gpus[i]);
-    gpus[i]->vtable->destroy(gpus[i]);
-    if (n < capacity) out[n] = r;
-    ++n;
+  /* Each GPU kind: its devices, or one line saying why there are none. */
+  static const struct {
+    fw_target_kind_t kind;
+    fw_status_t (*discover)(fw_device_t ***, size_t *, char *, size_t);
+  } kKinds[] = {{FW_TARGET_KIND_CUDA, fw_cuda_discover}, {FW_TARGET_KIND_HIP, fw_hip_discover}};
+  for (size_t k = 0; k < sizeof(kKinds) / sizeof(kKinds[0]); ++k) {
+    fw_device_t **gpus = NULL;
+    size_t count = 0;
+    char why[sizeof(r.why)];
+    s = kKinds[k].discover(&gpus, &count, why, sizeof(why));
+    if (s) return s;
+    for (size_t i = 0; i < count; ++i) {
+      report(&r, kKinds[k].kind, gpus[i]);
+      gpus[i]->vtable->destroy(gpus[i]);
+      if (n < capacity) out[n] = r;
+      ++n;
+    }
+    free(gpus);
+    if (!count) {
+      memset(&r, 0, sizeof(r));
+      r.kind = kKinds[k].kind;
+      snprintf(r.why, sizeof(r.why), "%s", why);
+      if (n < capacity) out[n] = r;
+      ++n;
+    }
   }
-  free(gpus);
-  if (!count) {
-    memset(&r, 0, sizeof(r));
-    r.kind = FW_TARGET_KIND_CUDA;
-    snprintf(r.why, sizeof(r.why), "%s", why);
-    if (n < capacity) out[n] = r;
-    ++n;
-  }
-
-  memset(&r, 0, sizeof(r));
-  r.kind = FW_TARGET_KIND_HIP;
-  snprintf(r.why, sizeof(r.why), "AMD GPUs are not supported in this version");
-  if (n < capacity) out[n] = r;
-  ++n;
 
   *out_count = n;
   return FW_OK;

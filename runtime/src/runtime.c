@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "device_cuda.h"
+#include "device_hip.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
 
@@ -170,40 +171,49 @@ static fw_status_t parse_devices(fw_runtime_t *rt, const char *text) {
   return FW_OK;
 }
 
-/* Opens the GPUs the device list allows: each gets a memory node of the device tier,
- * holding at most its memory (or the device tier's limit), whose copies move down to host
- * memory. A machine without a GPU driver simply has none. */
+/* Opens the GPUs the device list allows (NVIDIA, then AMD): each gets a memory node of
+ * the device tier, holding at most its memory (or the device tier's limit), whose copies
+ * move down to host memory. A machine without a GPU driver simply has none. */
 static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
-  if (!((rt->use_kinds >> FW_TARGET_KIND_CUDA) & 1u)) return FW_OK;
-  fw_device_t **gpus = NULL;
-  size_t count = 0;
-  char why[256];
-  fw_status_t status = fw_cuda_discover(&gpus, &count, why, sizeof(why));
-  if (status != FW_OK) return status;
-  for (size_t i = 0; i < count; ++i) {
-    fw_device_info_t info;
-    fw_status_t q = FW_OK;
-    if (rt->num_devices == FW_MAX_DEVICES || rt->memory.num_nodes == FW_MAX_MEMORY_NODES ||
-        (q = gpus[i]->vtable->query(gpus[i], &info)) != FW_OK) {
-      fw_status_free(q); /* more GPUs than one runtime drives: the rest stay unused */
-      gpus[i]->vtable->destroy(gpus[i]);
-      continue;
+  static const struct {
+    fw_target_kind_t kind;
+    const char *prefix;
+    fw_status_t (*discover)(fw_device_t ***, size_t *, char *, size_t);
+  } kKinds[] = {{FW_TARGET_KIND_CUDA, "cuda", fw_cuda_discover},
+                {FW_TARGET_KIND_HIP, "hip", fw_hip_discover}};
+  for (size_t k = 0; k < sizeof(kKinds) / sizeof(kKinds[0]); ++k) {
+    if (!((rt->use_kinds >> kKinds[k].kind) & 1u)) continue;
+    fw_device_t **gpus = NULL;
+    size_t count = 0;
+    char why[256];
+    fw_status_t status = kKinds[k].discover(&gpus, &count, why, sizeof(why));
+    if (status != FW_OK) return status;
+    uint32_t ordinal = 0;
+    for (size_t i = 0; i < count; ++i) {
+      fw_device_info_t info;
+      fw_status_t q = FW_OK;
+      if (rt->num_devices == FW_MAX_DEVICES || rt->memory.num_nodes == FW_MAX_MEMORY_NODES ||
+          (q = gpus[i]->vtable->query(gpus[i], &info)) != FW_OK) {
+        fw_status_free(q); /* more GPUs than one runtime drives: the rest stay unused */
+        gpus[i]->vtable->destroy(gpus[i]);
+        continue;
+      }
+      uint32_t d = rt->num_devices++;
+      rt->devices[d] = gpus[i];
+      rt->device_info[d] = info;
+      uint32_t node = (uint32_t)rt->memory.num_nodes++;
+      fw_memory_node_t *n = &rt->memory.nodes[node];
+      snprintf(n->name, sizeof(n->name), "%s:%u", kKinds[k].prefix, ordinal++);
+      n->tier = FW_TIER_DEVICE;
+      n->device = gpus[i];
+      /* The driver, the kernels' code and other processes need some of it. */
+      uint64_t usable = info.memory_bytes / 10 * 9;
+      n->capacity = device_limit && (device_limit < usable || !usable) ? device_limit : usable;
+      n->lower = FW_NODE_HOST;
+      rt->device_node[d] = node;
     }
-    uint32_t d = rt->num_devices++;
-    rt->devices[d] = gpus[i];
-    rt->device_info[d] = info;
-    uint32_t node = (uint32_t)rt->memory.num_nodes++;
-    fw_memory_node_t *n = &rt->memory.nodes[node];
-    snprintf(n->name, sizeof(n->name), "cuda:%u", d - 1);
-    n->tier = FW_TIER_DEVICE;
-    n->device = gpus[i];
-    /* The driver, the kernels' code and other processes need some of it. */
-    uint64_t usable = info.memory_bytes / 10 * 9;
-    n->capacity = device_limit && (device_limit < usable || !usable) ? device_limit : usable;
-    n->lower = FW_NODE_HOST;
-    rt->device_node[d] = node;
+    free(gpus);
   }
-  free(gpus);
   return FW_OK;
 }
 

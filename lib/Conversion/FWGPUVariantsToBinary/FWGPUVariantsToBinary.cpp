@@ -22,6 +22,8 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/IRMapping.h"
@@ -59,6 +61,25 @@ static FailureOr<std::string> serialize(ModuleOp container, StringRef format,
       if (auto object = dyn_cast<gpu::ObjectAttr>(attr))
         return object.getObject().getValue().str();
   return failure();
+}
+
+/// Math functions AMDGPU has no instruction for become ones it has: the
+/// hyperbolic functions, powers and tan are expanded into exponentials,
+/// logarithms, sines and cosines; the inverse tangents and erfc into
+/// polynomials. No device library (whose bitcode may not exist for the
+/// target, like gfx942 in Debian's rocm-device-libs) is needed for them.
+static LogicalResult expandMathForAMDGPU(gpu::GPUModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  math::populateExpansionPatterns(
+      patterns, {"tan", "tanh", "sinh", "cosh", "asinh", "acosh", "atanh", "powf"});
+  auto approximated = [](StringRef name) {
+    name.consume_front("math.");
+    return name == "atan" || name == "atan2" || name == "erfc" || name == "asin" ||
+           name == "acos";
+  };
+  populateMathF32ExpansionPatterns(patterns, approximated);
+  populateMathPolynomialApproximationPatterns(patterns, approximated);
+  return applyPatternsGreedily(module, std::move(patterns));
 }
 
 /// A directory laid out like a ROCm installation for gpu-module-to-binary:
@@ -245,6 +266,9 @@ struct ConvertFWGPUVariantsToBinaryPass
              << arch;
     if (!*mapped)
       return false;
+
+    if (!nvidia && failed(expandMathForAMDGPU(module)))
+      return variant.emitOpError("could not expand the math of its kernel for ") << arch;
 
     PassManager pm(ctx);
     OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
