@@ -32,6 +32,12 @@ for opt in -O0 -O1; do
   FW_E2E_FWC_FLAGS="$opt" "$lit" -q "$build/test/e2e"
 done
 
+# And with every CPU kernel that the GPU mapping accepts replaced by its mapped form
+# (fused loop nests, private scalars, grid-stride loops) on an emulated grid of 3
+# blocks of 5 threads: the GPU kernels' logic, checked where there is no GPU.
+echo "== end-to-end tests with the GPU mapping emulated on the CPU"
+FW_E2E_FWC_FLAGS="--test-gpu-mapping-on-cpu" "$lit" -q "$build/test/e2e"
+
 # And with NVIDIA and AMD code in every module, through the runtime's GPU paths: on
 # a machine without GPUs the stand-in drivers (runtime/test/fake_cuda.c, fake_hip.c)
 # take the kernels' images and the inputs' copies and fail every launch, so each task

@@ -114,6 +114,8 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
   if (options.compileTo == Phase::Host)
     return;
 
+  if (options.testGpuMappingOnCpu)
+    pm.addPass(mlir::fw::createTestGPUMappingOnCPUPass());
   mlir::fw::ConvertFWGPUVariantsToBinaryPassOptions gpu;
   gpu.cudaPath = options.cudaPath;
   gpu.rocmPath = options.rocmPath;

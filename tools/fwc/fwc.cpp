@@ -45,6 +45,7 @@ struct Flags {
   std::string ldPath;
   std::string cudaPath = "/usr/local/cuda";
   std::string rocmPath;
+  bool testGpuMappingOnCpu = false;
   std::string header;
   unsigned optLevel = 3;
   bool printIRAfterAll = false;
@@ -202,6 +203,7 @@ int compile(const Flags &flags, bool &reportedError) {
   options.optLevel = flags.optLevel;
   options.cudaPath = flags.cudaPath;
   options.rocmPath = flags.rocmPath;
+  options.testGpuMappingOnCpu = flags.testGpuMappingOnCpu;
   options.reportMemory = flags.stats;
   fw::buildFwcPipeline(pm, options);
   if (failed(pm.run(*module)))
@@ -320,6 +322,8 @@ int main(int argc, char **argv) {
   app.add_option("--cuda-path", flags.cudaPath,
                  "CUDA toolkit whose ptxas assembles cubins for sm_* targets")
       ->capture_default_str();
+  app.add_flag("--test-gpu-mapping-on-cpu", flags.testGpuMappingOnCpu,
+               "For tests: CPU kernels run their GPU mapping on an emulated grid");
   app.add_option("--rocm-path", flags.rocmPath,
                  "ROCm installation whose device libraries (amdgcn/bitcode) and "
                  "llvm/bin/ld.lld build gfx* code objects (default: Debian's "

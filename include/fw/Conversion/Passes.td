@@ -104,6 +104,27 @@ def ConvertFWGPUVariantsToBinaryPass
                            "::mlir::scf::SCFDialect"];
 }
 
+def TestGPUMappingOnCPUPass
+    : Pass<"fw-test-gpu-mapping-on-cpu", "ModuleOp"> {
+  let summary = "Runs the GPU mapping of each kernel on the CPU, for tests";
+  let description = [{
+    For testing the GPU mapping (the loop fusion, the private scalars and the
+    grid-stride loops of `convert-fw-gpu-variants-to-binary`) on machines
+    without a GPU: every CPU variant whose kernel the mapping accepts gets the
+    mapped kernel instead, with the grid emulated by two loops, over
+    `grid-size` blocks of `block-size` threads run one after the other. The
+    results must not change. `fwc --test-gpu-mapping-on-cpu` adds it; the
+    end-to-end suite runs with it (scripts/test.sh).
+  }];
+  let options = [
+    Option<"gridSize", "grid-size", "int64_t", /*default=*/"3", "Emulated blocks">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"5",
+           "Emulated threads per block">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def ConvertFWHostToLLVMPass : Pass<"convert-fw-host-to-llvm", "ModuleOp"> {
   let summary = "Lowers the host side of a module to the LLVM dialect";
   let description = [{

@@ -45,6 +45,9 @@ struct FwcOptions {
   /// A ROCm installation for AMD targets (amdgcn/bitcode, llvm/bin/ld.lld);
   /// empty: Debian's rocm-device-libs and LLVM's own ld.lld.
   std::string rocmPath;
+  /// For tests: CPU kernels run the GPU mapping on an emulated grid
+  /// (fw-test-gpu-mapping-on-cpu).
+  bool testGpuMappingOnCpu = false;
 };
 
 /// Adds the passes of the fwc pipeline up to `options.compileTo` to `pm`,
