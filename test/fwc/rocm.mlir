@@ -26,6 +26,7 @@
 
 // OUT: 2x2xf32=[0 3][0 5]
 
+// NOTES: .group_segment_fixed_size: 8192
 // NOTES: .max_flat_workgroup_size: 256
 // NOTES: .name: bias_relu_dispatch_0
 // NOTES: .sgpr_count: {{[0-9]+}}
@@ -34,10 +35,15 @@
 // NOTES: amdhsa.target: amdgcn-amd-amdhsa--gfx942
 // NOTES90A: amdhsa.target: amdgcn-amd-amdhsa--gfx90a
 
+// The matmul is tiled through LDS between barriers.
 // ISA: <bias_relu_dispatch_0>:
-// ISA: global_load_dword
-// ISA: global_store_dword
-// ISA: s_endpgm
+// ISA-DAG: global_load_dword
+// ISA-DAG: ds_write
+// ISA-DAG: s_barrier
+// ISA-DAG: ds_read
+// ISA-DAG: v_fma
+// ISA-DAG: global_store_dword
+// ISA-DAG: s_endpgm
 
 // NOROCM: error: 'fw.variant' op needs the AMD toolchain to link code objects for gfx942: '{{.*}}nowhere/llvm/bin/ld.lld' is not there; --rocm-path must hold ROCm's llvm/bin/ld.lld and amdgcn/bitcode
 

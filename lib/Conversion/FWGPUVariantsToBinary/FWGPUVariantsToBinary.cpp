@@ -260,7 +260,7 @@ struct ConvertFWGPUVariantsToBinaryPass
     gpu::ReturnOp::create(b, kernel.getLoc());
 
     // The ops' loop nests, spread over the grid.
-    FailureOr<bool> mapped = mapKernelToGrid(func);
+    FailureOr<bool> mapped = mapKernelToGrid(func, blockSize);
     if (failed(mapped))
       return variant.emitOpError("could not map its kernel onto the grid for ")
              << arch;

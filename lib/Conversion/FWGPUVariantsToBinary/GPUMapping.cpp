@@ -6,7 +6,8 @@
 // at the current element becomes a private scalar (a register); each
 // remaining nest becomes a grid-stride loop, and work without a parallel loop
 // runs in the first thread. There is no barrier across the grid, so the
-// remaining nests must be independent.
+// remaining nests must be independent. Matmuls take the tiled path of
+// GPUContraction.cpp instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -267,8 +268,27 @@ static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
   return success();
 }
 
-FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func) {
+/// A product feeding a sum may become one FMA, as the CPU kernels do.
+static void allowContraction(gpu::GPUFuncOp func) {
+  func.walk([](arith::ArithFastMathInterface op) {
+    auto flags = op.getFastMathFlagsAttr();
+    auto contract = arith::FastMathFlagsAttr::get(
+        op->getContext(),
+        (flags ? flags.getValue() : arith::FastMathFlags::none) |
+            arith::FastMathFlags::contract);
+    op->setAttr(op.getFastMathAttrName(), contract);
+  });
+}
+
+FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize) {
   MLIRContext *ctx = func.getContext();
+  FailureOr<bool> gemm = mapContractionToGrid(func, blockSize);
+  if (failed(gemm))
+    return failure();
+  if (*gemm) {
+    allowContraction(func);
+    return true;
+  }
   SmallVector<linalg::LinalgOp> cloned;
   func.walk([&](linalg::LinalgOp l) { cloned.push_back(l); });
   IRRewriter rewriter(ctx);
@@ -288,14 +308,6 @@ FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func) {
   }
   if (failed(distributeOverGrid(func)))
     return false;
-  // A product feeding a sum may become one FMA, as the CPU kernels do.
-  func.walk([](arith::ArithFastMathInterface op) {
-    auto flags = op.getFastMathFlagsAttr();
-    auto contract = arith::FastMathFlagsAttr::get(
-        op->getContext(), (flags ? flags.getValue()
-                                 : arith::FastMathFlags::none) |
-                              arith::FastMathFlags::contract);
-    op->setAttr(op.getFastMathAttrName(), contract);
-  });
+  allowContraction(func);
   return true;
 }

@@ -20,12 +20,19 @@ namespace mlir::fw {
 /// else.
 SmallVector<linalg::LinalgOp> getKernelLinalgOps(func::FuncOp kernel);
 
-/// Turns the linalg ops of `func` into loop nests, fuses nests with the same
-/// bounds per element, keeps intermediates in registers, and spreads the
-/// nests over the grid (see GPUMapping.cpp). False when the nests depend on
+/// Maps a matmul kernel with mapContractionToGrid; otherwise turns the linalg
+/// ops of `func` into loop nests, fuses nests with the same bounds per
+/// element, keeps intermediates in registers, and spreads the nests over the
+/// grid (see GPUMapping.cpp). False when the nests depend on
 /// each other across elements (nothing orders the grid): the kernel cannot
 /// run on a GPU yet. Failure when the IR could not be transformed.
-FailureOr<bool> mapKernelToGrid(gpu::GPUFuncOp func);
+FailureOr<bool> mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize);
+
+/// When the kernel is a matmul (any operand layout) with optionally the fill
+/// of its accumulator and one elementwise epilogue, and blocks have 256
+/// threads: a tiled GEMM through workgroup memory (GPUContraction.cpp); the
+/// function gets `known_block_size`. False when the kernel is anything else.
+FailureOr<bool> mapContractionToGrid(gpu::GPUFuncOp func, int64_t blockSize);
 
 } // namespace mlir::fw
 

@@ -52,22 +52,27 @@ fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bin
 // -----
 
 /// A fill, the matmul that accumulates into an intermediate, and an epilogue
-/// reading it: the three loop nests fuse per output element and the
-/// intermediate becomes a register of each thread, so the PTX uses no local
-/// memory and writes only the result. Products and sums may contract into
-/// FMAs (as on the CPU).
+/// reading it: a tiled GEMM. Blocks of 256 threads stage slices of A and B in
+/// shared memory between barriers, each thread keeps its 4x4 accumulators in
+/// registers (no local memory) and contracts products and sums into FMAs;
+/// launch bounds from the target table (2 blocks of 256 per SM).
 // CHECK-LABEL: fw.executable @mm
 // CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
 // CHECK-SAME: fw.kernel = "mm"
 // CHECK-SAME: .entry mm(
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: .minnctapersm 2
 // CHECK-NOT: .local
-// CHECK-NOT: st.global
+// CHECK-SAME: .shared .align 4 .b8 __wg_mm_0[4096]
+// CHECK-SAME: .shared .align 4 .b8 __wg_mm_1[4096]
+// CHECK-NOT: .local
+// CHECK-SAME: st.shared
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared
 // CHECK-SAME: fma.rn.f32
-// CHECK-NOT: .local
+// CHECK-SAME: bar.sync
 // CHECK-SAME: max.f32
 // CHECK-SAME: st.global.b32
-// CHECK-NOT: st.global
-// CHECK-SAME: ret;
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -87,6 +92,52 @@ fw.executable @mm attributes {access = [#fw.access<read>, #fw.access<read>, #fw.
           linalg.yield %y : f32
         }
         memref.dealloc %acc : memref<8x4xf32>
+        return
+      }
+    }
+  }
+}
+
+// -----
+
+/// A fill, the row sum that accumulates into an intermediate, and a scaling
+/// of the sum: the three nests fuse per row and the intermediate becomes a
+/// register of each thread, so the PTX uses no local memory and writes only
+/// the result.
+// CHECK-LABEL: fw.executable @rowsum
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: .entry rowsum(
+// CHECK-NOT: .local
+// CHECK-NOT: .shared
+// CHECK-NOT: st.global
+// CHECK-SAME: {{add(.rn)?.f32}}
+// CHECK-SAME: {{mul(.rn)?.f32}}
+// CHECK-SAME: st.global.b32
+// CHECK-NOT: st.global
+// CHECK-SAME: ret;
+#in2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+#id1 = affine_map<(d0) -> (d0)>
+fw.executable @rowsum attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<8x16xf32>, tensor<8xf32>]} {
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @rowsum(%in: memref<8x16xf32>, %out: memref<8xf32>) {
+        %zero = arith.constant 0.0 : f32
+        %half = arith.constant 0.5 : f32
+        %sum = memref.alloc() : memref<8xf32>
+        linalg.fill ins(%zero : f32) outs(%sum : memref<8xf32>)
+        linalg.generic {indexing_maps = [#in2, #row2], iterator_types = ["parallel", "reduction"]}
+            ins(%in : memref<8x16xf32>) outs(%sum : memref<8xf32>) {
+        ^bb0(%x: f32, %acc: f32):
+          %y = arith.addf %x, %acc : f32
+          linalg.yield %y : f32
+        }
+        linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+            ins(%sum : memref<8xf32>) outs(%out : memref<8xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %y = arith.mulf %x, %half : f32
+          linalg.yield %y : f32
+        }
         return
       }
     }

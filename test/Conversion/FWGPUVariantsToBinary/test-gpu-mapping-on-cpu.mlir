@@ -1,22 +1,30 @@
 // RUN: %fw-opt %s --split-input-file --fw-test-gpu-mapping-on-cpu=grid-size=2 | FileCheck %s
 
-/// A CPU kernel the GPU mapping accepts is replaced by its mapped form on an
-/// emulated grid: the private scalar of the fused nest once, then 2 blocks of
-/// 5 threads in turn, each walking the grid-stride loop from its global index.
+/// A matmul with its fill and an epilogue takes the tiled path: blocks of 256
+/// threads (its known block size) in turn; the slices of A and B in one
+/// allocation each, the accumulators in one slice per thread; the code
+/// between barriers runs for every thread of the block before the next part.
 // CHECK-LABEL: func.func @mm
-// CHECK: %[[ACC:.*]] = memref.alloca() : memref<f32>
+// CHECK-DAG: %[[AT:.*]] = memref.alloca() : memref<64x16xf32>
+// CHECK-DAG: %[[BT:.*]] = memref.alloca() : memref<16x64xf32>
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<256x4x4xf32>
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: scf.for %[[B:.*]] = %{{.*}} to %[[C2]]
-// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[C5]]
-// CHECK: %[[BASE:.*]] = arith.muli %[[B]], %[[C5]]
-// CHECK: %[[FIRST:.*]] = arith.addi %[[BASE]], %[[T]]
-// CHECK: scf.for %{{.*}} = %[[FIRST]] to
-// CHECK: memref.store %{{.*}}, %[[ACC]][]
-// CHECK: scf.for
-// CHECK: memref.load %[[ACC]][]
+// CHECK: scf.for %[[TILE:.*]] = %[[B]] to %{{.*}} step %[[C2]]
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[C256]]
+// CHECK: memref.subview %[[ACC]][%[[T]], 0, 0] [1, 4, 4] [1, 1, 1]
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C256]]
+// CHECK: memref.store %{{.*}}, %[[AT]]
+// CHECK: memref.store %{{.*}}, %[[BT]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C256]]
+// CHECK: memref.load %[[AT]]
+// CHECK: memref.load %[[BT]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C256]]
+// CHECK: arith.maxnumf
 // CHECK-NOT: linalg.
-// CHECK-NOT: memref.alloc(
+// CHECK-NOT: gpu.
 // CHECK: return
 fw.executable @mm attributes {access = [#fw.access<read>, #fw.access<read>, #fw.access<write>], bindings = [tensor<8x16xf32>, tensor<16x4xf32>, tensor<8x4xf32>]} {
   fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
@@ -30,6 +38,53 @@ fw.executable @mm attributes {access = [#fw.access<read>, #fw.access<read>, #fw.
             ins(%acc : memref<8x4xf32>) outs(%out : memref<8x4xf32>) {
         ^bb0(%x: f32, %o: f32):
           %y = arith.maxnumf %x, %zero : f32
+          linalg.yield %y : f32
+        }
+        return
+      }
+    }
+  }
+}
+
+// -----
+
+/// Elsewhere: a row sum with its fill and a scaling fuse per row, the sum in a
+/// private scalar (one per emulated thread), 2 blocks of 5 threads each
+/// walking the grid-stride loop from its global index.
+// CHECK-LABEL: func.func @rowsum
+// CHECK: %[[SUM:.*]] = memref.alloca() : memref<5xf32>
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %[[C2]]
+// CHECK: %[[BASE:.*]] = arith.muli %[[B]], %[[C5]]
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[C5]]
+// CHECK: %[[MINE:.*]] = memref.subview %[[SUM]][%[[T]]] [1] [1]
+// CHECK: %[[FIRST:.*]] = arith.addi %[[BASE]], %[[T]]
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to
+// CHECK: memref.store %{{.*}}, %[[MINE]][]
+// CHECK: scf.for
+// CHECK: memref.load %[[MINE]][]
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.alloc(
+// CHECK: return
+fw.executable @rowsum attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<8x16xf32>, tensor<8xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {
+      func.func @rowsum(%in: memref<8x16xf32>, %out: memref<8xf32>) {
+        %zero = arith.constant 0.0 : f32
+        %half = arith.constant 0.5 : f32
+        %sum = memref.alloc() : memref<8xf32>
+        linalg.fill ins(%zero : f32) outs(%sum : memref<8xf32>)
+        linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+            ins(%in : memref<8x16xf32>) outs(%sum : memref<8xf32>) {
+        ^bb0(%x: f32, %acc: f32):
+          %y = arith.addf %x, %acc : f32
+          linalg.yield %y : f32
+        }
+        linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+            ins(%sum : memref<8xf32>) outs(%out : memref<8xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %y = arith.mulf %x, %half : f32
           linalg.yield %y : f32
         }
         return

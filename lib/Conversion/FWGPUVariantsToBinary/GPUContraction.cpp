@@ -1,0 +1,371 @@
+//===- GPUContraction.cpp - Matmuls onto a GPU grid, tiled ----------------===//
+//
+// A kernel made of a matmul (any operand layout), optionally the fill of its
+// accumulator and one elementwise epilogue, becomes a tiled GEMM: each block
+// computes a 64x64 tile of the result, staging 64x16 slices of A and 16x64
+// slices of B in workgroup memory (shared memory, LDS) between barriers, and
+// each of its 256 threads accumulates a 4x4 micro-tile in registers; the
+// epilogue is applied to the micro-tile before it is stored. Blocks walk the
+// tiles with a grid-stride loop, so any grid computes the whole result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUMapping.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Tile sizes: a block of kThreads threads computes kTileM x kTileN results,
+/// kThreadM x kThreadN per thread, stepping through the reduction kTileK at a
+/// time.
+constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
+constexpr int64_t kThreadM = 4, kThreadN = 4;
+constexpr int64_t kThreadsN = kTileN / kThreadN;               // 16
+constexpr int64_t kThreads = (kTileM / kThreadM) * kThreadsN; // 256
+
+/// The parts of a kernel this mapping handles.
+struct Contraction {
+  linalg::LinalgOp fill;     // optional: initializes the accumulator
+  linalg::LinalgOp matmul;   // C(i,j) += A(.,.) * B(.,.)
+  linalg::LinalgOp epilogue; // optional: elementwise, reads C at (i,j)
+  unsigned dimI, dimJ, dimK; // the matmul's loop dimensions
+  unsigned epilogueInput;    // the epilogue's operand that reads C
+};
+
+Value rootOf(Value v) {
+  if (auto memref = dyn_cast<TypedValue<MemRefType>>(v))
+    return memref::skipViewLikeOps(memref);
+  return v;
+}
+
+/// Whether `map` only permutes or drops dimensions.
+bool isPlainAccess(AffineMap map) { return map.isProjectedPermutation(/*allowZeroInResults=*/false); }
+
+FailureOr<Contraction> match(gpu::GPUFuncOp func) {
+  Contraction c{};
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : func.getBody().front()) {
+    if (isMemoryEffectFree(&op) || isa<gpu::ReturnOp, memref::AllocOp, memref::DeallocOp>(op))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      return failure();
+    ops.push_back(linalgOp);
+  }
+  size_t at = 0;
+  if (at < ops.size() && isa<linalg::FillOp>(ops[at]))
+    c.fill = ops[at++];
+  if (at >= ops.size())
+    return failure();
+  c.matmul = ops[at++];
+  if (at < ops.size())
+    c.epilogue = ops[at++];
+  if (at != ops.size())
+    return failure();
+
+  // The matmul: two parallel dimensions and one reduction, a multiply-add
+  // body, plain operand accesses, a 2-D accumulator indexed (i, j).
+  linalg::LinalgOp mm = c.matmul;
+  if (mm.getNumLoops() != 3 || mm.getNumDpsInputs() != 2 || mm.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(mm))
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(mm);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 ||
+      !dims->batch.empty())
+    return failure();
+  c.dimI = dims->m[0];
+  c.dimJ = dims->n[0];
+  c.dimK = dims->k[0];
+  SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!isPlainAccess(map))
+      return failure();
+  AffineMap cMap = maps[2];
+  if (cMap.getNumResults() != 2 || cMap.getDimPosition(0) != c.dimI ||
+      cMap.getDimPosition(1) != c.dimJ)
+    return failure();
+  Value acc = mm.getDpsInitOperand(0)->get();
+  if (cast<MemRefType>(acc.getType()).getRank() != 2)
+    return failure();
+  for (OpOperand &operand : mm->getOpOperands())
+    if (!cast<MemRefType>(operand.get().getType()).getLayout().isIdentity() &&
+        !isa<StridedLayoutAttr>(cast<MemRefType>(operand.get().getType()).getLayout()))
+      return failure();
+
+  if (c.fill && c.fill.getDpsInitOperand(0)->get() != acc)
+    return failure();
+
+  if (c.epilogue) {
+    linalg::LinalgOp ep = c.epilogue;
+    if (ep.getNumLoops() != 2 || ep.getNumParallelLoops() != 2 || ep.getNumDpsInits() != 1)
+      return failure();
+    unsigned readers = 0;
+    for (OpOperand *input : ep.getDpsInputOperands()) {
+      AffineMap map = ep.getMatchingIndexingMap(input);
+      if (!isPlainAccess(map))
+        return failure();
+      if (input->get() == acc) {
+        if (!map.isIdentity())
+          return failure();
+        c.epilogueInput = input->getOperandNumber();
+        ++readers;
+      } else if (rootOf(input->get()) == rootOf(acc)) {
+        return failure();
+      }
+    }
+    OpOperand *out = ep.getDpsInitOperand(0);
+    if (readers != 1 || !ep.getMatchingIndexingMap(out).isIdentity() ||
+        rootOf(out->get()) == rootOf(acc))
+      return failure();
+    // The accumulator is an intermediate nobody else sees.
+    if (!acc.getDefiningOp<memref::AllocOp>())
+      return failure();
+  } else if (!isa<BlockArgument>(rootOf(acc))) {
+    return failure();
+  }
+  // An intermediate accumulator must start from the fill.
+  if (acc.getDefiningOp<memref::AllocOp>() && !c.fill)
+    return failure();
+  // An intermediate accumulator must have no other users.
+  if (auto alloc = acc.getDefiningOp<memref::AllocOp>())
+    for (Operation *user : alloc->getUsers())
+      if (user != c.fill.getOperation() && user != mm.getOperation() &&
+          user != c.epilogue.getOperation() && !isa<memref::DeallocOp>(user))
+        return failure();
+  return c;
+}
+
+/// Builds the tiled kernel in place of the contraction's ops.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+
+  /// The indices of `map`'s results for the loop values `loops`.
+  SmallVector<Value> indices(AffineMap map, ArrayRef<Value> loops) {
+    SmallVector<Value> result;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      result.push_back(loops[map.getDimPosition(r)]);
+    return result;
+  }
+
+  /// memref[indices] when `inBounds`, else zero of the element type.
+  Value guardedLoad(Value memref, ValueRange indices, Value inBounds) {
+    Type type = cast<MemRefType>(memref.getType()).getElementType();
+    auto branch = scf::IfOp::create(b, loc, type, inBounds, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(b, loc, memref::LoadOp::create(b, loc, memref, indices).getResult());
+    b.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(b, loc,
+                         arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult());
+    return branch.getResult(0);
+  }
+
+  /// Clones the body of `op` with its block arguments bound to `args`; returns
+  /// what it yields (its first value).
+  Value inlineBody(linalg::LinalgOp op, ArrayRef<Value> args) {
+    Block *body = op.getBlock();
+    IRMapping map;
+    map.map(body->getArguments(), args);
+    for (Operation &inner : body->without_terminator())
+      b.clone(inner, map);
+    return map.lookupOrDefault(body->getTerminator()->getOperand(0));
+  }
+};
+
+} // namespace
+
+FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t blockSize) {
+  if (blockSize != kThreads)
+    return false;
+  FailureOr<Contraction> matched = match(func);
+  if (failed(matched))
+    return false;
+  func.setKnownBlockSizeAttr(
+      OpBuilder(func).getDenseI32ArrayAttr({static_cast<int32_t>(kThreads), 1, 1}));
+  Contraction c = *matched;
+  linalg::LinalgOp mm = c.matmul;
+  Location loc = mm.getLoc();
+  Block &entry = func.getBody().front();
+  OpBuilder b(mm);
+  IndexMath x{b, loc};
+
+  Value A = mm.getDpsInputOperand(0)->get(), B = mm.getDpsInputOperand(1)->get();
+  Value C = mm.getDpsInitOperand(0)->get();
+  AffineMap aMap = mm.getIndexingMapsArray()[0], bMap = mm.getIndexingMapsArray()[1];
+  Type aType = cast<MemRefType>(A.getType()).getElementType();
+  Type bType = cast<MemRefType>(B.getType()).getElementType();
+  Type accType = cast<MemRefType>(C.getType()).getElementType();
+
+  // Workgroup memory for the slices of A and B, and the thread's accumulators.
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value aTile = func.addWorkgroupAttribution(
+      MemRefType::get({kTileM, kTileK}, aType, MemRefLayoutAttrInterface(), workgroup), loc);
+  Value bTile = func.addWorkgroupAttribution(
+      MemRefType::get({kTileK, kTileN}, bType, MemRefLayoutAttrInterface(), workgroup), loc);
+  Value accs;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&entry);
+    accs = memref::AllocaOp::create(b, loc, MemRefType::get({kThreadM, kThreadN}, accType));
+  }
+
+  // Sizes: M and N from the result (the accumulator, or the epilogue's output
+  // when the accumulator is an intermediate, which goes away), K from an
+  // operand that has it.
+  Value result = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : C;
+  Value M = memref::DimOp::create(b, loc, result, 0);
+  Value N = memref::DimOp::create(b, loc, result, 1);
+  Value K;
+  for (auto [operand, map] : {std::make_pair(A, aMap), std::make_pair(B, bMap)})
+    for (unsigned r = 0; r < map.getNumResults() && !K; ++r)
+      if (map.getDimPosition(r) == c.dimK)
+        K = memref::DimOp::create(b, loc, operand, r);
+
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value c0 = x.idx(0), c1 = x.idx(1);
+  Value tileM = x.idx(kTileM), tileN = x.idx(kTileN), tileK = x.idx(kTileK);
+  Value tilesM = arith::CeilDivUIOp::create(b, loc, M, tileM);
+  Value tilesN = arith::CeilDivUIOp::create(b, loc, N, tileN);
+  Value tiles = x.mul(tilesM, tilesN);
+  Value tx = x.rem(tid, x.idx(kThreadsN)), ty = x.div(tid, x.idx(kThreadsN));
+
+  auto tileLoop = scf::ForOp::create(b, loc, bid, tiles, grid);
+  b.setInsertionPointToStart(tileLoop.getBody());
+  Value tile = tileLoop.getInductionVar();
+  Value tm = x.div(tile, tilesN), tn = x.rem(tile, tilesN);
+  Value rowBase = x.mul(tm, tileM), colBase = x.mul(tn, tileN);
+  Value row0 = x.add(rowBase, x.mul(ty, x.idx(kThreadM)));
+  Value col0 = x.add(colBase, x.mul(tx, x.idx(kThreadN)));
+
+  // The accumulators start at the fill's value, or at C's.
+  Value fillValue = c.fill ? c.fill.getDpsInputOperand(0)->get() : Value();
+  for (int64_t m = 0; m < kThreadM; ++m)
+    for (int64_t n = 0; n < kThreadN; ++n) {
+      Value start = fillValue;
+      if (!start) {
+        Value i = x.add(row0, x.idx(m)), j = x.add(col0, x.idx(n));
+        start = x.guardedLoad(C, {i, j}, x.both(x.lt(i, M), x.lt(j, N)));
+      }
+      memref::StoreOp::create(b, loc, start, accs, ValueRange{x.idx(m), x.idx(n)});
+    }
+
+  auto kLoop = scf::ForOp::create(b, loc, c0, K, tileK);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value k0 = kLoop.getInductionVar();
+  // Every thread stages its share of the two slices (zeros past the edges).
+  for (int64_t l = 0; l < kTileM * kTileK / kThreads; ++l) {
+    Value e = x.add(tid, x.idx(l * kThreads));
+    Value r = x.div(e, tileK), col = x.rem(e, tileK);
+    Value gi = x.add(rowBase, r), gk = x.add(k0, col);
+    SmallVector<Value> loops(3, c0);
+    loops[c.dimI] = gi;
+    loops[c.dimK] = gk;
+    Value v = x.guardedLoad(A, x.indices(aMap, loops), x.both(x.lt(gi, M), x.lt(gk, K)));
+    memref::StoreOp::create(b, loc, v, aTile, ValueRange{r, col});
+  }
+  for (int64_t l = 0; l < kTileK * kTileN / kThreads; ++l) {
+    Value e = x.add(tid, x.idx(l * kThreads));
+    Value r = x.div(e, tileN), col = x.rem(e, tileN);
+    Value gk = x.add(k0, r), gj = x.add(colBase, col);
+    SmallVector<Value> loops(3, c0);
+    loops[c.dimK] = gk;
+    loops[c.dimJ] = gj;
+    Value v = x.guardedLoad(B, x.indices(bMap, loops), x.both(x.lt(gk, K), x.lt(gj, N)));
+    memref::StoreOp::create(b, loc, v, bTile, ValueRange{r, col});
+  }
+  gpu::BarrierOp::create(b, loc);
+  auto kkLoop = scf::ForOp::create(b, loc, c0, tileK, c1);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(kkLoop.getBody());
+    Value kk = kkLoop.getInductionVar();
+    SmallVector<Value> as, bs;
+    for (int64_t m = 0; m < kThreadM; ++m)
+      as.push_back(memref::LoadOp::create(
+          b, loc, aTile, ValueRange{x.add(x.mul(ty, x.idx(kThreadM)), x.idx(m)), kk}));
+    for (int64_t n = 0; n < kThreadN; ++n)
+      bs.push_back(memref::LoadOp::create(
+          b, loc, bTile, ValueRange{kk, x.add(x.mul(tx, x.idx(kThreadN)), x.idx(n))}));
+    for (int64_t m = 0; m < kThreadM; ++m)
+      for (int64_t n = 0; n < kThreadN; ++n) {
+        SmallVector<Value> at = {x.idx(m), x.idx(n)};
+        Value acc = memref::LoadOp::create(b, loc, accs, at);
+        Value next = x.inlineBody(mm, {as[m], bs[n], acc});
+        memref::StoreOp::create(b, loc, next, accs, at);
+      }
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  // The micro-tile, through the epilogue, to memory.
+  b.setInsertionPointAfter(kLoop);
+  for (int64_t m = 0; m < kThreadM; ++m)
+    for (int64_t n = 0; n < kThreadN; ++n) {
+      Value i = x.add(row0, x.idx(m)), j = x.add(col0, x.idx(n));
+      auto inside = scf::IfOp::create(b, loc, x.both(x.lt(i, M), x.lt(j, N)),
+                                      /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(inside.thenBlock());
+      Value v = memref::LoadOp::create(b, loc, accs, ValueRange{x.idx(m), x.idx(n)});
+      if (!c.epilogue) {
+        memref::StoreOp::create(b, loc, v, C, ValueRange{i, j});
+        continue;
+      }
+      linalg::LinalgOp ep = c.epilogue;
+      SmallVector<Value> args;
+      SmallVector<Value> loops = {i, j};
+      for (OpOperand &operand : ep->getOpOperands()) {
+        if (operand.getOperandNumber() == c.epilogueInput) {
+          args.push_back(v);
+          continue;
+        }
+        Value arg = ep.getMatchingBlockArgument(&operand);
+        if (arg.use_empty()) { // the output's old value, usually
+          args.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(arg.getType())));
+          continue;
+        }
+        AffineMap map = ep.getMatchingIndexingMap(&operand);
+        args.push_back(
+            memref::LoadOp::create(b, loc, operand.get(), x.indices(map, loops)));
+      }
+      Value result = x.inlineBody(ep, args);
+      memref::StoreOp::create(b, loc, result, ep.getDpsInitOperand(0)->get(),
+                              ValueRange{i, j});
+    }
+
+  // The linalg ops (and the intermediate accumulator) are gone.
+  SmallVector<Operation *> dead = {mm.getOperation()};
+  if (c.fill)
+    dead.push_back(c.fill);
+  if (c.epilogue)
+    dead.push_back(c.epilogue);
+  for (Operation *op : dead)
+    op->erase();
+  if (auto alloc = C.getDefiningOp<memref::AllocOp>()) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      user->erase(); // deallocs, and the accumulator loads of C above
+    alloc.erase();
+  }
+  return true;
+}
