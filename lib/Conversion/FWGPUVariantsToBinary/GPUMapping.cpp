@@ -7,7 +7,8 @@
 // remaining nest becomes a grid-stride loop, and work without a parallel loop
 // runs in the first thread. There is no barrier across the grid, so the
 // remaining nests must be independent. Matmuls take the tiled path of
-// GPUContraction.cpp instead.
+// GPUContraction.cpp instead, and kernels of row reductions the block-per-row
+// path of GPURows.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -285,7 +286,10 @@ FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize
   FailureOr<bool> gemm = mapContractionToGrid(func, blockSize);
   if (failed(gemm))
     return failure();
-  if (*gemm) {
+  FailureOr<bool> rows = *gemm ? gemm : mapRowsToGrid(func, blockSize);
+  if (failed(rows))
+    return failure();
+  if (*rows) {
     allowContraction(func);
     return true;
   }

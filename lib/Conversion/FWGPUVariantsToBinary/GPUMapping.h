@@ -34,6 +34,14 @@ FailureOr<bool> mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize);
 /// function gets `known_block_size`. False when the kernel is anything else.
 FailureOr<bool> mapContractionToGrid(gpu::GPUFuncOp func, int64_t blockSize);
 
+/// When the kernel works row by row (row reductions into row values, and
+/// elementwise ops that may read them, as in softmax), some row is long (32
+/// and more, or unknown) and blocks have 256 threads: a block per row, the
+/// reductions combined across the block with gpu.all_reduce (GPURows.cpp);
+/// the function gets `known_block_size`. False when the kernel is anything
+/// else.
+FailureOr<bool> mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize);
+
 } // namespace mlir::fw
 
 #endif

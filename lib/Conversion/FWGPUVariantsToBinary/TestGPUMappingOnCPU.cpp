@@ -71,6 +71,7 @@ public:
     threadsValue = arith::ConstantIndexOp::create(b, loc, threads);
     auto blocks = scf::ForOp::create(b, loc, c0, gridValue, c1);
     blockId = blocks.getInductionVar();
+    outside = OpBuilder(blocks);
     OpBuilder inner = OpBuilder::atBlockBegin(blocks.getBody());
     if (failed(emitRegion(entry, inner)))
       return failure();
@@ -82,6 +83,9 @@ private:
   struct Private {
     memref::AllocaOp original;
     Value expanded;
+  };
+  struct Capture {
+    Value value, slots;
   };
 
   /// A value every thread of a block computes the same way.
@@ -98,6 +102,11 @@ private:
         continue;
       if (isa<gpu::BarrierOp>(op)) {
         if (failed(flush(pending, b)))
+          return failure();
+        continue;
+      }
+      if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
+        if (failed(emitAllReduce(reduce, pending, b)))
           return failure();
         continue;
       }
@@ -157,10 +166,66 @@ private:
     return success();
   }
 
+  /// A reduction across the block: every thread's value goes into one slot
+  /// per thread (at the end of the code before it), then the slots are
+  /// combined in thread order into a value all threads share.
+  LogicalResult emitAllReduce(gpu::AllReduceOp reduce, SmallVector<Operation *> &pending,
+                              OpBuilder &b) {
+    if (!reduce.getOp())
+      return reduce.emitOpError("with a region is not emulated");
+    Location loc = reduce.getLoc();
+    Type type = reduce.getType();
+    Value slots = memref::AllocaOp::create(outside, loc, MemRefType::get({threads}, type));
+    captures.push_back({reduce.getValue(), slots});
+    if (failed(flush(pending, b, /*always=*/true)))
+      return failure();
+    Value first = memref::LoadOp::create(b, loc, slots, ValueRange{c0});
+    auto fold = scf::ForOp::create(b, loc, c1, threadsValue, c1, ValueRange{first});
+    OpBuilder inner = OpBuilder::atBlockBegin(fold.getBody());
+    Value acc = fold.getRegionIterArg(0);
+    Value next = memref::LoadOp::create(inner, loc, slots, ValueRange{fold.getInductionVar()});
+    bool isFloat = isa<FloatType>(type);
+    using K = gpu::AllReduceOperation;
+    Value combined;
+    switch (*reduce.getOp()) {
+    case K::ADD:
+      combined = isFloat ? arith::AddFOp::create(inner, loc, acc, next).getResult()
+                         : arith::AddIOp::create(inner, loc, acc, next).getResult();
+      break;
+    case K::MUL:
+      combined = isFloat ? arith::MulFOp::create(inner, loc, acc, next).getResult()
+                         : arith::MulIOp::create(inner, loc, acc, next).getResult();
+      break;
+    case K::MAXIMUMF: combined = arith::MaximumFOp::create(inner, loc, acc, next); break;
+    case K::MINIMUMF: combined = arith::MinimumFOp::create(inner, loc, acc, next); break;
+    case K::MAXNUMF: combined = arith::MaxNumFOp::create(inner, loc, acc, next); break;
+    case K::MINNUMF: combined = arith::MinNumFOp::create(inner, loc, acc, next); break;
+    case K::MAXSI: combined = arith::MaxSIOp::create(inner, loc, acc, next); break;
+    case K::MINSI: combined = arith::MinSIOp::create(inner, loc, acc, next); break;
+    case K::MAXUI: combined = arith::MaxUIOp::create(inner, loc, acc, next); break;
+    case K::MINUI: combined = arith::MinUIOp::create(inner, loc, acc, next); break;
+    case K::AND: combined = arith::AndIOp::create(inner, loc, acc, next); break;
+    case K::OR: combined = arith::OrIOp::create(inner, loc, acc, next); break;
+    case K::XOR: combined = arith::XOrIOp::create(inner, loc, acc, next); break;
+    }
+    scf::YieldOp::create(inner, loc, combined);
+    uniform.map(reduce.getResult(), fold.getResult(0));
+    return success();
+  }
+
   /// Runs the pending operations for every thread of the block, in turn.
-  LogicalResult flush(SmallVector<Operation *> &pending, OpBuilder &b) {
-    if (pending.empty())
+  LogicalResult flush(SmallVector<Operation *> &pending, OpBuilder &b, bool always = false) {
+    if (pending.empty() && !always)
       return success();
+    if (pending.empty()) {
+      // Only values to capture: a loop over the threads all the same.
+      Location loc = captures.back().value.getLoc();
+      auto loop = scf::ForOp::create(b, loc, c0, threadsValue, c1);
+      OpBuilder t = OpBuilder::atBlockBegin(loop.getBody());
+      IRMapping map = uniform;
+      currentThread = loop.getInductionVar();
+      return storeCaptures(map, t);
+    }
     Location loc = pending.front()->getLoc();
     auto loop = scf::ForOp::create(b, loc, c0, threadsValue, c1);
     OpBuilder t = OpBuilder::atBlockBegin(loop.getBody());
@@ -209,6 +274,18 @@ private:
       if (!isa<gpu::ThreadIdOp>(op))
         t.clone(*op, map);
     pending.clear();
+    return storeCaptures(map, t);
+  }
+
+  /// Each thread's value for the block reductions that follow.
+  LogicalResult storeCaptures(IRMapping &map, OpBuilder &t) {
+    for (const Capture &c : captures) {
+      if (failed(rematerialize(c.value, map, t)))
+        return failure();
+      memref::StoreOp::create(t, c.value.getLoc(), map.lookup(c.value), c.slots,
+                              ValueRange{currentThread});
+    }
+    captures.clear();
     return success();
   }
 
@@ -218,6 +295,8 @@ private:
   IRMapping uniform;
   SmallVector<Private> privates;
   Value c0, c1, gridValue, threadsValue, blockId, currentThread;
+  OpBuilder outside{kernel.getContext()}; // before the loop over blocks
+  SmallVector<Capture> captures;
 };
 
 struct TestGPUMappingOnCPUPass

@@ -181,9 +181,56 @@ fw.executable @indep attributes {access = [#fw.access<read>, #fw.access<write>, 
 
 // -----
 
-/// negative_: a row sum feeding a division of every element. The second nest
-/// needs all of the first, which nothing orders across the grid: with another
-/// variant the NVIDIA one is dropped with a warning.
+/// A row maximum feeding exp(x - max), with long rows: a block per row. The
+/// threads split the row, their partial maxima combine across the block with
+/// warp shuffles and workgroup memory, and the row value waits in workgroup
+/// memory behind a barrier for the elementwise part.
+// CHECK-LABEL: fw.executable @rowmax
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: .entry rowmax(
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-NOT: .local
+// CHECK-SAME: .shared
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ex2.approx
+// CHECK-SAME: st.global.b32
+#rowin = affine_map<(d0, d1) -> (d0, d1)>
+#rowout = affine_map<(d0, d1) -> (d0)>
+fw.executable @rowmax attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<?x1024xf32>, tensor<?x1024xf32>]} {
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @rowmax(%in: memref<?x1024xf32>, %out: memref<?x1024xf32>) {
+        %ninf = arith.constant 0xFF800000 : f32
+        %c0 = arith.constant 0 : index
+        %rows = memref.dim %in, %c0 : memref<?x1024xf32>
+        %max = memref.alloc(%rows) : memref<?xf32>
+        linalg.fill ins(%ninf : f32) outs(%max : memref<?xf32>)
+        linalg.generic {indexing_maps = [#rowin, #rowout], iterator_types = ["parallel", "reduction"]}
+            ins(%in : memref<?x1024xf32>) outs(%max : memref<?xf32>) {
+        ^bb0(%x: f32, %acc: f32):
+          %y = arith.maximumf %x, %acc : f32
+          linalg.yield %y : f32
+        }
+        linalg.generic {indexing_maps = [#rowin, #rowout, #rowin], iterator_types = ["parallel", "parallel"]}
+            ins(%in, %max : memref<?x1024xf32>, memref<?xf32>) outs(%out : memref<?x1024xf32>) {
+        ^bb0(%x: f32, %m: f32, %o: f32):
+          %d = arith.subf %x, %m : f32
+          %e = math.exp %d : f32
+          linalg.yield %e : f32
+        }
+        return
+      }
+    }
+  }
+}
+
+// -----
+
+/// negative_: a row sum feeding a division of every element, with rows too
+/// short (8) for a block per row. The second nest needs all of the first,
+/// which nothing orders across the grid: with another variant the NVIDIA one
+/// is dropped with a warning.
 // CHECK-LABEL: fw.executable @norm
 // CHECK: fw.variant @cpu
 // CHECK-NOT: fw.variant @gpu

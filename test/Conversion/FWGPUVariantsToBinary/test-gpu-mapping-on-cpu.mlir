@@ -95,6 +95,54 @@ fw.executable @rowsum attributes {access = [#fw.access<read>, #fw.access<write>]
 
 // -----
 
+/// A row sum with long rows and a division by it, a block per row: the block's
+/// reduction becomes one slot per thread, filled at the end of the threads'
+/// loop, then combined in thread order; the result is the same for all
+/// threads.
+// CHECK-LABEL: func.func @rownorm
+// CHECK-DAG: %[[SLOTS:.*]] = memref.alloca() : memref<256xf32>
+// CHECK-DAG: %[[ROWVAL:.*]] = memref.alloca() : memref<1xf32>
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %c2
+// CHECK: scf.for %[[T:.*]] = %c0 to %c256
+// CHECK: memref.store %{{.*}}, %[[ROWVAL]]
+// CHECK: scf.for %[[T2:.*]] = %c0 to %c256
+// CHECK: %[[PART:.*]] = scf.for {{.*}} iter_args
+// CHECK: memref.store %[[PART]], %[[SLOTS]][%[[T2]]]
+// CHECK: %[[FIRST:.*]] = memref.load %[[SLOTS]][%c0]
+// CHECK: %[[TOTAL:.*]] = scf.for %{{.*}} = %c1 to %c256 step %c1 iter_args(%[[ACC:.*]] = %[[FIRST]])
+// CHECK: arith.addf %[[ACC]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c256
+// CHECK: arith.addf %[[TOTAL]], %{{.*}}
+// CHECK: memref.store %{{.*}}, %[[ROWVAL]]
+// CHECK: arith.divf
+// CHECK-NOT: gpu.
+fw.executable @rownorm attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<4x512xf32>, tensor<4x512xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {
+      func.func @rownorm(%in: memref<4x512xf32>, %out: memref<4x512xf32>) {
+        %zero = arith.constant 0.0 : f32
+        %sum = memref.alloc() : memref<4xf32>
+        linalg.fill ins(%zero : f32) outs(%sum : memref<4xf32>)
+        linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+            ins(%in : memref<4x512xf32>) outs(%sum : memref<4xf32>) {
+        ^bb0(%x: f32, %acc: f32):
+          %y = arith.addf %x, %acc : f32
+          linalg.yield %y : f32
+        }
+        linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+            ins(%in, %sum : memref<4x512xf32>, memref<4xf32>) outs(%out : memref<4x512xf32>) {
+        ^bb0(%x: f32, %t: f32, %o: f32):
+          %y = arith.divf %x, %t : f32
+          linalg.yield %y : f32
+        }
+        return
+      }
+    }
+  }
+}
+
+// -----
+
 /// negative_: a kernel the mapping does not accept (a row sum feeding every
 /// element of its row) is left alone.
 // CHECK-LABEL: func.func @norm
