@@ -13,6 +13,7 @@
 
 #include "block_pool.h"
 #include "gpu_kernel_abi.h"
+#include "gpu_staging.h"
 #include "status_internal.h"
 
 /* ---- Driver API declarations (the subset fw uses) ---------------------------------- */
@@ -132,21 +133,25 @@ static void load_api(void) {
 
 /* ---- The device -------------------------------------------------------------------- */
 
+struct fw_device_queue_t {
+  fw_CUstream stream;
+};
+
 typedef struct {
   fw_device_t base;
   int ordinal;
   fw_CUdevice device;
   fw_CUcontext context;
-  fw_CUstream stream; /* the default queue */
+  fw_CUstream stream;      /* the default queue: launches */
+  fw_CUstream copy_stream; /* copies and fills of the default queue, so that they
+                              overlap kernels */
   char name[64];
   int cc_major, cc_minor, sms;
   size_t memory;
   fw_block_pool_t pool; /* freed device memory kept for reuse */
+  struct fw_device_queue_t copy_queue; /* copy_stream, for the staging below */
+  fw_gpu_staging_t staging; /* large copies of pageable host memory */
 } cuda_device_t;
-
-struct fw_device_queue_t {
-  fw_CUstream stream;
-};
 
 struct fw_device_event_t {
   fw_CUevent event;
@@ -182,7 +187,11 @@ static fw_CUstream stream_of(cuda_device_t *d, fw_device_queue_t *queue) {
 static void cu_destroy(fw_device_t *device) {
   cuda_device_t *d = (cuda_device_t *)device;
   fw_block_pool_fini(&d->pool);
-  if (bind(d) == FW_OK && d->stream) g_api.cuStreamDestroy_v2(d->stream);
+  fw_gpu_staging_fini(&d->staging, device);
+  if (bind(d) == FW_OK) {
+    if (d->copy_stream) g_api.cuStreamDestroy_v2(d->copy_stream);
+    if (d->stream) g_api.cuStreamDestroy_v2(d->stream);
+  }
   g_api.cuDevicePrimaryCtxRelease_v2(d->device);
   free(d);
 }
@@ -239,17 +248,27 @@ static void cu_free(fw_device_t *device, void *ptr, size_t size) {
   if (!fw_block_pool_put(&d->pool, ptr, rounded)) cu_release(d, ptr, rounded);
 }
 
-/* Defined before the fill returns: on the device's stream (a non-blocking stream does
- * not wait for work on the legacy default stream), then synchronized. */
-static fw_status_t finish(cuda_device_t *d, fw_device_queue_t *queue);
+/* Operations of the default queue (NULL) complete before they return, as the memory
+ * manager expects. */
+static fw_status_t finish(fw_device_queue_t *queue, fw_CUstream stream) {
+  if (!queue) CU_TRY(g_api.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  return FW_OK;
+}
 
+/* The stream of a copy or fill: the caller's queue, else the copy stream. */
+static fw_CUstream copy_stream_of(cuda_device_t *d, fw_device_queue_t *queue) {
+  return queue ? queue->stream : d->copy_stream;
+}
+
+/* Defined before the fill returns: on a stream of the device (a non-blocking stream does
+ * not wait for work on the legacy default stream), then synchronized. */
 static fw_status_t cu_fill_zero(fw_device_t *device, void *ptr, size_t size) {
   cuda_device_t *d = (cuda_device_t *)device;
   fw_status_t s = bind(d);
   if (s) return s;
-  CU_TRY(g_api.cuMemsetD8Async((fw_CUdeviceptr)(uintptr_t)ptr, 0, size, d->stream),
+  CU_TRY(g_api.cuMemsetD8Async((fw_CUdeviceptr)(uintptr_t)ptr, 0, size, d->copy_stream),
          "cuMemsetD8Async");
-  return finish(d, NULL);
+  return finish(NULL, d->copy_stream);
 }
 
 static fw_status_t cu_alloc_host(fw_device_t *device, size_t size, void **out_ptr) {
@@ -263,22 +282,20 @@ static void cu_free_host(fw_device_t *device, void *ptr) {
   if (ptr && bind((cuda_device_t *)device) == FW_OK) g_api.cuMemFreeHost(ptr);
 }
 
-/* Copies are asynchronous on the queue; with the default queue (NULL) they complete
- * before returning, as the memory manager expects. */
-static fw_status_t finish(cuda_device_t *d, fw_device_queue_t *queue) {
-  if (!queue) CU_TRY(g_api.cuStreamSynchronize(d->stream), "cuStreamSynchronize");
-  return FW_OK;
-}
-
+/* Copies are asynchronous on a caller's queue (host memory from alloc_host). On the
+ * default queue they complete before returning; large ones from pageable memory go
+ * through the pinned staging buffers, small ones directly. */
 static fw_status_t cu_copy_to_device(fw_device_t *device, fw_device_queue_t *queue, void *dst,
                                      const void *host_src, size_t size) {
   cuda_device_t *d = (cuda_device_t *)device;
   fw_status_t s = bind(d);
   if (s) return s;
-  CU_TRY(g_api.cuMemcpyHtoDAsync_v2((fw_CUdeviceptr)(uintptr_t)dst, host_src, size,
-                                    stream_of(d, queue)),
+  if (!queue && size >= FW_GPU_STAGING_THRESHOLD)
+    return fw_gpu_staged_to_device(&d->staging, device, dst, host_src, size);
+  fw_CUstream stream = copy_stream_of(d, queue);
+  CU_TRY(g_api.cuMemcpyHtoDAsync_v2((fw_CUdeviceptr)(uintptr_t)dst, host_src, size, stream),
          "cuMemcpyHtoDAsync");
-  return finish(d, queue);
+  return finish(queue, stream);
 }
 
 static fw_status_t cu_copy_to_host(fw_device_t *device, fw_device_queue_t *queue,
@@ -286,10 +303,12 @@ static fw_status_t cu_copy_to_host(fw_device_t *device, fw_device_queue_t *queue
   cuda_device_t *d = (cuda_device_t *)device;
   fw_status_t s = bind(d);
   if (s) return s;
-  CU_TRY(g_api.cuMemcpyDtoHAsync_v2(host_dst, (fw_CUdeviceptr)(uintptr_t)src, size,
-                                    stream_of(d, queue)),
+  if (!queue && size >= FW_GPU_STAGING_THRESHOLD)
+    return fw_gpu_staged_to_host(&d->staging, device, host_dst, src, size);
+  fw_CUstream stream = copy_stream_of(d, queue);
+  CU_TRY(g_api.cuMemcpyDtoHAsync_v2(host_dst, (fw_CUdeviceptr)(uintptr_t)src, size, stream),
          "cuMemcpyDtoHAsync");
-  return finish(d, queue);
+  return finish(queue, stream);
 }
 
 static fw_status_t cu_copy_on_device(fw_device_t *device, fw_device_queue_t *queue, void *dst,
@@ -297,10 +316,11 @@ static fw_status_t cu_copy_on_device(fw_device_t *device, fw_device_queue_t *que
   cuda_device_t *d = (cuda_device_t *)device;
   fw_status_t s = bind(d);
   if (s) return s;
+  fw_CUstream stream = copy_stream_of(d, queue);
   CU_TRY(g_api.cuMemcpyDtoDAsync_v2((fw_CUdeviceptr)(uintptr_t)dst,
-                                    (fw_CUdeviceptr)(uintptr_t)src, size, stream_of(d, queue)),
+                                    (fw_CUdeviceptr)(uintptr_t)src, size, stream),
          "cuMemcpyDtoDAsync");
-  return finish(d, queue);
+  return finish(queue, stream);
 }
 
 static fw_status_t cu_queue_create(fw_device_t *device, fw_device_queue_t **out_queue) {
@@ -461,7 +481,7 @@ static fw_status_t cu_launch(fw_device_t *device, fw_device_queue_t *queue,
                            stream_of(d, queue), params.params, NULL);
   fw_gpu_kernel_params_free(&params);
   if (r != FW_CUDA_SUCCESS) return cu_error(r, "cuLaunchKernel");
-  return finish(d, queue);
+  return finish(queue, stream_of(d, queue));
 }
 
 static const fw_device_vtable_t kCudaDeviceVtable = {
@@ -517,7 +537,10 @@ static fw_status_t create_device(int ordinal, fw_device_t **out_device) {
   }
   r = g_api.cuCtxSetCurrent(d->context);
   if (r == FW_CUDA_SUCCESS) r = g_api.cuStreamCreate(&d->stream, FW_CU_STREAM_NON_BLOCKING);
+  if (r == FW_CUDA_SUCCESS)
+    r = g_api.cuStreamCreate(&d->copy_stream, FW_CU_STREAM_NON_BLOCKING);
   if (r != FW_CUDA_SUCCESS) {
+    if (d->stream) g_api.cuStreamDestroy_v2(d->stream);
     g_api.cuDevicePrimaryCtxRelease_v2(d->device);
     free(d);
     return fw_status_annotate(cu_error(r, "stream creation"), "CUDA device %d", ordinal);
@@ -525,6 +548,8 @@ static fw_status_t create_device(int ordinal, fw_device_t **out_device) {
   /* Up to an eighth of the device's memory stays in freed blocks; the rest of what the
    * memory manager counts is always allocatable after a flush. */
   fw_block_pool_init(&d->pool, 0, d->memory / 8, cu_release, d);
+  d->copy_queue.stream = d->copy_stream;
+  fw_gpu_staging_init(&d->staging, &d->copy_queue);
   *out_device = &d->base;
   return FW_OK;
 }

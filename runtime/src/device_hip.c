@@ -14,6 +14,7 @@
 
 #include "block_pool.h"
 #include "gpu_kernel_abi.h"
+#include "gpu_staging.h"
 #include "status_internal.h"
 
 /* ---- Runtime API declarations (the subset fw uses) --------------------------------- */
@@ -159,19 +160,23 @@ static void load_api(void) {
 
 /* ---- The device -------------------------------------------------------------------- */
 
+struct fw_device_queue_t {
+  fw_hipStream_t stream;
+};
+
 typedef struct {
   fw_device_t base;
   int ordinal;
-  fw_hipStream_t stream; /* the default queue */
+  fw_hipStream_t stream;      /* the default queue: launches */
+  fw_hipStream_t copy_stream; /* copies and fills of the default queue, so that they
+                                 overlap kernels */
   char name[64], arch[32];
   int compute_units;
   size_t memory;
   fw_block_pool_t pool; /* freed device memory kept for reuse */
+  struct fw_device_queue_t copy_queue; /* copy_stream, for the staging below */
+  fw_gpu_staging_t staging; /* large copies of pageable host memory */
 } hip_device_t;
-
-struct fw_device_queue_t {
-  fw_hipStream_t stream;
-};
 
 struct fw_device_event_t {
   fw_hipEvent_t event;
@@ -204,15 +209,19 @@ static fw_hipStream_t stream_of(hip_device_t *d, fw_device_queue_t *queue) {
 }
 
 /* Operations on the default queue (NULL) complete before they return. */
-static fw_status_t finish(hip_device_t *d, fw_device_queue_t *queue) {
-  if (!queue) HIP_TRY(g_api.hipStreamSynchronize(d->stream), "hipStreamSynchronize");
+static fw_status_t finish(fw_device_queue_t *queue, fw_hipStream_t stream) {
+  if (!queue) HIP_TRY(g_api.hipStreamSynchronize(stream), "hipStreamSynchronize");
   return FW_OK;
 }
 
 static void hip_destroy(fw_device_t *device) {
   hip_device_t *d = (hip_device_t *)device;
   fw_block_pool_fini(&d->pool);
-  if (bind(d) == FW_OK && d->stream) g_api.hipStreamDestroy(d->stream);
+  fw_gpu_staging_fini(&d->staging, device);
+  if (bind(d) == FW_OK) {
+    if (d->copy_stream) g_api.hipStreamDestroy(d->copy_stream);
+    if (d->stream) g_api.hipStreamDestroy(d->stream);
+  }
   free(d);
 }
 
@@ -270,8 +279,8 @@ static fw_status_t hip_fill_zero(fw_device_t *device, void *ptr, size_t size) {
   hip_device_t *d = (hip_device_t *)device;
   fw_status_t s = bind(d);
   if (s) return s;
-  HIP_TRY(g_api.hipMemsetAsync(ptr, 0, size, d->stream), "hipMemsetAsync");
-  return finish(d, NULL);
+  HIP_TRY(g_api.hipMemsetAsync(ptr, 0, size, d->copy_stream), "hipMemsetAsync");
+  return finish(NULL, d->copy_stream);
 }
 
 static fw_status_t hip_alloc_host(fw_device_t *device, size_t size, void **out_ptr) {
@@ -285,13 +294,23 @@ static void hip_free_host(fw_device_t *device, void *ptr) {
   if (ptr && bind((hip_device_t *)device) == FW_OK) g_api.hipHostFree(ptr);
 }
 
+/* Copies are asynchronous on a caller's queue (host memory from alloc_host). On the
+ * default queue they run on the copy stream and complete before returning; large ones
+ * from pageable memory go through the pinned staging buffers. */
 static fw_status_t copy(fw_device_t *device, fw_device_queue_t *queue, void *dst,
                         const void *src, size_t size, fw_hipMemcpyKind_t kind) {
   hip_device_t *d = (hip_device_t *)device;
   fw_status_t s = bind(d);
   if (s) return s;
-  HIP_TRY(g_api.hipMemcpyAsync(dst, src, size, kind, stream_of(d, queue)), "hipMemcpyAsync");
-  return finish(d, queue);
+  if (!queue && size >= FW_GPU_STAGING_THRESHOLD) {
+    if (kind == FW_HIP_MEMCPY_HOST_TO_DEVICE)
+      return fw_gpu_staged_to_device(&d->staging, device, dst, src, size);
+    if (kind == FW_HIP_MEMCPY_DEVICE_TO_HOST)
+      return fw_gpu_staged_to_host(&d->staging, device, dst, src, size);
+  }
+  fw_hipStream_t stream = queue ? queue->stream : d->copy_stream;
+  HIP_TRY(g_api.hipMemcpyAsync(dst, src, size, kind, stream), "hipMemcpyAsync");
+  return finish(queue, stream);
 }
 
 static fw_status_t hip_copy_to_device(fw_device_t *device, fw_device_queue_t *queue,
@@ -457,7 +476,7 @@ static fw_status_t hip_launch(fw_device_t *device, fw_device_queue_t *queue,
                                   1, 0, stream_of(d, queue), params.params, NULL);
   fw_gpu_kernel_params_free(&params);
   if (r != FW_HIP_SUCCESS) return hip_error(r, "hipModuleLaunchKernel");
-  return finish(d, queue);
+  return finish(queue, stream_of(d, queue));
 }
 
 static const fw_device_vtable_t kHipDeviceVtable = {
@@ -522,7 +541,10 @@ static fw_status_t create_device(int ordinal, fw_device_t **out_device) {
   if (r == FW_HIP_SUCCESS) r = g_api.hipDeviceTotalMem(&d->memory, ordinal);
   if (r == FW_HIP_SUCCESS) r = g_api.hipGetDeviceProperties(props, ordinal);
   if (r == FW_HIP_SUCCESS) r = g_api.hipStreamCreateWithFlags(&d->stream, FW_HIP_STREAM_NON_BLOCKING);
+  if (r == FW_HIP_SUCCESS)
+    r = g_api.hipStreamCreateWithFlags(&d->copy_stream, FW_HIP_STREAM_NON_BLOCKING);
   if (r != FW_HIP_SUCCESS) {
+    if (d->stream) g_api.hipStreamDestroy(d->stream);
     free(d);
     free(props);
     return fw_status_annotate(hip_error(r, "device query"), "HIP device %d", ordinal);
@@ -531,6 +553,8 @@ static fw_status_t create_device(int ordinal, fw_device_t **out_device) {
   free(props);
   /* Up to an eighth of the device's memory stays in freed blocks. */
   fw_block_pool_init(&d->pool, 0, d->memory / 8, hip_release, d);
+  d->copy_queue.stream = d->copy_stream;
+  fw_gpu_staging_init(&d->staging, &d->copy_queue);
   *out_device = &d->base;
   return FW_OK;
 }
