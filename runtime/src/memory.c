@@ -302,11 +302,30 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
   return status;
 }
 
-/* Gives a never-written buffer's replica on a memory node its value: zeros. */
+/* Gives a never-written buffer's replica on a memory node (pinned by the caller) its
+ * value: zeros. A large fill drops the lock like a copy, the replica busy meanwhile, so
+ * that other tasks and the prefetch threads are not held up; a copy or fill of the buffer
+ * already in flight is waited for first, and when that one gave the replica its value
+ * there is nothing left to do. */
+#define FW_FILL_UNLOCKED_BYTES (256u << 10)
 static fw_status_t fill_zero(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   fw_device_t *device = m->nodes[node].device;
   if (!device) return FW_OK; /* storage: a file that was never written */
-  return device->vtable->fill_zero(device, b->mem.replicas[node].ptr, b->byte_size);
+  fw_replica_t *r = &b->mem.replicas[node];
+  if (b->byte_size < FW_FILL_UNLOCKED_BYTES)
+    return device->vtable->fill_zero(device, r->ptr, b->byte_size);
+  while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+  if (r->valid) return FW_OK;
+  if (valid_elsewhere(m, b, node)) return copy_in(m, b, node); /* written meanwhile */
+  r->busy = 1;
+  ++m->transfers;
+  pthread_mutex_unlock(&m->lock);
+  fw_status_t status = device->vtable->fill_zero(device, r->ptr, b->byte_size);
+  pthread_mutex_lock(&m->lock);
+  --m->transfers;
+  r->busy = 0;
+  pthread_cond_broadcast(&m->cv);
+  return status;
 }
 
 static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {

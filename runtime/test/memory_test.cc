@@ -439,6 +439,35 @@ TEST(ReuseTest, NeverWrittenBuffersReadAsZeros) {
   fw_runtime_destroy(rt);
 }
 
+// Several tasks read the same never-written buffer at once: one fills it (with the memory
+// lock dropped, it is large), the others wait for that fill; all see zeros.
+TEST(ReuseTest, ConcurrentReadersOfANeverWrittenBufferSeeZeros) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 4);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  for (int round = 0; round < 3; ++round) {
+    fw_buffer_t *dirty = makeU64Buffer(rt, kBig, contents(5));
+    ASSERT_NE(dirty, nullptr);
+    fw_buffer_release(dirty);
+    fw_buffer_t *fresh = makeU64Buffer(rt, kBig);
+    ASSERT_NE(fresh, nullptr);
+    std::vector<fw_buffer_t *> outs;
+    for (int i = 0; i < 6; ++i) {
+      outs.push_back(makeU64Buffer(rt, kBig));
+      ASSERT_NE(outs.back(), nullptr);
+      FW_ASSERT_OK(submit(rt, "copy", copyTask, nullptr,
+                          {{fresh, FW_ACCESS_READ}, {outs.back(), FW_ACCESS_WRITE}}));
+    }
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    for (fw_buffer_t *out : outs) {
+      EXPECT_EQ(fwtest::readU64(out), std::vector<uint64_t>(kBig, 0)) << round;
+      fw_buffer_release(out);
+    }
+    fw_buffer_release(fresh);
+  }
+  fw_runtime_destroy(rt);
+}
+
 TEST(PrefetchTest, OnAndOffGiveTheSameResults) {
   if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
   PrefetchRun on = runChain(0, 12, 24);
