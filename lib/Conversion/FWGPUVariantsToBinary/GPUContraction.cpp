@@ -1,7 +1,8 @@
 //===- GPUContraction.cpp - Matmuls onto a GPU grid, tiled ----------------===//
 //
-// A kernel made of a matmul (any operand layout), optionally the fill of its
-// accumulator and one elementwise epilogue, becomes a tiled GEMM: each block
+// A kernel made of a matmul (any operand layout), optionally elementwise ops
+// computing its operands or the starting value of its accumulator (a fill, a
+// copy, a scaling of A) and one elementwise epilogue, becomes a tiled GEMM: each block
 // computes a 64x64 tile of the result, staging 64x16 slices of A and 16x64
 // slices of B in workgroup memory (shared memory, LDS) between barriers, and
 // each of its 256 threads accumulates a 4x4 micro-tile in registers; the
@@ -34,11 +35,15 @@ constexpr int64_t kThreads = (kTileM / kThreadM) * kThreadsN; // 256
 
 /// The parts of a kernel this mapping handles.
 struct Contraction {
-  linalg::LinalgOp fill;     // optional: initializes the accumulator
   linalg::LinalgOp matmul;   // C(i,j) += A(.,.) * B(.,.)
   linalg::LinalgOp epilogue; // optional: elementwise, reads C at (i,j)
-  unsigned dimI, dimJ, dimK; // the matmul's loop dimensions
-  unsigned epilogueInput;    // the epilogue's operand that reads C
+  /// Elementwise ops before the matmul that compute A, B (intermediates) or
+  /// the starting value of C (a fill, a copy): computed per element where the
+  /// matmul reads it, instead of through memory.
+  llvm::SmallDenseMap<Value, linalg::LinalgOp> producers;
+  SmallVector<linalg::LinalgOp> before;
+  unsigned dimI = 0, dimJ = 0, dimK = 0; // the matmul's loop dimensions
+  unsigned epilogueInput = 0;            // the epilogue's operand that reads C
 };
 
 Value rootOf(Value v) {
@@ -51,7 +56,7 @@ Value rootOf(Value v) {
 bool isPlainAccess(AffineMap map) { return map.isProjectedPermutation(/*allowZeroInResults=*/false); }
 
 FailureOr<Contraction> match(gpu::GPUFuncOp func) {
-  Contraction c{};
+  Contraction c;
   SmallVector<linalg::LinalgOp> ops;
   for (Operation &op : func.getBody().front()) {
     if (isMemoryEffectFree(&op) || isa<gpu::ReturnOp, memref::AllocOp, memref::DeallocOp>(op))
@@ -61,9 +66,10 @@ FailureOr<Contraction> match(gpu::GPUFuncOp func) {
       return failure();
     ops.push_back(linalgOp);
   }
+  // Elementwise producers, the matmul, at most one epilogue.
   size_t at = 0;
-  if (at < ops.size() && isa<linalg::FillOp>(ops[at]))
-    c.fill = ops[at++];
+  while (at < ops.size() && ops[at].getNumReductionLoops() == 0)
+    c.before.push_back(ops[at++]);
   if (at >= ops.size())
     return failure();
   c.matmul = ops[at++];
@@ -101,8 +107,39 @@ FailureOr<Contraction> match(gpu::GPUFuncOp func) {
         !isa<StridedLayoutAttr>(cast<MemRefType>(operand.get().getType()).getLayout()))
       return failure();
 
-  if (c.fill && c.fill.getDpsInitOperand(0)->get() != acc)
-    return failure();
+  // Producers: 2-D elementwise ops writing A, B or C whole (identity output
+  // map), each operand computed once, from memory no op of the kernel writes.
+  Value A = mm.getDpsInputOperand(0)->get(), B = mm.getDpsInputOperand(1)->get();
+  llvm::SmallDenseSet<Value> written;
+  for (linalg::LinalgOp op : ops)
+    written.insert(rootOf(op.getDpsInitOperand(0)->get()));
+  for (linalg::LinalgOp op : c.before) {
+    Value out = op.getDpsInitOperand(0)->get();
+    if (op.getNumLoops() != 2 || op.getNumDpsInits() != 1 ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+        (out != A && out != B && out != acc) || c.producers.count(out))
+      return failure();
+    if (out != acc && !out.getDefiningOp<memref::AllocOp>())
+      return failure();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (!isa<MemRefType>(input->get().getType()))
+        continue;
+      if (!isPlainAccess(op.getMatchingIndexingMap(input)) ||
+          written.contains(rootOf(input->get())))
+        return failure();
+    }
+    c.producers[out] = op;
+  }
+  // An intermediate A or B has no other users.
+  for (Value operand : {A, B})
+    if (auto alloc = operand.getDefiningOp<memref::AllocOp>()) {
+      if (!c.producers.count(operand))
+        return failure();
+      for (Operation *user : alloc->getUsers())
+        if (user != mm.getOperation() && user != c.producers[operand].getOperation() &&
+            !isa<memref::DeallocOp, memref::DimOp>(user))
+          return failure();
+    }
 
   if (c.epilogue) {
     linalg::LinalgOp ep = c.epilogue;
@@ -132,15 +169,16 @@ FailureOr<Contraction> match(gpu::GPUFuncOp func) {
   } else if (!isa<BlockArgument>(rootOf(acc))) {
     return failure();
   }
-  // An intermediate accumulator must start from the fill.
-  if (acc.getDefiningOp<memref::AllocOp>() && !c.fill)
-    return failure();
-  // An intermediate accumulator must have no other users.
-  if (auto alloc = acc.getDefiningOp<memref::AllocOp>())
+  // An intermediate accumulator must start from a producer and have no other
+  // users.
+  if (auto alloc = acc.getDefiningOp<memref::AllocOp>()) {
+    if (!c.producers.count(acc))
+      return failure();
     for (Operation *user : alloc->getUsers())
-      if (user != c.fill.getOperation() && user != mm.getOperation() &&
-          user != c.epilogue.getOperation() && !isa<memref::DeallocOp>(user))
+      if (user != c.producers[acc].getOperation() && user != mm.getOperation() &&
+          user != c.epilogue.getOperation() && !isa<memref::DeallocOp, memref::DimOp>(user))
         return failure();
+  }
   return c;
 }
 
@@ -180,6 +218,40 @@ struct IndexMath {
     return branch.getResult(0);
   }
 
+  /// The element of `buffer` at `indices` when `inBounds`, else zero: computed
+  /// by its producer when it has one, else loaded.
+  Value element(const Contraction &c, Value buffer, SmallVector<Value> indices,
+                Value inBounds) {
+    auto it = c.producers.find(buffer);
+    if (it == c.producers.end())
+      return guardedLoad(buffer, indices, inBounds);
+    linalg::LinalgOp producer = it->second;
+    Type type = cast<MemRefType>(buffer.getType()).getElementType();
+    auto branch = scf::IfOp::create(b, loc, type, inBounds, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    SmallVector<Value> args;
+    for (OpOperand &operand : producer->getOpOperands()) {
+      Value arg = producer.getMatchingBlockArgument(&operand);
+      if (&operand == producer.getDpsInitOperand(0) || arg.use_empty()) {
+        args.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(arg.getType())));
+        continue;
+      }
+      if (!isa<MemRefType>(operand.get().getType())) {
+        args.push_back(operand.get());
+        continue;
+      }
+      args.push_back(memref::LoadOp::create(
+          b, loc, operand.get(),
+          this->indices(producer.getMatchingIndexingMap(&operand), indices)));
+    }
+    scf::YieldOp::create(b, loc, inlineBody(producer, args));
+    b.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(b, loc,
+                         arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult());
+    return branch.getResult(0);
+  }
+
   /// Clones the body of `op` with its block arguments bound to `args`; returns
   /// what it yields (its first value).
   Value inlineBody(linalg::LinalgOp op, ArrayRef<Value> args) {
@@ -211,6 +283,7 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
 
   Value A = mm.getDpsInputOperand(0)->get(), B = mm.getDpsInputOperand(1)->get();
   Value C = mm.getDpsInitOperand(0)->get();
+  // The same allocation may hold two operands (never here: producers differ).
   AffineMap aMap = mm.getIndexingMapsArray()[0], bMap = mm.getIndexingMapsArray()[1];
   Type aType = cast<MemRefType>(A.getType()).getElementType();
   Type bType = cast<MemRefType>(B.getType()).getElementType();
@@ -259,15 +332,11 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
   Value row0 = x.add(rowBase, x.mul(ty, x.idx(kThreadM)));
   Value col0 = x.add(colBase, x.mul(tx, x.idx(kThreadN)));
 
-  // The accumulators start at the fill's value, or at C's.
-  Value fillValue = c.fill ? c.fill.getDpsInputOperand(0)->get() : Value();
+  // The accumulators start at C's value (a fill's, a copy's, or in memory).
   for (int64_t m = 0; m < kThreadM; ++m)
     for (int64_t n = 0; n < kThreadN; ++n) {
-      Value start = fillValue;
-      if (!start) {
-        Value i = x.add(row0, x.idx(m)), j = x.add(col0, x.idx(n));
-        start = x.guardedLoad(C, {i, j}, x.both(x.lt(i, M), x.lt(j, N)));
-      }
+      Value i = x.add(row0, x.idx(m)), j = x.add(col0, x.idx(n));
+      Value start = x.element(c, C, {i, j}, x.both(x.lt(i, M), x.lt(j, N)));
       memref::StoreOp::create(b, loc, start, accs, ValueRange{x.idx(m), x.idx(n)});
     }
 
@@ -282,7 +351,7 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
     SmallVector<Value> loops(3, c0);
     loops[c.dimI] = gi;
     loops[c.dimK] = gk;
-    Value v = x.guardedLoad(A, x.indices(aMap, loops), x.both(x.lt(gi, M), x.lt(gk, K)));
+    Value v = x.element(c, A, x.indices(aMap, loops), x.both(x.lt(gi, M), x.lt(gk, K)));
     memref::StoreOp::create(b, loc, v, aTile, ValueRange{r, col});
   }
   for (int64_t l = 0; l < kTileK * kTileN / kThreads; ++l) {
@@ -292,7 +361,7 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
     SmallVector<Value> loops(3, c0);
     loops[c.dimK] = gk;
     loops[c.dimJ] = gj;
-    Value v = x.guardedLoad(B, x.indices(bMap, loops), x.both(x.lt(gk, K), x.lt(gj, N)));
+    Value v = x.element(c, B, x.indices(bMap, loops), x.both(x.lt(gk, K), x.lt(gj, N)));
     memref::StoreOp::create(b, loc, v, bTile, ValueRange{r, col});
   }
   gpu::BarrierOp::create(b, loc);
@@ -354,18 +423,17 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
                               ValueRange{i, j});
     }
 
-  // The linalg ops (and the intermediate accumulator) are gone.
+  // The linalg ops and the intermediates are gone.
   SmallVector<Operation *> dead = {mm.getOperation()};
-  if (c.fill)
-    dead.push_back(c.fill);
+  for (linalg::LinalgOp op : c.before)
+    dead.push_back(op);
   if (c.epilogue)
     dead.push_back(c.epilogue);
   for (Operation *op : dead)
     op->erase();
-  if (auto alloc = C.getDefiningOp<memref::AllocOp>()) {
-    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-      user->erase(); // deallocs, and the accumulator loads of C above
-    alloc.erase();
-  }
+  for (Value buffer : {A, B, C})
+    if (auto alloc = buffer.getDefiningOp<memref::AllocOp>())
+      if (failed(eraseIntermediate(alloc)))
+        return failure();
   return true;
 }

@@ -50,10 +50,6 @@ static Value rootMemory(Value v) {
   return v;
 }
 
-/// The kernel argument a memref value views, or null.
-static BlockArgument rootArgument(Value v) {
-  return dyn_cast<BlockArgument>(rootMemory(v));
-}
 
 /// Whether two memrefs may overlap: distinct arguments and distinct
 /// allocations do not (the runtime binds distinct buffers).
@@ -266,6 +262,24 @@ static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
       b.clone(op, map);
     parallel.erase();
   }
+  return success();
+}
+
+LogicalResult mlir::fw::eraseIntermediate(memref::AllocOp alloc) {
+  SmallVector<OpFoldResult> sizes = alloc.getMixedSizes();
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+    if (auto dim = dyn_cast<memref::DimOp>(user)) {
+      std::optional<int64_t> index = dim.getConstantIndex();
+      if (!index)
+        return failure();
+      OpBuilder at(dim);
+      dim.replaceAllUsesWith(getValueOrCreateConstantIndexOp(at, dim.getLoc(), sizes[*index]));
+    } else if (!isa<memref::DeallocOp>(user)) {
+      return failure();
+    }
+    user->erase();
+  }
+  alloc.erase();
   return success();
 }
 

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::fw {
 
@@ -41,6 +42,10 @@ FailureOr<bool> mapContractionToGrid(gpu::GPUFuncOp func, int64_t blockSize);
 /// the function gets `known_block_size`. False when the kernel is anything
 /// else.
 FailureOr<bool> mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize);
+
+/// Erases an intermediate allocation the mapped kernel no longer uses: its
+/// sizes replace the `memref.dim`s of it, its deallocations go.
+LogicalResult eraseIntermediate(memref::AllocOp alloc);
 
 } // namespace mlir::fw
 

@@ -394,21 +394,9 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
   for (RowOp &row : llvm::reverse(k.ops))
     row.op->erase();
   for (Value buffer : k.rowBuffers)
-    if (auto alloc = buffer.getDefiningOp<memref::AllocOp>()) {
-      // Its sizes are the allocation's operands; then only deallocs are left.
-      SmallVector<OpFoldResult> sizes = alloc.getMixedSizes();
-      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
-        if (auto dim = dyn_cast<memref::DimOp>(user)) {
-          std::optional<int64_t> index = dim.getConstantIndex();
-          if (!index)
-            return failure();
-          OpBuilder at(dim);
-          dim.replaceAllUsesWith(getValueOrCreateConstantIndexOp(at, loc, sizes[*index]));
-        }
-        user->erase();
-      }
-      alloc.erase();
-    }
+    if (auto alloc = buffer.getDefiningOp<memref::AllocOp>())
+      if (failed(eraseIntermediate(alloc)))
+        return failure();
   (void)entry;
   return true;
 }
