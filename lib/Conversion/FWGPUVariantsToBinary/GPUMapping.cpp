@@ -311,6 +311,25 @@ FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize
   func.walk([&](linalg::LinalgOp l) { cloned.push_back(l); });
   IRRewriter rewriter(ctx);
   for (linalg::LinalgOp op : cloned) {
+    // Parallel dimensions outermost (a reduction over the first dimension, a
+    // column sum), so that they become the nest's parallel loop.
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+      SmallVector<unsigned> order;
+      for (auto [d, type] : llvm::enumerate(generic.getIteratorTypesArray()))
+        if (type == utils::IteratorType::parallel)
+          order.push_back(d);
+      for (auto [d, type] : llvm::enumerate(generic.getIteratorTypesArray()))
+        if (type != utils::IteratorType::parallel)
+          order.push_back(d);
+      if (!llvm::is_sorted(order)) {
+        rewriter.setInsertionPoint(generic);
+        FailureOr<linalg::GenericOp> reordered =
+            linalg::interchangeGenericOp(rewriter, generic, order);
+        if (failed(reordered))
+          return failure();
+        op = *reordered;
+      }
+    }
     rewriter.setInsertionPoint(op);
     if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
       return failure();
