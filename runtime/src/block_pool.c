@@ -100,3 +100,9 @@ size_t fw_block_pool_bytes(fw_block_pool_t *pool) {
   pthread_mutex_unlock(&pool->lock);
   return bytes;
 }
+
+size_t fw_gpu_block_size(size_t size) {
+  size_t align = size > ((size_t)1 << 20) ? (size_t)2 << 20 : 512;
+  if (size == 0) size = 1;
+  return (size + align - 1) & ~(align - 1);
+}

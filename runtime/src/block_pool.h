@@ -39,6 +39,10 @@ void fw_block_pool_set_limit(fw_block_pool_t *pool, size_t limit);
 /* Releases every kept block, keeping the limit (a device out of memory). */
 void fw_block_pool_flush(fw_block_pool_t *pool);
 size_t fw_block_pool_bytes(fw_block_pool_t *pool);
+/* What a GPU allocates for `size` bytes: 2 MiB granules above 1 MiB (the drivers' own
+ * granularity for large blocks), 512 bytes below, so that kept blocks fit later
+ * requests of nearby sizes. */
+size_t fw_gpu_block_size(size_t size);
 
 #ifdef __cplusplus
 }

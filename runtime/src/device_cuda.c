@@ -206,14 +206,6 @@ static fw_status_t cu_query(fw_device_t *device, fw_device_info_t *out) {
   return FW_OK;
 }
 
-/* Device allocations are rounded to 2 MiB (the driver's own granularity for large ones)
- * above 1 MiB, so that freed blocks kept in the pool fit later requests. */
-static size_t cu_block_size(size_t size) {
-  size_t align = size > (1u << 20) ? (size_t)2 << 20 : 512;
-  if (size == 0) size = 1;
-  return (size + align - 1) & ~(align - 1);
-}
-
 static void cu_release(void *context, void *ptr, size_t size) {
   (void)size;
   if (bind(context) == FW_OK) g_api.cuMemFree_v2((fw_CUdeviceptr)(uintptr_t)ptr);
@@ -222,7 +214,7 @@ static void cu_release(void *context, void *ptr, size_t size) {
 static fw_status_t cu_alloc(fw_device_t *device, size_t size, void **out_ptr) {
   cuda_device_t *d = (cuda_device_t *)device;
   *out_ptr = NULL;
-  size_t rounded = cu_block_size(size);
+  size_t rounded = fw_gpu_block_size(size);
   if ((*out_ptr = fw_block_pool_take(&d->pool, rounded))) return FW_OK;
   fw_status_t s = bind(d);
   if (s) return s;
@@ -244,7 +236,7 @@ static fw_status_t cu_alloc(fw_device_t *device, size_t size, void **out_ptr) {
 static void cu_free(fw_device_t *device, void *ptr, size_t size) {
   cuda_device_t *d = (cuda_device_t *)device;
   if (!ptr) return;
-  size_t rounded = cu_block_size(size);
+  size_t rounded = fw_gpu_block_size(size);
   if (!fw_block_pool_put(&d->pool, ptr, rounded)) cu_release(d, ptr, rounded);
 }
 

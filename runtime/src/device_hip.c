@@ -235,13 +235,6 @@ static fw_status_t hip_query(fw_device_t *device, fw_device_info_t *out) {
   return FW_OK;
 }
 
-/* Allocations above 1 MiB are rounded to 2 MiB, so that kept blocks fit later requests. */
-static size_t hip_block_size(size_t size) {
-  size_t align = size > (1u << 20) ? (size_t)2 << 20 : 512;
-  if (size == 0) size = 1;
-  return (size + align - 1) & ~(align - 1);
-}
-
 static void hip_release(void *context, void *ptr, size_t size) {
   (void)size;
   if (bind(context) == FW_OK) g_api.hipFree(ptr);
@@ -250,7 +243,7 @@ static void hip_release(void *context, void *ptr, size_t size) {
 static fw_status_t hip_alloc(fw_device_t *device, size_t size, void **out_ptr) {
   hip_device_t *d = (hip_device_t *)device;
   *out_ptr = NULL;
-  size_t rounded = hip_block_size(size);
+  size_t rounded = fw_gpu_block_size(size);
   if ((*out_ptr = fw_block_pool_take(&d->pool, rounded))) return FW_OK;
   fw_status_t s = bind(d);
   if (s) return s;
@@ -271,7 +264,7 @@ static fw_status_t hip_alloc(fw_device_t *device, size_t size, void **out_ptr) {
 static void hip_free(fw_device_t *device, void *ptr, size_t size) {
   hip_device_t *d = (hip_device_t *)device;
   if (!ptr) return;
-  size_t rounded = hip_block_size(size);
+  size_t rounded = fw_gpu_block_size(size);
   if (!fw_block_pool_put(&d->pool, ptr, rounded)) hip_release(d, ptr, rounded);
 }
 

@@ -46,12 +46,6 @@ struct Contraction {
   unsigned epilogueInput = 0;            // the epilogue's operand that reads C
 };
 
-Value rootOf(Value v) {
-  if (auto memref = dyn_cast<TypedValue<MemRefType>>(v))
-    return memref::skipViewLikeOps(memref);
-  return v;
-}
-
 /// Whether `map` only permutes or drops dimensions.
 bool isPlainAccess(AffineMap map) { return map.isProjectedPermutation(/*allowZeroInResults=*/false); }
 
@@ -112,7 +106,7 @@ FailureOr<Contraction> match(gpu::GPUFuncOp func) {
   Value A = mm.getDpsInputOperand(0)->get(), B = mm.getDpsInputOperand(1)->get();
   llvm::SmallDenseSet<Value> written;
   for (linalg::LinalgOp op : ops)
-    written.insert(rootOf(op.getDpsInitOperand(0)->get()));
+    written.insert(fw::rootMemory(op.getDpsInitOperand(0)->get()));
   for (linalg::LinalgOp op : c.before) {
     Value out = op.getDpsInitOperand(0)->get();
     if (op.getNumLoops() != 2 || op.getNumDpsInits() != 1 ||
@@ -125,7 +119,7 @@ FailureOr<Contraction> match(gpu::GPUFuncOp func) {
       if (!isa<MemRefType>(input->get().getType()))
         continue;
       if (!isPlainAccess(op.getMatchingIndexingMap(input)) ||
-          written.contains(rootOf(input->get())))
+          written.contains(fw::rootMemory(input->get())))
         return failure();
     }
     c.producers[out] = op;
@@ -155,18 +149,18 @@ FailureOr<Contraction> match(gpu::GPUFuncOp func) {
           return failure();
         c.epilogueInput = input->getOperandNumber();
         ++readers;
-      } else if (rootOf(input->get()) == rootOf(acc)) {
+      } else if (fw::rootMemory(input->get()) == fw::rootMemory(acc)) {
         return failure();
       }
     }
     OpOperand *out = ep.getDpsInitOperand(0);
     if (readers != 1 || !ep.getMatchingIndexingMap(out).isIdentity() ||
-        rootOf(out->get()) == rootOf(acc))
+        fw::rootMemory(out->get()) == fw::rootMemory(acc))
       return failure();
     // The accumulator is an intermediate nobody else sees.
     if (!acc.getDefiningOp<memref::AllocOp>())
       return failure();
-  } else if (!isa<BlockArgument>(rootOf(acc))) {
+  } else if (!isa<BlockArgument>(fw::rootMemory(acc))) {
     return failure();
   }
   // An intermediate accumulator must start from a producer and have no other
@@ -252,15 +246,8 @@ struct IndexMath {
     return branch.getResult(0);
   }
 
-  /// Clones the body of `op` with its block arguments bound to `args`; returns
-  /// what it yields (its first value).
   Value inlineBody(linalg::LinalgOp op, ArrayRef<Value> args) {
-    Block *body = op.getBlock();
-    IRMapping map;
-    map.map(body->getArguments(), args);
-    for (Operation &inner : body->without_terminator())
-      b.clone(inner, map);
-    return map.lookupOrDefault(body->getTerminator()->getOperand(0));
+    return fw::inlineLinalgBody(b, op, args);
   }
 };
 
@@ -343,27 +330,27 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
   auto kLoop = scf::ForOp::create(b, loc, c0, K, tileK);
   b.setInsertionPointToStart(kLoop.getBody());
   Value k0 = kLoop.getInductionVar();
-  // Every thread stages its share of the two slices (zeros past the edges).
-  for (int64_t l = 0; l < kTileM * kTileK / kThreads; ++l) {
-    Value e = x.add(tid, x.idx(l * kThreads));
-    Value r = x.div(e, tileK), col = x.rem(e, tileK);
-    Value gi = x.add(rowBase, r), gk = x.add(k0, col);
-    SmallVector<Value> loops(3, c0);
-    loops[c.dimI] = gi;
-    loops[c.dimK] = gk;
-    Value v = x.element(c, A, x.indices(aMap, loops), x.both(x.lt(gi, M), x.lt(gk, K)));
-    memref::StoreOp::create(b, loc, v, aTile, ValueRange{r, col});
-  }
-  for (int64_t l = 0; l < kTileK * kTileN / kThreads; ++l) {
-    Value e = x.add(tid, x.idx(l * kThreads));
-    Value r = x.div(e, tileN), col = x.rem(e, tileN);
-    Value gk = x.add(k0, r), gj = x.add(colBase, col);
-    SmallVector<Value> loops(3, c0);
-    loops[c.dimK] = gk;
-    loops[c.dimJ] = gj;
-    Value v = x.element(c, B, x.indices(bMap, loops), x.both(x.lt(gk, K), x.lt(gj, N)));
-    memref::StoreOp::create(b, loc, v, bTile, ValueRange{r, col});
-  }
+  // Every thread stages its share of the two slices (zeros past the edges):
+  // element e of a rows x cols slice is (e / cols, e % cols), at loop values
+  // (row dimension: base + r, column dimension: base + c).
+  auto stage = [&](Value operand, AffineMap map, Value tileBuffer, int64_t rowsCount,
+                   int64_t colsCount, unsigned rowDim, Value rowBase0, Value rowLimit,
+                   unsigned colDim, Value colBase0, Value colLimit) {
+    Value cols = x.idx(colsCount);
+    for (int64_t l = 0; l < rowsCount * colsCount / kThreads; ++l) {
+      Value e = x.add(tid, x.idx(l * kThreads));
+      Value r = x.div(e, cols), col = x.rem(e, cols);
+      Value gr = x.add(rowBase0, r), gc = x.add(colBase0, col);
+      SmallVector<Value> loops(3, c0);
+      loops[rowDim] = gr;
+      loops[colDim] = gc;
+      Value v = x.element(c, operand, x.indices(map, loops),
+                          x.both(x.lt(gr, rowLimit), x.lt(gc, colLimit)));
+      memref::StoreOp::create(b, loc, v, tileBuffer, ValueRange{r, col});
+    }
+  };
+  stage(A, aMap, aTile, kTileM, kTileK, c.dimI, rowBase, M, c.dimK, k0, K);
+  stage(B, bMap, bTile, kTileK, kTileN, c.dimK, k0, K, c.dimJ, colBase, N);
   gpu::BarrierOp::create(b, loc);
   auto kkLoop = scf::ForOp::create(b, loc, c0, tileK, c1);
   {

@@ -26,6 +26,7 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace mlir::fw;
 
 SmallVector<linalg::LinalgOp> mlir::fw::getKernelLinalgOps(func::FuncOp kernel) {
   SmallVector<linalg::LinalgOp> ops;
@@ -43,8 +44,7 @@ SmallVector<linalg::LinalgOp> mlir::fw::getKernelLinalgOps(func::FuncOp kernel) 
   return ops;
 }
 
-/// The memory a memref value views: a kernel argument or an allocation.
-static Value rootMemory(Value v) {
+Value mlir::fw::rootMemory(Value v) {
   if (auto memref = dyn_cast<TypedValue<MemRefType>>(v))
     return memref::skipViewLikeOps(memref);
   return v;
@@ -263,6 +263,17 @@ static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
     parallel.erase();
   }
   return success();
+}
+
+Value mlir::fw::inlineLinalgBody(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Value> args) {
+  Block *body = op.getBlock();
+  IRMapping map;
+  for (auto [arg, value] : llvm::zip(body->getArguments(), args))
+    if (value)
+      map.map(arg, value);
+  for (Operation &inner : body->without_terminator())
+    b.clone(inner, map);
+  return map.lookupOrDefault(body->getTerminator()->getOperand(0));
 }
 
 LogicalResult mlir::fw::eraseIntermediate(memref::AllocOp alloc) {

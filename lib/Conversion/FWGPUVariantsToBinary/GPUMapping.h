@@ -43,6 +43,14 @@ FailureOr<bool> mapContractionToGrid(gpu::GPUFuncOp func, int64_t blockSize);
 /// else.
 FailureOr<bool> mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize);
 
+/// The memory a memref value views: a kernel argument or an allocation.
+Value rootMemory(Value v);
+
+/// Clones the body of `op` at `b`, its block arguments bound to `args` (a null
+/// value leaves an argument unbound: it must be unused); returns what it
+/// yields first.
+Value inlineLinalgBody(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Value> args);
+
 /// Erases an intermediate allocation the mapped kernel no longer uses: its
 /// sizes replace the `memref.dim`s of it, its deallocations go.
 LogicalResult eraseIntermediate(memref::AllocOp alloc);

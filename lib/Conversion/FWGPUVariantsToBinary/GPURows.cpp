@@ -75,12 +75,6 @@ std::optional<Combiner> matchCombiner(linalg::LinalgOp op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-Value rootOf(Value v) {
-  if (auto memref = dyn_cast<TypedValue<MemRefType>>(v))
-    return memref::skipViewLikeOps(memref);
-  return v;
-}
-
 /// The kernel's ops, with what the mapping needs to know about each.
 struct RowOp {
   linalg::LinalgOp op;
@@ -160,7 +154,7 @@ FailureOr<RowKernel> match(gpu::GPUFuncOp func) {
       if (rows.contains(input->get())) {
         if (map.getNumResults() != k.rowDims || !startsWithRowDims(map, k.rowDims))
           return failure();
-      } else if (written.contains(rootOf(input->get()))) {
+      } else if (written.contains(fw::rootMemory(input->get()))) {
         return failure();
       }
     }
@@ -173,10 +167,10 @@ FailureOr<RowKernel> match(gpu::GPUFuncOp func) {
         rows.insert(out);
         k.rowBuffers.push_back(out);
       }
-    } else if (rows.contains(out) || written.contains(rootOf(out))) {
+    } else if (rows.contains(out) || written.contains(fw::rootMemory(out))) {
       return failure();
     }
-    written.insert(rootOf(out));
+    written.insert(fw::rootMemory(out));
     k.ops.push_back(row);
   }
   // A row buffer is also read only through its row values (no view of it).
@@ -297,13 +291,7 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
     return args;
   };
   auto inlineBody = [&](linalg::LinalgOp op, ArrayRef<Value> args) {
-    IRMapping map;
-    for (auto [arg, value] : llvm::zip(op.getBlock()->getArguments(), args))
-      if (value)
-        map.map(arg, value);
-    for (Operation &inner : op.getBlock()->without_terminator())
-      b.clone(inner, map);
-    return map.lookupOrDefault(op.getBlock()->getTerminator()->getOperand(0));
+    return fw::inlineLinalgBody(b, op, args);
   };
 
   llvm::SmallDenseSet<Value> initialized;
@@ -317,7 +305,7 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
       b.setInsertionPointToStart(first.thenBlock());
       memref::StoreOp::create(b, loc, op.getDpsInputOperand(0)->get(), shared[buffer],
                               ValueRange{e.idx(0)});
-      if (isa<BlockArgument>(rootOf(buffer)))
+      if (isa<BlockArgument>(fw::rootMemory(buffer)))
         memref::StoreOp::create(b, loc, op.getDpsInputOperand(0)->get(), buffer, rowIvs);
       initialized.insert(buffer);
       continue;
@@ -384,7 +372,7 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
       map.map(other, total.getResult());
       Value after = b.clone(*combine, map)->getResult(0);
       memref::StoreOp::create(b, loc, after, shared[buffer], ValueRange{e.idx(0)});
-      if (isa<BlockArgument>(rootOf(buffer)))
+      if (isa<BlockArgument>(fw::rootMemory(buffer)))
         memref::StoreOp::create(b, loc, after, buffer, rowIvs);
     }
   }
