@@ -266,13 +266,15 @@ static void *worker_main(void *arg) {
      * never hammer it while tasks meant for others are queued. */
     unsigned seen_mail = atomic_load_explicit(&w->mail, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
+    /* The clock is read every 32 polls, not on each. */
     uint64_t until = fw_now_ns() + FW_SPIN_NS;
-    while (atomic_load_explicit(&w->mail, memory_order_acquire) == seen_mail &&
-           fw_now_ns() < until) {
+    for (unsigned polls = 0; atomic_load_explicit(&w->mail, memory_order_acquire) == seen_mail;
+         ++polls) {
       if (help_split(s, w)) {
         until = fw_now_ns() + FW_SPIN_NS;
         continue;
       }
+      if (polls % 32 == 31 && fw_now_ns() >= until) break;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif

@@ -72,15 +72,41 @@ static fw_history_entry_t *find(fw_history_t *h, const char *name, uint32_t kind
   return e;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* Puts the k-th smallest of v[0, n) at v[k], smaller ones before it and larger ones
+ * after (Hoare's selection, in place): linear time, no calls, for the 32 samples of an
+ * entry. */
+static void select_kth(double *v, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = v[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot) ++i;
+      while (v[j] > pivot) --j;
+      if (i <= j) {
+        double t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+        ++i;
+        if (j == 0) break;
+        --j;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
 }
 
 static double median_of(double *v, size_t n) {
   if (n == 0) return 0; /* an entry loaded without samples ("... 0 0 name") */
-  qsort(v, n, sizeof(*v), compare_doubles);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  select_kth(v, n, n / 2);
+  double upper = v[n / 2];
+  if (n % 2) return upper;
+  double lower = v[0]; /* the largest of the lower half */
+  for (size_t i = 1; i < n / 2; ++i)
+    if (v[i] > lower) lower = v[i];
+  return 0.5 * (lower + upper);
 }
 
 static void update_statistics(fw_history_entry_t *e) {
