@@ -15,14 +15,15 @@
 // RUN: env FW_TIER_LIMITS=host=6400KiB FW_SCHED=heft %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
 // RUN: env FW_TIER_LIMITS=host=6400KiB FW_SCHED=ws FW_PREFETCH=0 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
 // RUN: env FW_TIER_LIMITS=host=6400KiB FW_SCHED=eager FW_NUM_WORKERS=1 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
-// RUN: %fw-run %t.fwb --scheduler=heft --default-dim=1024 --tier-limits=host=6400KiB --stats --print-max-elements=0 --benchmark=2 | FileCheck %s --check-prefix=SPILL
+// On the CPU alone (GPU memory would relieve the host tier):
+// RUN: %fw-run %t.fwb --devices=cpu --scheduler=heft --default-dim=1024 --tier-limits=host=6400KiB --stats --print-max-elements=0 --benchmark=2 | FileCheck %s --check-prefix=SPILL
 // SPILL: stats: scheduler heft, 18 tasks submitted, 18 executed, 0 failed
 // SPILL: moved host -> storage: {{[1-9]}}
 // SPILL: moved storage -> host: {{[1-9]}}
 // SPILL: evictions: {{[1-9][0-9]*}}
 //
 // A host tier smaller than one task's working set is an error that names the task.
-// RUN: not %fw-run %t.fwb --default-dim=1024 --tier-limits=host=4MiB 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: not %fw-run %t.fwb --devices=cpu --default-dim=1024 --tier-limits=host=4MiB 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: fw-run: error: {{.*}}task @task_graph.task_graph_dispatch_{{[0-9]+}} needs {{[0-9]+}} bytes of host memory at once, but the host tier holds at most 4194304 bytes (FW_TIER_LIMITS)
 
 func.func @task_graph(%x: tensor<?x256xf32>, %w1: tensor<256x256xf32>, %w2: tensor<256x256xf32>,
