@@ -216,10 +216,23 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         return rerun(s, w, t, status, t0);
       }
       if (status == FW_OK) {
+        uint64_t before[FW_PROFILE_MAX_COUNTERS], after[FW_PROFILE_MAX_COUNTERS];
+        if (rt->profile.enabled) {
+          fw_profile_open_counters(&rt->profile, &w->counters);
+          fw_profile_read(&rt->profile, &w->counters, before);
+        }
         uint64_t start = fw_now_ns();
         if (t->fn) status = run_fn(t, data);
         else status = run_kernel(s, w, t, data);
         uint64_t end = fw_now_ns();
+        if (rt->profile.enabled && status == FW_OK) {
+          fw_profile_read(&rt->profile, &w->counters, after);
+          uint64_t touched = 0;
+          for (size_t i = 0; i < t->num_accesses; ++i)
+            touched += t->accesses[i].buffer->byte_size;
+          fw_profile_record(&rt->profile, t->name, w->kind, touched,
+                            (double)(end - start) * 1e-9, before, after);
+        }
         if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
           fw_memory_release_failed(&rt->memory, t, w->memory_node);
           if (data != stack) free(data);

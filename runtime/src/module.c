@@ -252,6 +252,8 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
   fw_module_t *m = calloc(1, sizeof(*m));
   if (!m) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   atomic_init(&m->refcount, 1);
+  m->build_id = 1469598103934665603ull;
+  for (size_t i = 0; i < size; ++i) m->build_id = (m->build_id ^ data[i]) * 1099511628211ull;
   m->runtime = runtime;
   if (runtime) fw_runtime_retain_internal(runtime);
   m->fd = -1;
@@ -400,6 +402,8 @@ void fw_module_release(fw_module_t *module) {
 }
 
 /* ---- Reflection ------------------------------------------------------------- */
+
+uint64_t fw_module_build_id(const fw_module_t *module) { return module ? module->build_id : 0; }
 
 const char *fw_module_name(const fw_module_t *module) {
   return module && module->md.module_name ? module->md.module_name : "";

@@ -286,6 +286,7 @@ static void teardown(fw_runtime_t *rt, int stage) {
     fw_memory_fini(&rt->memory);
   }
   fw_trace_fini(&rt->trace);
+  fw_profile_fini(&rt->profile);
   fw_history_fini(&rt->history);
   /* devices[0] is the CPU device. */
   for (uint32_t d = 1; d < rt->num_devices; ++d) rt->devices[d]->vtable->destroy(rt->devices[d]);
@@ -302,7 +303,7 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   fw_runtime_options_t defaults;
   memset(&defaults, 0, sizeof(defaults));
   const fw_runtime_options_t *o = options ? options : &defaults;
-  if (o->flags & ~(FW_RUNTIME_NO_PREFETCH | FW_RUNTIME_TRACE))
+  if (o->flags & ~(FW_RUNTIME_NO_PREFETCH | FW_RUNTIME_TRACE | FW_RUNTIME_PROFILE))
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "unknown fw_runtime_options_t.flags 0x%x",
                           o->flags);
   fw_runtime_t *rt = calloc(1, sizeof(*rt));
@@ -312,6 +313,7 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   rt->options.simulate = NULL;
   fw_history_init(&rt->history);
   fw_trace_init(&rt->trace, (o->flags & FW_RUNTIME_TRACE) != 0, o->simulate ? 0 : fw_now_ns());
+  fw_profile_init(&rt->profile, (o->flags & FW_RUNTIME_PROFILE) && !o->simulate);
   uint64_t limits[FW_NUM_TIERS];
   const char *storage_dir = NULL;
   int prefetch = 1;
@@ -510,5 +512,25 @@ fw_status_t fw_runtime_simulation_report(fw_runtime_t *rt, fw_sim_report_t *out)
                                  ? out->critical_path_seconds
                                  : out->work_bound_seconds;
   out->tasks = rt->sim_tasks;
+  return FW_OK;
+}
+
+fw_status_t fw_runtime_profile(fw_runtime_t *rt, fw_profile_info_t *out_info,
+                               fw_profile_visit_fn_t visit, void *user_data) {
+  if (!rt) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
+  if (!rt->profile.enabled)
+    return fw_status_make(FW_STATUS_FAILED_PRECONDITION,
+                          "the runtime is not profiling (FW_RUNTIME_PROFILE)");
+  fw_profile_t *p = &rt->profile;
+  memset(out_info, 0, sizeof(*out_info));
+  pthread_mutex_lock(&p->lock);
+  out_info->source = p->source;
+  out_info->num_counters = p->num_counters;
+  for (uint32_t i = 0; i < p->num_counters; ++i)
+    out_info->counter_names[i] = fw_profile_counter_name(p->source, i);
+  for (size_t i = 0; visit && i < p->capacity; ++i)
+    if (p->entries[i].task) visit(user_data, &p->entries[i]);
+  pthread_mutex_unlock(&p->lock);
   return FW_OK;
 }

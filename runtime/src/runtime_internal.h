@@ -9,6 +9,7 @@
 #include "history.h"
 #include "memory.h"
 #include "metadata.h"
+#include "profile.h"
 #include "scheduler.h"
 #include "sim_bound.h"
 #include "trace.h"
@@ -34,6 +35,7 @@ struct fw_runtime_t {
   char *history_path;
   fw_history_t history;
   fw_trace_t trace;
+  fw_profile_t profile;
   fw_memory_t memory;
   fw_scheduler_t sched;
   /* Simulation: an owned copy of the machine, the memory node of each device, the
@@ -78,6 +80,7 @@ struct fw_module_t {
   fw_metadata_t md;
   void *dl_handle;
   int fd; /* the memfd backing the loaded object, -1 when none */
+  uint64_t build_id; /* FNV-1a of the file */
   fw_host_entry_fn_t *entries;      /* per function */
   fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
   /* GPU code, per runtime device (index into fw_runtime_t.devices; none for the CPU):

@@ -727,6 +727,7 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
     fw_engine_stop(s);
   }
   for (size_t k = 0; k < s->num_workers; ++k) {
+    fw_profile_close_counters(&s->workers[k].counters);
     fw_task_heap_free(&s->workers[k].heap);
     fw_task_deque_free(&s->workers[k].deque);
     pthread_cond_destroy(&s->workers[k].cv);

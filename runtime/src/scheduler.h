@@ -14,6 +14,7 @@
 
 #include "device.h"
 #include "fw/runtime.h"
+#include "profile.h"
 #include "task_queue.h"
 
 #ifdef __cplusplus
@@ -126,6 +127,7 @@ struct fw_worker_t {
   double expected_free_at; /* heft: when its queue is expected to drain */
   /* Statistics. */
   uint64_t tasks, busy_ns;
+  fw_profile_counters_t counters; /* FW_RUNTIME_PROFILE: this thread's counters */
   /* Simulation: the device description and when the worker becomes free. */
   const fw_sim_device_t *sim;
   double sim_free_at;

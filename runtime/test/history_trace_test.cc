@@ -268,6 +268,51 @@ class JsonChecker {
   int depth_ = 0;
 };
 
+// ---- Profiles --------------------------------------------------------------------
+
+TEST(ProfileTest, CountsRunsPerTaskAndSaysWhereCountersComeFrom) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_profile_info_t info;
+  FW_EXPECT_ERROR(fw_runtime_profile(rt, &info, nullptr, nullptr), "not profiling");
+  fw_runtime_destroy(rt);
+
+  o.flags |= FW_RUNTIME_PROFILE;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  runTasks(rt, "touch", 7);
+  runTasks(rt, "other", 2);
+  struct Seen {
+    std::vector<std::string> tasks;
+    uint64_t touch = 0;
+    bool ordered = true;
+  } seen;
+  FW_ASSERT_OK(fw_runtime_profile(rt, &info, [](void *user, const fw_profile_entry_t *e) {
+    auto *s = static_cast<Seen *>(user);
+    s->tasks.push_back(e->task);
+    if (std::string(e->task) == "touch") s->touch += e->count;
+    uint64_t histogram = 0;
+    for (uint32_t b = 0; b < FW_PROFILE_BUCKETS; ++b) histogram += e->histogram[b];
+    s->ordered = s->ordered && e->device == FW_TARGET_KIND_CPU && histogram == e->count &&
+                 e->min_seconds <= e->max_seconds && e->total_seconds >= e->max_seconds;
+  }, &seen));
+  EXPECT_EQ(seen.touch, 7u);
+  EXPECT_EQ(seen.tasks.size(), 2u);
+  EXPECT_TRUE(seen.ordered);
+  // Hardware counters where the machine allows them, else the kernel's software ones.
+  EXPECT_LE(info.num_counters, unsigned(FW_PROFILE_MAX_COUNTERS));
+  if (info.source == FW_COUNTERS_SOFTWARE) {
+    ASSERT_EQ(info.num_counters, 3u);
+    EXPECT_STREQ(info.counter_names[0], "task-clock-ns");
+  } else if (info.source == FW_COUNTERS_HARDWARE) {
+    ASSERT_EQ(info.num_counters, 4u);
+    EXPECT_STREQ(info.counter_names[0], "cycles");
+  } else {
+    EXPECT_EQ(info.num_counters, 0u);
+  }
+  fw_runtime_destroy(rt);
+}
+
 TEST(JsonCheckerTest, SelfTest) {
   EXPECT_TRUE(JsonChecker("{\"a\":[1,-2.5e3,\"x\\u00e9\\n\",true,null,{}]}").valid());
   EXPECT_FALSE(JsonChecker("{\"a\":[1,2,]}").valid());

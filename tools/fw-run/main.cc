@@ -22,6 +22,7 @@
 #include "host_tensor.h"
 #include "machine.h"
 #include "npy.h"
+#include "profile.h"
 #include "report.h"
 
 namespace {
@@ -237,7 +238,8 @@ int run(int argc, char **argv) {
                  "After the first call (a warm-up whose results are output as "
                  "usual), call the function N more times on the same inputs and "
                  "print the minimum and median time per call");
-  std::string trace_path, simulate_path, scheduler, tier_limits, storage_dir, history, devices;
+  std::string trace_path, simulate_path, scheduler, tier_limits, storage_dir, history, devices,
+      profile_path;
   bool stats = false, no_prefetch = false;
   uint32_t workers = 0;
   app.add_option("--scheduler", scheduler, "Scheduling policy: eager, ws or heft (FW_SCHED)")
@@ -255,6 +257,9 @@ int run(int argc, char **argv) {
   app.add_option("--history", history,
                  "Execution-time history file, read at start and updated at exit (FW_HISTORY)");
   app.add_option("--trace", trace_path, "Write a Chrome/Perfetto trace (JSON) of the run");
+  app.add_option("--profile-out", profile_path,
+                 "Profile every kernel run (times, hardware or software counters) and add "
+                 "it to this JSON file (docs/profile.md)");
   app.add_flag("--stats", stats,
                "Print tasks per device, bytes moved between tiers, evictions and prefetches");
   app.add_option("--simulate", simulate_path,
@@ -292,6 +297,10 @@ int run(int argc, char **argv) {
   if (!devices.empty()) options.devices = devices.c_str();
   if (no_prefetch) options.flags |= FW_RUNTIME_NO_PREFETCH;
   if (!trace_path.empty()) options.flags |= FW_RUNTIME_TRACE;
+  if (!profile_path.empty()) {
+    if (!simulate_path.empty()) return fail("--profile-out cannot be combined with --simulate");
+    options.flags |= FW_RUNTIME_PROFILE;
+  }
   fw_runtime_t *raw_rt = nullptr;
   if (fw_status_t s = fw_runtime_create(&options, &raw_rt)) return fail(take(s));
   std::unique_ptr<fw_runtime_t, RuntimeDeleter> rt(raw_rt);
@@ -380,6 +389,12 @@ int run(int argc, char **argv) {
     if (!trace_path.empty())
       if (fw_status_t s = fw_runtime_write_trace(rt.get(), trace_path.c_str()))
         return fail(take(s));
+    if (!profile_path.empty()) {
+      std::string warning, error;
+      if (!fwrun::writeProfile(rt.get(), module.get(), profile_path, &warning, &error))
+        return fail(error);
+      if (!warning.empty()) std::fprintf(stderr, "fw-run: warning: %s\n", warning.c_str());
+    }
     if (std::fflush(stdout) != 0) return fail("cannot write to stdout");
     return 0;
   };

@@ -119,6 +119,7 @@ typedef enum fw_scheduler_kind_t {
 /* fw_runtime_options_t.flags */
 #define FW_RUNTIME_NO_PREFETCH 0x1u /* as FW_PREFETCH=0: no prefetch threads, no lookahead */
 #define FW_RUNTIME_TRACE 0x2u       /* record events for fw_runtime_write_trace */
+#define FW_RUNTIME_PROFILE 0x4u     /* profile every kernel run (fw_runtime_profile) */
 
 typedef struct fw_sim_machine_t fw_sim_machine_t;
 
@@ -404,6 +405,49 @@ typedef struct fw_runtime_stats_t {
 } fw_runtime_stats_t;
 
 FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);
+
+/* ---- Profiles (FW_RUNTIME_PROFILE) ---------------------------------------------- */
+
+/* Times are kept as a histogram with FW_PROFILE_BUCKETS_PER_OCTAVE buckets per power of
+ * two of nanoseconds: bucket b holds times in [2^(b/8), 2^((b+1)/8)) ns. */
+#define FW_PROFILE_BUCKETS_PER_OCTAVE 8
+#define FW_PROFILE_BUCKETS (42 * FW_PROFILE_BUCKETS_PER_OCTAVE) /* 1 ns to ~73 min */
+#define FW_PROFILE_MAX_COUNTERS 4
+
+/* Where the counters of a profile come from. */
+typedef enum fw_counter_source_t {
+  FW_COUNTERS_NONE = 0,     /* the machine gives none: times only */
+  FW_COUNTERS_SOFTWARE = 1, /* the kernel's software counters: task clock (ns), page
+                               faults, context switches */
+  FW_COUNTERS_HARDWARE = 2, /* the PMU: cycles, instructions, cache misses, branch misses */
+} fw_counter_source_t;
+
+/* One kernel, on one kind of device, for one size class (floor(log2(bytes accessed))). */
+typedef struct fw_profile_entry_t {
+  const char *task; /* "module.executable" */
+  fw_target_kind_t device;
+  uint32_t size_class;
+  uint64_t count;
+  double total_seconds, min_seconds, max_seconds;
+  uint32_t histogram[FW_PROFILE_BUCKETS];
+  double counters[FW_PROFILE_MAX_COUNTERS]; /* sums over the runs */
+} fw_profile_entry_t;
+
+typedef struct fw_profile_info_t {
+  fw_counter_source_t source;
+  uint32_t num_counters;
+  const char *counter_names[FW_PROFILE_MAX_COUNTERS];
+} fw_profile_info_t;
+
+/* Calls `visit` for every entry recorded so far (under the profile's lock: the callback
+ * must not call the runtime) and fills `out_info`. FAILED_PRECONDITION when the runtime
+ * was created without FW_RUNTIME_PROFILE. */
+typedef void (*fw_profile_visit_fn_t)(void *user_data, const fw_profile_entry_t *entry);
+FW_API fw_status_t fw_runtime_profile(fw_runtime_t *runtime, fw_profile_info_t *out_info,
+                                      fw_profile_visit_fn_t visit, void *user_data);
+/* A 64-bit FNV-1a hash of the module's file: profiles of another build of a module do not
+ * apply to this one. */
+FW_API uint64_t fw_module_build_id(const fw_module_t *module);
 /* Writes the events recorded since creation (FW_RUNTIME_TRACE) as Chrome/Perfetto JSON:
  * one track per worker, one per copy direction. */
 FW_API fw_status_t fw_runtime_write_trace(fw_runtime_t *runtime, const char *path);

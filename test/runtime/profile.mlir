@@ -1,0 +1,42 @@
+// fw-run --profile-out: every kernel run is profiled (times, and counters from the PMU or,
+// where the machine refuses them, the kernel's software counters) and added to a JSON
+// file (docs/profile.md); a second run of the same build adds up; another build of the
+// module replaces the figures with a warning; files that are not fw profiles, of another
+// module or of another version are errors and stay untouched.
+// RUN: %fwc %s --module-name=prof -o %t.fwb
+// RUN: %fwc %s --module-name=prof -O0 -o %t.O0.fwb
+// RUN: %fwc %s --module-name=other -o %t.other.fwb
+// RUN: rm -f %t.json
+// RUN: %fw-run %t.fwb --benchmark=2 --profile-out=%t.json --print-max-elements=0 > /dev/null
+// RUN: %fw-run %t.fwb --profile-out=%t.json --print-max-elements=0 > /dev/null
+// RUN: %python %S/Inputs/check_profile.py %t.json | FileCheck %s
+// CHECK: fw-profile 1 prof runs=2
+// CHECK: counters {{(hardware cycles,instructions,cache-misses,branch-misses|software task-clock-ns,page-faults,context-switches|none )}}
+// CHECK: prof.prof_dispatch_0 cpu count=4 ordered=True histogram=4 counters=ok
+//
+// RUN: %fw-run %t.O0.fwb --profile-out=%t.json --print-max-elements=0 2>&1 >/dev/null | FileCheck %s --check-prefix=BUILD
+// BUILD: fw-run: warning: profile '{{.*}}.json' was made with another build of module 'prof' (0x{{[0-9a-f]+}}, this one 0x{{[0-9a-f]+}}): its figures are replaced
+// RUN: %python %S/Inputs/check_profile.py %t.json | FileCheck %s --check-prefix=REPLACED
+// REPLACED: fw-profile 1 prof runs=1
+//
+// RUN: not %fw-run %t.other.fwb --profile-out=%t.json 2>&1 | FileCheck %s --check-prefix=OTHER
+// OTHER: fw-run: error: profile '{{.*}}.json': holds a profile of module 'prof', not of 'other' (not overwritten)
+// RUN: echo '{"format": "fw-profile", "version": 7}' > %t.v7.json
+// RUN: not %fw-run %t.fwb --profile-out=%t.v7.json 2>&1 | FileCheck %s --check-prefix=VERSION
+// VERSION: fw-run: error: profile '{{.*}}.v7.json': has format version 7; this fw-run writes 1 (not overwritten)
+// RUN: echo 'results of last week' > %t.txt
+// RUN: not %fw-run %t.fwb --profile-out=%t.txt 2>&1 | FileCheck %s --check-prefix=NOTPROFILE
+// NOTPROFILE: fw-run: error: profile '{{.*}}.txt': exists and is not an fw profile (not overwritten)
+// RUN: FileCheck %s --check-prefix=UNTOUCHED < %t.txt
+// UNTOUCHED: results of last week
+// A malformed profile of this very build is an error too.
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks']=3; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.bad.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.bad.json 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// MALFORMED: fw-run: error: profile '{{.*}}.bad.json': has no "tasks" array (not overwritten)
+// RUN: not %fw-run %t.fwb --profile-out=%t.json --simulate=%S/Inputs/machine_cpu_gpu.json 2>&1 | FileCheck %s --check-prefix=SIM
+// SIM: fw-run: error: --profile-out cannot be combined with --simulate
+
+func.func @prof(%a: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %r = arith.addf %a, %a : tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}

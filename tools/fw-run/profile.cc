@@ -1,0 +1,227 @@
+// Profile files: JSON, version 1 (docs/profile.md).
+#include "profile.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace fwrun {
+namespace {
+
+constexpr int kVersion = 1;
+
+const char *deviceName(fw_target_kind_t kind) {
+  switch (kind) {
+  case FW_TARGET_KIND_CPU: return "cpu";
+  case FW_TARGET_KIND_CUDA: return "cuda";
+  case FW_TARGET_KIND_HIP: return "hip";
+  }
+  return "unknown";
+}
+
+const char *sourceName(fw_counter_source_t source) {
+  switch (source) {
+  case FW_COUNTERS_HARDWARE: return "hardware";
+  case FW_COUNTERS_SOFTWARE: return "software";
+  case FW_COUNTERS_NONE: return "none";
+  }
+  return "none";
+}
+
+// One entry as the file keeps it.
+struct Entry {
+  uint64_t count = 0;
+  double total = 0, min = INFINITY, max = 0;
+  std::map<int, uint64_t> histogram;
+  std::map<std::string, double> counters;
+};
+using Key = std::tuple<std::string, std::string, int>; // task, device, size class
+
+// The time below which a fraction `q` of the runs fall, from the histogram (the centre
+// of its bucket, within the smallest and largest times seen).
+double quantile(const Entry &e, double q) {
+  uint64_t seen = 0, want = static_cast<uint64_t>(std::ceil(q * static_cast<double>(e.count)));
+  if (want == 0) want = 1;
+  for (const auto &[bucket, n] : e.histogram) {
+    seen += n;
+    if (seen >= want) {
+      double t = std::exp2((bucket + 0.5) / FW_PROFILE_BUCKETS_PER_OCTAVE) * 1e-9;
+      return std::fmin(std::fmax(t, std::isfinite(e.min) ? e.min : t), e.max);
+    }
+  }
+  return e.max;
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
+  return buf;
+}
+
+bool fail(std::string *error, const std::string &path, const std::string &what) {
+  *error = "profile '" + path + "': " + what;
+  return false;
+}
+
+} // namespace
+
+bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::string &path,
+                  std::string *warning, std::string *error) {
+  warning->clear();
+  std::string name = fw_module_name(module);
+  std::string build = hex(fw_module_build_id(module));
+  std::map<Key, Entry> entries;
+  uint64_t runs = 0;
+  std::string oldSource;
+  std::vector<std::string> oldNames;
+
+  // What the file holds already.
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    json old = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    if (old.is_discarded() || !old.is_object() || old.value("format", "") != "fw-profile")
+      return fail(error, path, "exists and is not an fw profile (not overwritten)");
+    if (!old["version"].is_number_integer() || old["version"].get<int>() != kVersion)
+      return fail(error, path,
+                  "has format version " + old["version"].dump() + "; this fw-run writes " +
+                      std::to_string(kVersion) + " (not overwritten)");
+    const json &mod = old["module"];
+    if (!mod.is_object() || !mod["name"].is_string() || !mod["build_id"].is_string())
+      return fail(error, path, "has no module name and build id (not overwritten)");
+    if (mod["name"].get<std::string>() != name)
+      return fail(error, path,
+                  "holds a profile of module '" + mod["name"].get<std::string>() +
+                      "', not of '" + name + "' (not overwritten)");
+    if (mod["build_id"].get<std::string>() != build) {
+      *warning = "profile '" + path + "' was made with another build of module '" + name +
+                 "' (" + mod["build_id"].get<std::string>() + ", this one " + build +
+                 "): its figures are replaced";
+    } else {
+      runs = old.value("runs", uint64_t(0));
+      const json &counters = old["counters"];
+      if (counters.is_object()) {
+        oldSource = counters.value("source", "");
+        if (counters["names"].is_array())
+          for (const json &n : counters["names"])
+            if (n.is_string()) oldNames.push_back(n.get<std::string>());
+      }
+      const json &tasks = old["tasks"];
+      if (!tasks.is_array()) return fail(error, path, "has no \"tasks\" array (not overwritten)");
+      for (const json &t : tasks) {
+        if (!t.is_object() || !t["task"].is_string() || !t["device"].is_string() ||
+            !t["size_class"].is_number_integer() || !t["count"].is_number_unsigned() ||
+            !t["seconds"].is_object() || !t["histogram"].is_array())
+          return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
+        Entry &e = entries[{t["task"].get<std::string>(), t["device"].get<std::string>(),
+                            t["size_class"].get<int>()}];
+        e.count = t["count"].get<uint64_t>();
+        e.total = t["seconds"].value("total", 0.0);
+        e.min = t["seconds"].value("min", INFINITY);
+        e.max = t["seconds"].value("max", 0.0);
+        for (const json &b : t["histogram"]) {
+          if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() ||
+              !b[1].is_number_unsigned() || b[0].get<int>() < 0 ||
+              b[0].get<int>() >= FW_PROFILE_BUCKETS)
+            return fail(error, path, "has a malformed histogram (not overwritten)");
+          e.histogram[b[0].get<int>()] += b[1].get<uint64_t>();
+        }
+        if (t["counters"].is_object())
+          for (const auto &[counter, value] : t["counters"].items())
+            if (value.is_number()) e.counters[counter] = value.get<double>();
+      }
+    }
+  }
+
+  // This run.
+  fw_profile_info_t info;
+  struct Context {
+    std::map<Key, Entry> *entries;
+    const fw_profile_info_t *info;
+    bool dropOldCounters;
+  } context{&entries, &info, false};
+  if (fw_status_t s = fw_runtime_profile(runtime, &info, nullptr, nullptr)) {
+    *error = fw_status_message(s);
+    fw_status_free(s);
+    return false;
+  }
+  std::string source = sourceName(info.source);
+  if (!oldSource.empty() && oldSource != source) {
+    context.dropOldCounters = true;
+    if (warning->empty())
+      *warning = "profile '" + path + "': its counters came from the " + oldSource +
+                 " source, this run's from the " + source + " one: the old counts are dropped";
+    for (auto &[key, e] : entries) e.counters.clear();
+  }
+  auto visit = [](void *user, const fw_profile_entry_t *p) {
+    auto *c = static_cast<Context *>(user);
+    Entry &e = (*c->entries)[{p->task, deviceName(p->device), static_cast<int>(p->size_class)}];
+    e.count += p->count;
+    e.total += p->total_seconds;
+    e.min = std::fmin(e.min, p->min_seconds);
+    e.max = std::fmax(e.max, p->max_seconds);
+    for (int b = 0; b < FW_PROFILE_BUCKETS; ++b)
+      if (p->histogram[b]) e.histogram[b] += p->histogram[b];
+    for (uint32_t i = 0; i < c->info->num_counters; ++i)
+      e.counters[c->info->counter_names[i]] += p->counters[i];
+  };
+  if (fw_status_t s = fw_runtime_profile(runtime, &info, visit, &context)) {
+    *error = fw_status_message(s);
+    fw_status_free(s);
+    return false;
+  }
+
+  json out;
+  out["format"] = "fw-profile";
+  out["version"] = kVersion;
+  out["module"] = {{"name", name}, {"build_id", build}};
+  out["runs"] = runs + 1;
+  json names = json::array();
+  for (uint32_t i = 0; i < info.num_counters; ++i) names.push_back(info.counter_names[i]);
+  out["counters"] = {{"source", source}, {"names", names}};
+  json tasks = json::array();
+  for (const auto &[key, e] : entries) {
+    json t;
+    t["task"] = std::get<0>(key);
+    t["device"] = std::get<1>(key);
+    t["size_class"] = std::get<2>(key);
+    t["count"] = e.count;
+    t["seconds"] = {{"total", e.total},
+                    {"min", std::isfinite(e.min) ? e.min : 0.0},
+                    {"max", e.max},
+                    {"median", quantile(e, 0.5)},
+                    {"p10", quantile(e, 0.1)},
+                    {"p90", quantile(e, 0.9)}};
+    json histogram = json::array();
+    for (const auto &[bucket, n] : e.histogram) histogram.push_back({bucket, n});
+    t["histogram"] = histogram;
+    json counters = json::object();
+    for (const auto &[counter, value] : e.counters) counters[counter] = value;
+    t["counters"] = counters;
+    tasks.push_back(t);
+  }
+  out["tasks"] = tasks;
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << out.dump(1) << "\n";
+    if (!f) return fail(error, path, "cannot be written");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return fail(error, path, "cannot be written");
+  }
+  return true;
+}
+
+} // namespace fwrun
