@@ -270,7 +270,6 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
 
   Value A = mm.getDpsInputOperand(0)->get(), B = mm.getDpsInputOperand(1)->get();
   Value C = mm.getDpsInitOperand(0)->get();
-  // The same allocation may hold two operands (never here: producers differ).
   AffineMap aMap = mm.getIndexingMapsArray()[0], bMap = mm.getIndexingMapsArray()[1];
   Type aType = cast<MemRefType>(A.getType()).getElementType();
   Type bType = cast<MemRefType>(B.getType()).getElementType();

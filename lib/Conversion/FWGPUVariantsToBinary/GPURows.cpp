@@ -231,7 +231,6 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
   if (failed(matched))
     return false;
   RowKernel k = *matched;
-  Block &entry = func.getBody().front();
   Location loc = func.getLoc();
   OpBuilder b(k.ops.front().op);
   Emit e{b, loc};
@@ -385,6 +384,5 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
     if (auto alloc = buffer.getDefiningOp<memref::AllocOp>())
       if (failed(eraseIntermediate(alloc)))
         return failure();
-  (void)entry;
   return true;
 }
