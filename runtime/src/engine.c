@@ -208,7 +208,9 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
     } else {
       uint64_t t0 = fw_now_ns(), stall = 0;
-      status = fw_memory_acquire(&rt->memory, t, w->memory_node, data, &stall);
+      uint64_t moved[FW_NUM_TIERS][FW_NUM_TIERS] = {{0}};
+      status = fw_memory_acquire(&rt->memory, t, w->memory_node, data, &stall,
+                                 rt->profile.enabled ? moved : NULL);
       fw_memory_window_moved(&rt->memory);
       if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
         /* The GPU could not take its inputs (full, or a failed copy): elsewhere. */
@@ -231,7 +233,7 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
           for (size_t i = 0; i < t->num_accesses; ++i)
             touched += t->accesses[i].buffer->byte_size;
           fw_profile_record(&rt->profile, t->name, w->kind, touched,
-                            (double)(end - start) * 1e-9, before, after);
+                            (double)(end - start) * 1e-9, before, after, moved);
         }
         if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
           fw_memory_release_failed(&rt->memory, t, w->memory_node);

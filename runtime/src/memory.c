@@ -256,12 +256,14 @@ static void unlink_buffer(fw_memory_t *m, fw_buffer_t *b) {
   b->mem.prev = b->mem.next = NULL;
 }
 
-/* Copies the buffer into `to` from a valid replica; the lock is dropped during the copy
+/* Copies the buffer into `to` from a valid replica (`*out_from`, when given: the source
+ * node, UINT32_MAX when no copy was made); the lock is dropped during the copy
  * and both replicas are busy meanwhile. `to` must be allocated. A copy of the buffer
  * already in flight (a prefetch, or another task that reads it) is waited for first: its
  * source is valid data, not missing data, and its destination may be `to` itself, half
  * written; when that copy made `to` valid there is nothing left to do. */
-static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
+static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t *out_from) {
+  if (out_from) *out_from = UINT32_MAX; /* no copy */
   while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
   if (b->mem.replicas[to].valid) return FW_OK;
   uint32_t from = m->num_nodes;
@@ -271,6 +273,7 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to) {
       if (n != FW_NODE_STORAGE) break; /* prefer memory over files */
     }
   if (from == m->num_nodes) return FW_OK; /* never written: reads as zeros */
+  if (out_from) *out_from = from;
   fw_replica_t *src = &b->mem.replicas[from], *dst = &b->mem.replicas[to];
   src->busy = dst->busy = 1;
   ++m->transfers;
@@ -316,7 +319,7 @@ static fw_status_t fill_zero(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
     return device->vtable->fill_zero(device, r->ptr, b->byte_size);
   while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
   if (r->valid) return FW_OK;
-  if (valid_elsewhere(m, b, node)) return copy_in(m, b, node); /* written meanwhile */
+  if (valid_elsewhere(m, b, node)) return copy_in(m, b, node, NULL); /* written meanwhile */
   r->busy = 1;
   ++m->transfers;
   pthread_mutex_unlock(&m->lock);
@@ -421,7 +424,7 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect, int
     fw_status_t status = allocate_replica(m, b, lower);
     if (status != FW_OK) return status;
     /* No reference is taken: fw_memory_buffer_free waits while a replica is busy. */
-    status = copy_in(m, b, lower);
+    status = copy_in(m, b, lower, NULL);
     if (status != FW_OK) {
       return fw_status_annotate(status, "evicting a %zu-byte buffer from %s", b->byte_size,
                                 m->nodes[node].name);
@@ -524,7 +527,7 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need, co
 }
 
 fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
-                              uint64_t *out_stall_ns) {
+                              uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS]) {
   *out_stall_ns = 0;
   size_t count = task->num_accesses;
   if (count == 0) return FW_OK;
@@ -587,8 +590,11 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
     } else if (valid_elsewhere(m, b, node)) {
       ++m->demand_fetches;
       uint64_t t0 = fw_now_ns();
-      status = copy_in(m, b, node);
+      uint32_t from = UINT32_MAX;
+      status = copy_in(m, b, node, &from);
       stall += fw_now_ns() - t0;
+      if (out_moved && status == FW_OK && from != UINT32_MAX)
+        out_moved[m->nodes[from].tier][m->nodes[node].tier] += b->byte_size;
     } else {
       /* Never written: it reads as zeros. A compiled kernel that only writes it defines
        * every element (tensor semantics), so it needs no fill; a C task may write only
@@ -734,7 +740,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
     fw_replica_t *r = &b->mem.replicas[FW_NODE_HOST];
     ++r->pins; /* keeps it in place while the copy below drops the lock */
     if (!r->valid) {
-      if (valid_elsewhere(m, b, FW_NODE_HOST)) status = copy_in(m, b, FW_NODE_HOST);
+      if (valid_elsewhere(m, b, FW_NODE_HOST)) status = copy_in(m, b, FW_NODE_HOST, NULL);
       else if ((status = fill_zero(m, b, FW_NODE_HOST)) == FW_OK)
         fw_memory_set_valid(b, FW_NODE_HOST, 1);
     }
@@ -783,7 +789,7 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t 
   if (status == FW_OK && made && r->allocated && !r->valid && !r->busy) {
     ++r->pins; /* not evicted before the copy lands */
     ++m->prefetch_requests;
-    status = copy_in(m, b, node);
+    status = copy_in(m, b, node, NULL);
     --r->pins;
     if (status == FW_OK) r->prefetched = 1;
     r->last_use = ++m->tick;

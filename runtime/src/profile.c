@@ -173,7 +173,8 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
 }
 
 void fw_profile_record(fw_profile_t *p, const char *task, uint32_t device, uint64_t bytes,
-                       double seconds, const uint64_t *before, const uint64_t *after) {
+                       double seconds, const uint64_t *before, const uint64_t *after,
+                       const uint64_t (*moved)[FW_NUM_TIERS]) {
   if (!(seconds >= 0) || !isfinite(seconds)) return;
   pthread_mutex_lock(&p->lock);
   fw_profile_entry_t *e = find(p, task, device, fw_history_size_class(bytes));
@@ -185,6 +186,8 @@ void fw_profile_record(fw_profile_t *p, const char *task, uint32_t device, uint6
     ++e->histogram[fw_profile_bucket(seconds)];
     for (uint32_t i = 0; i < p->num_counters; ++i)
       if (after[i] >= before[i]) e->counters[i] += (double)(after[i] - before[i]);
+    for (int from = 0; from < FW_NUM_TIERS; ++from)
+      for (int to = 0; to < FW_NUM_TIERS; ++to) e->bytes_moved[from][to] += moved[from][to];
   }
   pthread_mutex_unlock(&p->lock);
 }

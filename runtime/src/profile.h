@@ -39,9 +39,11 @@ void fw_profile_open_counters(fw_profile_t *p, fw_profile_counters_t *c);
 void fw_profile_close_counters(fw_profile_counters_t *c);
 /* Reads the counters into values[FW_PROFILE_MAX_COUNTERS] (zeros when none). */
 void fw_profile_read(const fw_profile_t *p, const fw_profile_counters_t *c, uint64_t *values);
-/* Records one run: its time and the counter values before and after. */
+/* Records one run: its time, the counter values before and after, and the bytes copied
+ * between tiers to bring its inputs where it ran. */
 void fw_profile_record(fw_profile_t *p, const char *task, uint32_t device, uint64_t bytes,
-                       double seconds, const uint64_t *before, const uint64_t *after);
+                       double seconds, const uint64_t *before, const uint64_t *after,
+                       const uint64_t (*moved)[FW_NUM_TIERS]);
 /* The name of counter i of a source ("cycles", "task-clock-ns"); NULL past the last. */
 const char *fw_profile_counter_name(fw_counter_source_t source, uint32_t i);
 /* The histogram bucket of a time, and the time at a bucket's centre. */

@@ -12,7 +12,15 @@
 // RUN: %python %S/Inputs/check_profile.py %t.json | FileCheck %s
 // CHECK: fw-profile 1 prof runs=2
 // CHECK: counters {{(hardware cycles,instructions,cache-misses,branch-misses|software task-clock-ns,page-faults,context-switches|none )}}
-// CHECK: prof.prof_dispatch_0 cpu count=4 ordered=True histogram=4 counters=ok
+// CHECK: prof.prof_dispatch_0 cpu count=4 ordered=True histogram=4 counters=ok moved=nothing
+//
+// With the host tier capped below the working set of the task graph of test/e2e, weights
+// come back from storage when a task starts (no prefetch): the profile counts those bytes.
+// RUN: %fwc %S/../e2e/task_graph.mlir -o %t.tg.fwb
+// RUN: rm -f %t.spill.json
+// RUN: %fw-run %t.tg.fwb --devices=cpu --default-dim=1024 --tier-limits=host=6400KiB --no-prefetch --benchmark=2 --profile-out=%t.spill.json --print-max-elements=0 > /dev/null
+// RUN: %python %S/Inputs/check_profile.py %t.spill.json | FileCheck %s --check-prefix=SPILL
+// SPILL: task_graph.task_graph_dispatch_{{[0-9]}} cpu count=3 {{.*}} moved=storage->host={{[1-9][0-9]*}}
 //
 // RUN: %fw-run %t.O0.fwb --profile-out=%t.json --print-max-elements=0 2>&1 >/dev/null | FileCheck %s --check-prefix=BUILD
 // BUILD: fw-run: warning: profile '{{.*}}.json' was made with another build of module 'prof' (0x{{[0-9a-f]+}}, this one 0x{{[0-9a-f]+}}): its figures are replaced

@@ -43,7 +43,10 @@ struct Entry {
   double total = 0, min = INFINITY, max = 0;
   std::map<int, uint64_t> histogram;
   std::map<std::string, double> counters;
+  std::map<std::string, uint64_t> moved; // "host->device"
 };
+
+const char *const kTiers[FW_NUM_TIERS] = {"device", "host", "storage"};
 using Key = std::tuple<std::string, std::string, int>; // task, device, size class
 
 // The time below which a fraction `q` of the runs fall, from the histogram (the centre
@@ -139,6 +142,9 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
         if (t["counters"].is_object())
           for (const auto &[counter, value] : t["counters"].items())
             if (value.is_number()) e.counters[counter] = value.get<double>();
+        if (t["bytes_moved"].is_object())
+          for (const auto &[pair, value] : t["bytes_moved"].items())
+            if (value.is_number_unsigned()) e.moved[pair] = value.get<uint64_t>();
       }
     }
   }
@@ -174,6 +180,10 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
       if (p->histogram[b]) e.histogram[b] += p->histogram[b];
     for (uint32_t i = 0; i < c->info->num_counters; ++i)
       e.counters[c->info->counter_names[i]] += p->counters[i];
+    for (int from = 0; from < FW_NUM_TIERS; ++from)
+      for (int to = 0; to < FW_NUM_TIERS; ++to)
+        if (p->bytes_moved[from][to])
+          e.moved[std::string(kTiers[from]) + "->" + kTiers[to]] += p->bytes_moved[from][to];
   };
   if (fw_status_t s = fw_runtime_profile(runtime, &info, visit, &context)) {
     *error = fw_status_message(s);
@@ -208,6 +218,9 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     json counters = json::object();
     for (const auto &[counter, value] : e.counters) counters[counter] = value;
     t["counters"] = counters;
+    json moved = json::object();
+    for (const auto &[pair, bytes] : e.moved) moved[pair] = bytes;
+    t["bytes_moved"] = moved;
     tasks.push_back(t);
   }
   out["tasks"] = tasks;

@@ -431,6 +431,9 @@ typedef struct fw_profile_entry_t {
   double total_seconds, min_seconds, max_seconds;
   uint32_t histogram[FW_PROFILE_BUCKETS];
   double counters[FW_PROFILE_MAX_COUNTERS]; /* sums over the runs */
+  /* Bytes copied between tiers ([from][to]) when its runs started, to bring their inputs
+   * where they ran (what prefetches moved earlier is not counted). */
+  uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS];
 } fw_profile_entry_t;
 
 typedef struct fw_profile_info_t {

@@ -13,5 +13,6 @@ for t in d["tasks"]:
     ordered = s["min"] <= s["p10"] <= s["median"] <= s["p90"] <= s["max"]
     runs = sum(n for _, n in t["histogram"])
     counters = "ok" if set(t["counters"]) == set(d["counters"]["names"]) else "missing"
+    moved = ",".join("%s=%d" % kv for kv in sorted(t["bytes_moved"].items())) or "nothing"
     print(t["task"], t["device"], "count=%d" % t["count"], "ordered=%s" % ordered,
-          "histogram=%d" % runs, "counters=%s" % counters)
+          "histogram=%d" % runs, "counters=%s" % counters, "moved=%s" % moved)
