@@ -151,6 +151,7 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
   p.pool_copy = out->pool;
 
   TRY(read_string(&p, b + 96, "header", 0, "module_name", &out->module_name));
+  out->source_id = minor >= 1 ? rd64(b + 104) : 0; /* reserved (zeros) before minor 1 */
 
   /* Dims. */
   const uint8_t *dims_base = b + dims.offset;

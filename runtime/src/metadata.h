@@ -52,6 +52,7 @@ typedef struct fw_metadata_t {
   uint16_t version_major, version_minor;
   uint32_t abi_version;
   const char *module_name;
+  uint64_t source_id; /* FNV-1a of the source program (minor 1); 0: unknown */
   char *pool;
   size_t num_targets;
   fw_md_target_t *targets;

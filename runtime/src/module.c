@@ -405,6 +405,10 @@ void fw_module_release(fw_module_t *module) {
 
 uint64_t fw_module_build_id(const fw_module_t *module) { return module ? module->build_id : 0; }
 
+uint64_t fw_module_source_id(const fw_module_t *module) {
+  return module ? module->md.source_id : 0;
+}
+
 const char *fw_module_name(const fw_module_t *module) {
   return module && module->md.module_name ? module->md.module_name : "";
 }

@@ -22,10 +22,14 @@
 // RUN: %python %S/Inputs/check_profile.py %t.spill.json | FileCheck %s --check-prefix=SPILL
 // SPILL: task_graph.task_graph_dispatch_{{[0-9]}} cpu count=3 {{.*}} moved=storage->host={{[1-9][0-9]*}}
 //
+// RUN: cp %t.json %t.first.json
 // RUN: %fw-run %t.O0.fwb --profile-out=%t.json --print-max-elements=0 2>&1 >/dev/null | FileCheck %s --check-prefix=BUILD
 // BUILD: fw-run: warning: profile '{{.*}}.json' was made with another build of module 'prof' (0x{{[0-9a-f]+}}, this one 0x{{[0-9a-f]+}}): its figures are replaced
 // RUN: %python %S/Inputs/check_profile.py %t.json | FileCheck %s --check-prefix=REPLACED
 // REPLACED: fw-profile 1 prof runs=1
+// Both builds come from the same source: the same source id, another build id.
+// RUN: %python -c "import json,sys; a,b=(json.load(open(f))['module'] for f in sys.argv[1:]); print('source', 'same' if a['source_id']==b['source_id'] and int(a['source_id'],16) else 'different', 'build', 'same' if a['build_id']==b['build_id'] else 'different')" %t.first.json %t.json | FileCheck %s --check-prefix=IDS
+// IDS: source same build different
 //
 // RUN: not %fw-run %t.other.fwb --profile-out=%t.json 2>&1 | FileCheck %s --check-prefix=OTHER
 // OTHER: fw-run: error: profile '{{.*}}.json': holds a profile of module 'prof', not of 'other' (not overwritten)

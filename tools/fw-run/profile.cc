@@ -194,7 +194,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   json out;
   out["format"] = "fw-profile";
   out["version"] = kVersion;
-  out["module"] = {{"name", name}, {"build_id", build}};
+  out["module"] = {{"name", name}, {"build_id", build},
+                   {"source_id", hex(fw_module_source_id(module))}};
   out["runs"] = runs + 1;
   json names = json::array();
   for (uint32_t i = 0; i < info.num_counters; ++i) names.push_back(info.counter_names[i]);

@@ -168,6 +168,10 @@ int compile(const Flags &flags, bool &reportedError) {
     return fail(error);
   if (input->getBufferSize() == 0)
     return fail("'" + flags.input + "' is empty; expected an MLIR module");
+  // The source's identity for profiles (FNV-1a of the input).
+  uint64_t sourceId = 1469598103934665603ull;
+  for (char c : input->getBuffer())
+    sourceId = (sourceId ^ static_cast<unsigned char>(c)) * 1099511628211ull;
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
@@ -228,6 +232,7 @@ int compile(const Flags &flags, bool &reportedError) {
 
   fw::FatBinaryOptions fatOptions;
   fatOptions.moduleName = flags.moduleName.empty() ? stem : flags.moduleName;
+  fatOptions.sourceId = sourceId;
   bool embedding = emit == "obj" || emit == "static-lib";
   if (embedding)
     if (llvm::Error error = fw::checkModuleName(fatOptions.moduleName))

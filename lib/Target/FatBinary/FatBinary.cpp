@@ -130,7 +130,7 @@ mlir::fw::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   // in the .llvm.offloading section built from the same layout below.
   OffloadSection offload = buildOffloadSection(module);
   FailureOr<std::string> metadata =
-      buildMetadataTable(module, options.moduleName, offload);
+      buildMetadataTable(module, options.moduleName, options.sourceId, offload);
   if (failed(metadata))
     return failure();
 

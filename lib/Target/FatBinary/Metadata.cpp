@@ -45,8 +45,8 @@ private:
 
 class MetadataWriter {
 public:
-  MetadataWriter(ModuleOp module, const OffloadSection &offload)
-      : module(module), offload(offload) {}
+  MetadataWriter(ModuleOp module, uint64_t sourceId, const OffloadSection &offload)
+      : module(module), sourceId(sourceId), offload(offload) {}
 
   FailureOr<std::string> write(StringRef moduleName) {
     moduleNameRef = intern(moduleName);
@@ -276,6 +276,7 @@ private:
     }
     put32(96, moduleNameRef.first);
     put32(100, moduleNameRef.second);
+    llvm::support::endian::write64le(&out[104], sourceId); // minor 1
     return out;
   }
 
@@ -283,6 +284,7 @@ private:
   std::string pool;
   llvm::StringMap<uint32_t> stringOffsets;
   std::pair<uint32_t, uint32_t> moduleNameRef;
+  uint64_t sourceId;
   llvm::DenseMap<Attribute, uint32_t> targetIndex;
   Table targets{32}, functions{32}, values{16}, dims{8}, executables{48},
       bindings{8}, variants{32}, images{24};
@@ -293,6 +295,6 @@ private:
 
 FailureOr<std::string>
 mlir::fw::buildMetadataTable(ModuleOp module, StringRef moduleName,
-                             const OffloadSection &offload) {
-  return MetadataWriter(module, offload).write(moduleName);
+                             uint64_t sourceId, const OffloadSection &offload) {
+  return MetadataWriter(module, sourceId, offload).write(moduleName);
 }

@@ -451,6 +451,10 @@ FW_API fw_status_t fw_runtime_profile(fw_runtime_t *runtime, fw_profile_info_t *
 /* A 64-bit FNV-1a hash of the module's file: profiles of another build of a module do not
  * apply to this one. */
 FW_API uint64_t fw_module_build_id(const fw_module_t *module);
+/* A 64-bit FNV-1a hash of the source program fwc compiled (0 for modules built before
+ * fat binaries recorded it): builds of the same source share it, so a profile-guided
+ * build can recognize the profiles of an earlier build. */
+FW_API uint64_t fw_module_source_id(const fw_module_t *module);
 /* Writes the events recorded since creation (FW_RUNTIME_TRACE) as Chrome/Perfetto JSON:
  * one track per worker, one per copy direction. */
 FW_API fw_status_t fw_runtime_write_trace(fw_runtime_t *runtime, const char *path);

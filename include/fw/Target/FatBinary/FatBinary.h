@@ -24,6 +24,10 @@ namespace mlir::fw {
 struct FatBinaryOptions {
   /// Name recorded in the metadata (`fw-run --list` shows it).
   std::string moduleName = "module";
+  /// Identity of the source program (FNV-1a of fwc's input), recorded in the
+  /// metadata: profiles name it, so that a profile-guided build of the same
+  /// source recognizes them. 0: unknown.
+  uint64_t sourceId = 0;
   /// LLVM optimization level for host code and kernels (0-3).
   unsigned optLevel = 3;
   /// The linker; empty means the ld.lld of the LLVM fw was built with, then

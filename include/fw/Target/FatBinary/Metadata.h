@@ -19,7 +19,7 @@ namespace mlir::fw {
 
 /// Version of the metadata table this compiler writes.
 constexpr uint16_t kMetadataVersionMajor = 1;
-constexpr uint16_t kMetadataVersionMinor = 0;
+constexpr uint16_t kMetadataVersionMinor = 1;
 /// Version of the host-code <-> runtime call ABI (docs/runtime.md).
 constexpr uint32_t kRuntimeAbiVersion = 1;
 
@@ -29,7 +29,7 @@ constexpr uint32_t kRuntimeAbiVersion = 1;
 /// `.llvm.offloading` section. Emits a diagnostic and fails on anything the
 /// format cannot express.
 FailureOr<std::string> buildMetadataTable(ModuleOp module,
-                                          StringRef moduleName,
+                                          StringRef moduleName, uint64_t sourceId,
                                           const OffloadSection &offload);
 
 } // namespace mlir::fw
