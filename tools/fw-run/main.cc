@@ -61,15 +61,6 @@ std::string typeString(const fw_tensor_type_t &t) {
   return buf;
 }
 
-const char *targetKindName(fw_target_kind_t kind) {
-  switch (kind) {
-  case FW_TARGET_KIND_CPU: return "cpu";
-  case FW_TARGET_KIND_CUDA: return "cuda";
-  case FW_TARGET_KIND_HIP: return "hip";
-  }
-  return "unknown";
-}
-
 const char *accessName(fw_access_t access) {
   switch (access) {
   case FW_ACCESS_READ: return "read";
@@ -94,7 +85,7 @@ int listModule(fw_module_t *m) {
     fw_target_info_t t;
     fw_status_t s = fw_module_target_info(m, i, &t);
     if (s) return fail(take(s));
-    std::printf("target %s %s (%s)%s%s\n", targetKindName(t.kind), t.arch, t.triple,
+    std::printf("target %s %s (%s)%s%s\n", fwrun::targetKindName(t.kind), t.arch, t.triple,
                 t.features[0] ? " features=" : "", t.features);
   }
   for (size_t i = 0; i < fw_module_function_count(m); ++i) {
@@ -122,7 +113,7 @@ int listModule(fw_module_t *m) {
       s = fw_module_variant_info(m, i, v, &vi);
       if (!s) s = fw_module_target_info(m, vi.target, &t);
       if (s) return fail(take(s));
-      std::printf("  variant %s %s: %s %s", targetKindName(t.kind), t.arch,
+      std::printf("  variant %s %s: %s %s", fwrun::targetKindName(t.kind), t.arch,
                   vi.kind == FW_VARIANT_KIND_CPU_SYMBOL ? "symbol" : "image-kernel", vi.kernel);
       // How it runs: divided among the CPU workers, or blocks of so many threads.
       if (vi.kind == FW_VARIANT_KIND_CPU_SYMBOL && vi.workgroup_size[0] == 0)
@@ -139,7 +130,7 @@ int listModule(fw_module_t *m) {
     fw_status_t s = fw_module_image_info(m, i, &im);
     if (!s) s = fw_module_target_info(m, im.target, &t);
     if (s) return fail(take(s));
-    std::printf("image %zu: %s %s %s, %llu bytes\n", i, targetKindName(t.kind), t.arch,
+    std::printf("image %zu: %s %s %s, %llu bytes\n", i, fwrun::targetKindName(t.kind), t.arch,
                 im.format >= 1 && im.format <= 4 ? kFormats[im.format] : kFormats[0],
                 (unsigned long long)im.size);
   }
@@ -194,7 +185,7 @@ int listDevices() {
   if (fw_status_t s = fw_probe_devices(reports.data(), reports.size(), &count))
     return fail(take(s));
   for (const fw_device_report_t &r : reports) {
-    const char *kind = targetKindName(r.kind);
+    const char *kind = fwrun::targetKindName(r.kind);
     if (!r.available) {
       std::printf("%s: none (%s)\n", kind, r.why);
       continue;

@@ -12,21 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report.h"
+
 using nlohmann::json;
 
 namespace fwrun {
 namespace {
 
 constexpr int kVersion = 1;
-
-const char *deviceName(fw_target_kind_t kind) {
-  switch (kind) {
-  case FW_TARGET_KIND_CPU: return "cpu";
-  case FW_TARGET_KIND_CUDA: return "cuda";
-  case FW_TARGET_KIND_HIP: return "hip";
-  }
-  return "unknown";
-}
 
 const char *sourceName(fw_counter_source_t source) {
   switch (source) {
@@ -45,8 +38,6 @@ struct Entry {
   std::map<std::string, double> counters;
   std::map<std::string, uint64_t> moved; // "host->device"
 };
-
-const char *const kTiers[FW_NUM_TIERS] = {"device", "host", "storage"};
 using Key = std::tuple<std::string, std::string, int>; // task, device, size class
 
 // The time below which a fraction `q` of the runs fall, from the histogram (the centre
@@ -171,7 +162,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   }
   auto visit = [](void *user, const fw_profile_entry_t *p) {
     auto *c = static_cast<Context *>(user);
-    Entry &e = (*c->entries)[{p->task, deviceName(p->device), static_cast<int>(p->size_class)}];
+    Entry &e = (*c->entries)[{p->task, targetKindName(p->device), static_cast<int>(p->size_class)}];
     e.count += p->count;
     e.total += p->total_seconds;
     e.min = std::fmin(e.min, p->min_seconds);
@@ -183,7 +174,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     for (int from = 0; from < FW_NUM_TIERS; ++from)
       for (int to = 0; to < FW_NUM_TIERS; ++to)
         if (p->bytes_moved[from][to])
-          e.moved[std::string(kTiers[from]) + "->" + kTiers[to]] += p->bytes_moved[from][to];
+          e.moved[std::string(tierName(from)) + "->" + tierName(to)] += p->bytes_moved[from][to];
   };
   if (fw_status_t s = fw_runtime_profile(runtime, &info, visit, &context)) {
     *error = fw_status_message(s);

@@ -15,6 +15,19 @@ std::string printf1(const char *format, double value, const char *unit) {
 
 }  // namespace
 
+const char *targetKindName(fw_target_kind_t kind) {
+  switch (kind) {
+  case FW_TARGET_KIND_CPU: return "cpu";
+  case FW_TARGET_KIND_CUDA: return "cuda";
+  case FW_TARGET_KIND_HIP: return "hip";
+  }
+  return "unknown";
+}
+
+const char *tierName(int tier) {
+  return tier >= 0 && tier < FW_NUM_TIERS ? kTierNames[tier] : "unknown";
+}
+
 std::string formatBytes(uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   const char *units[] = {"KiB", "MiB", "GiB", "TiB"};

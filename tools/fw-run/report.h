@@ -8,6 +8,10 @@
 
 namespace fwrun {
 
+// "cpu", "cuda", "hip"; "device", "host", "storage".
+const char *targetKindName(fw_target_kind_t kind);
+const char *tierName(int tier);
+
 std::string formatBytes(uint64_t bytes);
 std::string formatSeconds(double seconds);
 // `--stats`: tasks per device, bytes moved per tier pair, evictions, prefetches.
