@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -306,6 +307,60 @@ static void allowContraction(gpu::GPUFuncOp func) {
   });
 }
 
+namespace {
+/// Which buffer dimensions the kernel's ops prove equal: a loop dimension
+/// indexes each operand it appears in, so those extents are the same. Loop
+/// bounds taken from different buffers then become one value, and loop nests
+/// over dynamic shapes can fuse.
+class EqualExtents {
+public:
+  void addOp(linalg::LinalgOp op) {
+    SmallVector<std::pair<Value, unsigned>> byLoop(op.getNumLoops(), {Value(), 0});
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (unsigned r = 0; r < map.getNumResults(); ++r) {
+        auto dim = dyn_cast<AffineDimExpr>(map.getResult(r));
+        if (!dim)
+          continue;
+        std::pair<Value, unsigned> key{operand.get(), r};
+        auto &first = byLoop[dim.getPosition()];
+        if (first.first)
+          classes.unionSets(first, key);
+        else
+          classes.insert(first = key);
+      }
+    }
+  }
+
+  /// Replaces each `memref.dim` at the top of `block` by the first one of its
+  /// class (which comes before it, so it dominates).
+  void unify(Block &block) {
+    llvm::DenseMap<std::pair<Value, unsigned>, Value> representative;
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      auto dim = dyn_cast<memref::DimOp>(op);
+      std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+      if (!index)
+        continue;
+      std::pair<Value, unsigned> key{dim.getSource(), static_cast<unsigned>(*index)};
+      if (!classes.contains(key))
+        continue;
+      Value &rep = representative[classes.getLeaderValue(key)];
+      if (!rep) {
+        rep = dim.getResult();
+        continue;
+      }
+      dim.replaceAllUsesWith(rep);
+      dim.erase();
+    }
+  }
+
+private:
+  llvm::EquivalenceClasses<std::pair<Value, unsigned>> classes;
+};
+} // namespace
+
 FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize) {
   MLIRContext *ctx = func.getContext();
   FailureOr<bool> gemm = mapContractionToGrid(func, blockSize);
@@ -320,6 +375,9 @@ FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize
   }
   SmallVector<linalg::LinalgOp> cloned;
   func.walk([&](linalg::LinalgOp l) { cloned.push_back(l); });
+  EqualExtents extents;
+  for (linalg::LinalgOp op : cloned)
+    extents.addOp(op);
   IRRewriter rewriter(ctx);
   for (linalg::LinalgOp op : cloned) {
     // Parallel dimensions outermost (a reduction over the first dimension, a
@@ -354,6 +412,8 @@ FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize
     if (failed(cleanup.run(func)))
       return failure();
   }
+  // Equal extents of different buffers become one value too.
+  extents.unify(func.getBody().front());
   if (failed(distributeOverGrid(func)))
     return false;
   allowContraction(func);

@@ -227,6 +227,38 @@ fw.executable @rowmax attributes {access = [#fw.access<read>, #fw.access<write>]
 
 // -----
 
+/// Dynamic shapes: the fills take their bounds from the outputs, the reduction
+/// from its input; the ops prove those extents equal, so the nests fuse per row
+/// (two sums of a row, each started by its fill).
+// CHECK-LABEL: fw.executable @dynsum
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: fw.cubin = "\7FELF
+// CHECK-SAME: fw.kernel = "dynsum"
+#din = affine_map<(d0, d1) -> (d0, d1)>
+#dout = affine_map<(d0, d1) -> (d0)>
+fw.executable @dynsum attributes {access = [#fw.access<read>, #fw.access<write>, #fw.access<write>], bindings = [tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>]} {
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @dynsum(%in: memref<?x?xf32>, %sum: memref<?xf32>, %squares: memref<?xf32>) {
+        %zero = arith.constant 0.0 : f32
+        linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+        linalg.fill ins(%zero : f32) outs(%squares : memref<?xf32>)
+        linalg.generic {indexing_maps = [#din, #dout, #dout], iterator_types = ["parallel", "reduction"]}
+            ins(%in : memref<?x?xf32>) outs(%sum, %squares : memref<?xf32>, memref<?xf32>) {
+        ^bb0(%x: f32, %s: f32, %q: f32):
+          %y = arith.addf %x, %s : f32
+          %x2 = arith.mulf %x, %x : f32
+          %z = arith.addf %x2, %q : f32
+          linalg.yield %y, %z : f32, f32
+        }
+        return
+      }
+    }
+  }
+}
+
+// -----
+
 /// negative_: a row sum feeding a division of every element, with rows too
 /// short (8) for a block per row. The second nest needs all of the first,
 /// which nothing orders across the grid: with another variant the NVIDIA one
