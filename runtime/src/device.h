@@ -116,6 +116,18 @@ struct fw_device_t {
   const fw_device_vtable_t *vtable;
 };
 
+/* The GPU drivers fw knows, in the order devices are numbered: each discovers its
+ * devices (device_cuda.h, device_hip.h: none, with the reason in `why`, is not an
+ * error). */
+typedef struct fw_gpu_driver_t {
+  fw_target_kind_t kind;
+  const char *name; /* "cuda", "hip": device lists, memory node names */
+  fw_status_t (*discover)(fw_device_t ***out_devices, size_t *out_count, char *why,
+                          size_t why_size);
+} fw_gpu_driver_t;
+#define FW_NUM_GPU_DRIVERS 2
+extern const fw_gpu_driver_t fw_gpu_drivers[FW_NUM_GPU_DRIVERS];
+
 fw_status_t fw_device_cpu_create(fw_device_t **out_device);
 /* The CPU device keeps freed blocks for reuse, up to this many bytes (at most 1 GiB, the
  * default); the runtime lowers it to a quarter of a host tier limit, so memory that no

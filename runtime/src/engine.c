@@ -208,7 +208,8 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
     } else {
       uint64_t t0 = fw_now_ns(), stall = 0;
-      uint64_t moved[FW_NUM_TIERS][FW_NUM_TIERS] = {{0}};
+      uint64_t moved[FW_NUM_TIERS][FW_NUM_TIERS]; /* profiling only */
+      if (rt->profile.enabled) memset(moved, 0, sizeof(moved));
       status = fw_memory_acquire(&rt->memory, t, w->memory_node, data, &stall,
                                  rt->profile.enabled ? moved : NULL);
       fw_memory_window_moved(&rt->memory);

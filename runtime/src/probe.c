@@ -26,6 +26,11 @@ static void report(fw_device_report_t *r, fw_target_kind_t kind, fw_device_t *de
   r->compute_units = info.compute_units;
 }
 
+const fw_gpu_driver_t fw_gpu_drivers[FW_NUM_GPU_DRIVERS] = {
+    {FW_TARGET_KIND_CUDA, "cuda", fw_cuda_discover},
+    {FW_TARGET_KIND_HIP, "hip", fw_hip_discover},
+};
+
 fw_status_t fw_probe_devices(fw_device_report_t *out, size_t capacity, size_t *out_count) {
   if (!out_count) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_count is NULL");
   *out_count = 0;
@@ -42,18 +47,15 @@ fw_status_t fw_probe_devices(fw_device_report_t *out, size_t capacity, size_t *o
   ++n;
 
   /* Each GPU kind: its devices, or one line saying why there are none. */
-  static const struct {
-    fw_target_kind_t kind;
-    fw_status_t (*discover)(fw_device_t ***, size_t *, char *, size_t);
-  } kKinds[] = {{FW_TARGET_KIND_CUDA, fw_cuda_discover}, {FW_TARGET_KIND_HIP, fw_hip_discover}};
-  for (size_t k = 0; k < sizeof(kKinds) / sizeof(kKinds[0]); ++k) {
+  for (size_t k = 0; k < FW_NUM_GPU_DRIVERS; ++k) {
+    const fw_gpu_driver_t *driver = &fw_gpu_drivers[k];
     fw_device_t **gpus = NULL;
     size_t count = 0;
     char why[sizeof(r.why)];
-    s = kKinds[k].discover(&gpus, &count, why, sizeof(why));
+    s = driver->discover(&gpus, &count, why, sizeof(why));
     if (s) return s;
     for (size_t i = 0; i < count; ++i) {
-      report(&r, kKinds[k].kind, gpus[i]);
+      report(&r, driver->kind, gpus[i]);
       gpus[i]->vtable->destroy(gpus[i]);
       if (n < capacity) out[n] = r;
       ++n;
@@ -61,7 +63,7 @@ fw_status_t fw_probe_devices(fw_device_report_t *out, size_t capacity, size_t *o
     free(gpus);
     if (!count) {
       memset(&r, 0, sizeof(r));
-      r.kind = kKinds[k].kind;
+      r.kind = driver->kind;
       snprintf(r.why, sizeof(r.why), "%s", why);
       if (n < capacity) out[n] = r;
       ++n;

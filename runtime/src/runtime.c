@@ -6,8 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "device_cuda.h"
-#include "device_hip.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
 
@@ -175,18 +173,13 @@ static fw_status_t parse_devices(fw_runtime_t *rt, const char *text) {
  * the device tier, holding at most its memory (or the device tier's limit), whose copies
  * move down to host memory. A machine without a GPU driver simply has none. */
 static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
-  static const struct {
-    fw_target_kind_t kind;
-    const char *prefix;
-    fw_status_t (*discover)(fw_device_t ***, size_t *, char *, size_t);
-  } kKinds[] = {{FW_TARGET_KIND_CUDA, "cuda", fw_cuda_discover},
-                {FW_TARGET_KIND_HIP, "hip", fw_hip_discover}};
-  for (size_t k = 0; k < sizeof(kKinds) / sizeof(kKinds[0]); ++k) {
-    if (!((rt->use_kinds >> kKinds[k].kind) & 1u)) continue;
+  for (size_t k = 0; k < FW_NUM_GPU_DRIVERS; ++k) {
+    const fw_gpu_driver_t *driver = &fw_gpu_drivers[k];
+    if (!((rt->use_kinds >> driver->kind) & 1u)) continue;
     fw_device_t **gpus = NULL;
     size_t count = 0;
     char why[256];
-    fw_status_t status = kKinds[k].discover(&gpus, &count, why, sizeof(why));
+    fw_status_t status = driver->discover(&gpus, &count, why, sizeof(why));
     if (status != FW_OK) return status;
     uint32_t ordinal = 0;
     for (size_t i = 0; i < count; ++i) {
@@ -203,7 +196,7 @@ static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
       rt->device_info[d] = info;
       uint32_t node = (uint32_t)rt->memory.num_nodes++;
       fw_memory_node_t *n = &rt->memory.nodes[node];
-      snprintf(n->name, sizeof(n->name), "%s:%u", kKinds[k].prefix, ordinal++);
+      snprintf(n->name, sizeof(n->name), "%s:%u", driver->name, ordinal++);
       n->tier = FW_TIER_DEVICE;
       n->device = gpus[i];
       /* The driver, the kernels' code and other processes need some of it. */

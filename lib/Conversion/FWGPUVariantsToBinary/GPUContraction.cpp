@@ -239,16 +239,13 @@ struct IndexMath {
           b, loc, operand.get(),
           this->indices(producer.getMatchingIndexingMap(&operand), indices)));
     }
-    scf::YieldOp::create(b, loc, inlineBody(producer, args));
+    scf::YieldOp::create(b, loc, fw::inlineLinalgBody(b, producer, args));
     b.setInsertionPointToStart(branch.elseBlock());
     scf::YieldOp::create(b, loc,
                          arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult());
     return branch.getResult(0);
   }
 
-  Value inlineBody(linalg::LinalgOp op, ArrayRef<Value> args) {
-    return fw::inlineLinalgBody(b, op, args);
-  }
 };
 
 } // namespace
@@ -367,7 +364,7 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
       for (int64_t n = 0; n < kThreadN; ++n) {
         SmallVector<Value> at = {x.idx(m), x.idx(n)};
         Value acc = memref::LoadOp::create(b, loc, accs, at);
-        Value next = x.inlineBody(mm, {as[m], bs[n], acc});
+        Value next = fw::inlineLinalgBody(b, mm, {as[m], bs[n], acc});
         memref::StoreOp::create(b, loc, next, accs, at);
       }
   }
@@ -404,7 +401,7 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t bloc
         args.push_back(
             memref::LoadOp::create(b, loc, operand.get(), x.indices(map, loops)));
       }
-      Value result = x.inlineBody(ep, args);
+      Value result = fw::inlineLinalgBody(b, ep, args);
       memref::StoreOp::create(b, loc, result, ep.getDpsInitOperand(0)->get(),
                               ValueRange{i, j});
     }
