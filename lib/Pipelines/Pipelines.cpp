@@ -90,10 +90,23 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
   pm.addNestedPass<func::FuncOp>(mlir::fw::createFormTasksPass(formTasks));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (!options.profileUse.empty()) {
+    mlir::fw::ApplyProfilePassOptions apply;
+    apply.profile = options.profileUse;
+    apply.sourceId = options.sourceId;
+    if (options.optLevel == 0)
+      apply.mergeBelowUs = 0;
+    pm.addPass(mlir::fw::createApplyProfilePass(apply));
+  }
   if (options.compileTo == Phase::Tasks)
     return;
 
   pm.addPass(mlir::fw::createOutlineTasksPass());
+  if (!options.profileUse.empty() || options.autotune > 1) {
+    mlir::fw::TuneVariantsPassOptions tune;
+    tune.candidates = options.autotune;
+    pm.addPass(mlir::fw::createTuneVariantsPass(tune));
+  }
   if (options.compileTo == Phase::Executables)
     return;
 

@@ -233,8 +233,15 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
           uint64_t touched = 0;
           for (size_t i = 0; i < t->num_accesses; ++i)
             touched += t->accesses[i].buffer->byte_size;
-          fw_profile_record(&rt->profile, t->name, w->kind, touched,
-                            (double)(end - start) * 1e-9, before, after, moved);
+          const char *config = "";
+          if (w->kind == FW_TARGET_KIND_CPU && t->module)
+            config = t->module->md.variants[t->cpu_variant].config;
+          else if (t->module)
+            config = t->module->md.variants[t->module->gpu_kernels[w->device_index][t->executable]
+                                                .variant].config;
+          fw_profile_record(&rt->profile, t->name, config, t->tune_state == FW_TUNE_CHOSEN,
+                            w->kind, touched, (double)(end - start) * 1e-9, before, after,
+                            moved);
         }
         if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
           fw_memory_release_failed(&rt->memory, t, w->memory_node);
@@ -250,6 +257,9 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
           for (size_t i = 0; i < t->num_accesses; ++i)
             bytes += t->accesses[i].buffer->byte_size;
           fw_history_record(&rt->history, t->name, w->kind, bytes, (double)(end - start) * 1e-9);
+          if (t->tune_state == FW_TUNE_TRIAL && w->kind == FW_TARGET_KIND_CPU)
+            fw_tuner_record(&t->module->tuner, t->executable, bytes, t->cpu_variant,
+                            (double)(end - start) * 1e-9);
         }
         if (rt->trace.enabled) {
           if (stall) fw_trace_add(&rt->trace, w->index, "wait for inputs", t0, t0 + stall, 0);

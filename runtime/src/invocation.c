@@ -191,6 +191,7 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
    * devices exist. */
   fw_cpu_kernel_fn_t kernel = NULL;
   int split = 0;
+  uint32_t cpu_variant = 0;
   uint32_t kind_mask = 0; /* the device kinds the executable has variants for */
   for (uint32_t v = 0; v < e->num_variants; ++v) {
     size_t index = (size_t)e->first_variant + v;
@@ -201,6 +202,7 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
       kernel = inv->module->cpu_kernels[index];
       /* Workgroup shape 0,0,0: the kernel divides its work among workgroups. */
       split = kernel && variant->workgroup_size[0] == 0;
+      cpu_variant = (uint32_t)index;
     }
   }
   /* Simulated devices run whatever kind the module has variants for; real ones need code
@@ -261,8 +263,22 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   }
   free(accesses);
   task->num_bindings = e->num_bindings;
+  /* Candidates of one kernel: the tuner says which one this dispatch runs. */
+  fw_tune_state_t tune_state = FW_TUNE_NONE;
+  if (kernel && !simulated) {
+    uint64_t touched = 0;
+    for (size_t i = 0; i < task->num_accesses; ++i) touched += task->accesses[i].buffer->byte_size;
+    int64_t pick = fw_tuner_pick(&inv->module->tuner, (uint32_t)executable, touched, &tune_state);
+    if (pick >= 0) {
+      cpu_variant = (uint32_t)pick;
+      kernel = inv->module->cpu_kernels[pick];
+      split = md->variants[pick].workgroup_size[0] == 0;
+    }
+  }
   task->cpu_kernel = kernel;
   task->cpu_split = split;
+  task->cpu_variant = cpu_variant;
+  task->tune_state = (int)tune_state;
   task->kind_mask = simulated ? kind_mask : real_mask;
   task->gpu_mask = gpu_mask;
   task->prefer_mask = simulated ? 0 : rt->prefer_kinds & real_mask;

@@ -139,6 +139,11 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
   TRY(read_array(&p, 72, "bindings", 8, &bindings));
   TRY(read_array(&p, 80, "variants", 32, &variants));
   TRY(read_array(&p, 88, "images", 24, &images));
+  md_array_t configs = {0, 0};
+  if (minor >= 2) TRY(read_array(&p, 112, "variant_configs", 8, &configs));
+  if (configs.count && configs.count != variants.count)
+    TRY(MD_ERR("variant_configs has %u entries for %u variants", configs.count,
+               variants.count));
 
   out->version_major = major;
   out->version_minor = minor;
@@ -276,6 +281,10 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
     TRY(read_string(&p, r + 8, "variants", i, "kernel", &v->kernel));
     v->image = rd32(r + 16);
     for (int k = 0; k < 3; ++k) v->workgroup_size[k] = rd32(r + 20 + 4 * k);
+    v->config = "";
+    if (configs.count)
+      TRY(read_string(&p, b + configs.offset + (size_t)i * 8, "variant_configs", i, "config",
+                      &v->config));
     if (v->target >= targets.count)
       TRY(MD_ERR("variants[%u].target %u is out of range (%u targets)", i, v->target,
                  targets.count));

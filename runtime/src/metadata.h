@@ -39,6 +39,7 @@ typedef struct fw_md_variant_t {
   const char *kernel;
   uint32_t image;
   uint32_t workgroup_size[3];
+  const char *config; /* code-generation knobs, "kc=256,mr=4" (minor 2); "" when none */
 } fw_md_variant_t;
 
 typedef struct fw_md_image_t {

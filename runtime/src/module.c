@@ -237,6 +237,7 @@ static void module_free(fw_module_t *m) {
   if (m->fd >= 0) close(m->fd);
   free(m->entries);
   free(m->cpu_kernels);
+  fw_tuner_fini(&m->tuner);
   fw_metadata_free(&m->md);
   if (m->runtime) fw_runtime_release_internal(m->runtime);
   free(m);
@@ -351,6 +352,10 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
       goto fail;
     }
     memcpy(&m->cpu_kernels[i], &sym, sizeof(sym));
+  }
+  if (!fw_tuner_init(&m->tuner, md, (void *const *)m->cpu_kernels, runtime->autotune)) {
+    status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    goto fail;
   }
   status = load_gpu_code(m, &view);
   if (status != FW_OK) goto fail;
@@ -533,5 +538,6 @@ fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
   out_info->kind = (fw_variant_kind_t)v->kind;
   out_info->kernel = v->kernel;
   memcpy(out_info->workgroup_size, v->workgroup_size, sizeof(out_info->workgroup_size));
+  out_info->config = v->config;
   return FW_OK;
 }

@@ -39,7 +39,10 @@ void fw_profile_init(fw_profile_t *p, int enabled) {
 }
 
 void fw_profile_fini(fw_profile_t *p) {
-  for (size_t i = 0; i < p->capacity; ++i) free((char *)p->entries[i].task);
+  for (size_t i = 0; i < p->capacity; ++i) {
+    free((char *)p->entries[i].task);
+    free((char *)p->entries[i].config);
+  }
   free(p->entries);
   pthread_mutex_destroy(&p->lock);
 }
@@ -130,15 +133,18 @@ double fw_profile_bucket_seconds(uint32_t bucket) {
   return exp2((bucket + 0.5) / FW_PROFILE_BUCKETS_PER_OCTAVE) * 1e-9;
 }
 
-static uint64_t hash_key(const char *task, uint32_t device, uint32_t size_class) {
+static uint64_t hash_key(const char *task, uint32_t device, uint32_t size_class,
+                         const char *config) {
   uint64_t h = 1469598103934665603ull;
   for (const char *c = task; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  h = (h ^ 0xff) * 1099511628211ull;
+  for (const char *c = config; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
   h = (h ^ device) * 1099511628211ull;
   return (h ^ size_class) * 1099511628211ull;
 }
 
 static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t device,
-                                uint32_t size_class) {
+                                uint32_t size_class, const char *config) {
   if ((p->size + 1) * 4 > p->capacity * 3) {
     size_t cap = p->capacity ? p->capacity * 2 : 32;
     fw_profile_entry_t *grown = calloc(cap, sizeof(*grown));
@@ -146,7 +152,7 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
     for (size_t i = 0; i < p->capacity; ++i) {
       fw_profile_entry_t *e = &p->entries[i];
       if (!e->task) continue;
-      size_t j = hash_key(e->task, e->device, e->size_class) & (cap - 1);
+      size_t j = hash_key(e->task, e->device, e->size_class, e->config) & (cap - 1);
       while (grown[j].task) j = (j + 1) & (cap - 1);
       grown[j] = *e;
     }
@@ -154,17 +160,23 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
     p->entries = grown;
     p->capacity = cap;
   }
-  size_t j = hash_key(task, device, size_class) & (p->capacity - 1);
+  size_t j = hash_key(task, device, size_class, config) & (p->capacity - 1);
   for (;; j = (j + 1) & (p->capacity - 1)) {
     fw_profile_entry_t *e = &p->entries[j];
     if (!e->task) break;
     if (e->device == (fw_target_kind_t)device && e->size_class == size_class &&
-        strcmp(e->task, task) == 0)
+        strcmp(e->task, task) == 0 && strcmp(e->config, config) == 0)
       return e;
   }
   fw_profile_entry_t *e = &p->entries[j];
-  e->task = strdup(task);
-  if (!e->task) return NULL;
+  char *owned_task = strdup(task), *owned_config = strdup(config);
+  if (!owned_task || !owned_config) {
+    free(owned_task);
+    free(owned_config);
+    return NULL;
+  }
+  e->task = owned_task;
+  e->config = owned_config;
   e->device = (fw_target_kind_t)device;
   e->size_class = size_class;
   e->min_seconds = INFINITY;
@@ -172,14 +184,15 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
   return e;
 }
 
-void fw_profile_record(fw_profile_t *p, const char *task, uint32_t device, uint64_t bytes,
-                       double seconds, const uint64_t *before, const uint64_t *after,
-                       const uint64_t (*moved)[FW_NUM_TIERS]) {
+void fw_profile_record(fw_profile_t *p, const char *task, const char *config, int selected,
+                       uint32_t device, uint64_t bytes, double seconds, const uint64_t *before,
+                       const uint64_t *after, const uint64_t (*moved)[FW_NUM_TIERS]) {
   if (!(seconds >= 0) || !isfinite(seconds)) return;
   pthread_mutex_lock(&p->lock);
-  fw_profile_entry_t *e = find(p, task, device, fw_history_size_class(bytes));
+  fw_profile_entry_t *e = find(p, task, device, fw_history_size_class(bytes), config ? config : "");
   if (e) {
     ++e->count;
+    e->selected = selected;
     e->total_seconds += seconds;
     if (seconds < e->min_seconds) e->min_seconds = seconds;
     if (seconds > e->max_seconds) e->max_seconds = seconds;

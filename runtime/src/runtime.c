@@ -244,6 +244,12 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
     else if (strcmp(v, "1") && strcmp(v, "on"))
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_PREFETCH='%s': expected 0 or 1", v);
   }
+  rt->autotune = !(o->flags & FW_RUNTIME_NO_AUTOTUNE);
+  if (rt->autotune && (v = env("FW_AUTOTUNE"))) {
+    if (!strcmp(v, "0") || !strcmp(v, "off")) rt->autotune = 0;
+    else if (strcmp(v, "1") && strcmp(v, "on"))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_AUTOTUNE='%s': expected 0 or 1", v);
+  }
   *window = o->prefetch_window;
   if (!*window && (v = env("FW_PREFETCH_WINDOW")))
     status = parse_count("FW_PREFETCH_WINDOW", v, 0, 1u << 20, window);
@@ -296,7 +302,8 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   fw_runtime_options_t defaults;
   memset(&defaults, 0, sizeof(defaults));
   const fw_runtime_options_t *o = options ? options : &defaults;
-  if (o->flags & ~(FW_RUNTIME_NO_PREFETCH | FW_RUNTIME_TRACE | FW_RUNTIME_PROFILE))
+  if (o->flags & ~(FW_RUNTIME_NO_PREFETCH | FW_RUNTIME_TRACE | FW_RUNTIME_PROFILE |
+                   FW_RUNTIME_NO_AUTOTUNE))
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "unknown fw_runtime_options_t.flags 0x%x",
                           o->flags);
   fw_runtime_t *rt = calloc(1, sizeof(*rt));

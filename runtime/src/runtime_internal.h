@@ -13,6 +13,7 @@
 #include "scheduler.h"
 #include "sim_bound.h"
 #include "trace.h"
+#include "tuner.h"
 
 struct fw_runtime_t {
   /* One reference for the caller (dropped by fw_runtime_destroy) and one per live buffer,
@@ -31,6 +32,7 @@ struct fw_runtime_t {
                             without "cpu"); 0 when the scheduler chooses freely */
   uint32_t num_workers;
   uint32_t prefetch_threads;
+  int autotune; /* measure the candidate variants of executables (FW_AUTOTUNE) */
   fw_scheduler_kind_t scheduler;
   char *history_path;
   fw_history_t history;
@@ -83,6 +85,7 @@ struct fw_module_t {
   uint64_t build_id; /* FNV-1a of the file */
   fw_host_entry_fn_t *entries;      /* per function */
   fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
+  fw_tuner_t tuner;                 /* which CPU candidate each dispatch runs */
   /* GPU code, per runtime device (index into fw_runtime_t.devices; none for the CPU):
    * the images loaded there, and per executable the kernel it runs there (NULL: no
    * variant fits that device, or its image failed to load) and that kernel's variant. */

@@ -54,6 +54,8 @@ struct fw_task_t {
   void *user_data;
   fw_cpu_kernel_fn_t cpu_kernel;
   int cpu_split; /* the kernel divides its work among any number of workgroups */
+  uint32_t cpu_variant; /* the variant of cpu_kernel (compiled kernels) */
+  int tune_state;       /* fw_tune_state_t: a trial of a candidate, or the chosen one */
   fw_module_t *module; /* one reference while the task lives */
   uint32_t executable;
   uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */

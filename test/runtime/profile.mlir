@@ -10,7 +10,7 @@
 // RUN: %fw-run %t.fwb --benchmark=2 --profile-out=%t.json --print-max-elements=0 > /dev/null
 // RUN: %fw-run %t.fwb --profile-out=%t.json --print-max-elements=0 > /dev/null
 // RUN: %python %S/Inputs/check_profile.py %t.json | FileCheck %s
-// CHECK: fw-profile 1 prof runs=2
+// CHECK: fw-profile 2 prof runs=2
 // CHECK: counters {{(hardware cycles,instructions,cache-misses,branch-misses|software task-clock-ns,page-faults,context-switches|none )}}
 // CHECK: prof.prof_dispatch_0 cpu count=4 ordered=True histogram=4 counters=ok moved=nothing
 //
@@ -26,7 +26,7 @@
 // RUN: %fw-run %t.O0.fwb --profile-out=%t.json --print-max-elements=0 2>&1 >/dev/null | FileCheck %s --check-prefix=BUILD
 // BUILD: fw-run: warning: profile '{{.*}}.json' was made with another build of module 'prof' (0x{{[0-9a-f]+}}, this one 0x{{[0-9a-f]+}}): its figures are replaced
 // RUN: %python %S/Inputs/check_profile.py %t.json | FileCheck %s --check-prefix=REPLACED
-// REPLACED: fw-profile 1 prof runs=1
+// REPLACED: fw-profile 2 prof runs=1
 // Both builds come from the same source: the same source id, another build id.
 // RUN: %python -c "import json,sys; a,b=(json.load(open(f))['module'] for f in sys.argv[1:]); print('source', 'same' if a['source_id']==b['source_id'] and int(a['source_id'],16) else 'different', 'build', 'same' if a['build_id']==b['build_id'] else 'different')" %t.first.json %t.json | FileCheck %s --check-prefix=IDS
 // IDS: source same build different
@@ -35,7 +35,7 @@
 // OTHER: fw-run: error: profile '{{.*}}.json': holds a profile of module 'prof', not of 'other' (not overwritten)
 // RUN: echo '{"format": "fw-profile", "version": 7}' > %t.v7.json
 // RUN: not %fw-run %t.fwb --profile-out=%t.v7.json 2>&1 | FileCheck %s --check-prefix=VERSION
-// VERSION: fw-run: error: profile '{{.*}}.v7.json': has format version 7; this fw-run writes 1 (not overwritten)
+// VERSION: fw-run: error: profile '{{.*}}.v7.json': has format version 7; this fw-run writes 2 (not overwritten)
 // RUN: echo 'results of last week' > %t.txt
 // RUN: not %fw-run %t.fwb --profile-out=%t.txt 2>&1 | FileCheck %s --check-prefix=NOTPROFILE
 // NOTPROFILE: fw-run: error: profile '{{.*}}.txt': exists and is not an fw profile (not overwritten)

@@ -120,6 +120,7 @@ int listModule(fw_module_t *m) {
         std::printf(" (divided among workers)");
       else if (vi.kind == FW_VARIANT_KIND_DEVICE_IMAGE)
         std::printf(" (blocks of %u threads)", vi.workgroup_size[0]);
+      if (vi.config && vi.config[0]) std::printf(" config %s", vi.config);
       std::printf("\n");
     }
   }

@@ -1,4 +1,4 @@
-// Profile files: JSON, version 1 (docs/profile.md).
+// Profile files: JSON, version 2 (docs/profile.md).
 #include "profile.h"
 
 #include <cinttypes>
@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace fwrun {
 namespace {
 
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
 
 const char *sourceName(fw_counter_source_t source) {
   switch (source) {
@@ -37,8 +37,10 @@ struct Entry {
   std::map<int, uint64_t> histogram;
   std::map<std::string, double> counters;
   std::map<std::string, uint64_t> moved; // "host->device"
+  bool selected = false;                  // autotuning chose this variant
 };
-using Key = std::tuple<std::string, std::string, int>; // task, device, size class
+// task, device, size class, variant knobs
+using Key = std::tuple<std::string, std::string, int, std::string>;
 
 // The time below which a fraction `q` of the runs fall, from the histogram (the centre
 // of its bucket, within the smallest and largest times seen).
@@ -115,10 +117,12 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
       for (const json &t : tasks) {
         if (!t.is_object() || !t["task"].is_string() || !t["device"].is_string() ||
             !t["size_class"].is_number_integer() || !t["count"].is_number_unsigned() ||
-            !t["seconds"].is_object() || !t["histogram"].is_array())
+            !t["seconds"].is_object() || !t["histogram"].is_array() ||
+            (t.contains("config") && !t["config"].is_string()))
           return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
         Entry &e = entries[{t["task"].get<std::string>(), t["device"].get<std::string>(),
-                            t["size_class"].get<int>()}];
+                            t["size_class"].get<int>(), t.value("config", "")}];
+        e.selected = t.value("selected", false);
         e.count = t["count"].get<uint64_t>();
         e.total = t["seconds"].value("total", 0.0);
         e.min = t["seconds"].value("min", INFINITY);
@@ -162,7 +166,9 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   }
   auto visit = [](void *user, const fw_profile_entry_t *p) {
     auto *c = static_cast<Context *>(user);
-    Entry &e = (*c->entries)[{p->task, targetKindName(p->device), static_cast<int>(p->size_class)}];
+    Entry &e = (*c->entries)[{p->task, targetKindName(p->device),
+                              static_cast<int>(p->size_class), p->config ? p->config : ""}];
+    e.selected = p->selected != 0;
     e.count += p->count;
     e.total += p->total_seconds;
     e.min = std::fmin(e.min, p->min_seconds);
@@ -197,6 +203,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     t["task"] = std::get<0>(key);
     t["device"] = std::get<1>(key);
     t["size_class"] = std::get<2>(key);
+    t["config"] = std::get<3>(key);
+    if (e.selected) t["selected"] = true;
     t["count"] = e.count;
     t["seconds"] = {{"total", e.total},
                     {"min", std::isfinite(e.min) ? e.min : 0.0},

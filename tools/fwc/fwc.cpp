@@ -16,6 +16,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/Remark/RemarkStreamer.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -24,6 +26,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -50,6 +53,9 @@ struct Flags {
   unsigned optLevel = 3;
   bool printIRAfterAll = false;
   bool stats = false;
+  std::string profileUse;
+  unsigned autotune = 1;
+  std::string remarks;
 };
 
 int fail(const llvm::Twine &message) {
@@ -202,8 +208,20 @@ int compile(const Flags &flags, bool &reportedError) {
     context.disableMultithreading();
     pm.enableIRPrinting();
   }
+  if (!flags.remarks.empty()) {
+    remark::RemarkCategories categories;
+    categories.all = categories.passed = categories.missed =
+        categories.analysis = categories.failed = ".*";
+    if (failed(remark::enableOptimizationRemarksWithLLVMStreamer(
+            context, flags.remarks, llvm::remarks::Format::YAML,
+            std::make_unique<remark::RemarkEmittingPolicyAll>(), categories)))
+      return fail("cannot write remarks to '" + flags.remarks + "'");
+  }
   fw::FwcOptions options;
   options.compileTo = *phase;
+  options.profileUse = flags.profileUse;
+  options.sourceId = llvm::formatv("{0:x16}", sourceId).str();
+  options.autotune = flags.autotune;
   options.optLevel = flags.optLevel;
   options.cudaPath = flags.cudaPath;
   options.rocmPath = flags.rocmPath;
@@ -341,6 +359,17 @@ int main(int argc, char **argv) {
   app.add_flag("--stats", flags.stats,
                "Report, per function, the peak memory it allocates before "
                "and after buffer reuse");
+  app.add_option("--profile-use", flags.profileUse,
+                 "Profile of earlier runs (fw-run --profile-out) that guides "
+                 "placement, task granularity, priorities and kernel variants");
+  app.add_option("--autotune", flags.autotune,
+                 "Candidate CPU variants per hot task (1-8) for the runtime to "
+                 "measure and choose among; 1: none")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  app.add_option("--remarks", flags.remarks,
+                 "Write the optimization remarks (profile-guided and "
+                 "autotuning decisions) to this YAML file");
   app.add_flag("--print-ir-after-all", flags.printIRAfterAll,
                "Print the IR after every pass (to stderr)");
   try {

@@ -48,6 +48,15 @@ struct FwcOptions {
   /// For tests: CPU kernels run the GPU mapping on an emulated grid
   /// (fw-test-gpu-mapping-on-cpu).
   bool testGpuMappingOnCpu = false;
+  /// A profile of an earlier run (fw-run --profile-out) that guides placement,
+  /// task granularity, priorities and the variant knobs; empty: none.
+  std::string profileUse;
+  /// The source hash of the program (0x...), so that a profile of another
+  /// source is ignored; empty: not checked.
+  std::string sourceId;
+  /// Candidate variants per hot executable for the runtime to measure (1: no
+  /// autotuning).
+  unsigned autotune = 1;
 };
 
 /// Adds the passes of the fwc pipeline up to `options.compileTo` to `pm`,

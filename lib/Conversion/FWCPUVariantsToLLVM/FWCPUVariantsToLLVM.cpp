@@ -42,9 +42,10 @@ using namespace mlir;
 using namespace mlir::fw;
 
 /// The pipeline from bufferized linalg to the LLVM dialect for one kernel
-/// module.
+/// module, with the knobs of its variant.
 static void buildCpuKernelPipeline(OpPassManager &pm,
-                                   const TargetDescription &target) {
+                                   const TargetDescription &target,
+                                   const TuningConfig &tuning = {}) {
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
@@ -53,9 +54,16 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   gemm.vectorRegisters = target.vectorRegisters;
   gemm.l1Bytes = static_cast<int64_t>(target.l1Bytes);
   gemm.l2Bytes = static_cast<int64_t>(target.l2Bytes);
+  gemm.mr = tuning.mr.value_or(0);
+  gemm.nr = tuning.nr.value_or(0);
+  gemm.kc = tuning.kc.value_or(0);
+  gemm.mc = tuning.mc.value_or(0);
   gemm.distribute = true;
   funcPm.addPass(createCPUMatmulPass(gemm));
-  funcPm.addPass(createCPUDistributePass());
+  CPUDistributePassOptions division;
+  if (tuning.minElements)
+    division.minElements = *tuning.minElements;
+  funcPm.addPass(createCPUDistributePass(division));
   funcPm.addPass(createCanonicalizerPass());
   funcPm.addPass(createCPULoopOrderPass());
   CPUTilePassOptions tiling;
@@ -195,7 +203,7 @@ struct ConvertFWCPUVariantsToLLVMPass
         OpPassManager pm(ModuleOp::getOperationName());
         const TargetDescription *desc =
             lookupTarget(cast<CPUTargetAttr>(variant.getTarget()).getArch());
-        buildCpuKernelPipeline(pm, *desc);
+        buildCpuKernelPipeline(pm, *desc, variant.getTuning());
         if (failed(runPipeline(pm, inner)))
           return signalPassFailure();
         // A kernel that divides its work among workgroups says so in the

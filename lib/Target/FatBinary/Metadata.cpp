@@ -200,6 +200,10 @@ private:
         if (!isa<CPUTargetAttr>(target))
           return variant.emitOpError("targets ")
                  << target << ", which this compiler cannot emit yet";
+        std::string config = formatTuningConfig(variant.getTuning());
+        if (!config.empty())
+          hasConfigs = true;
+        configs[variants.size()] = intern(config);
         variants.u32(addTarget(target));
         variants.u32(1); // CPU symbol in this ELF.
         variants.string(intern(
@@ -251,6 +255,20 @@ private:
     Placed pBindings = place(bindings.data(), bindings.size());
     Placed pVariants = place(variants.data(), variants.size());
     Placed pImages = place(images.data(), images.size());
+    // Minor 2: each variant's knobs, when any variant has some.
+    std::string configTable;
+    if (hasConfigs) {
+      std::pair<uint32_t, uint32_t> none = intern("");
+      for (uint32_t v = 0; v < variants.size(); ++v) {
+        auto it = configs.find(v);
+        std::pair<uint32_t, uint32_t> ref = it == configs.end() ? none : it->second;
+        char entry[8];
+        llvm::support::endian::write32le(entry, ref.first);
+        llvm::support::endian::write32le(entry + 4, ref.second);
+        configTable.append(entry, 8);
+      }
+    }
+    Placed pConfigs = place(configTable, hasConfigs ? variants.size() : 0);
     Placed pStrings = place(pool, pool.size());
     align8();
 
@@ -277,6 +295,8 @@ private:
     put32(96, moduleNameRef.first);
     put32(100, moduleNameRef.second);
     llvm::support::endian::write64le(&out[104], sourceId); // minor 1
+    put32(112, pConfigs.offset);                          // minor 2
+    put32(116, pConfigs.count);
     return out;
   }
 
@@ -286,6 +306,9 @@ private:
   std::pair<uint32_t, uint32_t> moduleNameRef;
   uint64_t sourceId;
   llvm::DenseMap<Attribute, uint32_t> targetIndex;
+  /// The knobs of CPU variants, by variant index, as strings of the pool.
+  llvm::DenseMap<uint32_t, std::pair<uint32_t, uint32_t>> configs;
+  bool hasConfigs = false;
   Table targets{32}, functions{32}, values{16}, dims{8}, executables{48},
       bindings{8}, variants{32}, images{24};
   const OffloadSection &offload;

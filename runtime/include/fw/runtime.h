@@ -120,6 +120,8 @@ typedef enum fw_scheduler_kind_t {
 #define FW_RUNTIME_NO_PREFETCH 0x1u /* as FW_PREFETCH=0: no prefetch threads, no lookahead */
 #define FW_RUNTIME_TRACE 0x2u       /* record events for fw_runtime_write_trace */
 #define FW_RUNTIME_PROFILE 0x4u     /* profile every kernel run (fw_runtime_profile) */
+#define FW_RUNTIME_NO_AUTOTUNE 0x8u /* as FW_AUTOTUNE=0: always run an executable's first
+                                       CPU variant, never measure its candidates */
 
 typedef struct fw_sim_machine_t fw_sim_machine_t;
 
@@ -248,6 +250,7 @@ typedef struct fw_variant_info_t {
   fw_variant_kind_t kind;
   const char *kernel;  /* symbol or kernel name */
   uint32_t workgroup_size[3];
+  const char *config;  /* code-generation knobs ("kc=256,mr=4"); "" for the defaults */
 } fw_variant_info_t;
 
 /* A device kind on this machine: a device found (available = 1: name, arch, memory,
@@ -434,6 +437,11 @@ typedef struct fw_profile_entry_t {
   /* Bytes copied between tiers ([from][to]) when its runs started, to bring their inputs
    * where they ran (what prefetches moved earlier is not counted). */
   uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS];
+  /* The knobs of the variant that ran ("kc=256,mr=4"; "" for the target's defaults): an
+   * executable compiled with candidates (fwc --autotune) has an entry per candidate. */
+  const char *config;
+  /* Autotuning chose this candidate (its last run came after the choice). */
+  int selected;
 } fw_profile_entry_t;
 
 typedef struct fw_profile_info_t {

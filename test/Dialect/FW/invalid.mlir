@@ -83,12 +83,72 @@ fw.executable @stray_op attributes {access = [], bindings = []} {
 
 // -----
 
-// expected-error @+1 {{'fw.executable' op has two variants for target #fw.cpu<"x86-64-v3">}}
+// expected-error @+1 {{'fw.executable' op has two variants for target #fw.cpu<"x86-64-v3"> with the same config}}
 fw.executable @duplicate_target attributes {access = [], bindings = []} {
   fw.variant @a target(#fw.cpu<"x86-64-v3">) {
     builtin.module {}
   }
-  fw.variant @b target(#fw.cpu<"x86-64-v3">) {
+  fw.variant @b target(#fw.cpu<"x86-64-v3">) attributes {config = {}} {
+    builtin.module {}
+  }
+  fw.variant @c target(#fw.cpu<"x86-64-v3">) attributes {config = {kc = 128 : i64}} {
+    builtin.module {}
+  }
+  fw.variant @d target(#fw.cpu<"x86-64-v3">) attributes {config = {kc = 128 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @bad_knob attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config entry 'tile' must be one of kc, mc, min_elements, mr, nr with an i64 value}}
+  fw.variant @a target(#fw.cpu<"x86-64-v3">) attributes {config = {tile = 4 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @knob_not_i64 attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config entry 'mr' must be one of kc, mc, min_elements, mr, nr with an i64 value}}
+  fw.variant @a target(#fw.cpu<"x86-64-v3">) attributes {config = {mr = "4"}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @tile_too_big attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit x86-64-v3: a 12x32 register tile needs 48 vector registers; x86-64-v3 has 16}}
+  fw.variant @a target(#fw.cpu<"x86-64-v3">) attributes {config = {mr = 12 : i64, nr = 32 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @nr_not_lanes attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit x86-64-v3: nr=12 is not a multiple of the 8 lanes of a 256-bit vector}}
+  fw.variant @a target(#fw.cpu<"x86-64-v3">) attributes {config = {nr = 12 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @knob_range attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit x86-64-v3: kc=0 is outside [8, 4096]}}
+  fw.variant @a target(#fw.cpu<"x86-64-v3">) attributes {config = {kc = 0 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @gpu_knobs attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit sm_90: target sm_90 takes no tuning knobs}}
+  fw.variant @a target(#fw.cuda<"sm_90">) attributes {config = {mr = 4 : i64}} {
     builtin.module {}
   }
 }

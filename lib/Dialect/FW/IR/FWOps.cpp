@@ -152,16 +152,20 @@ LogicalResult ExecutableOp::verify() {
     if (!type || !isa<RankedTensorType>(type.getValue()))
       return emitOpError("binding #") << i << " must be a ranked tensor type";
   }
-  llvm::SmallDenseSet<Attribute> targets;
+  // Variants of one target are candidates that differ in their knobs.
+  llvm::SmallDenseSet<std::pair<Attribute, Attribute>> targets;
   size_t numVariants = 0;
   for (Operation &op : getBlock()) {
     auto variant = dyn_cast<VariantOp>(op);
     if (!variant)
       return emitOpError("may only contain fw.variant ops, found ")
              << op.getName();
-    if (!targets.insert(variant.getTarget()).second)
+    Attribute config = variant.getConfigAttr();
+    if (config && cast<DictionaryAttr>(config).empty())
+      config = nullptr;
+    if (!targets.insert({variant.getTarget(), config}).second)
       return emitOpError("has two variants for target ")
-             << variant.getTarget();
+             << variant.getTarget() << " with the same config";
     ++numVariants;
   }
   if (numVariants == 0)
@@ -193,7 +197,52 @@ LogicalResult VariantOp::verify() {
   Block &block = getBlock();
   if (block.getOperations().size() != 1 || !isa<ModuleOp>(block.front()))
     return emitOpError("must contain exactly one builtin.module");
+  if (DictionaryAttr config = getConfigAttr()) {
+    TuningConfig tuning;
+    for (NamedAttribute entry : config) {
+      auto value = dyn_cast<IntegerAttr>(entry.getValue());
+      if (!value || !value.getType().isInteger(64) ||
+          !setTuningKnob(tuning, entry.getName().getValue(), value.getInt()))
+        return emitOpError("config entry '")
+               << entry.getName().getValue()
+               << "' must be one of kc, mc, min_elements, mr, nr with an i64 "
+                  "value";
+    }
+    const TargetDescription *desc =
+        lookupTarget(getTargetInterface().getArchName());
+    if (desc)
+      if (llvm::Error err = verifyTuningConfig(tuning, *desc))
+        return emitOpError("config does not fit ")
+               << getTargetInterface().getArchName() << ": "
+               << llvm::toString(std::move(err));
+  }
   return success();
+}
+
+TuningConfig VariantOp::getTuning() {
+  TuningConfig tuning;
+  if (DictionaryAttr config = getConfigAttr())
+    for (NamedAttribute entry : config)
+      if (auto value = dyn_cast<IntegerAttr>(entry.getValue()))
+        setTuningKnob(tuning, entry.getName().getValue(), value.getInt());
+  return tuning;
+}
+
+void VariantOp::setTuning(const TuningConfig &tuning) {
+  if (tuning.empty()) {
+    removeConfigAttr();
+    return;
+  }
+  Builder b(getContext());
+  SmallVector<NamedAttribute> entries;
+  std::string text = formatTuningConfig(tuning);
+  for (llvm::StringRef entry : llvm::split(text, ',')) {
+    auto [key, value] = entry.split('=');
+    int64_t number = 0;
+    value.getAsInteger(10, number);
+    entries.push_back(b.getNamedAttr(key, b.getI64IntegerAttr(number)));
+  }
+  setConfigAttr(b.getDictionaryAttr(entries));
 }
 
 //===----------------------------------------------------------------------===//

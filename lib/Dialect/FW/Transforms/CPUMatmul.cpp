@@ -16,6 +16,7 @@
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 #include "fw/Dialect/FW/Transforms/Workgroups.h"
+#include "fw/Target/TuningConfig.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
@@ -994,27 +995,22 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
   using CPUMatmulPassBase::CPUMatmulPassBase;
 
   Blocking blocking() const {
-    int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+    TuningConfig config;
+    if (mr > 0)
+      config.mr = mr;
+    if (nr > 0)
+      config.nr = nr;
+    if (kc > 0)
+      config.kc = kc;
+    if (mc > 0)
+      config.mc = mc;
+    GemmBlocking sizes =
+        getGemmBlocking(vectorBits, vectorRegisters, l1Bytes, l2Bytes, config);
     Blocking blk;
-    blk.nr = nr > 0 ? nr : 2 * lanes;
-    // Accumulators of C take three quarters of the registers; the rest hold
-    // a row of B, broadcasts of A and what the register allocator needs
-    // (with 28 of 32 accumulators LLVM spills in the inner loop).
-    int64_t vectorsPerRow = llvm::divideCeil(blk.nr, lanes);
-    blk.mr = mr > 0 ? mr
-                    : std::max<int64_t>(1, vectorRegisters * 3 / 4 /
-                                               vectorsPerRow);
-    // A micro-panel of B fills L1 (it is reused by every micro-tile of a
-    // block of A, while the A micro-panels stream from L2); a block of A
-    // fills half of L2. Measured on Zen 4: kc = 256 for a 12 x 32 tile and
-    // 512 for 6 x 16 are 10-25% faster than half of those.
-    blk.kc = kc > 0 ? kc
-                    : std::clamp<int64_t>(l1Bytes / (blk.nr * 4), 64, 512);
-    // Whole groups of vk steps per block: the packing of A (and the implicit
-    // im2col of a convolution) reads vk steps at a time.
-    blk.kc = Blocking::roundUp(blk.kc, blk.vk);
-    int64_t rows = mc > 0 ? mc : l2Bytes / 2 / (blk.kc * 4);
-    blk.mc = std::max<int64_t>(blk.mr, rows / blk.mr * blk.mr);
+    blk.mr = sizes.mr;
+    blk.nr = sizes.nr;
+    blk.kc = Blocking::roundUp(sizes.kc, blk.vk);
+    blk.mc = sizes.mc;
     blk.nc = std::max<int64_t>(blk.nr, nc / blk.nr * blk.nr);
     return blk;
   }

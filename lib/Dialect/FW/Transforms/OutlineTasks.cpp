@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/ProfileAttrs.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
@@ -119,6 +120,8 @@ struct OutlineTasksPass
         exe.setFlopsAttr(task.getFlopsAttr());
         exe.setBytesAttr(task.getBytesAttr());
         exe.setHintAttr(task.getHintAttr());
+        if (Attribute profile = task->getAttr(kProfileAttrName))
+          exe->setAttr(kProfileAttrName, profile);
         symbols.insert(exe);
 
         for (TargetAttrInterface target : targets) {

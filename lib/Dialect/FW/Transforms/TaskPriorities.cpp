@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/ProfileAttrs.h"
+
+#include "mlir/IR/Remarks.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -19,6 +22,26 @@ using namespace mlir::fw;
 
 static constexpr llvm::StringLiteral kLevelAttrName = "fw.level";
 static constexpr llvm::StringLiteral kPriorityAttrName = "fw.priority";
+
+/// The measured time of `exe` (fw-apply-profile): on its hinted device kind,
+/// else the fastest.
+static std::optional<double> getMeasuredCost(ExecutableOp exe) {
+  auto profile = exe ? exe->getAttrOfType<DictionaryAttr>(kProfileAttrName) : nullptr;
+  if (!profile)
+    return std::nullopt;
+  std::optional<double> best;
+  for (NamedAttribute entry : profile) {
+    auto seconds = dyn_cast<FloatAttr>(entry.getValue());
+    if (!seconds)
+      continue;
+    bool onHint = exe.getHint() &&
+                  ((*exe.getHint() == DeviceKind::cpu) == (entry.getName() == "cpu"));
+    if (onHint)
+      return seconds.getValueAsDouble();
+    best = std::min(best.value_or(seconds.getValueAsDouble()), seconds.getValueAsDouble());
+  }
+  return best;
+}
 
 /// The estimated cost of running `exe` once.
 static double getCost(ExecutableOp exe) {
@@ -81,19 +104,33 @@ static void rankDispatches(func::FuncOp func, SymbolTable &symbols,
     for (size_t p : preds[i])
       level[i] = std::max(level[i], level[p] + 1);
   }
+  // Measured times rank the dispatches when every one of them was measured;
+  // otherwise the estimates do (the two do not compare).
+  bool measured = llvm::all_of(exes, [](ExecutableOp exe) {
+    return getMeasuredCost(exe).has_value();
+  });
+  if (measured)
+    remark::passed(func.getLoc(), remark::RemarkOpts::name("Priorities")
+                                      .category("fw-profile")
+                                      .function(func.getSymName()))
+        << ("dispatches of " + func.getSymName() +
+            " ranked by measured times instead of flop estimates")
+               .str();
   double maxRank = 0;
   for (size_t i = n; i-- > 0;) {
     double below = 0;
     for (size_t s : succs[i])
       below = std::max(below, rank[s]);
-    rank[i] = getCost(exes[i]) + below;
+    rank[i] = (measured ? *getMeasuredCost(exes[i]) : getCost(exes[i])) + below;
     maxRank = std::max(maxRank, rank[i]);
   }
   Builder b(func.getContext());
   for (size_t i = 0; i < n; ++i) {
     // Scaled to 1..2^31 so priorities of one function compare as ranks do.
     int64_t priority =
-        1 + static_cast<int64_t>(rank[i] / maxRank * double((1u << 31) - 2));
+        maxRank > 0
+            ? 1 + static_cast<int64_t>(rank[i] / maxRank * double((1u << 31) - 2))
+            : 1;
     dispatches[i]->setAttr(kLevelAttrName, b.getI64IntegerAttr(level[i]));
     dispatches[i]->setAttr(kPriorityAttrName, b.getI64IntegerAttr(priority));
     if (exes[i]) {

@@ -5,6 +5,7 @@
 
 #include "fw/Dialect/FW/IR/FWDialect.h"
 #include "fw/Target/TargetDescription.h"
+#include "fw/Target/TuningConfig.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"

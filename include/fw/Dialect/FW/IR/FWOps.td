@@ -119,14 +119,24 @@ def FW_VariantOp : FW_Op<"variant", [IsolatedFromAbove, Symbol,
   let summary = "The code of an executable for one target";
   let description = [{
     Holds one `builtin.module` with the executable's kernel for `target`.
+    An optional `config` sets code-generation knobs of this variant (CPU
+    targets: `mr`, `nr`, `kc`, `mc` of the packed GEMM, `min_elements` of the
+    division among workgroups; see `fw/Target/TuningConfig.h`); knobs not set
+    follow from the target. Several variants of one target are candidates
+    that the runtime measures and chooses among (`fwc --autotune`).
 
     ```mlir
     fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
       builtin.module { ... }
     }
+    fw.variant @cpu_t1 target(#fw.cpu<"x86-64-v3">)
+        attributes {config = {kc = 256 : i64}} {
+      builtin.module { ... }
+    }
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, AnyAttr:$target);
+  let arguments = (ins SymbolNameAttr:$sym_name, AnyAttr:$target,
+                       OptionalAttr<DictionaryAttr>:$config);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `target` `(` $target `)` attr-dict-with-keyword $body
@@ -144,6 +154,10 @@ def FW_VariantOp : FW_Op<"variant", [IsolatedFromAbove, Symbol,
     }
     /// The module that holds the kernel.
     ::mlir::ModuleOp getInnerModule();
+    /// The knobs of `config` (empty when it is absent).
+    ::mlir::fw::TuningConfig getTuning();
+    /// Sets `config` to the knobs of `tuning` (removes it when empty).
+    void setTuning(const ::mlir::fw::TuningConfig &tuning);
   }];
 }
 

@@ -89,6 +89,45 @@ def FormTasksPass : Pass<"fw-form-tasks", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ApplyProfilePass : Pass<"fw-apply-profile", "ModuleOp"> {
+  let summary = "Annotates tasks with measured times, places and merges them";
+  let description = [{
+    Reads a profile written by `fw-run --profile-out` (docs/profile.md) and
+    matches its entries to the tasks of each function by the name outlining
+    will give them (`<function>_dispatch_<n>`, in order). Then:
+
+    - every matched task gets `fw.profile`, a dictionary with its measured
+      median time per device kind (`cpu`, `cuda`, `hip`; the largest size
+      class measured) and, when the profile measured several variants of its
+      CPU kernel, the knobs of the fastest (`config`) and how many were
+      measured (`candidates`); outlining carries it to the executable, where
+      `fw-tune-variants` keeps that variant and `fw-task-priorities` ranks by
+      the measured times;
+    - a task measured on several device kinds gets the placement `hint` of
+      the fastest;
+    - a task whose measured time is below `merge-below-us` (10x the runtime's
+      per-task overhead of about 1 us by default) merges into the next task
+      when that task is its only user and is measured below the threshold
+      too: one dispatch instead of two, the intermediate in cache. Merged
+      tasks keep merging while the sum stays below the threshold.
+
+    Each decision is an optimization remark (category `fw-profile`) naming
+    the task, the evidence and the choice. A profile of another source
+    (`source-id` differs) is ignored with a warning; a malformed one is an
+    error.
+  }];
+  let options = [
+    Option<"profile", "profile", "std::string", /*default=*/"",
+           "The profile to read">,
+    Option<"sourceId", "source-id", "std::string", /*default=*/"",
+           "The source hash of the program (0x...); a profile of another "
+           "source is ignored">,
+    Option<"mergeBelowUs", "merge-below-us", "double", /*default=*/"10.0",
+           "Tasks measured below this many microseconds merge with their "
+           "consumer (0: never)">
+  ];
+}
+
 def OutlineTasksPass : Pass<"fw-outline-tasks", "ModuleOp"> {
   let summary = "Outlines tasks into executables with one variant per target";
   let description = [{
@@ -122,6 +161,29 @@ def OutlineTasksPass : Pass<"fw-outline-tasks", "ModuleOp"> {
   let dependentDialects = ["::mlir::fw::FWDialect",
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def TuneVariantsPass : Pass<"fw-tune-variants", "ModuleOp"> {
+  let summary = "Chooses measured variant knobs, or adds candidates to measure";
+  let description = [{
+    For each executable:
+
+    - when `fw-apply-profile` found the fastest knobs of its CPU kernel
+      (`fw.profile` has a `config`), its CPU variant takes them (`config`),
+      with a remark naming the candidates' evidence;
+    - otherwise, with `candidates` N > 1, a hot executable (those that make
+      up 90% of the module's cost: measured time when profiled, else the
+      flop or byte estimate) gets up to N - 1 more variants of its first CPU
+      target, `<variant>_t<i>`, each with other knobs
+      (`fw/Target/TuningConfig.h`: register tile and cache blocking for
+      matmuls and convolutions, the division among workgroups for other
+      kernels). The runtime measures the candidates over the first calls and
+      keeps the fastest per size class; the profile records the winner.
+  }];
+  let options = [
+    Option<"candidates", "candidates", "unsigned", /*default=*/"1",
+           "Variants per hot executable (1: no autotuning)">
+  ];
 }
 
 def BufferizePass : Pass<"fw-bufferize", "ModuleOp"> {

@@ -1,0 +1,24 @@
+//===- ProfileAttrs.h - What profile-guided passes leave on the IR -*- C++ -*-===//
+//
+// `fw.profile` on a task or an executable: a dictionary of the measured median
+// seconds per device kind (`cpu`, `cuda`, `hip`), and, when several variants of
+// its CPU kernel were measured, the knobs of the fastest (`config`) and how
+// many were measured (`candidates`). Set by fw-apply-profile, carried by
+// fw-outline-tasks, read by fw-tune-variants and fw-task-priorities.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FW_DIALECT_FW_TRANSFORMS_PROFILEATTRS_H
+#define FW_DIALECT_FW_TRANSFORMS_PROFILEATTRS_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::fw {
+
+constexpr llvm::StringLiteral kProfileAttrName = "fw.profile";
+constexpr llvm::StringLiteral kProfileConfigName = "config";
+constexpr llvm::StringLiteral kProfileCandidatesName = "candidates";
+
+} // namespace mlir::fw
+
+#endif // FW_DIALECT_FW_TRANSFORMS_PROFILEATTRS_H

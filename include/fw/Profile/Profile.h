@@ -1,0 +1,61 @@
+//===- Profile.h - Reading runtime profiles ----------------------*- C++ -*-===//
+//
+// The profiles `fw-run --profile-out` writes (docs/profile.md, format version
+// 2), as the compiler reads them for `fwc --profile-use`: which tasks ran, on
+// which device, with which variant knobs, how long.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FW_PROFILE_PROFILE_H
+#define FW_PROFILE_PROFILE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::fw {
+
+/// The profile format version this compiler reads.
+constexpr int kProfileVersion = 2;
+
+struct ProfileEntry {
+  /// `module.executable`, as the runtime names tasks.
+  std::string task;
+  /// `cpu`, `cuda` or `hip`.
+  std::string device;
+  /// floor(log2(bytes the task accessed)).
+  int sizeClass = 0;
+  /// The variant's knobs (`kc=256,mr=4`), "" for the target's defaults.
+  std::string config;
+  /// The runtime's autotuning chose this variant.
+  bool selected = false;
+  uint64_t count = 0;
+  double totalSeconds = 0, medianSeconds = 0;
+
+  /// The executable part of `task` (after the first '.').
+  llvm::StringRef executable() const;
+};
+
+struct Profile {
+  std::string moduleName;
+  /// 64-bit FNV-1a hashes, parsed from their hex form.
+  uint64_t buildId = 0, sourceId = 0;
+  uint64_t runs = 0;
+  std::vector<ProfileEntry> entries;
+};
+
+/// Reads and validates a profile file. The error names the file and what is
+/// wrong with it: unreadable, not JSON (with the position), not an fw
+/// profile, another format version, a malformed field (with the entry).
+llvm::Expected<Profile> readProfile(llvm::StringRef path);
+
+/// Parses a profile from text; `path` only names it in errors.
+llvm::Expected<Profile> parseProfile(llvm::StringRef text, llvm::StringRef path);
+
+} // namespace mlir::fw
+
+#endif // FW_PROFILE_PROFILE_H

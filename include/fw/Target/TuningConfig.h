@@ -1,0 +1,93 @@
+//===- TuningConfig.h - Code-generation knobs of one kernel variant -*- C++ -*-===//
+//
+// The knobs a CPU kernel's code generation takes per variant (register tile,
+// cache blocking, how finely work is divided among workgroups), their text
+// form (`kc=256,mr=4,nr=16`, written into fat binaries and profiles), their
+// validation against a target's facts, and the candidates autotuning tries.
+// A knob that is not set takes the value the target description implies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FW_TARGET_TUNINGCONFIG_H
+#define FW_TARGET_TUNINGCONFIG_H
+
+#include "fw/Target/TargetDescription.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir::fw {
+
+struct TuningConfig {
+  /// Register tile of a packed GEMM: rows (`mr`) and columns (`nr`).
+  std::optional<int64_t> mr, nr;
+  /// Cache blocking of a packed GEMM: reduction steps per packed panel
+  /// (`kc`) and rows per packed block of A (`mc`).
+  std::optional<int64_t> kc, mc;
+  /// Iterations below which an op is not divided among workgroups.
+  std::optional<int64_t> minElements;
+
+  bool empty() const { return !mr && !nr && !kc && !mc && !minElements; }
+  bool operator==(const TuningConfig &other) const {
+    return mr == other.mr && nr == other.nr && kc == other.kc &&
+           mc == other.mc && minElements == other.minElements;
+  }
+};
+
+/// The kind of kernel, which decides the knobs worth tuning.
+enum class KernelClass {
+  /// A matmul or convolution: register tile and cache blocking.
+  Contraction,
+  /// Other linalg work that can be divided among workgroups: the granularity
+  /// of the division.
+  Divisible,
+  /// Nothing to tune.
+  Other,
+};
+
+/// The knob names in text form, sorted: kc, mc, min_elements, mr, nr.
+llvm::ArrayRef<llvm::StringRef> getTuningKeys();
+
+/// `kc=256,mr=4,nr=16`: set knobs only, sorted by name; "" when none is set.
+std::string formatTuningConfig(const TuningConfig &config);
+
+/// Parses the text form; "" is the empty config. Errors name the offending
+/// entry.
+llvm::Expected<TuningConfig> parseTuningConfig(llvm::StringRef text);
+
+/// Sets knob `key` (one of getTuningKeys()); false for an unknown key.
+bool setTuningKnob(TuningConfig &config, llvm::StringRef key, int64_t value);
+
+/// Checks that the knobs fit `target`: the register tile fits its vector
+/// registers, sizes are positive and within sane bounds. The error says which
+/// knob and why.
+llvm::Error verifyTuningConfig(const TuningConfig &config,
+                               const TargetDescription &target);
+
+/// The packed GEMM's sizes with the knobs of `config` applied; unset knobs
+/// follow from the vector width, register count and cache sizes. `kc` is a
+/// multiple of 8 (the packing reads 8 reduction steps at a time) and `mc` a
+/// multiple of `mr`.
+struct GemmBlocking {
+  int64_t mr, nr, kc, mc;
+};
+GemmBlocking getGemmBlocking(int64_t vectorBits, int64_t vectorRegisters,
+                             int64_t l1Bytes, int64_t l2Bytes,
+                             const TuningConfig &config = {});
+GemmBlocking getGemmBlocking(const TargetDescription &target,
+                             const TuningConfig &config = {});
+
+/// Up to `count` configurations worth measuring for a kernel of class `kind`
+/// on `target`, the target's defaults (the empty config) first. Each one
+/// differs from the defaults and from the others.
+llvm::SmallVector<TuningConfig> getTuningCandidates(
+    const TargetDescription &target, KernelClass kind, unsigned count);
+
+} // namespace mlir::fw
+
+#endif // FW_TARGET_TUNINGCONFIG_H

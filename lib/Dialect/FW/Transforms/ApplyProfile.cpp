@@ -1,0 +1,356 @@
+//===- ApplyProfile.cpp - Measured times onto tasks; placement, merging ----===//
+//
+// The first profile-guided pass: a profile of an earlier run says how long
+// each task took on each device and which variant of its kernel was fastest.
+// Tasks get those figures (fw.profile), the placement hint of their fastest
+// device, and tasks too short to be worth a dispatch merge with their
+// consumer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/ProfileAttrs.h"
+#include "fw/Profile/Profile.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Remarks.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+
+namespace mlir::fw {
+#define GEN_PASS_DEF_APPLYPROFILEPASS
+#include "fw/Dialect/FW/Transforms/Passes.h.inc"
+} // namespace mlir::fw
+
+using namespace mlir;
+using namespace mlir::fw;
+
+namespace {
+
+/// What the profile says about one task.
+struct Evidence {
+  /// Median seconds per device kind, in the size class with the most time.
+  std::map<std::string, double> seconds;
+  /// CPU variants measured in that size class: knobs -> median seconds.
+  std::map<std::string, double> cpuVariants;
+  /// The variant the runtime's autotuning chose, if any.
+  std::optional<std::string> runtimeChoice;
+};
+
+/// Gathers the evidence per executable name.
+llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
+  // Per (executable, device): the size class with the most total time.
+  std::map<std::pair<std::string, std::string>, std::pair<int, double>> dominant;
+  std::map<std::tuple<std::string, std::string, int>, double> timeInClass;
+  for (const ProfileEntry &e : profile.entries)
+    timeInClass[{e.executable().str(), e.device, e.sizeClass}] += e.totalSeconds;
+  for (const auto &[key, total] : timeInClass) {
+    auto &[exe, device, sizeClass] = key;
+    auto &best = dominant[{exe, device}];
+    if (total >= best.second)
+      best = {sizeClass, total};
+  }
+  llvm::StringMap<Evidence> evidence;
+  for (const ProfileEntry &e : profile.entries) {
+    std::string exe = e.executable().str();
+    if (dominant[{exe, e.device}].first != e.sizeClass || e.count == 0)
+      continue;
+    Evidence &ev = evidence[exe];
+    auto [it, inserted] = ev.seconds.try_emplace(e.device, e.medianSeconds);
+    if (!inserted)
+      it->second = std::min(it->second, e.medianSeconds);
+    if (e.device == "cpu") {
+      ev.cpuVariants[e.config] = e.medianSeconds;
+      if (e.selected)
+        ev.runtimeChoice = e.config;
+    }
+  }
+  return evidence;
+}
+
+/// The measured CPU time of a task, if any.
+std::optional<double> getCpuSeconds(TaskOp task) {
+  auto profile = task->getAttrOfType<DictionaryAttr>(kProfileAttrName);
+  if (!profile)
+    return std::nullopt;
+  if (auto seconds = profile.getAs<FloatAttr>("cpu"))
+    return seconds.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// The dynamic sizes of result `index` among `task`'s result_dims.
+ValueRange getResultDims(TaskOp task, unsigned index) {
+  unsigned start = 0;
+  for (unsigned i = 0; i < index; ++i)
+    start += cast<RankedTensorType>(task.getResult(i).getType()).getNumDynamicDims();
+  unsigned count =
+      cast<RankedTensorType>(task.getResult(index).getType()).getNumDynamicDims();
+  return task.getResultDims().slice(start, count);
+}
+
+/// The operation of `block` that holds `op` (op itself or an ancestor).
+Operation *getAncestorIn(Block *block, Operation *op) {
+  while (op && op->getBlock() != block)
+    op = op->getParentOp();
+  return op;
+}
+
+/// Whether `producer` can merge into `consumer`: the consumer reads one of its
+/// results, and every other use of them comes after the consumer, so the
+/// merged task can take the consumer's place.
+bool canMerge(TaskOp producer, TaskOp consumer) {
+  if (producer->getBlock() != consumer->getBlock() ||
+      !producer->isBeforeInBlock(consumer))
+    return false;
+  bool feeds = false;
+  for (Value result : producer.getResults())
+    for (OpOperand &use : result.getUses()) {
+      Operation *user = getAncestorIn(consumer->getBlock(), use.getOwner());
+      if (user == consumer.getOperation()) {
+        // Only as a task operand: dims come from the host.
+        if (use.getOperandNumber() >= consumer.getArgs().size())
+          return false;
+        feeds = true;
+      } else if (!user || !consumer->isBeforeInBlock(user)) {
+        return false;
+      }
+    }
+  return feeds;
+}
+
+/// Merges `producer` into `consumer`: one task that computes both, at the
+/// consumer's place, returning the consumer's results and those of the
+/// producer that others still use.
+TaskOp mergeTasks(TaskOp producer, TaskOp consumer) {
+  SmallVector<Value> args(producer.getArgs());
+  for (Value v : consumer.getArgs())
+    if (v.getDefiningOp() != producer.getOperation() && !llvm::is_contained(args, v))
+      args.push_back(v);
+  SmallVector<unsigned> keptProducerResults;
+  for (OpResult result : producer->getResults())
+    if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+          return getAncestorIn(consumer->getBlock(), user) != consumer;
+        }))
+      keptProducerResults.push_back(result.getResultNumber());
+
+  SmallVector<Type> resultTypes(consumer.getResultTypes());
+  SmallVector<Value> dims(consumer.getResultDims());
+  for (unsigned i : keptProducerResults) {
+    resultTypes.push_back(producer.getResult(i).getType());
+    llvm::append_range(dims, getResultDims(producer, i));
+  }
+
+  OpBuilder b(consumer);
+  auto merged = TaskOp::create(b, consumer.getLoc(), resultTypes, args, dims);
+  Block *body = &merged.getBody().front();
+  OpBuilder inner = OpBuilder::atBlockBegin(body);
+  auto argFor = [&](Value v) {
+    return body->getArgument(llvm::find(args, v) - args.begin());
+  };
+  IRMapping mapping;
+  Block &producerBody = producer.getBody().front();
+  for (auto [blockArg, operand] :
+       llvm::zip(producerBody.getArguments(), producer.getArgs()))
+    mapping.map(blockArg, argFor(operand));
+  for (Operation &op : producerBody.without_terminator())
+    inner.clone(op, mapping);
+  auto producerYield = cast<YieldOp>(producerBody.getTerminator());
+  Block &consumerBody = consumer.getBody().front();
+  for (auto [blockArg, operand] :
+       llvm::zip(consumerBody.getArguments(), consumer.getArgs())) {
+    if (auto result = dyn_cast<OpResult>(operand);
+        result && result.getOwner() == producer.getOperation())
+      mapping.map(blockArg, mapping.lookup(
+                                producerYield.getValues()[result.getResultNumber()]));
+    else
+      mapping.map(blockArg, argFor(operand));
+  }
+  for (Operation &op : consumerBody.without_terminator())
+    inner.clone(op, mapping);
+  SmallVector<Value> yielded;
+  for (Value v : cast<YieldOp>(consumerBody.getTerminator()).getValues())
+    yielded.push_back(mapping.lookupOrDefault(v));
+  for (unsigned i : keptProducerResults)
+    yielded.push_back(mapping.lookupOrDefault(producerYield.getValues()[i]));
+  YieldOp::create(inner, consumer.getLoc(), yielded);
+
+  // Costs add up; a placement both agree on stays.
+  if (producer.getFlops() && consumer.getFlops())
+    merged.setFlopsAttr(b.getI64IntegerAttr(*producer.getFlops() + *consumer.getFlops()));
+  if (producer.getBytes() && consumer.getBytes())
+    merged.setBytesAttr(b.getI64IntegerAttr(*producer.getBytes() + *consumer.getBytes()));
+  if (producer.getHintAttr() == consumer.getHintAttr())
+    merged.setHintAttr(consumer.getHintAttr());
+  std::optional<double> a = getCpuSeconds(producer), c = getCpuSeconds(consumer);
+  if (a && c)
+    merged->setAttr(kProfileAttrName,
+                    b.getDictionaryAttr(b.getNamedAttr("cpu", b.getF64FloatAttr(*a + *c))));
+
+  for (auto [i, result] : llvm::enumerate(consumer.getResults()))
+    result.replaceAllUsesWith(merged.getResult(i));
+  for (auto [k, i] : llvm::enumerate(keptProducerResults))
+    producer.getResult(i).replaceAllUsesWith(
+        merged.getResult(consumer.getNumResults() + k));
+  consumer.erase();
+  producer.erase();
+  return merged;
+}
+
+std::string formatSeconds(double seconds) {
+  if (seconds < 1e-3)
+    return llvm::formatv("{0:F1} us", seconds * 1e6).str();
+  if (seconds < 1)
+    return llvm::formatv("{0:F2} ms", seconds * 1e3).str();
+  return llvm::formatv("{0:F2} s", seconds).str();
+}
+
+struct ApplyProfilePass
+    : public fw::impl::ApplyProfilePassBase<ApplyProfilePass> {
+  using ApplyProfilePassBase::ApplyProfilePassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (profile.empty())
+      return;
+    llvm::Expected<Profile> read = readProfile(profile);
+    if (!read) {
+      module.emitError(llvm::toString(read.takeError()));
+      return signalPassFailure();
+    }
+    if (!sourceId.empty()) {
+      uint64_t expected = 0;
+      if (llvm::StringRef(sourceId).getAsInteger(0, expected)) {
+        module.emitError("fw-apply-profile: source-id '")
+            << sourceId << "' is not a number";
+        return signalPassFailure();
+      }
+      if (read->sourceId != expected) {
+        module.emitWarning() << llvm::formatv(
+            "profile '{0}' was made from another source program (source id "
+            "{1:x16}, this one {2:x16}): it is ignored",
+            profile, read->sourceId, expected);
+        return;
+      }
+    }
+    llvm::StringMap<Evidence> evidence = gatherEvidence(*read);
+    unsigned matched = 0;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      SmallVector<TaskOp> tasks;
+      func.walk([&](TaskOp task) { tasks.push_back(task); });
+      for (auto [n, task] : llvm::enumerate(tasks)) {
+        std::string name = (func.getSymName() + "_dispatch_" + Twine(n)).str();
+        auto it = evidence.find(name);
+        if (it == evidence.end())
+          continue;
+        ++matched;
+        annotate(task, name, it->second);
+      }
+      if (mergeBelowUs > 0)
+        mergeShortTasks(func, tasks);
+    }
+    if (matched == 0 && !read->entries.empty())
+      module.emitWarning() << "profile '" << profile
+                           << "' names no task of this module";
+  }
+
+  /// Sets fw.profile and the placement hint of one task.
+  void annotate(TaskOp task, llvm::StringRef name, const Evidence &ev) {
+    Builder b(task.getContext());
+    SmallVector<NamedAttribute> entries;
+    for (const auto &[device, seconds] : ev.seconds)
+      entries.push_back(b.getNamedAttr(device, b.getF64FloatAttr(seconds)));
+    auto fastestVariant = std::min_element(
+        ev.cpuVariants.begin(), ev.cpuVariants.end(),
+        [](const auto &x, const auto &y) { return x.second < y.second; });
+    if (fastestVariant != ev.cpuVariants.end() &&
+        (ev.cpuVariants.size() > 1 || !fastestVariant->first.empty())) {
+      entries.push_back(
+          b.getNamedAttr(kProfileConfigName, b.getStringAttr(fastestVariant->first)));
+      entries.push_back(b.getNamedAttr(
+          kProfileCandidatesName, b.getI64IntegerAttr(ev.cpuVariants.size())));
+      std::string evidence;
+      for (const auto &[config, seconds] : ev.cpuVariants)
+        evidence += llvm::formatv("{0}{1}: {2}", evidence.empty() ? "" : "; ",
+                                  config.empty() ? "defaults" : config,
+                                  formatSeconds(seconds));
+      if (ev.runtimeChoice && *ev.runtimeChoice != fastestVariant->first)
+        evidence += "; the runtime had chosen " +
+                    (ev.runtimeChoice->empty() ? std::string("defaults")
+                                               : *ev.runtimeChoice);
+      remark::analysis(task.getLoc(), remark::RemarkOpts::name("VariantEvidence")
+                                          .category("fw-profile")
+                                          .function(name))
+          << llvm::formatv("task {0}: {1} CPU variant(s) measured ({2})", name,
+                           ev.cpuVariants.size(), evidence)
+                 .str();
+    }
+    task->setAttr(kProfileAttrName, b.getDictionaryAttr(entries));
+
+    if (ev.seconds.size() < 2)
+      return;
+    auto fastest = std::min_element(
+        ev.seconds.begin(), ev.seconds.end(),
+        [](const auto &x, const auto &y) { return x.second < y.second; });
+    DeviceKind kind = fastest->first == "cpu" ? DeviceKind::cpu : DeviceKind::gpu;
+    task.setHintAttr(DeviceKindAttr::get(task.getContext(), kind));
+    std::string evidence;
+    for (const auto &[device, seconds] : ev.seconds)
+      evidence += llvm::formatv("{0}{1} {2}", evidence.empty() ? "" : ", ", device,
+                                formatSeconds(seconds));
+    remark::passed(task.getLoc(), remark::RemarkOpts::name("Placement")
+                                      .category("fw-profile")
+                                      .function(name))
+        << llvm::formatv("task {0} placed on {1}: measured {2}", name,
+                         kind == DeviceKind::cpu ? "cpu" : "gpu", evidence)
+               .str();
+  }
+
+  /// Merges chains of tasks measured below the threshold.
+  void mergeShortTasks(func::FuncOp func, ArrayRef<TaskOp> original) {
+    double threshold = mergeBelowUs * 1e-6;
+    llvm::DenseMap<Operation *, std::string> names;
+    for (auto [n, task] : llvm::enumerate(original))
+      names[task] = (func.getSymName() + "_dispatch_" + Twine(n)).str();
+    SmallVector<TaskOp> tasks(original);
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      TaskOp producer = tasks[i];
+      std::optional<double> a = getCpuSeconds(producer);
+      if (!a || *a >= threshold)
+        continue;
+      // The consumer: the first later task that reads one of its results.
+      TaskOp consumer;
+      for (size_t j = i + 1; j < tasks.size() && !consumer; ++j)
+        for (Value arg : tasks[j].getArgs())
+          if (arg.getDefiningOp() == producer.getOperation())
+            consumer = tasks[j];
+      if (!consumer || !canMerge(producer, consumer))
+        continue;
+      std::optional<double> c = getCpuSeconds(consumer);
+      if (!c || *a + *c >= threshold)
+        continue;
+      std::string what = names[producer] + " + " + names[consumer];
+      TaskOp merged = mergeTasks(producer, consumer);
+      names[merged] = what;
+      remark::passed(merged.getLoc(), remark::RemarkOpts::name("MergeTasks")
+                                          .category("fw-profile")
+                                          .function(func.getSymName()))
+          << llvm::formatv("merged tasks {0}: measured {1} + {2}, below {3} "
+                           "(10x the per-task overhead): one dispatch",
+                           what, formatSeconds(*a), formatSeconds(*c),
+                           formatSeconds(threshold))
+                 .str();
+      // The merged task replaces the consumer; the producer's slot goes.
+      for (TaskOp &t : tasks)
+        if (t == consumer)
+          t = merged;
+      tasks.erase(tasks.begin() + i);
+      --i;
+      // Re-examine the merged task as a producer when its turn comes.
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,197 @@
+//===- TuneVariants.cpp - Measured knobs, or candidates to measure ---------===//
+//
+// The compile-time half of autotuning: an executable either takes the knobs a
+// profile found fastest, or, when hot and autotuning is on, gets several CPU
+// variants with different knobs for the runtime to measure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/ProfileAttrs.h"
+#include "fw/Target/TuningConfig.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Remarks.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::fw {
+#define GEN_PASS_DEF_TUNEVARIANTSPASS
+#include "fw/Dialect/FW/Transforms/Passes.h.inc"
+} // namespace mlir::fw
+
+using namespace mlir;
+using namespace mlir::fw;
+
+/// What kind of kernel a variant holds, which decides the knobs worth trying.
+static KernelClass classifyKernel(VariantOp variant) {
+  KernelClass kind = KernelClass::Other;
+  variant.getInnerModule().walk([&](linalg::LinalgOp op) {
+    if (linalg::isaContractionOpInterface(op) ||
+        linalg::isaConvolutionOpInterface(op)) {
+      kind = KernelClass::Contraction;
+      return WalkResult::interrupt();
+    }
+    if (op.getNumParallelLoops() > 0)
+      kind = KernelClass::Divisible;
+    return WalkResult::advance();
+  });
+  return kind;
+}
+
+/// The measured seconds of an executable (its fastest device), if profiled.
+static std::optional<double> getMeasuredSeconds(ExecutableOp exe) {
+  auto profile = exe->getAttrOfType<DictionaryAttr>(kProfileAttrName);
+  std::optional<double> best;
+  for (NamedAttribute entry : profile ? profile.getValue() : ArrayRef<NamedAttribute>())
+    if (auto seconds = dyn_cast<FloatAttr>(entry.getValue()))
+      best = std::min(best.value_or(seconds.getValueAsDouble()),
+                      seconds.getValueAsDouble());
+  return best;
+}
+
+/// A nominal time from the estimates: 100 GFLOP/s and 10 GB/s.
+static double getEstimatedSeconds(ExecutableOp exe) {
+  return static_cast<double>(exe.getFlops().value_or(0)) / 1e11 +
+         static_cast<double>(exe.getBytes().value_or(0)) / 1e10;
+}
+
+/// The executables that make up 90% of the module's cost, by measured time
+/// when the module was profiled, else by the estimates (and those without
+/// any).
+static llvm::DenseSet<Operation *> findHotExecutables(ModuleOp module) {
+  SmallVector<ExecutableOp> exes(module.getOps<ExecutableOp>());
+  bool measured = llvm::any_of(
+      exes, [](ExecutableOp exe) { return getMeasuredSeconds(exe).has_value(); });
+  SmallVector<std::pair<double, ExecutableOp>> costs;
+  double total = 0;
+  for (ExecutableOp exe : exes) {
+    double cost = measured ? getMeasuredSeconds(exe).value_or(0)
+                           : getEstimatedSeconds(exe);
+    costs.push_back({cost, exe});
+    total += cost;
+  }
+  // Ties keep module order, so the choice is deterministic.
+  llvm::sort(costs, [&](const auto &a, const auto &b) {
+    if (a.first != b.first)
+      return a.first > b.first;
+    return a.second->isBeforeInBlock(b.second);
+  });
+  llvm::DenseSet<Operation *> hot;
+  // Without a profile, an executable with dynamic shapes has no estimate: it
+  // may well be hot, so it is tuned too.
+  if (!measured)
+    for (ExecutableOp exe : exes)
+      if (!exe.getFlops() && !exe.getBytes())
+        hot.insert(exe);
+  double covered = 0;
+  for (auto [cost, exe] : costs) {
+    if (cost <= 0 || covered >= 0.9 * total)
+      break;
+    hot.insert(exe);
+    covered += cost;
+  }
+  return hot;
+}
+
+namespace {
+
+struct TuneVariantsPass
+    : public fw::impl::TuneVariantsPassBase<TuneVariantsPass> {
+  using TuneVariantsPassBase::TuneVariantsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::DenseSet<Operation *> hot;
+    if (candidates > 1)
+      hot = findHotExecutables(module);
+    for (ExecutableOp exe : module.getOps<ExecutableOp>()) {
+      VariantOp cpu;
+      for (VariantOp variant : exe.getOps<VariantOp>())
+        if (!cpu && isa<CPUTargetAttr>(variant.getTarget()))
+          cpu = variant;
+      if (!cpu)
+        continue;
+      const TargetDescription *target =
+          lookupTarget(cpu.getTargetInterface().getArchName());
+      if (!target)
+        continue;
+      auto profile = exe->getAttrOfType<DictionaryAttr>(kProfileAttrName);
+      auto config = profile ? profile.getAs<StringAttr>(kProfileConfigName) : nullptr;
+      if (config) {
+        if (failed(keepMeasured(exe, cpu, *target, config.getValue(), profile)))
+          return signalPassFailure();
+        continue;
+      }
+      if (hot.contains(exe))
+        addCandidates(exe, cpu, *target);
+    }
+  }
+
+  /// The CPU variant takes the knobs the profile found fastest.
+  LogicalResult keepMeasured(ExecutableOp exe, VariantOp cpu,
+                             const TargetDescription &target,
+                             llvm::StringRef text, DictionaryAttr profile) {
+    llvm::Expected<TuningConfig> tuning = parseTuningConfig(text);
+    llvm::Error invalid = tuning ? verifyTuningConfig(*tuning, target)
+                                 : tuning.takeError();
+    if (invalid) {
+      exe.emitWarning() << "the profile's fastest variant of " << exe.getSymName()
+                        << " has knobs '" << text
+                        << "' that do not fit " << target.arch << " ("
+                        << llvm::toString(std::move(invalid))
+                        << "): the target's defaults are kept";
+      return success();
+    }
+    cpu.setTuning(*tuning);
+    auto count = profile.getAs<IntegerAttr>(kProfileCandidatesName);
+    remark::passed(exe.getLoc(), remark::RemarkOpts::name("KeepVariant")
+                                     .category("fw-profile")
+                                     .function(exe.getSymName()))
+        << llvm::formatv("task {0}: kept the CPU variant with {1}, the fastest "
+                         "of {2} measured",
+                         exe.getSymName(), text.empty() ? "the defaults" : text,
+                         count ? count.getInt() : 1)
+               .str();
+    return success();
+  }
+
+  /// Clones the CPU variant once per other candidate.
+  void addCandidates(ExecutableOp exe, VariantOp cpu,
+                     const TargetDescription &target) {
+    KernelClass kind = classifyKernel(cpu);
+    SmallVector<TuningConfig> configs =
+        getTuningCandidates(target, kind, candidates);
+    if (configs.size() < 2) {
+      remark::missed(exe.getLoc(), remark::RemarkOpts::name("Autotune")
+                                       .category("fw-autotune")
+                                       .function(exe.getSymName()))
+          << llvm::formatv("task {0}: hot, but its kernel has no knobs to tune",
+                           exe.getSymName())
+                 .str();
+      return;
+    }
+    cpu.setTuning(configs.front());
+    OpBuilder b(exe.getContext());
+    b.setInsertionPointAfter(cpu);
+    std::string list;
+    for (auto [i, config] : llvm::enumerate(configs)) {
+      list += llvm::formatv("{0}{1}", i ? "; " : "",
+                            config.empty() ? "defaults" : formatTuningConfig(config));
+      if (i == 0)
+        continue;
+      auto clone = cast<VariantOp>(b.clone(*cpu));
+      clone.setSymName((cpu.getSymName() + "_t" + Twine(i)).str());
+      clone.setTuning(config);
+    }
+    remark::passed(exe.getLoc(), remark::RemarkOpts::name("Autotune")
+                                     .category("fw-autotune")
+                                     .function(exe.getSymName()))
+        << llvm::formatv("task {0}: {1} candidate variants for the runtime to "
+                         "measure ({2})",
+                         exe.getSymName(), configs.size(), list)
+               .str();
+  }
+};
+
+} // namespace

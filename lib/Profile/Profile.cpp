@@ -1,0 +1,117 @@
+//===- Profile.cpp - Reading runtime profiles ------------------------------===//
+
+#include "fw/Profile/Profile.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+
+using namespace mlir::fw;
+namespace json = llvm::json;
+
+llvm::StringRef ProfileEntry::executable() const {
+  llvm::StringRef name = task;
+  return name.contains('.') ? name.split('.').second : name;
+}
+
+static llvm::Error error(llvm::StringRef path, const llvm::Twine &what) {
+  return llvm::createStringError("profile '" + path + "': " + what);
+}
+
+/// "0x5b2f8ce830855d38" as a number.
+static std::optional<uint64_t> parseHex(std::optional<llvm::StringRef> text) {
+  uint64_t value;
+  if (!text || !text->starts_with("0x") ||
+      text->drop_front(2).getAsInteger(16, value))
+    return std::nullopt;
+  return value;
+}
+
+llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
+                                               llvm::StringRef path) {
+  llvm::Expected<json::Value> parsed = json::parse(text);
+  if (!parsed)
+    return error(path, "is not JSON: " + llvm::toString(parsed.takeError()));
+  const json::Object *root = parsed->getAsObject();
+  if (!root || root->getString("format") != "fw-profile")
+    return error(path, "is not an fw profile (no \"format\": \"fw-profile\")");
+  std::optional<int64_t> version = root->getInteger("version");
+  if (!version)
+    return error(path, "has no format version");
+  if (*version != kProfileVersion)
+    return error(path, llvm::formatv("has format version {0}; this fwc reads {1}",
+                                     *version, kProfileVersion));
+  Profile profile;
+  const json::Object *module = root->getObject("module");
+  if (!module || !module->getString("name"))
+    return error(path, "has no \"module\" with a name");
+  profile.moduleName = module->getString("name")->str();
+  std::optional<uint64_t> build = parseHex(module->getString("build_id"));
+  std::optional<uint64_t> source = parseHex(module->getString("source_id"));
+  if (!build || !source)
+    return error(path, "has no valid module.build_id and module.source_id "
+                       "(\"0x\" and hex digits)");
+  profile.buildId = *build;
+  profile.sourceId = *source;
+  profile.runs = root->getInteger("runs").value_or(0);
+  const json::Array *tasks = root->getArray("tasks");
+  if (!tasks)
+    return error(path, "has no \"tasks\" array");
+  for (auto [index, value] : llvm::enumerate(*tasks)) {
+    auto bad = [&, index = index](llvm::StringRef field) {
+      return error(path, llvm::formatv("tasks[{0}]: {1}", index, field));
+    };
+    const json::Object *t = value.getAsObject();
+    if (!t)
+      return bad("is not an object");
+    ProfileEntry entry;
+    std::optional<llvm::StringRef> task = t->getString("task");
+    std::optional<llvm::StringRef> device = t->getString("device");
+    if (!task || task->empty())
+      return bad("\"task\" is missing or not a name");
+    if (!device || (*device != "cpu" && *device != "cuda" && *device != "hip"))
+      return bad("\"device\" must be \"cpu\", \"cuda\" or \"hip\"");
+    std::optional<int64_t> sizeClass = t->getInteger("size_class");
+    if (!sizeClass || *sizeClass < 0 || *sizeClass > 64)
+      return bad("\"size_class\" must be an integer in [0, 64]");
+    std::optional<int64_t> count = t->getInteger("count");
+    if (!count || *count < 0)
+      return bad("\"count\" must be a non-negative integer");
+    const json::Object *seconds = t->getObject("seconds");
+    std::optional<double> median =
+        seconds ? seconds->getNumber("median") : std::nullopt;
+    std::optional<double> total =
+        seconds ? seconds->getNumber("total") : std::nullopt;
+    if (!median || !total || !std::isfinite(*median) || *median < 0 ||
+        !std::isfinite(*total) || *total < 0)
+      return bad("\"seconds\" must hold a non-negative \"median\" and \"total\"");
+    if (const json::Value *config = t->get("config")) {
+      if (!config->getAsString())
+        return bad("\"config\" must be a string");
+      entry.config = config->getAsString()->str();
+    }
+    if (const json::Value *selected = t->get("selected")) {
+      if (!selected->getAsBoolean())
+        return bad("\"selected\" must be true or false");
+      entry.selected = *selected->getAsBoolean();
+    }
+    entry.task = task->str();
+    entry.device = device->str();
+    entry.sizeClass = static_cast<int>(*sizeClass);
+    entry.count = static_cast<uint64_t>(*count);
+    entry.medianSeconds = *median;
+    entry.totalSeconds = *total;
+    profile.entries.push_back(std::move(entry));
+  }
+  return profile;
+}
+
+llvm::Expected<Profile> mlir::fw::readProfile(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file)
+    return error(path, "cannot be read: " + file.getError().message());
+  return parseProfile((*file)->getBuffer(), path);
+}

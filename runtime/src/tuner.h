@@ -1,0 +1,71 @@
+/* Internal: online autotuning. An executable compiled with several CPU variants of one
+ * target (`fwc --autotune=N`: the same kernel with different register tiles, cache
+ * blocking or division among workgroups) has candidates. Per size class of its calls,
+ * the first dispatches try the candidates in turn, one warm-up run (not counted: first
+ * touches of its code and buffers) and FW_TUNE_TRIALS timed runs each; from then on every
+ * dispatch runs the one with the lowest median time. */
+#ifndef FW_RUNTIME_SRC_TUNER_H_
+#define FW_RUNTIME_SRC_TUNER_H_
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "metadata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FW_TUNE_TRIALS 3
+#define FW_TUNE_MAX_CANDIDATES 8
+
+typedef struct fw_tune_slot_t { /* one size class of one executable */
+  uint32_t size_class;
+  int32_t chosen;   /* index into the candidates; -1 while measuring */
+  uint32_t next;    /* the candidate the next trial dispatch gets */
+  uint32_t dispatched[FW_TUNE_MAX_CANDIDATES]; /* trial runs handed out */
+  uint32_t warmed[FW_TUNE_MAX_CANDIDATES];     /* its warm-up run finished */
+  uint32_t measured[FW_TUNE_MAX_CANDIDATES];   /* trial runs timed */
+  double seconds[FW_TUNE_MAX_CANDIDATES][FW_TUNE_TRIALS];
+} fw_tune_slot_t;
+
+typedef struct fw_tune_executable_t {
+  uint32_t num_candidates; /* 0 or >= 2 */
+  uint32_t candidates[FW_TUNE_MAX_CANDIDATES]; /* variant indices */
+  fw_tune_slot_t *slots;
+  size_t num_slots, cap_slots;
+} fw_tune_executable_t;
+
+typedef struct fw_tuner_t {
+  int ready; /* initialized */
+  pthread_mutex_t lock;
+  fw_tune_executable_t *executables; /* per executable */
+  size_t num_executables;
+} fw_tuner_t;
+
+/* What a dispatch runs: the variant, and whether it is a trial or the chosen one. */
+typedef enum fw_tune_state_t {
+  FW_TUNE_NONE = 0,   /* no candidates: the executable's only CPU variant */
+  FW_TUNE_TRIAL = 1,  /* measuring */
+  FW_TUNE_CHOSEN = 2, /* the fastest candidate */
+} fw_tune_state_t;
+
+/* Finds the candidates of every executable among the CPU variants that loaded
+ * (`cpu_kernels[v]` non-NULL): those of the same target as the first one, when there are
+ * several. With `enabled` 0, there are none (every dispatch runs the first variant). */
+int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, void *const *cpu_kernels,
+                  int enabled);
+void fw_tuner_fini(fw_tuner_t *tuner);
+/* The variant a dispatch of `executable` touching `bytes` runs, or -1 when it has no
+ * candidates; `state` says which kind of run it is. */
+int64_t fw_tuner_pick(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes,
+                      fw_tune_state_t *state);
+/* Records the time of a trial run of `variant`. */
+void fw_tuner_record(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes, uint32_t variant,
+                     double seconds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
