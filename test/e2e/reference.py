@@ -144,6 +144,25 @@ def mlp(x, w1, b1, w2, b2):
     return (y.astype(np.float32),)
 
 
+def convnet(x, k1, b1, k2, b2, w, bw):
+    (c1,) = conv2d_nhwc_hwcf(x, k1)
+    c1 = np.maximum(c1.astype(np.float64) + b1, 0.0)
+    (c2,) = conv2d_nhwc_hwcf(c1, k2)
+    c2 = np.maximum(c2.astype(np.float64) + b2, 0.0)
+    mean = c2.sum(axis=(1, 2)) * np.float64(np.float32(0.0012755102))
+    mean, w, bw = _f64(mean, w, bw)
+    return ((mean @ w + bw).astype(np.float32),)
+
+
+def attention(x, wq, wk, wv, wo):
+    x, wq, wk, wv, wo = _f64(x, wq, wk, wv, wo)
+    q, k, v = x @ wq, x @ wk, x @ wv
+    s = (q @ k.T) * 0.125
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    return (((p @ v) @ wo + x).astype(np.float32),)
+
+
 def chain(a, b):
     # C = A @ B (MxN); T = C^T (NxM); out[n] = sum_m T[n, m]
     a, b = _f64(a, b)
@@ -526,6 +545,12 @@ CASES = {
     "softmax_of_product_exp": Case(softmax_of_product_exp, [Arg(F32), Arg(F32)],
                                    rtol=1e-5, atol=1e-6),
     "transpose": Case(transpose, [Arg(F32)], rtol=0.0, atol=0.0),
+    "convnet": Case(convnet, [Arg(F32), Arg(F32, -0.2, 0.2), Arg(F32, -0.1, 0.1),
+                              Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1), Arg(F32), Arg(F32)],
+                    rtol=1e-4, atol=1e-4),
+    "attention": Case(attention, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
+                                  Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1)],
+                      rtol=1e-4, atol=1e-4),
     "mlp": Case(mlp, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
                       Arg(F32, -0.2, 0.2), Arg(F32, -0.2, 0.2)],
                 atol=1e-4),
