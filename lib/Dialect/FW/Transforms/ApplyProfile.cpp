@@ -337,8 +337,8 @@ struct ApplyProfilePass
       remark::passed(merged.getLoc(), remark::RemarkOpts::name("MergeTasks")
                                           .category("fw-profile")
                                           .function(func.getSymName()))
-          << llvm::formatv("merged tasks {0}: measured {1} + {2}, below {3} "
-                           "(10x the per-task overhead): one dispatch",
+          << llvm::formatv("merged tasks {0}: measured {1} + {2}, below the "
+                           "{3} threshold: one dispatch",
                            what, formatSeconds(*a), formatSeconds(*c),
                            formatSeconds(threshold))
                  .str();

@@ -11,7 +11,7 @@
 // and what follows it (2 us). 1 ran on the CPU and a GPU: the GPU was faster.
 // CHECK: remark: [Passed] Placement | Category:fw-profile | Function=main_dispatch_1 | Remark="task main_dispatch_1 placed on gpu: measured cpu 2.00 ms, cuda 150.0 us"
 // 0 feeds only 2, and 3 us + 2 us is below 10 us: they merge.
-// CHECK: remark: [Passed] MergeTasks | Category:fw-profile | Function=main | Remark="merged tasks main_dispatch_0 + main_dispatch_2: measured 3.0 us + 2.0 us, below 10.0 us (10x the per-task overhead): one dispatch"
+// CHECK: remark: [Passed] MergeTasks | Category:fw-profile | Function=main | Remark="merged tasks main_dispatch_0 + main_dispatch_2: measured 3.0 us + 2.0 us, below the 10.0 us threshold: one dispatch"
 // CHECK-NOT: MergeTasks
 // CHECK-LABEL: func.func @main
 // CHECK: fw.task(%arg2, %arg3)
