@@ -92,6 +92,11 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
         return bad("\"config\" must be a string");
       entry.config = config->getAsString()->str();
     }
+    if (const json::Value *arch = t->get("arch")) {
+      if (!arch->getAsString())
+        return bad("\"arch\" must be a string");
+      entry.arch = arch->getAsString()->str();
+    }
     if (const json::Value *selected = t->get("selected")) {
       if (!selected->getAsBoolean())
         return bad("\"selected\" must be true or false");

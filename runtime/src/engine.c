@@ -233,13 +233,15 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
           uint64_t touched = 0;
           for (size_t i = 0; i < t->num_accesses; ++i)
             touched += t->accesses[i].buffer->byte_size;
-          const char *config = "";
-          if (w->kind == FW_TARGET_KIND_CPU && t->module)
-            config = t->module->md.variants[t->cpu_variant].config;
-          else if (t->module)
-            config = t->module->md.variants[t->module->gpu_kernels[w->device_index][t->executable]
-                                                .variant].config;
-          fw_profile_record(&rt->profile, t->name, config, t->tune_state == FW_TUNE_CHOSEN,
+          const fw_md_variant_t *variant = NULL;
+          if (t->module)
+            variant = &t->module->md.variants[
+                w->kind == FW_TARGET_KIND_CPU
+                    ? t->cpu_variant
+                    : t->module->gpu_kernels[w->device_index][t->executable].variant];
+          fw_profile_record(&rt->profile, t->name,
+                            variant ? t->module->md.targets[variant->target].arch : "",
+                            variant ? variant->config : "", t->tune_state == FW_TUNE_CHOSEN,
                             w->kind, touched, (double)(end - start) * 1e-9, before, after,
                             moved);
         }

@@ -320,6 +320,9 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
     e->cost_flops = rd64(r + 24);
     e->cost_bytes = rd64(r + 32);
     e->priority = rd32(r + 40);
+    e->flags = minor >= 2 ? rd32(r + 44) : 0; /* reserved (zero) before minor 2 */
+    if (e->flags & ~(uint32_t)FW_MD_EXECUTABLE_AUTOTUNE)
+      TRY(MD_ERR("executables[%u].flags 0x%x has unknown bits", i, e->flags));
     TRY(check_range("executables", i, "first_binding", e->first_binding, e->num_bindings,
                     bindings.count, "bindings"));
     TRY(check_range("executables", i, "first_variant", e->first_variant, e->num_variants,

@@ -31,7 +31,11 @@ typedef struct fw_md_executable_t {
   uint32_t first_variant, num_variants;
   uint64_t cost_flops, cost_bytes;
   uint32_t priority;
+  uint32_t flags; /* FW_MD_EXECUTABLE_* (minor 2) */
 } fw_md_executable_t;
+
+/* fw_md_executable_t.flags: its CPU variants are candidates to measure (fwc --autotune). */
+#define FW_MD_EXECUTABLE_AUTOTUNE 0x1u
 
 typedef struct fw_md_variant_t {
   uint32_t target;

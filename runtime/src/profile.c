@@ -42,6 +42,7 @@ void fw_profile_fini(fw_profile_t *p) {
   for (size_t i = 0; i < p->capacity; ++i) {
     free((char *)p->entries[i].task);
     free((char *)p->entries[i].config);
+    free((char *)p->entries[i].arch);
   }
   free(p->entries);
   pthread_mutex_destroy(&p->lock);
@@ -134,9 +135,11 @@ double fw_profile_bucket_seconds(uint32_t bucket) {
 }
 
 static uint64_t hash_key(const char *task, uint32_t device, uint32_t size_class,
-                         const char *config) {
+                         const char *arch, const char *config) {
   uint64_t h = 1469598103934665603ull;
   for (const char *c = task; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  h = (h ^ 0xff) * 1099511628211ull;
+  for (const char *c = arch; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
   h = (h ^ 0xff) * 1099511628211ull;
   for (const char *c = config; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
   h = (h ^ device) * 1099511628211ull;
@@ -144,7 +147,7 @@ static uint64_t hash_key(const char *task, uint32_t device, uint32_t size_class,
 }
 
 static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t device,
-                                uint32_t size_class, const char *config) {
+                                uint32_t size_class, const char *arch, const char *config) {
   if ((p->size + 1) * 4 > p->capacity * 3) {
     size_t cap = p->capacity ? p->capacity * 2 : 32;
     fw_profile_entry_t *grown = calloc(cap, sizeof(*grown));
@@ -152,7 +155,7 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
     for (size_t i = 0; i < p->capacity; ++i) {
       fw_profile_entry_t *e = &p->entries[i];
       if (!e->task) continue;
-      size_t j = hash_key(e->task, e->device, e->size_class, e->config) & (cap - 1);
+      size_t j = hash_key(e->task, e->device, e->size_class, e->arch, e->config) & (cap - 1);
       while (grown[j].task) j = (j + 1) & (cap - 1);
       grown[j] = *e;
     }
@@ -160,22 +163,25 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
     p->entries = grown;
     p->capacity = cap;
   }
-  size_t j = hash_key(task, device, size_class, config) & (p->capacity - 1);
+  size_t j = hash_key(task, device, size_class, arch, config) & (p->capacity - 1);
   for (;; j = (j + 1) & (p->capacity - 1)) {
     fw_profile_entry_t *e = &p->entries[j];
     if (!e->task) break;
     if (e->device == (fw_target_kind_t)device && e->size_class == size_class &&
-        strcmp(e->task, task) == 0 && strcmp(e->config, config) == 0)
+        strcmp(e->task, task) == 0 && strcmp(e->arch, arch) == 0 &&
+        strcmp(e->config, config) == 0)
       return e;
   }
   fw_profile_entry_t *e = &p->entries[j];
-  char *owned_task = strdup(task), *owned_config = strdup(config);
-  if (!owned_task || !owned_config) {
+  char *owned_task = strdup(task), *owned_arch = strdup(arch), *owned_config = strdup(config);
+  if (!owned_task || !owned_arch || !owned_config) {
     free(owned_task);
+    free(owned_arch);
     free(owned_config);
     return NULL;
   }
   e->task = owned_task;
+  e->arch = owned_arch;
   e->config = owned_config;
   e->device = (fw_target_kind_t)device;
   e->size_class = size_class;
@@ -184,12 +190,14 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
   return e;
 }
 
-void fw_profile_record(fw_profile_t *p, const char *task, const char *config, int selected,
-                       uint32_t device, uint64_t bytes, double seconds, const uint64_t *before,
-                       const uint64_t *after, const uint64_t (*moved)[FW_NUM_TIERS]) {
+void fw_profile_record(fw_profile_t *p, const char *task, const char *arch, const char *config,
+                       int selected, uint32_t device, uint64_t bytes, double seconds,
+                       const uint64_t *before, const uint64_t *after,
+                       const uint64_t (*moved)[FW_NUM_TIERS]) {
   if (!(seconds >= 0) || !isfinite(seconds)) return;
   pthread_mutex_lock(&p->lock);
-  fw_profile_entry_t *e = find(p, task, device, fw_history_size_class(bytes), config ? config : "");
+  fw_profile_entry_t *e = find(p, task, device, fw_history_size_class(bytes), arch ? arch : "",
+                               config ? config : "");
   if (e) {
     ++e->count;
     e->selected = selected;

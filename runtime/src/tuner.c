@@ -18,12 +18,10 @@ int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, void *const *cpu_k
   for (size_t e = 0; enabled && e < md->num_executables; ++e) {
     const fw_md_executable_t *exe = &md->executables[e];
     fw_tune_executable_t *t = &tuner->executables[e];
-    int64_t target = -1;
+    if (!(exe->flags & FW_MD_EXECUTABLE_AUTOTUNE)) continue;
     for (uint32_t v = 0; v < exe->num_variants; ++v) {
       uint32_t index = exe->first_variant + v;
       if (!cpu_kernels[index]) continue;
-      if (target < 0) target = md->variants[index].target;
-      if (md->variants[index].target != (uint32_t)target) continue;
       if (t->num_candidates < FW_TUNE_MAX_CANDIDATES) t->candidates[t->num_candidates++] = index;
     }
     if (t->num_candidates < 2) t->num_candidates = 0;
@@ -57,7 +55,7 @@ static fw_tune_slot_t *find_slot(fw_tune_executable_t *t, uint32_t size_class) {
   return slot;
 }
 
-static double median3(const double *s, uint32_t n) {
+static double median(const double *s, uint32_t n) {
   double a[FW_TUNE_TRIALS];
   memcpy(a, s, n * sizeof(double));
   for (uint32_t i = 1; i < n; ++i)
@@ -75,7 +73,7 @@ static void maybe_choose(fw_tune_executable_t *t, fw_tune_slot_t *slot) {
   double best_seconds = 0;
   for (uint32_t c = 0; c < t->num_candidates; ++c) {
     if (slot->measured[c] < FW_TUNE_TRIALS) return;
-    double m = median3(slot->seconds[c], FW_TUNE_TRIALS);
+    double m = median(slot->seconds[c], FW_TUNE_TRIALS);
     if (best < 0 || m < best_seconds) {
       best = (int32_t)c;
       best_seconds = m;

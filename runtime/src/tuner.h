@@ -1,6 +1,7 @@
-/* Internal: online autotuning. An executable compiled with several CPU variants of one
- * target (`fwc --autotune=N`: the same kernel with different register tiles, cache
- * blocking or division among workgroups) has candidates. Per size class of its calls,
+/* Internal: online autotuning. An executable marked for it (`fwc --autotune=N`) has its
+ * CPU variants as candidates: the same kernel with different register tiles, cache
+ * blocking or division among workgroups, or for a higher ISA level (only those this
+ * processor runs are loaded). Per size class of its calls,
  * the first dispatches try the candidates in turn, one warm-up run (not counted: first
  * touches of its code and buffers) and FW_TUNE_TRIALS timed runs each; from then on every
  * dispatch runs the one with the lowest median time. */
@@ -16,7 +17,7 @@
 extern "C" {
 #endif
 
-#define FW_TUNE_TRIALS 3
+#define FW_TUNE_TRIALS 5
 #define FW_TUNE_MAX_CANDIDATES 8
 
 typedef struct fw_tune_slot_t { /* one size class of one executable */
@@ -50,9 +51,10 @@ typedef enum fw_tune_state_t {
   FW_TUNE_CHOSEN = 2, /* the fastest candidate */
 } fw_tune_state_t;
 
-/* Finds the candidates of every executable among the CPU variants that loaded
- * (`cpu_kernels[v]` non-NULL): those of the same target as the first one, when there are
- * several. With `enabled` 0, there are none (every dispatch runs the first variant). */
+/* Finds the candidates of every executable marked FW_MD_EXECUTABLE_AUTOTUNE: its CPU
+ * variants that loaded (`cpu_kernels[v]` non-NULL), when there are several. Other
+ * executables, and all with `enabled` 0, have none: every dispatch runs the first CPU
+ * variant that loaded. */
 int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, void *const *cpu_kernels,
                   int enabled);
 void fw_tuner_fini(fw_tuner_t *tuner);

@@ -1,4 +1,4 @@
-// Test helper: serialises metadata tables (docs/fat-binary.md, version 1.0) and seals
+// Test helper: serialises metadata tables (docs/fat-binary.md, version 1.0 to 1.2) and seals
 // .fwb files. Used by the unit tests and by the fixture generator.
 #ifndef FW_RUNTIME_TEST_FWMD_BUILDER_H_
 #define FW_RUNTIME_TEST_FWMD_BUILDER_H_
@@ -32,6 +32,7 @@ struct Variant {
   std::string kernel;
   uint32_t image = 0xFFFFFFFFu;
   uint32_t workgroup_size[3] = {1, 1, 1};
+  std::string config; // minor 2: written when some variant has one
 };
 struct Executable {
   std::string name;
@@ -39,6 +40,7 @@ struct Executable {
   std::vector<Variant> variants;
   uint64_t cost_flops = 0, cost_bytes = 0;
   uint32_t priority = 0;
+  uint32_t flags = 0; // minor 2
 };
 struct Image {
   uint32_t target = 0, format = 1;
@@ -59,7 +61,8 @@ enum : size_t {
   kOffMagic = 0, kOffMajor = 4, kOffMinor = 6, kOffHeaderSize = 8, kOffTotalSize = 12,
   kOffAbi = 16, kOffFlags = 20, kOffStrings = 24, kOffTargets = 32, kOffFunctions = 40,
   kOffValues = 48, kOffDims = 56, kOffExecutables = 64, kOffBindings = 72,
-  kOffVariants = 80, kOffImages = 88, kOffModuleName = 96, kHeaderSize = 128,
+  kOffVariants = 80, kOffImages = 88, kOffModuleName = 96, kOffSourceId = 104,
+  kOffVariantConfigs = 112, kHeaderSize = 128,
 };
 
 inline void put32(std::vector<uint8_t> &b, size_t at, uint32_t v) {
@@ -90,7 +93,8 @@ class Writer {
       r.num_results = uint32_t(f.results.size());
       fns_.push_back(r);
     }
-    std::vector<uint8_t> execs, bindings, variants;
+    std::vector<uint8_t> execs, bindings, variants, configs;
+    bool has_configs = false;
     for (const Executable &e : m.executables) {
       size_t at = execs.size();
       execs.resize(at + 48);
@@ -104,6 +108,7 @@ class Writer {
       put64(execs, at + 24, e.cost_flops);
       put64(execs, at + 32, e.cost_bytes);
       put32(execs, at + 40, e.priority);
+      put32(execs, at + 44, e.flags);
       for (const Binding &b : e.bindings) {
         size_t bt = bindings.size();
         bindings.resize(bt + 8);
@@ -120,6 +125,12 @@ class Writer {
         put32(variants, vt + 12, k.second);
         put32(variants, vt + 16, v.image);
         for (int i = 0; i < 3; ++i) put32(variants, vt + 20 + 4 * i, v.workgroup_size[i]);
+        size_t ct = configs.size();
+        configs.resize(ct + 8);
+        auto c = str(v.config);
+        put32(configs, ct, c.first);
+        put32(configs, ct + 4, c.second);
+        has_configs |= !v.config.empty();
       }
     }
     std::vector<uint8_t> targets;
@@ -186,6 +197,7 @@ class Writer {
     append(kOffBindings, bindings, 8);
     append(kOffVariants, variants, 32);
     append(kOffImages, images, 24);
+    if (has_configs) append(kOffVariantConfigs, configs, 8);
     append(kOffStrings, pool_, 1);
     put32(out, kOffModuleName, module_name.first);
     put32(out, kOffModuleName + 4, module_name.second);

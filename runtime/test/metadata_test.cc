@@ -105,6 +105,42 @@ TEST(Metadata, AcceptsLaterMinorWithLargerHeaderAndTrailingBytes) {
   fw_metadata_free(&md);
 }
 
+TEST(Metadata, Minor2CarriesVariantConfigsAndExecutableFlags) {
+  fwtest::Module m = richModule();
+  m.version_minor = 2;
+  m.executables[0].variants[0].config = "kc=256,mr=4";
+  m.executables[0].flags = FW_MD_EXECUTABLE_AUTOTUNE;
+  fw_metadata_t md;
+  ASSERT_EQ(parse(fwtest::Writer().serialize(m), &md), nullptr);
+  EXPECT_STREQ(md.variants[0].config, "kc=256,mr=4");
+  EXPECT_STREQ(md.variants[1].config, "");
+  EXPECT_EQ(md.executables[0].flags, FW_MD_EXECUTABLE_AUTOTUNE);
+  fw_metadata_free(&md);
+  // Minor 1 readers' view: the same bytes are reserved, flags are ignored.
+  m.version_minor = 1;
+  ASSERT_EQ(parse(fwtest::Writer().serialize(m), &md), nullptr);
+  EXPECT_STREQ(md.variants[0].config, "");
+  EXPECT_EQ(md.executables[0].flags, 0u);
+  fw_metadata_free(&md);
+}
+
+TEST(Metadata, RejectsBadMinor2Fields) {
+  fwtest::Module m = richModule();
+  m.version_minor = 2;
+  m.executables[0].flags = 0x10;
+  EXPECT_NE(parseError(fwtest::Writer().serialize(m)).find("executables[0].flags 0x10 has unknown bits"),
+            std::string::npos);
+  m.executables[0].flags = 0;
+  m.executables[0].variants[0].config = "kc=256";
+  std::vector<uint8_t> b = fwtest::Writer().serialize(m);
+  put32(b, fwtest::kOffVariantConfigs + 4, 1); // one config for two variants
+  EXPECT_NE(parseError(b).find("variant_configs has 1 entries for 2 variants"), std::string::npos);
+  b = fwtest::Writer().serialize(m);
+  uint32_t at = get32(b, fwtest::kOffVariantConfigs);
+  put32(b, at, 0xFFFFFF00u); // a config string outside the pool
+  EXPECT_NE(parseError(b).find("variant_configs[0].config"), std::string::npos);
+}
+
 TEST(Metadata, RejectsTooSmall) {
   std::vector<uint8_t> b = fwtest::serialize(richModule());
   b.resize(127);

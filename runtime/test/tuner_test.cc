@@ -9,8 +9,8 @@
 
 namespace {
 
-// One executable with CPU variants 0..2 of target 0, one of target 1 (another ISA level)
-// and a GPU variant; a second executable with a single CPU variant.
+// One executable marked for autotuning with CPU variants 0..2 of target 0, one of target 1
+// (a higher ISA level) and a GPU variant; a second executable with a single CPU variant.
 class Tuner : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -28,6 +28,7 @@ protected:
     executables_[0] = fw_md_executable_t();
     executables_[0].first_variant = 0;
     executables_[0].num_variants = 5;
+    executables_[0].flags = FW_MD_EXECUTABLE_AUTOTUNE;
     executables_[1] = fw_md_executable_t();
     executables_[1].first_variant = 5;
     executables_[1].num_variants = 1;
@@ -39,6 +40,12 @@ protected:
     md_.executables = executables_;
   }
   void TearDown() override { fw_tuner_fini(&tuner_); }
+  // Candidates 0, 1, 2: the processor lacks variant 3's ISA level.
+  void initThree() {
+    kernels_[3] = nullptr;
+    ASSERT_TRUE(fw_tuner_init(&tuner_, &md_, kernels_, 1));
+    ASSERT_EQ(tuner_.executables[0].num_candidates, 3u);
+  }
 
   // Runs `calls` dispatches of executable 0 at `bytes`, each taking the time `seconds`
   // gives its variant; returns how often each variant ran.
@@ -62,10 +69,10 @@ protected:
   fw_tuner_t tuner_{};
 };
 
-TEST_F(Tuner, CandidatesAreTheLoadedCpuVariantsOfTheFirstTarget) {
+TEST_F(Tuner, CandidatesAreTheLoadedCpuVariants) {
   ASSERT_TRUE(fw_tuner_init(&tuner_, &md_, kernels_, 1));
-  EXPECT_EQ(tuner_.executables[0].num_candidates, 3u);
-  EXPECT_EQ(tuner_.executables[0].candidates[2], 2u);
+  EXPECT_EQ(tuner_.executables[0].num_candidates, 4u);
+  EXPECT_EQ(tuner_.executables[0].candidates[3], 3u);
   // A single variant is nothing to tune: the caller runs it.
   EXPECT_EQ(tuner_.executables[1].num_candidates, 0u);
   fw_tune_state_t state;
@@ -74,19 +81,30 @@ TEST_F(Tuner, CandidatesAreTheLoadedCpuVariantsOfTheFirstTarget) {
 }
 
 TEST_F(Tuner, AVariantThatDidNotLoadIsNoCandidate) {
-  kernels_[1] = nullptr;
+  // Variant 3 is for an ISA level this processor lacks: never loaded, never tried.
+  kernels_[3] = nullptr;
   ASSERT_TRUE(fw_tuner_init(&tuner_, &md_, kernels_, 1));
-  EXPECT_EQ(tuner_.executables[0].num_candidates, 2u);
-  EXPECT_EQ(tuner_.executables[0].candidates[1], 2u);
+  EXPECT_EQ(tuner_.executables[0].num_candidates, 3u);
+  EXPECT_EQ(tuner_.executables[0].candidates[2], 2u);
 }
 
-TEST_F(Tuner, PicksTheFastestAfterAWarmUpAndThreeTrialsEach) {
+TEST_F(Tuner, AnExecutableNotMarkedRunsItsFirstVariant) {
+  // Variants for several ISA levels (fwc --targets=x86-64-v4,x86-64-v3) are not
+  // candidates: the first that loaded runs.
+  executables_[0].flags = 0;
   ASSERT_TRUE(fw_tuner_init(&tuner_, &md_, kernels_, 1));
+  fw_tune_state_t state;
+  EXPECT_EQ(fw_tuner_pick(&tuner_, 0, 4096, &state), -1);
+  EXPECT_EQ(state, FW_TUNE_NONE);
+}
+
+TEST_F(Tuner, PicksTheFastestAfterAWarmUpAndTheTrials) {
+  initThree();
   // Variant 1 is twice as fast as the others.
-  std::map<int64_t, int> runs = run(12, 1 << 20, {{0, 2e-3}, {1, 1e-3}, {2, 2.5e-3}});
-  EXPECT_EQ(runs[0], 4);
-  EXPECT_EQ(runs[1], 4);
-  EXPECT_EQ(runs[2], 4);
+  std::map<int64_t, int> runs = run(18, 1 << 20, {{0, 2e-3}, {1, 1e-3}, {2, 2.5e-3}});
+  EXPECT_EQ(runs[0], 1 + FW_TUNE_TRIALS);
+  EXPECT_EQ(runs[1], 1 + FW_TUNE_TRIALS);
+  EXPECT_EQ(runs[2], 1 + FW_TUNE_TRIALS);
   runs = run(100, 1 << 20, {});
   EXPECT_EQ(runs[1], 100);
   fw_tune_state_t state;
@@ -95,10 +113,10 @@ TEST_F(Tuner, PicksTheFastestAfterAWarmUpAndThreeTrialsEach) {
 }
 
 TEST_F(Tuner, TheWarmUpRunDoesNotCount) {
-  ASSERT_TRUE(fw_tuner_init(&tuner_, &md_, kernels_, 1));
+  initThree();
   // Each candidate's first run is slow (cold caches, first touches); only the later ones
   // say which is fastest: variant 2.
-  for (int round = 0; round < 4; ++round)
+  for (int round = 0; round < 1 + FW_TUNE_TRIALS; ++round)
     for (int64_t expected = 0; expected < 3; ++expected) {
       fw_tune_state_t state;
       int64_t v = fw_tuner_pick(&tuner_, 0, 4096, &state);
@@ -111,13 +129,13 @@ TEST_F(Tuner, TheWarmUpRunDoesNotCount) {
 }
 
 TEST_F(Tuner, OutliersDoNotDecide) {
-  ASSERT_TRUE(fw_tuner_init(&tuner_, &md_, kernels_, 1));
-  // One preempted run of the fastest candidate (variant 0) does not hide it: medians.
+  initThree();
+  // Two preempted runs of the fastest candidate (variant 0) do not hide it: medians.
   int trial[3] = {0, 0, 0};
-  for (int i = 0; i < 12; ++i) {
+  for (int i = 0; i < 3 * (1 + FW_TUNE_TRIALS); ++i) {
     fw_tune_state_t state;
     int64_t v = fw_tuner_pick(&tuner_, 0, 4096, &state);
-    double t = v == 0 ? (trial[0] == 2 ? 50e-3 : 1e-3) : 2e-3;
+    double t = v == 0 ? (trial[0] == 2 || trial[0] == 4 ? 50e-3 : 1e-3) : 2e-3;
     ++trial[v];
     fw_tuner_record(&tuner_, 0, 4096, (uint32_t)v, t);
   }
@@ -126,24 +144,24 @@ TEST_F(Tuner, OutliersDoNotDecide) {
 }
 
 TEST_F(Tuner, SizeClassesAreTunedApart) {
-  ASSERT_TRUE(fw_tuner_init(&tuner_, &md_, kernels_, 1));
-  run(12, 1 << 10, {{0, 3e-6}, {1, 2e-6}, {2, 1e-6}});
-  run(12, 1 << 24, {{0, 1e-3}, {1, 2e-3}, {2, 3e-3}});
+  initThree();
+  run(18, 1 << 10, {{0, 3e-6}, {1, 2e-6}, {2, 1e-6}});
+  run(18, 1 << 24, {{0, 1e-3}, {1, 2e-3}, {2, 3e-3}});
   fw_tune_state_t state;
   EXPECT_EQ(fw_tuner_pick(&tuner_, 0, 1 << 10, &state), 2);
   EXPECT_EQ(fw_tuner_pick(&tuner_, 0, 1 << 24, &state), 0);
 }
 
 TEST_F(Tuner, TrialsWhoseRunsNeverReportAreHandedOutAgain) {
-  ASSERT_TRUE(fw_tuner_init(&tuner_, &md_, kernels_, 1));
-  // The first 12 dispatches are handed out but none reports (failed, or still running):
-  // the tuner keeps trying instead of choosing blind.
-  for (int i = 0; i < 12; ++i) {
+  initThree();
+  // The first dispatches are handed out but none reports (failed, or still running): the
+  // tuner keeps trying instead of choosing blind.
+  for (int i = 0; i < 3 * (1 + FW_TUNE_TRIALS); ++i) {
     fw_tune_state_t state;
     fw_tuner_pick(&tuner_, 0, 4096, &state);
     EXPECT_EQ(state, FW_TUNE_TRIAL);
   }
-  std::map<int64_t, int> runs = run(12, 4096, {{0, 3e-3}, {1, 2e-3}, {2, 1e-3}});
+  std::map<int64_t, int> runs = run(18, 4096, {{0, 3e-3}, {1, 2e-3}, {2, 1e-3}});
   EXPECT_EQ(runs.size(), 3u);
   fw_tune_state_t state;
   EXPECT_EQ(fw_tuner_pick(&tuner_, 0, 4096, &state), 2);

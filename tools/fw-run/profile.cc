@@ -39,8 +39,8 @@ struct Entry {
   std::map<std::string, uint64_t> moved; // "host->device"
   bool selected = false;                  // autotuning chose this variant
 };
-// task, device, size class, variant knobs
-using Key = std::tuple<std::string, std::string, int, std::string>;
+// task, device, size class, variant target, variant knobs
+using Key = std::tuple<std::string, std::string, int, std::string, std::string>;
 
 // The time below which a fraction `q` of the runs fall, from the histogram (the centre
 // of its bucket, within the smallest and largest times seen).
@@ -118,10 +118,12 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
         if (!t.is_object() || !t["task"].is_string() || !t["device"].is_string() ||
             !t["size_class"].is_number_integer() || !t["count"].is_number_unsigned() ||
             !t["seconds"].is_object() || !t["histogram"].is_array() ||
-            (t.contains("config") && !t["config"].is_string()))
+            (t.contains("config") && !t["config"].is_string()) ||
+            (t.contains("arch") && !t["arch"].is_string()))
           return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
         Entry &e = entries[{t["task"].get<std::string>(), t["device"].get<std::string>(),
-                            t["size_class"].get<int>(), t.value("config", "")}];
+                            t["size_class"].get<int>(), t.value("arch", ""),
+                            t.value("config", "")}];
         e.selected = t.value("selected", false);
         e.count = t["count"].get<uint64_t>();
         e.total = t["seconds"].value("total", 0.0);
@@ -167,7 +169,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   auto visit = [](void *user, const fw_profile_entry_t *p) {
     auto *c = static_cast<Context *>(user);
     Entry &e = (*c->entries)[{p->task, targetKindName(p->device),
-                              static_cast<int>(p->size_class), p->config ? p->config : ""}];
+                              static_cast<int>(p->size_class), p->arch ? p->arch : "",
+                              p->config ? p->config : ""}];
     e.selected = p->selected != 0;
     e.count += p->count;
     e.total += p->total_seconds;
@@ -203,7 +206,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     t["task"] = std::get<0>(key);
     t["device"] = std::get<1>(key);
     t["size_class"] = std::get<2>(key);
-    t["config"] = std::get<3>(key);
+    t["arch"] = std::get<3>(key);
+    t["config"] = std::get<4>(key);
     if (e.selected) t["selected"] = true;
     t["count"] = e.count;
     t["seconds"] = {{"total", e.total},

@@ -29,6 +29,8 @@ struct ProfileEntry {
   std::string device;
   /// floor(log2(bytes the task accessed)).
   int sizeClass = 0;
+  /// The variant's target (`x86-64-v4`), "" when the profile does not say.
+  std::string arch;
   /// The variant's knobs (`kc=256,mr=4`), "" for the target's defaults.
   std::string config;
   /// The runtime's autotuning chose this variant.

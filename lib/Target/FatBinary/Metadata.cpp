@@ -227,7 +227,8 @@ private:
       executables.u32(priority ? static_cast<uint32_t>(std::clamp<int64_t>(
                                      priority.getInt(), 0, UINT32_MAX))
                                : 0);
-      executables.u32(0);
+      // Minor 2 flags: bit 0, its CPU variants are candidates to measure.
+      executables.u32(exe->hasAttr(kAutotuneAttrName) ? 1 : 0);
     }
     return success();
   }

@@ -438,8 +438,11 @@ typedef struct fw_profile_entry_t {
    * where they ran (what prefetches moved earlier is not counted). */
   uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS];
   /* The knobs of the variant that ran ("kc=256,mr=4"; "" for the target's defaults): an
-   * executable compiled with candidates (fwc --autotune) has an entry per candidate. */
+   * executable compiled with candidates (fwc --autotune) has an entry per candidate
+   * (target and knobs). */
   const char *config;
+  /* The target of that variant ("x86-64-v4", "sm_90"); "" for C tasks. */
+  const char *arch;
   /* Autotuning chose this candidate (its last run came after the choice). */
   int selected;
 } fw_profile_entry_t;

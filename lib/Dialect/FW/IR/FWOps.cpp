@@ -3,6 +3,7 @@
 #include "fw/Dialect/FW/IR/FWOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
@@ -180,6 +181,14 @@ void VariantOp::build(OpBuilder &builder, OperationState &state,
   props.target = target;
   Region *body = state.addRegion();
   body->push_back(new Block());
+}
+
+std::string mlir::fw::getVariantName(TargetAttrInterface target) {
+  std::string name = (target.getKindName() + "_" + target.getArchName()).str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  return name;
 }
 
 ModuleOp VariantOp::getInnerModule() {

@@ -34,10 +34,11 @@ namespace {
 struct Evidence {
   /// Median seconds per device kind, in the size class with the most time.
   std::map<std::string, double> seconds;
-  /// CPU variants measured in that size class: knobs -> median seconds.
-  std::map<std::string, double> cpuVariants;
+  /// CPU variants measured in that size class: (target, knobs) -> median
+  /// seconds.
+  std::map<std::pair<std::string, std::string>, double> cpuVariants;
   /// The variant the runtime's autotuning chose, if any.
-  std::optional<std::string> runtimeChoice;
+  std::optional<std::pair<std::string, std::string>> runtimeChoice;
 };
 
 /// Gathers the evidence per executable name.
@@ -63,9 +64,9 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
     if (!inserted)
       it->second = std::min(it->second, e.medianSeconds);
     if (e.device == "cpu") {
-      ev.cpuVariants[e.config] = e.medianSeconds;
+      ev.cpuVariants[{e.arch, e.config}] = e.medianSeconds;
       if (e.selected)
-        ev.runtimeChoice = e.config;
+        ev.runtimeChoice = {e.arch, e.config};
     }
   }
   return evidence;
@@ -199,6 +200,12 @@ TaskOp mergeTasks(TaskOp producer, TaskOp consumer) {
   return merged;
 }
 
+/// "x86-64-v4 kc=256", "defaults".
+std::string describeVariant(const std::pair<std::string, std::string> &variant) {
+  std::string knobs = variant.second.empty() ? "defaults" : variant.second;
+  return variant.first.empty() ? knobs : variant.first + " " + knobs;
+}
+
 std::string formatSeconds(double seconds) {
   if (seconds < 1e-3)
     return llvm::formatv("{0:F1} us", seconds * 1e6).str();
@@ -266,20 +273,20 @@ struct ApplyProfilePass
         ev.cpuVariants.begin(), ev.cpuVariants.end(),
         [](const auto &x, const auto &y) { return x.second < y.second; });
     if (fastestVariant != ev.cpuVariants.end() &&
-        (ev.cpuVariants.size() > 1 || !fastestVariant->first.empty())) {
-      entries.push_back(
-          b.getNamedAttr(kProfileConfigName, b.getStringAttr(fastestVariant->first)));
+        (ev.cpuVariants.size() > 1 || !fastestVariant->first.second.empty())) {
+      if (!fastestVariant->first.first.empty())
+        entries.push_back(b.getNamedAttr(
+            kProfileArchName, b.getStringAttr(fastestVariant->first.first)));
+      entries.push_back(b.getNamedAttr(
+          kProfileConfigName, b.getStringAttr(fastestVariant->first.second)));
       entries.push_back(b.getNamedAttr(
           kProfileCandidatesName, b.getI64IntegerAttr(ev.cpuVariants.size())));
       std::string evidence;
-      for (const auto &[config, seconds] : ev.cpuVariants)
+      for (const auto &[variant, seconds] : ev.cpuVariants)
         evidence += llvm::formatv("{0}{1}: {2}", evidence.empty() ? "" : "; ",
-                                  config.empty() ? "defaults" : config,
-                                  formatSeconds(seconds));
+                                  describeVariant(variant), formatSeconds(seconds));
       if (ev.runtimeChoice && *ev.runtimeChoice != fastestVariant->first)
-        evidence += "; the runtime had chosen " +
-                    (ev.runtimeChoice->empty() ? std::string("defaults")
-                                               : *ev.runtimeChoice);
+        evidence += "; the runtime had chosen " + describeVariant(*ev.runtimeChoice);
       remark::analysis(task.getLoc(), remark::RemarkOpts::name("VariantEvidence")
                                           .category("fw-profile")
                                           .function(name))

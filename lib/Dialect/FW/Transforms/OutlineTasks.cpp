@@ -21,15 +21,6 @@ namespace mlir::fw {
 using namespace mlir;
 using namespace mlir::fw;
 
-/// A symbol-safe name for a variant of `target`: `cpu_x86_64_v3`, `cuda_sm_90`.
-static std::string getVariantName(TargetAttrInterface target) {
-  std::string name = (target.getKindName() + "_" + target.getArchName()).str();
-  for (char &c : name)
-    if (!llvm::isAlnum(c))
-      c = '_';
-  return name;
-}
-
 static MemRefType getBindingMemRefType(Type tensorType) {
   auto tensor = cast<RankedTensorType>(tensorType);
   return MemRefType::get(tensor.getShape(), tensor.getElementType());

@@ -94,6 +94,14 @@ static llvm::DenseSet<Operation *> findHotExecutables(ModuleOp module) {
   return hot;
 }
 
+/// Whether `exe` has a variant for the CPU level `arch` already.
+static bool hasVariantFor(ExecutableOp exe, llvm::StringRef arch) {
+  return llvm::any_of(exe.getOps<VariantOp>(), [&](VariantOp variant) {
+    return isa<CPUTargetAttr>(variant.getTarget()) &&
+           variant.getTargetInterface().getArchName() == arch;
+  });
+}
+
 namespace {
 
 struct TuneVariantsPass
@@ -119,8 +127,9 @@ struct TuneVariantsPass
       auto profile = exe->getAttrOfType<DictionaryAttr>(kProfileAttrName);
       auto config = profile ? profile.getAs<StringAttr>(kProfileConfigName) : nullptr;
       if (config) {
-        if (failed(keepMeasured(exe, cpu, *target, config.getValue(), profile)))
-          return signalPassFailure();
+        auto arch = profile.getAs<StringAttr>(kProfileArchName);
+        keepMeasured(exe, cpu, arch ? arch.getValue() : cpu.getTargetInterface().getArchName(),
+                     config.getValue(), profile);
         continue;
       }
       if (hot.contains(exe))
@@ -128,40 +137,85 @@ struct TuneVariantsPass
     }
   }
 
-  /// The CPU variant takes the knobs the profile found fastest.
-  LogicalResult keepMeasured(ExecutableOp exe, VariantOp cpu,
-                             const TargetDescription &target,
-                             llvm::StringRef text, DictionaryAttr profile) {
+  /// The CPU variant takes the target and knobs the profile found fastest. A
+  /// faster higher ISA level becomes the first CPU variant, which the runtime
+  /// runs where the processor has it; the variant that was first stays behind
+  /// it, with the target's defaults, for processors without it.
+  void keepMeasured(ExecutableOp exe, VariantOp cpu, llvm::StringRef arch,
+                    llvm::StringRef text, DictionaryAttr profile) {
+    const TargetDescription *target = lookupTarget(arch);
     llvm::Expected<TuningConfig> tuning = parseTuningConfig(text);
-    llvm::Error invalid = tuning ? verifyTuningConfig(*tuning, target)
-                                 : tuning.takeError();
+    llvm::Error invalid =
+        !target || target->kind != TargetKind::CPU
+            ? llvm::createStringError("not a CPU target fw knows")
+        : tuning ? verifyTuningConfig(*tuning, *target)
+                 : tuning.takeError();
     if (invalid) {
+      if (!tuning)
+        llvm::consumeError(tuning.takeError());
       exe.emitWarning() << "the profile's fastest variant of " << exe.getSymName()
-                        << " has knobs '" << text
-                        << "' that do not fit " << target.arch << " ("
-                        << llvm::toString(std::move(invalid))
-                        << "): the target's defaults are kept";
-      return success();
+                        << " (target " << arch << ", knobs '" << text
+                        << "') does not fit: " << llvm::toString(std::move(invalid))
+                        << "; the target's defaults are kept";
+      return;
     }
-    cpu.setTuning(*tuning);
     auto count = profile.getAs<IntegerAttr>(kProfileCandidatesName);
+    std::string what = text.empty() ? "the defaults" : text.str();
+    if (arch == cpu.getTargetInterface().getArchName()) {
+      cpu.setTuning(*tuning);
+    } else {
+      // The variant for that level: the one the module has, or a new one.
+      auto attr = CPUTargetAttr::get(exe.getContext(), arch);
+      VariantOp chosen;
+      for (VariantOp variant : exe.getOps<VariantOp>())
+        if (variant.getTarget() == attr)
+          chosen = variant;
+      if (!chosen) {
+        OpBuilder b(cpu);
+        chosen = cast<VariantOp>(b.clone(*cpu));
+        chosen.setTargetAttr(attr);
+        chosen.setSymName(getVariantName(attr));
+      }
+      chosen->moveBefore(cpu);
+      chosen.setTuning(*tuning);
+      cpu.setTuning(TuningConfig());
+      what = (arch + " variant with " + what + " (" +
+              cpu.getTargetInterface().getArchName() +
+              " with its defaults stays for processors without " + arch + ")")
+                 .str();
+    }
     remark::passed(exe.getLoc(), remark::RemarkOpts::name("KeepVariant")
                                      .category("fw-profile")
                                      .function(exe.getSymName()))
-        << llvm::formatv("task {0}: kept the CPU variant with {1}, the fastest "
-                         "of {2} measured",
-                         exe.getSymName(), text.empty() ? "the defaults" : text,
+        << llvm::formatv("task {0}: kept the CPU {1}, the fastest of {2} measured",
+                         exe.getSymName(),
+                         arch == cpu.getTargetInterface().getArchName()
+                             ? "variant with " + what
+                             : what,
                          count ? count.getInt() : 1)
                .str();
-    return success();
   }
 
   /// Clones the CPU variant once per other candidate.
   void addCandidates(ExecutableOp exe, VariantOp cpu,
                      const TargetDescription &target) {
     KernelClass kind = classifyKernel(cpu);
-    SmallVector<TuningConfig> configs =
-        getTuningCandidates(target, kind, candidates);
+    // Higher ISA levels first (the runtime loads only those the processor
+    // has), then other knobs for the variant's own level.
+    SmallVector<std::pair<const TargetDescription *, TuningConfig>> configs;
+    configs.push_back({&target, TuningConfig()});
+    bool above = false;
+    for (const TargetDescription &level : getTargetDescriptions()) {
+      if (level.kind != TargetKind::CPU)
+        continue;
+      if (above && kind != KernelClass::Other && configs.size() < candidates &&
+          !hasVariantFor(exe, level.arch))
+        configs.push_back({&level, TuningConfig()});
+      above |= level.arch == target.arch;
+    }
+    for (const TuningConfig &config : getTuningCandidates(target, kind, candidates))
+      if (!config.empty() && configs.size() < candidates)
+        configs.push_back({&target, config});
     if (configs.size() < 2) {
       remark::missed(exe.getLoc(), remark::RemarkOpts::name("Autotune")
                                        .category("fw-autotune")
@@ -171,19 +225,27 @@ struct TuneVariantsPass
                  .str();
       return;
     }
-    cpu.setTuning(configs.front());
     OpBuilder b(exe.getContext());
     b.setInsertionPointAfter(cpu);
     std::string list;
-    for (auto [i, config] : llvm::enumerate(configs)) {
-      list += llvm::formatv("{0}{1}", i ? "; " : "",
-                            config.empty() ? "defaults" : formatTuningConfig(config));
+    for (auto [i, candidate] : llvm::enumerate(configs)) {
+      auto [level, config] = candidate;
+      std::string knobs = config.empty() ? "defaults" : formatTuningConfig(config);
+      list += llvm::formatv("{0}{1}{2}", i ? "; " : "",
+                            level == &target ? "" : level->arch.str() + " ", knobs);
       if (i == 0)
         continue;
       auto clone = cast<VariantOp>(b.clone(*cpu));
-      clone.setSymName((cpu.getSymName() + "_t" + Twine(i)).str());
+      if (level != &target) {
+        auto attr = CPUTargetAttr::get(exe.getContext(), level->arch);
+        clone.setTargetAttr(attr);
+        clone.setSymName(getVariantName(attr));
+      } else {
+        clone.setSymName((cpu.getSymName() + "_t" + Twine(i)).str());
+      }
       clone.setTuning(config);
     }
+    exe->setAttr(kAutotuneAttrName, UnitAttr::get(exe.getContext()));
     remark::passed(exe.getLoc(), remark::RemarkOpts::name("Autotune")
                                      .category("fw-autotune")
                                      .function(exe.getSymName()))

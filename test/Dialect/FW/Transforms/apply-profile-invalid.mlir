@@ -37,7 +37,7 @@
 
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][2]['config']='tile=4x4'; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_candidates.json %t.knob.json
 // RUN: %fw-opt %s --pass-pipeline="builtin.module(fwc-pipeline{compile-to=tasks}, fw-apply-profile{profile=%t.knob.json}, fw-outline-tasks, fw-tune-variants)" 2>&1 | FileCheck %s --check-prefix=KNOB
-// KNOB: warning: the profile's fastest variant of main_dispatch_0 has knobs 'tile=4x4' that do not fit x86-64-v3 ('tile=4x4' is not of the form knob=integer): the target's defaults are kept
+// KNOB: warning: the profile's fastest variant of main_dispatch_0 (target x86-64-v3, knobs 'tile=4x4') does not fit: 'tile=4x4' is not of the form knob=integer; the target's defaults are kept
 
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); [t.update(task='elsewhere.f_dispatch_0') for t in d['tasks']]; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_candidates.json %t.names.json
 // RUN: %fw-opt %s --pass-pipeline="builtin.module(fwc-pipeline{compile-to=tasks}, fw-apply-profile{profile=%t.names.json})" 2>&1 | FileCheck %s --check-prefix=NAMES

@@ -29,6 +29,13 @@
 
 namespace mlir::fw {
 
+/// A symbol-safe name for a variant of `target`: `cpu_x86_64_v3`, `cuda_sm_90`.
+std::string getVariantName(TargetAttrInterface target);
+
+/// Name of the executable attribute that marks its CPU variants as candidates
+/// the runtime measures (fwc --autotune).
+constexpr llvm::StringLiteral kAutotuneAttrName = "fw.autotune";
+
 /// Name of the module attribute listing the targets to compile for.
 constexpr llvm::StringLiteral kTargetsAttrName = "fw.targets";
 /// Name of the function attribute holding a host entry's tensor signature.

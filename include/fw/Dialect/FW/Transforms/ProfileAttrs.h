@@ -2,8 +2,8 @@
 //
 // `fw.profile` on a task or an executable: a dictionary of the measured median
 // seconds per device kind (`cpu`, `cuda`, `hip`), and, when several variants of
-// its CPU kernel were measured, the knobs of the fastest (`config`) and how
-// many were measured (`candidates`). Set by fw-apply-profile, carried by
+// its CPU kernel were measured, the target and knobs of the fastest (`arch`,
+// `config`) and how many were measured (`candidates`). Set by fw-apply-profile, carried by
 // fw-outline-tasks, read by fw-tune-variants and fw-task-priorities.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +17,7 @@ namespace mlir::fw {
 
 constexpr llvm::StringLiteral kProfileAttrName = "fw.profile";
 constexpr llvm::StringLiteral kProfileConfigName = "config";
+constexpr llvm::StringLiteral kProfileArchName = "arch";
 constexpr llvm::StringLiteral kProfileCandidatesName = "candidates";
 
 } // namespace mlir::fw
