@@ -51,6 +51,7 @@ enum {
   X(cuDeviceGetCount, (int *count))                                                         \
   X(cuDeviceGet, (fw_CUdevice * device, int ordinal))                                       \
   X(cuDeviceGetName, (char *name, int len, fw_CUdevice dev))                                \
+  X(cuDeviceGetPCIBusId, (char *bus_id, int len, fw_CUdevice dev))                          \
   X(cuDeviceGetAttribute, (int *value, fw_CUattribute attribute, fw_CUdevice dev))          \
   X(cuDeviceTotalMem_v2, (size_t * bytes, fw_CUdevice dev))                                 \
   X(cuDevicePrimaryCtxRetain, (fw_CUcontext * ctx, fw_CUdevice dev))                        \
@@ -577,4 +578,10 @@ fw_status_t fw_cuda_discover(fw_device_t ***out_devices, size_t *out_count, char
   *out_devices = devices;
   *out_count = made;
   return FW_OK;
+}
+
+int fw_cuda_pci_bus_id(fw_device_t *device, char *out, size_t size) {
+  if (!device || device->vtable != &kCudaDeviceVtable || size == 0) return -1;
+  cuda_device_t *d = (cuda_device_t *)device;
+  return g_api.cuDeviceGetPCIBusId(out, (int)size, d->device) == FW_CUDA_SUCCESS ? 0 : -1;
 }

@@ -16,6 +16,10 @@ extern "C" {
 fw_status_t fw_cuda_discover(fw_device_t ***out_devices, size_t *out_count, char *why,
                              size_t why_size);
 
+/* The PCI bus id of a device fw_cuda_discover created ("0000:41:00.0"), which NVML
+ * identifies GPUs by; nonzero when the driver does not say. */
+int fw_cuda_pci_bus_id(fw_device_t *device, char *out, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

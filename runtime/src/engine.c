@@ -129,8 +129,31 @@ static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   return atomic_flag_test_and_set(&job.failed) ? job.status : FW_OK;
 }
 
+/* Launches on GPU worker `w`; when profiling, between two events on the kernel queue, whose
+ * elapsed time (the kernel on the device, without the launch and synchronization around
+ * it) goes into `*device_seconds`. */
+static fw_status_t launch_timed(fw_worker_t *w, fw_device_t *device,
+                                const fw_device_launch_t *launch, double *device_seconds) {
+  const fw_device_vtable_t *vt = device->vtable;
+  int timed = w->sched->runtime->profile.enabled;
+  for (int e = 0; timed && e < 2; ++e)
+    if (!w->timing[e] && vt->event_create(device, &w->timing[e]) != FW_OK) {
+      w->timing[e] = NULL; /* no timing, the launch still runs */
+      timed = 0;
+    }
+  if (timed && vt->event_record(device, w->timing[0], NULL) != FW_OK) timed = 0;
+  fw_status_t status = vt->launch(device, NULL, launch);
+  if (status != FW_OK || !timed) return status;
+  double seconds = 0;
+  if (vt->event_record(device, w->timing[1], NULL) == FW_OK &&
+      vt->event_synchronize(device, w->timing[1]) == FW_OK &&
+      vt->event_elapsed(device, w->timing[0], w->timing[1], &seconds) == FW_OK)
+    *device_seconds = seconds;
+  return FW_OK;
+}
+
 static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
-                              void *const *data) {
+                              void *const *data, double *device_seconds) {
   fw_device_binding_t stack[16];
   fw_device_binding_t *bindings = t->num_bindings <= 16 ? stack
                                   : calloc(t->num_bindings, sizeof(*bindings));
@@ -160,7 +183,7 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
     launch.kernel.image = k->kernel;
     for (int d = 0; d < 3; ++d) launch.workgroup_size[d] = variant->workgroup_size[d];
     fw_device_t *device = t->runtime->devices[w->device_index];
-    status = device->vtable->launch(device, NULL, &launch);
+    status = launch_timed(w, device, &launch, device_seconds);
     if (status != FW_OK)
       status = fw_status_annotate(status, "task @%s on %s", t->name,
                                   t->runtime->device_info[w->device_index].name);
@@ -225,8 +248,9 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
           fw_profile_read(&rt->profile, &w->counters, before);
         }
         uint64_t start = fw_now_ns();
+        double device_seconds = -1; /* GPU kernels, when profiling */
         if (t->fn) status = run_fn(t, data);
-        else status = run_kernel(s, w, t, data);
+        else status = run_kernel(s, w, t, data, &device_seconds);
         uint64_t end = fw_now_ns();
         if (rt->profile.enabled && status == FW_OK) {
           fw_profile_read(&rt->profile, &w->counters, after);
@@ -242,8 +266,8 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
           fw_profile_record(&rt->profile, t->name,
                             variant ? t->module->md.targets[variant->target].arch : "",
                             variant ? variant->config : "", t->tune_state == FW_TUNE_CHOSEN,
-                            w->kind, touched, (double)(end - start) * 1e-9, before, after,
-                            moved);
+                            w->kind, touched, (double)(end - start) * 1e-9, device_seconds,
+                            before, after, moved);
         }
         if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
           fw_memory_release_failed(&rt->memory, t, w->memory_node);

@@ -192,7 +192,7 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
 
 void fw_profile_record(fw_profile_t *p, const char *task, const char *arch, const char *config,
                        int selected, uint32_t device, uint64_t bytes, double seconds,
-                       const uint64_t *before, const uint64_t *after,
+                       double device_seconds, const uint64_t *before, const uint64_t *after,
                        const uint64_t (*moved)[FW_NUM_TIERS]) {
   if (!(seconds >= 0) || !isfinite(seconds)) return;
   pthread_mutex_lock(&p->lock);
@@ -201,6 +201,10 @@ void fw_profile_record(fw_profile_t *p, const char *task, const char *arch, cons
   if (e) {
     ++e->count;
     e->selected = selected;
+    if (device_seconds >= 0 && isfinite(device_seconds)) {
+      e->device_seconds += device_seconds;
+      ++e->device_runs;
+    }
     e->total_seconds += seconds;
     if (seconds < e->min_seconds) e->min_seconds = seconds;
     if (seconds > e->max_seconds) e->max_seconds = seconds;

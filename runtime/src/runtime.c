@@ -284,6 +284,7 @@ static void teardown(fw_runtime_t *rt, int stage) {
     }
     fw_memory_fini(&rt->memory);
   }
+  if (stage >= 4) fw_power_stop(&rt->power);
   fw_trace_fini(&rt->trace);
   fw_profile_fini(&rt->profile);
   fw_history_fini(&rt->history);
@@ -358,6 +359,7 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
     teardown(rt, 4);
     return status;
   }
+  if (rt->profile.enabled) fw_power_start(&rt->power, rt);
   *out_runtime = rt;
   return FW_OK;
 }
@@ -532,5 +534,6 @@ fw_status_t fw_runtime_profile(fw_runtime_t *rt, fw_profile_info_t *out_info,
   for (size_t i = 0; visit && i < p->capacity; ++i)
     if (p->entries[i].task) visit(user_data, &p->entries[i]);
   pthread_mutex_unlock(&p->lock);
+  fw_power_read(&rt->power, out_info);
   return FW_OK;
 }

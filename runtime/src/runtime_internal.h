@@ -9,6 +9,7 @@
 #include "history.h"
 #include "memory.h"
 #include "metadata.h"
+#include "power.h"
 #include "profile.h"
 #include "scheduler.h"
 #include "sim_bound.h"
@@ -38,6 +39,7 @@ struct fw_runtime_t {
   fw_history_t history;
   fw_trace_t trace;
   fw_profile_t profile;
+  fw_power_monitor_t power; /* profiling with NVIDIA GPUs */
   fw_memory_t memory;
   fw_scheduler_t sched;
   /* Simulation: an owned copy of the machine, the memory node of each device, the

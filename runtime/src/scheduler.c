@@ -728,6 +728,13 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
   }
   for (size_t k = 0; k < s->num_workers; ++k) {
     fw_profile_close_counters(&s->workers[k].counters);
+    fw_worker_t *w = &s->workers[k];
+    for (int e = 0; e < 2; ++e)
+      if (w->timing[e]) {
+        fw_device_t *device = s->runtime->devices[w->device_index];
+        device->vtable->event_destroy(device, w->timing[e]);
+        w->timing[e] = NULL;
+      }
     fw_task_heap_free(&s->workers[k].heap);
     fw_task_deque_free(&s->workers[k].deque);
     pthread_cond_destroy(&s->workers[k].cv);

@@ -130,6 +130,8 @@ struct fw_worker_t {
   /* Statistics. */
   uint64_t tasks, busy_ns;
   fw_profile_counters_t counters; /* FW_RUNTIME_PROFILE: this thread's counters */
+  /* FW_RUNTIME_PROFILE on a GPU worker: events around each launch (device time). */
+  struct fw_device_event_t *timing[2];
   /* Simulation: the device description and when the worker becomes free. */
   const fw_sim_device_t *sim;
   double sim_free_at;

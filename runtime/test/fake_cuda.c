@@ -10,7 +10,11 @@
  *   FW_FAKE_CUDA_MEMORY  device memory in bytes (default 1 GiB)
  *   FW_FAKE_CUDA_CUBIN   "refuse": cuModuleLoadData rejects cubins (a driver too old
  *                        for them), so the runtime must fall back to the PTX
- *   FW_FAKE_CUDA_LOG     a file each driver call worth checking is appended to */
+ *   FW_FAKE_CUDA_LOG     a file each driver call worth checking is appended to
+ *   FW_FAKE_CUDA_LAUNCH  "noop": launches succeed without running anything, each taking
+ *                        FW_FAKE_CUDA_KERNEL_US (default 250) microseconds of a virtual
+ *                        device clock that events record (results are garbage: only for
+ *                        tests of timing and profiles) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdarg.h>
@@ -69,7 +73,8 @@ static void log_line(const char *fmt, ...) {
 /* Handles are small heap objects; their contents are all the fake needs. */
 struct CUctx_st { int unused; };
 struct CUstream_st { int unused; };
-struct CUevent_st { int recorded; };
+struct CUevent_st { int recorded; double at_ms; };
+static double g_device_clock_ms; /* the virtual device clock of no-op launches */
 struct CUfunc_st { char name[128]; struct CUfunc_st *next; };
 struct CUmod_st { char target[16]; int ptx; struct CUfunc_st *functions; };
 
@@ -107,6 +112,12 @@ FAKE_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal) {
 FAKE_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
   (void)dev;
   snprintf(name, (size_t)len, "Fake GPU");
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice dev) {
+  (void)dev;
+  snprintf(bus_id, (size_t)len, "0000:41:00.0");
   return CUDA_SUCCESS;
 }
 
@@ -245,6 +256,9 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(struct CUevent_st *event) {
 FAKE_EXPORT CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st *stream) {
   (void)stream;
   event->recorded = 1;
+  pthread_mutex_lock(&g_lock);
+  event->at_ms = g_device_clock_ms;
+  pthread_mutex_unlock(&g_lock);
   return CUDA_SUCCESS;
 }
 
@@ -261,7 +275,7 @@ FAKE_EXPORT CUresult cuEventQuery(struct CUevent_st *event) {
 FAKE_EXPORT CUresult cuEventElapsedTime(float *ms, struct CUevent_st *start,
                                         struct CUevent_st *end) {
   if (!start->recorded || !end->recorded) return CUDA_ERROR_INVALID_VALUE;
-  *ms = 0.0f;
+  *ms = (float)(end->at_ms - start->at_ms);
   return CUDA_SUCCESS;
 }
 
@@ -327,5 +341,12 @@ FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsign
   (void)params;
   (void)extra;
   log_line("launch %s grid %u block %u", f->name, gx, bx);
+  const char *mode = getenv("FW_FAKE_CUDA_LAUNCH");
+  if (mode && !strcmp(mode, "noop")) {
+    pthread_mutex_lock(&g_lock);
+    g_device_clock_ms += env_int("FW_FAKE_CUDA_KERNEL_US", 250) * 1e-3;
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+  }
   return CUDA_ERROR_LAUNCH_FAILED;
 }

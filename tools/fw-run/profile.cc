@@ -38,9 +38,17 @@ struct Entry {
   std::map<std::string, double> counters;
   std::map<std::string, uint64_t> moved; // "host->device"
   bool selected = false;                  // autotuning chose this variant
+  double deviceTotal = 0;                 // GPU event timing
+  uint64_t deviceRuns = 0;
 };
 // task, device, size class, variant target, variant knobs
 using Key = std::tuple<std::string, std::string, int, std::string, std::string>;
+
+// The power of one GPU over the merged runs.
+struct Power {
+  uint64_t samples = 0;
+  double seconds = 0, sumWatts = 0, maxWatts = 0, joules = 0;
+};
 
 // The time below which a fraction `q` of the runs fall, from the histogram (the centre
 // of its bucket, within the smallest and largest times seen).
@@ -76,6 +84,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   std::string name = fw_module_name(module);
   std::string build = hex(fw_module_build_id(module));
   std::map<Key, Entry> entries;
+  std::map<std::string, Power> power; // by device
   uint64_t runs = 0;
   std::string oldSource;
   std::vector<std::string> oldNames;
@@ -112,6 +121,23 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
           for (const json &n : counters["names"])
             if (n.is_string()) oldNames.push_back(n.get<std::string>());
       }
+      if (old.contains("power")) {
+        const json &devices = old["power"]["devices"];
+        if (!devices.is_array())
+          return fail(error, path, "has a malformed \"power\" (not overwritten)");
+        for (const json &d : devices) {
+          if (!d.is_object() || !d["device"].is_string() || !d["samples"].is_number_unsigned() ||
+              !d["seconds"].is_number() || !d["average_watts"].is_number() ||
+              !d["max_watts"].is_number() || !d["joules"].is_number())
+            return fail(error, path, "has a malformed \"power\" (not overwritten)");
+          Power &p = power[d["device"].get<std::string>()];
+          p.samples = d["samples"].get<uint64_t>();
+          p.seconds = d["seconds"].get<double>();
+          p.sumWatts = d["average_watts"].get<double>() * static_cast<double>(p.samples);
+          p.maxWatts = d["max_watts"].get<double>();
+          p.joules = d["joules"].get<double>();
+        }
+      }
       const json &tasks = old["tasks"];
       if (!tasks.is_array()) return fail(error, path, "has no \"tasks\" array (not overwritten)");
       for (const json &t : tasks) {
@@ -125,6 +151,13 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                             t["size_class"].get<int>(), t.value("arch", ""),
                             t.value("config", "")}];
         e.selected = t.value("selected", false);
+        if (t.contains("device_seconds")) {
+          const json &d = t["device_seconds"];
+          if (!d.is_object() || !d["total"].is_number() || !d["runs"].is_number_unsigned())
+            return fail(error, path, "has a malformed \"device_seconds\" (not overwritten)");
+          e.deviceTotal = d["total"].get<double>();
+          e.deviceRuns = d["runs"].get<uint64_t>();
+        }
         e.count = t["count"].get<uint64_t>();
         e.total = t["seconds"].value("total", 0.0);
         e.min = t["seconds"].value("min", INFINITY);
@@ -172,6 +205,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                               static_cast<int>(p->size_class), p->arch ? p->arch : "",
                               p->config ? p->config : ""}];
     e.selected = p->selected != 0;
+    e.deviceTotal += p->device_seconds;
+    e.deviceRuns += p->device_runs;
     e.count += p->count;
     e.total += p->total_seconds;
     e.min = std::fmin(e.min, p->min_seconds);
@@ -189,6 +224,15 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     *error = fw_status_message(s);
     fw_status_free(s);
     return false;
+  }
+  for (uint32_t i = 0; i < info.num_power; ++i) {
+    const fw_power_info_t &now = info.power[i];
+    Power &p = power[now.device];
+    p.samples += now.samples;
+    p.seconds += now.seconds;
+    p.sumWatts += now.average_watts * static_cast<double>(now.samples);
+    p.maxWatts = std::fmax(p.maxWatts, now.max_watts);
+    p.joules += now.joules;
   }
 
   json out;
@@ -216,6 +260,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                     {"median", quantile(e, 0.5)},
                     {"p10", quantile(e, 0.1)},
                     {"p90", quantile(e, 0.9)}};
+    if (e.deviceRuns)
+      t["device_seconds"] = {{"total", e.deviceTotal}, {"runs", e.deviceRuns}};
     json histogram = json::array();
     for (const auto &[bucket, n] : e.histogram) histogram.push_back({bucket, n});
     t["histogram"] = histogram;
@@ -228,6 +274,18 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     tasks.push_back(t);
   }
   out["tasks"] = tasks;
+  if (!power.empty() || info.power_note) {
+    json devices = json::array();
+    for (const auto &[device, p] : power)
+      devices.push_back({{"device", device},
+                         {"samples", p.samples},
+                         {"seconds", p.seconds},
+                         {"average_watts", p.samples ? p.sumWatts / static_cast<double>(p.samples) : 0.0},
+                         {"max_watts", p.maxWatts},
+                         {"joules", p.joules}});
+    out["power"] = {{"source", "nvml"}, {"devices", devices}};
+    if (power.empty() && info.power_note) out["power"]["note"] = info.power_note;
+  }
   std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);

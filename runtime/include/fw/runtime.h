@@ -445,12 +445,32 @@ typedef struct fw_profile_entry_t {
   const char *arch;
   /* Autotuning chose this candidate (its last run came after the choice). */
   int selected;
+  /* GPU runs: the kernels' time on the device, between events recorded on the kernel
+   * queue around each launch (CUDA/HIP event timing), and how many runs it covers. */
+  double device_seconds;
+  uint64_t device_runs;
 } fw_profile_entry_t;
+
+/* Power of one GPU while the runtime profiles (NVIDIA: NVML, sampled by a monitor thread
+ * every 20 ms). */
+#define FW_MAX_POWER_DEVICES 8
+typedef struct fw_power_info_t {
+  char device[16];      /* its memory node, "cuda:0" */
+  uint64_t samples;
+  double seconds;       /* from the first sample to the last */
+  double average_watts; /* over the samples */
+  double max_watts;
+  double joules;        /* energy over `seconds` (trapezoids between samples) */
+} fw_power_info_t;
 
 typedef struct fw_profile_info_t {
   fw_counter_source_t source;
   uint32_t num_counters;
   const char *counter_names[FW_PROFILE_MAX_COUNTERS];
+  uint32_t num_power;
+  fw_power_info_t power[FW_MAX_POWER_DEVICES];
+  const char *power_note; /* NVIDIA GPUs in use but no power figure: why
+                             ("libnvidia-ml.so.1: cannot open ..."); NULL otherwise */
 } fw_profile_info_t;
 
 /* Calls `visit` for every entry recorded so far (under the profile's lock: the callback
