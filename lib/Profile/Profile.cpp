@@ -97,6 +97,11 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
         return bad("\"arch\" must be a string");
       entry.arch = arch->getAsString()->str();
     }
+    if (const json::Value *bindings = t->get("bindings")) {
+      if (!bindings->getAsString())
+        return bad("\"bindings\" must be a string");
+      entry.bindings = bindings->getAsString()->str();
+    }
     if (const json::Value *selected = t->get("selected")) {
       if (!selected->getAsBoolean())
         return bad("\"selected\" must be true or false");

@@ -55,20 +55,8 @@ struct BufferDeleter {
 };
 using BufferPtr = std::unique_ptr<fw_buffer_t, BufferDeleter>;
 
-std::string typeString(const fw_tensor_type_t &t) {
-  char buf[256];
-  fw_tensor_type_format(&t, buf, sizeof(buf));
-  return buf;
-}
-
-const char *accessName(fw_access_t access) {
-  switch (access) {
-  case FW_ACCESS_READ: return "read";
-  case FW_ACCESS_WRITE: return "write";
-  case FW_ACCESS_READ_WRITE: return "readwrite";
-  }
-  return "unknown";
-}
+using fwrun::accessName;
+using fwrun::typeString;
 
 std::string signature(const fw_function_info_t &f) {
   std::string s = "@" + std::string(f.name) + "(";

@@ -38,6 +38,7 @@ struct Entry {
   std::map<std::string, double> counters;
   std::map<std::string, uint64_t> moved; // "host->device"
   bool selected = false;                  // autotuning chose this variant
+  std::string bindings;                   // the executable's binding types
   double deviceTotal = 0;                 // GPU event timing
   uint64_t deviceRuns = 0;
 };
@@ -151,6 +152,9 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                             t["size_class"].get<int>(), t.value("arch", ""),
                             t.value("config", "")}];
         e.selected = t.value("selected", false);
+        if (t.contains("bindings") && !t["bindings"].is_string())
+          return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
+        e.bindings = t.value("bindings", "");
         if (t.contains("device_seconds")) {
           const json &d = t["device_seconds"];
           if (!d.is_object() || !d["total"].is_number() || !d["runs"].is_number_unsigned())
@@ -244,10 +248,24 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   json names = json::array();
   for (uint32_t i = 0; i < info.num_counters; ++i) names.push_back(info.counter_names[i]);
   out["counters"] = {{"source", source}, {"names", names}};
+  // The binding types of each executable, which fwc compares with its tasks'.
+  std::map<std::string, std::string> bindings;
+  for (size_t i = 0; i < fw_module_executable_count(module); ++i) {
+    fw_executable_info_t exe;
+    if (fw_status_t s = fw_module_executable_info(module, i, &exe)) {
+      fw_status_free(s);
+      continue;
+    }
+    bindings[name + "." + exe.name] = bindingTypes(exe);
+  }
   json tasks = json::array();
   for (const auto &[key, e] : entries) {
     json t;
     t["task"] = std::get<0>(key);
+    if (auto it = bindings.find(std::get<0>(key)); it != bindings.end())
+      t["bindings"] = it->second;
+    else if (!e.bindings.empty())
+      t["bindings"] = e.bindings;
     t["device"] = std::get<1>(key);
     t["size_class"] = std::get<2>(key);
     t["arch"] = std::get<3>(key);

@@ -3,6 +3,29 @@
 #include <cstdio>
 
 namespace fwrun {
+
+const char *accessName(fw_access_t access) {
+  switch (access) {
+  case FW_ACCESS_READ: return "read";
+  case FW_ACCESS_WRITE: return "write";
+  case FW_ACCESS_READ_WRITE: return "readwrite";
+  }
+  return "unknown";
+}
+
+std::string typeString(const fw_tensor_type_t &type) {
+  char buf[256];
+  fw_tensor_type_format(&type, buf, sizeof(buf));
+  return buf;
+}
+
+std::string bindingTypes(const fw_executable_info_t &executable) {
+  std::string types;
+  for (size_t b = 0; b < executable.num_bindings; ++b)
+    types += (b ? ", " : "") + typeString(executable.bindings[b].type);
+  return types;
+}
+
 namespace {
 
 const char *const kTierNames[FW_NUM_TIERS] = {"device", "host", "storage"};

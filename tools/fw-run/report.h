@@ -11,6 +11,13 @@ namespace fwrun {
 // "cpu", "cuda", "hip"; "device", "host", "storage".
 const char *targetKindName(fw_target_kind_t kind);
 const char *tierName(int tier);
+// "read", "write", "readwrite".
+const char *accessName(fw_access_t access);
+// "4x?x784xf32".
+std::string typeString(const fw_tensor_type_t &type);
+// The types of an executable's bindings in order, "?x784xf32, 784x256xf32, ?x256xf32":
+// what a profile records so that fwc can tell its tasks apart from another build's.
+std::string bindingTypes(const fw_executable_info_t &executable);
 
 std::string formatBytes(uint64_t bytes);
 std::string formatSeconds(double seconds);

@@ -35,6 +35,9 @@ struct ProfileEntry {
   std::string config;
   /// The runtime's autotuning chose this variant.
   bool selected = false;
+  /// The executable's binding types, `?x784xf32, 784x256xf32, ?x256xf32`; ""
+  /// when the profile does not say.
+  std::string bindings;
   uint64_t count = 0;
   double totalSeconds = 0, medianSeconds = 0;
 

@@ -39,6 +39,8 @@ struct Evidence {
   std::map<std::pair<std::string, std::string>, double> cpuVariants;
   /// The variant the runtime's autotuning chose, if any.
   std::optional<std::pair<std::string, std::string>> runtimeChoice;
+  /// The executable's binding types, as the profile recorded them.
+  std::string bindings;
 };
 
 /// Gathers the evidence per executable name.
@@ -60,6 +62,8 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
     if (dominant[{exe, e.device}].first != e.sizeClass || e.count == 0)
       continue;
     Evidence &ev = evidence[exe];
+    if (!e.bindings.empty())
+      ev.bindings = e.bindings;
     auto [it, inserted] = ev.seconds.try_emplace(e.device, e.medianSeconds);
     if (!inserted)
       it->second = std::min(it->second, e.medianSeconds);
@@ -70,6 +74,31 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
     }
   }
   return evidence;
+}
+
+/// A task's binding types as the runtime formats them: operands then results,
+/// `?x784xf32, 784x256xf32, ?x256xf32`.
+std::string getBindingTypes(TaskOp task) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto print = [&](Type type) {
+    if (!text.empty())
+      os << ", ";
+    auto tensor = cast<RankedTensorType>(type);
+    for (int64_t dim : tensor.getShape()) {
+      if (ShapedType::isDynamic(dim))
+        os << '?';
+      else
+        os << dim;
+      os << 'x';
+    }
+    os << tensor.getElementType();
+  };
+  for (Type type : task.getArgs().getTypes())
+    print(type);
+  for (Type type : task.getResultTypes())
+    print(type);
+  return text;
 }
 
 /// The measured CPU time of a task, if any.
@@ -252,6 +281,15 @@ struct ApplyProfilePass
         auto it = evidence.find(name);
         if (it == evidence.end())
           continue;
+        std::string bindings = getBindingTypes(task);
+        if (!it->second.bindings.empty() && it->second.bindings != bindings) {
+          task.emitWarning() << "the profile's " << name << " has bindings ("
+                             << it->second.bindings << "), this task ("
+                             << bindings
+                             << "): the profile comes from a build with other "
+                                "options; its figures are not used for this task";
+          continue;
+        }
         ++matched;
         annotate(task, name, it->second);
       }

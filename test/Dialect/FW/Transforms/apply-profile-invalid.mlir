@@ -43,6 +43,17 @@
 // RUN: %fw-opt %s --pass-pipeline="builtin.module(fwc-pipeline{compile-to=tasks}, fw-apply-profile{profile=%t.names.json})" 2>&1 | FileCheck %s --check-prefix=NAMES
 // NAMES: warning: profile '{{.*}}names.json' names no task of this module
 
+// A profile of a build with other options (other fusion: other tasks under the same
+// names) is recognized by its binding types and not applied.
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); [t.update(bindings='?x784xf32, ?x256xf32') for t in d['tasks']]; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_candidates.json %t.bindings.json
+// RUN: %fw-opt %s --pass-pipeline="builtin.module(fwc-pipeline{compile-to=tasks}, fw-apply-profile{profile=%t.bindings.json})" 2>&1 | FileCheck %s --check-prefix=BINDINGS
+// BINDINGS: warning: the profile's main_dispatch_0 has bindings (?x784xf32, ?x256xf32), this task (256x256xf32, 256x256xf32, 256x256xf32): the profile comes from a build with other options; its figures are not used for this task
+// BINDINGS-NOT: fw.profile
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); [t.update(bindings='256x256xf32, 256x256xf32, 256x256xf32') for t in d['tasks']]; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_candidates.json %t.samebindings.json
+// RUN: %fw-opt %s --pass-pipeline="builtin.module(fwc-pipeline{compile-to=tasks}, fw-apply-profile{profile=%t.samebindings.json})" 2>&1 | FileCheck %s --check-prefix=SAME
+// SAME-NOT: warning
+// SAME: fw.profile
+
 func.func @main(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<256x256xf32>
