@@ -135,19 +135,21 @@ double fw_profile_bucket_seconds(uint32_t bucket) {
 }
 
 static uint64_t hash_key(const char *task, uint32_t device, uint32_t size_class,
-                         const char *arch, const char *config) {
+                         const char *arch, const char *config, int selected) {
   uint64_t h = 1469598103934665603ull;
   for (const char *c = task; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
   h = (h ^ 0xff) * 1099511628211ull;
   for (const char *c = arch; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
   h = (h ^ 0xff) * 1099511628211ull;
   for (const char *c = config; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  h = (h ^ (unsigned)selected) * 1099511628211ull;
   h = (h ^ device) * 1099511628211ull;
   return (h ^ size_class) * 1099511628211ull;
 }
 
 static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t device,
-                                uint32_t size_class, const char *arch, const char *config) {
+                                uint32_t size_class, const char *arch, const char *config,
+                                int selected) {
   if ((p->size + 1) * 4 > p->capacity * 3) {
     size_t cap = p->capacity ? p->capacity * 2 : 32;
     fw_profile_entry_t *grown = calloc(cap, sizeof(*grown));
@@ -155,7 +157,8 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
     for (size_t i = 0; i < p->capacity; ++i) {
       fw_profile_entry_t *e = &p->entries[i];
       if (!e->task) continue;
-      size_t j = hash_key(e->task, e->device, e->size_class, e->arch, e->config) & (cap - 1);
+      size_t j = hash_key(e->task, e->device, e->size_class, e->arch, e->config, e->selected) &
+                 (cap - 1);
       while (grown[j].task) j = (j + 1) & (cap - 1);
       grown[j] = *e;
     }
@@ -163,12 +166,12 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
     p->entries = grown;
     p->capacity = cap;
   }
-  size_t j = hash_key(task, device, size_class, arch, config) & (p->capacity - 1);
+  size_t j = hash_key(task, device, size_class, arch, config, selected) & (p->capacity - 1);
   for (;; j = (j + 1) & (p->capacity - 1)) {
     fw_profile_entry_t *e = &p->entries[j];
     if (!e->task) break;
     if (e->device == (fw_target_kind_t)device && e->size_class == size_class &&
-        strcmp(e->task, task) == 0 && strcmp(e->arch, arch) == 0 &&
+        e->selected == selected && strcmp(e->task, task) == 0 && strcmp(e->arch, arch) == 0 &&
         strcmp(e->config, config) == 0)
       return e;
   }
@@ -183,6 +186,7 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
   e->task = owned_task;
   e->arch = owned_arch;
   e->config = owned_config;
+  e->selected = selected;
   e->device = (fw_target_kind_t)device;
   e->size_class = size_class;
   e->min_seconds = INFINITY;
@@ -197,10 +201,9 @@ void fw_profile_record(fw_profile_t *p, const char *task, const char *arch, cons
   if (!(seconds >= 0) || !isfinite(seconds)) return;
   pthread_mutex_lock(&p->lock);
   fw_profile_entry_t *e = find(p, task, device, fw_history_size_class(bytes), arch ? arch : "",
-                               config ? config : "");
+                               config ? config : "", selected != 0);
   if (e) {
     ++e->count;
-    e->selected = selected;
     if (device_seconds >= 0 && isfinite(device_seconds)) {
       e->device_seconds += device_seconds;
       ++e->device_runs;

@@ -1,5 +1,5 @@
 /* Internal: profiles of the kernels a runtime ran (FW_RUNTIME_PROFILE). Per (task, variant
- * target and knobs, device kind, size class): how many runs, a log-scale histogram of their times (mergeable
+ * target and knobs, trial or chosen, device kind, size class): how many runs, a log-scale histogram of their times (mergeable
  * across runs, so medians and spreads survive merging), and the sums of the counters read
  * around each run on its worker: hardware counters through perf_event_open where the
  * machine allows them, else the kernel's software counters. */

@@ -37,13 +37,12 @@ struct Entry {
   std::map<int, uint64_t> histogram;
   std::map<std::string, double> counters;
   std::map<std::string, uint64_t> moved; // "host->device"
-  bool selected = false;                  // autotuning chose this variant
   std::string bindings;                   // the executable's binding types
   double deviceTotal = 0;                 // GPU event timing
   uint64_t deviceRuns = 0;
 };
-// task, device, size class, variant target, variant knobs
-using Key = std::tuple<std::string, std::string, int, std::string, std::string>;
+// task, device, size class, variant target, variant knobs, chosen by autotuning
+using Key = std::tuple<std::string, std::string, int, std::string, std::string, bool>;
 
 // The power of one GPU over the merged runs.
 struct Power {
@@ -150,8 +149,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
           return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
         Entry &e = entries[{t["task"].get<std::string>(), t["device"].get<std::string>(),
                             t["size_class"].get<int>(), t.value("arch", ""),
-                            t.value("config", "")}];
-        e.selected = t.value("selected", false);
+                            t.value("config", ""), t.value("selected", false)}];
         if (t.contains("bindings") && !t["bindings"].is_string())
           return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
         e.bindings = t.value("bindings", "");
@@ -207,8 +205,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     auto *c = static_cast<Context *>(user);
     Entry &e = (*c->entries)[{p->task, targetKindName(p->device),
                               static_cast<int>(p->size_class), p->arch ? p->arch : "",
-                              p->config ? p->config : ""}];
-    e.selected = p->selected != 0;
+                              p->config ? p->config : "", p->selected != 0}];
     e.deviceTotal += p->device_seconds;
     e.deviceRuns += p->device_runs;
     e.count += p->count;
@@ -270,7 +267,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     t["size_class"] = std::get<2>(key);
     t["arch"] = std::get<3>(key);
     t["config"] = std::get<4>(key);
-    if (e.selected) t["selected"] = true;
+    if (std::get<5>(key)) t["selected"] = true;
     t["count"] = e.count;
     t["seconds"] = {{"total", e.total},
                     {"min", std::isfinite(e.min) ? e.min : 0.0},

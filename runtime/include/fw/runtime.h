@@ -443,7 +443,9 @@ typedef struct fw_profile_entry_t {
   const char *config;
   /* The target of that variant ("x86-64-v4", "sm_90"); "" for C tasks. */
   const char *arch;
-  /* Autotuning chose this candidate (its last run came after the choice). */
+  /* The runs of this entry came after autotuning chose this candidate. A candidate's
+   * trial runs, made in turn with the others' under the same conditions, are in an entry
+   * of their own (selected = 0): those compare candidates. */
   int selected;
   /* GPU runs: the kernels' time on the device, between events recorded on the kernel
    * queue around each launch (CUDA/HIP event timing), and how many runs it covers. */

@@ -32,10 +32,13 @@ namespace {
 
 /// What the profile says about one task.
 struct Evidence {
-  /// Median seconds per device kind, in the size class with the most time.
+  /// Median seconds per device kind, in the size class with the most time:
+  /// the runs of the variant autotuning chose when there are some, else the
+  /// fastest variant's.
   std::map<std::string, double> seconds;
   /// CPU variants measured in that size class: (target, knobs) -> median
-  /// seconds.
+  /// seconds of the runs that compare them (the trials, when every candidate
+  /// has some: they ran in turn under the same conditions).
   std::map<std::pair<std::string, std::string>, double> cpuVariants;
   /// The variant the runtime's autotuning chose, if any.
   std::optional<std::pair<std::string, std::string>> runtimeChoice;
@@ -57,6 +60,13 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
       best = {sizeClass, total};
   }
   llvm::StringMap<Evidence> evidence;
+  // Per executable: its CPU variants' trial and chosen medians, and per device
+  // the medians of chosen runs and of the others.
+  struct Medians {
+    std::optional<double> trial, chosen;
+  };
+  llvm::StringMap<std::map<std::pair<std::string, std::string>, Medians>> cpu;
+  llvm::StringMap<std::map<std::string, Medians>> devices;
   for (const ProfileEntry &e : profile.entries) {
     std::string exe = e.executable().str();
     if (dominant[{exe, e.device}].first != e.sizeClass || e.count == 0)
@@ -64,14 +74,28 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
     Evidence &ev = evidence[exe];
     if (!e.bindings.empty())
       ev.bindings = e.bindings;
-    auto [it, inserted] = ev.seconds.try_emplace(e.device, e.medianSeconds);
-    if (!inserted)
-      it->second = std::min(it->second, e.medianSeconds);
-    if (e.device == "cpu") {
-      ev.cpuVariants[{e.arch, e.config}] = e.medianSeconds;
-      if (e.selected)
-        ev.runtimeChoice = {e.arch, e.config};
-    }
+    auto keep = [&](std::optional<double> &slot) {
+      slot = std::min(slot.value_or(e.medianSeconds), e.medianSeconds);
+    };
+    Medians &device = devices[exe][e.device];
+    keep(e.selected ? device.chosen : device.trial);
+    if (e.device != "cpu")
+      continue;
+    Medians &variant = cpu[exe][{e.arch, e.config}];
+    keep(e.selected ? variant.chosen : variant.trial);
+    if (e.selected)
+      ev.runtimeChoice = {e.arch, e.config};
+  }
+  for (auto &[exe, ev] : evidence) {
+    for (const auto &[device, m] : devices[exe])
+      ev.seconds[device] = m.chosen ? *m.chosen : *m.trial;
+    const auto &variants = cpu[exe];
+    bool allTrials = llvm::all_of(variants, [](const auto &v) {
+      return v.second.trial.has_value();
+    });
+    for (const auto &[variant, m] : variants)
+      ev.cpuVariants[variant] =
+          allTrials ? *m.trial : std::min(m.trial.value_or(*m.chosen), m.chosen.value_or(*m.trial));
   }
   return evidence;
 }
