@@ -112,6 +112,9 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
     entry.sizeClass = static_cast<int>(*sizeClass);
     entry.count = static_cast<uint64_t>(*count);
     entry.medianSeconds = *median;
+    // Older or hand-written profiles may lack the minimum: the median stands in.
+    std::optional<double> min = seconds->getNumber("min");
+    entry.minSeconds = min && std::isfinite(*min) && *min >= 0 ? *min : *median;
     entry.totalSeconds = *total;
     profile.entries.push_back(std::move(entry));
   }

@@ -55,25 +55,22 @@ static fw_tune_slot_t *find_slot(fw_tune_executable_t *t, uint32_t size_class) {
   return slot;
 }
 
-static double median(const double *s, uint32_t n) {
-  double a[FW_TUNE_TRIALS];
-  memcpy(a, s, n * sizeof(double));
+/* The fastest of a candidate's timed runs: interference (other threads, other processes,
+ * page faults) only ever adds time, so the minimum is the estimate least disturbed by it. */
+static double fastest(const double *s, uint32_t n) {
+  double m = s[0];
   for (uint32_t i = 1; i < n; ++i)
-    for (uint32_t j = i; j > 0 && a[j - 1] > a[j]; --j) {
-      double x = a[j];
-      a[j] = a[j - 1];
-      a[j - 1] = x;
-    }
-  return a[n / 2];
+    if (s[i] < m) m = s[i];
+  return m;
 }
 
-/* Once every candidate has its trials timed, the one with the lowest median wins. */
+/* Once every candidate has its trials timed, the one with the fastest run wins. */
 static void maybe_choose(fw_tune_executable_t *t, fw_tune_slot_t *slot) {
   int32_t best = -1;
   double best_seconds = 0;
   for (uint32_t c = 0; c < t->num_candidates; ++c) {
     if (slot->measured[c] < FW_TUNE_TRIALS) return;
-    double m = median(slot->seconds[c], FW_TUNE_TRIALS);
+    double m = fastest(slot->seconds[c], FW_TUNE_TRIALS);
     if (best < 0 || m < best_seconds) {
       best = (int32_t)c;
       best_seconds = m;

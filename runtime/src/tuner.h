@@ -4,7 +4,8 @@
  * processor runs are loaded). Per size class of its calls,
  * the first dispatches try the candidates in turn, one warm-up run (not counted: first
  * touches of its code and buffers) and FW_TUNE_TRIALS timed runs each; from then on every
- * dispatch runs the one with the lowest median time. */
+ * dispatch runs the one whose fastest timed run was fastest (interference only adds time,
+ * so the minimum is what it disturbs least). */
 #ifndef FW_RUNTIME_SRC_TUNER_H_
 #define FW_RUNTIME_SRC_TUNER_H_
 

@@ -39,7 +39,7 @@ struct ProfileEntry {
   /// when the profile does not say.
   std::string bindings;
   uint64_t count = 0;
-  double totalSeconds = 0, medianSeconds = 0;
+  double totalSeconds = 0, medianSeconds = 0, minSeconds = 0;
 
   /// The executable part of `task` (after the first '.').
   llvm::StringRef executable() const;

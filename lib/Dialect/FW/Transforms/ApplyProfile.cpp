@@ -36,9 +36,10 @@ struct Evidence {
   /// the runs of the variant autotuning chose when there are some, else the
   /// fastest variant's.
   std::map<std::string, double> seconds;
-  /// CPU variants measured in that size class: (target, knobs) -> median
-  /// seconds of the runs that compare them (the trials, when every candidate
-  /// has some: they ran in turn under the same conditions).
+  /// CPU variants measured in that size class: (target, knobs) -> seconds of
+  /// the runs that compare them (the trials, when every candidate has some:
+  /// they ran in turn under the same conditions), the fastest run (or the
+  /// median, if lower: a hand-edited one).
   std::map<std::pair<std::string, std::string>, double> cpuVariants;
   /// The variant the runtime's autotuning chose, if any.
   std::optional<std::pair<std::string, std::string>> runtimeChoice;
@@ -81,8 +82,11 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
     keep(e.selected ? device.chosen : device.trial);
     if (e.device != "cpu")
       continue;
+    // Candidates compare on their fastest runs: interference only adds time.
     Medians &variant = cpu[exe][{e.arch, e.config}];
-    keep(e.selected ? variant.chosen : variant.trial);
+    std::optional<double> &slot = e.selected ? variant.chosen : variant.trial;
+    double fastest = std::min(e.minSeconds, e.medianSeconds);
+    slot = std::min(slot.value_or(fastest), fastest);
     if (e.selected)
       ev.runtimeChoice = {e.arch, e.config};
   }
