@@ -32,7 +32,7 @@ def run(cmd, **kw):
 
 
 def median_us(output):
-    m = re.search(r"median: ([0-9.]+) (us|ms|s)\b", output)
+    m = re.search(r"median: ([0-9.eE+-]+) (us|ms|s)\b", output)
     if not m:
         sys.exit("no median in fw-run's output:\n" + output)
     scale = {"us": 1, "ms": 1e3, "s": 1e6}[m.group(2)]

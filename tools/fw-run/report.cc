@@ -61,8 +61,10 @@ std::string formatBytes(uint64_t bytes) {
 }
 
 std::string formatSeconds(double seconds) {
-  if (seconds < 1e-3) return printf1("%.3g %s", seconds * 1e6, "us");
-  if (seconds < 1) return printf1("%.3g %s", seconds * 1e3, "ms");
+  // Three significant digits; a value that rounds up to 1000 takes the next unit, so
+  // 999.6 us reads 1 ms and not 1e+03 us.
+  if (seconds < 0.9995e-3) return printf1("%.3g %s", seconds * 1e6, "us");
+  if (seconds < 0.9995) return printf1("%.3g %s", seconds * 1e3, "ms");
   return printf1("%.3g %s", seconds, "s");
 }
 
