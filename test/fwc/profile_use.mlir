@@ -24,7 +24,7 @@
 // REMARKS: --- !Passed
 // REMARKS: Name: KeepVariant
 // REMARKS: Function: main_dispatch_0
-// REMARKS: kept the CPU variant with
+// REMARKS: kept the CPU {{(x86-64-v4 )?}}variant with
 // The kept variant alone, or (when x86-64-v4 won) that one first and the x86-64-v3 one
 // with its defaults behind it.
 // RUN: %fw-run %t.pgo.fwb --list | FileCheck %s --check-prefix=PGO
