@@ -541,3 +541,10 @@ fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
   out_info->config = v->config;
   return FW_OK;
 }
+
+fw_status_t fw_module_tuning(fw_module_t *module, fw_tuning_visit_fn_t visit, void *user_data) {
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (!visit) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "visit is NULL");
+  fw_tuner_visit(&module->tuner, &module->md, visit, user_data);
+  return FW_OK;
+}

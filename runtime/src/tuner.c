@@ -125,3 +125,26 @@ void fw_tuner_record(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes, uin
   }
   pthread_mutex_unlock(&tuner->lock);
 }
+
+void fw_tuner_visit(fw_tuner_t *tuner, const fw_metadata_t *md, fw_tuning_visit_fn_t visit,
+                    void *user_data) {
+  pthread_mutex_lock(&tuner->lock);
+  for (size_t e = 0; e < tuner->num_executables; ++e) {
+    const fw_tune_executable_t *t = &tuner->executables[e];
+    for (size_t i = 0; i < t->num_slots; ++i) {
+      const fw_tune_slot_t *slot = &t->slots[i];
+      fw_tuning_info_t info;
+      memset(&info, 0, sizeof(info));
+      info.executable = e;
+      info.size_class = slot->size_class;
+      info.num_candidates = t->num_candidates;
+      info.decided = slot->chosen >= 0;
+      if (info.decided) {
+        info.variant = t->candidates[slot->chosen] - md->executables[e].first_variant;
+        info.seconds = fastest(slot->seconds[slot->chosen], FW_TUNE_TRIALS);
+      }
+      visit(user_data, &info);
+    }
+  }
+  pthread_mutex_unlock(&tuner->lock);
+}

@@ -63,6 +63,9 @@ void fw_tuner_fini(fw_tuner_t *tuner);
  * candidates; `state` says which kind of run it is. */
 int64_t fw_tuner_pick(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes,
                       fw_tune_state_t *state);
+/* Calls `visit` per (executable, size class) seen so far (lock held). */
+void fw_tuner_visit(fw_tuner_t *tuner, const fw_metadata_t *md, fw_tuning_visit_fn_t visit,
+                    void *user_data);
 /* Records the time of a trial run of `variant`. */
 void fw_tuner_record(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes, uint32_t variant,
                      double seconds);

@@ -15,6 +15,10 @@
 // AVX-512: the x86-64-v4 one does not load), and one entry of the chosen one's later runs.
 // RUN: %python -c "import json,sys; t=[e for e in json.load(open(sys.argv[1]))['tasks'] if e['task']=='pgo.main_dispatch_0']; print('candidates', 'ok' if sum(1 for e in t if e.get('selected') != True) in (2, 3) else t, sum(1 for e in t if e.get('selected')), 'selected')" %t.prof.json | FileCheck %s --check-prefix=CANDIDATES
 // CANDIDATES: candidates ok 1 selected
+// fw-run --stats says what the runtime chose.
+// RUN: %fw-run %t.tune.fwb --default-dim=64 --benchmark=20 --stats --print-max-elements=0 | FileCheck %s --check-prefix=STATS
+// STATS: autotuning (size class: bytes the calls access):
+// STATS-NEXT: @main_dispatch_0 ({{[0-9.]+}} KiB+): x86-64-v{{[34]}} {{.*}}, the fastest of {{[23]}} ({{[0-9.]+}} {{us|ms}})
 // RUN: %fwc %s --profile-use=%t.prof.json --remarks=%t.remarks.yaml --module-name=pgo -o %t.pgo.fwb
 // RUN: FileCheck %s --check-prefix=REMARKS < %t.remarks.yaml
 // REMARKS: --- !Analysis

@@ -114,4 +114,42 @@ std::string formatSimulation(const fw_sim_report_t &r) {
   return out;
 }
 
+std::string formatTuning(fw_module_t *module) {
+  std::string out;
+  auto visit = [](void *user, const fw_tuning_info_t *t) {
+    auto *out = static_cast<std::pair<std::string, fw_module_t *> *>(user);
+    fw_executable_info_t exe;
+    if (fw_status_t s = fw_module_executable_info(out->second, t->executable, &exe)) {
+      fw_status_free(s);
+      return;
+    }
+    std::string line = "  @" + std::string(exe.name) + " (" +
+                       formatBytes(uint64_t(1) << t->size_class) + "+): ";
+    fw_variant_info_t v;
+    fw_target_info_t target;
+    if (!t->decided) {
+      line += "measuring " + std::to_string(t->num_candidates) + " candidates";
+    } else if (fw_status_t s = fw_module_variant_info(out->second, t->executable, t->variant,
+                                                      &v)) {
+      fw_status_free(s);
+      return;
+    } else if (fw_status_t s = fw_module_target_info(out->second, v.target, &target)) {
+      fw_status_free(s);
+      return;
+    } else {
+      line += std::string(target.arch) + " " + (v.config[0] ? v.config : "defaults") +
+              ", the fastest of " + std::to_string(t->num_candidates) + " (" +
+              formatSeconds(t->seconds) + ")";
+    }
+    out->first += line + "\n";
+  };
+  std::pair<std::string, fw_module_t *> context{"", module};
+  if (fw_status_t s = fw_module_tuning(module, visit, &context)) {
+    fw_status_free(s);
+    return "";
+  }
+  if (context.first.empty()) return "";
+  return "autotuning (size class: bytes the calls access):\n" + context.first;
+}
+
 }  // namespace fwrun

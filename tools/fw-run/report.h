@@ -23,6 +23,9 @@ std::string formatBytes(uint64_t bytes);
 std::string formatSeconds(double seconds);
 // `--stats`: tasks per device, bytes moved per tier pair, evictions, prefetches.
 std::string formatStats(const fw_runtime_stats_t &stats);
+// `--stats`: what autotuning chose, per executable with candidates and size class ("" when
+// the module has none).
+std::string formatTuning(fw_module_t *module);
 // `--simulate`: makespan against the lower bound.
 std::string formatSimulation(const fw_sim_report_t &report);
 

@@ -311,6 +311,22 @@ FW_API fw_status_t fw_module_executable_info(const fw_module_t *module, size_t i
 FW_API fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
                                           size_t variant, fw_variant_info_t *out_info);
 
+/* Autotuning (fwc --autotune): per executable with candidates and size class of its
+ * calls so far, whether the runtime has chosen, and what. */
+typedef struct fw_tuning_info_t {
+  size_t executable;       /* index for fw_module_executable_info */
+  uint32_t size_class;     /* floor(log2(bytes the calls accessed)) */
+  uint32_t num_candidates;
+  int decided;             /* 0 while the candidates are still measured */
+  size_t variant;          /* decided: the chosen one, index for fw_module_variant_info */
+  double seconds;          /* decided: its fastest timed trial */
+} fw_tuning_info_t;
+typedef void (*fw_tuning_visit_fn_t)(void *user_data, const fw_tuning_info_t *info);
+/* Calls `visit` once per (executable, size class) the tuner has seen, under the tuner's
+ * lock (the callback must not call the runtime). */
+FW_API fw_status_t fw_module_tuning(fw_module_t *module, fw_tuning_visit_fn_t visit,
+                                    void *user_data);
+
 /* Validates `args` against the signature of function `function_index` (count, element
  * type, rank, static dims), runs it and, on success, stores one new reference per result
  * in `out_results[0..num_results)` (num_results must equal the signature's). On failure
