@@ -265,7 +265,8 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
                     : t->module->gpu_kernels[w->device_index][t->executable].variant];
           fw_profile_record(&rt->profile, t->name,
                             variant ? t->module->md.targets[variant->target].arch : "",
-                            variant ? variant->config : "", t->tune_state == FW_TUNE_CHOSEN,
+                            variant ? variant->config : "",
+                            w->kind == FW_TARGET_KIND_CPU && t->tune_state == FW_TUNE_CHOSEN,
                             w->kind, touched, (double)(end - start) * 1e-9, device_seconds,
                             before, after, moved);
         }

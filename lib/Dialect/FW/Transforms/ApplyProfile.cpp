@@ -263,10 +263,11 @@ std::string describeVariant(const std::pair<std::string, std::string> &variant) 
   return variant.first.empty() ? knobs : variant.first + " " + knobs;
 }
 
+/// "3.0 us", "2.00 ms": a value that rounds up to 1000 takes the next unit.
 std::string formatSeconds(double seconds) {
-  if (seconds < 1e-3)
+  if (seconds < 0.99995e-3)
     return llvm::formatv("{0:F1} us", seconds * 1e6).str();
-  if (seconds < 1)
+  if (seconds < 0.999995)
     return llvm::formatv("{0:F2} ms", seconds * 1e3).str();
   return llvm::formatv("{0:F2} s", seconds).str();
 }
