@@ -45,6 +45,8 @@ struct Evidence {
   std::optional<std::pair<std::string, std::string>> runtimeChoice;
   /// The executable's binding types, as the profile recorded them.
   std::string bindings;
+  /// The identical tasks whose variant figures were pooled with these.
+  std::string pooledWith;
 };
 
 /// Gathers the evidence per executable name.
@@ -301,10 +303,17 @@ struct ApplyProfilePass
       }
     }
     llvm::StringMap<Evidence> evidence = gatherEvidence(*read);
-    unsigned matched = 0;
+    struct Matched {
+      TaskOp task;
+      std::string name;
+      Evidence evidence;
+    };
+    std::vector<Matched> matched;
+    SmallVector<std::pair<func::FuncOp, SmallVector<TaskOp>>> functions;
     for (auto func : module.getOps<func::FuncOp>()) {
       SmallVector<TaskOp> tasks;
       func.walk([&](TaskOp task) { tasks.push_back(task); });
+      functions.push_back({func, tasks});
       for (auto [n, task] : llvm::enumerate(tasks)) {
         std::string name = (func.getSymName() + "_dispatch_" + Twine(n)).str();
         auto it = evidence.find(name);
@@ -319,13 +328,48 @@ struct ApplyProfilePass
                                 "options; its figures are not used for this task";
           continue;
         }
-        ++matched;
-        annotate(task, name, it->second);
+        matched.push_back({task, name, it->second});
       }
-      if (mergeBelowUs > 0)
-        mergeShortTasks(func, tasks);
     }
-    if (matched == 0 && !read->entries.empty())
+    // Tasks that compute the same thing on the same types (attention's three
+    // projections) have the same fastest variant: their candidates' figures
+    // pool, so that one noisy trial does not send them different ways.
+    std::vector<bool> pooled(matched.size(), false);
+    for (size_t i = 0; i < matched.size(); ++i) {
+      if (pooled[i] || matched[i].evidence.cpuVariants.size() < 2)
+        continue;
+      SmallVector<size_t> group = {i};
+      for (size_t j = i + 1; j < matched.size(); ++j)
+        if (!pooled[j] && matched[j].evidence.cpuVariants.size() >= 2 &&
+            getBindingTypes(matched[i].task) == getBindingTypes(matched[j].task) &&
+            OperationEquivalence::isRegionEquivalentTo(
+                &matched[i].task.getBody(), &matched[j].task.getBody(),
+                OperationEquivalence::IgnoreLocations))
+          group.push_back(j);
+      if (group.size() < 2)
+        continue;
+      std::map<std::pair<std::string, std::string>, double> pool;
+      std::string names;
+      for (size_t k : group) {
+        for (const auto &[variant, seconds] : matched[k].evidence.cpuVariants) {
+          auto [it, inserted] = pool.try_emplace(variant, seconds);
+          if (!inserted)
+            it->second = std::min(it->second, seconds);
+        }
+        names += (names.empty() ? "" : ", ") + matched[k].name;
+      }
+      for (size_t k : group) {
+        pooled[k] = true;
+        matched[k].evidence.cpuVariants = pool;
+        matched[k].evidence.pooledWith = names;
+      }
+    }
+    for (Matched &m : matched)
+      annotate(m.task, m.name, m.evidence);
+    if (mergeBelowUs > 0)
+      for (auto &[func, tasks] : functions)
+        mergeShortTasks(func, tasks);
+    if (matched.empty() && !read->entries.empty())
       module.emitWarning() << "profile '" << profile
                            << "' names no task of this module";
   }
@@ -354,6 +398,8 @@ struct ApplyProfilePass
                                   describeVariant(variant), formatSeconds(seconds));
       if (ev.runtimeChoice && *ev.runtimeChoice != fastestVariant->first)
         evidence += "; the runtime had chosen " + describeVariant(*ev.runtimeChoice);
+      if (!ev.pooledWith.empty())
+        evidence += "; fastest runs of the identical tasks " + ev.pooledWith;
       remark::analysis(task.getLoc(), remark::RemarkOpts::name("VariantEvidence")
                                           .category("fw-profile")
                                           .function(name))
