@@ -460,7 +460,7 @@ typedef struct fw_profile_entry_t {
   /* The target of that variant ("x86-64-v4", "sm_90"); "" for C tasks. */
   const char *arch;
   /* The runs of this entry came after autotuning chose this candidate. A candidate's
-   * trial runs, made one candidate after the other at the start, are in an entry
+   * trial runs, made in turn with the others' under the same conditions, are in an entry
    * of their own (selected = 0): those compare candidates. */
   int selected;
   /* GPU runs: the kernels' time on the device, between events recorded on the kernel

@@ -38,7 +38,7 @@ struct Evidence {
   std::map<std::string, double> seconds;
   /// CPU variants measured in that size class: (target, knobs) -> seconds of
   /// the runs that compare them (the trials, when every candidate has some:
-  /// they ran one after the other at the start), the fastest run (or the
+  /// they ran in turn under the same conditions), the fastest run (or the
   /// median, if lower: a hand-edited one).
   std::map<std::pair<std::string, std::string>, double> cpuVariants;
   /// The variant the runtime's autotuning chose, if any.
