@@ -92,17 +92,17 @@ int64_t fw_tuner_pick(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes,
     variant = t->candidates[slot->chosen];
     *state = FW_TUNE_CHOSEN;
   } else if (slot) {
-    /* One candidate at a time, its warm-up and all its trials in a row, so that each is
-     * timed in its own steady state (alternating candidates keeps every one of them cold:
-     * their scratch memory, caches and allocator state keep changing hands). A trial
-     * whose run failed or is still running is handed out again after the others. */
-    uint32_t c = 0;
-    while (c < t->num_candidates && slot->dispatched[c] >= FW_TUNE_TRIALS + 1) ++c;
-    if (c == t->num_candidates) {
+    /* The next candidate still short of trials (a trial whose run failed or is still
+     * running is handed out again after the others). */
+    uint32_t c = slot->next, tries = 0;
+    while (slot->dispatched[c] >= FW_TUNE_TRIALS + 1 && tries++ < t->num_candidates)
+      c = (c + 1) % t->num_candidates;
+    if (slot->dispatched[c] >= FW_TUNE_TRIALS + 1) {
       for (c = 0; c < t->num_candidates && slot->measured[c] >= FW_TUNE_TRIALS; ++c) {}
       if (c == t->num_candidates) c = 0;
     }
     ++slot->dispatched[c];
+    slot->next = (c + 1) % t->num_candidates;
     variant = t->candidates[c];
     *state = FW_TUNE_TRIAL;
   }

@@ -2,8 +2,8 @@
  * CPU variants as candidates: the same kernel with different register tiles, cache
  * blocking or division among workgroups, or for a higher ISA level (only those this
  * processor runs are loaded). Per size class of its calls,
- * the first dispatches try the candidates one after the other, one warm-up run (not
- * counted: first touches of its code and buffers) and FW_TUNE_TRIALS timed runs each; from then on every
+ * the first dispatches try the candidates in turn, one warm-up run (not counted: first
+ * touches of its code and buffers) and FW_TUNE_TRIALS timed runs each; from then on every
  * dispatch runs the one whose fastest timed run was fastest (interference only adds time,
  * so the minimum is what it disturbs least). */
 #ifndef FW_RUNTIME_SRC_TUNER_H_
@@ -24,6 +24,7 @@ extern "C" {
 typedef struct fw_tune_slot_t { /* one size class of one executable */
   uint32_t size_class;
   int32_t chosen;   /* index into the candidates; -1 while measuring */
+  uint32_t next;    /* the candidate the next trial dispatch gets */
   uint32_t dispatched[FW_TUNE_MAX_CANDIDATES]; /* trial runs handed out */
   uint32_t warmed[FW_TUNE_MAX_CANDIDATES];     /* its warm-up run finished */
   uint32_t measured[FW_TUNE_MAX_CANDIDATES];   /* trial runs timed */

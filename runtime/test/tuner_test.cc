@@ -114,15 +114,14 @@ TEST_F(Tuner, PicksTheFastestAfterAWarmUpAndTheTrials) {
 
 TEST_F(Tuner, TheWarmUpRunDoesNotCount) {
   initThree();
-  // One candidate after the other, each warm-up then trials in a row. Each candidate's
-  // first run is slow (cold caches, first touches); only the later ones say which is
-  // fastest: variant 2.
-  for (int64_t expected = 0; expected < 3; ++expected)
-    for (int run = 0; run < 1 + FW_TUNE_TRIALS; ++run) {
+  // Each candidate's first run is slow (cold caches, first touches); only the later ones
+  // say which is fastest: variant 2.
+  for (int round = 0; round < 1 + FW_TUNE_TRIALS; ++round)
+    for (int64_t expected = 0; expected < 3; ++expected) {
       fw_tune_state_t state;
       int64_t v = fw_tuner_pick(&tuner_, 0, 4096, &state);
       ASSERT_EQ(v, expected);
-      double t = run == 0 ? (v == 2 ? 9e-3 : 1e-3) : (v == 2 ? 0.5e-3 : 1e-3);
+      double t = round == 0 ? (v == 2 ? 9e-3 : 1e-3) : (v == 2 ? 0.5e-3 : 1e-3);
       fw_tuner_record(&tuner_, 0, 4096, (uint32_t)v, t);
     }
   fw_tune_state_t state;
