@@ -252,11 +252,9 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         if (t->fn) status = run_fn(t, data);
         else status = run_kernel(s, w, t, data, &device_seconds);
         uint64_t end = fw_now_ns();
+        uint64_t bytes = status == FW_OK ? fw_task_bytes(t) : 0;
         if (rt->profile.enabled && status == FW_OK) {
           fw_profile_read(&rt->profile, &w->counters, after);
-          uint64_t touched = 0;
-          for (size_t i = 0; i < t->num_accesses; ++i)
-            touched += t->accesses[i].buffer->byte_size;
           const fw_md_variant_t *variant = NULL;
           if (t->module)
             variant = &t->module->md.variants[
@@ -267,7 +265,7 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
                             variant ? t->module->md.targets[variant->target].arch : "",
                             variant ? variant->config : "",
                             w->kind == FW_TARGET_KIND_CPU && t->tune_state == FW_TUNE_CHOSEN,
-                            w->kind, touched, (double)(end - start) * 1e-9, device_seconds,
+                            w->kind, bytes, (double)(end - start) * 1e-9, device_seconds,
                             before, after, moved);
         }
         if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
@@ -280,9 +278,6 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         t->start_ns = start; /* counted by fw_scheduler_complete */
         t->end_ns = end;
         if (status == FW_OK) {
-          uint64_t bytes = 0;
-          for (size_t i = 0; i < t->num_accesses; ++i)
-            bytes += t->accesses[i].buffer->byte_size;
           fw_history_record(&rt->history, t->name, w->kind, bytes, (double)(end - start) * 1e-9);
           if (t->tune_state == FW_TUNE_TRIAL && w->kind == FW_TARGET_KIND_CPU)
             fw_tuner_record(&t->module->tuner, t->executable, bytes, t->cpu_variant,

@@ -265,10 +265,10 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   task->num_bindings = e->num_bindings;
   /* Candidates of one kernel: the tuner says which one this dispatch runs. */
   fw_tune_state_t tune_state = FW_TUNE_NONE;
-  if (kernel && !simulated) {
-    uint64_t touched = 0;
-    for (size_t i = 0; i < task->num_accesses; ++i) touched += task->accesses[i].buffer->byte_size;
-    int64_t pick = fw_tuner_pick(&inv->module->tuner, (uint32_t)executable, touched, &tune_state);
+  if (kernel && !simulated &&
+      fw_tuner_has_candidates(&inv->module->tuner, (uint32_t)executable)) {
+    int64_t pick = fw_tuner_pick(&inv->module->tuner, (uint32_t)executable, fw_task_bytes(task),
+                                 &tune_state);
     if (pick >= 0) {
       cpu_variant = (uint32_t)pick;
       kernel = inv->module->cpu_kernels[pick];

@@ -577,7 +577,7 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
 #define FW_LINK_NOMINAL_GBPS 16.0
 #define FW_UNKNOWN_TASK_SECONDS 1e-6
 
-static uint64_t task_bytes(const fw_task_t *t) {
+uint64_t fw_task_bytes(const fw_task_t *t) {
   uint64_t bytes = 0;
   for (size_t i = 0; i < t->num_accesses; ++i) bytes += t->accesses[i].buffer->byte_size;
   return bytes;
@@ -591,7 +591,7 @@ static double kernel_speed(const fw_sim_device_t *d, const char *name) {
 }
 
 double fw_sim_task_seconds(const fw_sim_device_t *d, const fw_task_t *t) {
-  double bytes = t->bytes > 0 ? t->bytes : (double)task_bytes(t);
+  double bytes = t->bytes > 0 ? t->bytes : (double)fw_task_bytes(t);
   double speed = kernel_speed(d, t->name);
   double compute = d->gflops > 0 ? t->flops / (d->gflops * 1e9 * speed) : 0;
   double memory = d->memory_gbps > 0 ? bytes / (d->memory_gbps * 1e9 * speed) : 0;
@@ -602,9 +602,9 @@ double fw_sim_task_seconds(const fw_sim_device_t *d, const fw_task_t *t) {
 double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
   if (w->sim) return fw_sim_task_seconds(w->sim, t);
   double seconds;
-  if (fw_history_estimate(&s->runtime->history, t->name, w->kind, task_bytes(t), &seconds))
+  if (fw_history_estimate(&s->runtime->history, t->name, w->kind, fw_task_bytes(t), &seconds))
     return seconds;
-  double bytes = t->bytes > 0 ? t->bytes : (double)task_bytes(t);
+  double bytes = t->bytes > 0 ? t->bytes : (double)fw_task_bytes(t);
   double gflops = FW_CPU_NOMINAL_GFLOPS, gbps = FW_CPU_NOMINAL_GBPS, overhead = 0;
   if (w->kind != FW_TARGET_KIND_CPU) {
     uint32_t units = s->runtime->device_info[w->device_index].compute_units;

@@ -189,6 +189,8 @@ struct fw_scheduler_t {
 
 /* Creates the workers (threads unless simulating). */
 fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s);
+/* Bytes of all the buffers a task accesses (its size class: fw_history_size_class). */
+uint64_t fw_task_bytes(const fw_task_t *t);
 /* Waits for every task and joins the workers. */
 void fw_scheduler_fini(fw_scheduler_t *s);
 

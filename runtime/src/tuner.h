@@ -59,6 +59,10 @@ typedef enum fw_tune_state_t {
 int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, void *const *cpu_kernels,
                   int enabled);
 void fw_tuner_fini(fw_tuner_t *tuner);
+/* Whether dispatches of `executable` choose among candidates (no lock: fixed at init). */
+static inline int fw_tuner_has_candidates(const fw_tuner_t *tuner, uint32_t executable) {
+  return executable < tuner->num_executables && tuner->executables[executable].num_candidates;
+}
 /* The variant a dispatch of `executable` touching `bytes` runs, or -1 when it has no
  * candidates; `state` says which kind of run it is. */
 int64_t fw_tuner_pick(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes,

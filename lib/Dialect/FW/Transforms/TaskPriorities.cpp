@@ -23,26 +23,6 @@ using namespace mlir::fw;
 static constexpr llvm::StringLiteral kLevelAttrName = "fw.level";
 static constexpr llvm::StringLiteral kPriorityAttrName = "fw.priority";
 
-/// The measured time of `exe` (fw-apply-profile): on its hinted device kind,
-/// else the fastest.
-static std::optional<double> getMeasuredCost(ExecutableOp exe) {
-  auto profile = exe ? exe->getAttrOfType<DictionaryAttr>(kProfileAttrName) : nullptr;
-  if (!profile)
-    return std::nullopt;
-  std::optional<double> best;
-  for (NamedAttribute entry : profile) {
-    auto seconds = dyn_cast<FloatAttr>(entry.getValue());
-    if (!seconds)
-      continue;
-    bool onHint = exe.getHint() &&
-                  ((*exe.getHint() == DeviceKind::cpu) == (entry.getName() == "cpu"));
-    if (onHint)
-      return seconds.getValueAsDouble();
-    best = std::min(best.value_or(seconds.getValueAsDouble()), seconds.getValueAsDouble());
-  }
-  return best;
-}
-
 /// The estimated cost of running `exe` once.
 static double getCost(ExecutableOp exe) {
   if (exe && exe.getFlops() && *exe.getFlops() > 0)
@@ -107,7 +87,7 @@ static void rankDispatches(func::FuncOp func, SymbolTable &symbols,
   // Measured times rank the dispatches when every one of them was measured;
   // otherwise the estimates do (the two do not compare).
   bool measured = llvm::all_of(exes, [](ExecutableOp exe) {
-    return getMeasuredCost(exe).has_value();
+    return getMeasuredSeconds(exe).has_value();
   });
   if (measured)
     remark::passed(func.getLoc(), remark::RemarkOpts::name("Priorities")
@@ -121,7 +101,7 @@ static void rankDispatches(func::FuncOp func, SymbolTable &symbols,
     double below = 0;
     for (size_t s : succs[i])
       below = std::max(below, rank[s]);
-    rank[i] = (measured ? *getMeasuredCost(exes[i]) : getCost(exes[i])) + below;
+    rank[i] = (measured ? *getMeasuredSeconds(exes[i]) : getCost(exes[i])) + below;
     maxRank = std::max(maxRank, rank[i]);
   }
   Builder b(func.getContext());

@@ -39,17 +39,6 @@ static KernelClass classifyKernel(VariantOp variant) {
   return kind;
 }
 
-/// The measured seconds of an executable (its fastest device), if profiled.
-static std::optional<double> getMeasuredSeconds(ExecutableOp exe) {
-  auto profile = exe->getAttrOfType<DictionaryAttr>(kProfileAttrName);
-  std::optional<double> best;
-  for (NamedAttribute entry : profile ? profile.getValue() : ArrayRef<NamedAttribute>())
-    if (auto seconds = dyn_cast<FloatAttr>(entry.getValue()))
-      best = std::min(best.value_or(seconds.getValueAsDouble()),
-                      seconds.getValueAsDouble());
-  return best;
-}
-
 /// A nominal time from the estimates: 100 GFLOP/s and 10 GB/s.
 static double getEstimatedSeconds(ExecutableOp exe) {
   return static_cast<double>(exe.getFlops().value_or(0)) / 1e11 +

@@ -4,7 +4,8 @@
 // seconds per device kind (`cpu`, `cuda`, `hip`), and, when several variants of
 // its CPU kernel were measured, the target and knobs of the fastest (`arch`,
 // `config`) and how many were measured (`candidates`). Set by fw-apply-profile, carried by
-// fw-outline-tasks, read by fw-tune-variants and fw-task-priorities.
+// fw-outline-tasks, read by fw-tune-variants and fw-task-priorities (through
+// getMeasuredSeconds for executables).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,12 +14,20 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+
 namespace mlir::fw {
+
+class ExecutableOp;
 
 constexpr llvm::StringLiteral kProfileAttrName = "fw.profile";
 constexpr llvm::StringLiteral kProfileConfigName = "config";
 constexpr llvm::StringLiteral kProfileArchName = "arch";
 constexpr llvm::StringLiteral kProfileCandidatesName = "candidates";
+
+/// The measured seconds of one run of `exe` (its fw.profile): on the device
+/// kind of its placement hint, else on its fastest; none when not profiled.
+std::optional<double> getMeasuredSeconds(ExecutableOp exe);
 
 } // namespace mlir::fw
 
