@@ -125,8 +125,8 @@ PY
   for sched in eager ws heft; do
     for workers in 1 4 16; do check task_graph task_graph --scheduler=$sched --workers=$workers; done
   done
-  check task_graph task_graph --tier-limits=host=6400KiB --stats
-  check task_graph task_graph --tier-limits=host=6400KiB --no-prefetch --stats
+  check task_graph task_graph --tier-limits=host=5600KiB --stats
+  check task_graph task_graph --tier-limits=host=5600KiB --no-prefetch --stats
   if [ -x ./fw-runtime-bench ]; then
     echo "== runtime benchmark"
     ./fw-runtime-bench --workers=1,2,8,16 || { echo "FAIL fw-runtime-bench"; fail=1; }

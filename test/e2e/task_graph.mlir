@@ -4,20 +4,21 @@
 // The task counts below are those of the optimized build, whatever FW_E2E_FWC_FLAGS says.
 // RUN: %fwc %s -O3 -o %t.fwb
 // RUN: %fw-run --list %t.fwb | FileCheck %s --check-prefix=LIST
-// LIST-COUNT-6: executable @task_graph_dispatch_
+// LIST-COUNT-5: executable @task_graph_dispatch_
 // RUN: env FW_SCHED=eager FW_NUM_WORKERS=1 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="64x256;256x256;256x256;256x256;256x256" --tmp=%t
 // RUN: env FW_SCHED=eager FW_NUM_WORKERS=4 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="64x256;256x256;256x256;256x256;256x256" --tmp=%t
 // RUN: env FW_SCHED=ws FW_NUM_WORKERS=3 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="64x256;256x256;256x256;256x256;256x256" --tmp=%t
 // RUN: env FW_SCHED=heft FW_NUM_WORKERS=2 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="64x256;256x256;256x256;256x256;256x256" --tmp=%t
 //
-// The join task alone needs 6.25 MiB (six 1 MiB operands and a weight); a host tier of
-// exactly that size forces the weights down to storage and, on the next call, back.
-// RUN: env FW_TIER_LIMITS=host=6400KiB FW_SCHED=heft %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
-// RUN: env FW_TIER_LIMITS=host=6400KiB FW_SCHED=ws FW_PREFETCH=0 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
-// RUN: env FW_TIER_LIMITS=host=6400KiB FW_SCHED=eager FW_NUM_WORKERS=1 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
+// The task that joins the branches needs 5.25 MiB (its branch's matmul reads the input and
+// a weight and writes 1 MiB; the join reads the three other branches' 1 MiB results); a
+// host tier of 5600 KiB forces weights down to storage and, on the next call, back.
+// RUN: env FW_TIER_LIMITS=host=5600KiB FW_SCHED=heft %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
+// RUN: env FW_TIER_LIMITS=host=5600KiB FW_SCHED=ws FW_PREFETCH=0 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
+// RUN: env FW_TIER_LIMITS=host=5600KiB FW_SCHED=eager FW_NUM_WORKERS=1 %python %S/e2e.py --fw-run=%fw-run --module=%t.fwb --function=task_graph --case=task_graph --arg-shapes="1024x256;256x256;256x256;256x256;256x256" --tmp=%t
 // On the CPU alone (GPU memory would relieve the host tier):
-// RUN: %fw-run %t.fwb --devices=cpu --scheduler=heft --default-dim=1024 --tier-limits=host=6400KiB --stats --print-max-elements=0 --benchmark=2 | FileCheck %s --check-prefix=SPILL
-// SPILL: stats: scheduler heft, 18 tasks submitted, 18 executed, 0 failed
+// RUN: %fw-run %t.fwb --devices=cpu --scheduler=heft --default-dim=1024 --tier-limits=host=5600KiB --stats --print-max-elements=0 --benchmark=2 | FileCheck %s --check-prefix=SPILL
+// SPILL: stats: scheduler heft, 15 tasks submitted, 15 executed, 0 failed
 // SPILL: moved host -> storage: {{[1-9]}}
 // SPILL: moved storage -> host: {{[1-9]}}
 // SPILL: evictions: {{[1-9][0-9]*}}

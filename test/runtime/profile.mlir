@@ -18,7 +18,7 @@
 // come back from storage when a task starts (no prefetch): the profile counts those bytes.
 // RUN: %fwc %S/../e2e/task_graph.mlir -o %t.tg.fwb
 // RUN: rm -f %t.spill.json
-// RUN: %fw-run %t.tg.fwb --devices=cpu --default-dim=1024 --tier-limits=host=6400KiB --no-prefetch --benchmark=2 --profile-out=%t.spill.json --print-max-elements=0 > /dev/null
+// RUN: %fw-run %t.tg.fwb --devices=cpu --default-dim=1024 --tier-limits=host=5600KiB --no-prefetch --benchmark=2 --profile-out=%t.spill.json --print-max-elements=0 > /dev/null
 // RUN: %python %S/Inputs/check_profile.py %t.spill.json | FileCheck %s --check-prefix=SPILL
 // SPILL: task_graph.task_graph_dispatch_{{[0-9]}} cpu count=3 {{.*}} moved=storage->host={{[1-9][0-9]*}}
 //

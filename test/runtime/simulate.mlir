@@ -2,19 +2,19 @@
 // executes, and the report gives the makespan against its lower bound.
 // RUN: %fwc %s --module-name=sim -o %t.fwb
 // RUN: %fw-run %t.fwb --default-dim=1024 --simulate=%S/Inputs/machine_cpu_gpu.json --stats | FileCheck %s
-// CHECK: simulation: 3 tasks
+// CHECK: simulation: 2 tasks
 // CHECK-NEXT: makespan: {{[0-9.]+}} {{[mu]?s}}
 // CHECK-NEXT: lower bound: {{[0-9.]+}} {{[mu]?s}} (critical path {{.*}}, work over capacity {{.*}})
 // CHECK-NEXT: makespan / bound: {{1\.[0-9]+}}
-// CHECK: stats: scheduler heft, 3 tasks submitted, 3 executed, 0 failed
-// CHECK-NEXT: device cpu: 4 workers, 3 tasks
+// CHECK: stats: scheduler heft, 2 tasks submitted, 2 executed, 0 failed
+// CHECK-NEXT: device cpu: 4 workers, 2 tasks
 // The module has CPU variants only, so the simulated GPU gets nothing.
 // CHECK-NEXT: device gpu0: 1 worker, 0 tasks
 //
 // Every policy runs in simulation.
 // RUN: %fw-run %t.fwb --scheduler=eager --simulate=%S/Inputs/machine_cpu_gpu.json | FileCheck %s --check-prefix=POLICY
 // RUN: %fw-run %t.fwb --scheduler=ws --simulate=%S/Inputs/machine_cpu_gpu.json | FileCheck %s --check-prefix=POLICY
-// POLICY: simulation: 3 tasks
+// POLICY: simulation: 2 tasks
 //
 // Bad machine files and flags are errors that name the problem.
 // RUN: not %fw-run %t.fwb --simulate=%t.missing.json 2>&1 | FileCheck %s --check-prefix=MISSING

@@ -200,6 +200,29 @@ Value proveSizeFromOperands(OpBuilder &b, OpResult result, int64_t dim) {
   return nullptr;
 }
 
+/// Gives each op that a fill of an empty tensor initializes its own copy of
+/// the fill, so that the fill joins every such op's task (a packed GEMM then
+/// writes its zeros itself) instead of becoming a task of its own whose
+/// result every op must read and copy. Uses as an input keep the original.
+void duplicateSharedFills(Block &block) {
+  for (Operation &op : block) {
+    auto fill = dyn_cast<linalg::FillOp>(&op);
+    if (!fill || !fill.hasPureTensorSemantics() ||
+        !fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+      continue;
+    Value result = fill->getResult(0);
+    for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+      if (result.hasOneUse())
+        break;
+      auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+      if (!dps || !dps.isDpsInit(&use) || use.getOwner()->getBlock() != &block)
+        continue;
+      OpBuilder b(use.getOwner());
+      use.set(b.clone(*fill)->getResult(0));
+    }
+  }
+}
+
 /// Wraps `ops` (in block order; the last one produces the task's results) in
 /// one fw.task.
 LogicalResult formTask(ArrayRef<Operation *> ops) {
@@ -489,6 +512,7 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
     Block &block = func.getBody().front();
     llvm::SmallPtrSet<Operation *, 4> materialize =
         cloneReturnedConstants(cast<func::ReturnOp>(block.getTerminator()));
+    duplicateSharedFills(block);
 
     // Fills that only initialize one operation join that operation's task,
     // and so do elementwise prologues of contractions and convolutions.

@@ -4,15 +4,15 @@
 // RUN: %fw-opt %s --pass-pipeline="builtin.module(fwc-pipeline{compile-to=tasks}, fw-apply-profile{profile=%S/Inputs/profile_pooling.json}, fw-outline-tasks, fw-tune-variants)" \
 // RUN:   --remarks-filter="fw-profile" --remark-format=emitRemark 2>&1 | FileCheck %s
 
-// main_dispatch_0 is the zero fill both projections share. main_dispatch_1 alone would
-// keep x86-64-v4 (90 us against 100 us), main_dispatch_2 x86-64-v3 (80 us against 150
+// main_dispatch_0 is the zero fill both projections share. main_dispatch_0 alone would
+// keep x86-64-v4 (90 us against 100 us), main_dispatch_1 x86-64-v3 (80 us against 150
 // us); pooled, both keep x86-64-v3 (80 us).
-// CHECK: Function=main_dispatch_1 | Remark="task main_dispatch_1: 2 CPU variant(s) measured (x86-64-v3 defaults: 80.0 us; x86-64-v4 defaults: 90.0 us; fastest runs of the identical tasks main_dispatch_1, main_dispatch_2)"
-// CHECK: Function=main_dispatch_2 | Remark="task main_dispatch_2: 2 CPU variant(s) measured (x86-64-v3 defaults: 80.0 us; x86-64-v4 defaults: 90.0 us; fastest runs of the identical tasks main_dispatch_1, main_dispatch_2)"
-// CHECK: Function=main_dispatch_3 | Remark="task main_dispatch_3: 2 CPU variant(s) measured (x86-64-v3 defaults: 100.0 us; x86-64-v4 defaults: 50.0 us)"
+// CHECK: Function=main_dispatch_0 | Remark="task main_dispatch_0: 2 CPU variant(s) measured (x86-64-v3 defaults: 80.0 us; x86-64-v4 defaults: 90.0 us; fastest runs of the identical tasks main_dispatch_0, main_dispatch_1)"
+// CHECK: Function=main_dispatch_1 | Remark="task main_dispatch_1: 2 CPU variant(s) measured (x86-64-v3 defaults: 80.0 us; x86-64-v4 defaults: 90.0 us; fastest runs of the identical tasks main_dispatch_0, main_dispatch_1)"
+// CHECK: Function=main_dispatch_2 | Remark="task main_dispatch_2: 2 CPU variant(s) measured (x86-64-v3 defaults: 100.0 us; x86-64-v4 defaults: 50.0 us)"
+// CHECK: Remark="task main_dispatch_0: kept the CPU variant with the defaults, the fastest of 2 measured"
 // CHECK: Remark="task main_dispatch_1: kept the CPU variant with the defaults, the fastest of 2 measured"
-// CHECK: Remark="task main_dispatch_2: kept the CPU variant with the defaults, the fastest of 2 measured"
-// CHECK: Remark="task main_dispatch_3: kept the CPU x86-64-v4 variant with the defaults
+// CHECK: Remark="task main_dispatch_2: kept the CPU x86-64-v4 variant with the defaults
 
 func.func @main(%x: tensor<128x256xf32>, %wq: tensor<256x64xf32>, %wk: tensor<256x64xf32>,
                 %wv: tensor<256x64xf32>)
