@@ -94,9 +94,14 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
     mlir::fw::ApplyProfilePassOptions apply;
     apply.profile = options.profileUse;
     apply.sourceId = options.sourceId;
-    if (options.optLevel == 0)
+    if (options.optLevel == 0) {
       apply.mergeBelowUs = 0;
+      apply.splitAboveUs = 0;
+    }
     pm.addPass(mlir::fw::createApplyProfilePass(apply));
+    // Merged and split tasks leave shape arithmetic on the host.
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
   }
   if (options.compileTo == Phase::Tasks)
     return;

@@ -56,6 +56,12 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
   profile.buildId = *build;
   profile.sourceId = *source;
   profile.runs = root->getInteger("runs").value_or(0);
+  if (const json::Value *workers = root->get("cpu_workers")) {
+    std::optional<int64_t> n = workers->getAsInteger();
+    if (!n || *n < 0)
+      return error(path, "\"cpu_workers\" must be a non-negative integer");
+    profile.cpuWorkers = static_cast<uint64_t>(*n);
+  }
   const json::Array *tasks = root->getArray("tasks");
   if (!tasks)
     return error(path, "has no \"tasks\" array");
@@ -106,6 +112,12 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
       if (!selected->getAsBoolean())
         return bad("\"selected\" must be true or false");
       entry.selected = *selected->getAsBoolean();
+    }
+    if (const json::Value *workgroups = t->get("workgroups")) {
+      std::optional<int64_t> n = workgroups->getAsInteger();
+      if (!n || *n < 0)
+        return bad("\"workgroups\" must be a non-negative integer");
+      entry.workgroups = static_cast<uint64_t>(*n);
     }
     entry.task = task->str();
     entry.device = device->str();

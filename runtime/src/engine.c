@@ -152,8 +152,11 @@ static fw_status_t launch_timed(fw_worker_t *w, fw_device_t *device,
   return FW_OK;
 }
 
+/* Runs a kernel task on worker `w`; `*workgroups` gets how many workgroups a CPU run was
+ * divided into (GPU runs leave it alone). */
 static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
-                              void *const *data, double *device_seconds) {
+                              void *const *data, double *device_seconds,
+                              uint32_t *workgroups) {
   fw_device_binding_t stack[16];
   fw_device_binding_t *bindings = t->num_bindings <= 16 ? stack
                                   : calloc(t->num_bindings, sizeof(*bindings));
@@ -175,6 +178,7 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
     fw_device_t *device = t->runtime->cpu_device;
     status = t->cpu_split ? launch_split(s, w, t, &launch)
                           : device->vtable->launch(device, NULL, &launch);
+    *workgroups = launch.workgroup_count[0];
   } else {
     /* The GPU's own kernel for the executable, with its variant's block shape; the
      * device sizes the grid (the kernels walk their work with a grid-stride loop). */
@@ -249,8 +253,9 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         }
         uint64_t start = fw_now_ns();
         double device_seconds = -1; /* GPU kernels, when profiling */
+        uint32_t workgroups = 0;     /* CPU kernels */
         if (t->fn) status = run_fn(t, data);
-        else status = run_kernel(s, w, t, data, &device_seconds);
+        else status = run_kernel(s, w, t, data, &device_seconds, &workgroups);
         uint64_t end = fw_now_ns();
         uint64_t bytes = status == FW_OK ? fw_task_bytes(t) : 0;
         if (rt->profile.enabled && status == FW_OK) {
@@ -265,7 +270,8 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
                             variant ? t->module->md.targets[variant->target].arch : "",
                             variant ? variant->config : "",
                             w->kind == FW_TARGET_KIND_CPU && t->tune_state == FW_TUNE_CHOSEN,
-                            w->kind, bytes, (double)(end - start) * 1e-9, device_seconds,
+                            w->kind, workgroups, bytes, (double)(end - start) * 1e-9,
+                            device_seconds,
                             before, after, moved);
         }
         if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {

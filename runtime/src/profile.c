@@ -195,7 +195,8 @@ static fw_profile_entry_t *find(fw_profile_t *p, const char *task, uint32_t devi
 }
 
 void fw_profile_record(fw_profile_t *p, const char *task, const char *arch, const char *config,
-                       int selected, uint32_t device, uint64_t bytes, double seconds,
+                       int selected, uint32_t device, uint32_t workgroups, uint64_t bytes,
+                       double seconds,
                        double device_seconds, const uint64_t *before, const uint64_t *after,
                        const uint64_t (*moved)[FW_NUM_TIERS]) {
   if (!(seconds >= 0) || !isfinite(seconds)) return;
@@ -204,6 +205,7 @@ void fw_profile_record(fw_profile_t *p, const char *task, const char *arch, cons
                                config ? config : "", selected != 0);
   if (e) {
     ++e->count;
+    if (workgroups > e->workgroups) e->workgroups = workgroups;
     if (device_seconds >= 0 && isfinite(device_seconds)) {
       e->device_seconds += device_seconds;
       ++e->device_runs;

@@ -42,10 +42,11 @@ void fw_profile_read(const fw_profile_t *p, const fw_profile_counters_t *c, uint
 /* Records one run of `task` with its variant for target `arch` ("" for C tasks) and knobs
  * `config` ("" for the defaults; `selected`: autotuning chose it): its time, its time on
  * the GPU between events around the launch (`device_seconds`; < 0 when not measured), the
- * counter values before and after, and the bytes copied between tiers to bring its inputs
- * where it ran. */
+ * counter values before and after, the bytes copied between tiers to bring its inputs
+ * where it ran, and the workgroups its CPU run was divided into (0 on a GPU). */
 void fw_profile_record(fw_profile_t *p, const char *task, const char *arch, const char *config,
-                       int selected, uint32_t device, uint64_t bytes, double seconds,
+                       int selected, uint32_t device, uint32_t workgroups, uint64_t bytes,
+                       double seconds,
                        double device_seconds, const uint64_t *before, const uint64_t *after,
                        const uint64_t (*moved)[FW_NUM_TIERS]);
 /* The name of counter i of a source ("cycles", "task-clock-ns"); NULL past the last. */

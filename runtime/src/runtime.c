@@ -529,6 +529,7 @@ fw_status_t fw_runtime_profile(fw_runtime_t *rt, fw_profile_info_t *out_info,
   pthread_mutex_lock(&p->lock);
   out_info->source = p->source;
   out_info->num_counters = p->num_counters;
+  out_info->cpu_workers = rt->sched.num_cpu_workers;
   for (uint32_t i = 0; i < p->num_counters; ++i)
     out_info->counter_names[i] = fw_profile_counter_name(p->source, i);
   for (size_t i = 0; visit && i < p->capacity; ++i)

@@ -293,9 +293,12 @@ TEST(ProfileTest, CountsRunsPerTaskAndSaysWhereCountersComeFrom) {
     if (std::string(e->task) == "touch") s->touch += e->count;
     uint64_t histogram = 0;
     for (uint32_t b = 0; b < FW_PROFILE_BUCKETS; ++b) histogram += e->histogram[b];
+    // C tasks are not kernels: no workgroups.
     s->ordered = s->ordered && e->device == FW_TARGET_KIND_CPU && histogram == e->count &&
-                 e->min_seconds <= e->max_seconds && e->total_seconds >= e->max_seconds;
+                 e->min_seconds <= e->max_seconds && e->total_seconds >= e->max_seconds &&
+                 e->workgroups == 0;
   }, &seen));
+  EXPECT_EQ(info.cpu_workers, 2u);
   EXPECT_EQ(seen.touch, 7u);
   EXPECT_EQ(seen.tasks.size(), 2u);
   EXPECT_TRUE(seen.ordered);

@@ -7,12 +7,14 @@
 // RUN: %fwc %s --module-name=prof -O0 -o %t.O0.fwb
 // RUN: %fwc %s --module-name=other -o %t.other.fwb
 // RUN: rm -f %t.json
-// RUN: %fw-run %t.fwb --benchmark=2 --profile-out=%t.json --print-max-elements=0 > /dev/null
-// RUN: %fw-run %t.fwb --profile-out=%t.json --print-max-elements=0 > /dev/null
+// The kernel divides its work: its runs are divided among the CPU workers, three in the
+// first run and two in the second (the profile keeps the most of either).
+// RUN: %fw-run %t.fwb --benchmark=2 --workers=3 --profile-out=%t.json --print-max-elements=0 > /dev/null
+// RUN: %fw-run %t.fwb --workers=2 --profile-out=%t.json --print-max-elements=0 > /dev/null
 // RUN: %python %S/Inputs/check_profile.py %t.json | FileCheck %s
-// CHECK: fw-profile 2 prof runs=2
+// CHECK: fw-profile 2 prof runs=2 cpu_workers=3
 // CHECK: counters {{(hardware cycles,instructions,cache-misses,branch-misses|software task-clock-ns,page-faults,context-switches|none )}}
-// CHECK: prof.prof_dispatch_0 cpu count=4 ordered=True histogram=4 counters=ok moved=nothing
+// CHECK: prof.prof_dispatch_0 cpu count=4 ordered=True histogram=4 counters=ok moved=nothing workgroups=3
 //
 // With the host tier capped below the working set of the task graph of test/e2e, weights
 // come back from storage when a task starts (no prefetch): the profile counts those bytes.

@@ -1,6 +1,7 @@
 // Profile files: JSON, version 2 (docs/profile.md).
 #include "profile.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -40,6 +41,7 @@ struct Entry {
   std::string bindings;                   // the executable's binding types
   double deviceTotal = 0;                 // GPU event timing
   uint64_t deviceRuns = 0;
+  uint64_t workgroups = 0;                // CPU: the most one run was divided into
 };
 // task, device, size class, variant target, variant knobs, chosen by autotuning
 using Key = std::tuple<std::string, std::string, int, std::string, std::string, bool>;
@@ -85,7 +87,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   std::string build = hex(fw_module_build_id(module));
   std::map<Key, Entry> entries;
   std::map<std::string, Power> power; // by device
-  uint64_t runs = 0;
+  uint64_t runs = 0, cpuWorkers = 0;
   std::string oldSource;
   std::vector<std::string> oldNames;
 
@@ -114,6 +116,9 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                  "): its figures are replaced";
     } else {
       runs = old.value("runs", uint64_t(0));
+      if (old.contains("cpu_workers") && !old["cpu_workers"].is_number_unsigned())
+        return fail(error, path, "has a malformed \"cpu_workers\" (not overwritten)");
+      cpuWorkers = old.value("cpu_workers", uint64_t(0));
       const json &counters = old["counters"];
       if (counters.is_object()) {
         oldSource = counters.value("source", "");
@@ -150,8 +155,10 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
         Entry &e = entries[{t["task"].get<std::string>(), t["device"].get<std::string>(),
                             t["size_class"].get<int>(), t.value("arch", ""),
                             t.value("config", ""), t.value("selected", false)}];
-        if (t.contains("bindings") && !t["bindings"].is_string())
+        if ((t.contains("bindings") && !t["bindings"].is_string()) ||
+            (t.contains("workgroups") && !t["workgroups"].is_number_unsigned()))
           return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
+        e.workgroups = t.value("workgroups", uint64_t(0));
         e.bindings = t.value("bindings", "");
         if (t.contains("device_seconds")) {
           const json &d = t["device_seconds"];
@@ -208,6 +215,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                               p->config ? p->config : "", p->selected != 0}];
     e.deviceTotal += p->device_seconds;
     e.deviceRuns += p->device_runs;
+    e.workgroups = std::max<uint64_t>(e.workgroups, p->workgroups);
     e.count += p->count;
     e.total += p->total_seconds;
     e.min = std::fmin(e.min, p->min_seconds);
@@ -242,6 +250,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   out["module"] = {{"name", name}, {"build_id", build},
                    {"source_id", hex(fw_module_source_id(module))}};
   out["runs"] = runs + 1;
+  out["cpu_workers"] = std::max<uint64_t>(cpuWorkers, info.cpu_workers);
   json names = json::array();
   for (uint32_t i = 0; i < info.num_counters; ++i) names.push_back(info.counter_names[i]);
   out["counters"] = {{"source", source}, {"names", names}};
@@ -275,6 +284,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                     {"median", quantile(e, 0.5)},
                     {"p10", quantile(e, 0.1)},
                     {"p90", quantile(e, 0.9)}};
+    if (e.workgroups) t["workgroups"] = e.workgroups;
     if (e.deviceRuns)
       t["device_seconds"] = {{"total", e.deviceTotal}, {"runs", e.deviceRuns}};
     json histogram = json::array();

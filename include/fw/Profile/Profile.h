@@ -40,6 +40,10 @@ struct ProfileEntry {
   std::string bindings;
   uint64_t count = 0;
   double totalSeconds = 0, medianSeconds = 0, minSeconds = 0;
+  /// CPU runs: the most workgroups one run was divided into among the CPU
+  /// workers (1: one worker ran the kernel whole); 0 when the profile does not
+  /// say (GPU runs, older profiles).
+  uint64_t workgroups = 0;
 
   /// The executable part of `task` (after the first '.').
   llvm::StringRef executable() const;
@@ -50,6 +54,8 @@ struct Profile {
   /// 64-bit FNV-1a hashes, parsed from their hex form.
   uint64_t buildId = 0, sourceId = 0;
   uint64_t runs = 0;
+  /// The CPU workers the runs had (the most of any run); 0 when not said.
+  uint64_t cpuWorkers = 0;
   std::vector<ProfileEntry> entries;
 };
 

@@ -467,6 +467,10 @@ typedef struct fw_profile_entry_t {
    * queue around each launch (CUDA/HIP event timing), and how many runs it covers. */
   double device_seconds;
   uint64_t device_runs;
+  /* CPU runs: the most workgroups one run was divided into among the CPU workers; 1 when
+   * the kernel ran whole on one worker (its code does not divide its work, or there was
+   * one worker). 0 for GPU runs and C tasks. */
+  uint32_t workgroups;
 } fw_profile_entry_t;
 
 /* Power of one GPU while the runtime profiles (NVIDIA: NVML, sampled by a monitor thread
@@ -489,6 +493,7 @@ typedef struct fw_profile_info_t {
   fw_power_info_t power[FW_MAX_POWER_DEVICES];
   const char *power_note; /* NVIDIA GPUs in use but no power figure: why
                              ("libnvidia-ml.so.1: cannot open ..."); NULL otherwise */
+  uint32_t cpu_workers;   /* the CPU workers the runs had */
 } fw_profile_info_t;
 
 /* Calls `visit` for every entry recorded so far (under the profile's lock: the callback

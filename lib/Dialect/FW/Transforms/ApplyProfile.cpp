@@ -3,12 +3,14 @@
 // The first profile-guided pass: a profile of an earlier run says how long
 // each task took on each device and which variant of its kernel was fastest.
 // Tasks get those figures (fw.profile), the placement hint of their fastest
-// device, and tasks too short to be worth a dispatch merge with their
-// consumer.
+// device, tasks too short to be worth a dispatch merge with their consumer,
+// and long tasks that ran whole on one CPU worker split into parts the code
+// generator divides among workers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/FormTasks.h"
 #include "fw/Dialect/FW/Transforms/ProfileAttrs.h"
 #include "fw/Profile/Profile.h"
 
@@ -47,6 +49,9 @@ struct Evidence {
   std::string bindings;
   /// The identical tasks whose variant figures were pooled with these.
   std::string pooledWith;
+  /// The most workgroups a CPU run was divided into (1: one worker ran the
+  /// kernel whole); 0 when the profile does not say.
+  uint64_t cpuWorkgroups = 0;
 };
 
 /// Gathers the evidence per executable name.
@@ -84,6 +89,7 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
     keep(e.selected ? device.chosen : device.trial);
     if (e.device != "cpu")
       continue;
+    ev.cpuWorkgroups = std::max(ev.cpuWorkgroups, e.workgroups);
     // Candidates compare on their fastest runs: interference only adds time.
     Medians &variant = cpu[exe][{e.arch, e.config}];
     std::optional<double> &slot = e.selected ? variant.chosen : variant.trial;
@@ -369,6 +375,16 @@ struct ApplyProfilePass
     if (mergeBelowUs > 0)
       for (auto &[func, tasks] : functions)
         mergeShortTasks(func, tasks);
+    // Merged tasks are new operations without a workgroup figure: the tasks
+    // left with one are matched ones, under their names.
+    if (splitAboveUs > 0) {
+      llvm::DenseMap<Operation *, std::string> names;
+      for (Matched &m : matched)
+        names[m.task] = m.name;
+      for (auto &[func, tasks] : functions)
+        if (failed(splitLongTasks(func, names, read->cpuWorkers)))
+          return signalPassFailure();
+    }
     if (matched.empty() && !read->entries.empty())
       module.emitWarning() << "profile '" << profile
                            << "' names no task of this module";
@@ -407,6 +423,9 @@ struct ApplyProfilePass
                            ev.cpuVariants.size(), evidence)
                  .str();
     }
+    if (ev.cpuWorkgroups)
+      entries.push_back(b.getNamedAttr(kProfileWorkgroupsName,
+                                       b.getI64IntegerAttr(ev.cpuWorkgroups)));
     task->setAttr(kProfileAttrName, b.getDictionaryAttr(entries));
 
     if (ev.seconds.size() < 2)
@@ -426,6 +445,66 @@ struct ApplyProfilePass
         << llvm::formatv("task {0} placed on {1}: measured {2}", name,
                          kind == DeviceKind::cpu ? "cpu" : "gpu", evidence)
                .str();
+  }
+
+  /// Splits the tasks measured above the threshold that ran whole on one of
+  /// several CPU workers into parts the code generator divides.
+  LogicalResult splitLongTasks(func::FuncOp func,
+                               const llvm::DenseMap<Operation *, std::string> &names,
+                               uint64_t cpuWorkers) {
+    double threshold = splitAboveUs * 1e-6;
+    SmallVector<TaskOp> tasks;
+    func.walk([&](TaskOp task) { tasks.push_back(task); });
+    for (TaskOp task : tasks) {
+      auto profile = task->getAttrOfType<DictionaryAttr>(kProfileAttrName);
+      auto workgroups =
+          profile ? profile.getAs<IntegerAttr>(kProfileWorkgroupsName) : nullptr;
+      std::optional<double> seconds = getCpuSeconds(task);
+      if (!workgroups || workgroups.getInt() != 1 || !seconds ||
+          *seconds < threshold)
+        continue;
+      auto name = names.find(task);
+      if (name == names.end())
+        continue;
+      auto opts = remark::RemarkOpts::name("SplitTask")
+                      .category("fw-profile")
+                      .function(name->second);
+      if (cpuWorkers < 2) {
+        remark::missed(task.getLoc(), opts) << llvm::formatv(
+            "task {0} ran for {1} (above the {2} threshold), but the profile "
+            "had one CPU worker: whether its kernel divides its work is not "
+            "known",
+            name->second, formatSeconds(*seconds), formatSeconds(threshold))
+                                                   .str();
+        continue;
+      }
+      std::string evidence = llvm::formatv(
+          "task {0} ran whole on one of {1} CPU workers for {2} (above the "
+          "{3} threshold)",
+          name->second, cpuWorkers, formatSeconds(*seconds),
+          formatSeconds(threshold));
+      SmallVector<SmallVector<Operation *>> groups = getSplitGroups(task);
+      if (groups.size() < 2) {
+        remark::missed(task.getLoc(), opts)
+            << evidence + ", but it is one operation: nothing to split";
+        continue;
+      }
+      std::string parts;
+      for (const SmallVector<Operation *> &group : groups) {
+        parts += parts.empty() ? "" : " | ";
+        for (auto [i, op] : llvm::enumerate(group))
+          parts += (i ? " + " : "") + op->getName().getStringRef().str();
+      }
+      Location loc = task.getLoc();
+      if (failed(splitTask(task)))
+        return failure();
+      remark::passed(loc, opts)
+          << evidence + llvm::formatv(": split into {0} tasks ({1}) that the "
+                                      "CPU code can divide among workers",
+                                      groups.size(), parts)
+                            .str();
+    }
+    return success();
   }
 
   /// Merges chains of tasks measured below the threshold.

@@ -9,6 +9,7 @@
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 
+#include "fw/Dialect/FW/Transforms/FormTasks.h"
 #include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -28,11 +29,9 @@ namespace mlir::fw {
 using namespace mlir;
 using namespace mlir::fw;
 
-namespace {
-
 /// Ops whose results may be recomputed inside a task instead of being passed
 /// in: side-effect free, region free, and cheap.
-bool isRematerializable(Operation *op) {
+bool mlir::fw::isRematerializable(Operation *op) {
   if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
     return false;
   if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp,
@@ -46,6 +45,8 @@ bool isRematerializable(Operation *op) {
                         [](Type t) { return t.isIntOrIndexOrFloat(); });
   return false;
 }
+
+namespace {
 
 /// Ops that stay on the host between tasks.
 bool staysOnHost(Operation *op) {
@@ -223,17 +224,16 @@ void duplicateSharedFills(Block &block) {
   }
 }
 
-/// Wraps `ops` (in block order; the last one produces the task's results) in
-/// one fw.task.
-LogicalResult formTask(ArrayRef<Operation *> ops) {
+FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
   Operation *root = ops.back();
   // Everything the task needs is available at the root, which comes last.
   OpBuilder b(root);
   Location loc = root->getLoc();
 
-  for (Operation *op : ops)
-    emitShapeChecks(b, op,
-                    [&](Value v) { return traceShapeSource(v, ops); });
+  if (emitChecks)
+    for (Operation *op : ops)
+      emitShapeChecks(b, op,
+                      [&](Value v) { return traceShapeSource(v, ops); });
 
   // Dynamic result dimensions, computed on the host.
   SmallVector<Value> resultDims;
@@ -270,12 +270,14 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
             if (!shaped.isDynamicDim(d))
               continue;
             Value size = proveSizeFromOperands(b, result, d);
-            if (!size)
-              return root->emitOpError("result #")
-                     << result.getResultNumber() << " has a dynamic size in "
-                     << "dimension " << d
-                     << " that fw cannot compute before running the task; "
-                        "give it a static size";
+            if (!size) {
+              root->emitOpError("result #")
+                  << result.getResultNumber() << " has a dynamic size in "
+                  << "dimension " << d
+                  << " that fw cannot compute before running the task; "
+                     "give it a static size";
+              return failure();
+            }
             resultDims.push_back(size);
           }
         }
@@ -329,12 +331,11 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
         continue;
       }
       if (!isa<RankedTensorType>(value.getType())) {
-        InFlightDiagnostic diag =
-            root->emitOpError("uses a value of type ")
+        root->emitOpError("uses a value of type ")
             << value.getType()
             << " computed on the host; only tensors and index computations "
                "on tensor shapes can flow into a task";
-        return diag;
+        return failure();
       }
       tensorCaptures.insert(value);
     }
@@ -349,7 +350,7 @@ LogicalResult formTask(ArrayRef<Operation *> ops) {
     replaceAllUsesInRegionWith(capture, arg, task.getBody());
   }
   task.getArgsMutable().assign(tensorCaptures.getArrayRef());
-  return success();
+  return task;
 }
 
 /// Checks that an entry function's signature only has tensors the runtime can
@@ -568,7 +569,7 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
           ops.push_back(epilogue);
           absorbed.insert(epilogue);
         }
-      if (failed(formTask(ops)))
+      if (failed(formTaskImpl(ops, /*emitChecks=*/true)))
         return signalPassFailure();
     }
     if (failed(cleanUpHost(block)))
@@ -577,3 +578,8 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
 };
 
 } // namespace
+
+FailureOr<TaskOp> mlir::fw::formTask(ArrayRef<Operation *> ops,
+                                     bool emitChecks) {
+  return formTaskImpl(ops, emitChecks);
+}

@@ -31,6 +31,14 @@
 // RUN: not %fw-opt %s --fw-apply-profile=profile=%t.nosource.json 2>&1 | FileCheck %s --check-prefix=NOSOURCE
 // NOSOURCE: error: profile '{{.*}}nosource.json': has no valid module.build_id and module.source_id ("0x" and hex digits)
 
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][2]['workgroups']='all'; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_candidates.json %t.workgroups.json
+// RUN: not %fw-opt %s --fw-apply-profile=profile=%t.workgroups.json 2>&1 | FileCheck %s --check-prefix=WORKGROUPS
+// WORKGROUPS: error: profile '{{.*}}workgroups.json': tasks[2]: "workgroups" must be a non-negative integer
+
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['cpu_workers']=-2; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_candidates.json %t.workers.json
+// RUN: not %fw-opt %s --fw-apply-profile=profile=%t.workers.json 2>&1 | FileCheck %s --check-prefix=WORKERS
+// WORKERS: error: profile '{{.*}}workers.json': "cpu_workers" must be a non-negative integer
+
 // RUN: %fw-opt %s --fw-apply-profile="profile=%S/Inputs/profile_candidates.json source-id=0x1234" 2>&1 | FileCheck %s --check-prefix=SOURCE
 // SOURCE: warning: profile '{{.*}}profile_candidates.json' was made from another source program (source id 0x00000000000000aa, this one 0x0000000000001234): it is ignored
 // SOURCE-NOT: fw.profile

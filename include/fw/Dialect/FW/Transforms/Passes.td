@@ -109,7 +109,13 @@ def ApplyProfilePass : Pass<"fw-apply-profile", "ModuleOp"> {
       per-task overhead of about 1 us by default) merges into the next task
       when that task is its only user and is measured below the threshold
       too: one dispatch instead of two, the intermediate in cache. Merged
-      tasks keep merging while the sum stays below the threshold.
+      tasks keep merging while the sum stays below the threshold;
+    - a task measured above `split-above-us` (100x the per-task overhead by
+      default) whose CPU runs ran whole on one worker while the profile had
+      several (its kernel does not divide its work) splits along its
+      operations (a contraction or convolution with its accumulator's fill
+      and its epilogue; the runs of other operations between): each part is
+      a kernel the code generator can divide among workers.
 
     Each decision is an optimization remark (category `fw-profile`) naming
     the task, the evidence and the choice. A profile of another source
@@ -124,7 +130,11 @@ def ApplyProfilePass : Pass<"fw-apply-profile", "ModuleOp"> {
            "source is ignored">,
     Option<"mergeBelowUs", "merge-below-us", "double", /*default=*/"10.0",
            "Tasks measured below this many microseconds merge with their "
-           "consumer (0: never)">
+           "consumer (0: never)">,
+    Option<"splitAboveUs", "split-above-us", "double", /*default=*/"100.0",
+           "Tasks measured above this many microseconds that ran whole on "
+           "one of several CPU workers split along their operations (0: "
+           "never)">
   ];
 }
 

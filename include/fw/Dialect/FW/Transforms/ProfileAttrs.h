@@ -3,7 +3,9 @@
 // `fw.profile` on a task or an executable: a dictionary of the measured median
 // seconds per device kind (`cpu`, `cuda`, `hip`), and, when several variants of
 // its CPU kernel were measured, the target and knobs of the fastest (`arch`,
-// `config`) and how many were measured (`candidates`). Set by fw-apply-profile, carried by
+// `config`) and how many were measured (`candidates`), and the most workgroups
+// a CPU run was divided into (`workgroups`; 1: one worker ran it whole). Set by
+// fw-apply-profile, carried by
 // fw-outline-tasks, read by fw-tune-variants and fw-task-priorities (through
 // getMeasuredSeconds for executables).
 //
@@ -24,6 +26,7 @@ constexpr llvm::StringLiteral kProfileAttrName = "fw.profile";
 constexpr llvm::StringLiteral kProfileConfigName = "config";
 constexpr llvm::StringLiteral kProfileArchName = "arch";
 constexpr llvm::StringLiteral kProfileCandidatesName = "candidates";
+constexpr llvm::StringLiteral kProfileWorkgroupsName = "workgroups";
 
 /// The measured seconds of one run of `exe` (its fw.profile): on the device
 /// kind of its placement hint, else on its fastest; none when not profiled.
