@@ -486,7 +486,8 @@ struct ApplyProfilePass
       SmallVector<SmallVector<Operation *>> groups = getSplitGroups(task);
       if (groups.size() < 2) {
         remark::missed(task.getLoc(), opts)
-            << evidence + ", but it is one operation: nothing to split";
+            << evidence + ", but its operations make one part: nothing to "
+                          "split";
         continue;
       }
       std::string parts;
@@ -499,8 +500,8 @@ struct ApplyProfilePass
       if (failed(splitTask(task)))
         return failure();
       remark::passed(loc, opts)
-          << evidence + llvm::formatv(": split into {0} tasks ({1}) that the "
-                                      "CPU code can divide among workers",
+          << evidence + llvm::formatv(": split into {0} tasks ({1}), for the "
+                                      "CPU code to divide each among workers",
                                       groups.size(), parts)
                             .str();
     }

@@ -21,8 +21,8 @@
 // NEVER-NOT: fw.task
 // NEVER: return
 
-// CHECK: remark: [Passed] SplitTask | Category:fw-profile | Function=main_dispatch_0 | Remark="task main_dispatch_0 ran whole on one of 2 CPU workers for 500.0 us (above the 100.0 us threshold): split into 2 tasks (linalg.fill + linalg.matmul + linalg.generic | linalg.generic) that the CPU code can divide among workers"
-// CHECK: remark: [Missed] SplitTask | Category:fw-profile | Function=single_dispatch_0 | Remark="task single_dispatch_0 ran whole on one of 2 CPU workers for 300.0 us (above the 100.0 us threshold), but it is one operation: nothing to split"
+// CHECK: remark: [Passed] SplitTask | Category:fw-profile | Function=main_dispatch_0 | Remark="task main_dispatch_0 ran whole on one of 2 CPU workers for 500.0 us (above the 100.0 us threshold): split into 2 tasks (linalg.fill + linalg.matmul + linalg.generic | linalg.generic), for the CPU code to divide each among workers"
+// CHECK: remark: [Missed] SplitTask | Category:fw-profile | Function=single_dispatch_0 | Remark="task single_dispatch_0 ran whole on one of 2 CPU workers for 300.0 us (above the 100.0 us threshold), but its operations make one part: nothing to split"
 // CHECK-NOT: SplitTask
 
 // The matmul part and the part that reads %o: the tanh of the product flows from one to
