@@ -86,7 +86,7 @@ def main():
         n = statistics.median(times["native"]) if args.native else None
         remarks = open(w(".remarks.yaml")).read()
         decisions = {k: len(re.findall(r"^Name:\s+" + k, remarks, re.M))
-                     for k in ("KeepVariant", "MergeTasks", "Placement", "Priorities")}
+                     for k in ("KeepVariant", "MergeTasks", "SplitTask", "Placement", "Priorities")}
         rows.append((name, dim, d, p, n, decisions))
 
     native = f" {'native us':>10}" if args.native else ""

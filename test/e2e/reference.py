@@ -179,6 +179,15 @@ def task_graph(x, w1, w2, w3, w4):
     return ((z @ w1).astype(np.float32),)
 
 
+def batch_norm(x, gamma, beta):
+    # Batch normalization with the batch's statistics (training mode): each
+    # column is standardized over the rows, then scaled and shifted.
+    x, gamma, beta = _f64(x, gamma, beta)
+    mean = x.mean(axis=0)
+    var = ((x - mean) ** 2).mean(axis=0)
+    return ((gamma * (x - mean) / np.sqrt(var + 1e-5) + beta).astype(np.float32),)
+
+
 # ---------------------------------------------------------------------------
 # Elementwise
 
@@ -558,6 +567,7 @@ CASES = {
                   atol=lambda a: _matmul_atol(a[0].shape[1] * a[0].shape[0])),
     "task_graph": Case(task_graph, [Arg(F32), Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1),
                                     Arg(F32, -0.1, 0.1), Arg(F32, -0.1, 0.1)], atol=1e-4),
+    "batch_norm": Case(batch_norm, [Arg(F32), Arg(F32, 0.5, 2.0), Arg(F32)], atol=1e-4),
     "elementwise_broadcast": Case(elementwise_broadcast,
                                   [Arg(F32, -1.0, 1.0), Arg(F32, 0.5, 2.0)]),
     "example_elementwise": Case(example_elementwise,

@@ -24,6 +24,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::fw {
@@ -455,6 +456,11 @@ static Value vectorizeBody(OpBuilder &b, Location loc, Block &body,
 }
 
 /// Emits the GEMM loop nest for one contraction.
+/// The rows [mLo, mHi) and columns [nLo, nHi) of C a workgroup computes.
+struct Rectangle {
+  Value mLo, mHi, nLo, nHi;
+};
+
 class GemmBuilder {
 public:
   GemmBuilder(const Contraction &c, const Blocking &blocking, bool distribute)
@@ -462,7 +468,9 @@ public:
     f32 = b.getF32Type();
   }
 
-  void build();
+  /// Builds the GEMM in place of the contraction; returns the part of C it
+  /// computes (all of it unless divided among workgroups).
+  Rectangle build();
 
 private:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
@@ -817,7 +825,7 @@ void GemmBuilder::microKernel(Value aPanel, Value bPanel, Value row0,
   writeTile(sums, dst, dstIdx);
 }
 
-void GemmBuilder::build() {
+Rectangle GemmBuilder::build() {
   linalg::LinalgOp op = c.op;
   Value c0 = index(0);
   Value sizeM, sizeN, sizeK, sizeBatch;
@@ -930,6 +938,7 @@ void GemmBuilder::build() {
   b.setInsertionPointAfter(c.batch ? jcLoop->getParentOp() : jcLoop);
   memref::DeallocOp::create(b, aPacked);
   memref::DeallocOp::create(b, bPacked);
+  return {mLo, mHi, nLo, nHi};
 }
 
 /// Whether the epilogue's destination shares no buffer with what the GEMM
@@ -950,11 +959,74 @@ static bool epilogueOwnsDestination(Contraction &c) {
   return llvm::none_of(read, [&](Value v) { return rootBuffer(v) == dst; });
 }
 
+/// Whether `tail`, the linalg ops of the kernel after a matmul (and its
+/// epilogue), is elementwise work over the rows and columns of C that each
+/// workgroup can do on its own part of C: every tail op is all-parallel over
+/// two loops; it writes with identity maps; every buffer the matmul or the
+/// tail writes is read by tail ops only at the element being computed (an
+/// identity map), and by each tail op through one such buffer at least (so
+/// its loops are C's rows and columns); and nothing the tail writes is read
+/// by the matmul. Buffers nobody writes may be read anyhow (a bias row).
+static bool isDivisibleTail(Contraction &c, ArrayRef<linalg::LinalgOp> tail) {
+  if (c.batch || c.im2col || tail.empty())
+    return false;
+  Operation *last = c.epilogue ? c.epilogue.getOperation() : c.op.getOperation();
+  // Written buffers must be whole buffers, not views that could alias.
+  auto isWholeBuffer = [](Value v) {
+    return isa<BlockArgument>(v) || v.getDefiningOp<memref::AllocOp>();
+  };
+  llvm::SmallPtrSet<Value, 8> written;
+  written.insert(c.epilogue ? c.epilogue.getDpsInits()[0] : c.op->getOperand(2));
+  for (linalg::LinalgOp op : tail) {
+    if (!op.hasPureBufferSemantics() || op.getNumLoops() != 2 ||
+        op.getNumParallelLoops() != 2 || !last->isBeforeInBlock(op))
+      return false;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      if (!isWholeBuffer(init.get()) ||
+          !op.getMatchingIndexingMap(&init).isIdentity())
+        return false;
+      written.insert(init.get());
+    }
+  }
+  if (!llvm::all_of(written, isWholeBuffer))
+    return false;
+  for (linalg::LinalgOp op : tail) {
+    bool overC = false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto memref = dyn_cast<MemrefValue>(operand.get());
+      if (!memref)
+        continue; // a scalar
+      Value buffer = memref::skipViewLikeOps(memref);
+      if (!written.contains(buffer))
+        continue;
+      if (buffer != operand.get() ||
+          !op.getMatchingIndexingMap(&operand).isIdentity())
+        return false;
+      overC = true;
+    }
+    if (!overC)
+      return false;
+  }
+  SmallVector<Value> read = {c.op->getOperand(0), c.op->getOperand(1)};
+  for (unsigned i = 0; i < 2; ++i)
+    if (c.prologue[i])
+      llvm::append_range(read, c.prologue[i].getDpsInputs());
+  if (c.epilogue)
+    llvm::append_range(read, c.epilogue.getDpsInputs());
+  return llvm::none_of(read, [&](Value v) {
+    auto memref = dyn_cast<MemrefValue>(v);
+    return memref && written.contains(memref::skipViewLikeOps(memref));
+  });
+}
+
 /// Whether the contraction (with its fill and epilogue) is all the kernel
-/// does to memory, apart from allocating and freeing: only then may it be
-/// divided among workgroups, since every workgroup runs the whole kernel and
-/// anything else would run once per workgroup, on its own scratch buffers.
-static bool isWholeKernel(Contraction &c, size_t numContractions) {
+/// does to memory, apart from allocating and freeing, or is followed by
+/// elementwise work over the rows and columns of C (`tail`, see
+/// isDivisibleTail): only then may it be divided among workgroups, since
+/// every workgroup runs the whole kernel and anything else would run once
+/// per workgroup, on its own scratch buffers.
+static bool isWholeKernel(Contraction &c, size_t numContractions,
+                          SmallVectorImpl<linalg::LinalgOp> &tail) {
   if (numContractions != 1)
     return false;
   auto func = c.op->getParentOfType<func::FuncOp>();
@@ -984,9 +1056,36 @@ static bool isWholeKernel(Contraction &c, size_t numContractions) {
       continue;
     if (c.epilogue && op.getNumResults() == 1 && op.getResult(0) == out)
       continue;
-    return false;
+    // Scratch buffers of the tail come and go.
+    if (isa<memref::AllocOp, memref::DeallocOp>(op))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      return false;
+    tail.push_back(linalgOp);
   }
-  return true;
+  return tail.empty() || isDivisibleTail(c, tail);
+}
+
+/// Cuts each op of a divisible tail down to the part of C its workgroup
+/// computed.
+static LogicalResult divideTail(MutableArrayRef<linalg::LinalgOp> tail,
+                                const Rectangle &part) {
+  OpBuilder b(tail.front());
+  Location loc = tail.front().getLoc();
+  SmallVector<OpFoldResult> offsets = {part.mLo, part.nLo};
+  SmallVector<OpFoldResult> sizes = {
+      arith::SubIOp::create(b, loc, part.mHi, part.mLo).getResult(),
+      arith::SubIOp::create(b, loc, part.nHi, part.nLo).getResult()};
+  for (linalg::LinalgOp op : tail) {
+    b.setInsertionPoint(op);
+    if (failed(cast<TilingInterface>(op.getOperation())
+                   .getTiledImplementation(b, offsets, sizes)))
+      return op.emitOpError("could not be divided among workgroups with the "
+                            "matmul before it");
+    op->erase();
+  }
+  return success();
 }
 
 namespace {
@@ -1033,8 +1132,12 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
           c.epilogue = nullptr;
       }
       prepare(c);
-      GemmBuilder(c, blk, distribute && isWholeKernel(c, found.size()))
-          .build();
+      SmallVector<linalg::LinalgOp> tail;
+      bool divide = distribute && isWholeKernel(c, found.size(), tail);
+      Rectangle part = GemmBuilder(c, blk, divide).build();
+      // The tail does its elementwise work on the workgroup's part of C.
+      if (divide && !tail.empty() && failed(divideTail(tail, part)))
+        return signalPassFailure();
       Value out = c.op.getDpsInitOperand(0)->get();
       Value staged[2] = {c.op->getOperand(0), c.op->getOperand(1)};
       c.op->erase();

@@ -1,10 +1,10 @@
 //===- SplitTask.cpp - One task into several, along its operations --------===//
 //
 // A task formed from several operations can be one kernel the CPU code
-// generator cannot divide among workers (a packed GEMM followed by
-// elementwise work that reads other tensors, say), so it runs whole on one
-// worker. Split along its operations, each part is a kernel the code
-// generator can divide. fw-apply-profile does it to tasks a profile measured
+// generator cannot divide among workers, because one operation needs all of
+// another's result (column sums, then each element scaled by its column's),
+// so it runs whole on one worker. Split along its operations, each part is a
+// kernel the code generator can divide. fw-apply-profile does it to tasks a profile measured
 // long and undivided.
 //
 //===----------------------------------------------------------------------===//

@@ -421,3 +421,91 @@ func.func @negative_square_of_prologue(%x: memref<32x32xf32>, %y: memref<32x32xf
   memref.dealloc %t : memref<32x32xf32>
   return
 }
+
+// -----
+
+/// Elementwise work after the matmul over the rows and columns of C (in
+/// place on C, then with another tensor into the result) does not stop the
+/// division: each workgroup does it on its own part of C, through views.
+// DIST-LABEL: func.func @divided_tail
+// DIST: fw.workgroup_id
+// DIST: vector.contract
+// DIST: %[[PART:[a-z_0-9]+]] = memref.subview %[[C:[a-z_0-9]+]][%[[MLO:[a-z_0-9]+]], %[[NLO:[a-z_0-9]+]]] [%[[ROWS:[a-z_0-9]+]], %[[COLS:[a-z_0-9]+]]] [1, 1]
+// DIST: %[[SAME:[a-z_0-9]+]] = memref.subview %[[C]][%[[MLO]], %[[NLO]]] [%[[ROWS]], %[[COLS]]] [1, 1]
+// DIST: linalg.generic {{.*}} ins(%[[PART]] : {{.*}}) outs(%[[SAME]] : {{.*}})
+// DIST: math.tanh
+// DIST: memref.subview %[[C]][%[[MLO]], %[[NLO]]] [%[[ROWS]], %[[COLS]]] [1, 1]
+// DIST: memref.subview %arg2[%[[MLO]], %[[NLO]]] [%[[ROWS]], %[[COLS]]] [1, 1]
+// DIST: memref.subview %arg3[%[[MLO]], %[[NLO]]] [%[[ROWS]], %[[COLS]]] [1, 1]
+// DIST: linalg.generic
+// DIST: arith.mulf
+#id = affine_map<(m, n) -> (m, n)>
+func.func @divided_tail(%x: memref<?x64xf32>, %w: memref<64x32xf32>, %o: memref<?x32xf32>,
+                        %out: memref<?x32xf32>, %zero: f32) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x64xf32>
+  %c = memref.alloc(%n) : memref<?x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x32xf32>)
+  linalg.matmul ins(%x, %w : memref<?x64xf32>, memref<64x32xf32>) outs(%c : memref<?x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<?x32xf32>) outs(%c : memref<?x32xf32>) {
+  ^bb0(%v: f32, %u: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %o : memref<?x32xf32>, memref<?x32xf32>) outs(%out : memref<?x32xf32>) {
+  ^bb0(%v: f32, %p: f32, %u: f32):
+    %r = arith.mulf %v, %p : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<?x32xf32>
+  return
+}
+
+// -----
+
+/// negative_: work after the matmul that reads C elsewhere than at the
+/// element it computes (transposed), or writes what the matmul reads, would
+/// need the other workgroups' parts: the kernel is not divided.
+// DIST-LABEL: func.func @negative_tail_transposed
+// DIST-NOT: fw.workgroup_id
+// DIST-LABEL: func.func @negative_tail_writes_a
+// DIST-NOT: fw.workgroup_id
+// DIST: return
+#id = affine_map<(m, n) -> (m, n)>
+#tr = affine_map<(m, n) -> (n, m)>
+func.func @negative_tail_transposed(%x: memref<32x32xf32>, %w: memref<32x32xf32>,
+                                    %out: memref<32x32xf32>, %zero: f32) {
+  %c = memref.alloc() : memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<32x32xf32>) outs(%c : memref<32x32xf32>) {
+  ^bb0(%v: f32, %u: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%v: f32, %u: f32):
+    linalg.yield %v : f32
+  }
+  memref.dealloc %c : memref<32x32xf32>
+  return
+}
+func.func @negative_tail_writes_a(%x: memref<32x32xf32>, %w: memref<32x32xf32>,
+                                  %out: memref<32x32xf32>, %zero: f32) {
+  %c = memref.alloc() : memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<32x32xf32>) outs(%c : memref<32x32xf32>) {
+  ^bb0(%v: f32, %u: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  }
+  linalg.copy ins(%c : memref<32x32xf32>) outs(%x : memref<32x32xf32>)
+  memref.dealloc %c : memref<32x32xf32>
+  return
+}
