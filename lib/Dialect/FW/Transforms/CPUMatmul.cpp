@@ -463,8 +463,12 @@ struct Rectangle {
 
 class GemmBuilder {
 public:
-  GemmBuilder(const Contraction &c, const Blocking &blocking, bool distribute)
-      : c(c), blk(blocking), distribute(distribute), b(c.op->getLoc(), c.op) {
+  /// `distribute`: divide C among the kernel's workgroups, by rows or by
+  /// columns (whichever is larger); `rowsOnly`: by rows always.
+  GemmBuilder(const Contraction &c, const Blocking &blocking, bool distribute,
+              bool rowsOnly = false)
+      : c(c), blk(blocking), distribute(distribute), rowsOnly(rowsOnly),
+        b(c.op->getLoc(), c.op) {
     f32 = b.getF32Type();
   }
 
@@ -517,6 +521,7 @@ private:
   /// Divide the rows (or the columns, when there are more) among the
   /// kernel's workgroups.
   bool distribute;
+  bool rowsOnly;
   ImplicitLocOpBuilder b;
   Type f32;
   SmallVector<int64_t> staticSizes;
@@ -863,7 +868,10 @@ Rectangle GemmBuilder::build() {
     auto [colLo, colHi] =
         getWorkgroupRange(b, b.getLoc(), func, sizeN, blk.nr);
     Value rows =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::uge, sizeM, sizeN);
+        rowsOnly ? arith::ConstantIntOp::create(b, 1, 1).getResult()
+                 : arith::CmpIOp::create(b, arith::CmpIPredicate::uge, sizeM,
+                                         sizeN)
+                       .getResult();
     mLo = arith::SelectOp::create(b, rows, rowLo, c0);
     mHi = arith::SelectOp::create(b, rows, rowHi, sizeM);
     nLo = arith::SelectOp::create(b, rows, c0, colLo);
@@ -1134,7 +1142,9 @@ struct CPUMatmulPass : public fw::impl::CPUMatmulPassBase<CPUMatmulPass> {
       prepare(c);
       SmallVector<linalg::LinalgOp> tail;
       bool divide = distribute && isWholeKernel(c, found.size(), tail);
-      Rectangle part = GemmBuilder(c, blk, divide).build();
+      // With a tail, every workgroup allocates the kernel's intermediates
+      // whole: divided by rows, each touches only its own pages of them.
+      Rectangle part = GemmBuilder(c, blk, divide, !tail.empty()).build();
       // The tail does its elementwise work on the workgroup's part of C.
       if (divide && !tail.empty() && failed(divideTail(tail, part)))
         return signalPassFailure();
