@@ -63,6 +63,13 @@ static void cutAtEscapes(SmallVector<SmallVector<Operation *>> &groups) {
 
 SmallVector<SmallVector<Operation *>> mlir::fw::getSplitGroups(TaskOp task) {
   Block &body = task.getBody().front();
+  // Every result must come from a part: an operand or a cheap value yielded
+  // as it is would end up on the host.
+  for (Value v : body.getTerminator()->getOperands()) {
+    Operation *def = v.getDefiningOp();
+    if (!def || isRematerializable(def))
+      return {};
+  }
   // A fill of an empty tensor that only initializes one op goes with it.
   llvm::DenseMap<Operation *, Operation *> fillOf;
   SmallVector<Operation *> compute;

@@ -33,7 +33,7 @@ FailureOr<TaskOp> formTask(ArrayRef<Operation *> ops, bool emitChecks = true);
 /// them (one group per operation when the task has no contraction), cut
 /// where a result is used outside its group. Cheap producers belong to no
 /// group: every task recomputes them. Empty when the body has operations
-/// with results other than tensors.
+/// with results other than tensors, or yields an operand or a cheap value.
 SmallVector<SmallVector<Operation *>> getSplitGroups(TaskOp task);
 
 /// Replaces `task` by one task per group of `getSplitGroups` (at least two),
