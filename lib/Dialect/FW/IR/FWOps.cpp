@@ -98,6 +98,23 @@ void TaskOp::build(OpBuilder &builder, OperationState &state,
     block->addArgument(arg.getType(), arg.getLoc());
 }
 
+/// A dynamic size of a result is its operand among `dims`: value-bounds
+/// analysis on the host sees through tasks.
+void TaskOp::populateBoundsForShapedValueDim(Value value, int64_t dim,
+                                             ValueBoundsConstraintSet &cstr) {
+  auto result = cast<OpResult>(value);
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(dim))
+    return;
+  unsigned position = 0;
+  for (unsigned i = 0; i < result.getResultNumber(); ++i)
+    position += cast<RankedTensorType>(getResult(i).getType()).getNumDynamicDims();
+  for (int64_t d = 0; d < dim; ++d)
+    position += type.isDynamicDim(d) ? 1 : 0;
+  if (position < getResultDims().size())
+    cstr.bound(value)[dim] == getResultDims()[position];
+}
+
 LogicalResult TaskOp::verify() {
   Block &block = getBody().front();
   if (block.getNumArguments() != getArgs().size())

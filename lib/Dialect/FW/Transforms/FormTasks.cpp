@@ -224,6 +224,62 @@ void duplicateSharedFills(Block &block) {
   }
 }
 
+/// A tensor the task captures only to read its sizes (a scalar derived from
+/// the batch size, say) would be a false dependency, and a copy to a GPU:
+/// when another tensor the task reads provably has the same size, its size is
+/// read instead and the capture dropped.
+void readSizesFromOperands(TaskOp task, llvm::SetVector<Value> &captures) {
+  // Tensors the task reads data from: never dropped, so safe to read from.
+  SmallVector<Value> read;
+  auto onlySizes = [&](Value v) {
+    return llvm::all_of(v.getUses(), [&](OpOperand &use) {
+      return !task->isAncestor(use.getOwner()) ||
+             isa<tensor::DimOp>(use.getOwner());
+    });
+  };
+  for (Value capture : captures)
+    if (!onlySizes(capture))
+      read.push_back(capture);
+  for (Value capture : llvm::to_vector(captures)) {
+    if (!onlySizes(capture))
+      continue;
+    SmallVector<std::tuple<tensor::DimOp, Value, int64_t>> replacements;
+    for (OpOperand &use : capture.getUses()) {
+      auto dim = dyn_cast<tensor::DimOp>(use.getOwner());
+      if (!dim || !task->isAncestor(dim))
+        continue;
+      std::optional<int64_t> index = dim.getConstantIndex();
+      std::optional<std::pair<Value, int64_t>> found;
+      for (Value other : read) {
+        int64_t rank = cast<RankedTensorType>(other.getType()).getRank();
+        for (int64_t k = 0; k < rank && index && !found; ++k) {
+          FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+              {capture, *index}, {other, k});
+          if (succeeded(equal) && *equal)
+            found = {other, k};
+        }
+        if (found)
+          break;
+      }
+      if (!found)
+        break;
+      replacements.emplace_back(dim, found->first, found->second);
+    }
+    size_t uses = llvm::count_if(capture.getUses(), [&](OpOperand &use) {
+      return task->isAncestor(use.getOwner());
+    });
+    if (replacements.size() != uses)
+      continue;
+    for (auto [dim, other, k] : replacements) {
+      OpBuilder b(dim);
+      dim.getSourceMutable().assign(other);
+      dim.getIndexMutable().assign(
+          arith::ConstantIndexOp::create(b, dim.getLoc(), k));
+    }
+    captures.remove(capture);
+  }
+}
+
 FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
   Operation *root = ops.back();
   // Everything the task needs is available at the root, which comes last.
@@ -343,6 +399,7 @@ FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
       break;
   }
   sortTopologically(body);
+  readSizesFromOperands(task, tensorCaptures);
 
   // Turn tensor captures into operands and block arguments.
   for (Value capture : tensorCaptures) {

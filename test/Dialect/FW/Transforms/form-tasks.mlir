@@ -352,3 +352,39 @@ func.func @prologue_with_fill(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> ten
   %m = linalg.matmul ins(%ma, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %m : tensor<8x4xf32>
 }
+
+// -----
+
+/// A scalar derived from the batch size (here to average over it) would make
+/// the task read %x just for its size: the task reads the size of %h, the
+/// tensor it reads anyway, which provably has the same rows.
+// CHECK-LABEL: func.func @size_from_operand
+// CHECK: %[[H:.*]] = fw.task(%arg0, %arg1)
+// CHECK: linalg.matmul
+// CHECK: fw.task(%[[H]]) : (tensor<?x8xf32>) -> tensor<8xf32>
+// CHECK: ^bb0(%[[ARG:.*]]: tensor<?x8xf32>):
+// CHECK: tensor.dim %[[ARG]], %c0
+// CHECK: arith.sitofp
+// CHECK: linalg.generic
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+func.func @size_from_operand(%x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %ni = arith.index_cast %n : index to i64
+  %nf = arith.sitofp %ni : i64 to f32
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%z : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %ec = tensor.empty() : tensor<8xf32>
+  %zc = linalg.fill ins(%zero : f32) outs(%ec : tensor<8xf32>) -> tensor<8xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%h : tensor<?x8xf32>) outs(%zc : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %q = arith.divf %a, %nf : f32
+    %s = arith.addf %q, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %mean : tensor<8xf32>
+}

@@ -14,6 +14,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 #include "fw/Dialect/FW/IR/FWEnums.h.inc"
 #include "fw/Dialect/FW/IR/FWAttrInterfaces.h.inc"

@@ -10,13 +10,16 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ValueBoundsOpInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Tasks (tensor level)
 //===----------------------------------------------------------------------===//
 
 def FW_TaskOp : FW_Op<"task", [IsolatedFromAbove, AttrSizedOperandSegments,
-    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<ValueBoundsOpInterface,
+                              ["populateBoundsForShapedValueDim"]>]> {
   let summary = "A unit of work over tensors, placed and scheduled as a whole";
   let description = [{
     A region over tensors that the runtime schedules as one task. The region is
