@@ -47,6 +47,12 @@
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks']=3; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.bad.json
 // RUN: not %fw-run %t.O0.fwb --profile-out=%t.bad.json 2>&1 | FileCheck %s --check-prefix=MALFORMED
 // MALFORMED: fw-run: error: profile '{{.*}}.bad.json': has no "tasks" array (not overwritten)
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][0]['workgroups']=-1; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badwg.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.badwg.json 2>&1 | FileCheck %s --check-prefix=BADWG
+// BADWG: fw-run: error: profile '{{.*}}.badwg.json': has a malformed entry in "tasks" (not overwritten)
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['cpu_workers']='two'; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badworkers.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.badworkers.json 2>&1 | FileCheck %s --check-prefix=BADWORKERS
+// BADWORKERS: fw-run: error: profile '{{.*}}.badworkers.json': has a malformed "cpu_workers" (not overwritten)
 // RUN: not %fw-run %t.fwb --profile-out=%t.json --simulate=%S/Inputs/machine_cpu_gpu.json 2>&1 | FileCheck %s --check-prefix=SIM
 // SIM: fw-run: error: --profile-out cannot be combined with --simulate
 
