@@ -152,8 +152,10 @@ static fw_status_t launch_timed(fw_worker_t *w, fw_device_t *device,
   return FW_OK;
 }
 
-/* Runs a kernel task on worker `w`; `*workgroups` gets how many workgroups a CPU run was
- * divided into (GPU runs leave it alone). */
+/* Runs a kernel task on worker `w`; `*workgroups` gets how many workgroups a CPU run's
+ * code divides it into: one per CPU worker for a kernel that divides its work (even when
+ * no slot was free to offer them this time), 1 for one that runs whole. GPU runs leave it
+ * alone. */
 static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
                               void *const *data, double *device_seconds,
                               uint32_t *workgroups) {
@@ -178,7 +180,7 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
     fw_device_t *device = t->runtime->cpu_device;
     status = t->cpu_split ? launch_split(s, w, t, &launch)
                           : device->vtable->launch(device, NULL, &launch);
-    *workgroups = launch.workgroup_count[0];
+    *workgroups = t->cpu_split ? s->num_cpu_workers : 1;
   } else {
     /* The GPU's own kernel for the executable, with its variant's block shape; the
      * device sizes the grid (the kernels walk their work with a grid-stride loop). */

@@ -41,7 +41,7 @@ struct Entry {
   std::string bindings;                   // the executable's binding types
   double deviceTotal = 0;                 // GPU event timing
   uint64_t deviceRuns = 0;
-  uint64_t workgroups = 0;                // CPU: the most one run was divided into
+  uint64_t workgroups = 0;                // CPU: the most a run's code divided it into
 };
 // task, device, size class, variant target, variant knobs, chosen by autotuning
 using Key = std::tuple<std::string, std::string, int, std::string, std::string, bool>;
@@ -200,6 +200,11 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     fw_status_free(s);
     return false;
   }
+  // A kernel that ran whole says something only next to the workers that could have
+  // helped: a run with one CPU worker adds no workgroup figures, and figures from runs
+  // with fewer workers than this one are forgotten where this run does not renew them.
+  if (info.cpu_workers > cpuWorkers)
+    for (auto &[key, e] : entries) e.workgroups = 0;
   std::string source = sourceName(info.source);
   if (!oldSource.empty() && oldSource != source) {
     context.dropOldCounters = true;
@@ -215,7 +220,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                               p->config ? p->config : "", p->selected != 0}];
     e.deviceTotal += p->device_seconds;
     e.deviceRuns += p->device_runs;
-    e.workgroups = std::max<uint64_t>(e.workgroups, p->workgroups);
+    if (c->info->cpu_workers > 1)
+      e.workgroups = std::max<uint64_t>(e.workgroups, p->workgroups);
     e.count += p->count;
     e.total += p->total_seconds;
     e.min = std::fmin(e.min, p->min_seconds);

@@ -467,9 +467,9 @@ typedef struct fw_profile_entry_t {
    * queue around each launch (CUDA/HIP event timing), and how many runs it covers. */
   double device_seconds;
   uint64_t device_runs;
-  /* CPU runs: the most workgroups one run was divided into among the CPU workers; 1 when
-   * the kernel ran whole on one worker (its code does not divide its work, or there was
-   * one worker). 0 for GPU runs and C tasks. */
+  /* CPU runs: the workgroups the kernel's code divides a run into, one per CPU worker
+   * (the most over the runs); 1 when it runs whole on one worker (its code does not
+   * divide its work, or there was one worker). 0 for GPU runs and C tasks. */
   uint32_t workgroups;
 } fw_profile_entry_t;
 

@@ -999,6 +999,8 @@ static bool isDivisibleTail(Contraction &c, ArrayRef<linalg::LinalgOp> tail) {
   if (!llvm::all_of(written, isWholeBuffer))
     return false;
   for (linalg::LinalgOp op : tail) {
+    // Written buffers read through inputs (its own inits are written ones
+    // by construction, which says nothing about its loops).
     bool overC = false;
     for (OpOperand &operand : op->getOpOperands()) {
       auto memref = dyn_cast<MemrefValue>(operand.get());
@@ -1010,7 +1012,7 @@ static bool isDivisibleTail(Contraction &c, ArrayRef<linalg::LinalgOp> tail) {
       if (buffer != operand.get() ||
           !op.getMatchingIndexingMap(&operand).isIdentity())
         return false;
-      overC = true;
+      overC |= op.isDpsInput(&operand);
     }
     if (!overC)
       return false;

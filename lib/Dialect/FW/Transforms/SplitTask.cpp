@@ -37,6 +37,29 @@ static bool isEpilogueOf(Operation *op, Operation *producer) {
   return llvm::is_contained(generic.getDpsInputs(), producer->getResult(0));
 }
 
+/// Gives every op that is not destination-style (a reshape, an scf.for) a
+/// part of its own: the host computes a part's result sizes from its last
+/// op's inits or operands, which must then come from outside the part.
+static void isolateNonDestinationOps(
+    SmallVector<SmallVector<Operation *>> &groups) {
+  SmallVector<SmallVector<Operation *>> out;
+  for (SmallVector<Operation *> &group : groups) {
+    SmallVector<Operation *> current;
+    for (Operation *op : group) {
+      if (isa<DestinationStyleOpInterface>(op)) {
+        current.push_back(op);
+        continue;
+      }
+      if (!current.empty())
+        out.push_back(std::exchange(current, {}));
+      out.push_back({op});
+    }
+    if (!current.empty())
+      out.push_back(std::move(current));
+  }
+  groups = std::move(out);
+}
+
 /// Cuts `group` after every op but the last whose results are used outside
 /// it: only the last op's results leave a task.
 static void cutAtEscapes(SmallVector<SmallVector<Operation *>> &groups) {
@@ -71,7 +94,7 @@ SmallVector<SmallVector<Operation *>> mlir::fw::getSplitGroups(TaskOp task) {
       return {};
   }
   // A fill of an empty tensor that only initializes one op goes with it.
-  llvm::DenseMap<Operation *, Operation *> fillOf;
+  llvm::DenseMap<Operation *, SmallVector<Operation *, 1>> fillsOf;
   SmallVector<Operation *> compute;
   for (Operation &op : body.without_terminator()) {
     if (isRematerializable(&op))
@@ -86,7 +109,7 @@ SmallVector<SmallVector<Operation *>> mlir::fw::getSplitGroups(TaskOp task) {
       OpOperand &use = *fill->use_begin();
       auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
       if (dps && dps.isDpsInit(&use) && use.getOwner()->getBlock() == &body) {
-        fillOf[use.getOwner()] = fill;
+        fillsOf[use.getOwner()].push_back(fill);
         continue;
       }
     }
@@ -97,8 +120,8 @@ SmallVector<SmallVector<Operation *>> mlir::fw::getSplitGroups(TaskOp task) {
   SmallVector<SmallVector<Operation *>> groups;
   SmallVector<Operation *> run;
   auto add = [&](SmallVector<Operation *> &group, Operation *op) {
-    if (Operation *fill = fillOf.lookup(op))
-      group.push_back(fill);
+    if (auto it = fillsOf.find(op); it != fillsOf.end())
+      llvm::append_range(group, it->second);
     group.push_back(op);
   };
   for (size_t i = 0; i < compute.size(); ++i) {
@@ -124,6 +147,7 @@ SmallVector<SmallVector<Operation *>> mlir::fw::getSplitGroups(TaskOp task) {
     llvm::sort(group, [](Operation *a, Operation *b) {
       return a->isBeforeInBlock(b);
     });
+  isolateNonDestinationOps(groups);
   cutAtEscapes(groups);
   return groups;
 }

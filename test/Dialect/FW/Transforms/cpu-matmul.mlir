@@ -475,6 +475,8 @@ func.func @divided_tail(%x: memref<?x64xf32>, %w: memref<64x32xf32>, %o: memref<
 // DIST-NOT: fw.workgroup_id
 // DIST-LABEL: func.func @negative_tail_writes_a
 // DIST-NOT: fw.workgroup_id
+// DIST-LABEL: func.func @negative_tail_elsewhere
+// DIST-NOT: fw.workgroup_id
 // DIST: return
 #id = affine_map<(m, n) -> (m, n)>
 #tr = affine_map<(m, n) -> (n, m)>
@@ -510,5 +512,20 @@ func.func @negative_tail_writes_a(%x: memref<32x32xf32>, %w: memref<32x32xf32>,
   }
   linalg.copy ins(%c : memref<32x32xf32>) outs(%x : memref<32x32xf32>)
   memref.dealloc %c : memref<32x32xf32>
+  return
+}
+/// (A tail op that reads nothing the kernel writes, here a broadcast into a
+/// buffer of another shape, need not run over C's rows and columns.)
+func.func @negative_tail_elsewhere(%x: memref<32x32xf32>, %w: memref<32x32xf32>,
+                                   %out: memref<32x32xf32>, %bias: memref<64xf32>,
+                                   %other: memref<16x64xf32>, %zero: f32) {
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x32xf32>)
+  linalg.matmul ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%out : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<64xf32>) outs(%other : memref<16x64xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
   return
 }

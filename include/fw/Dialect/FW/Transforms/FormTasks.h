@@ -31,7 +31,8 @@ FailureOr<TaskOp> formTask(ArrayRef<Operation *> ops, bool emitChecks = true);
 /// accumulator and its elementwise epilogue (the unit the CPU code generator
 /// packs and divides among workers), each run of other operations between
 /// them (one group per operation when the task has no contraction), cut
-/// where a result is used outside its group. Cheap producers belong to no
+/// where a result is used outside its group; an operation that is not
+/// destination-style (a reshape) is a group of its own. Cheap producers belong to no
 /// group: every task recomputes them. Empty when the body has operations
 /// with results other than tensors, or yields an operand or a cheap value.
 SmallVector<SmallVector<Operation *>> getSplitGroups(TaskOp task);
