@@ -486,8 +486,12 @@ struct ApplyProfilePass
       SmallVector<SmallVector<Operation *>> groups = getSplitGroups(task);
       if (groups.size() < 2) {
         remark::missed(task.getLoc(), opts)
-            << evidence + ", but its operations make one part: nothing to "
-                          "split";
+            << evidence + (groups.empty()
+                               ? ", but it cannot be split: it yields one of its "
+                                 "operands or a cheap value as it is, or computes "
+                                 "values other than tensors"
+                               : ", but its operations make one part: nothing to "
+                                 "split");
         continue;
       }
       std::string parts;

@@ -7,8 +7,9 @@
 // RUN:   --remarks-filter="fw-profile" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // REMARK: remark: [Passed] SplitTask | Category:fw-profile | Function=groups_dispatch_0 | Remark="task groups_dispatch_0 ran whole on one of 4 CPU workers for 500.0 us (above the 100.0 us threshold): split into 4 tasks (linalg.fill + linalg.matmul + linalg.generic | linalg.generic | linalg.generic | linalg.fill + linalg.matmul + linalg.generic), for the CPU code to divide each among workers"
-// (The second remark is the reshape case's, below.)
+// (The second remark is the reshape case's, the third the pass-through case's, below.)
 // REMARK: remark: [Passed] SplitTask | Category:fw-profile | Function=reshape_dispatch_0 | Remark="task reshape_dispatch_0 ran whole on one of 4 CPU workers for 500.0 us (above the 100.0 us threshold): split into 3 tasks (linalg.fill + linalg.matmul + linalg.generic | tensor.collapse_shape | linalg.generic + linalg.fill + linalg.fill + linalg.generic), for the CPU code to divide each among workers"
+// REMARK: remark: [Missed] SplitTask | Category:fw-profile | Function=passthrough_dispatch_0 | Remark="task passthrough_dispatch_0 ran whole on one of 4 CPU workers for 500.0 us (above the 100.0 us threshold), but it cannot be split: it yields one of its operands or a cheap value as it is, or computes values other than tensors"
 // CHECK-LABEL: func.func @groups
 // CHECK: %[[T0:.*]] = fw.task(%arg0, %arg1)
 // CHECK: linalg.matmul
@@ -121,4 +122,34 @@ func.func @reshape(%x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -> (tensor<f32>, te
     fw.yield %red#0, %red#1 : tensor<f32>, tensor<f32>
   }
   return %r#0, %r#1 : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+/// A task that passes one of its operands through as a result is left whole: split,
+/// that result would be a host value no task produces.
+// CHECK-LABEL: func.func @passthrough
+// CHECK-COUNT-1: fw.task
+// CHECK-NOT: fw.task
+// CHECK: return
+#id = affine_map<(i, j) -> (i, j)>
+func.func @passthrough(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %r:2 = fw.task(%x) : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  ^bb0(%a: tensor<8x8xf32>):
+    %e = tensor.empty() : tensor<8x8xf32>
+    %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %t = math.exp %v : f32
+      linalg.yield %t : f32
+    } -> tensor<8x8xf32>
+    %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%g : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %t = math.tanh %v : f32
+      linalg.yield %t : f32
+    } -> tensor<8x8xf32>
+    fw.yield %h, %a : tensor<8x8xf32>, tensor<8x8xf32>
+  }
+  return %r#0, %r#1 : tensor<8x8xf32>, tensor<8x8xf32>
 }
