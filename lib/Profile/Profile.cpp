@@ -29,6 +29,33 @@ static std::optional<uint64_t> parseHex(std::optional<llvm::StringRef> text) {
   return value;
 }
 
+/// Reads `key` of `object` into `out` when it is there; false when it is
+/// there but not a string.
+static bool readOptionalString(const json::Object &object, llvm::StringRef key,
+                               std::string &out) {
+  const json::Value *value = object.get(key);
+  if (!value)
+    return true;
+  if (!value->getAsString())
+    return false;
+  out = value->getAsString()->str();
+  return true;
+}
+
+/// Reads `key` of `object` into `out` when it is there; false when it is
+/// there but not a non-negative integer.
+static bool readOptionalCount(const json::Object &object, llvm::StringRef key,
+                              uint64_t &out) {
+  const json::Value *value = object.get(key);
+  if (!value)
+    return true;
+  std::optional<int64_t> n = value->getAsInteger();
+  if (!n || *n < 0)
+    return false;
+  out = static_cast<uint64_t>(*n);
+  return true;
+}
+
 llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
                                                llvm::StringRef path) {
   llvm::Expected<json::Value> parsed = json::parse(text);
@@ -56,12 +83,8 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
   profile.buildId = *build;
   profile.sourceId = *source;
   profile.runs = root->getInteger("runs").value_or(0);
-  if (const json::Value *workers = root->get("cpu_workers")) {
-    std::optional<int64_t> n = workers->getAsInteger();
-    if (!n || *n < 0)
-      return error(path, "\"cpu_workers\" must be a non-negative integer");
-    profile.cpuWorkers = static_cast<uint64_t>(*n);
-  }
+  if (!readOptionalCount(*root, "cpu_workers", profile.cpuWorkers))
+    return error(path, "\"cpu_workers\" must be a non-negative integer");
   const json::Array *tasks = root->getArray("tasks");
   if (!tasks)
     return error(path, "has no \"tasks\" array");
@@ -93,32 +116,19 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
     if (!median || !total || !std::isfinite(*median) || *median < 0 ||
         !std::isfinite(*total) || *total < 0)
       return bad("\"seconds\" must hold a non-negative \"median\" and \"total\"");
-    if (const json::Value *config = t->get("config")) {
-      if (!config->getAsString())
-        return bad("\"config\" must be a string");
-      entry.config = config->getAsString()->str();
-    }
-    if (const json::Value *arch = t->get("arch")) {
-      if (!arch->getAsString())
-        return bad("\"arch\" must be a string");
-      entry.arch = arch->getAsString()->str();
-    }
-    if (const json::Value *bindings = t->get("bindings")) {
-      if (!bindings->getAsString())
-        return bad("\"bindings\" must be a string");
-      entry.bindings = bindings->getAsString()->str();
-    }
+    for (auto [key, field] :
+         {std::pair<llvm::StringRef, std::string *>{"config", &entry.config},
+          {"arch", &entry.arch},
+          {"bindings", &entry.bindings}})
+      if (!readOptionalString(*t, key, *field))
+        return bad(("\"" + key + "\" must be a string").str());
     if (const json::Value *selected = t->get("selected")) {
       if (!selected->getAsBoolean())
         return bad("\"selected\" must be true or false");
       entry.selected = *selected->getAsBoolean();
     }
-    if (const json::Value *workgroups = t->get("workgroups")) {
-      std::optional<int64_t> n = workgroups->getAsInteger();
-      if (!n || *n < 0)
-        return bad("\"workgroups\" must be a non-negative integer");
-      entry.workgroups = static_cast<uint64_t>(*n);
-    }
+    if (!readOptionalCount(*t, "workgroups", entry.workgroups))
+      return bad("\"workgroups\" must be a non-negative integer");
     entry.task = task->str();
     entry.device = device->str();
     entry.sizeClass = static_cast<int>(*sizeClass);

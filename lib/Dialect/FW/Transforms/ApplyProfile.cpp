@@ -501,7 +501,7 @@ struct ApplyProfilePass
           parts += (i ? " + " : "") + op->getName().getStringRef().str();
       }
       Location loc = task.getLoc();
-      if (failed(splitTask(task)))
+      if (failed(splitTask(task, groups)))
         return failure();
       remark::passed(loc, opts)
           << evidence + llvm::formatv(": split into {0} tasks ({1}), for the "

@@ -152,8 +152,8 @@ SmallVector<SmallVector<Operation *>> mlir::fw::getSplitGroups(TaskOp task) {
   return groups;
 }
 
-FailureOr<SmallVector<TaskOp>> mlir::fw::splitTask(TaskOp task) {
-  SmallVector<SmallVector<Operation *>> groups = getSplitGroups(task);
+FailureOr<SmallVector<TaskOp>>
+mlir::fw::splitTask(TaskOp task, ArrayRef<SmallVector<Operation *>> groups) {
   if (groups.size() < 2)
     return failure();
 

@@ -37,12 +37,13 @@ FailureOr<TaskOp> formTask(ArrayRef<Operation *> ops, bool emitChecks = true);
 /// with results other than tensors, or yields an operand or a cheap value.
 SmallVector<SmallVector<Operation *>> getSplitGroups(TaskOp task);
 
-/// Replaces `task` by one task per group of `getSplitGroups` (at least two),
-/// in order, each with the task's placement hint; values that cross groups
-/// become results and operands. Fails, leaving `task` alone, when there are
-/// fewer than two groups; an error on forming a part is emitted and the IR
-/// is left partly split (the caller's pass fails).
-FailureOr<SmallVector<TaskOp>> splitTask(TaskOp task);
+/// Replaces `task` by one task per group of `groups` (`getSplitGroups(task)`,
+/// at least two), in order, each with the task's placement hint; values that
+/// cross groups become results and operands. Fails, leaving `task` alone,
+/// when there are fewer than two groups; an error on forming a part is
+/// emitted and the IR is left partly split (the caller's pass fails).
+FailureOr<SmallVector<TaskOp>>
+splitTask(TaskOp task, ArrayRef<SmallVector<Operation *>> groups);
 
 } // namespace mlir::fw
 
