@@ -132,8 +132,11 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
   if (options.compileTo == Phase::Host)
     return;
 
-  if (options.testGpuMappingOnCpu)
-    pm.addPass(mlir::fw::createTestGPUMappingOnCPUPass());
+  if (options.testGpuMappingOnCpu) {
+    mlir::fw::TestGPUMappingOnCPUPassOptions test;
+    test.knobs = options.testGpuKnobs;
+    pm.addPass(mlir::fw::createTestGPUMappingOnCPUPass(test));
+  }
   mlir::fw::ConvertFWGPUVariantsToBinaryPassOptions gpu;
   gpu.cudaPath = options.cudaPath;
   gpu.rocmPath = options.rocmPath;

@@ -129,6 +129,16 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
     }
     if (!readOptionalCount(*t, "workgroups", entry.workgroups))
       return bad("\"workgroups\" must be a non-negative integer");
+    if (const json::Value *device = t->get("device_seconds")) {
+      const json::Object *d = device->getAsObject();
+      std::optional<double> total = d ? d->getNumber("total") : std::nullopt;
+      std::optional<int64_t> runs = d ? d->getInteger("runs") : std::nullopt;
+      if (!total || !runs || !std::isfinite(*total) || *total < 0 || *runs < 0)
+        return bad("\"device_seconds\" must hold a non-negative \"total\" "
+                   "and \"runs\"");
+      if (*runs > 0)
+        entry.deviceSeconds = *total / static_cast<double>(*runs);
+    }
     entry.task = task->str();
     entry.device = device->str();
     entry.sizeClass = static_cast<int>(*sizeClass);

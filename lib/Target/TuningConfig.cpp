@@ -7,6 +7,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 
 using namespace mlir::fw;
 
@@ -21,16 +22,23 @@ struct Knob {
 
 // Sorted by key, the order of the text form.
 static const Knob kKnobs[] = {
+    {"block", &TuningConfig::block, 32, 1024},
     {"kc", &TuningConfig::kc, 8, 4096},
     {"mc", &TuningConfig::mc, 1, 1 << 16},
     {"min_elements", &TuningConfig::minElements, 1, int64_t(1) << 62},
     {"mr", &TuningConfig::mr, 1, 64},
     {"nr", &TuningConfig::nr, 4, 256},
+    {"thread_m", &TuningConfig::threadM, 1, 16},
+    {"thread_n", &TuningConfig::threadN, 1, 16},
+    {"tile_k", &TuningConfig::tileK, 1, 64},
+    {"tile_m", &TuningConfig::tileM, 8, 256},
+    {"tile_n", &TuningConfig::tileN, 8, 256},
 };
 
 llvm::ArrayRef<llvm::StringRef> mlir::fw::getTuningKeys() {
-  static const llvm::StringRef keys[] = {"kc", "mc", "min_elements", "mr",
-                                         "nr"};
+  static const llvm::StringRef keys[] = {
+      "block",    "kc",       "mc",     "min_elements", "mr",    "nr",
+      "thread_m", "thread_n", "tile_k", "tile_m",       "tile_n"};
   return keys;
 }
 
@@ -74,14 +82,70 @@ llvm::Expected<TuningConfig> mlir::fw::parseTuningConfig(llvm::StringRef text) {
     auto knob = llvm::find_if(kKnobs, [&](const Knob &k) { return k.key == key; });
     if (knob == std::end(kKnobs))
       return llvm::createStringError(
-          "unknown knob '%s' (known: kc, mc, min_elements, mr, nr)",
-          key.str().c_str());
+          "unknown knob '%s' (known: %s)", key.str().c_str(),
+          llvm::join(getTuningKeys(), ", ").c_str());
     if (config.*knob->field)
       return llvm::createStringError("knob '%s' is given twice",
                                      key.str().c_str());
     config.*knob->field = number;
   }
   return config;
+}
+
+/// The GPU half of verifyTuningConfig.
+static llvm::Error verifyGPUTuning(const TuningConfig &config,
+                                   const TargetDescription &target) {
+  if (config.hasCpuKnobs())
+    return llvm::createStringError(
+        "the knobs kc, mc, min_elements, mr and nr are for CPU targets; " +
+        target.arch.str() +
+        " takes block, thread_m, thread_n, tile_k, tile_m and tile_n");
+  auto wholeWarps = [&](llvm::StringRef what, int64_t threads) -> llvm::Error {
+    if (threads % target.warpSize != 0 || threads > target.maxThreadsPerBlock)
+      return llvm::createStringError(
+          llvm::formatv("{0} has {1} threads; {2} runs blocks of whole "
+                        "{3}-thread warps, at most {4}",
+                        what, threads, target.arch, target.warpSize,
+                        target.maxThreadsPerBlock)
+              .str());
+    return llvm::Error::success();
+  };
+  GPUTiling tiling = getGPUTiling(config);
+  if (config.block)
+    if (llvm::Error err = wholeWarps("block=" + std::to_string(*config.block),
+                                     tiling.block))
+      return err;
+  if (!config.hasGemmKnobs())
+    return llvm::Error::success();
+  std::string tile = llvm::formatv("the {0}x{1}x{2} GEMM tile with {3}x{4} "
+                                   "per thread",
+                                   tiling.tileM, tiling.tileN, tiling.tileK,
+                                   tiling.threadM, tiling.threadN);
+  if (tiling.tileM % tiling.threadM || tiling.tileN % tiling.threadN)
+    return llvm::createStringError(
+        tile + ": the thread's micro-tile does not divide the block's");
+  if (tiling.threadM * tiling.threadN > 64)
+    return llvm::createStringError(
+        tile + ": more than 64 accumulators per thread");
+  int64_t threads = tiling.gemmThreads();
+  if (llvm::Error err = wholeWarps(tile, threads))
+    return err;
+  if ((tiling.tileM * tiling.tileK) % threads ||
+      (tiling.tileK * tiling.tileN) % threads)
+    return llvm::createStringError(
+        llvm::formatv("{0}: its {1} threads cannot share the staging of the "
+                      "{2}x{3} and {3}x{4} slices evenly",
+                      tile, threads, tiling.tileM, tiling.tileK, tiling.tileN)
+            .str());
+  // Slices of 8-byte elements at worst.
+  int64_t bytes = (tiling.tileM + tiling.tileN) * tiling.tileK * 8;
+  if (bytes > static_cast<int64_t>(target.sharedMemoryPerBlock))
+    return llvm::createStringError(
+        llvm::formatv("{0}: its slices take up to {1} bytes of workgroup "
+                      "memory; {2} has {3} per block",
+                      tile, bytes, target.arch, target.sharedMemoryPerBlock)
+            .str());
+  return llvm::Error::success();
 }
 
 llvm::Error mlir::fw::verifyTuningConfig(const TuningConfig &config,
@@ -94,12 +158,13 @@ llvm::Error mlir::fw::verifyTuningConfig(const TuningConfig &config,
                         knob.min, knob.max)
               .str());
   }
-  if (target.kind != TargetKind::CPU) {
-    if (!config.empty())
-      return llvm::createStringError(
-          "target " + target.arch.str() + " takes no tuning knobs");
-    return llvm::Error::success();
-  }
+  if (target.kind != TargetKind::CPU)
+    return verifyGPUTuning(config, target);
+  if (config.block || config.hasGemmKnobs())
+    return llvm::createStringError(
+        "the knobs block, thread_m, thread_n, tile_k, tile_m and tile_n are "
+        "for GPU targets; " +
+        target.arch.str() + " takes kc, mc, min_elements, mr and nr");
   int64_t lanes = std::max<unsigned>(4, target.vectorBits / 32);
   if (config.nr && *config.nr % lanes != 0)
     return llvm::createStringError(
@@ -153,6 +218,47 @@ GemmBlocking mlir::fw::getGemmBlocking(const TargetDescription &target,
                          static_cast<int64_t>(target.l2Bytes), config);
 }
 
+GPUTiling mlir::fw::getGPUTiling(const TuningConfig &config) {
+  GPUTiling t;
+  t.block = config.block.value_or(256);
+  t.tileM = config.tileM.value_or(64);
+  t.tileN = config.tileN.value_or(64);
+  t.tileK = config.tileK.value_or(16);
+  t.threadM = config.threadM.value_or(4);
+  t.threadN = config.threadN.value_or(4);
+  return t;
+}
+
+/// GPU candidates: GEMM tiles for a matmul, block sizes for the rest.
+static llvm::SmallVector<TuningConfig>
+getGPUAlternatives(KernelClass kind) {
+  llvm::SmallVector<TuningConfig> alternatives;
+  if (kind == KernelClass::Contraction) {
+    // Bigger tiles reuse each staged element more (for large matrices),
+    // smaller ones make more blocks (for small ones); all keep 256 threads.
+    for (auto [m, n, k, tm, tn] :
+         {std::array<int64_t, 5>{128, 128, 8, 8, 8},
+          std::array<int64_t, 5>{32, 32, 32, 2, 2},
+          std::array<int64_t, 5>{128, 64, 16, 8, 4},
+          std::array<int64_t, 5>{64, 64, 32, 4, 4}}) {
+      TuningConfig c;
+      c.tileM = m;
+      c.tileN = n;
+      c.tileK = k;
+      c.threadM = tm;
+      c.threadN = tn;
+      alternatives.push_back(c);
+    }
+    return alternatives;
+  }
+  for (int64_t threads : {512, 128, 1024}) {
+    TuningConfig c;
+    c.block = threads;
+    alternatives.push_back(c);
+  }
+  return alternatives;
+}
+
 llvm::SmallVector<TuningConfig>
 mlir::fw::getTuningCandidates(const TargetDescription &target, KernelClass kind,
                               unsigned count) {
@@ -160,11 +266,13 @@ mlir::fw::getTuningCandidates(const TargetDescription &target, KernelClass kind,
   if (count == 0)
     return candidates;
   candidates.push_back(TuningConfig());
-  if (target.kind != TargetKind::CPU || kind == KernelClass::Other)
+  if (kind == KernelClass::Other)
     return candidates;
 
   llvm::SmallVector<TuningConfig> alternatives;
-  if (kind == KernelClass::Contraction) {
+  if (target.kind != TargetKind::CPU) {
+    alternatives = getGPUAlternatives(kind);
+  } else if (kind == KernelClass::Contraction) {
     int64_t lanes = std::max<unsigned>(4, target.vectorBits / 32);
     int64_t budget = target.vectorRegisters * 3 / 4;
     GemmBlocking def = getGemmBlocking(target);
@@ -203,7 +311,7 @@ mlir::fw::getTuningCandidates(const TargetDescription &target, KernelClass kind,
     if (llvm::is_contained(candidates, c))
       continue;
     // Different knobs that give the same GEMM are the same candidate.
-    if (kind == KernelClass::Contraction) {
+    if (kind == KernelClass::Contraction && target.kind == TargetKind::CPU) {
       GemmBlocking blk = getGemmBlocking(target, c);
       if (llvm::any_of(candidates, [&](const TuningConfig &other) {
             GemmBlocking o = getGemmBlocking(target, other);

@@ -129,13 +129,14 @@ static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   return atomic_flag_test_and_set(&job.failed) ? job.status : FW_OK;
 }
 
-/* Launches on GPU worker `w`; when profiling, between two events on the kernel queue, whose
- * elapsed time (the kernel on the device, without the launch and synchronization around
- * it) goes into `*device_seconds`. */
+/* Launches on GPU worker `w`; when profiling or `measure` (a trial of autotuning), between
+ * two events on the kernel queue, whose elapsed time (the kernel on the device, without the
+ * launch and synchronization around it) goes into `*device_seconds`. */
 static fw_status_t launch_timed(fw_worker_t *w, fw_device_t *device,
-                                const fw_device_launch_t *launch, double *device_seconds) {
+                                const fw_device_launch_t *launch, int measure,
+                                double *device_seconds) {
   const fw_device_vtable_t *vt = device->vtable;
-  int timed = w->sched->runtime->profile.enabled;
+  int timed = w->sched->runtime->profile.enabled || measure;
   for (int e = 0; timed && e < 2; ++e)
     if (!w->timing[e] && vt->event_create(device, &w->timing[e]) != FW_OK) {
       w->timing[e] = NULL; /* no timing, the launch still runs */
@@ -176,20 +177,48 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   for (int k = 0; k < 3; ++k) launch.workgroup_count[k] = 1;
   fw_status_t status;
   if (w->kind == FW_TARGET_KIND_CPU) {
+    /* Candidates of one kernel: the CPU's tuner says which one this run takes. */
+    fw_module_t *m = t->module;
+    if (m && fw_tuner_has_candidates(&m->tuner, t->executable)) {
+      fw_tune_state_t state;
+      int64_t pick = fw_tuner_pick(&m->tuner, t->executable, fw_task_bytes(t), &state);
+      if (pick >= 0 && m->cpu_kernels[pick]) {
+        t->cpu_variant = (uint32_t)pick;
+        t->cpu_kernel = m->cpu_kernels[pick];
+        t->cpu_split = m->md.variants[pick].workgroup_size[0] == 0;
+        t->tune_state = (int)state;
+      }
+    }
     launch.kernel.cpu = t->cpu_kernel;
     fw_device_t *device = t->runtime->cpu_device;
     status = t->cpu_split ? launch_split(s, w, t, &launch)
                           : device->vtable->launch(device, NULL, &launch);
     *workgroups = t->cpu_split ? s->num_cpu_workers : 1;
   } else {
-    /* The GPU's own kernel for the executable, with its variant's block shape; the
-     * device sizes the grid (the kernels walk their work with a grid-stride loop). */
-    const fw_module_gpu_kernel_t *k = &t->module->gpu_kernels[w->device_index][t->executable];
-    const fw_md_variant_t *variant = &t->module->md.variants[k->variant];
-    launch.kernel.image = k->kernel;
+    /* The GPU's own kernel for the executable (or the candidate its tuner picks), with
+     * its variant's block shape; the device sizes the grid (the kernels walk their work
+     * with a grid-stride loop). */
+    fw_module_t *m = t->module;
+    const fw_module_gpu_kernel_t *k = &m->gpu_kernels[w->device_index][t->executable];
+    t->gpu_variant = k->variant;
+    t->gpu_tune_state = FW_TUNE_NONE;
+    const void *kernel = k->kernel;
+    fw_tuner_t *tuner = &m->gpu_tuners[w->device_index];
+    if (fw_tuner_has_candidates(tuner, t->executable)) {
+      fw_tune_state_t state;
+      int64_t pick = fw_tuner_pick(tuner, t->executable, fw_task_bytes(t), &state);
+      if (pick >= 0 && m->gpu_variant_kernels[w->device_index][pick]) {
+        t->gpu_variant = (uint32_t)pick;
+        t->gpu_tune_state = (int)state;
+        kernel = m->gpu_variant_kernels[w->device_index][pick];
+      }
+    }
+    const fw_md_variant_t *variant = &m->md.variants[t->gpu_variant];
+    launch.kernel.image = kernel;
     for (int d = 0; d < 3; ++d) launch.workgroup_size[d] = variant->workgroup_size[d];
     fw_device_t *device = t->runtime->devices[w->device_index];
-    status = launch_timed(w, device, &launch, device_seconds);
+    status = launch_timed(w, device, &launch, t->gpu_tune_state == FW_TUNE_TRIAL,
+                          device_seconds);
     if (status != FW_OK)
       status = fw_status_annotate(status, "task @%s on %s", t->name,
                                   t->runtime->device_info[w->device_index].name);
@@ -263,15 +292,13 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         if (rt->profile.enabled && status == FW_OK) {
           fw_profile_read(&rt->profile, &w->counters, after);
           const fw_md_variant_t *variant = NULL;
+          int cpu = w->kind == FW_TARGET_KIND_CPU;
           if (t->module)
-            variant = &t->module->md.variants[
-                w->kind == FW_TARGET_KIND_CPU
-                    ? t->cpu_variant
-                    : t->module->gpu_kernels[w->device_index][t->executable].variant];
+            variant = &t->module->md.variants[cpu ? t->cpu_variant : t->gpu_variant];
           fw_profile_record(&rt->profile, t->name,
                             variant ? t->module->md.targets[variant->target].arch : "",
                             variant ? variant->config : "",
-                            w->kind == FW_TARGET_KIND_CPU && t->tune_state == FW_TUNE_CHOSEN,
+                            (cpu ? t->tune_state : t->gpu_tune_state) == FW_TUNE_CHOSEN,
                             w->kind, workgroups, bytes, (double)(end - start) * 1e-9,
                             device_seconds,
                             before, after, moved);
@@ -290,6 +317,11 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
           if (t->tune_state == FW_TUNE_TRIAL && w->kind == FW_TARGET_KIND_CPU)
             fw_tuner_record(&t->module->tuner, t->executable, bytes, t->cpu_variant,
                             (double)(end - start) * 1e-9);
+          /* GPU candidates compare on the kernel's own time when events measured it. */
+          if (t->gpu_tune_state == FW_TUNE_TRIAL && w->kind != FW_TARGET_KIND_CPU)
+            fw_tuner_record(&t->module->gpu_tuners[w->device_index], t->executable, bytes,
+                            t->gpu_variant,
+                            device_seconds > 0 ? device_seconds : (double)(end - start) * 1e-9);
         }
         if (rt->trace.enabled) {
           if (stall) fw_trace_add(&rt->trace, w->index, "wait for inputs", t0, t0 + stall, 0);

@@ -263,22 +263,11 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   }
   free(accesses);
   task->num_bindings = e->num_bindings;
-  /* Candidates of one kernel: the tuner says which one this dispatch runs. */
-  fw_tune_state_t tune_state = FW_TUNE_NONE;
-  if (kernel && !simulated &&
-      fw_tuner_has_candidates(&inv->module->tuner, (uint32_t)executable)) {
-    int64_t pick = fw_tuner_pick(&inv->module->tuner, (uint32_t)executable, fw_task_bytes(task),
-                                 &tune_state);
-    if (pick >= 0) {
-      cpu_variant = (uint32_t)pick;
-      kernel = inv->module->cpu_kernels[pick];
-      split = md->variants[pick].workgroup_size[0] == 0;
-    }
-  }
+  /* Kernels with candidates: the worker that runs the task asks its device's tuner. */
   task->cpu_kernel = kernel;
   task->cpu_split = split;
   task->cpu_variant = cpu_variant;
-  task->tune_state = (int)tune_state;
+  task->tune_state = FW_TUNE_NONE;
   task->kind_mask = simulated ? kind_mask : real_mask;
   task->gpu_mask = gpu_mask;
   task->prefer_mask = simulated ? 0 : rt->prefer_kinds & real_mask;

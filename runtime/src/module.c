@@ -172,10 +172,57 @@ static fw_device_module_t *gpu_image(fw_module_t *m, const fw_fwb_view_t *view, 
   return m->gpu_images[d][index];
 }
 
+/* The kernel of `variant` on GPU `d` from its image `index`, else (NVIDIA) from the PTX of
+ * the same variant when that cubin does not load; NULL when neither does. */
+static const void *gpu_kernel(fw_module_t *m, const fw_fwb_view_t *view, uint32_t d,
+                              uint32_t variant, uint32_t index, uint8_t *failed) {
+  const fw_metadata_t *md = &m->md;
+  fw_device_module_t *image = gpu_image(m, view, d, index, failed);
+  uint32_t ptx = index + 1;
+  if (!image && md->images[index].format == FW_IMAGE_FORMAT_CUBIN && ptx < md->num_images &&
+      md->images[ptx].format == FW_IMAGE_FORMAT_PTX &&
+      md->images[ptx].target == md->images[index].target)
+    image = gpu_image(m, view, d, ptx, failed);
+  if (!image) return NULL;
+  const void *kernel = NULL;
+  fw_device_t *device = m->runtime->devices[d];
+  fw_status_t s = device->vtable->module_get_kernel(device, image, md->variants[variant].kernel,
+                                                    &kernel);
+  if (s != FW_OK) {
+    if (!m->gpu_load_error[d][0])
+      snprintf(m->gpu_load_error[d], sizeof(m->gpu_load_error[d]), "%s", fw_status_message(s));
+    fw_status_free(s);
+    return NULL;
+  }
+  return kernel;
+}
+
+/* Loads, for an executable with candidates, the other variants for the target of the one
+ * GPU `d` runs (`variant`, from image `index`: its cubin, or its PTX), each from the
+ * image of the same format. */
+static void load_gpu_candidates(fw_module_t *m, const fw_fwb_view_t *view, uint32_t d,
+                                uint32_t executable, uint32_t variant, uint32_t index,
+                                uint8_t *failed) {
+  const fw_metadata_t *md = &m->md;
+  const fw_md_executable_t *e = &md->executables[executable];
+  if (!(e->flags & FW_MD_EXECUTABLE_AUTOTUNE) || !m->runtime->autotune) return;
+  uint32_t offset = index - md->variants[variant].image; /* 0: cubin or HSACO; 1: PTX */
+  for (uint32_t v = e->first_variant; v < e->first_variant + e->num_variants; ++v) {
+    const fw_md_variant_t *var = &md->variants[v];
+    if (v == variant || var->target != md->variants[variant].target ||
+        var->kind != FW_VARIANT_KIND_DEVICE_IMAGE || var->image == FW_MD_NO_IMAGE ||
+        var->image + offset >= md->num_images ||
+        md->images[var->image + offset].format != md->images[index].format)
+      continue;
+    m->gpu_variant_kernels[d][v] = gpu_kernel(m, view, d, v, var->image + offset, failed);
+  }
+}
+
 /* Finds, per executable, the kernel each GPU of the runtime runs: the image
  * fw_select_cuda_image or fw_select_hip_image picks for its architecture, else (NVIDIA)
  * the PTX of the same variant when that cubin does not load. An executable without one
- * runs elsewhere. */
+ * runs elsewhere. Executables with candidates get them loaded too, and a tuner per GPU
+ * measures them. */
 static fw_status_t load_gpu_code(fw_module_t *m, const fw_fwb_view_t *view) {
   fw_runtime_t *rt = m->runtime;
   const fw_metadata_t *md = &m->md;
@@ -188,7 +235,9 @@ static fw_status_t load_gpu_code(fw_module_t *m, const fw_fwb_view_t *view) {
     m->gpu_images[d] = calloc(md->num_images, sizeof(*m->gpu_images[d]));
     m->gpu_kernels[d] = calloc(md->num_executables ? md->num_executables : 1,
                                sizeof(*m->gpu_kernels[d]));
-    if (!m->gpu_images[d] || !m->gpu_kernels[d]) {
+    m->gpu_variant_kernels[d] = calloc(md->num_variants ? md->num_variants : 1,
+                                       sizeof(*m->gpu_variant_kernels[d]));
+    if (!m->gpu_images[d] || !m->gpu_kernels[d] || !m->gpu_variant_kernels[d]) {
       free(failed);
       return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     }
@@ -199,25 +248,16 @@ static fw_status_t load_gpu_code(fw_module_t *m, const fw_fwb_view_t *view) {
       else
         fw_select_hip_image(md, e, rt->device_info[d].arch, &variant, &index);
       if (variant < 0) continue;
-      fw_device_module_t *image = gpu_image(m, view, d, (uint32_t)index, failed);
-      uint32_t ptx = (uint32_t)index + 1;
-      if (!image && md->images[index].format == FW_IMAGE_FORMAT_CUBIN && ptx < md->num_images &&
-          md->images[ptx].format == FW_IMAGE_FORMAT_PTX &&
-          md->images[ptx].target == md->images[index].target)
-        image = gpu_image(m, view, d, ptx, failed);
-      if (!image) continue;
-      const void *kernel = NULL;
-      fw_status_t s = rt->devices[d]->vtable->module_get_kernel(
-          rt->devices[d], image, md->variants[variant].kernel, &kernel);
-      if (s != FW_OK) {
-        if (!m->gpu_load_error[d][0])
-          snprintf(m->gpu_load_error[d], sizeof(m->gpu_load_error[d]), "%s",
-                   fw_status_message(s));
-        fw_status_free(s);
-        continue;
-      }
+      const void *kernel = gpu_kernel(m, view, d, (uint32_t)variant, (uint32_t)index, failed);
+      if (!kernel) continue;
       m->gpu_kernels[d][e].kernel = kernel;
       m->gpu_kernels[d][e].variant = (uint32_t)variant;
+      m->gpu_variant_kernels[d][variant] = kernel;
+      load_gpu_candidates(m, view, d, e, (uint32_t)variant, (uint32_t)index, failed);
+    }
+    if (!fw_tuner_init(&m->gpu_tuners[d], md, m->gpu_variant_kernels[d], rt->autotune)) {
+      free(failed);
+      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     }
   }
   free(failed);
@@ -232,6 +272,8 @@ static void module_free(fw_module_t *m) {
         m->runtime->devices[d]->vtable->module_unload(m->runtime->devices[d], m->gpu_images[d][i]);
     free(m->gpu_images[d]);
     free(m->gpu_kernels[d]);
+    free(m->gpu_variant_kernels[d]);
+    fw_tuner_fini(&m->gpu_tuners[d]);
   }
   if (m->dl_handle) dlclose(m->dl_handle);
   if (m->fd >= 0) close(m->fd);
@@ -353,7 +395,7 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
     }
     memcpy(&m->cpu_kernels[i], &sym, sizeof(sym));
   }
-  if (!fw_tuner_init(&m->tuner, md, (void *const *)m->cpu_kernels, runtime->autotune)) {
+  if (!fw_tuner_init(&m->tuner, md, (const void *const *)m->cpu_kernels, runtime->autotune)) {
     status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     goto fail;
   }
@@ -545,6 +587,10 @@ fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
 fw_status_t fw_module_tuning(fw_module_t *module, fw_tuning_visit_fn_t visit, void *user_data) {
   if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
   if (!visit) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "visit is NULL");
-  fw_tuner_visit(&module->tuner, &module->md, visit, user_data);
+  fw_tuner_visit(&module->tuner, &module->md, "cpu", visit, user_data);
+  fw_runtime_t *rt = module->runtime;
+  for (uint32_t d = 1; rt && d < rt->num_devices; ++d)
+    fw_tuner_visit(&module->gpu_tuners[d], &module->md,
+                   rt->memory.nodes[rt->device_node[d]].name, visit, user_data);
   return FW_OK;
 }

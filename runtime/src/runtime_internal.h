@@ -93,6 +93,10 @@ struct fw_module_t {
    * variant fits that device, or its image failed to load) and that kernel's variant. */
   fw_device_module_t **gpu_images[FW_MAX_DEVICES];      /* per image */
   fw_module_gpu_kernel_t *gpu_kernels[FW_MAX_DEVICES];  /* per executable */
+  /* Per variant, its kernel loaded there: the variant each executable runs and, for
+   * executables with candidates (fwc --autotune), every variant for the same target. */
+  const void **gpu_variant_kernels[FW_MAX_DEVICES];
+  fw_tuner_t gpu_tuners[FW_MAX_DEVICES]; /* which candidate each run there takes */
   char gpu_load_error[FW_MAX_DEVICES][160]; /* the first image that failed to load there */
 };
 

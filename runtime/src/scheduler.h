@@ -56,6 +56,10 @@ struct fw_task_t {
   int cpu_split; /* the kernel divides its work among any number of workgroups */
   uint32_t cpu_variant; /* the variant of cpu_kernel (compiled kernels) */
   int tune_state;       /* fw_tune_state_t: a trial of a candidate, or the chosen one */
+  /* Set when a GPU worker runs it: the variant it launched, and the same for GPU
+   * candidates (fwc --autotune measures them per GPU). */
+  uint32_t gpu_variant;
+  int gpu_tune_state;
   fw_module_t *module; /* one reference while the task lives */
   uint32_t executable;
   uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */

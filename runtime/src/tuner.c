@@ -1,12 +1,13 @@
 /* Online autotuning among the candidate variants of an executable (tuner.h). */
 #include "tuner.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "history.h"
 
-int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, void *const *cpu_kernels,
+int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, const void *const *loaded,
                   int enabled) {
   memset(tuner, 0, sizeof(*tuner));
   pthread_mutex_init(&tuner->lock, NULL);
@@ -21,7 +22,7 @@ int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, void *const *cpu_k
     if (!(exe->flags & FW_MD_EXECUTABLE_AUTOTUNE)) continue;
     for (uint32_t v = 0; v < exe->num_variants; ++v) {
       uint32_t index = exe->first_variant + v;
-      if (!cpu_kernels[index]) continue;
+      if (!loaded[index]) continue;
       if (t->num_candidates < FW_TUNE_MAX_CANDIDATES) t->candidates[t->num_candidates++] = index;
     }
     if (t->num_candidates < 2) t->num_candidates = 0;
@@ -126,8 +127,9 @@ void fw_tuner_record(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes, uin
   pthread_mutex_unlock(&tuner->lock);
 }
 
-void fw_tuner_visit(fw_tuner_t *tuner, const fw_metadata_t *md, fw_tuning_visit_fn_t visit,
-                    void *user_data) {
+void fw_tuner_visit(fw_tuner_t *tuner, const fw_metadata_t *md, const char *device,
+                    fw_tuning_visit_fn_t visit, void *user_data) {
+  if (!tuner->ready) return;
   pthread_mutex_lock(&tuner->lock);
   for (size_t e = 0; e < tuner->num_executables; ++e) {
     const fw_tune_executable_t *t = &tuner->executables[e];
@@ -139,6 +141,7 @@ void fw_tuner_visit(fw_tuner_t *tuner, const fw_metadata_t *md, fw_tuning_visit_
       info.size_class = slot->size_class;
       info.num_candidates = t->num_candidates;
       info.decided = slot->chosen >= 0;
+      snprintf(info.device, sizeof(info.device), "%s", device);
       if (info.decided) {
         info.variant = t->candidates[slot->chosen] - md->executables[e].first_variant;
         info.seconds = fastest(slot->seconds[slot->chosen], FW_TUNE_TRIALS);

@@ -1,7 +1,9 @@
 /* Internal: online autotuning. An executable marked for it (`fwc --autotune=N`) has its
  * CPU variants as candidates: the same kernel with different register tiles, cache
  * blocking or division among workgroups, or for a higher ISA level (only those this
- * processor runs are loaded). Per size class of its calls,
+ * processor runs are loaded); and per GPU the variants for the target that GPU runs
+ * (block sizes, GEMM tiles). A module has one tuner for the CPU and one per GPU, each
+ * measuring the runs made there. Per size class of its calls,
  * the first dispatches try the candidates in turn, one warm-up run (not counted: first
  * touches of its code and buffers) and FW_TUNE_TRIALS timed runs each; from then on every
  * dispatch runs the one whose fastest timed run was fastest (interference only adds time,
@@ -52,11 +54,11 @@ typedef enum fw_tune_state_t {
   FW_TUNE_CHOSEN = 2, /* the fastest candidate */
 } fw_tune_state_t;
 
-/* Finds the candidates of every executable marked FW_MD_EXECUTABLE_AUTOTUNE: its CPU
- * variants that loaded (`cpu_kernels[v]` non-NULL), when there are several. Other
- * executables, and all with `enabled` 0, have none: every dispatch runs the first CPU
- * variant that loaded. */
-int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, void *const *cpu_kernels,
+/* Finds the candidates of every executable marked FW_MD_EXECUTABLE_AUTOTUNE: its variants
+ * that loaded where this tuner measures (`loaded[v]` non-NULL: the CPU kernels, or the
+ * kernels loaded on one GPU), when there are several. Other executables, and all with
+ * `enabled` 0, have none: every dispatch runs the first variant that loaded there. */
+int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, const void *const *loaded,
                   int enabled);
 void fw_tuner_fini(fw_tuner_t *tuner);
 /* Whether dispatches of `executable` choose among candidates (no lock: fixed at init). */
@@ -67,9 +69,10 @@ static inline int fw_tuner_has_candidates(const fw_tuner_t *tuner, uint32_t exec
  * candidates; `state` says which kind of run it is. */
 int64_t fw_tuner_pick(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes,
                       fw_tune_state_t *state);
-/* Calls `visit` per (executable, size class) seen so far (lock held). */
-void fw_tuner_visit(fw_tuner_t *tuner, const fw_metadata_t *md, fw_tuning_visit_fn_t visit,
-                    void *user_data);
+/* Calls `visit` per (executable, size class) seen so far (lock held); `device` names where
+ * the tuner measures ("cpu", "cuda:0"). */
+void fw_tuner_visit(fw_tuner_t *tuner, const fw_metadata_t *md, const char *device,
+                    fw_tuning_visit_fn_t visit, void *user_data);
 /* Records the time of a trial run of `variant`. */
 void fw_tuner_record(fw_tuner_t *tuner, uint32_t executable, uint64_t bytes, uint32_t variant,
                      double seconds);

@@ -14,7 +14,10 @@
  *   FW_FAKE_CUDA_LAUNCH  "noop": launches succeed without running anything, each taking
  *                        FW_FAKE_CUDA_KERNEL_US (default 250) microseconds of a virtual
  *                        device clock that events record (results are garbage: only for
- *                        tests of timing and profiles) */
+ *                        tests of timing, profiles and autotuning)
+ *   FW_FAKE_CUDA_BLOCK_US  "128=400,512=90": noop launches with those threads per block
+ *                        take that many microseconds instead, so that candidate variants
+ *                        differ in speed by construction */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdarg.h>
@@ -328,6 +331,26 @@ FAKE_EXPORT CUresult cuModuleGetFunction(struct CUfunc_st **function, struct CUm
   return CUDA_SUCCESS;
 }
 
+/* A noop launch's virtual time: FW_FAKE_CUDA_BLOCK_US's figure for `block` threads, else
+ * FW_FAKE_CUDA_KERNEL_US. */
+static int kernel_us(unsigned block) {
+  const char *list = getenv("FW_FAKE_CUDA_BLOCK_US");
+  for (const char *p = list; p && *p;) {
+    char *end = NULL;
+    unsigned long threads = strtoul(p, &end, 10);
+    if (end && *end == '=') {
+      char *after = NULL;
+      long us = strtol(end + 1, &after, 10);
+      if (threads == block && after != end + 1) return (int)us;
+      p = after;
+    } else {
+      p = end && end != p ? end : p + 1;
+    }
+    while (*p == ',') ++p;
+  }
+  return env_int("FW_FAKE_CUDA_KERNEL_US", 250);
+}
+
 FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsigned int gy,
                                     unsigned int gz, unsigned int bx, unsigned int by,
                                     unsigned int bz, unsigned int shared,
@@ -344,7 +367,7 @@ FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsign
   const char *mode = getenv("FW_FAKE_CUDA_LAUNCH");
   if (mode && !strcmp(mode, "noop")) {
     pthread_mutex_lock(&g_lock);
-    g_device_clock_ms += env_int("FW_FAKE_CUDA_KERNEL_US", 250) * 1e-3;
+    g_device_clock_ms += kernel_us(bx) * 1e-3;
     pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
   }

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <cstdio>
+#include <cstring>
 
 namespace fwrun {
 
@@ -124,7 +125,9 @@ std::string formatTuning(fw_module_t *module) {
       return;
     }
     std::string line = "  @" + std::string(exe.name) + " (" +
-                       formatBytes(uint64_t(1) << t->size_class) + "+): ";
+                       formatBytes(uint64_t(1) << t->size_class) + "+)" +
+                       (strcmp(t->device, "cpu") ? " on " + std::string(t->device) : "") +
+                       ": ";
     fw_variant_info_t v;
     fw_target_info_t target;
     if (!t->decided) {

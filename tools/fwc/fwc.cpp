@@ -49,6 +49,7 @@ struct Flags {
   std::string cudaPath = "/usr/local/cuda";
   std::string rocmPath;
   bool testGpuMappingOnCpu = false;
+  std::string testGpuKnobs;
   std::string header;
   unsigned optLevel = 3;
   bool printIRAfterAll = false;
@@ -226,6 +227,7 @@ int compile(const Flags &flags, bool &reportedError) {
   options.cudaPath = flags.cudaPath;
   options.rocmPath = flags.rocmPath;
   options.testGpuMappingOnCpu = flags.testGpuMappingOnCpu;
+  options.testGpuKnobs = flags.testGpuKnobs;
   options.reportMemory = flags.stats;
   fw::buildFwcPipeline(pm, options);
   if (failed(pm.run(*module)))
@@ -347,6 +349,10 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_flag("--test-gpu-mapping-on-cpu", flags.testGpuMappingOnCpu,
                "For tests: CPU kernels run their GPU mapping on an emulated grid");
+  app.add_option("--test-gpu-knobs", flags.testGpuKnobs,
+                 "For tests: the GPU knobs (block=512, tile_m=128, ...) of "
+                 "--test-gpu-mapping-on-cpu")
+      ->needs("--test-gpu-mapping-on-cpu");
   app.add_option("--rocm-path", flags.rocmPath,
                  "ROCm installation whose device libraries (amdgcn/bitcode) and "
                  "llvm/bin/ld.lld build gfx* code objects (default: Debian's "

@@ -112,14 +112,20 @@ def TestGPUMappingOnCPUPass
     grid-stride loops of `convert-fw-gpu-variants-to-binary`) on machines
     without a GPU: every CPU variant whose kernel the mapping accepts gets the
     mapped kernel instead, with the grid emulated by two loops, over
-    `grid-size` blocks of `block-size` threads run one after the other. The
-    results must not change. `fwc --test-gpu-mapping-on-cpu` adds it; the
-    end-to-end suite runs with it (scripts/test.sh).
+    `grid-size` blocks of `block-size` threads run one after the other
+    (kernels mapped for a block size, the tiled GEMM and row kernels, run with
+    theirs). `knobs` are the GPU knobs the mapping takes, as a GPU variant
+    would have them (`tile_m=128,tile_n=128,tile_k=8,thread_m=8,thread_n=8`,
+    `block=512`). The results must not change. `fwc --test-gpu-mapping-on-cpu`
+    adds it (`--test-gpu-knobs` sets the knobs); the end-to-end suite runs
+    with it (scripts/test.sh, test/e2e/gpu_knobs.mlir).
   }];
   let options = [
     Option<"gridSize", "grid-size", "int64_t", /*default=*/"3", "Emulated blocks">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"5",
-           "Emulated threads per block">
+           "Emulated threads per block">,
+    Option<"knobs", "knobs", "std::string", /*default=*/"\"\"",
+           "GPU knobs of the mapping (fw/Target/TuningConfig.h)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];

@@ -48,6 +48,8 @@ struct FwcOptions {
   /// For tests: CPU kernels run the GPU mapping on an emulated grid
   /// (fw-test-gpu-mapping-on-cpu).
   bool testGpuMappingOnCpu = false;
+  /// For tests: the GPU knobs that mapping takes (`block=512`).
+  std::string testGpuKnobs;
   /// A profile of an earlier run (fw-run --profile-out) that guides placement,
   /// task granularity, priorities and the variant knobs; empty: none.
   std::string profileUse;

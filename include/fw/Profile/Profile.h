@@ -44,6 +44,9 @@ struct ProfileEntry {
   /// workers (1: one worker ran the kernel whole); 0 when the profile does not
   /// say (GPU runs, older profiles).
   uint64_t workgroups = 0;
+  /// GPU runs: the kernel's mean time on the device per run (event timing,
+  /// without launch and synchronization); none when the profile does not say.
+  std::optional<double> deviceSeconds;
 
   /// The executable part of `task` (after the first '.').
   llvm::StringRef executable() const;

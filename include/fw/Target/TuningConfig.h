@@ -1,8 +1,9 @@
 //===- TuningConfig.h - Code-generation knobs of one kernel variant -*- C++ -*-===//
 //
-// The knobs a CPU kernel's code generation takes per variant (register tile,
-// cache blocking, how finely work is divided among workgroups), their text
-// form (`kc=256,mr=4,nr=16`, written into fat binaries and profiles), their
+// The knobs a kernel's code generation takes per variant: on CPUs the register
+// tile, the cache blocking and how finely work is divided among workgroups; on
+// GPUs the threads per block and the tiles of a GEMM. Their text form
+// (`kc=256,mr=4,nr=16`, written into fat binaries and profiles), their
 // validation against a target's facts, and the candidates autotuning tries.
 // A knob that is not set takes the value the target description implies.
 //
@@ -31,26 +32,45 @@ struct TuningConfig {
   std::optional<int64_t> kc, mc;
   /// Iterations below which an op is not divided among workgroups.
   std::optional<int64_t> minElements;
+  /// GPU: threads per block of a kernel that is not a GEMM (elementwise
+  /// work, row reductions).
+  std::optional<int64_t> block;
+  /// GPU GEMM: the result tile of a block (`tile_m` x `tile_n`), the
+  /// reduction steps staged in workgroup memory at a time (`tile_k`), and the
+  /// micro-tile each thread accumulates (`thread_m` x `thread_n`); the block
+  /// has one thread per micro-tile.
+  std::optional<int64_t> tileM, tileN, tileK, threadM, threadN;
 
-  bool empty() const { return !mr && !nr && !kc && !mc && !minElements; }
+  bool empty() const { return *this == TuningConfig(); }
   bool operator==(const TuningConfig &other) const {
     return mr == other.mr && nr == other.nr && kc == other.kc &&
-           mc == other.mc && minElements == other.minElements;
+           mc == other.mc && minElements == other.minElements &&
+           block == other.block && tileM == other.tileM &&
+           tileN == other.tileN && tileK == other.tileK &&
+           threadM == other.threadM && threadN == other.threadN;
+  }
+  /// Whether a CPU knob is set.
+  bool hasCpuKnobs() const { return mr || nr || kc || mc || minElements; }
+  /// Whether a knob of the GPU GEMM is set.
+  bool hasGemmKnobs() const {
+    return tileM || tileN || tileK || threadM || threadN;
   }
 };
 
 /// The kind of kernel, which decides the knobs worth tuning.
 enum class KernelClass {
-  /// A matmul or convolution: register tile and cache blocking.
+  /// A matmul or convolution: register tile and cache blocking (on GPUs, a
+  /// matmul: the GEMM's tiles).
   Contraction,
   /// Other linalg work that can be divided among workgroups: the granularity
-  /// of the division.
+  /// of the division (on GPUs, the threads per block).
   Divisible,
   /// Nothing to tune.
   Other,
 };
 
-/// The knob names in text form, sorted: kc, mc, min_elements, mr, nr.
+/// The knob names in text form, sorted: block, kc, mc, min_elements, mr, nr,
+/// thread_m, thread_n, tile_k, tile_m, tile_n.
 llvm::ArrayRef<llvm::StringRef> getTuningKeys();
 
 /// `kc=256,mr=4,nr=16`: set knobs only, sorted by name; "" when none is set.
@@ -63,9 +83,11 @@ llvm::Expected<TuningConfig> parseTuningConfig(llvm::StringRef text);
 /// Sets knob `key` (one of getTuningKeys()); false for an unknown key.
 bool setTuningKnob(TuningConfig &config, llvm::StringRef key, int64_t value);
 
-/// Checks that the knobs fit `target`: the register tile fits its vector
-/// registers, sizes are positive and within sane bounds. The error says which
-/// knob and why.
+/// Checks that the knobs fit `target`: CPU knobs on CPU targets and GPU knobs
+/// on GPU targets, the register tile fits the vector registers, blocks are
+/// whole warps (waves) within the target's limit, a GEMM's tiles divide into
+/// its threads and fit workgroup memory, sizes are positive and within sane
+/// bounds. The error says which knob and why.
 llvm::Error verifyTuningConfig(const TuningConfig &config,
                                const TargetDescription &target);
 
@@ -81,6 +103,17 @@ GemmBlocking getGemmBlocking(int64_t vectorBits, int64_t vectorRegisters,
                              const TuningConfig &config = {});
 GemmBlocking getGemmBlocking(const TargetDescription &target,
                              const TuningConfig &config = {});
+
+/// The GPU kernel shapes with the knobs of `config` applied: 256 threads per
+/// block, and a 64x64 GEMM tile stepping 16 reduction steps at a time, 4x4
+/// per thread, unless set.
+struct GPUTiling {
+  int64_t block;
+  int64_t tileM, tileN, tileK, threadM, threadN;
+  /// Threads of a GEMM block: one per micro-tile.
+  int64_t gemmThreads() const { return (tileM / threadM) * (tileN / threadN); }
+};
+GPUTiling getGPUTiling(const TuningConfig &config = {});
 
 /// Up to `count` configurations worth measuring for a kernel of class `kind`
 /// on `target`, the target's defaults (the empty config) first. Each one

@@ -161,9 +161,30 @@ struct ConvertFWGPUVariantsToBinaryPass
 
   ROCmToolkit rocm;
 
-  /// Compiles the variant's kernel; false when its loop nests cannot be
-  /// spread over the grid (the variant is then dropped or reported).
-  FailureOr<bool> compile(ExecutableOp exe, VariantOp variant) {
+  enum class Compiled {
+    Yes,
+    /// Its loop nests cannot be spread over the grid: the variant is dropped
+    /// or reported.
+    Unmappable,
+    /// An autotuning candidate that would be another variant's kernel again:
+    /// dropped.
+    Redundant,
+  };
+
+  /// Whether `variant` follows another variant for the same target: an
+  /// autotuning candidate (fw-tune-variants).
+  static bool isCandidate(ExecutableOp exe, VariantOp variant) {
+    for (VariantOp other : exe.getOps<VariantOp>()) {
+      if (other == variant)
+        return false;
+      if (other.getTarget() == variant.getTarget())
+        return true;
+    }
+    return false;
+  }
+
+  /// Compiles the variant's kernel.
+  FailureOr<Compiled> compile(ExecutableOp exe, VariantOp variant) {
     MLIRContext *ctx = &getContext();
     auto target = cast<TargetAttrInterface>(variant.getTarget());
     bool nvidia = isa<CUDATargetAttr>(target);
@@ -235,20 +256,6 @@ struct ConvertFWGPUVariantsToBinaryPass
     auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), exe.getSymName(),
                                        kernel.getFunctionType());
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    // Launch bounds: the block size, and from the target's register file
-    // how many blocks (NVIDIA) or waves (AMD) must fit at once.
-    GPULaunchBounds bounds = getGPULaunchBounds(*desc, blockSize);
-    auto threads = static_cast<int32_t>(blockSize);
-    if (nvidia) {
-      func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
-      func->setAttr("nvvm.minctasm",
-                    b.getI32IntegerAttr(bounds.minBlocksPerMultiprocessor));
-    } else {
-      func->setAttr(ROCDL::ROCDLDialect::FlatWorkGroupSizeAttrHelper::getNameStr(),
-                    b.getStringAttr("1," + std::to_string(threads)));
-      func->setAttr(ROCDL::ROCDLDialect::WavesPerEuAttrHelper::getNameStr(),
-                    b.getI32IntegerAttr(bounds.wavesPerExecutionUnit));
-    }
     IRMapping map;
     Block &entry = func.getBody().front();
     for (auto [from, to] :
@@ -259,13 +266,40 @@ struct ConvertFWGPUVariantsToBinaryPass
       b.clone(op, map);
     gpu::ReturnOp::create(b, kernel.getLoc());
 
-    // The ops' loop nests, spread over the grid.
-    FailureOr<bool> mapped = mapKernelToGrid(func, blockSize);
+    // The ops' loop nests, spread over the grid, with the variant's knobs.
+    TuningConfig knobs = variant.getTuning();
+    GPUTiling tiling = getGPUTiling(knobs);
+    if (!knobs.block)
+      tiling.block = blockSize;
+    FailureOr<GridMapping> mapped = mapKernelToGrid(func, tiling);
     if (failed(mapped))
       return variant.emitOpError("could not map its kernel onto the grid for ")
              << arch;
-    if (!*mapped)
-      return false;
+    if (*mapped == GridMapping::None)
+      return Compiled::Unmappable;
+    // A candidate whose knobs the mapping does not use (GEMM tiles of a
+    // kernel that is no GEMM, a block size of one that is) is the kernel of
+    // the target's first variant again.
+    bool gemm = *mapped == GridMapping::Gemm;
+    if (isCandidate(exe, variant) &&
+        ((gemm && knobs.block) || (!gemm && knobs.hasGemmKnobs())))
+      return Compiled::Redundant;
+
+    // Launch bounds: the block size, and from the target's register file
+    // how many blocks (NVIDIA) or waves (AMD) must fit at once.
+    int64_t threadsPerBlock = gemm ? tiling.gemmThreads() : tiling.block;
+    GPULaunchBounds bounds = getGPULaunchBounds(*desc, threadsPerBlock);
+    auto threads = static_cast<int32_t>(threadsPerBlock);
+    if (nvidia) {
+      func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+      func->setAttr("nvvm.minctasm",
+                    b.getI32IntegerAttr(bounds.minBlocksPerMultiprocessor));
+    } else {
+      func->setAttr(ROCDL::ROCDLDialect::FlatWorkGroupSizeAttrHelper::getNameStr(),
+                    b.getStringAttr("1," + std::to_string(threads)));
+      func->setAttr(ROCDL::ROCDLDialect::WavesPerEuAttrHelper::getNameStr(),
+                    b.getI32IntegerAttr(bounds.wavesPerExecutionUnit));
+    }
 
     if (!nvidia && failed(expandMathForAMDGPU(module)))
       return variant.emitOpError("could not expand the math of its kernel for ") << arch;
@@ -291,7 +325,7 @@ struct ConvertFWGPUVariantsToBinaryPass
              << (nvidia ? "NVVM" : "ROCDL");
 
     variant->setAttr("fw.kernel", b.getStringAttr(exe.getSymName()));
-    variant->setAttr("fw.block_size", b.getI64IntegerAttr(blockSize));
+    variant->setAttr("fw.block_size", b.getI64IntegerAttr(threadsPerBlock));
     if (nvidia) {
       FailureOr<std::string> ptx = serialize(*container, "isa", toolkit);
       FailureOr<std::string> cubin = serialize(*container, "bin", toolkit);
@@ -307,7 +341,7 @@ struct ConvertFWGPUVariantsToBinaryPass
     }
     for (Operation &op : llvm::make_early_inc_range(*inner.getBody()))
       op.erase();
-    return true;
+    return Compiled::Yes;
   }
 
   void runOnOperation() override {
@@ -316,15 +350,19 @@ struct ConvertFWGPUVariantsToBinaryPass
         if (!isa<CUDATargetAttr, HIPTargetAttr>(variant.getTarget()))
           continue;
         StringRef arch = cast<TargetAttrInterface>(variant.getTarget()).getArchName();
-        FailureOr<bool> compiled = false;
+        FailureOr<Compiled> compiled = Compiled::Unmappable;
         if (!getKernelLinalgOps(variant.getInnerModule().lookupSymbol<func::FuncOp>(
                                     exe.getSymName()))
                  .empty())
           compiled = compile(exe, variant);
         if (failed(compiled))
           return signalPassFailure();
-        if (*compiled)
+        if (*compiled == Compiled::Yes)
           continue;
+        if (*compiled == Compiled::Redundant) {
+          variant.erase();
+          continue;
+        }
         // Not mappable yet: the other variants run it.
         StringRef why = "only kernels whose loop nests fuse per element or "
                         "are independent are supported yet";

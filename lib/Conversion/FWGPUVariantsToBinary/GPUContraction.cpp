@@ -3,11 +3,13 @@
 // A kernel made of a matmul (any operand layout), optionally elementwise ops
 // computing its operands or the starting value of its accumulator (a fill, a
 // copy, a scaling of A) and one elementwise epilogue, becomes a tiled GEMM: each block
-// computes a 64x64 tile of the result, staging 64x16 slices of A and 16x64
-// slices of B in workgroup memory (shared memory, LDS) between barriers, and
-// each of its 256 threads accumulates a 4x4 micro-tile in registers; the
-// epilogue is applied to the micro-tile before it is stored. Blocks walk the
-// tiles with a grid-stride loop, so any grid computes the whole result.
+// computes a tile_m x tile_n tile of the result (64x64 by default), staging
+// tile_m x tile_k slices of A and tile_k x tile_n slices of B (tile_k 16) in
+// workgroup memory (shared memory, LDS) between barriers, and each of its
+// threads accumulates a thread_m x thread_n micro-tile (4x4: 256 threads) in
+// registers; the epilogue is applied to the micro-tile before it is stored.
+// Blocks walk the tiles with a grid-stride loop, so any grid computes the
+// whole result. The tiles are knobs of the variant (fw/Target/TuningConfig.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,14 +26,6 @@
 using namespace mlir;
 
 namespace {
-
-/// Tile sizes: a block of kThreads threads computes kTileM x kTileN results,
-/// kThreadM x kThreadN per thread, stepping through the reduction kTileK at a
-/// time.
-constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
-constexpr int64_t kThreadM = 4, kThreadN = 4;
-constexpr int64_t kThreadsN = kTileN / kThreadN;               // 16
-constexpr int64_t kThreads = (kTileM / kThreadM) * kThreadsN; // 256
 
 /// The parts of a kernel this mapping handles.
 struct Contraction {
@@ -250,8 +244,16 @@ struct IndexMath {
 
 } // namespace
 
-FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func, int64_t blockSize) {
-  if (blockSize != kThreads)
+FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
+                                               const GPUTiling &tiling) {
+  // A block of kThreads threads computes kTileM x kTileN results, kThreadM x
+  // kThreadN per thread, stepping through the reduction kTileK at a time.
+  const int64_t kTileM = tiling.tileM, kTileN = tiling.tileN, kTileK = tiling.tileK;
+  const int64_t kThreadM = tiling.threadM, kThreadN = tiling.threadN;
+  const int64_t kThreadsN = kTileN / kThreadN;
+  const int64_t kThreads = tiling.gemmThreads();
+  if (kTileM % kThreadM || kTileN % kThreadN || (kTileM * kTileK) % kThreads ||
+      (kTileK * kTileN) % kThreads)
     return false;
   FailureOr<Contraction> matched = match(func);
   if (failed(matched))

@@ -361,17 +361,22 @@ private:
 };
 } // namespace
 
-FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize) {
+FailureOr<GridMapping> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func,
+                                                 const GPUTiling &tiling) {
   MLIRContext *ctx = func.getContext();
-  FailureOr<bool> gemm = mapContractionToGrid(func, blockSize);
+  FailureOr<bool> gemm = mapContractionToGrid(func, tiling);
   if (failed(gemm))
     return failure();
-  FailureOr<bool> rows = *gemm ? gemm : mapRowsToGrid(func, blockSize);
+  if (*gemm) {
+    allowContraction(func);
+    return GridMapping::Gemm;
+  }
+  FailureOr<bool> rows = mapRowsToGrid(func, tiling.block);
   if (failed(rows))
     return failure();
   if (*rows) {
     allowContraction(func);
-    return true;
+    return GridMapping::Rows;
   }
   SmallVector<linalg::LinalgOp> cloned;
   func.walk([&](linalg::LinalgOp l) { cloned.push_back(l); });
@@ -415,7 +420,7 @@ FailureOr<bool> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize
   // Equal extents of different buffers become one value too.
   extents.unify(func.getBody().front());
   if (failed(distributeOverGrid(func)))
-    return false;
+    return GridMapping::None;
   allowContraction(func);
-  return true;
+  return GridMapping::Loops;
 }

@@ -8,6 +8,8 @@
 #ifndef FW_LIB_CONVERSION_FWGPUVARIANTSTOBINARY_GPUMAPPING_H
 #define FW_LIB_CONVERSION_FWGPUVARIANTSTOBINARY_GPUMAPPING_H
 
+#include "fw/Target/TuningConfig.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,23 +23,38 @@ namespace mlir::fw {
 /// else.
 SmallVector<linalg::LinalgOp> getKernelLinalgOps(func::FuncOp kernel);
 
-/// Maps a matmul kernel with mapContractionToGrid; otherwise turns the linalg
-/// ops of `func` into loop nests, fuses nests with the same bounds per
-/// element, keeps intermediates in registers, and spreads the nests over the
-/// grid (see GPUMapping.cpp). False when the nests depend on
-/// each other across elements (nothing orders the grid): the kernel cannot
-/// run on a GPU yet. Failure when the IR could not be transformed.
-FailureOr<bool> mapKernelToGrid(gpu::GPUFuncOp func, int64_t blockSize);
+/// How mapKernelToGrid spread a kernel over the grid.
+enum class GridMapping {
+  /// Not at all: the kernel cannot run on a GPU yet.
+  None,
+  /// A tiled GEMM (mapContractionToGrid): blocks of `tiling.gemmThreads()`.
+  Gemm,
+  /// A block per row (mapRowsToGrid): blocks of `tiling.block` threads.
+  Rows,
+  /// Fused loop nests over a grid-stride loop: any block size (`tiling.block`
+  /// is launched).
+  Loops,
+};
+
+/// Maps a matmul kernel with mapContractionToGrid, a row kernel with
+/// mapRowsToGrid; otherwise turns the linalg ops of `func` into loop nests,
+/// fuses nests with the same bounds per element, keeps intermediates in
+/// registers, and spreads the nests over the grid (see GPUMapping.cpp).
+/// None when the nests depend on each other across elements (nothing orders
+/// the grid): the kernel cannot run on a GPU yet. Failure when the IR could
+/// not be transformed.
+FailureOr<GridMapping> mapKernelToGrid(gpu::GPUFuncOp func, const GPUTiling &tiling);
 
 /// When the kernel is a matmul (any operand layout) with optionally the fill
-/// of its accumulator and one elementwise epilogue, and blocks have 256
-/// threads: a tiled GEMM through workgroup memory (GPUContraction.cpp); the
-/// function gets `known_block_size`. False when the kernel is anything else.
-FailureOr<bool> mapContractionToGrid(gpu::GPUFuncOp func, int64_t blockSize);
+/// of its accumulator and one elementwise epilogue, and the tiles of `tiling`
+/// divide evenly among its threads: a tiled GEMM through workgroup memory
+/// (GPUContraction.cpp); the function gets `known_block_size`. False when the
+/// kernel is anything else.
+FailureOr<bool> mapContractionToGrid(gpu::GPUFuncOp func, const GPUTiling &tiling);
 
 /// When the kernel works row by row (row reductions into row values, and
-/// elementwise ops that may read them, as in softmax), some row is long (32
-/// and more, or unknown) and blocks have 256 threads: a block per row, the
+/// elementwise ops that may read them, as in softmax) and some row is long (32
+/// and more, or unknown): a block of `blockSize` threads per row, the
 /// reductions combined across the block with gpu.all_reduce (GPURows.cpp);
 /// the function gets `known_block_size`. False when the kernel is anything
 /// else.

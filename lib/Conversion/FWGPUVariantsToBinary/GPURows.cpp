@@ -28,8 +28,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kThreads = 256;
-
 /// How a reduction's body combines an element into the accumulator.
 struct Combiner {
   gpu::AllReduceOperation kind;
@@ -225,8 +223,6 @@ struct Emit {
 } // namespace
 
 FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) {
-  if (blockSize != kThreads)
-    return false;
   FailureOr<RowKernel> matched = match(func);
   if (failed(matched))
     return false;
@@ -234,7 +230,7 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
   Location loc = func.getLoc();
   OpBuilder b(k.ops.front().op);
   Emit e{b, loc};
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(kThreads), 1, 1}));
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
 
   // One workgroup value per row buffer.
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -254,7 +250,7 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value threads = e.idx(kThreads);
+  Value threads = e.idx(blockSize);
   Value zero = e.idx(0);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
 

@@ -26,9 +26,6 @@ using namespace mlir::fw;
 
 namespace {
 
-/// The block size the GPU mapping is asked for (the one fwc compiles with).
-constexpr int64_t kGpuBlockSize = 256;
-
 bool containsBarrier(Operation *op) {
   return op->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
@@ -303,6 +300,9 @@ struct TestGPUMappingOnCPUPass
     : public fw::impl::TestGPUMappingOnCPUPassBase<TestGPUMappingOnCPUPass> {
   using TestGPUMappingOnCPUPassBase::TestGPUMappingOnCPUPassBase;
 
+  /// The shapes the mapping is asked for: the knobs, else the defaults.
+  GPUTiling tiling;
+
   /// Replaces the body of `kernel` by its GPU mapping run on an emulated
   /// grid; leaves it alone when the mapping does not accept it.
   LogicalResult emulate(func::FuncOp kernel) {
@@ -323,10 +323,10 @@ struct TestGPUMappingOnCPUPass
     for (Operation &op : kernel.getBody().front().without_terminator())
       b.clone(op, toGpu);
     gpu::ReturnOp::create(b, loc);
-    FailureOr<bool> mapped = mapKernelToGrid(func, kGpuBlockSize);
+    FailureOr<GridMapping> mapped = mapKernelToGrid(func, tiling);
     if (failed(mapped))
       return kernel.emitOpError("could not map the kernel onto a grid");
-    if (!*mapped)
+    if (*mapped == GridMapping::None)
       return success();
 
     // A mapping made for a block size (the tiled matmul) runs with it.
@@ -340,6 +340,13 @@ struct TestGPUMappingOnCPUPass
   }
 
   void runOnOperation() override {
+    llvm::Expected<TuningConfig> config = parseTuningConfig(knobs);
+    if (!config) {
+      getOperation().emitError("invalid GPU knobs '")
+          << knobs << "': " << llvm::toString(config.takeError());
+      return signalPassFailure();
+    }
+    tiling = getGPUTiling(*config);
     for (auto exe : getOperation().getOps<ExecutableOp>())
       for (auto variant : exe.getOps<VariantOp>()) {
         if (!isa<CPUTargetAttr>(variant.getTarget()))

@@ -174,6 +174,10 @@ private:
       uint32_t firstVariant = variants.size();
       for (auto variant : exe.getOps<VariantOp>()) {
         TargetAttrInterface target = variant.getTargetInterface();
+        std::string config = formatTuningConfig(variant.getTuning());
+        if (!config.empty())
+          hasConfigs = true;
+        configs[variants.size()] = intern(config);
         if (isa<CUDATargetAttr, HIPTargetAttr>(target)) {
           // A kernel in a device image: the cubin (the PTX follows it) or
           // the HSACO.
@@ -200,10 +204,6 @@ private:
         if (!isa<CPUTargetAttr>(target))
           return variant.emitOpError("targets ")
                  << target << ", which this compiler cannot emit yet";
-        std::string config = formatTuningConfig(variant.getTuning());
-        if (!config.empty())
-          hasConfigs = true;
-        configs[variants.size()] = intern(config);
         variants.u32(addTarget(target));
         variants.u32(1); // CPU symbol in this ELF.
         variants.string(intern(

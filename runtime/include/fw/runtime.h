@@ -319,7 +319,11 @@ typedef struct fw_tuning_info_t {
   uint32_t num_candidates;
   int decided;             /* 0 while the candidates are still measured */
   size_t variant;          /* decided: the chosen one, index for fw_module_variant_info */
-  double seconds;          /* decided: its fastest timed trial */
+  double seconds;          /* decided: its fastest timed trial (on a GPU: the kernel's
+                              time between events when the driver measured it) */
+  char device[16];         /* where the candidates were measured: "cpu", or a GPU's
+                              memory node ("cuda:0"): each GPU chooses among the variants
+                              for its target */
 } fw_tuning_info_t;
 typedef void (*fw_tuning_visit_fn_t)(void *user_data, const fw_tuning_info_t *info);
 /* Calls `visit` once per (executable, size class) the tuner has seen, under the tuner's

@@ -347,3 +347,109 @@ fw.executable @empty attributes {access = [], bindings = []} {
     }
   }
 }
+
+// -----
+
+/// Autotuning candidates for one target (fw-tune-variants): each variant's
+/// knobs shape its kernel. The GEMM tile 128x64 with 8x4 per thread stages a
+/// 128x16 slice of A (8 KiB) and a 16x64 slice of B (4 KiB) with 256 threads;
+/// a candidate whose knob the kernel does not use (a block size for a GEMM)
+/// would be the first variant again and is dropped.
+// CHECK-LABEL: fw.executable @mm_candidates
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: fw.block_size = 256 : i64
+// CHECK-SAME: .shared .align 4 .b8 __wg_mm_candidates_0[4096]
+// CHECK-SAME: .shared .align 4 .b8 __wg_mm_candidates_1[4096]
+// CHECK: fw.variant @gpu_t1 target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: config = {thread_m = 8 : i64, thread_n = 4 : i64, tile_k = 16 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// CHECK-SAME: fw.block_size = 256 : i64
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: .shared .align 4 .b8 __wg_mm_candidates_0[8192]
+// CHECK-SAME: .shared .align 4 .b8 __wg_mm_candidates_1[4096]
+// CHECK-NOT: fw.variant @gpu_t2
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+fw.executable @mm_candidates attributes {access = [#fw.access<read>, #fw.access<read>, #fw.access<write>], bindings = [tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>], fw.autotune} {
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @mm_candidates(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %out: memref<?x?xf32>) {
+        linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%out : memref<?x?xf32>)
+        return
+      }
+    }
+  }
+  fw.variant @gpu_t1 target(#fw.cuda<"sm_90">) attributes {config = {thread_m = 8 : i64, thread_n = 4 : i64, tile_k = 16 : i64, tile_m = 128 : i64, tile_n = 64 : i64}} {
+    builtin.module {
+      func.func @mm_candidates(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %out: memref<?x?xf32>) {
+        linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%out : memref<?x?xf32>)
+        return
+      }
+    }
+  }
+  fw.variant @gpu_t2 target(#fw.cuda<"sm_90">) attributes {config = {block = 512 : i64}} {
+    builtin.module {
+      func.func @mm_candidates(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %out: memref<?x?xf32>) {
+        linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%out : memref<?x?xf32>)
+        return
+      }
+    }
+  }
+}
+
+// -----
+
+/// Threads per block of elementwise work: launch bounds follow (one block of
+/// 1024 per SM at 64 registers a thread); GEMM tiles of a kernel that is no
+/// GEMM would change nothing, so that candidate is dropped.
+// CHECK-LABEL: fw.executable @ew_candidates
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK: fw.variant @gpu_t1 target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: config = {block = 1024 : i64}
+// CHECK-SAME: fw.block_size = 1024 : i64
+// CHECK-SAME: .maxntid 1024, 1, 1
+// CHECK-SAME: .minnctapersm 1
+// CHECK-NOT: fw.variant @gpu_t2
+#id = affine_map<(d0) -> (d0)>
+fw.executable @ew_candidates attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<?xf32>, tensor<?xf32>], fw.autotune} {
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @ew_candidates(%in: memref<?xf32>, %out: memref<?xf32>) {
+        linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+            ins(%in : memref<?xf32>) outs(%out : memref<?xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %y = math.exp %x : f32
+          linalg.yield %y : f32
+        }
+        return
+      }
+    }
+  }
+  fw.variant @gpu_t1 target(#fw.cuda<"sm_90">) attributes {config = {block = 1024 : i64}} {
+    builtin.module {
+      func.func @ew_candidates(%in: memref<?xf32>, %out: memref<?xf32>) {
+        linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+            ins(%in : memref<?xf32>) outs(%out : memref<?xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %y = math.exp %x : f32
+          linalg.yield %y : f32
+        }
+        return
+      }
+    }
+  }
+  fw.variant @gpu_t2 target(#fw.cuda<"sm_90">) attributes {config = {tile_m = 128 : i64, thread_m = 8 : i64}} {
+    builtin.module {
+      func.func @ew_candidates(%in: memref<?xf32>, %out: memref<?xf32>) {
+        linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+            ins(%in : memref<?xf32>) outs(%out : memref<?xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          %y = math.exp %x : f32
+          linalg.yield %y : f32
+        }
+        return
+      }
+    }
+  }
+}

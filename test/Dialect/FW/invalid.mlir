@@ -102,7 +102,7 @@ fw.executable @duplicate_target attributes {access = [], bindings = []} {
 // -----
 
 fw.executable @bad_knob attributes {access = [], bindings = []} {
-  // expected-error @+1 {{'fw.variant' op config entry 'tile' must be one of kc, mc, min_elements, mr, nr with an i64 value}}
+  // expected-error @+1 {{'fw.variant' op config entry 'tile' must be one of block, kc, mc, min_elements, mr, nr, thread_m, thread_n, tile_k, tile_m, tile_n with an i64 value}}
   fw.variant @a target(#fw.cpu<"x86-64-v3">) attributes {config = {tile = 4 : i64}} {
     builtin.module {}
   }
@@ -111,7 +111,7 @@ fw.executable @bad_knob attributes {access = [], bindings = []} {
 // -----
 
 fw.executable @knob_not_i64 attributes {access = [], bindings = []} {
-  // expected-error @+1 {{'fw.variant' op config entry 'mr' must be one of kc, mc, min_elements, mr, nr with an i64 value}}
+  // expected-error @+1 {{'fw.variant' op config entry 'mr' must be one of block, kc, mc, min_elements, mr, nr, thread_m, thread_n, tile_k, tile_m, tile_n with an i64 value}}
   fw.variant @a target(#fw.cpu<"x86-64-v3">) attributes {config = {mr = "4"}} {
     builtin.module {}
   }
@@ -146,9 +146,54 @@ fw.executable @knob_range attributes {access = [], bindings = []} {
 
 // -----
 
-fw.executable @gpu_knobs attributes {access = [], bindings = []} {
-  // expected-error @+1 {{'fw.variant' op config does not fit sm_90: target sm_90 takes no tuning knobs}}
+fw.executable @cpu_knob_on_gpu attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit sm_90: the knobs kc, mc, min_elements, mr and nr are for CPU targets; sm_90 takes block, thread_m, thread_n, tile_k, tile_m and tile_n}}
   fw.variant @a target(#fw.cuda<"sm_90">) attributes {config = {mr = 4 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @gpu_knob_on_cpu attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit x86-64-v3: the knobs block, thread_m, thread_n, tile_k, tile_m and tile_n are for GPU targets; x86-64-v3 takes kc, mc, min_elements, mr and nr}}
+  fw.variant @a target(#fw.cpu<"x86-64-v3">) attributes {config = {block = 512 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @block_not_warps attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit gfx942: block=96 has 96 threads; gfx942 runs blocks of whole 64-thread warps, at most 1024}}
+  fw.variant @a target(#fw.hip<"gfx942">) attributes {config = {block = 96 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @gemm_tile_uneven attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit sm_90: the 64x48x16 GEMM tile with 4x5 per thread: the thread's micro-tile does not divide the block's}}
+  fw.variant @a target(#fw.cuda<"sm_90">) attributes {config = {tile_n = 48 : i64, thread_n = 5 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @gemm_tile_staging attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit sm_90: the 64x64x2 GEMM tile with 4x4 per thread: its 256 threads cannot share the staging of the 64x2 and 2x64 slices evenly}}
+  fw.variant @a target(#fw.cuda<"sm_90">) attributes {config = {tile_k = 2 : i64}} {
+    builtin.module {}
+  }
+}
+
+// -----
+
+fw.executable @gemm_tile_threads attributes {access = [], bindings = []} {
+  // expected-error @+1 {{'fw.variant' op config does not fit sm_90: the 256x256x16 GEMM tile with 4x4 per thread has 4096 threads; sm_90 runs blocks of whole 32-thread warps, at most 1024}}
+  fw.variant @a target(#fw.cuda<"sm_90">) attributes {config = {tile_m = 256 : i64, tile_n = 256 : i64}} {
     builtin.module {}
   }
 }

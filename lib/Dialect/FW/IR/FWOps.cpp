@@ -230,9 +230,8 @@ LogicalResult VariantOp::verify() {
       if (!value || !value.getType().isInteger(64) ||
           !setTuningKnob(tuning, entry.getName().getValue(), value.getInt()))
         return emitOpError("config entry '")
-               << entry.getName().getValue()
-               << "' must be one of kc, mc, min_elements, mr, nr with an i64 "
-                  "value";
+               << entry.getName().getValue() << "' must be one of "
+               << llvm::join(getTuningKeys(), ", ") << " with an i64 value";
     }
     const TargetDescription *desc =
         lookupTarget(getTargetInterface().getArchName());

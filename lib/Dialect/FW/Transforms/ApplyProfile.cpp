@@ -45,6 +45,11 @@ struct Evidence {
   std::map<std::pair<std::string, std::string>, double> cpuVariants;
   /// The variant the runtime's autotuning chose, if any.
   std::optional<std::pair<std::string, std::string>> runtimeChoice;
+  /// The same per GPU target: target -> knobs -> seconds (the kernel's time
+  /// on the device when the profile has it, else the fastest run), and the
+  /// knobs the runtime chose there.
+  std::map<std::string, std::map<std::string, double>> gpuVariants;
+  std::map<std::string, std::string> gpuRuntimeChoice;
   /// The executable's binding types, as the profile recorded them.
   std::string bindings;
   /// The identical tasks whose variant figures were pooled with these.
@@ -68,12 +73,19 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
       best = {sizeClass, total};
   }
   llvm::StringMap<Evidence> evidence;
-  // Per executable: its CPU variants' trial and chosen medians, and per device
+  // Per executable: its variants' trial and chosen medians, and per device
   // the medians of chosen runs and of the others.
   struct Medians {
     std::optional<double> trial, chosen;
   };
+  // What a variant is compared on: its trials when every candidate has some
+  // (they ran in turn under the same conditions), else its fastest figure.
+  auto compareOn = [](const Medians &m, bool allTrials) {
+    return allTrials ? *m.trial
+                     : std::min(m.trial.value_or(*m.chosen), m.chosen.value_or(*m.trial));
+  };
   llvm::StringMap<std::map<std::pair<std::string, std::string>, Medians>> cpu;
+  llvm::StringMap<std::map<std::pair<std::string, std::string>, Medians>> gpu;
   llvm::StringMap<std::map<std::string, Medians>> devices;
   for (const ProfileEntry &e : profile.entries) {
     std::string exe = e.executable().str();
@@ -87,8 +99,20 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
     };
     Medians &device = devices[exe][e.device];
     keep(e.selected ? device.chosen : device.trial);
-    if (e.device != "cpu")
+    if (e.device != "cpu") {
+      // GPU candidates compare on the kernels' own time when events measured
+      // it: launches and synchronization are the same for every candidate.
+      if (e.arch.empty())
+        continue;
+      Medians &variant = gpu[exe][{e.arch, e.config}];
+      std::optional<double> &slot = e.selected ? variant.chosen : variant.trial;
+      double fastest = e.deviceSeconds ? *e.deviceSeconds
+                                       : std::min(e.minSeconds, e.medianSeconds);
+      slot = std::min(slot.value_or(fastest), fastest);
+      if (e.selected)
+        ev.gpuRuntimeChoice[e.arch] = e.config;
       continue;
+    }
     ev.cpuWorkgroups = std::max(ev.cpuWorkgroups, e.workgroups);
     // Candidates compare on their fastest runs: interference only adds time.
     Medians &variant = cpu[exe][{e.arch, e.config}];
@@ -106,8 +130,14 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
       return v.second.trial.has_value();
     });
     for (const auto &[variant, m] : variants)
-      ev.cpuVariants[variant] =
-          allTrials ? *m.trial : std::min(m.trial.value_or(*m.chosen), m.chosen.value_or(*m.trial));
+      ev.cpuVariants[variant] = compareOn(m, allTrials);
+    // Per GPU target, the same rule.
+    std::map<std::string, bool> gpuTrials;
+    for (const auto &[variant, m] : gpu[exe])
+      gpuTrials.emplace(variant.first, true).first->second &= m.trial.has_value();
+    for (const auto &[variant, m] : gpu[exe])
+      ev.gpuVariants[variant.first][variant.second] =
+          compareOn(m, gpuTrials[variant.first]);
   }
   return evidence;
 }
@@ -423,6 +453,7 @@ struct ApplyProfilePass
                            ev.cpuVariants.size(), evidence)
                  .str();
     }
+    annotateGPUVariants(task, name, ev, entries);
     if (ev.cpuWorkgroups)
       entries.push_back(b.getNamedAttr(kProfileWorkgroupsName,
                                        b.getI64IntegerAttr(ev.cpuWorkgroups)));
@@ -445,6 +476,44 @@ struct ApplyProfilePass
         << llvm::formatv("task {0} placed on {1}: measured {2}", name,
                          kind == DeviceKind::cpu ? "cpu" : "gpu", evidence)
                .str();
+  }
+
+  /// The fastest knobs per GPU target where several variants (or one with
+  /// knobs) were measured: gpu_config and gpu_candidates, with the evidence
+  /// as a remark.
+  void annotateGPUVariants(TaskOp task, llvm::StringRef name, const Evidence &ev,
+                           SmallVectorImpl<NamedAttribute> &entries) {
+    Builder b(task.getContext());
+    SmallVector<NamedAttribute> configs, counts;
+    for (const auto &[arch, variants] : ev.gpuVariants) {
+      auto fastest = std::min_element(
+          variants.begin(), variants.end(),
+          [](const auto &x, const auto &y) { return x.second < y.second; });
+      if (variants.size() < 2 && fastest->first.empty())
+        continue;
+      configs.push_back(b.getNamedAttr(arch, b.getStringAttr(fastest->first)));
+      counts.push_back(b.getNamedAttr(arch, b.getI64IntegerAttr(variants.size())));
+      std::string evidence;
+      for (const auto &[config, seconds] : variants)
+        evidence += llvm::formatv("{0}{1}: {2}", evidence.empty() ? "" : "; ",
+                                  config.empty() ? "defaults" : config,
+                                  formatSeconds(seconds));
+      auto chosen = ev.gpuRuntimeChoice.find(arch);
+      if (chosen != ev.gpuRuntimeChoice.end() && chosen->second != fastest->first)
+        evidence += "; the runtime had chosen " +
+                    (chosen->second.empty() ? std::string("defaults") : chosen->second);
+      remark::analysis(task.getLoc(), remark::RemarkOpts::name("VariantEvidence")
+                                          .category("fw-profile")
+                                          .function(name))
+          << llvm::formatv("task {0}: {1} {2} variant(s) measured ({3})", name,
+                           variants.size(), arch, evidence)
+                 .str();
+    }
+    if (configs.empty())
+      return;
+    entries.push_back(b.getNamedAttr(kProfileGPUConfigName, b.getDictionaryAttr(configs)));
+    entries.push_back(
+        b.getNamedAttr(kProfileGPUCandidatesName, b.getDictionaryAttr(counts)));
   }
 
   /// Splits the tasks measured above the threshold that ran whole on one of

@@ -1,8 +1,9 @@
 //===- TuneVariants.cpp - Measured knobs, or candidates to measure ---------===//
 //
 // The compile-time half of autotuning: an executable either takes the knobs a
-// profile found fastest, or, when hot and autotuning is on, gets several CPU
-// variants with different knobs for the runtime to measure.
+// profile found fastest, or, when hot and autotuning is on, gets several
+// variants with different knobs for the runtime to measure: CPU variants, and
+// per GPU target variants for that target.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,11 +25,14 @@ using namespace mlir;
 using namespace mlir::fw;
 
 /// What kind of kernel a variant holds, which decides the knobs worth trying.
+/// On GPUs only a matmul is a contraction (the tiled GEMM); a convolution
+/// runs as loop nests.
 static KernelClass classifyKernel(VariantOp variant) {
+  bool gpu = !isa<CPUTargetAttr>(variant.getTarget());
   KernelClass kind = KernelClass::Other;
   variant.getInnerModule().walk([&](linalg::LinalgOp op) {
     if (linalg::isaContractionOpInterface(op) ||
-        linalg::isaConvolutionOpInterface(op)) {
+        (!gpu && linalg::isaConvolutionOpInterface(op))) {
       kind = KernelClass::Contraction;
       return WalkResult::interrupt();
     }
@@ -103,27 +107,84 @@ struct TuneVariantsPass
     if (candidates > 1)
       hot = findHotExecutables(module);
     for (ExecutableOp exe : module.getOps<ExecutableOp>()) {
+      auto profile = exe->getAttrOfType<DictionaryAttr>(kProfileAttrName);
+      bool tuned = false;
+      // The first variant per GPU target: its knobs, or candidates.
+      SmallVector<VariantOp> gpus;
+      for (VariantOp variant : exe.getOps<VariantOp>())
+        if (!isa<CPUTargetAttr>(variant.getTarget()) &&
+            llvm::none_of(gpus, [&](VariantOp other) {
+              return other.getTarget() == variant.getTarget();
+            }))
+          gpus.push_back(variant);
+      for (VariantOp gpu : gpus) {
+        const TargetDescription *target =
+            lookupTarget(gpu.getTargetInterface().getArchName());
+        if (!target)
+          continue;
+        StringRef arch = target->arch;
+        auto configs = profile ? profile.getAs<DictionaryAttr>(kProfileGPUConfigName)
+                               : nullptr;
+        if (auto config = configs ? configs.getAs<StringAttr>(arch) : nullptr) {
+          keepMeasuredGPU(exe, gpu, *target, config.getValue(), profile);
+          continue;
+        }
+        if (hot.contains(exe))
+          tuned |= addCandidates(exe, gpu, *target);
+      }
+
       VariantOp cpu;
       for (VariantOp variant : exe.getOps<VariantOp>())
         if (!cpu && isa<CPUTargetAttr>(variant.getTarget()))
           cpu = variant;
-      if (!cpu)
-        continue;
       const TargetDescription *target =
-          lookupTarget(cpu.getTargetInterface().getArchName());
-      if (!target)
-        continue;
-      auto profile = exe->getAttrOfType<DictionaryAttr>(kProfileAttrName);
+          cpu ? lookupTarget(cpu.getTargetInterface().getArchName()) : nullptr;
       auto config = profile ? profile.getAs<StringAttr>(kProfileConfigName) : nullptr;
-      if (config) {
+      if (target && config) {
         auto arch = profile.getAs<StringAttr>(kProfileArchName);
         keepMeasured(exe, cpu, arch ? arch.getValue() : cpu.getTargetInterface().getArchName(),
                      config.getValue(), profile);
-        continue;
+      } else if (target && hot.contains(exe)) {
+        tuned |= addCandidates(exe, cpu, *target);
       }
-      if (hot.contains(exe))
-        addCandidates(exe, cpu, *target);
+      if (tuned)
+        exe->setAttr(kAutotuneAttrName, UnitAttr::get(exe.getContext()));
+      else if (hot.contains(exe) && (cpu || !gpus.empty()))
+        remark::missed(exe.getLoc(), remark::RemarkOpts::name("Autotune")
+                                         .category("fw-autotune")
+                                         .function(exe.getSymName()))
+            << llvm::formatv("task {0}: hot, but its kernel has no knobs to tune",
+                             exe.getSymName())
+                   .str();
     }
+  }
+
+  /// The first variant for a GPU target takes the knobs the profile found
+  /// fastest on it.
+  void keepMeasuredGPU(ExecutableOp exe, VariantOp gpu,
+                       const TargetDescription &target, llvm::StringRef text,
+                       DictionaryAttr profile) {
+    llvm::Expected<TuningConfig> tuning = parseTuningConfig(text);
+    llvm::Error invalid = tuning ? verifyTuningConfig(*tuning, target) : tuning.takeError();
+    if (invalid) {
+      exe.emitWarning() << "the profile's fastest " << target.arch << " variant of "
+                        << exe.getSymName() << " (knobs '" << text
+                        << "') does not fit: " << llvm::toString(std::move(invalid))
+                        << "; the target's defaults are kept";
+      return;
+    }
+    gpu.setTuning(*tuning);
+    auto counts = profile.getAs<DictionaryAttr>(kProfileGPUCandidatesName);
+    auto count = counts ? counts.getAs<IntegerAttr>(target.arch) : nullptr;
+    remark::passed(exe.getLoc(), remark::RemarkOpts::name("KeepVariant")
+                                     .category("fw-profile")
+                                     .function(exe.getSymName()))
+        << llvm::formatv("task {0}: kept the {1} variant with {2}, the fastest "
+                         "of {3} measured",
+                         exe.getSymName(), target.arch,
+                         text.empty() ? "the defaults" : text.str(),
+                         count ? count.getInt() : 1)
+               .str();
   }
 
   /// The CPU variant takes the target and knobs the profile found fastest. A
@@ -185,8 +246,9 @@ struct TuneVariantsPass
                .str();
   }
 
-  /// Clones the CPU variant once per other candidate.
-  void addCandidates(ExecutableOp exe, VariantOp cpu,
+  /// Clones the variant (the CPU one, or the first for a GPU target) once
+  /// per other candidate; false when there is none.
+  bool addCandidates(ExecutableOp exe, VariantOp cpu,
                      const TargetDescription &target) {
     KernelClass kind = classifyKernel(cpu);
     // Higher ISA levels first (the runtime loads only those the processor
@@ -195,7 +257,7 @@ struct TuneVariantsPass
     configs.push_back({&target, TuningConfig()});
     bool above = false;
     for (const TargetDescription &level : getTargetDescriptions()) {
-      if (level.kind != TargetKind::CPU)
+      if (level.kind != TargetKind::CPU || target.kind != TargetKind::CPU)
         continue;
       if (above && kind != KernelClass::Other && configs.size() < candidates &&
           !hasVariantFor(exe, level.arch))
@@ -205,15 +267,8 @@ struct TuneVariantsPass
     for (const TuningConfig &config : getTuningCandidates(target, kind, candidates))
       if (!config.empty() && configs.size() < candidates)
         configs.push_back({&target, config});
-    if (configs.size() < 2) {
-      remark::missed(exe.getLoc(), remark::RemarkOpts::name("Autotune")
-                                       .category("fw-autotune")
-                                       .function(exe.getSymName()))
-          << llvm::formatv("task {0}: hot, but its kernel has no knobs to tune",
-                           exe.getSymName())
-                 .str();
-      return;
-    }
+    if (configs.size() < 2)
+      return false;
     OpBuilder b(exe.getContext());
     b.setInsertionPointAfter(cpu);
     std::string list;
@@ -234,14 +289,16 @@ struct TuneVariantsPass
       }
       clone.setTuning(config);
     }
-    exe->setAttr(kAutotuneAttrName, UnitAttr::get(exe.getContext()));
     remark::passed(exe.getLoc(), remark::RemarkOpts::name("Autotune")
                                      .category("fw-autotune")
                                      .function(exe.getSymName()))
-        << llvm::formatv("task {0}: {1} candidate variants for the runtime to "
-                         "measure ({2})",
-                         exe.getSymName(), configs.size(), list)
+        << llvm::formatv("task {0}: {1} candidate {2}variants for the runtime "
+                         "to measure ({3})",
+                         exe.getSymName(), configs.size(),
+                         target.kind == TargetKind::CPU ? "" : target.arch + " ",
+                         list)
                .str();
+    return true;
   }
 };
 

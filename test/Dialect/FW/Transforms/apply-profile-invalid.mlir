@@ -35,6 +35,10 @@
 // RUN: not %fw-opt %s --fw-apply-profile=profile=%t.workgroups.json 2>&1 | FileCheck %s --check-prefix=WORKGROUPS
 // WORKGROUPS: error: profile '{{.*}}workgroups.json': tasks[2]: "workgroups" must be a non-negative integer
 
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][0]['device_seconds']={'total': 0.1}; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_gpu_candidates.json %t.devsec.json
+// RUN: not %fw-opt %s --fw-apply-profile=profile=%t.devsec.json 2>&1 | FileCheck %s --check-prefix=DEVSEC
+// DEVSEC: error: profile '{{.*}}devsec.json': tasks[0]: "device_seconds" must hold a non-negative "total" and "runs"
+
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['cpu_workers']=-2; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_candidates.json %t.workers.json
 // RUN: not %fw-opt %s --fw-apply-profile=profile=%t.workers.json 2>&1 | FileCheck %s --check-prefix=WORKERS
 // WORKERS: error: profile '{{.*}}workers.json': "cpu_workers" must be a non-negative integer
