@@ -16,7 +16,9 @@
 # the kernel on each GPU, then the end-to-end suite on the cuda device
 # (--devices=cuda: every kernel with NVIDIA code runs on the GPU) and the GPU
 # benchmarks against cuBLAS (PyTorch's torch.matmul) and the device's copy
-# bandwidth. Its GPU parts say "skipped" where there is no CUDA device.
+# bandwidth, and the same benchmarks built with GPU autotuning candidates (the
+# variant the runtime keeps, and its fastest call against the default build's).
+# Its GPU parts say "skipped" where there is no CUDA device.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-}"
@@ -61,8 +63,11 @@ prepare() {
       --keep-reference >/dev/null
   done <"$dir/gpu/list"
   # GPU benchmarks: fw-run generates their inputs on the GPU node.
+  # The same with GPU autotuning candidates (block sizes, GEMM tiles).
   for b in "$root"/bench/gpu/*.mlir; do
     "$build/bin/fwc" "$b" --targets=x86-64-v3,sm_90 -o "$dir/gpu/bench_$(basename "$b" .mlir).fwb"
+    "$build/bin/fwc" "$b" --targets=x86-64-v3,sm_90 --autotune=4 \
+      -o "$dir/gpu/tune_$(basename "$b" .mlir).fwb"
   done
   # One NVIDIA kernel, run directly on the CUDA device by fw-device-check.
   "$build/bin/fwc" "$root/test/runtime/device_check.mlir" --targets=x86-64-v3,sm_80,sm_90 \
@@ -172,6 +177,25 @@ PY
       >"$b.log" 2>&1 || { echo "FAIL $b"; sed 's/^/  /' "$b.log"; fail=1; continue; }
     echo "$(basename "$b" .fwb): $(grep -E '^(min|median):' "$b.log" | tr '\n' ' ')"
     grep -E 'GPU failures|device cuda' "$b.log" || true
+  done
+  echo "== GPU autotuning (fwc --autotune=4: the runtime measures 4 variants per kernel and keeps the fastest)"
+  # seconds LOG: the fastest call of a benchmark log, in seconds.
+  seconds() {
+    sed -nE 's/^min: ([0-9.]+) (us|ms|s)$/\1 \2/p' "$1" |
+      awk '{ print $1 * ($2 == "us" ? 1e-6 : $2 == "ms" ? 1e-3 : 1) }'
+  }
+  for b in gpu/tune_*.fwb; do
+    local name="${b#gpu/tune_}"; name="${name%.fwb}"
+    ./fw-run "$b" --devices=cuda --benchmark=60 --stats --print-max-elements=0 \
+      >"$b.log" 2>&1 || { echo "FAIL $b"; sed 's/^/  /' "$b.log"; fail=1; continue; }
+    grep -E '^  @.* on cuda' "$b.log" || echo "  $name: no GPU candidates were measured"
+    local tuned base
+    tuned=$(seconds "$b.log"); base=$(seconds "gpu/bench_$name.fwb.log")
+    if [ -n "$tuned" ] && [ -n "$base" ]; then
+      awk -v n="$name" -v t="$tuned" -v b="$base" 'BEGIN {
+        printf "%s: fastest call %.3f ms with candidates, %.3f ms default build: speedup %.3f\n",
+               n, t * 1e3, b * 1e3, b / t }'
+    fi
   done
   if [ -n "$py" ] && "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     "$py" - gpu <<'PY'

@@ -4,9 +4,9 @@
  * processor runs are loaded); and per GPU the variants for the target that GPU runs
  * (block sizes, GEMM tiles). A module has one tuner for the CPU and one per GPU, each
  * measuring the runs made there. Per size class of its calls,
- * the first dispatches try the candidates in turn, one warm-up run (not counted: first
+ * the first runs try the candidates in turn, one warm-up run (not counted: first
  * touches of its code and buffers) and FW_TUNE_TRIALS timed runs each; from then on every
- * dispatch runs the one whose fastest timed run was fastest (interference only adds time,
+ * run takes the one whose fastest timed run was fastest (interference only adds time,
  * so the minimum is what it disturbs least). */
 #ifndef FW_RUNTIME_SRC_TUNER_H_
 #define FW_RUNTIME_SRC_TUNER_H_
