@@ -42,6 +42,15 @@ static bool readOptionalString(const json::Object &object, llvm::StringRef key,
   return true;
 }
 
+/// Whether `pair` names two tiers, "host->device".
+static bool isTierPair(llvm::StringRef pair) {
+  auto [from, to] = pair.split("->");
+  auto tier = [](llvm::StringRef t) {
+    return t == "device" || t == "host" || t == "storage";
+  };
+  return pair.contains("->") && tier(from) && tier(to);
+}
+
 /// Reads `key` of `object` into `out` when it is there; false when it is
 /// there but not a non-negative integer.
 static bool readOptionalCount(const json::Object &object, llvm::StringRef key,
@@ -85,6 +94,22 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
   profile.runs = root->getInteger("runs").value_or(0);
   if (!readOptionalCount(*root, "cpu_workers", profile.cpuWorkers))
     return error(path, "\"cpu_workers\" must be a non-negative integer");
+  if (const json::Value *transfers = root->get("transfers")) {
+    const json::Object *pairs = transfers->getAsObject();
+    if (!pairs)
+      return error(path, "\"transfers\" must map tier pairs (\"host->device\") to "
+                         "{\"bytes\", \"seconds\"}");
+    for (const auto &[pair, value] : *pairs) {
+      const json::Object *t = value.getAsObject();
+      std::optional<int64_t> bytes = t ? t->getInteger("bytes") : std::nullopt;
+      std::optional<double> seconds = t ? t->getNumber("seconds") : std::nullopt;
+      if (!isTierPair(pair) || !bytes || *bytes < 0 || !seconds ||
+          !std::isfinite(*seconds) || *seconds < 0)
+        return error(path, "\"transfers\" must map tier pairs (\"host->device\") to "
+                           "{\"bytes\", \"seconds\"}");
+      profile.transfers[pair.str()] = {static_cast<uint64_t>(*bytes), *seconds};
+    }
+  }
   const json::Array *tasks = root->getArray("tasks");
   if (!tasks)
     return error(path, "has no \"tasks\" array");
@@ -129,6 +154,17 @@ llvm::Expected<Profile> mlir::fw::parseProfile(llvm::StringRef text,
     }
     if (!readOptionalCount(*t, "workgroups", entry.workgroups))
       return bad("\"workgroups\" must be a non-negative integer");
+    if (const json::Value *moved = t->get("bytes_moved")) {
+      const json::Object *pairs = moved->getAsObject();
+      if (!pairs)
+        return bad("\"bytes_moved\" must map tier pairs (\"host->device\") to byte counts");
+      for (const auto &[pair, value] : *pairs) {
+        std::optional<int64_t> bytes = value.getAsInteger();
+        if (!isTierPair(pair) || !bytes || *bytes < 0)
+          return bad("\"bytes_moved\" must map tier pairs (\"host->device\") to byte counts");
+        entry.bytesMoved[pair.str()] = static_cast<uint64_t>(*bytes);
+      }
+    }
     if (const json::Value *device = t->get("device_seconds")) {
       const json::Object *d = device->getAsObject();
       std::optional<double> total = d ? d->getNumber("total") : std::nullopt;

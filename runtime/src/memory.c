@@ -291,15 +291,17 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t
   else
     status = m->nodes[to].device->vtable->copy_on_device(m->nodes[to].device, NULL, dst->ptr,
                                                          src->ptr, b->byte_size);
+  uint64_t t1 = fw_now_ns();
   if (m->trace && m->trace->enabled)
     fw_trace_add(m->trace, FW_TRACE_COPY_TRACK(m->nodes[from].tier, m->nodes[to].tier), "copy",
-                 t0, fw_now_ns(), b->byte_size);
+                 t0, t1, b->byte_size);
   pthread_mutex_lock(&m->lock);
   --m->transfers;
   src->busy = dst->busy = 0;
   if (status == FW_OK) {
     fw_memory_set_valid(b, to, 1);
     m->bytes_moved[m->nodes[from].tier][m->nodes[to].tier] += b->byte_size;
+    m->copy_ns[m->nodes[from].tier][m->nodes[to].tier] += t1 - t0;
   }
   pthread_cond_broadcast(&m->cv);
   return status;

@@ -86,6 +86,7 @@ typedef struct fw_memory_t {
   atomic_uint prefetch_refs;
   /* Statistics. */
   uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS];
+  uint64_t copy_ns[FW_NUM_TIERS][FW_NUM_TIERS]; /* how long those copies took */
   uint64_t evictions, prefetch_requests, prefetch_hits, demand_fetches;
   uint64_t stall_ns;
   /* The prefetch thread. */

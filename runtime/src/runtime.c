@@ -455,6 +455,9 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   fw_memory_t *m = &rt->memory;
   pthread_mutex_lock(&m->lock);
   memcpy(out->bytes_moved, m->bytes_moved, sizeof(out->bytes_moved));
+  for (int from = 0; from < FW_NUM_TIERS; ++from)
+    for (int to = 0; to < FW_NUM_TIERS; ++to)
+      out->copy_seconds[from][to] = (double)m->copy_ns[from][to] * 1e-9;
   out->evictions = m->evictions;
   out->prefetch_requests = m->prefetch_requests;
   out->prefetch_hits = m->prefetch_hits;
@@ -535,6 +538,13 @@ fw_status_t fw_runtime_profile(fw_runtime_t *rt, fw_profile_info_t *out_info,
   for (size_t i = 0; visit && i < p->capacity; ++i)
     if (p->entries[i].task) visit(user_data, &p->entries[i]);
   pthread_mutex_unlock(&p->lock);
+  fw_memory_t *m = &rt->memory;
+  pthread_mutex_lock(&m->lock);
+  memcpy(out_info->copy_bytes, m->bytes_moved, sizeof(out_info->copy_bytes));
+  for (int from = 0; from < FW_NUM_TIERS; ++from)
+    for (int to = 0; to < FW_NUM_TIERS; ++to)
+      out_info->copy_seconds[from][to] = (double)m->copy_ns[from][to] * 1e-9;
+  pthread_mutex_unlock(&m->lock);
   fw_power_read(&rt->power, out_info);
   return FW_OK;
 }

@@ -9,6 +9,16 @@
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); [print('task', t['device'], t['arch'], sum(n for b, n in t['histogram']), 'device_runs', t['device_seconds']['runs'], 'device_us_per_run', round(t['device_seconds']['total'] / t['device_seconds']['runs'] * 1e6)) for t in d['tasks']]; [print('power', p['device'], 'samples', 'ok' if p['samples'] >= 1 else p['samples'], 'average_watts', round(p['average_watts']), 'max_watts', round(p['max_watts'])) for p in d['power']['devices']]" %t.json | FileCheck %s
 // CHECK: task cuda sm_90 5 device_runs 5 device_us_per_run 250
 // CHECK: power cuda:0 samples ok average_watts 300 max_watts 300
+// Every copy between tiers and its time: the inputs went to the device once, the result
+// came back once; a second run merges its copies in.
+// RUN: %python -c "import json,sys; t=json.load(open(sys.argv[1]))['transfers']; [print('transfer', k, v['bytes'], v['seconds'] > 0) for k, v in sorted(t.items())]" %t.json | FileCheck %s --check-prefix=TRANSFERS
+// TRANSFERS: transfer device->host 4096 True
+// TRANSFERS-NEXT: transfer host->device 8192 True
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_LAUNCH=noop %fw-run %t.fwb --devices=cuda --benchmark=4 --profile-out=%t.json --stats --print-max-elements=0 | FileCheck %s --check-prefix=RATE
+// RATE: moved host -> device: 8.0 KiB ({{[0-9.]+}} GB/s a copy)
+// RUN: %python -c "import json,sys; t=json.load(open(sys.argv[1]))['transfers']; [print('merged', k, v['bytes']) for k, v in sorted(t.items())]" %t.json | FileCheck %s --check-prefix=MERGED
+// MERGED: merged device->host 8192
+// MERGED-NEXT: merged host->device 16384
 // Without NVML the profile says why there is no power figure.
 // RUN: mkdir -p %t.nonvml && cp %fake-cuda-dir/libcuda.so.1 %t.nonvml/
 // RUN: rm -f %t.nonvml.json

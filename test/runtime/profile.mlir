@@ -53,6 +53,9 @@
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['cpu_workers']='two'; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badworkers.json
 // RUN: not %fw-run %t.O0.fwb --profile-out=%t.badworkers.json 2>&1 | FileCheck %s --check-prefix=BADWORKERS
 // BADWORKERS: fw-run: error: profile '{{.*}}.badworkers.json': has a malformed "cpu_workers" (not overwritten)
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['transfers']={'host->device': {'bytes': 'many'}}; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badtransfers.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.badtransfers.json 2>&1 | FileCheck %s --check-prefix=BADTRANSFERS
+// BADTRANSFERS: fw-run: error: profile '{{.*}}.badtransfers.json': has a malformed "transfers" (not overwritten)
 // RUN: not %fw-run %t.fwb --profile-out=%t.json --simulate=%S/Inputs/machine_cpu_gpu.json 2>&1 | FileCheck %s --check-prefix=SIM
 // SIM: fw-run: error: --profile-out cannot be combined with --simulate
 

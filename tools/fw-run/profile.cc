@@ -46,6 +46,12 @@ struct Entry {
 // task, device, size class, variant target, variant knobs, chosen by autotuning
 using Key = std::tuple<std::string, std::string, int, std::string, std::string, bool>;
 
+// The copies between two tiers over the merged runs.
+struct Transfers {
+  uint64_t bytes = 0;
+  double seconds = 0;
+};
+
 // The power of one GPU over the merged runs.
 struct Power {
   uint64_t samples = 0;
@@ -87,6 +93,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   std::string build = hex(fw_module_build_id(module));
   std::map<Key, Entry> entries;
   std::map<std::string, Power> power; // by device
+  std::map<std::string, Transfers> transfers; // by tier pair, "host->device"
   uint64_t runs = 0, cpuWorkers = 0;
   std::string oldSource;
   std::vector<std::string> oldNames;
@@ -125,6 +132,17 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
         if (counters["names"].is_array())
           for (const json &n : counters["names"])
             if (n.is_string()) oldNames.push_back(n.get<std::string>());
+      }
+      if (old.contains("transfers")) {
+        const json &pairs = old["transfers"];
+        if (!pairs.is_object())
+          return fail(error, path, "has a malformed \"transfers\" (not overwritten)");
+        for (const auto &[pair, t] : pairs.items()) {
+          if (!t.is_object() || !t["bytes"].is_number_unsigned() || !t["seconds"].is_number())
+            return fail(error, path, "has a malformed \"transfers\" (not overwritten)");
+          transfers[pair].bytes = t["bytes"].get<uint64_t>();
+          transfers[pair].seconds = t["seconds"].get<double>();
+        }
       }
       if (old.contains("power")) {
         const json &devices = old["power"]["devices"];
@@ -240,6 +258,13 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     fw_status_free(s);
     return false;
   }
+  for (int from = 0; from < FW_NUM_TIERS; ++from)
+    for (int to = 0; to < FW_NUM_TIERS; ++to)
+      if (info.copy_bytes[from][to]) {
+        Transfers &t = transfers[std::string(tierName(from)) + "->" + tierName(to)];
+        t.bytes += info.copy_bytes[from][to];
+        t.seconds += info.copy_seconds[from][to];
+      }
   for (uint32_t i = 0; i < info.num_power; ++i) {
     const fw_power_info_t &now = info.power[i];
     Power &p = power[now.device];
@@ -305,6 +330,10 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     tasks.push_back(t);
   }
   out["tasks"] = tasks;
+  json pairs = json::object();
+  for (const auto &[pair, t] : transfers)
+    pairs[pair] = {{"bytes", t.bytes}, {"seconds", t.seconds}};
+  out["transfers"] = pairs;
   if (!power.empty() || info.power_note) {
     json devices = json::array();
     for (const auto &[device, p] : power)

@@ -88,7 +88,12 @@ std::string formatStats(const fw_runtime_stats_t &s) {
     for (int b = 0; b < FW_NUM_TIERS; ++b)
       if (s.bytes_moved[a][b]) {
         out += "  moved " + std::string(kTierNames[a]) + " -> " + kTierNames[b] + ": " +
-               formatBytes(s.bytes_moved[a][b]) + "\n";
+               formatBytes(s.bytes_moved[a][b]);
+        if (s.copy_seconds[a][b] > 0)
+          out += printf1(" (%.2f GB/s a copy)",
+                         static_cast<double>(s.bytes_moved[a][b]) / s.copy_seconds[a][b] * 1e-9,
+                         "");
+        out += "\n";
         moved = true;
       }
   if (!moved) out += "  moved: nothing between tiers\n";

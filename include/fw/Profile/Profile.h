@@ -13,6 +13,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ struct ProfileEntry {
   /// GPU runs: the kernel's mean time on the device per run (event timing,
   /// without launch and synchronization); none when the profile does not say.
   std::optional<double> deviceSeconds;
+  /// Bytes copied between tiers to bring the inputs of its runs where they ran
+  /// (not those a prefetch moved earlier), summed over the runs: tier pair
+  /// ("host->device") -> bytes.
+  std::map<std::string, uint64_t> bytesMoved;
 
   /// The executable part of `task` (after the first '.').
   llvm::StringRef executable() const;
@@ -60,6 +65,10 @@ struct Profile {
   /// The CPU workers the runs had (the most of any run); 0 when not said.
   uint64_t cpuWorkers = 0;
   std::vector<ProfileEntry> entries;
+  /// Every copy between tiers the runs made, per tier pair ("host->device"):
+  /// bytes and the seconds they took, so bytes / seconds is the rate a copy
+  /// gets. Empty when the profile does not say.
+  std::map<std::string, std::pair<uint64_t, double>> transfers;
 };
 
 /// Reads and validates a profile file. The error names the file and what is

@@ -425,6 +425,9 @@ typedef struct fw_runtime_stats_t {
   const char *scheduler;       /* "eager", "ws", "heft" */
   uint64_t tasks_rerun;        /* tasks whose launch failed on a GPU and ran elsewhere */
   uint32_t devices_lost;       /* GPUs taken out of service after repeated failures */
+  /* How long the copies of bytes_moved took, each from its start to its end (copies in
+   * parallel overlap): bytes_moved / copy_seconds is the rate one copy gets. */
+  double copy_seconds[FW_NUM_TIERS][FW_NUM_TIERS];
 } fw_runtime_stats_t;
 
 FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);
@@ -498,6 +501,11 @@ typedef struct fw_profile_info_t {
   const char *power_note; /* NVIDIA GPUs in use but no power figure: why
                              ("libnvidia-ml.so.1: cannot open ..."); NULL otherwise */
   uint32_t cpu_workers;   /* the CPU workers the runs had */
+  /* Every copy between tiers the runtime made (prefetches and evictions' reloads
+   * included; [from][to]) and how long they took: the transfer rates placement weighs
+   * the bytes a task's inputs needed moved against. */
+  uint64_t copy_bytes[FW_NUM_TIERS][FW_NUM_TIERS];
+  double copy_seconds[FW_NUM_TIERS][FW_NUM_TIERS];
 } fw_profile_info_t;
 
 /* Calls `visit` for every entry recorded so far (under the profile's lock: the callback

@@ -57,6 +57,9 @@ struct Evidence {
   /// The most workgroups a CPU run was divided into (1: one worker ran the
   /// kernel whole); 0 when the profile does not say.
   uint64_t cpuWorkgroups = 0;
+  /// Per device kind, the bytes copied between tiers per run to bring the
+  /// inputs where it ran, per tier pair ("host->device").
+  std::map<std::string, std::map<std::string, double>> movedPerRun;
 };
 
 /// Gathers the evidence per executable name.
@@ -86,6 +89,10 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
   };
   llvm::StringMap<std::map<std::pair<std::string, std::string>, Medians>> cpu;
   llvm::StringMap<std::map<std::pair<std::string, std::string>, Medians>> gpu;
+  // Per (executable, device): runs and bytes moved per tier pair.
+  std::map<std::pair<std::string, std::string>,
+           std::pair<uint64_t, std::map<std::string, uint64_t>>>
+      moved;
   llvm::StringMap<std::map<std::string, Medians>> devices;
   for (const ProfileEntry &e : profile.entries) {
     std::string exe = e.executable().str();
@@ -99,6 +106,10 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
     };
     Medians &device = devices[exe][e.device];
     keep(e.selected ? device.chosen : device.trial);
+    auto &[runs, bytes] = moved[{exe, e.device}];
+    runs += e.count;
+    for (const auto &[pair, n] : e.bytesMoved)
+      bytes[pair] += n;
     if (e.device != "cpu") {
       // GPU candidates compare on the kernels' own time when events measured
       // it: launches and synchronization are the same for every candidate.
@@ -123,8 +134,13 @@ llvm::StringMap<Evidence> gatherEvidence(const Profile &profile) {
       ev.runtimeChoice = {e.arch, e.config};
   }
   for (auto &[exe, ev] : evidence) {
-    for (const auto &[device, m] : devices[exe])
+    for (const auto &[device, m] : devices[exe]) {
       ev.seconds[device] = m.chosen ? *m.chosen : *m.trial;
+      const auto &[runs, bytes] = moved[{exe.str(), device}];
+      for (const auto &[pair, n] : bytes)
+        if (n && runs)
+          ev.movedPerRun[device][pair] = static_cast<double>(n) / static_cast<double>(runs);
+    }
     const auto &variants = cpu[exe];
     bool allTrials = llvm::all_of(variants, [](const auto &v) {
       return v.second.trial.has_value();
@@ -301,6 +317,18 @@ std::string describeVariant(const std::pair<std::string, std::string> &variant) 
   return variant.first.empty() ? knobs : variant.first + " " + knobs;
 }
 
+/// "512 B", "4.0 MiB".
+std::string formatBytes(double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u ? llvm::formatv("{0:F1} {1}", bytes, units[u]).str()
+           : llvm::formatv("{0:F0} B", bytes).str();
+}
+
 /// "3.0 us", "2.00 ms": a value that rounds up to 1000 takes the next unit.
 std::string formatSeconds(double seconds) {
   if (seconds < 0.99995e-3)
@@ -339,6 +367,9 @@ struct ApplyProfilePass
       }
     }
     llvm::StringMap<Evidence> evidence = gatherEvidence(*read);
+    for (const auto &[pair, t] : read->transfers)
+      if (t.first && t.second > 0)
+        transferRates[pair] = static_cast<double>(t.first) / t.second;
     struct Matched {
       TaskOp task;
       std::string name;
@@ -420,6 +451,9 @@ struct ApplyProfilePass
                            << "' names no task of this module";
   }
 
+  /// Bytes per second a copy between two tiers got in the profiled runs.
+  std::map<std::string, double> transferRates;
+
   /// Sets fw.profile and the placement hint of one task.
   void annotate(TaskOp task, llvm::StringRef name, const Evidence &ev) {
     Builder b(task.getContext());
@@ -461,15 +495,36 @@ struct ApplyProfilePass
 
     if (ev.seconds.size() < 2)
       return;
+    // Per device: its run time, plus the time its runs spent moving their
+    // inputs there, at the rate the profile's copies between those tiers got.
+    std::map<std::string, double> cost;
+    std::string evidence;
+    for (const auto &[device, seconds] : ev.seconds) {
+      cost[device] = seconds;
+      evidence += llvm::formatv("{0}{1} {2}", evidence.empty() ? "" : ", ", device,
+                                formatSeconds(seconds));
+      auto moved = ev.movedPerRun.find(device);
+      if (moved == ev.movedPerRun.end())
+        continue;
+      for (const auto &[pair, bytes] : moved->second) {
+        auto rate = transferRates.find(pair);
+        if (rate == transferRates.end()) {
+          evidence += llvm::formatv(" (and {0} moved {1} a run, at no measured rate)",
+                                    formatBytes(bytes), pair);
+          continue;
+        }
+        double seconds = bytes / rate->second;
+        cost[device] += seconds;
+        evidence += llvm::formatv(" + {0} moving {1} {2} a run at {3:F2} GB/s",
+                                  formatSeconds(seconds), formatBytes(bytes), pair,
+                                  rate->second * 1e-9);
+      }
+    }
     auto fastest = std::min_element(
-        ev.seconds.begin(), ev.seconds.end(),
+        cost.begin(), cost.end(),
         [](const auto &x, const auto &y) { return x.second < y.second; });
     DeviceKind kind = fastest->first == "cpu" ? DeviceKind::cpu : DeviceKind::gpu;
     task.setHintAttr(DeviceKindAttr::get(task.getContext(), kind));
-    std::string evidence;
-    for (const auto &[device, seconds] : ev.seconds)
-      evidence += llvm::formatv("{0}{1} {2}", evidence.empty() ? "" : ", ", device,
-                                formatSeconds(seconds));
     remark::passed(task.getLoc(), remark::RemarkOpts::name("Placement")
                                       .category("fw-profile")
                                       .function(name))

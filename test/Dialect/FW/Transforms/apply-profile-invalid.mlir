@@ -35,6 +35,13 @@
 // RUN: not %fw-opt %s --fw-apply-profile=profile=%t.workgroups.json 2>&1 | FileCheck %s --check-prefix=WORKGROUPS
 // WORKGROUPS: error: profile '{{.*}}workgroups.json': tasks[2]: "workgroups" must be a non-negative integer
 
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][1]['bytes_moved']={'host->gpu': 4};  json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_transfers.json %t.moved.json
+// RUN: not %fw-opt %s --fw-apply-profile=profile=%t.moved.json 2>&1 | FileCheck %s --check-prefix=MOVED
+// MOVED: error: profile '{{.*}}moved.json': tasks[1]: "bytes_moved" must map tier pairs ("host->device") to byte counts
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['transfers']['host->device']['seconds']=-1; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_transfers.json %t.transfers.json
+// RUN: not %fw-opt %s --fw-apply-profile=profile=%t.transfers.json 2>&1 | FileCheck %s --check-prefix=TRANSFERS
+// TRANSFERS: error: profile '{{.*}}transfers.json': "transfers" must map tier pairs ("host->device") to {"bytes", "seconds"}
+
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][0]['device_seconds']={'total': 0.1}; json.dump(d, open(sys.argv[2], 'w'))" %S/Inputs/profile_gpu_candidates.json %t.devsec.json
 // RUN: not %fw-opt %s --fw-apply-profile=profile=%t.devsec.json 2>&1 | FileCheck %s --check-prefix=DEVSEC
 // DEVSEC: error: profile '{{.*}}devsec.json': tasks[0]: "device_seconds" must hold a non-negative "total" and "runs"
