@@ -12,6 +12,12 @@
  * still runs first (committing every ready task at once cannot do that). */
 #include "scheduler.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+#include "runtime_internal.h"
+
 /* Tasks placed on a worker and not started: one runs while the next one's inputs move.
  * CPU workers keep two. Accelerators, fast and few, keep one: every task queued there is
  * one more a critical task released later waits behind (in simulation, tiled Cholesky on
@@ -124,17 +130,292 @@ static void dispatch(fw_scheduler_t *s, fw_worker_t *from) {
   for (size_t i = 0; i < num_waiting; ++i) (void)fw_task_heap_push(&s->ready, waiting[i]);
 }
 
-static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
-  if (!fw_scheduler_can_run(s, task) || !fw_task_heap_push(&s->ready, task)) return 0;
-  dispatch(s, from);
+/* ---- Plans of released batches ------------------------------------------------- */
+
+/* A worker's planned busy intervals, sorted and disjoint. */
+typedef struct {
+  double *start, *end;
+  size_t n, cap;
+} timeline_t;
+
+/* The earliest time from `ready` at which the timeline has `d` seconds free (a gap
+ * between planned tasks will do: insertion-based HEFT). */
+static double earliest_gap(const timeline_t *tl, double ready, double d) {
+  double t = ready;
+  for (size_t i = 0; i < tl->n; ++i) {
+    if (tl->end[i] <= t) continue;
+    if (tl->start[i] >= t + d) break;
+    t = tl->end[i];
+  }
+  return t;
+}
+
+static int timeline_add(timeline_t *tl, double start, double end) {
+  if (tl->n == tl->cap) {
+    size_t cap = tl->cap ? tl->cap * 2 : 16;
+    double *s = realloc(tl->start, cap * sizeof(double));
+    if (!s) return 0;
+    tl->start = s;
+    double *e = realloc(tl->end, cap * sizeof(double));
+    if (!e) return 0;
+    tl->end = e;
+    tl->cap = cap;
+  }
+  size_t i = tl->n;
+  while (i > 0 && tl->start[i - 1] > start) {
+    tl->start[i] = tl->start[i - 1];
+    tl->end[i] = tl->end[i - 1];
+    --i;
+  }
+  tl->start[i] = start;
+  tl->end[i] = end;
+  ++tl->n;
   return 1;
 }
 
+/* Batch order: higher upward rank first, then submission order (a predecessor's rank is
+ * at least its successor's, and it was submitted first). */
+static int plan_order(const void *pa, const void *pb) {
+  const fw_task_t *a = *(fw_task_t *const *)pa, *b = *(fw_task_t *const *)pb;
+  if (a->rank != b->rank) return a->rank > b->rank ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Planned start order (then batch order). */
+static int start_order(const void *pa, const void *pb) {
+  const fw_task_t *a = *(fw_task_t *const *)pa, *b = *(fw_task_t *const *)pb;
+  if (a->plan_start != b->plan_start) return a->plan_start < b->plan_start ? -1 : 1;
+  return a->plan_index < b->plan_index ? -1 : a->plan_index > b->plan_index;
+}
+
+/* Appends a planned task to its worker's list (compacted first). */
+static int plan_append(fw_worker_t *w, fw_task_t *t) {
+  if (w->plan_head > 0) {
+    size_t n = 0;
+    for (size_t i = w->plan_head; i < w->plan_len; ++i)
+      if (w->plan[i]) {
+        w->plan[n] = w->plan[i];
+        w->plan[n]->plan_slot = n;
+        ++n;
+      }
+    w->plan_head = 0;
+    w->plan_len = n;
+  }
+  if (w->plan_len == w->plan_cap) {
+    size_t cap = w->plan_cap ? w->plan_cap * 2 : 64;
+    fw_task_t **grown = realloc(w->plan, cap * sizeof(*grown));
+    if (!grown) return 0;
+    w->plan = grown;
+    w->plan_cap = cap;
+  }
+  t->plan_slot = w->plan_len;
+  w->plan[w->plan_len++] = t;
+  return 1;
+}
+
+/* Whether `t` writes `buffer`. */
+static int writes(const fw_task_t *t, const fw_buffer_t *buffer) {
+  for (size_t i = 0; i < t->num_accesses; ++i)
+    if (t->accesses[i].buffer == buffer && (t->accesses[i].access & FW_ACCESS_WRITE)) return 1;
+  return 0;
+}
+
+/* Plans a released batch the way HEFT does, over the whole batch rather than the ready
+ * pool: tasks in upward-rank order each take the worker where they would finish first,
+ * counting their inputs' moves from the workers planned for their producers, and gaps
+ * between tasks already planned there (insertion). A task then goes to its planned
+ * worker as soon as it is ready (heft_push); tasks without a plan (C tasks, a worker
+ * lost since) are placed as they come. A plan that cannot be made (out of memory) is
+ * simply not made. */
+static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
+  double now = fw_scheduler_now(s);
+  uint64_t serial = ++s->plans;
+  fw_task_t **order = malloc(count * sizeof(*order));
+  double *finish = malloc(count * sizeof(*finish));
+  size_t *num_preds = calloc(count + 1, sizeof(*num_preds));
+  timeline_t *lines = calloc(s->num_workers, sizeof(*lines));
+  size_t *preds = NULL;
+  if (!order || !finish || !num_preds || !lines) goto done;
+  memcpy(order, batch, count * sizeof(*order));
+  qsort(order, count, sizeof(*order), plan_order);
+  for (size_t i = 0; i < count; ++i) {
+    order[i]->plan_batch = serial;
+    order[i]->plan_index = i;
+    order[i]->plan_worker = NULL;
+  }
+  /* Each task's predecessors in the batch: offsets (num_preds, as prefix sums), then
+   * the lists. */
+  for (size_t i = 0; i < count; ++i)
+    for (size_t k = 0; k < order[i]->num_successors; ++k) {
+      const fw_task_t *succ = order[i]->successors[k];
+      if (succ->plan_batch == serial) ++num_preds[succ->plan_index + 1];
+    }
+  for (size_t i = 0; i < count; ++i) num_preds[i + 1] += num_preds[i];
+  preds = malloc((num_preds[count] ? num_preds[count] : 1) * sizeof(*preds));
+  size_t *fill = calloc(count, sizeof(*fill));
+  if (!preds || !fill) {
+    free(fill);
+    goto done;
+  }
+  for (size_t i = 0; i < count; ++i)
+    for (size_t k = 0; k < order[i]->num_successors; ++k) {
+      const fw_task_t *succ = order[i]->successors[k];
+      if (succ->plan_batch == serial)
+        preds[num_preds[succ->plan_index] + fill[succ->plan_index]++] = i;
+    }
+  free(fill);
+  /* What the workers have queued already. */
+  for (size_t w = 0; w < s->num_workers; ++w)
+    if (s->workers[w].expected_free_at > now &&
+        !timeline_add(&lines[w], now, s->workers[w].expected_free_at))
+      goto done;
+
+  for (size_t i = 0; i < count; ++i) {
+    fw_task_t *t = order[i];
+    fw_worker_t *best = NULL;
+    double best_finish = 0, best_start = 0;
+    for (size_t wi = 0; wi < s->num_workers; ++wi) {
+      fw_worker_t *w = &s->workers[wi];
+      if (w->lost || !fw_worker_can_run(w, t)) continue;
+      /* When its inputs can be there: produced in the batch, after their producer's
+       * planned finish and the move from its worker; else moved from where they are. */
+      double ready = now, moves = 0;
+      for (size_t a = 0; a < t->num_accesses; ++a) {
+        const fw_buffer_t *b = t->accesses[a].buffer;
+        if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
+        const fw_task_t *producer = NULL;
+        for (size_t p = num_preds[i]; p < num_preds[i + 1] && !producer; ++p)
+          if (writes(order[preds[p]], b)) producer = order[preds[p]];
+        if (producer) {
+          double at = finish[producer->plan_index] +
+                      fw_scheduler_link_seconds(producer->plan_worker, w, b->byte_size);
+          if (at > ready) ready = at;
+        } else if (!fw_memory_is_valid_on(b, w->memory_node)) {
+          moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
+        }
+      }
+      for (size_t p = num_preds[i]; p < num_preds[i + 1]; ++p)
+        if (finish[preds[p]] > ready) ready = finish[preds[p]];
+      if (now + moves > ready) ready = now + moves;
+      double run = fw_scheduler_estimate(s, t, w);
+      double start = earliest_gap(&lines[wi], ready, run);
+      if (!best || start + run < best_finish) {
+        best = w;
+        best_finish = start + run;
+        best_start = start;
+      }
+    }
+    finish[i] = best ? best_finish : now;
+    if (!best) continue;
+    t->plan_worker = best;
+    t->plan_start = best_start;
+    if (!timeline_add(&lines[best->index], best_start, best_finish)) goto done;
+  }
+  /* Each worker's list gets its tasks in planned order. */
+  qsort(order, count, sizeof(*order), start_order);
+  for (size_t i = 0; i < count; ++i)
+    if (order[i]->plan_worker && !plan_append(order[i]->plan_worker, order[i]))
+      order[i]->plan_worker = NULL; /* out of memory: placed as it comes */
+done:
+  if (lines)
+    for (size_t w = 0; w < s->num_workers; ++w) {
+      free(lines[w].start);
+      free(lines[w].end);
+    }
+  free(lines);
+  free(preds);
+  free(num_preds);
+  free(finish);
+  free(order);
+}
+
+static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
+  if (!fw_scheduler_can_run(s, task)) return 0;
+  /* A planned task goes to its worker: the plan saw the whole batch. */
+  fw_worker_t *planned = task->plan_worker;
+  if (planned && !planned->lost && fw_worker_can_run(planned, task)) {
+    if (!fw_task_heap_push(&planned->heap, task)) return 0;
+    place(s, task, planned, fw_scheduler_now(s), fw_scheduler_estimate(s, task, planned),
+          fw_scheduler_transfer_estimate(s, task, planned));
+    return 1;
+  }
+  if (planned) { /* that worker was lost, or the task failed there: placed as it comes */
+    fw_scheduler_unplan(task);
+    task->plan_worker = NULL;
+  }
+  if (!fw_task_heap_push(&s->ready, task)) return 0;
+  task->worker = NULL;
+  dispatch(s, from);
+  if (!task->worker) /* still in the pool: a worker its plan holds back may take it */
+    for (size_t i = 0; i < s->num_workers; ++i) {
+      fw_worker_t *w = &s->workers[i];
+      if (!w->lost && !w->running && w->heap.size && fw_worker_can_run(w, task)) {
+        fw_scheduler_notify(s, w);
+        break;
+      }
+    }
+  return 1;
+}
+
+/* What a worker may start now, given the next task its plans give it (`head`: the first
+ * on its list that has not started). */
+typedef struct {
+  fw_scheduler_t *s;
+  const fw_worker_t *worker;
+  const fw_task_t *head;
+  double now;
+} plan_gate_t;
+
+/* The head itself; a task no plan placed here; one planned to start no later than the
+ * head; or, while the head waits for its inputs, one expected to finish before the head
+ * is planned to start (a gap the plan left). Anything else would hold up the head, which
+ * the plan started there for a reason (a successor on the critical path waits for it).
+ * The head's inputs come from tasks planned earlier, so a worker that holds back never
+ * waits for itself. */
+static int plan_allows(const void *ctx, const fw_task_t *t) {
+  const plan_gate_t *g = ctx;
+  if (!g->head || t == g->head || t->plan_worker != g->worker ||
+      t->plan_start <= g->head->plan_start)
+    return 1;
+  if (g->head->state != FW_TASK_PENDING) return 0;
+  return g->now + fw_scheduler_estimate(g->s, t, g->worker) <= g->head->plan_start;
+}
+
+/* Whether the task on a plan list is still to start on that worker. */
+static int still_planned(const fw_worker_t *w, const fw_task_t *t) {
+  return t && (t->state == FW_TASK_PENDING || (t->state == FW_TASK_READY && t->worker == w));
+}
+
+static fw_task_t *pop_planned(fw_scheduler_t *s, fw_worker_t *w) {
+  while (w->plan_head < w->plan_len && !still_planned(w, w->plan[w->plan_head]))
+    ++w->plan_head;
+  if (w->plan_head == w->plan_len) {
+    w->plan_head = w->plan_len = 0;
+    return fw_task_heap_pop(&w->heap);
+  }
+  plan_gate_t gate = {s, w, w->plan[w->plan_head], fw_scheduler_now(s)};
+  return fw_task_heap_pop_if(&w->heap, plan_allows, &gate);
+}
+
+static int worker_accepts(const void *ctx, const fw_task_t *t) {
+  return fw_worker_can_run((const fw_worker_t *)ctx, t);
+}
+
 static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
-  fw_task_t *t = fw_task_heap_pop(&worker->heap);
+  fw_task_t *t = pop_planned(s, worker);
   if (!t) {
     dispatch(s, worker);
-    t = fw_task_heap_pop(&worker->heap);
+    t = pop_planned(s, worker);
+  }
+  if (!t && s->ready.size && worker->heap.size) {
+    /* Held back by its plan: rather than idle, it takes a pool task it can run (tasks
+     * without a plan must not wait behind planned ones). */
+    t = fw_task_heap_pop_if(&s->ready, worker_accepts, worker);
+    if (t) {
+      double now = fw_scheduler_now(s);
+      place(s, t, worker, now, fw_scheduler_estimate(s, t, worker),
+            fw_scheduler_transfer_estimate(s, t, worker));
+    }
   }
   if (t) {
     dispatch(s, worker); /* a slot opened: place the next task now, so its inputs move */
@@ -145,4 +426,4 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
   return t;
 }
 
-const fw_policy_t fw_policy_heft = {"heft", heft_push, heft_pop};
+const fw_policy_t fw_policy_heft = {"heft", heft_push, heft_pop, heft_plan};

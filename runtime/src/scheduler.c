@@ -333,6 +333,7 @@ void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_
       if (t->successors[k]->rank > longest) longest = t->successors[k]->rank;
     t->rank = average_estimate(s, t) + longest;
   }
+  if (s->policy->plan && count > 1) s->policy->plan(s, tasks, count);
   for (size_t i = 0; i < count; ++i)
     if (--tasks[i]->pending == 0) make_ready(s, tasks[i], NULL);
   int orphans = s->orphans != NULL;
@@ -346,8 +347,17 @@ void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *t) {
   lookahead_remove(s, t);
 }
 
+void fw_scheduler_unplan(fw_task_t *t) {
+  fw_worker_t *w = t->plan_worker;
+  if (!w || t->plan_slot >= w->plan_len || w->plan[t->plan_slot] != t) return;
+  w->plan[t->plan_slot] = NULL;
+  /* It may have been what the worker held its queue back for. */
+  if (w->heap.size && !w->lost && !w->running) fw_scheduler_notify(w->sched, w);
+}
+
 static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   t->state = FW_TASK_DONE;
+  fw_scheduler_unplan(t);
   forget_accesses(t);
   if (t->status != FW_OK) {
     ++s->tasks_failed;
@@ -640,6 +650,25 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
   return seconds;
 }
 
+/* One hop between a device's memory and host memory. */
+static double hop_seconds(const fw_worker_t *w, uint64_t bytes) {
+  if (w->sim)
+    return w->sim->link_gbps > 0
+               ? w->sim->link_latency_us * 1e-6 + (double)bytes / (w->sim->link_gbps * 1e9)
+               : 0;
+  return (double)bytes / (FW_LINK_NOMINAL_GBPS * 1e9);
+}
+
+double fw_scheduler_link_seconds(const fw_worker_t *from, const fw_worker_t *to,
+                                 uint64_t bytes) {
+  uint32_t a = from ? from->memory_node : FW_NODE_HOST, b = to->memory_node;
+  if (a == b || bytes == 0) return 0;
+  double seconds = 0;
+  if (a != FW_NODE_HOST) seconds += hop_seconds(from, bytes);
+  if (b != FW_NODE_HOST) seconds += hop_seconds(to, bytes);
+  return seconds;
+}
+
 /* ---- Setup --------------------------------------------------------------------- */
 
 void fw_scheduler_notify(fw_scheduler_t *s, fw_worker_t *w) {
@@ -736,6 +765,7 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
         w->timing[e] = NULL;
       }
     fw_task_heap_free(&s->workers[k].heap);
+    free(s->workers[k].plan);
     fw_task_deque_free(&s->workers[k].deque);
     pthread_cond_destroy(&s->workers[k].cv);
   }

@@ -91,6 +91,14 @@ struct fw_task_t {
 
   /* Placement. */
   fw_worker_t *worker; /* heft/ws: the worker whose queue holds it */
+  /* heft: the worker a plan of its batch gave it (NULL: none), when the plan starts it
+   * there, its place in that worker's plan list, and where it is in the batch while the
+   * plan is made (plan_batch: which plan). */
+  fw_worker_t *plan_worker;
+  double plan_start;
+  size_t plan_slot;
+  uint64_t plan_batch;
+  size_t plan_index;
   double expected_seconds;
   uint64_t start_ns, end_ns;
   /* Submitted tasks that have not started, in submission order (the prefetch lookahead
@@ -109,6 +117,9 @@ typedef struct fw_policy_t {
   /* Returns 0 when out of memory (the task then fails). */
   int (*push)(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from);
   fw_task_t *(*pop)(fw_scheduler_t *s, fw_worker_t *worker);
+  /* Optional: called when a batch of held tasks is released (their upward ranks set),
+   * before any of them is pushed. */
+  void (*plan)(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count);
 } fw_policy_t;
 
 extern const fw_policy_t fw_policy_eager, fw_policy_ws, fw_policy_heft;
@@ -131,6 +142,10 @@ struct fw_worker_t {
   fw_task_heap_t heap;   /* heft: assigned tasks by priority */
   fw_task_deque_t deque; /* ws */
   double expected_free_at; /* heft: when its queue is expected to drain */
+  /* heft: the tasks plans gave this worker that have not completed, by planned start
+   * (entries from plan_head on; NULL where one completed out of order). */
+  fw_task_t **plan;
+  size_t plan_head, plan_len, plan_cap;
   /* Statistics. */
   uint64_t tasks, busy_ns;
   fw_profile_counters_t counters; /* FW_RUNTIME_PROFILE: this thread's counters */
@@ -189,8 +204,17 @@ struct fw_scheduler_t {
   fw_task_t **sim_held; /* submitted with hold, released when the simulation runs */
   size_t num_sim_held, cap_sim_held;
   uint32_t rr; /* round robin for pushes from the submitting thread */
+  uint64_t plans; /* heft: batches planned so far */
 };
 
+/* Takes a task off its plan worker's list (it completes, or goes elsewhere); that worker
+ * looks at its queue again. */
+void fw_scheduler_unplan(fw_task_t *t);
+/* Expected time to move `bytes` from the memory of worker `from` (NULL: host memory) to
+ * that of `to`: 0 on the same node, else a hop over each device's link (through host
+ * memory between two devices). */
+double fw_scheduler_link_seconds(const fw_worker_t *from, const fw_worker_t *to,
+                                 uint64_t bytes);
 /* Creates the workers (threads unless simulating). */
 fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s);
 /* Bytes of all the buffers a task accesses (its size class: fw_history_size_class). */

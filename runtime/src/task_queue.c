@@ -7,6 +7,10 @@
 
 int fw_task_before(const fw_task_t *a, const fw_task_t *b) {
   if (a->priority != b->priority) return a->priority > b->priority;
+  /* Tasks a heft plan placed come first, in the order it starts them. */
+  int pa = a->plan_worker != NULL, pb = b->plan_worker != NULL;
+  if (pa != pb) return pa;
+  if (pa && a->plan_start != b->plan_start) return a->plan_start < b->plan_start;
   if (a->rank != b->rank) return a->rank > b->rank;
   return a->seq < b->seq;
 }

@@ -10,8 +10,8 @@ extern "C" {
 
 typedef struct fw_task_t fw_task_t;
 
-/* A binary max-heap: higher priority first, then higher upward rank, then submission
- * order. */
+/* A binary max-heap: higher priority first, then tasks a heft plan placed by planned
+ * start, then higher upward rank, then submission order. */
 typedef struct fw_task_heap_t {
   fw_task_t **items;
   size_t size, capacity;
