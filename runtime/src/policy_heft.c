@@ -337,6 +337,10 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
     if (!fw_task_heap_push(&planned->heap, task)) return 0;
     place(s, task, planned, fw_scheduler_now(s), fw_scheduler_estimate(s, task, planned),
           fw_scheduler_transfer_estimate(s, task, planned));
+    if (planned->running && !s->simulated) { /* an idle worker may do it sooner */
+      fw_worker_t *idle = fw_scheduler_idle_worker(s, task);
+      if (idle) fw_scheduler_notify(s, idle);
+    }
     return 1;
   }
   if (planned) { /* that worker was lost, or the task failed there: placed as it comes */
@@ -401,6 +405,45 @@ static int worker_accepts(const void *ctx, const fw_task_t *t) {
   return fw_worker_can_run((const fw_worker_t *)ctx, t);
 }
 
+static int is_task(const void *ctx, const fw_task_t *t) { return (const void *)t == ctx; }
+
+/* An idle worker takes a ready task planned on another worker when it would finish it
+ * before that worker could (estimates were off: that worker is behind its plan, or this
+ * one ran ahead), provided it still starts its own next planned task on time. */
+static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w) {
+  double now = fw_scheduler_now(s);
+  const fw_task_t *head = w->plan_head < w->plan_len ? w->plan[w->plan_head] : NULL;
+  if (head && head->state != FW_TASK_PENDING) return NULL;
+  fw_task_t *best = NULL;
+  fw_worker_t *victim = NULL;
+  double best_run = 0, best_transfer = 0;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    fw_worker_t *v = &s->workers[i];
+    if (v == w) continue;
+    for (size_t k = 0; k < v->heap.size; ++k) {
+      fw_task_t *t = v->heap.items[k];
+      if (t->plan_worker != v || !fw_worker_can_run(w, t) ||
+          (best && !fw_task_before(t, best)))
+        continue;
+      double run = fw_scheduler_estimate(s, t, w);
+      double transfer = fw_scheduler_transfer_estimate(s, t, w);
+      double mine = now + transfer + run;
+      double theirs = (t->plan_start > now ? t->plan_start : now) + fw_scheduler_estimate(s, t, v);
+      if (mine >= theirs || (head && mine > head->plan_start)) continue;
+      best = t;
+      victim = v;
+      best_run = run;
+      best_transfer = transfer;
+    }
+  }
+  if (!best) return NULL;
+  (void)fw_task_heap_pop_if(&victim->heap, is_task, best);
+  fw_scheduler_unplan(best);
+  best->plan_worker = NULL;
+  place(s, best, w, now, best_run, best_transfer);
+  return best;
+}
+
 static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
   fw_task_t *t = pop_planned(s, worker);
   if (!t) {
@@ -417,6 +460,7 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
             fw_scheduler_transfer_estimate(s, t, worker));
     }
   }
+  if (!t) t = steal_planned(s, worker);
   if (t) {
     dispatch(s, worker); /* a slot opened: place the next task now, so its inputs move */
   } else {
