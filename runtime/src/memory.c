@@ -993,3 +993,8 @@ void fw_memory_fini(fw_memory_t *m) {
   pthread_mutex_destroy(&m->prefetch_lock);
   pthread_cond_destroy(&m->prefetch_cv);
 }
+
+void fw_memory_copy_seconds(const fw_memory_t *m, double out[FW_NUM_TIERS][FW_NUM_TIERS]) {
+  for (int from = 0; from < FW_NUM_TIERS; ++from)
+    for (int to = 0; to < FW_NUM_TIERS; ++to) out[from][to] = (double)m->copy_ns[from][to] * 1e-9;
+}

@@ -156,6 +156,8 @@ void fw_memory_window_moved(fw_memory_t *m);
 void fw_memory_set_valid(fw_buffer_t *buffer, uint32_t node, int valid);
 /* Whether the buffer has a valid replica on `node` (lock-free, for estimates). */
 int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node);
+/* How long the copies counted in bytes_moved took, per tier pair (lock held). */
+void fw_memory_copy_seconds(const fw_memory_t *m, double out[FW_NUM_TIERS][FW_NUM_TIERS]);
 /* Starts `threads` prefetch threads (after the scheduler exists: the lookahead reads
  * it); nothing when prefetch is off. */
 fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt, uint32_t threads);

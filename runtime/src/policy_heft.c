@@ -242,6 +242,7 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
     order[i]->plan_batch = serial;
     order[i]->plan_index = i;
     order[i]->plan_worker = NULL;
+    finish[i] = now;
   }
   /* Each task's predecessors in the batch: offsets (num_preds, as prefix sums), then
    * the lists. */
@@ -309,7 +310,10 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
     if (!best) continue;
     t->plan_worker = best;
     t->plan_start = best_start;
-    if (!timeline_add(&lines[best->index], best_start, best_finish)) goto done;
+    if (!timeline_add(&lines[best->index], best_start, best_finish)) {
+      for (size_t k = 0; k <= i; ++k) order[k]->plan_worker = NULL; /* no plan */
+      goto done;
+    }
   }
   /* Each worker's list gets its tasks in planned order. */
   qsort(order, count, sizeof(*order), start_order);

@@ -455,9 +455,7 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   fw_memory_t *m = &rt->memory;
   pthread_mutex_lock(&m->lock);
   memcpy(out->bytes_moved, m->bytes_moved, sizeof(out->bytes_moved));
-  for (int from = 0; from < FW_NUM_TIERS; ++from)
-    for (int to = 0; to < FW_NUM_TIERS; ++to)
-      out->copy_seconds[from][to] = (double)m->copy_ns[from][to] * 1e-9;
+  fw_memory_copy_seconds(m, out->copy_seconds);
   out->evictions = m->evictions;
   out->prefetch_requests = m->prefetch_requests;
   out->prefetch_hits = m->prefetch_hits;
@@ -541,9 +539,7 @@ fw_status_t fw_runtime_profile(fw_runtime_t *rt, fw_profile_info_t *out_info,
   fw_memory_t *m = &rt->memory;
   pthread_mutex_lock(&m->lock);
   memcpy(out_info->copy_bytes, m->bytes_moved, sizeof(out_info->copy_bytes));
-  for (int from = 0; from < FW_NUM_TIERS; ++from)
-    for (int to = 0; to < FW_NUM_TIERS; ++to)
-      out_info->copy_seconds[from][to] = (double)m->copy_ns[from][to] * 1e-9;
+  fw_memory_copy_seconds(m, out_info->copy_seconds);
   pthread_mutex_unlock(&m->lock);
   fw_power_read(&rt->power, out_info);
   return FW_OK;
