@@ -234,7 +234,9 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
   double *finish = malloc(count * sizeof(*finish));
   size_t *num_preds = calloc(count + 1, sizeof(*num_preds));
   timeline_t *lines = calloc(s->num_workers, sizeof(*lines));
-  size_t *preds = NULL;
+  size_t *preds = NULL, *classes = NULL, num_classes = 0;
+  const fw_worker_t **reps = NULL;
+  double *run_on = NULL;
   if (!order || !finish || !num_preds || !lines) goto done;
   memcpy(order, batch, count * sizeof(*order));
   qsort(order, count, sizeof(*order), plan_order);
@@ -265,6 +267,27 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
         preds[num_preds[succ->plan_index] + fill[succ->plan_index]++] = i;
     }
   free(fill);
+  /* Workers of one device are one class, with the same estimates: per task and class,
+   * its expected run time there (-1: it cannot run there). */
+  classes = malloc(s->num_workers * sizeof(*classes));
+  reps = malloc(s->num_workers * sizeof(*reps));
+  if (!classes || !reps) goto done;
+  for (size_t w = 0; w < s->num_workers; ++w) {
+    const fw_worker_t *x = &s->workers[w];
+    size_t c = 0;
+    while (c < num_classes && !(reps[c]->sim == x->sim && reps[c]->kind == x->kind &&
+                                reps[c]->device_index == x->device_index))
+      ++c;
+    if (c == num_classes) reps[num_classes++] = x;
+    classes[w] = c;
+  }
+  run_on = malloc(count * num_classes * sizeof(*run_on));
+  if (!run_on) goto done;
+  for (size_t i = 0; i < count; ++i)
+    for (size_t c = 0; c < num_classes; ++c)
+      run_on[i * num_classes + c] = fw_worker_can_run(reps[c], order[i])
+                                        ? fw_scheduler_estimate(s, order[i], reps[c])
+                                        : -1;
   /* What the workers have queued already. */
   for (size_t w = 0; w < s->num_workers; ++w)
     if (s->workers[w].expected_free_at > now &&
@@ -298,7 +321,8 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
       for (size_t p = num_preds[i]; p < num_preds[i + 1]; ++p)
         if (finish[preds[p]] > ready) ready = finish[preds[p]];
       if (now + moves > ready) ready = now + moves;
-      double run = fw_scheduler_estimate(s, t, w);
+      double run = run_on[i * num_classes + classes[wi]];
+      if (run < 0) continue;
       double start = earliest_gap(&lines[wi], ready, run);
       if (!best || start + run < best_finish) {
         best = w;
@@ -327,6 +351,9 @@ done:
       free(lines[w].end);
     }
   free(lines);
+  free(run_on);
+  free(reps);
+  free(classes);
   free(preds);
   free(num_preds);
   free(finish);
