@@ -153,6 +153,19 @@ static fw_status_t launch_timed(fw_worker_t *w, fw_device_t *device,
   return FW_OK;
 }
 
+/* The candidate `tuner` has a run of `t` take among the variants loaded where it runs
+ * (`kernels`, per variant), and whether that run is a trial; -1 (and FW_TUNE_NONE) when the
+ * executable has no candidates there. */
+static int64_t pick_variant(fw_tuner_t *tuner, const fw_task_t *t, const void *const *kernels,
+                            fw_tune_state_t *state) {
+  *state = FW_TUNE_NONE;
+  if (!fw_tuner_has_candidates(tuner, t->executable)) return -1;
+  int64_t pick = fw_tuner_pick(tuner, t->executable, fw_task_bytes(t), state);
+  if (pick >= 0 && kernels[pick]) return pick;
+  *state = FW_TUNE_NONE;
+  return -1;
+}
+
 /* Runs a kernel task on worker `w`; `*workgroups` gets how many workgroups a CPU run's
  * code divides it into: one per CPU worker for a kernel that divides its work (even when
  * no slot was free to offer them this time), 1 for one that runs whole. GPU runs leave it
@@ -179,15 +192,14 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   if (w->kind == FW_TARGET_KIND_CPU) {
     /* Candidates of one kernel: the CPU's tuner says which one this run takes. */
     fw_module_t *m = t->module;
-    if (m && fw_tuner_has_candidates(&m->tuner, t->executable)) {
-      fw_tune_state_t state;
-      int64_t pick = fw_tuner_pick(&m->tuner, t->executable, fw_task_bytes(t), &state);
-      if (pick >= 0 && m->cpu_kernels[pick]) {
-        t->cpu_variant = (uint32_t)pick;
-        t->cpu_kernel = m->cpu_kernels[pick];
-        t->cpu_split = m->md.variants[pick].workgroup_size[0] == 0;
-        t->tune_state = (int)state;
-      }
+    fw_tune_state_t state;
+    int64_t pick =
+        m ? pick_variant(&m->tuner, t, (const void *const *)m->cpu_kernels, &state) : -1;
+    if (pick >= 0) {
+      t->cpu_variant = (uint32_t)pick;
+      t->cpu_kernel = m->cpu_kernels[pick];
+      t->cpu_split = m->md.variants[pick].workgroup_size[0] == 0;
+      t->tune_state = (int)state;
     }
     launch.kernel.cpu = t->cpu_kernel;
     fw_device_t *device = t->runtime->cpu_device;
@@ -200,19 +212,12 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
      * with a grid-stride loop). */
     fw_module_t *m = t->module;
     const fw_module_gpu_kernel_t *k = &m->gpu_kernels[w->device_index][t->executable];
-    t->gpu_variant = k->variant;
-    t->gpu_tune_state = FW_TUNE_NONE;
-    const void *kernel = k->kernel;
-    fw_tuner_t *tuner = &m->gpu_tuners[w->device_index];
-    if (fw_tuner_has_candidates(tuner, t->executable)) {
-      fw_tune_state_t state;
-      int64_t pick = fw_tuner_pick(tuner, t->executable, fw_task_bytes(t), &state);
-      if (pick >= 0 && m->gpu_variant_kernels[w->device_index][pick]) {
-        t->gpu_variant = (uint32_t)pick;
-        t->gpu_tune_state = (int)state;
-        kernel = m->gpu_variant_kernels[w->device_index][pick];
-      }
-    }
+    fw_tune_state_t state;
+    int64_t pick = pick_variant(&m->gpu_tuners[w->device_index], t,
+                                m->gpu_variant_kernels[w->device_index], &state);
+    t->gpu_variant = pick >= 0 ? (uint32_t)pick : k->variant;
+    t->gpu_tune_state = (int)state;
+    const void *kernel = pick >= 0 ? m->gpu_variant_kernels[w->device_index][pick] : k->kernel;
     const fw_md_variant_t *variant = &m->md.variants[t->gpu_variant];
     launch.kernel.image = kernel;
     for (int d = 0; d < 3; ++d) launch.workgroup_size[d] = variant->workgroup_size[d];

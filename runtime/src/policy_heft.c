@@ -237,6 +237,8 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
   size_t *preds = NULL, *classes = NULL, num_classes = 0;
   const fw_worker_t **reps = NULL;
   double *run_on = NULL;
+  const fw_task_t **producers = NULL;
+  size_t cap_producers = 0;
   if (!order || !finish || !num_preds || !lines) goto done;
   memcpy(order, batch, count * sizeof(*order));
   qsort(order, count, sizeof(*order), plan_order);
@@ -296,20 +298,32 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
 
   for (size_t i = 0; i < count; ++i) {
     fw_task_t *t = order[i];
+    if (t->num_accesses > cap_producers) {
+      const fw_task_t **grown = realloc(producers, t->num_accesses * sizeof(*grown));
+      if (!grown) goto unplan;
+      producers = grown;
+      cap_producers = t->num_accesses;
+    }
+    /* The producer in the batch of each input it reads (NULL: none). */
+    for (size_t a = 0; a < t->num_accesses; ++a) {
+      producers[a] = NULL;
+      if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
+      for (size_t p = num_preds[i]; p < num_preds[i + 1] && !producers[a]; ++p)
+        if (writes(order[preds[p]], t->accesses[a].buffer)) producers[a] = order[preds[p]];
+    }
     fw_worker_t *best = NULL;
     double best_finish = 0, best_start = 0;
     for (size_t wi = 0; wi < s->num_workers; ++wi) {
       fw_worker_t *w = &s->workers[wi];
-      if (w->lost || !fw_worker_can_run(w, t)) continue;
+      double run = run_on[i * num_classes + classes[wi]];
+      if (run < 0 || w->lost || !fw_worker_can_run(w, t)) continue;
       /* When its inputs can be there: produced in the batch, after their producer's
        * planned finish and the move from its worker; else moved from where they are. */
       double ready = now, moves = 0;
       for (size_t a = 0; a < t->num_accesses; ++a) {
         const fw_buffer_t *b = t->accesses[a].buffer;
         if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
-        const fw_task_t *producer = NULL;
-        for (size_t p = num_preds[i]; p < num_preds[i + 1] && !producer; ++p)
-          if (writes(order[preds[p]], b)) producer = order[preds[p]];
+        const fw_task_t *producer = producers[a];
         if (producer) {
           double at = finish[producer->plan_index] +
                       fw_scheduler_link_seconds(producer->plan_worker, w, b->byte_size);
@@ -321,8 +335,6 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
       for (size_t p = num_preds[i]; p < num_preds[i + 1]; ++p)
         if (finish[preds[p]] > ready) ready = finish[preds[p]];
       if (now + moves > ready) ready = now + moves;
-      double run = run_on[i * num_classes + classes[wi]];
-      if (run < 0) continue;
       double start = earliest_gap(&lines[wi], ready, run);
       if (!best || start + run < best_finish) {
         best = w;
@@ -334,17 +346,18 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
     if (!best) continue;
     t->plan_worker = best;
     t->plan_start = best_start;
-    if (!timeline_add(&lines[best->index], best_start, best_finish)) {
-      for (size_t k = 0; k <= i; ++k) order[k]->plan_worker = NULL; /* no plan */
-      goto done;
-    }
+    if (!timeline_add(&lines[best->index], best_start, best_finish)) goto unplan;
   }
   /* Each worker's list gets its tasks in planned order. */
   qsort(order, count, sizeof(*order), start_order);
   for (size_t i = 0; i < count; ++i)
     if (order[i]->plan_worker && !plan_append(order[i]->plan_worker, order[i]))
       order[i]->plan_worker = NULL; /* out of memory: placed as it comes */
+  goto done;
+unplan: /* out of memory while planning: no plan */
+  for (size_t i = 0; i < count; ++i) order[i]->plan_worker = NULL;
 done:
+  free(producers);
   if (lines)
     for (size_t w = 0; w < s->num_workers; ++w) {
       free(lines[w].start);

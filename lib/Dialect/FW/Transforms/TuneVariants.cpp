@@ -87,6 +87,17 @@ static llvm::DenseSet<Operation *> findHotExecutables(ModuleOp module) {
   return hot;
 }
 
+/// The knobs of `text` when they parse and fit `target`, else why not.
+static llvm::Expected<TuningConfig> parseFittingTuning(llvm::StringRef text,
+                                                      const TargetDescription &target) {
+  llvm::Expected<TuningConfig> tuning = parseTuningConfig(text);
+  if (!tuning)
+    return tuning.takeError();
+  if (llvm::Error err = verifyTuningConfig(*tuning, target))
+    return std::move(err);
+  return tuning;
+}
+
 /// Whether `exe` has a variant for the CPU level `arch` already.
 static bool hasVariantFor(ExecutableOp exe, llvm::StringRef arch) {
   return llvm::any_of(exe.getOps<VariantOp>(), [&](VariantOp variant) {
@@ -164,12 +175,11 @@ struct TuneVariantsPass
   void keepMeasuredGPU(ExecutableOp exe, VariantOp gpu,
                        const TargetDescription &target, llvm::StringRef text,
                        DictionaryAttr profile) {
-    llvm::Expected<TuningConfig> tuning = parseTuningConfig(text);
-    llvm::Error invalid = tuning ? verifyTuningConfig(*tuning, target) : tuning.takeError();
-    if (invalid) {
+    llvm::Expected<TuningConfig> tuning = parseFittingTuning(text, target);
+    if (!tuning) {
       exe.emitWarning() << "the profile's fastest " << target.arch << " variant of "
                         << exe.getSymName() << " (knobs '" << text
-                        << "') does not fit: " << llvm::toString(std::move(invalid))
+                        << "') does not fit: " << llvm::toString(tuning.takeError())
                         << "; the target's defaults are kept";
       return;
     }
@@ -194,18 +204,14 @@ struct TuneVariantsPass
   void keepMeasured(ExecutableOp exe, VariantOp cpu, llvm::StringRef arch,
                     llvm::StringRef text, DictionaryAttr profile) {
     const TargetDescription *target = lookupTarget(arch);
-    llvm::Expected<TuningConfig> tuning = parseTuningConfig(text);
-    llvm::Error invalid =
+    llvm::Expected<TuningConfig> tuning =
         !target || target->kind != TargetKind::CPU
             ? llvm::createStringError("not a CPU target fw knows")
-        : tuning ? verifyTuningConfig(*tuning, *target)
-                 : tuning.takeError();
-    if (invalid) {
-      if (!tuning)
-        llvm::consumeError(tuning.takeError());
+            : parseFittingTuning(text, *target);
+    if (!tuning) {
       exe.emitWarning() << "the profile's fastest variant of " << exe.getSymName()
                         << " (target " << arch << ", knobs '" << text
-                        << "') does not fit: " << llvm::toString(std::move(invalid))
+                        << "') does not fit: " << llvm::toString(tuning.takeError())
                         << "; the target's defaults are kept";
       return;
     }
