@@ -122,7 +122,10 @@ void usage() {
       "  --prefetch-window=N the runtime's lookahead window (default: the runtime's, 16)\n"
       "  --result-buffers    write each sum into slot `sweep` of a small f64 runtime buffer per\n"
       "                      data buffer (read-write: chains the sweeps of a buffer) instead of\n"
-      "                      into memory the benchmark owns (independent tasks)");
+      "                      into memory the benchmark owns (independent tasks)\n"
+      "  --idle-compute      a task computes one pass (its checked result) and sleeps out the\n"
+      "                      rest of its compute time: its worker is as busy, a core is not\n"
+      "                      (more workers than cores behave as on a machine with more cores)");
 }
 
 template <typename T> std::vector<T> parseList(const std::string &text) {
@@ -142,8 +145,12 @@ int main(int argc, char **argv) {
   static std::string tierLimits;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--result-buffers") { // the one flag without a value
+    if (a == "--result-buffers") { // the flags without a value
       opt.resultBuffers = true;
+      continue;
+    }
+    if (a == "--idle-compute") {
+      opt.idleCompute = true;
       continue;
     }
     std::string key = a, value;

@@ -31,6 +31,7 @@ struct Options {
   int tierWorkers = 2;
   uint32_t prefetchWindow = 0; // 0: the runtime's default
   bool resultBuffers = false;  // tiers: results in runtime buffers (read-write, chained)
+  bool idleCompute = false;    // tiers: one pass, then sleep out the rest of the compute
 };
 
 // Exits with a message when `status` is an error (frees it).

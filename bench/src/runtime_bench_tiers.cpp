@@ -33,6 +33,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <ctime>
 #include <string>
 #include <unistd.h>
 
@@ -72,11 +73,21 @@ struct TaskCtx {
   int passes;
   int sweep;
   double *out; // NULL: data[1] is the result buffer (--result-buffers)
+  double busySeconds; // --idle-compute: how long the task keeps its worker in all
 };
 
 void sweepTask(void *user, void *const *data, size_t) {
   const TaskCtx *c = static_cast<const TaskCtx *>(user);
+  double t0 = nowSeconds();
   double sum = sweepSum(static_cast<const float *>(data[0]), c->n, c->passes);
+  if (c->busySeconds > 0) {
+    double left = c->busySeconds - (nowSeconds() - t0);
+    if (left > 0) {
+      timespec ts = {time_t(left), long((left - double(time_t(left))) * 1e9)};
+      while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+      }
+    }
+  }
   if (c->out)
     *c->out = sum;
   else
@@ -175,8 +186,8 @@ struct Run {
   bool ok = true;
 };
 
-Run runOnce(const Options &opt, Mode mode, int passes, const std::vector<double> &expected,
-            int rep) {
+Run runOnce(const Options &opt, Mode mode, int passes, double busySeconds,
+            const std::vector<double> &expected, int rep) {
   std::string dir = makeStorageDir();
   fw_runtime_options_t o = {};
   o.num_workers = uint32_t(opt.tierWorkers);
@@ -212,7 +223,8 @@ Run runOnce(const Options &opt, Mode mode, int passes, const std::vector<double>
   std::vector<TaskCtx> ctx(sums.size());
   for (int s = 0; s < sweeps; ++s)
     for (size_t b = 0; b < nb; ++b)
-      ctx[s * nb + b] = {n, passes, s, opt.resultBuffers ? nullptr : &sums[s * nb + b]};
+      ctx[s * nb + b] = {n, passes, s, opt.resultBuffers ? nullptr : &sums[s * nb + b],
+                         busySeconds};
 
   fw_runtime_stats_t before, after;
   check(fw_runtime_get_stats(rt, &before), "fw_runtime_get_stats");
@@ -312,6 +324,11 @@ bool runTiers(const Options &opt) {
   int passes = opt.passes > 0
                    ? opt.passes
                    : std::max(1, int(std::lround(opt.computeRatio * readSeconds / passSeconds)));
+  double taskSeconds = passes * passSeconds; // a task's compute time
+  // --idle-compute: one pass, the rest of the task's time asleep.
+  double busySeconds = opt.idleCompute ? taskSeconds : 0;
+  if (opt.idleCompute)
+    passes = 1;
   std::vector<double> expected(opt.tierBuffers);
   {
     std::vector<float> x(n);
@@ -331,20 +348,21 @@ bool runTiers(const Options &opt) {
                                 : "memory owned by the benchmark (independent tasks, one "
                                   "read access each)");
   std::printf("calibration: reading a %zu MiB file (page cache) %.2f ms, one compute pass "
-              "%.2f ms -> %d passes per task (%.2f ms of compute; %s)\n",
-              opt.tierBufferMiB, readSeconds * 1e3, passSeconds * 1e3, passes,
-              passes * passSeconds * 1e3,
-              opt.passes > 0 ? "--passes" : fmt("--compute-ratio=%g", opt.computeRatio).c_str());
+              "%.2f ms -> %.2f ms of compute per task (%s)%s\n",
+              opt.tierBufferMiB, readSeconds * 1e3, passSeconds * 1e3, taskSeconds * 1e3,
+              opt.passes > 0 ? "--passes" : fmt("--compute-ratio=%g", opt.computeRatio).c_str(),
+              opt.idleCompute ? ": one pass, the rest asleep (--idle-compute)" : "");
   std::printf("compute alone: %zu tasks x %.2f ms / %d workers = %.0f ms\n", tasks,
-              passes * passSeconds * 1e3, opt.tierWorkers,
-              double(tasks) * passes * passSeconds * 1e3 / opt.tierWorkers);
-  // The runtime reads with one prefetch thread: one buffer per read time, while the
-  // workers consume one per (compute time / workers).
-  double ceiling = std::min(1.0, passes * passSeconds / (opt.tierWorkers * readSeconds));
-  std::printf("one prefetch thread reads a buffer per %.2f ms, %d workers consume one per "
-              "%.2f ms: it can stay ahead of at most ~%.0f%% of the reads\n",
-              readSeconds * 1e3, opt.tierWorkers, passes * passSeconds * 1e3 / opt.tierWorkers,
-              ceiling * 100);
+              taskSeconds * 1e3, opt.tierWorkers,
+              double(tasks) * taskSeconds * 1e3 / opt.tierWorkers);
+  // A copy thread reads one buffer per read time, while the workers consume one per
+  // (compute time / workers).
+  double perThread = std::min(1.0, taskSeconds / (opt.tierWorkers * readSeconds));
+  std::printf("a copy thread reads a buffer per %.2f ms, %d workers consume one per %.2f ms: "
+              "one copy thread can stay ahead of at most ~%.0f%% of the reads (the runtime "
+              "has FW_PREFETCH_THREADS, default one per four workers)\n",
+              readSeconds * 1e3, opt.tierWorkers, taskSeconds * 1e3 / opt.tierWorkers,
+              perThread * 100);
   std::printf("counters cover the sweeps only (not the spill while the buffers are created); "
               "stall = summed over workers\n\n");
 
@@ -356,7 +374,7 @@ bool runTiers(const Options &opt) {
               1);
   for (int rep = 0; rep < opt.reps; ++rep)
     for (int m = 0; m < 3; ++m) {
-      Run r = runOnce(opt, modes[m], passes, expected, rep + 1);
+      Run r = runOnce(opt, modes[m], passes, busySeconds, expected, rep + 1);
       ok &= r.ok;
       runs[m].push_back(r);
     }

@@ -130,9 +130,9 @@ void fw_memory_buffer_init_wrapped(fw_memory_t *m, fw_buffer_t *buffer, void *da
 void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *buffer);
 
 /* Makes every buffer of `task` valid on `node` and pins it; `out_data[i]` receives
- * access i's address there, `*out_stall_ns` the time spent waiting for data or room, and
- * `out_moved[from][to]` (when given) grows by the bytes copied for it between tiers. On
- * failure nothing stays pinned. */
+ * access i's address there, `*out_stall_ns` the time spent waiting for data or room (and
+ * evicting to make room), and `out_moved[from][to]` (when given) grows by the bytes copied
+ * for it between tiers. On failure nothing stays pinned. */
 fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
                               uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS]);
 /* Unpins; written buffers become valid on `node` only. */

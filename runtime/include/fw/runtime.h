@@ -419,7 +419,7 @@ typedef struct fw_runtime_stats_t {
   uint64_t prefetch_requests;  /* prefetches started */
   uint64_t prefetch_hits;      /* task inputs found in place thanks to a prefetch */
   uint64_t demand_fetches;     /* task inputs fetched when the task started */
-  double stall_seconds;        /* workers waiting for their inputs to arrive */
+  double stall_seconds;        /* workers waiting for their inputs: copies, room, evictions */
   uint64_t peak_bytes[FW_NUM_TIERS];
   uint64_t limit_bytes[FW_NUM_TIERS]; /* 0: unlimited */
   const char *scheduler;       /* "eager", "ws", "heft" */
