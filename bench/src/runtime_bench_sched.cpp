@@ -5,8 +5,9 @@
 // created with data = NULL (the simulator never touches memory). For each DAG, machine
 // and policy, fw_runtime_simulation_report gives the makespan and the runtime's lower
 // bound = max(cp, area) where
-//   cp   = the critical path with every task at its fastest device's time, transfers
-//          not counted (simulator.c: finish, min_seconds);
+//   cp   = the critical path: each task at the earliest it could finish on each device
+//          class, a successor's inputs moved between the classes over the accelerator's
+//          link (latency + bytes / bandwidth; nothing within a class) (simulator.c: finish);
 //   area = the work bound (sim_bound.c): one device class: total work / workers; two
 //          classes (here: the 16 CPU cores and the 2 identical GPUs): the exact optimum
 //          of splitting the work fractionally between the classes (tasks sorted by
@@ -22,6 +23,7 @@
 #include "runtime_bench.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -223,7 +225,7 @@ double seconds(const fw_sim_device_t &d, const char *kernel, double flops, doubl
 // ---- Bounds and ranks ------------------------------------------------------------------
 
 struct Bounds {
-  double criticalPath = 0; // fastest device per task, no transfers
+  double criticalPath = 0; // earliest finish per class, moves between classes counted
   double area = 0;         // optimal fractional CPU/GPU split of the work
 };
 
@@ -249,12 +251,27 @@ Bounds bounds(const Dag &d, const Machine &m) {
     fastest[t] = std::min(cpu[t], acc[t]);
   }
   Bounds b;
-  std::vector<double> finish(n, 0), ready(n, 0);
+  // Critical path: per task and class (0: CPU, 1: accelerator) the earliest it could finish
+  // there; what a task writes and its successor reads moves between the classes over the
+  // accelerator's link (one hop; nothing within a class).
+  std::vector<std::array<double, 2>> ready(n, {0.0, 0.0});
+  auto hop = [&](double bytes) {
+    double gbps = accDev && accDev->link_gbps > 0 ? accDev->link_gbps : 16.0;
+    return accDev ? accDev->link_latency_us * 1e-6 + bytes / (gbps * 1e9) : 0.0;
+  };
   for (size_t t = 0; t < n; ++t) {
-    finish[t] = ready[t] + fastest[t];
-    b.criticalPath = std::max(b.criticalPath, finish[t]);
-    for (int s : d.successors[t])
-      ready[s] = std::max(ready[s], finish[t]);
+    std::array<double, 2> finish = {ready[t][0] + cpu[t], ready[t][1] + acc[t]};
+    b.criticalPath = std::max(b.criticalPath, std::min(finish[0], finish[1]));
+    for (int s : d.successors[t]) {
+      double bytes = 0;
+      for (auto &[rb, rmode] : d.tasks[s].accesses)
+        for (auto &[wb, wmode] : d.tasks[t].accesses)
+          if (rb == wb && (rmode & FW_ACCESS_READ) && (wmode & FW_ACCESS_WRITE))
+            bytes += d.bufferBytes(rb);
+      double move = bytes > 0 ? hop(bytes) : 0;
+      for (int c = 0; c < 2; ++c)
+        ready[s][c] = std::max(ready[s][c], std::min(finish[c], finish[1 - c] + move));
+    }
   }
   if (!accDev || !cpuDev) {
     double work = 0;
@@ -415,8 +432,8 @@ bool runSched(const Options &opt) {
               "          cpu16+2gpu = cpu16 + 2 CUDA devices x 1 worker, 1000 gflops x kernel "
               "speed (potrf 0.02, trsm 0.6, syrk 0.8, gemm 1, dense 1, mixed 0.3, serial 0.02),\n"
               "          2000 GB/s, 16 GiB, link 25 GB/s + 10 us, 5 us/task\n");
-  std::printf("from fw_runtime_simulation_report: cp = critical path (fastest device per "
-              "task, no transfers), area = work bound (exact fractional CPU/GPU split),\n"
+  std::printf("from fw_runtime_simulation_report: cp = critical path (each task's earliest "
+              "finish per device class, moves between classes over the link), area = work bound (exact fractional CPU/GPU split),\n"
               "bound = max(cp, area); x bound = makespan / bound; "
               "vs eager = eager's makespan / this makespan (> 1: faster than eager)\n");
   std::printf("+rank: upward ranks computed here, passed as fw_task_desc_t.priority; "

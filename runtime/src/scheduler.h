@@ -15,6 +15,7 @@
 #include "device.h"
 #include "fw/runtime.h"
 #include "profile.h"
+#include "sim_bound.h"
 #include "task_queue.h"
 
 #ifdef __cplusplus
@@ -106,8 +107,9 @@ struct fw_task_t {
   fw_task_t *lookahead_prev, *lookahead_next;
   int in_lookahead;
   fw_task_t *next_orphan; /* on fw_scheduler_t.orphans */
-  /* Simulation. */
-  double sim_ready_at;
+  /* Simulation: the earliest its inputs could be ready on each device class (the
+   * critical path bound, sim_bound.h). */
+  double sim_ready[FW_SIM_MAX_CLASSES];
 };
 
 typedef struct fw_policy_t {

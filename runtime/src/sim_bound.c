@@ -1,4 +1,4 @@
-/* The area bound of a simulation (sim_bound.h). */
+/* The bounds of a simulation (sim_bound.h). */
 #include "sim_bound.h"
 
 #include <math.h>
@@ -31,9 +31,26 @@ void fw_sim_bound_init(fw_sim_bound_t *b, const fw_sim_machine_t *machine) {
       if (b->num_classes == FW_SIM_MAX_CLASSES) c = FW_SIM_MAX_CLASSES - 1; /* merge the rest */
       else ++b->num_classes;
     }
+    const fw_sim_device_t *dev = &machine->devices[d];
+    double latency = dev->link_latency_us * 1e-6, gbps = dev->link_gbps > 0 ? dev->link_gbps : 16.0;
+    if (b->workers[c] == 0 || latency < b->link_latency_seconds[c])
+      b->link_latency_seconds[c] = latency;
+    if (gbps > b->link_gbps[c]) b->link_gbps[c] = gbps;
+    if (dev->kind == FW_TARGET_KIND_CPU) b->in_host_memory[c] = 1;
     b->device_class[d] = c;
-    b->workers[c] += machine->devices[d].workers;
+    b->workers[c] += dev->workers;
   }
+}
+
+static double hop_seconds(const fw_sim_bound_t *b, size_t c, uint64_t bytes) {
+  if (b->in_host_memory[c]) return 0;
+  return b->link_latency_seconds[c] + (double)bytes / (b->link_gbps[c] * 1e9);
+}
+
+double fw_sim_bound_move_seconds(const fw_sim_bound_t *b, size_t from, size_t to,
+                                 uint64_t bytes) {
+  if (from == to || bytes == 0) return 0;
+  return hop_seconds(b, from, bytes) + hop_seconds(b, to, bytes);
 }
 
 void fw_sim_bound_fini(fw_sim_bound_t *b) { free(b->times); }

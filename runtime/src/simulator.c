@@ -155,6 +155,20 @@ static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_runnin
   slot->finish = start + run;
 }
 
+/* Bytes of the buffers `t` writes that `next` reads: what must move from where `t` ran to
+ * where `next` runs. */
+static uint64_t written_for(const fw_task_t *t, const fw_task_t *next) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < next->num_accesses; ++i) {
+    if (!(next->accesses[i].access & FW_ACCESS_READ)) continue;
+    for (size_t j = 0; j < t->num_accesses; ++j)
+      if (t->accesses[j].buffer == next->accesses[i].buffer &&
+          (t->accesses[j].access & FW_ACCESS_WRITE))
+        bytes += next->accesses[i].buffer->byte_size;
+  }
+  return bytes;
+}
+
 static void finish(fw_scheduler_t *s, sim_running_t *slot) {
   fw_runtime_t *rt = s->runtime;
   fw_task_t *t = slot->task;
@@ -171,25 +185,44 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
       b->mem.sim_arrival[node] = slot->finish;
     }
   }
-  /* The task's time on each device class: the fastest is its share of the critical
-   * path, all of them feed the area bound. */
-  double times[FW_SIM_MAX_CLASSES], fastest = INFINITY;
-  for (size_t c = 0; c < rt->sim_bound.num_classes; ++c) times[c] = INFINITY;
+  /* The task's time on each device class, for the area bound and the critical path: the
+   * earliest it could finish on each class, given when its inputs could be there. */
+  fw_sim_bound_t *bound = &rt->sim_bound;
+  double times[FW_SIM_MAX_CLASSES], finish_on[FW_SIM_MAX_CLASSES], earliest = INFINITY;
+  for (size_t c = 0; c < bound->num_classes; ++c) times[c] = INFINITY;
   for (size_t i = 0; i < s->num_workers; ++i) {
     const fw_worker_t *w = &s->workers[i];
     if (!fw_worker_can_run(w, t)) continue;
-    size_t c = rt->sim_bound.device_class[w->device_index];
+    size_t c = bound->device_class[w->device_index];
     double x = fw_sim_task_seconds(w->sim, t);
     if (x < times[c]) times[c] = x;
-    if (x < fastest) fastest = x;
   }
-  /* Critical path: this task's chain, passed on to its successors. */
-  double cp = t->sim_ready_at + (isfinite(fastest) ? fastest : 0);
-  if (cp > rt->sim_critical_path) rt->sim_critical_path = cp;
+  for (size_t c = 0; c < bound->num_classes; ++c) {
+    finish_on[c] = t->sim_ready[c] + times[c];
+    if (finish_on[c] < earliest) earliest = finish_on[c];
+  }
+  if (!isfinite(earliest)) { /* runs nowhere (cancelled): passes its readiness on */
+    earliest = 0;
+    for (size_t c = 0; c < bound->num_classes; ++c) {
+      finish_on[c] = t->sim_ready[c];
+      if (finish_on[c] > earliest) earliest = finish_on[c];
+    }
+  }
+  if (earliest > rt->sim_critical_path) rt->sim_critical_path = earliest;
   /* Out of memory only loosens the bound (fewer tasks counted); it stays valid. */
-  if (!t->cancelled) (void)fw_sim_bound_add(&rt->sim_bound, times);
-  for (size_t k = 0; k < t->num_successors; ++k)
-    if (t->successors[k]->sim_ready_at < cp) t->successors[k]->sim_ready_at = cp;
+  if (!t->cancelled) (void)fw_sim_bound_add(bound, times);
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    fw_task_t *next = t->successors[k];
+    uint64_t bytes = written_for(t, next);
+    for (size_t c = 0; c < bound->num_classes; ++c) {
+      double arrive = INFINITY;
+      for (size_t from = 0; from < bound->num_classes; ++from) {
+        double at = finish_on[from] + fw_sim_bound_move_seconds(bound, from, c, bytes);
+        if (at < arrive) arrive = at;
+      }
+      if (arrive > next->sim_ready[c]) next->sim_ready[c] = arrive;
+    }
+  }
   slot->worker->sim_busy = 0;
   if (slot->finish > rt->sim_makespan) rt->sim_makespan = slot->finish;
   ++rt->sim_tasks;

@@ -170,6 +170,35 @@ TEST_P(SimulationTest, KernelSpeedFactors) {
   EXPECT_NEAR(sim.report().makespan_seconds, 0.125, 1e-9);
 }
 
+// The critical path counts the moves between device classes: a chain whose first task is
+// fast only on the cpu and whose second is fast only on the gpu either moves the first
+// one's output over the link or runs the second on the cpu.
+TEST_P(SimulationTest, CriticalPathCountsMovesBetweenClasses) {
+  const char *names[] = {"cpu_kind", "gpu_kind"};
+  const double gpu_speeds[] = {0.01, 1.0};
+  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
+  gpu.link_gbps = 1;
+  gpu.link_latency_us = 5;
+  gpu.num_kernel_speeds = 2;
+  gpu.kernel_names = names;
+  gpu.kernel_speeds = gpu_speeds;
+  auto criticalPath = [&](size_t bytes) {
+    Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, GetParam());
+    EXPECT_NE(sim.rt(), nullptr);
+    if (!sim.rt()) return 0.0;
+    fw_buffer_t *a = sim.buffer(bytes), *b = sim.buffer(bytes);
+    sim.task("cpu_kind", 1e9, {{a, FW_ACCESS_WRITE}});                     // cpu 0.1, gpu 1 s
+    sim.task("gpu_kind", 1e9, {{a, FW_ACCESS_READ}, {b, FW_ACCESS_WRITE}}); // cpu 0.1, gpu 0.01
+    fw_sim_report_t r = sim.report();
+    EXPECT_GE(r.makespan_seconds, r.lower_bound_seconds * (1 - 1e-12));
+    return r.critical_path_seconds;
+  };
+  // 8 MB over 1 GB/s: 0.1 + 5 us + 0.008 + 0.01 on the gpu, below 0.2 on the cpu alone.
+  EXPECT_NEAR(criticalPath(8000000), 0.1 + 5e-6 + 0.008 + 0.01, 1e-9);
+  // 200 MB would take 0.2 s to move: the cpu alone is quicker.
+  EXPECT_NEAR(criticalPath(200000000), 0.2, 1e-9);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, SimulationTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),

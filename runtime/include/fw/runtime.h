@@ -557,7 +557,8 @@ struct fw_sim_machine_t {
 
 typedef struct fw_sim_report_t {
   double makespan_seconds;
-  double critical_path_seconds; /* longest chain, each task on its fastest device */
+  double critical_path_seconds; /* longest chain, each task at its earliest finish on some
+                                   device class, moves between classes counted */
   double work_bound_seconds;    /* total work over the machine's capacity */
   double lower_bound_seconds;   /* the larger of the two */
   uint64_t tasks;
