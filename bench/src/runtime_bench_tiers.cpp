@@ -6,8 +6,9 @@
 // (else /tmp), removed afterwards. 64 buffers of 4 MiB (4x the host limit) are created
 // with deterministic contents, which spills most of them to storage files. Then
 // --sweeps sweeps submit, in order, one task per buffer i: it reads buffer i (its only
-// access), sums it --passes times (scaled per pass; as much compute as reading a 4 MiB
-// file takes, by default, measured at startup) and stores the sum in memory this program
+// access), sums it --passes times (scaled per pass; by default as much compute as the
+// runtime takes to bring a 4 MiB buffer back from storage, measured at startup with a
+// sweep without compute, times --compute-ratio) and stores the sum in memory this program
 // owns (through user_data). The tasks are therefore independent and run in submission
 // order: a cyclic sweep, the worst case for LRU, where every read misses unless it was
 // prefetched. With --result-buffers each sum goes instead into slot `sweep` of a small
@@ -144,7 +145,7 @@ void calibrate(const std::string &dir, size_t bytes, double *readSeconds,
   std::vector<float> y(n);
   std::vector<double> reads, passes;
   volatile double sink = 0;
-  for (int r = 0; r < 7; ++r) {
+  for (int r = 0; r < 15; ++r) {
     double t0 = nowSeconds();
     int f = open(path.c_str(), O_RDONLY);
     ssize_t got = pread(f, y.data(), bytes, 0);
@@ -162,6 +163,59 @@ void calibrate(const std::string &dir, size_t bytes, double *readSeconds,
   unlink(path.c_str());
   *readSeconds = median(reads);
   *passSeconds = median(passes);
+}
+
+// Mean seconds of one storage -> host copy as the runtime makes them: one sweep of tasks
+// without compute over the working set under the tier limit, prefetch off (each read a
+// demand fetch into a replica the runtime allocated). The file reads of `calibrate` alone
+// miss the cost of bringing fresh memory in, which made tasks too short.
+double runtimeReadSeconds(const Options &opt) {
+  std::string dir = makeStorageDir();
+  fw_runtime_options_t o = {};
+  o.num_workers = 1;
+  o.scheduler = FW_SCHEDULER_HEFT;
+  o.tier_limits = opt.tierLimit;
+  o.storage_dir = dir.c_str();
+  o.flags = FW_RUNTIME_NO_PREFETCH;
+  fw_runtime_t *rt = nullptr;
+  check(fw_runtime_create(&o, &rt), "creating the calibration runtime");
+  size_t nb = opt.tierBuffers, n = opt.tierBufferMiB * (1u << 20) / sizeof(float);
+  std::vector<fw_buffer_t *> data(nb);
+  std::vector<float> x(n);
+  int64_t dims[1] = {int64_t(n)};
+  for (size_t b = 0; b < nb; ++b) {
+    fill(x.data(), n, b);
+    check(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, dims, x.data(), n * sizeof(float),
+                           &data[b]),
+          "creating a calibration buffer");
+  }
+  std::vector<double> sums(2 * nb);
+  std::vector<TaskCtx> ctx(2 * nb);
+  fw_runtime_stats_t before, after;
+  check(fw_runtime_get_stats(rt, &before), "fw_runtime_get_stats");
+  for (size_t i = 0; i < 2 * nb; ++i) { // two sweeps: the first one brings in fresh memory
+    ctx[i] = {n, 0, 0, &sums[i], 0};
+    fw_task_access_t acc = {data[i % nb], FW_ACCESS_READ};
+    fw_task_desc_t d = {};
+    d.name = "calibrate";
+    d.fn = sweepTask;
+    d.user_data = &ctx[i];
+    d.accesses = &acc;
+    d.num_accesses = 1;
+    check(fw_task_submit(rt, &d, nullptr), "fw_task_submit");
+  }
+  check(fw_runtime_wait_all(rt), "calibration sweep");
+  check(fw_runtime_get_stats(rt, &after), "fw_runtime_get_stats");
+  for (fw_buffer_t *b : data)
+    fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+  removeStorageDir(dir);
+  double reads = double(after.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST] -
+                        before.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST]) /
+                 double(n * sizeof(float));
+  double seconds = after.copy_seconds[FW_TIER_STORAGE][FW_TIER_HOST] -
+                   before.copy_seconds[FW_TIER_STORAGE][FW_TIER_HOST];
+  return reads > 0 ? seconds / reads : 0;
 }
 
 enum class Mode { Prefetch, NoPrefetch, Unlimited };
@@ -183,6 +237,7 @@ struct Run {
   uint64_t requests = 0, hits = 0, demand = 0, evictions = 0;
   uint64_t toStorage = 0, fromStorage = 0, peakHost = 0;
   double fromStorageMiB = 0, wastedPrefetches = 0; // for medians
+  double msPerRead = 0; // storage -> host copies: mean time of one, from start to end
   bool ok = true;
 };
 
@@ -271,6 +326,10 @@ Run runOnce(const Options &opt, Mode mode, int passes, double busySeconds,
   r.fromStorage = after.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST] -
                   before.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST];
   r.peakHost = after.peak_bytes[FW_TIER_HOST];
+  double readSeconds = after.copy_seconds[FW_TIER_STORAGE][FW_TIER_HOST] -
+                       before.copy_seconds[FW_TIER_STORAGE][FW_TIER_HOST];
+  if (r.fromStorage > 0)
+    r.msPerRead = readSeconds * 1e3 / (double(r.fromStorage) / double(opt.tierBufferMiB << 20));
   r.fromStorageMiB = double(r.fromStorage) / double(1 << 20);
   r.wastedPrefetches = r.requests > r.hits ? double(r.requests - r.hits) : 0;
 
@@ -315,12 +374,17 @@ double mib(uint64_t bytes) { return double(bytes) / double(1 << 20); }
 
 bool runTiers(const Options &opt) {
   size_t bytes = opt.tierBufferMiB << 20, n = bytes / sizeof(float);
-  double readSeconds = 0, passSeconds = 0;
+  double fileSeconds = 0, passSeconds = 0;
   {
     std::string dir = makeStorageDir();
-    calibrate(dir, bytes, &readSeconds, &passSeconds);
+    calibrate(dir, bytes, &fileSeconds, &passSeconds);
     removeStorageDir(dir);
   }
+  // What a task waits for: the runtime's own reads (fall back to the file reads when the
+  // working set fits the tier and nothing was read).
+  double readSeconds = runtimeReadSeconds(opt);
+  if (readSeconds <= 0)
+    readSeconds = fileSeconds;
   int passes = opt.passes > 0
                    ? opt.passes
                    : std::max(1, int(std::lround(opt.computeRatio * readSeconds / passSeconds)));
@@ -347,9 +411,11 @@ bool runTiers(const Options &opt) {
                                   "(--result-buffers: the sweeps of a buffer are chained)"
                                 : "memory owned by the benchmark (independent tasks, one "
                                   "read access each)");
-  std::printf("calibration: reading a %zu MiB file (page cache) %.2f ms, one compute pass "
-              "%.2f ms -> %.2f ms of compute per task (%s)%s\n",
-              opt.tierBufferMiB, readSeconds * 1e3, passSeconds * 1e3, taskSeconds * 1e3,
+  std::printf("calibration: the runtime reads a %zu MiB buffer from storage in %.2f ms (the "
+              "file alone from the page cache: %.2f ms), one compute pass %.2f ms -> %.2f ms "
+              "of compute per task (%s)%s\n",
+              opt.tierBufferMiB, readSeconds * 1e3, fileSeconds * 1e3, passSeconds * 1e3,
+              taskSeconds * 1e3,
               opt.passes > 0 ? "--passes" : fmt("--compute-ratio=%g", opt.computeRatio).c_str(),
               opt.idleCompute ? ": one pass, the rest asleep (--idle-compute)" : "");
   std::printf("compute alone: %zu tasks x %.2f ms / %d workers = %.0f ms\n", tasks,
@@ -360,7 +426,7 @@ bool runTiers(const Options &opt) {
   double perThread = std::min(1.0, taskSeconds / (opt.tierWorkers * readSeconds));
   std::printf("a copy thread reads a buffer per %.2f ms, %d workers consume one per %.2f ms: "
               "one copy thread can stay ahead of at most ~%.0f%% of the reads (the runtime "
-              "has FW_PREFETCH_THREADS, default one per four workers)\n",
+              "has FW_PREFETCH_THREADS, default one per two workers, 1 to 4)\n",
               readSeconds * 1e3, opt.tierWorkers, taskSeconds * 1e3 / opt.tierWorkers,
               perThread * 100);
   std::printf("counters cover the sweeps only (not the spill while the buffers are created); "
@@ -415,6 +481,9 @@ bool runTiers(const Options &opt) {
               "(requests - hits, median): %.0f\n",
               med(0, &Run::fromStorageMiB), med(1, &Run::fromStorageMiB),
               med(0, &Run::wastedPrefetches));
+  std::printf("one read from storage in the runs (median of the means): prefetch on %.2f ms, "
+              "off %.2f ms (calibrated: %.2f ms)\n",
+              med(0, &Run::msPerRead), med(1, &Run::msPerRead), readSeconds * 1e3);
   std::printf("results: %s\n\n", ok ? "all sums and buffers bit-identical" : "WRONG (see FAILED)");
   return ok;
 }
