@@ -201,12 +201,12 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     finish_on[c] = t->sim_ready[c] + times[c];
     if (finish_on[c] < earliest) earliest = finish_on[c];
   }
-  if (!isfinite(earliest)) { /* runs nowhere (cancelled): passes its readiness on */
-    earliest = 0;
+  if (!isfinite(earliest)) { /* no device can run it (it failed): passes its readiness on */
     for (size_t c = 0; c < bound->num_classes; ++c) {
       finish_on[c] = t->sim_ready[c];
-      if (finish_on[c] > earliest) earliest = finish_on[c];
+      if (finish_on[c] < earliest) earliest = finish_on[c];
     }
+    if (!isfinite(earliest)) earliest = 0;
   }
   if (earliest > rt->sim_critical_path) rt->sim_critical_path = earliest;
   /* Out of memory only loosens the bound (fewer tasks counted); it stays valid. */
