@@ -25,6 +25,12 @@ for sched in eager:1 ws:3; do
   FW_SCHED="${sched%:*}" FW_NUM_WORKERS="${sched#*:}" "$lit" -q "$build/test/e2e"
 done
 
+# And with the host tier as small as the tasks allow (FW_TIER_LIMITS=host=min): every
+# buffer no running task uses goes to the storage tier's files and comes back for the
+# next one. Same answers.
+echo "== end-to-end tests with FW_TIER_LIMITS=host=min (everything else spills to storage)"
+FW_TIER_LIMITS=host=min "$lit" -q "$build/test/e2e"
+
 # And compiled at the other optimization levels: -O0 (no fusion, one task per
 # operation) and -O1 (fusion, no LLVM vectorizers). Same answers.
 for opt in -O0 -O1; do

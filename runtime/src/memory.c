@@ -56,12 +56,24 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
       if ((size_t)(eq - p) == strlen(kTierNames[t]) && !strncmp(p, kTierNames[t], eq - p))
         tier = t;
     uint64_t value = 0;
-    if (tier < 0 || !parse_size(eq + 1, len - (size_t)(eq - p) - 1, &value) || value == 0)
+    size_t value_len = eq ? len - (size_t)(eq - p) - 1 : 0;
+    if (tier >= 0 && value_len == 3 && !strncmp(eq + 1, "min", 3)) {
+      if (tier == FW_TIER_STORAGE)
+        return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                              "tier limits '%s': 'storage=min' cannot be: storage is the "
+                              "bottom tier, where everything that spills must fit",
+                              text);
+      limits[tier] = FW_TIER_LIMIT_MIN;
+      p = end ? end + 1 : p + len;
+      continue;
+    }
+    if (tier < 0 || !parse_size(eq + 1, value_len, &value) || value == 0 ||
+        value == FW_TIER_LIMIT_MIN)
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                             "tier limits '%s': expected a comma-separated list of "
                             "TIER=SIZE with TIER one of device, host, storage and SIZE a "
                             "positive number with an optional unit (B, KiB, MiB, GiB, TiB), "
-                            "got '%.*s'",
+                            "or 'min' for the device and host tiers, got '%.*s'",
                             text, (int)len, p);
     limits[tier] = value;
     p = end ? end + 1 : p + len;
@@ -70,6 +82,12 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
 }
 
 /* ---- Setup --------------------------------------------------------------------- */
+
+void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit) {
+  node->minimal = limit == FW_TIER_LIMIT_MIN;
+  node->capacity = node->minimal ? 1 : limit; /* grows with the first needs */
+}
+
 
 static fw_status_t check_storage_dir(const char *dir) {
   struct stat st;
@@ -109,7 +127,7 @@ fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
   snprintf(host->name, sizeof(host->name), "host");
   host->tier = FW_TIER_HOST;
   host->device = host_device;
-  host->capacity = limits[FW_TIER_HOST];
+  fw_memory_node_limit(host, limits[FW_TIER_HOST]);
   host->lower = FW_NODE_STORAGE;
   fw_memory_node_t *storage = &m->nodes[FW_NODE_STORAGE];
   snprintf(storage->name, sizeof(storage->name), "storage");
@@ -511,16 +529,21 @@ static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **o
 /* With the lock held: makes room for `need` more bytes on `node` by evicting, or waits
  * for running tasks and copies to free some. FW_OK with *again = 0: the room is there;
  * with *again = 1: the lock was dropped, so the caller checks its state again. An error
- * when nothing can be evicted and nothing will free room. */
+ * when nothing can be evicted and nothing will free room, except on a minimal node
+ * ("TIER=min"), which grows by what is missing instead. */
 static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need, const char *who,
                                 uint64_t *stall_ns, int *again) {
-  const fw_memory_node_t *n = &m->nodes[node];
+  fw_memory_node_t *n = &m->nodes[node];
   *again = 0;
   if (!n->capacity || n->used + need <= n->capacity) return FW_OK;
   int made = 0;
   fw_status_t status = make_room(m, node, need, FW_PROTECT_NONE, &made);
   if (status != FW_OK) return fw_status_annotate(status, "%s", who);
   if (!made) {
+    if (n->minimal && !room_may_come(m)) {
+      n->capacity = n->used + need;
+      return FW_OK;
+    }
     if (!room_may_come(m)) return nothing_to_evict(m, node, who, need);
     wait_memory(m, stall_ns); /* running tasks will unpin */
   }
@@ -545,12 +568,13 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
   for (size_t i = 0; i < count; ++i)
     if (!is_host_wrapped(task->accesses[i].buffer, node))
       working_set += task->accesses[i].buffer->byte_size;
-  if (n->capacity && working_set > n->capacity)
+  if (n->capacity && !n->minimal && working_set > n->capacity) {
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                           "%s needs %llu bytes of %s memory at once, but the %s tier holds at "
                           "most %llu bytes (FW_TIER_LIMITS)",
                           who, (unsigned long long)working_set, n->name, kTierNames[n->tier],
                           (unsigned long long)n->capacity);
+  }
   /* The worker stalls from here until its inputs are in place: waits for copies in flight
    * and for room, evictions it makes, its own fetches. */
   uint64_t begin = fw_now_ns(), stall = 0;
@@ -677,7 +701,7 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
     return FW_OK;
   }
   fw_memory_node_t *n = &m->nodes[FW_NODE_HOST];
-  if (n->capacity && b->byte_size > n->capacity) {
+  if (n->capacity && !n->minimal && b->byte_size > n->capacity) {
     pthread_mutex_unlock(&m->lock);
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                           "a %zu-byte buffer does not fit the host tier's limit of %llu bytes "

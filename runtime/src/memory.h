@@ -55,6 +55,7 @@ typedef struct fw_memory_node_t {
   fw_tier_t tier;
   fw_device_t *device; /* allocates and copies its memory; NULL for storage */
   uint64_t capacity;   /* 0: unlimited */
+  int minimal;         /* "TIER=min": the capacity grows to what one task needs at once */
   uint64_t used, peak;
   uint32_t lower;      /* the node replicas move down to when evicted */
 } fw_memory_node_t;
@@ -106,9 +107,13 @@ typedef struct fw_memory_t {
 } fw_memory_t;
 
 /* Parses "host=64MiB,storage=1GiB,device=8GiB" (units B, KiB, MiB, GiB, TiB, K/M/G/T,
- * KB/MB/GB/TB) into limits per tier (0: none). */
+ * KB/MB/GB/TB) into limits per tier (0: none). "host=min" or "device=min"
+ * (FW_TIER_LIMIT_MIN): as little as the tasks allow, everything else spills. */
+#define FW_TIER_LIMIT_MIN UINT64_MAX
 fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]);
 
+/* Sets a node's capacity from a parsed limit (FW_TIER_LIMIT_MIN: minimal). */
+void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit);
 /* Sets up the host and storage nodes. `storage_dir` may be NULL (a fresh temporary
  * directory is made on the first eviction); when given it must be a writable directory. */
 fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,

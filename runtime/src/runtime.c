@@ -134,7 +134,7 @@ static fw_status_t add_sim_nodes(fw_runtime_t *rt, uint64_t device_limit) {
     fw_memory_node_t *n = &rt->memory.nodes[node];
     snprintf(n->name, sizeof(n->name), "%s", dev->name);
     n->tier = FW_TIER_DEVICE;
-    n->capacity = dev->memory_bytes ? dev->memory_bytes : device_limit;
+    fw_memory_node_limit(n, dev->memory_bytes ? dev->memory_bytes : device_limit);
     n->lower = FW_NODE_HOST;
     rt->sim_device_node[d] = node;
   }
@@ -201,7 +201,8 @@ static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
       n->device = gpus[i];
       /* The driver, the kernels' code and other processes need some of it. */
       uint64_t usable = info.memory_bytes / 10 * 9;
-      n->capacity = device_limit && (device_limit < usable || !usable) ? device_limit : usable;
+      fw_memory_node_limit(n, device_limit && (device_limit < usable || !usable) ? device_limit
+                                                                                : usable);
       n->lower = FW_NODE_HOST;
       rt->device_node[d] = node;
     }

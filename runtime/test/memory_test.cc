@@ -151,6 +151,58 @@ TEST_P(TierTest, WorkingSetLargerThanHostTier) {
   EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());
 }
 
+// "host=min": the host tier holds no more than the tasks need at once, everything else
+// goes to storage as soon as no task uses it, and every bit comes back.
+TEST_P(TierTest, MinimalHostTierSpillsEverythingElse) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 1);
+  o.tier_limits = "host=min";
+  o.storage_dir = dir.path().c_str();
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  constexpr size_t kCount = 6;
+  std::vector<std::vector<uint64_t>> expected(kCount);
+  std::vector<fw_buffer_t *> big(kCount);
+  for (size_t b = 0; b < kCount; ++b) {
+    expected[b] = contents(b + 100);
+    big[b] = makeU64Buffer(rt, kBig, expected[b]);
+    ASSERT_NE(big[b], nullptr);
+  }
+  // Each new buffer pushed the one before it to storage.
+  EXPECT_EQ(dir.entries().size(), kCount - 1);
+  std::vector<Affine> params(2 * kCount);
+  for (size_t round = 0; round < 2; ++round)
+    for (size_t b = 0; b < kCount; ++b) {
+      Affine &a = params[round * kCount + b];
+      a = {5 + round, 7 * b + round};
+      FW_ASSERT_OK(submit(rt, "affine", affineTask, &a, {{big[b], FW_ACCESS_READ_WRITE}}));
+      affine(expected[b], a);
+    }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
+  EXPECT_EQ(stats.tasks_failed, 0u);
+  // One worker: one buffer at a time, so the tier never grew beyond one buffer.
+  EXPECT_EQ(stats.limit_bytes[FW_TIER_HOST], kBig * sizeof(uint64_t));
+  EXPECT_EQ(stats.peak_bytes[FW_TIER_HOST], kBig * sizeof(uint64_t));
+  EXPECT_GE(stats.evictions, 2 * kCount - 1);
+  // Views of every buffer at once: nothing can be evicted for them, so the tier grows
+  // rather than fail.
+  std::vector<const uint64_t *> views(kCount);
+  for (size_t b = 0; b < kCount; ++b) {
+    views[b] = static_cast<const uint64_t *>(fw_buffer_data(big[b]));
+    ASSERT_NE(views[b], nullptr) << b;
+  }
+  for (size_t b = 0; b < kCount; ++b)
+    EXPECT_EQ(std::memcmp(views[b], expected[b].data(), kBig * sizeof(uint64_t)), 0) << b;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
+  EXPECT_EQ(stats.limit_bytes[FW_TIER_HOST], kCount * kBig * sizeof(uint64_t));
+  for (fw_buffer_t *b : big) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+  EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, TierTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),

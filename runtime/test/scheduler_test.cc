@@ -562,6 +562,14 @@ TEST(RuntimeOptionsTest, BadTierLimits) {
   FW_EXPECT_ERROR(createWith(o), "TIER=SIZE");
   o.tier_limits = "host=1MiB,storage=2GB,device=3K";
   FW_EXPECT_OK(createWith(o));
+  o.tier_limits = "host=min,device=min";
+  FW_EXPECT_OK(createWith(o));
+  o.tier_limits = "storage=min";
+  FW_EXPECT_ERROR(createWith(o), "'storage=min' cannot be");
+  o.tier_limits = "host=minimal";
+  FW_EXPECT_ERROR(createWith(o), "got 'host=minimal'");
+  o.tier_limits = "host=18446744073709551615";  // the value 'min' stands for
+  FW_EXPECT_ERROR(createWith(o), "TIER=SIZE");
 }
 
 TEST(RuntimeOptionsTest, BadSchedulerAndFlags) {

@@ -18,6 +18,12 @@
 // LIMITS: fw-run: error: tier limits 'host=lots': expected a comma-separated list of TIER=SIZE
 // RUN: env FW_TIER_LIMITS=disk=1GiB not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=ENVLIMITS
 // ENVLIMITS: fw-run: error: tier limits 'disk=1GiB': {{.*}}got 'disk=1GiB'
+// RUN: not %fw-run %t.fwb --tier-limits=host=min,storage=min 2>&1 | FileCheck %s --check-prefix=MINLIMITS
+// MINLIMITS: fw-run: error: tier limits 'host=min,storage=min': 'storage=min' cannot be: storage is the bottom tier
+// With host=min only what a task uses at once stays in host memory: the rest spills.
+// RUN: %fw-run %t.fwb --tier-limits=host=min --stats --print-max-elements=0 | FileCheck %s --check-prefix=MIN
+// MIN: evictions: {{[1-9][0-9]*}}
+// MIN: peak host: 48.0 KiB of 48.0 KiB
 // RUN: not %fw-run %t.fwb --storage-dir=%t.nonexistent 2>&1 | FileCheck %s --check-prefix=NODIR
 // NODIR: fw-run: error: storage directory '{{.*}}nonexistent': No such file or directory
 // RUN: not %fw-run %t.fwb --storage-dir=%t.fwb 2>&1 | FileCheck %s --check-prefix=NOTDIR

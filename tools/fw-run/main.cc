@@ -230,7 +230,8 @@ int run(int argc, char **argv) {
                  "found). Without cpu, kernels go to the listed devices wherever they have "
                  "code there; the CPU runs the rest");
   app.add_option("--tier-limits", tier_limits,
-                 "Memory tier capacities, e.g. host=64MiB,storage=1GiB (FW_TIER_LIMITS)");
+                 "Memory tier capacities, e.g. host=64MiB,storage=1GiB, or host=min (as "
+                 "little as the tasks allow) (FW_TIER_LIMITS)");
   app.add_option("--storage-dir", storage_dir,
                  "Directory of the storage tier (FW_STORAGE_DIR; default: a new one in $TMPDIR)");
   app.add_flag("--no-prefetch", no_prefetch, "Move data only when a task needs it (FW_PREFETCH=0)");

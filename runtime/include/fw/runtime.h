@@ -131,7 +131,8 @@ typedef struct fw_runtime_options_t {
   uint32_t flags;                /* FW_RUNTIME_* */
   uint32_t num_workers;          /* CPU worker threads; FW_NUM_WORKERS, else the cores */
   fw_scheduler_kind_t scheduler; /* FW_SCHED=eager|ws|heft */
-  const char *tier_limits;       /* "host=64MiB,storage=1GiB"; FW_TIER_LIMITS */
+  const char *tier_limits;       /* "host=64MiB,storage=1GiB"; "host=min": as little as
+                                    the tasks allow; FW_TIER_LIMITS */
   const char *storage_dir;       /* the storage tier's directory; FW_STORAGE_DIR, else
                                     a new directory under $TMPDIR (or /tmp) */
   uint32_t prefetch_window;      /* tasks of lookahead; FW_PREFETCH_WINDOW, else 16 */
