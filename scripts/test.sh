@@ -55,6 +55,10 @@ if [ -n "$gpu_targets" ]; then
   echo "== end-to-end tests with${gpu_targets//,/ } variants on the stand-in GPU drivers"
   FW_E2E_FWC_FLAGS="--targets=cpu$gpu_targets" FW_DEVICES=cuda,hip \
     FW_TEST_GPU_DRIVER_PATH="$build/fake-cuda:$build/fake-hip" "$lit" -q "$build/test/e2e"
+  echo "== the same with FW_TIER_LIMITS=host=min,device=min (device memory spills too)"
+  FW_E2E_FWC_FLAGS="--targets=cpu$gpu_targets" FW_DEVICES=cuda,hip \
+    FW_TEST_GPU_DRIVER_PATH="$build/fake-cuda:$build/fake-hip" \
+    FW_TIER_LIMITS=host=min,device=min "$lit" -q "$build/test/e2e"
 else
   echo "== skipped: end-to-end tests with GPU variants (no ptxas, no AMD device libraries)"
 fi
