@@ -186,7 +186,9 @@ TEST_P(TierTest, MinimalHostTierSpillsEverythingElse) {
   // One worker: one buffer at a time, so the tier never grew beyond one buffer.
   EXPECT_EQ(stats.limit_bytes[FW_TIER_HOST], kBig * sizeof(uint64_t));
   EXPECT_EQ(stats.peak_bytes[FW_TIER_HOST], kBig * sizeof(uint64_t));
-  EXPECT_GE(stats.evictions, 2 * kCount - 1);
+  // Creating the buffers evicted all but the last; the tasks then brought each other one
+  // in at least once, each evicting the one before (the order depends on the policy).
+  EXPECT_GE(stats.evictions, 2 * (kCount - 1));
   // Views of every buffer at once: nothing can be evicted for them, so the tier grows
   // rather than fail.
   std::vector<const uint64_t *> views(kCount);

@@ -376,3 +376,52 @@ TEST(SimulationHeftTest, PlansTheWholeBatch) {
   EXPECT_LE(r.makespan_seconds, 1.02 * r.lower_bound_seconds)
       << "makespan " << r.makespan_seconds << " s, bound " << r.lower_bound_seconds << " s";
 }
+
+// The lower bound is a bound: on random layered DAGs over a CPU and two GPUs whose links
+// are slow enough that moves matter (the critical path counts them between the classes),
+// no policy finishes before it.
+TEST(SimulationBoundTest, NoScheduleBeatsTheBound) {
+  const char *names[] = {"cpu_kind", "gpu_kind", "any"};
+  const double gpu_speeds[] = {0.005, 1.0, 0.3};  // cpu_kind: 10x slower than a cpu worker
+  for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT})
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+      std::vector<fw_sim_device_t> devices = {device("cpu", FW_TARGET_KIND_CPU, 4, 10)};
+      for (const char *name : {"gpu0", "gpu1"}) {
+        fw_sim_device_t gpu = device(name, FW_TARGET_KIND_CUDA, 1, 200);
+        gpu.link_gbps = 2;
+        gpu.link_latency_us = 20;
+        gpu.num_kernel_speeds = 3;
+        gpu.kernel_names = names;
+        gpu.kernel_speeds = gpu_speeds;
+        devices.push_back(gpu);
+      }
+      Simulation sim(devices, policy);
+      ASSERT_NE(sim.rt(), nullptr);
+      std::mt19937 rng(seed);
+      std::uniform_real_distribution<double> exponent(7, 9);
+      std::vector<fw_buffer_t *> previous, current;
+      for (int layer = 0; layer < 8; ++layer) {
+        current.clear();
+        for (int i = 0; i < 6; ++i) {
+          std::vector<fw_task_access_t> accesses;
+          for (size_t k = 0; !previous.empty() && k < 1 + rng() % 3; ++k) {
+            fw_buffer_t *in = previous[rng() % previous.size()];
+            bool seen = false;
+            for (const fw_task_access_t &a : accesses) seen |= a.buffer == in;
+            if (!seen) accesses.push_back({in, FW_ACCESS_READ});
+          }
+          current.push_back(sim.buffer(size_t(1) << (16 + rng() % 8)));  // 64 KiB to 8 MiB
+          accesses.push_back({current.back(), FW_ACCESS_WRITE});
+          sim.task(names[rng() % 3], std::pow(10.0, exponent(rng)), accesses);
+        }
+        previous = current;
+      }
+      fw_sim_report_t r = sim.report();
+      EXPECT_EQ(r.tasks, 48u);
+      EXPECT_GT(r.critical_path_seconds, 0);
+      EXPECT_GE(r.makespan_seconds, r.lower_bound_seconds * (1 - 1e-12))
+          << fwtest::schedulerName(policy) << " seed " << seed << ": makespan "
+          << r.makespan_seconds << " s, critical path " << r.critical_path_seconds
+          << " s, area " << r.work_bound_seconds << " s";
+    }
+}
