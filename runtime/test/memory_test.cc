@@ -73,14 +73,25 @@ void combineTask(void *, void *const *data, size_t num) {
 
 class TierTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {};
 
+// A runtime with tier limits `limits` and its storage tier in `dir` (nullptr, reported,
+// when it cannot be made).
+fw_runtime_t *tieredRuntime(fw_scheduler_kind_t policy, uint32_t workers, const char *limits,
+                            const fwtest::TempDir &dir) {
+  fw_runtime_options_t o = fwtest::taskOptions(policy, workers);
+  o.tier_limits = limits;
+  o.storage_dir = dir.path().c_str();
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  return rt;
+}
+
 TEST_P(TierTest, WorkingSetLargerThanHostTier) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
-  fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 2);
-  o.tier_limits = "host=1MiB";
-  o.storage_dir = dir.path().c_str();
-  fw_runtime_t *rt = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_runtime_t *rt = tieredRuntime(GetParam(), 2, "host=1MiB", dir);
+  ASSERT_NE(rt, nullptr);
 
   constexpr size_t kCount = 16;  // 16 x 256 KiB = 4 MiB
   std::vector<std::vector<uint64_t>> expected(kCount);
@@ -156,11 +167,8 @@ TEST_P(TierTest, WorkingSetLargerThanHostTier) {
 TEST_P(TierTest, MinimalHostTierSpillsEverythingElse) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
-  fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 1);
-  o.tier_limits = "host=min";
-  o.storage_dir = dir.path().c_str();
-  fw_runtime_t *rt = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_runtime_t *rt = tieredRuntime(GetParam(), 1, "host=min", dir);
+  ASSERT_NE(rt, nullptr);
   constexpr size_t kCount = 6;
   std::vector<std::vector<uint64_t>> expected(kCount);
   std::vector<fw_buffer_t *> big(kCount);
