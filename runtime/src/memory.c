@@ -86,6 +86,7 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit) {
   node->minimal = limit == FW_TIER_LIMIT_MIN;
   node->capacity = node->minimal ? 1 : limit; /* grows with the first needs */
+  node->capped = node->capacity != 0;
 }
 
 
@@ -132,7 +133,7 @@ fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
   fw_memory_node_t *storage = &m->nodes[FW_NODE_STORAGE];
   snprintf(storage->name, sizeof(storage->name), "storage");
   storage->tier = FW_TIER_STORAGE;
-  storage->capacity = limits[FW_TIER_STORAGE];
+  fw_memory_node_limit(storage, limits[FW_TIER_STORAGE]);
   storage->lower = FW_NODE_STORAGE;
   m->prefetch_enabled = prefetch;
   m->prefetch_window = prefetch_window;
@@ -515,7 +516,7 @@ static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const c
  * without the lock. The valid bit is set (atomically) after the replica's pointer, so
  * seeing it makes the pointer visible. */
 static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data) {
-  if (m->nodes[node].capacity) return 0;
+  if (m->nodes[node].capped) return 0; /* fixed at setup: read without the lock */
   for (size_t i = 0; i < task->num_accesses; ++i) {
     fw_buffer_t *b = task->accesses[i].buffer;
     if (atomic_load_explicit(&b->mem.valid_mask, memory_order_acquire) != (1u << node))
@@ -568,7 +569,7 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
   for (size_t i = 0; i < count; ++i)
     if (!is_host_wrapped(task->accesses[i].buffer, node))
       working_set += task->accesses[i].buffer->byte_size;
-  if (n->capacity && !n->minimal && working_set > n->capacity) {
+  if (!n->minimal && n->capacity && working_set > n->capacity) { /* fixed unless minimal */
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                           "%s needs %llu bytes of %s memory at once, but the %s tier holds at "
                           "most %llu bytes (FW_TIER_LIMITS)",

@@ -54,8 +54,9 @@ typedef struct fw_memory_node_t {
   char name[32];
   fw_tier_t tier;
   fw_device_t *device; /* allocates and copies its memory; NULL for storage */
-  uint64_t capacity;   /* 0: unlimited */
-  int minimal;         /* "TIER=min": the capacity grows to what one task needs at once */
+  uint64_t capacity;   /* 0: unlimited; changes (under the lock) only when minimal */
+  int minimal;         /* "TIER=min": grows only when nothing can be evicted */
+  int capped;          /* capacity != 0, fixed at setup (read without the lock) */
   uint64_t used, peak;
   uint32_t lower;      /* the node replicas move down to when evicted */
 } fw_memory_node_t;

@@ -407,11 +407,13 @@ std::vector<uint64_t> initialContents(size_t b) {
   return v;
 }
 
+// Policy, workers, and whether the host tier is minimal ("host=min": every buffer a
+// running task does not use goes to storage and back).
 class RandomGraphTest
-    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t>> {};
+    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t, bool>> {};
 
 TEST_P(RandomGraphTest, MatchesSequentialReplay) {
-  auto [kind, workers] = GetParam();
+  auto [kind, workers, minimal] = GetParam();
   const uint64_t seed = 0x5eed0000 + workers * 7 + uint64_t(kind);
 
   // Sequential replay.
@@ -426,6 +428,7 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
 
   // The same operations through the task graph.
   fw_runtime_options_t o = fwtest::taskOptions(kind, workers);
+  if (minimal) o.tier_limits = "host=min";
   fw_runtime_t *rt = nullptr;
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   std::vector<fw_buffer_t *> buffers(kBuffers);
@@ -448,6 +451,7 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
   EXPECT_EQ(stats.tasks_submitted, kTasks);
   EXPECT_EQ(stats.tasks_executed, kTasks);
   EXPECT_EQ(stats.devices[0].tasks, kTasks);
+  if (minimal) EXPECT_GT(stats.evictions, 0u);
   for (fw_buffer_t *b : buffers) fw_buffer_release(b);
   fw_runtime_destroy(rt);
 }
@@ -456,10 +460,11 @@ INSTANTIATE_TEST_SUITE_P(
     Policies, RandomGraphTest,
     ::testing::Combine(::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                          FW_SCHEDULER_HEFT),
-                       ::testing::Values(2u, 4u)),
-    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, uint32_t>> &info) {
+                       ::testing::Values(2u, 4u), ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, uint32_t, bool>> &info) {
       return std::string(fwtest::schedulerName(std::get<0>(info.param))) + "_" +
-             std::to_string(std::get<1>(info.param)) + "workers";
+             std::to_string(std::get<1>(info.param)) + "workers" +
+             (std::get<2>(info.param) ? "_minimal_host" : "");
     });
 
 // ---- Errors -----------------------------------------------------------------------
