@@ -89,7 +89,6 @@ void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit) {
   node->capped = node->capacity != 0;
 }
 
-
 static fw_status_t check_storage_dir(const char *dir) {
   struct stat st;
   if (stat(dir, &st) != 0)
@@ -542,7 +541,9 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need, co
   if (status != FW_OK) return fw_status_annotate(status, "%s", who);
   if (!made) {
     if (n->minimal && !room_may_come(m)) {
+      /* The caller looks again: making room may have evicted some of its own buffers. */
       n->capacity = n->used + need;
+      *again = 1;
       return FW_OK;
     }
     if (!room_may_come(m)) return nothing_to_evict(m, node, who, need);

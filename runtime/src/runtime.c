@@ -201,8 +201,11 @@ static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
       n->device = gpus[i];
       /* The driver, the kernels' code and other processes need some of it. */
       uint64_t usable = info.memory_bytes / 10 * 9;
-      fw_memory_node_limit(n, device_limit && (device_limit < usable || !usable) ? device_limit
-                                                                                : usable);
+      /* A cap (or "device=min") below what is usable, else what is usable. */
+      fw_memory_node_limit(n, device_limit && (device_limit < usable || !usable ||
+                                               device_limit == FW_TIER_LIMIT_MIN)
+                                  ? device_limit
+                                  : usable);
       n->lower = FW_NODE_HOST;
       rt->device_node[d] = node;
     }

@@ -197,6 +197,26 @@ TEST_P(TierTest, MinimalHostTierSpillsEverythingElse) {
   // Creating the buffers evicted all but the last; the tasks then brought each other one
   // in at least once, each evicting the one before (the order depends on the policy).
   EXPECT_GE(stats.evictions, 2 * (kCount - 1));
+  // A task that reads two of them, one in host memory and one in storage: making room
+  // for the second evicts the first, and the tier grows to both, never beyond.
+  fw_buffer_t *small = makeU64Buffer(rt, kSmall);
+  ASSERT_NE(small, nullptr);
+  FW_ASSERT_OK(submit(rt, "combine", combineTask, nullptr,
+                      {{big[kCount - 2], FW_ACCESS_READ},
+                       {big[kCount - 1], FW_ACCESS_READ},
+                       {small, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
+  EXPECT_EQ(stats.tasks_failed, 0u);
+  EXPECT_EQ(stats.limit_bytes[FW_TIER_HOST], 2 * kBig * sizeof(uint64_t) + kSmall * sizeof(uint64_t));
+  EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], stats.limit_bytes[FW_TIER_HOST]);
+  const auto *c = static_cast<const uint64_t *>(fw_buffer_data(small));
+  ASSERT_NE(c, nullptr);
+  for (size_t j = 0; j < kSmall; ++j) {
+    uint64_t x = expected[kCount - 1][j];
+    ASSERT_EQ(c[j], expected[kCount - 2][j] ^ ((x << 7) | (x >> 57))) << j;
+  }
+  fw_buffer_release(small);
   // Views of every buffer at once: nothing can be evicted for them, so the tier grows
   // rather than fail.
   std::vector<const uint64_t *> views(kCount);
