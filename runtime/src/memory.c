@@ -594,8 +594,20 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
       wait_memory(m, &stall);
       continue;
     }
+    /* Its own buffers already there stay while it makes room for the others (evicting one
+     * would only bring it back). */
+    uint64_t held = 0; /* bit i: access i pinned here */
+    for (size_t i = 0; i < count && i < 64; ++i) {
+      fw_replica_t *r = &task->accesses[i].buffer->mem.replicas[node];
+      if (r->allocated && !is_host_wrapped(task->accesses[i].buffer, node)) {
+        ++r->pins;
+        held |= 1ull << i;
+      }
+    }
     int again = 0;
     fw_status_t status = reserve_room(m, node, need, who, &stall, &again);
+    for (size_t i = 0; i < count && i < 64; ++i)
+      if ((held >> i) & 1u) --task->accesses[i].buffer->mem.replicas[node].pins;
     if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
       return status;

@@ -233,6 +233,40 @@ TEST_P(TierTest, MinimalHostTierSpillsEverythingElse) {
   EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());
 }
 
+// A task that needs room for one of its inputs does not evict another of them to make
+// it: the one in host memory stays, only the other is read back.
+TEST(TierRoomTest, ATaskKeepsItsOwnInputsWhileMakingRoom) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_HEFT, 1, "host=min", dir);
+  ASSERT_NE(rt, nullptr);
+  std::vector<uint64_t> a = contents(1), b = contents(2);
+  fw_buffer_t *ba = makeU64Buffer(rt, kBig, a), *bb = makeU64Buffer(rt, kBig, b);
+  ASSERT_NE(ba, nullptr);
+  ASSERT_NE(bb, nullptr);  // a went to storage to make room for b
+  fw_buffer_t *out = makeU64Buffer(rt, kSmall);
+  ASSERT_NE(out, nullptr);
+  fw_runtime_stats_t before, after;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &before));
+  FW_ASSERT_OK(submit(rt, "combine", combineTask, nullptr,
+                      {{ba, FW_ACCESS_READ}, {bb, FW_ACCESS_READ}, {out, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &after));
+  EXPECT_EQ(after.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST] -
+                before.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST],
+            kBig * sizeof(uint64_t));
+  EXPECT_EQ(after.bytes_moved[FW_TIER_HOST][FW_TIER_STORAGE] -
+                before.bytes_moved[FW_TIER_HOST][FW_TIER_STORAGE],
+            0u);
+  const auto *c = static_cast<const uint64_t *>(fw_buffer_data(out));
+  ASSERT_NE(c, nullptr);
+  for (size_t j = 0; j < kSmall; ++j)
+    ASSERT_EQ(c[j], a[j] ^ ((b[j] << 7) | (b[j] >> 57))) << j;
+  for (fw_buffer_t *x : {ba, bb, out}) fw_buffer_release(x);
+  fw_runtime_destroy(rt);
+  EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, TierTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),
