@@ -389,10 +389,6 @@ static unsigned value_class(const fw_memory_t *m, const fw_buffer_t *b) {
 /* Everything may go (a task needs the room now). */
 #define FW_PROTECT_NONE (-1)
 
-/* The least valuable evictable replica on `node`: class 0, then class 1 (least recently
- * used first), then class 2 needed furthest in the window first (Belady's choice within
- * what the window shows). Class-2 replicas needed at or before window position `protect`
- * are kept. NULL when none. */
 /* Whether the replica can leave `node` now: dropped (another valid copy, or none needed),
  * or written one tier down where there is room. */
 static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
@@ -405,11 +401,23 @@ static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) 
          ln->used + b->byte_size <= ln->capacity;
 }
 
-static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect) {
+/* Whether `task` accesses `b`. */
+static int accesses(const fw_task_t *task, const fw_buffer_t *b) {
+  for (size_t i = 0; task && i < task->num_accesses; ++i)
+    if (task->accesses[i].buffer == b) return 1;
+  return 0;
+}
+
+/* The least valuable evictable replica on `node` that `keep` does not access: class 0,
+ * then class 1 (least recently used first), then class 2 needed furthest in the window
+ * first (Belady's choice within what the window shows). Class-2 replicas needed at or
+ * before window position `protect` are kept. NULL when none. */
+static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect,
+                                const fw_task_t *keep) {
   fw_buffer_t *best = NULL;
   unsigned best_class = 0;
   for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
-    if (!evictable(m, b, node) || !can_leave(m, b, node)) continue;
+    if (!evictable(m, b, node) || !can_leave(m, b, node) || accesses(keep, b)) continue;
     unsigned c = value_class(m, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
     int better;
@@ -429,9 +437,10 @@ static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect) 
 /* Moves one replica off `node`: dropped when another node holds a valid copy, else
  * written to the node below first. Returns FW_OK with *evicted = 0 when nothing could go.
  * May drop the lock. */
-static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect, int *evicted) {
+static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
+                             const fw_task_t *keep, int *evicted) {
   *evicted = 0;
-  fw_buffer_t *b = pick_victim(m, node, protect);
+  fw_buffer_t *b = pick_victim(m, node, protect, keep);
   if (!b) return FW_OK;
   fw_replica_t *r = &b->mem.replicas[node];
   if (r->valid && !valid_elsewhere(m, b, node)) {
@@ -462,21 +471,25 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect, int
   return FW_OK;
 }
 
-/* Frees room for `need` more bytes on `node`. Returns FW_OK and *made = 1 when there is
- * room, *made = 0 when nothing (of class <= max_class) can be evicted now. May drop the
- * lock: callers re-check their state afterwards. */
+/* Frees room for `need` more bytes on `node`, never evicting what `keep` (a task making
+ * room for its inputs, or NULL) accesses: evicting one of its inputs would only bring it
+ * back. Returns FW_OK and *made = 1 when there is room, *made = 0 when nothing more can be
+ * evicted now; *evictions (when given) counts what it evicted. May drop the lock (when it
+ * evicts): callers re-check their state afterwards. */
 static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64_t protect,
-                             int *made) {
+                             const fw_task_t *keep, int *made, unsigned *evictions) {
   fw_memory_node_t *n = &m->nodes[node];
   *made = 1;
+  if (evictions) *evictions = 0;
   while (n->capacity && n->used + need > n->capacity) {
     int evicted = 0;
-    fw_status_t status = evict_one(m, node, protect, &evicted);
+    fw_status_t status = evict_one(m, node, protect, keep, &evicted);
     if (status != FW_OK) return status;
     if (!evicted) {
       *made = 0;
       return FW_OK;
     }
+    if (evictions) ++*evictions;
   }
   return FW_OK;
 }
@@ -531,19 +544,26 @@ static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **o
  * with *again = 1: the lock was dropped, so the caller checks its state again. An error
  * when nothing can be evicted and nothing will free room, except on a minimal node
  * ("TIER=min"), which grows by what is missing instead. */
-static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need, const char *who,
-                                uint64_t *stall_ns, int *again) {
+static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
+                                const fw_task_t *task, const char *who, uint64_t *stall_ns,
+                                int *again) {
   fw_memory_node_t *n = &m->nodes[node];
   *again = 0;
   if (!n->capacity || n->used + need <= n->capacity) return FW_OK;
   int made = 0;
-  fw_status_t status = make_room(m, node, need, FW_PROTECT_NONE, &made);
+  unsigned evictions = 0;
+  fw_status_t status = make_room(m, node, need, FW_PROTECT_NONE, task, &made, &evictions);
   if (status != FW_OK) return fw_status_annotate(status, "%s", who);
+  /* Evicting dropped the lock: what the caller needs may have changed meanwhile (a
+   * prefetch may have brought its inputs in), so it looks again before anything is
+   * decided. */
+  if (!made && evictions > 0) {
+    *again = 1;
+    return FW_OK;
+  }
   if (!made) {
     if (n->minimal && !room_may_come(m)) {
-      /* The caller looks again: making room may have evicted some of its own buffers. */
       n->capacity = n->used + need;
-      *again = 1;
       return FW_OK;
     }
     if (!room_may_come(m)) return nothing_to_evict(m, node, who, need);
@@ -594,20 +614,8 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
       wait_memory(m, &stall);
       continue;
     }
-    /* Its own buffers already there stay while it makes room for the others (evicting one
-     * would only bring it back). */
-    uint64_t held = 0; /* bit i: access i pinned here */
-    for (size_t i = 0; i < count && i < 64; ++i) {
-      fw_replica_t *r = &task->accesses[i].buffer->mem.replicas[node];
-      if (r->allocated && !is_host_wrapped(task->accesses[i].buffer, node)) {
-        ++r->pins;
-        held |= 1ull << i;
-      }
-    }
     int again = 0;
-    fw_status_t status = reserve_room(m, node, need, who, &stall, &again);
-    for (size_t i = 0; i < count && i < 64; ++i)
-      if ((held >> i) & 1u) --task->accesses[i].buffer->mem.replicas[node].pins;
+    fw_status_t status = reserve_room(m, node, need, task, who, &stall, &again);
     if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
       return status;
@@ -723,7 +731,8 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
                           b->byte_size, (unsigned long long)n->capacity);
   }
   for (int again = 1; again;) {
-    fw_status_t status = reserve_room(m, FW_NODE_HOST, b->byte_size, "a new buffer", NULL, &again);
+    fw_status_t status =
+        reserve_room(m, FW_NODE_HOST, b->byte_size, NULL, "a new buffer", NULL, &again);
     if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
       return status;
@@ -776,7 +785,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
     }
     if (b->mem.replicas[FW_NODE_HOST].allocated) break;
     int again = 0;
-    status = reserve_room(m, FW_NODE_HOST, b->byte_size, "fw_buffer_data", NULL, &again);
+    status = reserve_room(m, FW_NODE_HOST, b->byte_size, NULL, "fw_buffer_data", NULL, &again);
     if (status != FW_OK) break;
     if (again) continue;
     status = allocate_replica(m, b, FW_NODE_HOST);
@@ -827,7 +836,7 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t 
   }
   int made = 1;
   fw_status_t status = FW_OK;
-  if (!r->allocated) status = make_room(m, node, b->byte_size, protect, &made);
+  if (!r->allocated) status = make_room(m, node, b->byte_size, protect, NULL, &made, NULL);
   fw_memory_node_t *n = &m->nodes[node];
   if (status == FW_OK && made && !r->allocated && !r->valid &&
       !(n->capacity && n->used + b->byte_size > n->capacity))
