@@ -220,6 +220,35 @@ static int writes(const fw_task_t *t, const fw_buffer_t *buffer) {
   return 0;
 }
 
+/* Time to move a task's inputs to worker `w`'s memory: from the workers planned for
+ * their producers in the batch (`producers`, per access), else from where they are. */
+static double input_moves(const fw_task_t *t, const fw_task_t *const *producers,
+                          const fw_worker_t *w) {
+  double moves = 0;
+  for (size_t a = 0; a < t->num_accesses; ++a) {
+    const fw_buffer_t *b = t->accesses[a].buffer;
+    if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
+    if (producers[a]) moves += fw_scheduler_link_seconds(producers[a]->plan_worker, w, b->byte_size);
+    else if (!fw_memory_is_valid_on(b, w->memory_node))
+      moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
+  }
+  return moves;
+}
+
+/* A task's mean run time over the workers that can run it, from its times per class
+ * (negative: cannot run there), as upward ranks average it. */
+static double mean_run(const fw_scheduler_t *s, const double *run_per_class,
+                       const size_t *classes) {
+  double sum = 0;
+  size_t n = 0;
+  for (size_t w = 0; w < s->num_workers; ++w)
+    if (run_per_class[classes[w]] >= 0) {
+      sum += run_per_class[classes[w]];
+      ++n;
+    }
+  return n ? sum / (double)n : 0;
+}
+
 /* Plans a released batch the way HEFT does, over the whole batch rather than the ready
  * pool: tasks in upward-rank order each take the worker where they would finish first,
  * counting their inputs' moves from the workers planned for their producers, and gaps
@@ -239,6 +268,8 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
   double *run_on = NULL;
   const fw_task_t **producers = NULL;
   size_t cap_producers = 0;
+  double *down = NULL;  /* downward rank: the longest chain of predecessors before it */
+  char *critical = NULL;
   if (!order || !finish || !num_preds || !lines) goto done;
   memcpy(order, batch, count * sizeof(*order));
   qsort(order, count, sizeof(*order), plan_order);
@@ -290,6 +321,22 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
       run_on[i * num_classes + c] = fw_worker_can_run(reps[c], order[i])
                                         ? fw_scheduler_estimate(s, order[i], reps[c])
                                         : -1;
+  /* The critical path (CPOP): tasks whose upward plus downward rank is the longest. Each
+   * runs on the class that runs it fastest, the first of several as fast, so that the
+   * chain neither waits on a slower device nor hops between two equal ones. Downward
+   * ranks go in batch order, which is topological. */
+  down = calloc(count, sizeof(*down));
+  critical = calloc(count, sizeof(*critical));
+  if (!down || !critical) goto done;
+  double longest = 0;
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t p = num_preds[i]; p < num_preds[i + 1]; ++p) {
+      double d = down[preds[p]] + mean_run(s, run_on + preds[p] * num_classes, classes);
+      if (d > down[i]) down[i] = d;
+    }
+    if (order[i]->rank + down[i] > longest) longest = order[i]->rank + down[i];
+  }
+  for (size_t i = 0; i < count; ++i) critical[i] = order[i]->rank + down[i] >= longest * (1 - 1e-9);
   /* What the workers have queued already. */
   for (size_t w = 0; w < s->num_workers; ++w)
     if (s->workers[w].expected_free_at > now &&
@@ -311,12 +358,25 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
       for (size_t p = num_preds[i]; p < num_preds[i + 1] && !producers[a]; ++p)
         if (writes(order[preds[p]], t->accesses[a].buffer)) producers[a] = order[preds[p]];
     }
+    /* A critical task's class: the least run time plus moves of its inputs there. */
+    size_t only = num_classes;
+    double only_cost = 0;
+    for (size_t c = 0; critical[i] && c < num_classes; ++c) {
+      double r = run_on[i * num_classes + c];
+      if (r < 0) continue;
+      double cost = r + input_moves(t, producers, reps[c]);
+      if (only == num_classes || cost < only_cost) {
+        only = c;
+        only_cost = cost;
+      }
+    }
     fw_worker_t *best = NULL;
     double best_finish = 0, best_start = 0;
     for (size_t wi = 0; wi < s->num_workers; ++wi) {
       fw_worker_t *w = &s->workers[wi];
       double run = run_on[i * num_classes + classes[wi]];
       if (run < 0 || w->lost || !fw_worker_can_run(w, t)) continue;
+      if (only != num_classes && classes[wi] != only) continue;
       /* When its inputs can be there: produced in the batch, after their producer's
        * planned finish and the move from its worker; else moved from where they are. */
       double ready = now, moves = 0;
@@ -357,6 +417,8 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
 unplan: /* out of memory while planning: no plan */
   for (size_t i = 0; i < count; ++i) order[i]->plan_worker = NULL;
 done:
+  free(critical);
+  free(down);
   free(producers);
   if (lines)
     for (size_t w = 0; w < s->num_workers; ++w) {
