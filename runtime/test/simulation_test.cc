@@ -425,3 +425,53 @@ TEST(SimulationBoundTest, NoScheduleBeatsTheBound) {
           << " s, area " << r.work_bound_seconds << " s";
     }
 }
+
+// heft keeps a batch's critical path on the class that runs it best (CPOP): on tiled
+// Cholesky (8 x 8 tiles of 512) over 16 cpu cores and two GPUs (GEMM fast on the GPUs,
+// POTRF slow there), the panel's TRSM and SYRK stay on one GPU instead of going to a busy
+// core or hopping between the GPUs: within 1.5x the lower bound (1.58x without).
+TEST(SimulationHeftTest, CriticalPathStaysOnItsBestClass) {
+  const char *kernels[] = {"potrf", "trsm", "syrk", "gemm"};
+  const double gpu_speeds[] = {0.02, 0.6, 0.8, 1.0};
+  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 16, 50);
+  cpu.memory_gbps = 10;
+  cpu.task_overhead_us = 1;
+  std::vector<fw_sim_device_t> devices = {cpu};
+  for (const char *name : {"gpu0", "gpu1"}) {
+    fw_sim_device_t gpu = device(name, FW_TARGET_KIND_CUDA, 1, 1000);
+    gpu.memory_gbps = 2000;
+    gpu.memory_bytes = 16ull << 30;
+    gpu.link_gbps = 25;
+    gpu.link_latency_us = 10;
+    gpu.task_overhead_us = 5;
+    gpu.num_kernel_speeds = 4;
+    gpu.kernel_names = kernels;
+    gpu.kernel_speeds = gpu_speeds;
+    devices.push_back(gpu);
+  }
+  Simulation sim(devices, FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  constexpr int kT = 8;
+  const double b3 = 512.0 * 512.0 * 512.0;
+  std::vector<fw_buffer_t *> tile(kT * kT, nullptr);
+  for (int i = 0; i < kT; ++i)
+    for (int j = 0; j <= i; ++j) tile[i * kT + j] = sim.buffer(512 * 512 * 4);
+  auto A = [&](int i, int j) { return tile[i * kT + j]; };
+  for (int k = 0; k < kT; ++k) {
+    sim.task("potrf", b3 / 3, {{A(k, k), FW_ACCESS_READ_WRITE}});
+    for (int i = k + 1; i < kT; ++i)
+      sim.task("trsm", b3, {{A(k, k), FW_ACCESS_READ}, {A(i, k), FW_ACCESS_READ_WRITE}});
+    for (int i = k + 1; i < kT; ++i) {
+      sim.task("syrk", b3, {{A(i, k), FW_ACCESS_READ}, {A(i, i), FW_ACCESS_READ_WRITE}});
+      for (int j = k + 1; j < i; ++j)
+        sim.task("gemm", 2 * b3,
+                 {{A(i, k), FW_ACCESS_READ}, {A(j, k), FW_ACCESS_READ},
+                  {A(i, j), FW_ACCESS_READ_WRITE}});
+    }
+  }
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 120u);
+  ASSERT_GT(r.lower_bound_seconds, 0);
+  EXPECT_LE(r.makespan_seconds, 1.5 * r.lower_bound_seconds)
+      << "makespan " << r.makespan_seconds << " s, bound " << r.lower_bound_seconds << " s";
+}
