@@ -28,6 +28,18 @@ fw_sim_device_t device(const char *name, fw_target_kind_t kind, uint32_t workers
   return d;
 }
 
+// A one-worker CUDA device behind a link, with speed factors per kernel name.
+fw_sim_device_t gpuDevice(const char *name, double gflops, double link_gbps, double latency_us,
+                          size_t num_kernels, const char *const *kernels, const double *speeds) {
+  fw_sim_device_t d = device(name, FW_TARGET_KIND_CUDA, 1, gflops);
+  d.link_gbps = link_gbps;
+  d.link_latency_us = latency_us;
+  d.num_kernel_speeds = num_kernels;
+  d.kernel_names = kernels;
+  d.kernel_speeds = speeds;
+  return d;
+}
+
 class Simulation {
  public:
   Simulation(std::vector<fw_sim_device_t> devices, fw_scheduler_kind_t kind,
@@ -176,12 +188,7 @@ TEST_P(SimulationTest, KernelSpeedFactors) {
 TEST_P(SimulationTest, CriticalPathCountsMovesBetweenClasses) {
   const char *names[] = {"cpu_kind", "gpu_kind"};
   const double gpu_speeds[] = {0.01, 1.0};
-  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
-  gpu.link_gbps = 1;
-  gpu.link_latency_us = 5;
-  gpu.num_kernel_speeds = 2;
-  gpu.kernel_names = names;
-  gpu.kernel_speeds = gpu_speeds;
+  fw_sim_device_t gpu = gpuDevice("gpu0", 100, 1, 5, 2, names, gpu_speeds);
   auto criticalPath = [&](size_t bytes) {
     Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, GetParam());
     EXPECT_NE(sim.rt(), nullptr);
@@ -386,15 +393,8 @@ TEST(SimulationBoundTest, NoScheduleBeatsTheBound) {
   for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT})
     for (unsigned seed = 1; seed <= 4; ++seed) {
       std::vector<fw_sim_device_t> devices = {device("cpu", FW_TARGET_KIND_CPU, 4, 10)};
-      for (const char *name : {"gpu0", "gpu1"}) {
-        fw_sim_device_t gpu = device(name, FW_TARGET_KIND_CUDA, 1, 200);
-        gpu.link_gbps = 2;
-        gpu.link_latency_us = 20;
-        gpu.num_kernel_speeds = 3;
-        gpu.kernel_names = names;
-        gpu.kernel_speeds = gpu_speeds;
-        devices.push_back(gpu);
-      }
+      for (const char *name : {"gpu0", "gpu1"})
+        devices.push_back(gpuDevice(name, 200, 2, 20, 3, names, gpu_speeds));
       Simulation sim(devices, policy);
       ASSERT_NE(sim.rt(), nullptr);
       std::mt19937 rng(seed);
@@ -438,15 +438,10 @@ TEST(SimulationHeftTest, CriticalPathStaysOnItsBestClass) {
   cpu.task_overhead_us = 1;
   std::vector<fw_sim_device_t> devices = {cpu};
   for (const char *name : {"gpu0", "gpu1"}) {
-    fw_sim_device_t gpu = device(name, FW_TARGET_KIND_CUDA, 1, 1000);
+    fw_sim_device_t gpu = gpuDevice(name, 1000, 25, 10, 4, kernels, gpu_speeds);
     gpu.memory_gbps = 2000;
     gpu.memory_bytes = 16ull << 30;
-    gpu.link_gbps = 25;
-    gpu.link_latency_us = 10;
     gpu.task_overhead_us = 5;
-    gpu.num_kernel_speeds = 4;
-    gpu.kernel_names = kernels;
-    gpu.kernel_speeds = gpu_speeds;
     devices.push_back(gpu);
   }
   Simulation sim(devices, FW_SCHEDULER_HEFT);
