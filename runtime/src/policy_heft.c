@@ -363,7 +363,10 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
     double only_cost = 0;
     for (size_t c = 0; critical[i] && c < num_classes; ++c) {
       double r = run_on[i * num_classes + c];
-      if (r < 0) continue;
+      int usable = 0; /* a worker of the class in service that can run it */
+      for (size_t wi = 0; wi < s->num_workers && !usable; ++wi)
+        usable = classes[wi] == c && !s->workers[wi].lost && fw_worker_can_run(&s->workers[wi], t);
+      if (r < 0 || !usable) continue;
       double cost = r + input_moves(t, producers, reps[c]);
       if (only == num_classes || cost < only_cost) {
         only = c;
