@@ -228,7 +228,8 @@ static double input_moves(const fw_task_t *t, const fw_task_t *const *producers,
   for (size_t a = 0; a < t->num_accesses; ++a) {
     const fw_buffer_t *b = t->accesses[a].buffer;
     if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
-    if (producers[a]) moves += fw_scheduler_link_seconds(producers[a]->plan_worker, w, b->byte_size);
+    if (producers[a])
+      moves += fw_scheduler_link_seconds(producers[a]->plan_worker, w, b->byte_size);
     else if (!fw_memory_is_valid_on(b, w->memory_node))
       moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
   }
@@ -322,9 +323,10 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
                                         ? fw_scheduler_estimate(s, order[i], reps[c])
                                         : -1;
   /* The critical path (CPOP): tasks whose upward plus downward rank is the longest. Each
-   * runs on the class that runs it fastest, the first of several as fast, so that the
-   * chain neither waits on a slower device nor hops between two equal ones. Downward
-   * ranks go in batch order, which is topological. */
+   * runs on the class where its run time plus its inputs' moves is least, the first of
+   * several as good, so that the chain neither goes to a slower device because the best
+   * one is busy nor hops between two equal ones. Downward ranks go in batch order, which
+   * is topological. */
   down = calloc(count, sizeof(*down));
   critical = calloc(count, sizeof(*critical));
   if (!down || !critical) goto done;
@@ -336,7 +338,8 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
     }
     if (order[i]->rank + down[i] > longest) longest = order[i]->rank + down[i];
   }
-  for (size_t i = 0; i < count; ++i) critical[i] = order[i]->rank + down[i] >= longest * (1 - 1e-9);
+  for (size_t i = 0; i < count; ++i)
+    critical[i] = order[i]->rank + down[i] >= longest * (1 - 1e-9);
   /* What the workers have queued already. */
   for (size_t w = 0; w < s->num_workers; ++w)
     if (s->workers[w].expected_free_at > now &&
@@ -365,7 +368,8 @@ static void heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) 
       double r = run_on[i * num_classes + c];
       int usable = 0; /* a worker of the class in service that can run it */
       for (size_t wi = 0; wi < s->num_workers && !usable; ++wi)
-        usable = classes[wi] == c && !s->workers[wi].lost && fw_worker_can_run(&s->workers[wi], t);
+        usable = classes[wi] == c && !s->workers[wi].lost &&
+                 fw_worker_can_run(&s->workers[wi], t);
       if (r < 0 || !usable) continue;
       double cost = r + input_moves(t, producers, reps[c]);
       if (only == num_classes || cost < only_cost) {

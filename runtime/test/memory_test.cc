@@ -208,7 +208,7 @@ TEST_P(TierTest, MinimalHostTierSpillsEverythingElse) {
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
   EXPECT_EQ(stats.tasks_failed, 0u);
-  EXPECT_EQ(stats.limit_bytes[FW_TIER_HOST], 2 * kBig * sizeof(uint64_t) + kSmall * sizeof(uint64_t));
+  EXPECT_EQ(stats.limit_bytes[FW_TIER_HOST], (2 * kBig + kSmall) * sizeof(uint64_t));
   EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], stats.limit_bytes[FW_TIER_HOST]);
   const auto *c = static_cast<const uint64_t *>(fw_buffer_data(small));
   ASSERT_NE(c, nullptr);
