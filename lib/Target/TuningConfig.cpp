@@ -65,6 +65,19 @@ bool mlir::fw::setTuningKnob(TuningConfig &config, llvm::StringRef key,
   return false;
 }
 
+/// Every knob given within the values it may take (whatever the target).
+static llvm::Error checkKnobRanges(const TuningConfig &config) {
+  for (const Knob &knob : kKnobs) {
+    std::optional<int64_t> value = config.*knob.field;
+    if (value && (*value < knob.min || *value > knob.max))
+      return llvm::createStringError(
+          llvm::formatv("{0}={1} is outside [{2}, {3}]", knob.key, *value,
+                        knob.min, knob.max)
+              .str());
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<TuningConfig> mlir::fw::parseTuningConfig(llvm::StringRef text) {
   TuningConfig config;
   text = text.trim();
@@ -89,6 +102,8 @@ llvm::Expected<TuningConfig> mlir::fw::parseTuningConfig(llvm::StringRef text) {
                                      key.str().c_str());
     config.*knob->field = number;
   }
+  if (llvm::Error err = checkKnobRanges(config))
+    return std::move(err);
   return config;
 }
 
@@ -150,14 +165,8 @@ static llvm::Error verifyGPUTuning(const TuningConfig &config,
 
 llvm::Error mlir::fw::verifyTuningConfig(const TuningConfig &config,
                                          const TargetDescription &target) {
-  for (const Knob &knob : kKnobs) {
-    std::optional<int64_t> value = config.*knob.field;
-    if (value && (*value < knob.min || *value > knob.max))
-      return llvm::createStringError(
-          llvm::formatv("{0}={1} is outside [{2}, {3}]", knob.key, *value,
-                        knob.min, knob.max)
-              .str());
-  }
+  if (llvm::Error err = checkKnobRanges(config))
+    return err;
   if (target.kind != TargetKind::CPU)
     return verifyGPUTuning(config, target);
   if (config.block || config.hasGemmKnobs())

@@ -1,15 +1,18 @@
 /* heft: list scheduling by earliest expected finish time (after HEFT and StarPU's dmda),
  * with bounded queues.
  *
- * Ready tasks wait in one pool ordered by priority, then upward rank. Whenever a worker
- * has room (fewer tasks placed and not started than its queue depth), the pool is
- * walked in that order and each task goes to the worker where
+ * A batch released at once (a module call's tasks, a simulation) is first planned as a
+ * whole (heft_plan): each task gets a worker and a planned start, and goes to that worker
+ * when it is ready. Other ready tasks wait in one pool ordered by priority, then upward
+ * rank. Whenever a worker has room (fewer tasks placed and not started than its queue
+ * depth), the pool is walked in that order and each task goes to the worker where
  *     finish = max(now, worker's queue drains) + input transfers + expected run time
- * is smallest — if that worker has room. When it has none, the task waits for it if
- * it is a faster device for the task (a GPU for a GEMM), and otherwise goes to the best
- * worker with room; the walk goes on with the next task. Placing a task starts its input copies (prefetch), and the
- * bounded queues keep placement late enough that a more critical task released later
- * still runs first (committing every ready task at once cannot do that). */
+ * is smallest — if that worker has room. When it has none, the task waits for it if it
+ * is a faster device for the task (a GPU for a GEMM), and otherwise goes to the best
+ * worker with room; the walk goes on with the next task. Placing a task starts its input
+ * copies (prefetch), and the bounded queues keep placement late enough that a more
+ * critical task released later still runs first (committing every ready task at once
+ * cannot do that). */
 #include "scheduler.h"
 
 #include <stdlib.h>

@@ -609,6 +609,11 @@ double fw_sim_task_seconds(const fw_sim_device_t *d, const fw_task_t *t) {
   return seconds + d->task_overhead_us * 1e-6;
 }
 
+double fw_sim_hop_seconds(const fw_sim_device_t *d, uint64_t bytes) {
+  double gbps = d->link_gbps > 0 ? d->link_gbps : FW_SIM_DEFAULT_LINK_GBPS;
+  return d->link_latency_us * 1e-6 + (double)bytes / (gbps * 1e9);
+}
+
 double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
   if (w->sim) return fw_sim_task_seconds(w->sim, t);
   double seconds;
@@ -636,8 +641,7 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
     if (!(t->accesses[i].access & FW_ACCESS_READ) || fw_memory_is_valid_on(b, w->memory_node))
       continue;
     if (w->sim) {
-      if (w->sim->link_gbps > 0)
-        seconds += w->sim->link_latency_us * 1e-6 + (double)b->byte_size / (w->sim->link_gbps * 1e9);
+      seconds += fw_sim_hop_seconds(w->sim, b->byte_size);
     } else {
       /* From storage when that is the only copy, else over the host link. */
       unsigned mask = atomic_load_explicit(&b->mem.valid_mask, memory_order_relaxed);
@@ -652,10 +656,7 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
 
 /* One hop between a device's memory and host memory. */
 static double hop_seconds(const fw_worker_t *w, uint64_t bytes) {
-  if (w->sim)
-    return w->sim->link_gbps > 0
-               ? w->sim->link_latency_us * 1e-6 + (double)bytes / (w->sim->link_gbps * 1e9)
-               : 0;
+  if (w->sim) return fw_sim_hop_seconds(w->sim, bytes);
   return (double)bytes / (FW_LINK_NOMINAL_GBPS * 1e9);
 }
 

@@ -272,6 +272,8 @@ void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w);
 void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *task);
 /* The simulated run time of a task on a device. */
 double fw_sim_task_seconds(const fw_sim_device_t *device, const fw_task_t *task);
+/* One simulated hop of `bytes` over a device's link to host memory. */
+double fw_sim_hop_seconds(const fw_sim_device_t *device, uint64_t bytes);
 /* Whether the calling thread is one of the runtime's own (worker or prefetch). */
 int fw_runtime_is_own_thread(const fw_runtime_t *rt);
 void fw_runtime_mark_own_thread(fw_runtime_t *rt);

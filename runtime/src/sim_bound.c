@@ -32,7 +32,8 @@ void fw_sim_bound_init(fw_sim_bound_t *b, const fw_sim_machine_t *machine) {
       else ++b->num_classes;
     }
     const fw_sim_device_t *dev = &machine->devices[d];
-    double latency = dev->link_latency_us * 1e-6, gbps = dev->link_gbps > 0 ? dev->link_gbps : 16.0;
+    double latency = dev->link_latency_us * 1e-6;
+    double gbps = dev->link_gbps > 0 ? dev->link_gbps : FW_SIM_DEFAULT_LINK_GBPS;
     if (b->workers[c] == 0 || latency < b->link_latency_seconds[c])
       b->link_latency_seconds[c] = latency;
     if (gbps > b->link_gbps[c]) b->link_gbps[c] = gbps;

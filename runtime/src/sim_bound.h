@@ -14,6 +14,9 @@ extern "C" {
 #endif
 
 #define FW_SIM_MAX_CLASSES 8
+/* A simulated device's link when its description gives none (fw_sim_device_t.link_gbps
+ * = 0). */
+#define FW_SIM_DEFAULT_LINK_GBPS 16.0
 
 /* Devices with identical parameters form a class; `workers` is the class's total. */
 typedef struct fw_sim_bound_t {

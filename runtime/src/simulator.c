@@ -30,8 +30,8 @@ static double sim_hop(fw_runtime_t *rt, uint32_t device_node, int to_device, uin
   /* One copy at a time per direction: 0 host -> device, 1 device -> host. */
   double *free_at = &rt->sim_links[device_node].link_free_at[to_device ? 0 : 1];
   double start = ready > *free_at ? ready : *free_at;
-  double gbps = d && d->link_gbps > 0 ? d->link_gbps : 16.0;
-  double seconds = (d ? d->link_latency_us * 1e-6 : 0) + (double)bytes / (gbps * 1e9);
+  double seconds = d ? fw_sim_hop_seconds(d, bytes)
+                     : (double)bytes / (FW_SIM_DEFAULT_LINK_GBPS * 1e9);
   *free_at = start + seconds;
   fw_tier_t from = to_device ? FW_TIER_HOST : FW_TIER_DEVICE;
   fw_tier_t to = to_device ? FW_TIER_DEVICE : FW_TIER_HOST;

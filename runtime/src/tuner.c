@@ -10,12 +10,12 @@
 int fw_tuner_init(fw_tuner_t *tuner, const fw_metadata_t *md, const void *const *loaded,
                   int enabled) {
   memset(tuner, 0, sizeof(*tuner));
+  tuner->executables = calloc(md->num_executables ? md->num_executables : 1,
+                              sizeof(*tuner->executables));
+  if (!tuner->executables) return 0; /* not ready: fw_tuner_fini leaves it alone */
   pthread_mutex_init(&tuner->lock, NULL);
   tuner->ready = 1;
   tuner->num_executables = md->num_executables;
-  tuner->executables = calloc(md->num_executables ? md->num_executables : 1,
-                              sizeof(*tuner->executables));
-  if (!tuner->executables) return 0;
   for (size_t e = 0; enabled && e < md->num_executables; ++e) {
     const fw_md_executable_t *exe = &md->executables[e];
     fw_tune_executable_t *t = &tuner->executables[e];

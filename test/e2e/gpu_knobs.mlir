@@ -10,6 +10,11 @@
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.g2.fwb --function=matmul_dynamic --case=matmul_dynamic --arg-shapes="77x128;128x32" --tmp=%t
 // RUN: %fwc %s --test-gpu-mapping-on-cpu --test-gpu-knobs=thread_m=4,thread_n=4,tile_k=32,tile_m=64,tile_n=64 -o %t.g3.fwb
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.g3.fwb --function=matmul_dynamic --case=matmul_dynamic --arg-shapes="77x128;128x32" --tmp=%t
+// Knobs outside their range are an error, not a crash or a nonsense kernel.
+// RUN: not %fwc %s --test-gpu-mapping-on-cpu --test-gpu-knobs=thread_m=0 -o %t.bad.fwb 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: invalid GPU knobs 'thread_m=0': thread_m=0 is outside [1, 16]
+// RUN: not %fwc %s --test-gpu-mapping-on-cpu --test-gpu-knobs=block=0 -o %t.bad.fwb 2>&1 | FileCheck %s --check-prefix=BADBLOCK
+// BADBLOCK: block=0 is outside [32, 1024]
 // RUN: %fwc %s --test-gpu-mapping-on-cpu --test-gpu-knobs=block=512 -o %t.b0.fwb
 // RUN: %python %S/e2e.py --fw-run=%fw-run --module=%t.b0.fwb --function=softmax --case=softmax --arg-shapes="31x128" --tmp=%t
 // RUN: %fwc %s --test-gpu-mapping-on-cpu --test-gpu-knobs=block=128 -o %t.b1.fwb

@@ -57,6 +57,9 @@ TEST(TuningConfig, ParseErrorsNameTheEntry) {
   llvm::Expected<TuningConfig> form = parseTuningConfig("block");
   ASSERT_FALSE(static_cast<bool>(form));
   EXPECT_EQ(llvm::toString(form.takeError()), "'block' is not of the form knob=integer");
+  llvm::Expected<TuningConfig> range = parseTuningConfig("thread_m=0");
+  ASSERT_FALSE(static_cast<bool>(range));
+  EXPECT_EQ(llvm::toString(range.takeError()), "thread_m=0 is outside [1, 16]");
 }
 
 TEST(TuningConfig, GPUTilingDefaults) {

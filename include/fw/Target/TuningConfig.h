@@ -77,7 +77,7 @@ llvm::ArrayRef<llvm::StringRef> getTuningKeys();
 std::string formatTuningConfig(const TuningConfig &config);
 
 /// Parses the text form; "" is the empty config. Errors name the offending
-/// entry.
+/// entry, or a knob outside the values it may take on any target.
 llvm::Expected<TuningConfig> parseTuningConfig(llvm::StringRef text);
 
 /// Sets knob `key` (one of getTuningKeys()); false for an unknown key.

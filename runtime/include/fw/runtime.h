@@ -543,7 +543,7 @@ typedef struct fw_sim_device_t {
   double gflops;               /* per worker */
   double memory_gbps;          /* per worker */
   uint64_t memory_bytes;       /* 0: unlimited; CPU devices use host memory */
-  double link_gbps;            /* to host memory (non-CPU devices) */
+  double link_gbps;            /* to host memory (non-CPU devices); 0: 16 GB/s */
   double link_latency_us;
   double task_overhead_us;
   size_t num_kernel_speeds;

@@ -119,7 +119,7 @@ struct TuneVariantsPass
       hot = findHotExecutables(module);
     for (ExecutableOp exe : module.getOps<ExecutableOp>()) {
       auto profile = exe->getAttrOfType<DictionaryAttr>(kProfileAttrName);
-      bool tuned = false;
+      bool tuned = false, kept = false; // candidates added; the profile's knobs kept
       // The first variant per GPU target: its knobs, or candidates.
       SmallVector<VariantOp> gpus;
       for (VariantOp variant : exe.getOps<VariantOp>())
@@ -138,6 +138,7 @@ struct TuneVariantsPass
                                : nullptr;
         if (auto config = configs ? configs.getAs<StringAttr>(arch) : nullptr) {
           keepMeasuredGPU(exe, gpu, *target, config.getValue(), profile);
+          kept = true;
           continue;
         }
         if (hot.contains(exe))
@@ -155,12 +156,13 @@ struct TuneVariantsPass
         auto arch = profile.getAs<StringAttr>(kProfileArchName);
         keepMeasured(exe, cpu, arch ? arch.getValue() : cpu.getTargetInterface().getArchName(),
                      config.getValue(), profile);
+        kept = true;
       } else if (target && hot.contains(exe)) {
         tuned |= addCandidates(exe, cpu, *target);
       }
       if (tuned)
         exe->setAttr(kAutotuneAttrName, UnitAttr::get(exe.getContext()));
-      else if (hot.contains(exe) && (cpu || !gpus.empty()))
+      else if (!kept && hot.contains(exe) && (cpu || !gpus.empty()))
         remark::missed(exe.getLoc(), remark::RemarkOpts::name("Autotune")
                                          .category("fw-autotune")
                                          .function(exe.getSymName()))
