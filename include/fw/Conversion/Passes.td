@@ -95,7 +95,8 @@ def ConvertFWGPUVariantsToBinaryPass
            /*default=*/"\"/usr/lib/x86_64-linux-gnu/amdgcn/bitcode\"",
            "AMD device library bitcode (Debian's rocm-device-libs)">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "Threads per block">
+           "Threads per block of kernels whose variant sets no `block` knob "
+           "(the tiled GEMM has one thread per micro-tile)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",

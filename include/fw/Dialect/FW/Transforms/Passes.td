@@ -100,11 +100,13 @@ def ApplyProfilePass : Pass<"fw-apply-profile", "ModuleOp"> {
       median time per device kind (`cpu`, `cuda`, `hip`; the largest size
       class measured) and, when the profile measured several variants of its
       CPU kernel, the knobs of the fastest (`config`) and how many were
-      measured (`candidates`); outlining carries it to the executable, where
-      `fw-tune-variants` keeps that variant and `fw-task-priorities` ranks by
-      the measured times;
+      measured (`candidates`), and the same per GPU target (`gpu_config`,
+      `gpu_candidates`, compared on the kernels' device time when measured);
+      outlining carries it to the executable, where `fw-tune-variants` keeps
+      those variants and `fw-task-priorities` ranks by the measured times;
     - a task measured on several device kinds gets the placement `hint` of
-      the fastest;
+      the one where it would finish first: its time there plus moving its
+      bytes at the copy rates the profile measured (`transfers`);
     - a task whose measured time is below `merge-below-us` (10x the runtime's
       per-task overhead of about 1 us by default) merges into the next task
       when that task is its only user and is measured below the threshold
@@ -180,15 +182,18 @@ def TuneVariantsPass : Pass<"fw-tune-variants", "ModuleOp"> {
 
     - when `fw-apply-profile` found the fastest knobs of its CPU kernel
       (`fw.profile` has a `config`), its CPU variant takes them (`config`),
-      with a remark naming the candidates' evidence;
+      with a remark naming the candidates' evidence; the same for the first
+      variant of each GPU target with a `gpu_config` entry;
     - otherwise, with `candidates` N > 1, a hot executable (those that make
       up 90% of the module's cost: measured time when profiled, else the
       flop or byte estimate) gets up to N - 1 more variants of its first CPU
-      target, `<variant>_t<i>`, each with other knobs
-      (`fw/Target/TuningConfig.h`: register tile and cache blocking for
-      matmuls and convolutions, the division among workgroups for other
-      kernels). The runtime measures the candidates over the first calls and
-      keeps the fastest per size class; the profile records the winner.
+      target and of the first variant of each GPU target, `<variant>_t<i>`,
+      each with other knobs (`fw/Target/TuningConfig.h`: register tile and
+      cache blocking for CPU matmuls and convolutions, the division among
+      workgroups for other CPU kernels; the GEMM tile and per-thread tile for
+      GPU contractions, threads per block for other GPU kernels). The runtime
+      measures the candidates over the first calls, per device, and keeps
+      the fastest per size class; the profile records the winner.
   }];
   let options = [
     Option<"candidates", "candidates", "unsigned", /*default=*/"1",
