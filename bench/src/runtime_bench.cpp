@@ -100,6 +100,9 @@ void usage() {
       "  --reps=N            repetitions, best of N (overhead, tiers; default 3)\n"
       "  --trace-dir=DIR     write a Chrome trace of every simulation (sched) and tiers run\n"
       "                      into DIR (an existing directory)\n"
+      "  --dag-dir=DIR       sched: write each DAG on each machine, with its run times per\n"
+      "                      device class and the policies' makespans, as JSON into DIR\n"
+      "                      (the input of bench/sched/optimal.py)\n"
       "overhead:\n"
       "  --tasks=N           empty tasks per measurement (default 200000)\n"
       "  --workers=A,B       CPU worker counts (default 1,2)\n"
@@ -196,6 +199,8 @@ int main(int argc, char **argv) {
       opt.widths = parseList<int>(value);
     } else if (key == "--trace-dir") {
       opt.traceDir = value;
+    } else if (key == "--dag-dir") {
+      opt.dagDir = value;
     } else if (key == "--buffers") {
       opt.tierBuffers = std::strtoull(value.c_str(), nullptr, 10);
     } else if (key == "--buffer-mib") {

@@ -22,6 +22,7 @@ struct Options {
   int layers = 20;
   std::vector<int> widths = {20, 60};     // sched: random layered DAG widths
   std::string traceDir;                   // sched: write a Chrome trace per simulation
+  std::string dagDir;                     // sched: write each DAG, machine and result as JSON
   size_t tierBuffers = 64;     // tiers: buffers of tierBufferMiB each
   size_t tierBufferMiB = 4;
   const char *tierLimit = "host=64MiB";

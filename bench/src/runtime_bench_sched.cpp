@@ -403,6 +403,73 @@ SimResult simulate(const Dag &d, const Machine &m, fw_scheduler_kind_t policy,
   return r;
 }
 
+// What bench/sched/optimal.py needs to schedule the DAG itself: per task its run time on
+// the CPU cores and on the accelerators (null: cannot run there) and its accesses; the
+// classes' worker counts and the link hop; the runtime's bounds and each policy's
+// makespan.
+void writeDag(const std::string &dir, const Dag &d, const Machine &m,
+              const fw_sim_report_t &report,
+              const std::vector<std::pair<std::string, double>> &makespans) {
+  std::string file = d.name + "-" + m.name + ".json";
+  for (char &c : file)
+    if (c == ' ' || c == '=' || c == '+')
+      c = '_';
+  std::string path = dir + "/" + file;
+  FILE *out = std::fopen(path.c_str(), "w");
+  if (!out) {
+    std::fprintf(stderr, "fw-runtime-bench: cannot write %s\n", path.c_str());
+    std::exit(1);
+  }
+  const fw_sim_device_t *cpuDev = nullptr, *accDev = nullptr;
+  size_t accelerators = 0;
+  for (auto &dev : m.devices) {
+    if (dev.kind == FW_TARGET_KIND_CPU) {
+      cpuDev = &dev;
+    } else {
+      accDev = &dev;
+      accelerators += dev.workers;
+    }
+  }
+  double gbps = accDev && accDev->link_gbps > 0 ? accDev->link_gbps : 16.0;
+  std::fprintf(out, "{\"dag\": \"%s\", \"machine\": \"%s\",\n", d.name.c_str(), m.name.c_str());
+  std::fprintf(out, " \"cpu_workers\": %u, \"accelerators\": %zu,\n",
+               cpuDev ? cpuDev->workers : 0u, accelerators);
+  std::fprintf(out, " \"hop_latency_s\": %.17g, \"hop_bytes_per_s\": %.17g,\n",
+               accDev ? accDev->link_latency_us * 1e-6 : 0.0, gbps * 1e9);
+  std::fprintf(out, " \"critical_path_s\": %.17g, \"area_s\": %.17g, \"bound_s\": %.17g,\n",
+               report.critical_path_seconds, report.work_bound_seconds,
+               report.lower_bound_seconds);
+  std::fprintf(out, " \"makespan_s\": {");
+  for (size_t i = 0; i < makespans.size(); ++i)
+    std::fprintf(out, "%s\"%s\": %.17g", i ? ", " : "", makespans[i].first.c_str(),
+                 makespans[i].second);
+  std::fprintf(out, "},\n \"buffer_bytes\": [");
+  for (size_t b = 0; b < d.bufferDims.size(); ++b)
+    std::fprintf(out, "%s%.17g", b ? ", " : "", d.bufferBytes(int(b)));
+  std::fprintf(out, "],\n \"tasks\": [\n");
+  for (size_t t = 0; t < d.tasks.size(); ++t) {
+    const DagTask &k = d.tasks[t];
+    double bytes = d.taskBytes(k);
+    std::fprintf(out, "  {\"kernel\": \"%s\"", k.kernel);
+    if (cpuDev)
+      std::fprintf(out, ", \"cpu_s\": %.17g", seconds(*cpuDev, k.kernel, k.flops, bytes));
+    if (accDev)
+      std::fprintf(out, ", \"accelerator_s\": %.17g", seconds(*accDev, k.kernel, k.flops, bytes));
+    std::fprintf(out, ", \"accesses\": [");
+    for (size_t a = 0; a < k.accesses.size(); ++a) {
+      fw_access_t mode = k.accesses[a].second;
+      std::fprintf(out, "%s[%d, \"%s\"]", a ? ", " : "", k.accesses[a].first,
+                   mode == FW_ACCESS_READ ? "r" : mode == FW_ACCESS_WRITE ? "w" : "rw");
+    }
+    std::fprintf(out, "]}%s\n", t + 1 < d.tasks.size() ? "," : "");
+  }
+  std::fprintf(out, " ]}\n");
+  if (std::fclose(out) != 0) {
+    std::fprintf(stderr, "fw-runtime-bench: cannot write %s\n", path.c_str());
+    std::exit(1);
+  }
+}
+
 struct Variant {
   const char *name;
   fw_scheduler_kind_t policy;
@@ -453,6 +520,8 @@ bool runSched(const Options &opt) {
       std::vector<double> ranks = upwardRanks(d, m);
       Bounds own = bounds(d, m);
       Summary sum{d.name + " / " + m.name, 0, 0, 0, 0};
+      std::vector<std::pair<std::string, double>> makespans;
+      fw_sim_report_t report = {};
       for (const Variant &v : variants) {
         std::string trace;
         if (!opt.traceDir.empty()) {
@@ -468,6 +537,8 @@ bool runSched(const Options &opt) {
           continue;
         }
         double ms_ = r.report.makespan_seconds * 1e3;
+        makespans.push_back({v.name, r.report.makespan_seconds});
+        report = r.report;
         double bound = r.report.lower_bound_seconds * 1e3;
         auto differs = [](double x, double y) { return std::fabs(x - y) > 1e-9 + 1e-6 * x; };
         if (differs(own.criticalPath, r.report.critical_path_seconds) ||
@@ -494,6 +565,8 @@ bool runSched(const Options &opt) {
       }
       table.separator();
       summary.push_back(sum);
+      if (!opt.dagDir.empty())
+        writeDag(opt.dagDir, d, m, report, makespans);
     }
   }
   table.print();

@@ -1,0 +1,473 @@
+/* Plans of released batches for the heft policy (policy_heft.c).
+ *
+ * A batch is planned the way HEFT plans a DAG: tasks in priority order each take the
+ * worker where they would finish first, counting their inputs' moves from the workers
+ * planned for their producers and gaps between tasks already planned there (insertion).
+ * The priority is an upward rank (a task's cost plus the longest chain of costs after it),
+ * and the tasks of the batch's critical path may be kept on one device class (CPOP).
+ *
+ * On a machine with one device class every such plan is the same. With several, no one
+ * priority wins everywhere: ranks from the mean over the workers (16 CPU cores make the
+ * mean a CPU time) suit some DAGs, ranks from the fastest class others, and keeping the
+ * critical path on one class helps small DAGs and costs large ones a little. So with
+ * several classes each combination is planned, and the plan that ends first is kept (the
+ * plans are made with the same estimates the workers then follow). */
+#include "heft_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+#include "runtime_internal.h"
+
+/* How a plan ranks its tasks. */
+typedef enum {
+  RANK_MEAN,    /* the mean run time over the workers that can run the task */
+  RANK_FASTEST, /* its run time on the fastest class */
+} rank_cost_t;
+
+typedef struct {
+  rank_cost_t cost;
+  int critical_on_one_class; /* CPOP */
+} plan_variant_t;
+
+/* The first is what a machine with one class gets. */
+static const plan_variant_t kVariants[] = {
+    {RANK_MEAN, 1},
+    {RANK_MEAN, 0},
+    {RANK_FASTEST, 1},
+    {RANK_FASTEST, 0},
+};
+#define NUM_VARIANTS (sizeof(kVariants) / sizeof(kVariants[0]))
+
+#define NONE ((size_t)-1)
+
+/* A worker's planned busy intervals, sorted and disjoint. */
+typedef struct {
+  double *start, *end;
+  size_t n, cap;
+} timeline_t;
+
+/* The earliest time from `ready` at which the timeline has `d` seconds free (a gap
+ * between planned tasks will do: insertion-based HEFT). */
+static double earliest_gap(const timeline_t *tl, double ready, double d) {
+  double t = ready;
+  for (size_t i = 0; i < tl->n; ++i) {
+    if (tl->end[i] <= t) continue;
+    if (tl->start[i] >= t + d) break;
+    t = tl->end[i];
+  }
+  return t;
+}
+
+static int timeline_add(timeline_t *tl, double start, double end) {
+  if (tl->n == tl->cap) {
+    size_t cap = tl->cap ? tl->cap * 2 : 16;
+    double *s = realloc(tl->start, cap * sizeof(double));
+    if (!s) return 0;
+    tl->start = s;
+    double *e = realloc(tl->end, cap * sizeof(double));
+    if (!e) return 0;
+    tl->end = e;
+    tl->cap = cap;
+  }
+  size_t i = tl->n;
+  while (i > 0 && tl->start[i - 1] > start) {
+    tl->start[i] = tl->start[i - 1];
+    tl->end[i] = tl->end[i - 1];
+    --i;
+  }
+  tl->start[i] = start;
+  tl->end[i] = end;
+  ++tl->n;
+  return 1;
+}
+
+/* A task in priority order. */
+typedef struct {
+  double rank;
+  uint64_t seq;
+  size_t index;
+} ranked_t;
+
+/* What every plan of the batch shares. Tasks are named by their place in the batch,
+ * which is submission order: a task's predecessors come before it. */
+typedef struct {
+  fw_scheduler_t *s;
+  fw_task_t *const *batch;
+  size_t count;
+  double now;
+  /* Predecessors in the batch: task i's are preds[pred_at[i] .. pred_at[i + 1]). */
+  size_t *pred_at, *preds;
+  /* Per task and access (offsets access_at): the task in the batch that last wrote the
+   * buffer before it, for accesses that read; NONE when outside the batch or not read. */
+  size_t *access_at, *producer;
+  /* Workers of one device form a class, with the same estimates. */
+  size_t num_classes;
+  size_t *classes;           /* per worker */
+  const fw_worker_t **reps;  /* per class: its first worker */
+  double *run_on;            /* per task and class: expected run time, -1: cannot run */
+  char *class_usable;        /* per task and class: a worker in service can run it */
+  /* Scratch for one plan. */
+  double *cost, *rank, *down;
+  char *critical;
+  ranked_t *ranked;
+  timeline_t *lines;
+} planner_t;
+
+/* One plan: the order it placed the tasks in, and per task (in batch order) its worker
+ * (NULL: none), start and finish. */
+typedef struct {
+  size_t *order;
+  fw_worker_t **worker;
+  double *start, *finish;
+  double makespan;
+} plan_t;
+
+static int writes(const fw_task_t *t, const fw_buffer_t *buffer) {
+  for (size_t i = 0; i < t->num_accesses; ++i)
+    if (t->accesses[i].buffer == buffer && (t->accesses[i].access & FW_ACCESS_WRITE)) return 1;
+  return 0;
+}
+
+static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch,
+                        size_t count) {
+  memset(p, 0, sizeof(*p));
+  p->s = s;
+  p->batch = batch;
+  p->count = count;
+  p->now = fw_scheduler_now(s);
+  uint64_t serial = ++s->plans;
+  for (size_t i = 0; i < count; ++i) {
+    batch[i]->plan_batch = serial;
+    batch[i]->plan_index = i;
+    batch[i]->plan_worker = NULL;
+  }
+  p->pred_at = calloc(count + 1, sizeof(size_t));
+  p->access_at = calloc(count + 1, sizeof(size_t));
+  if (!p->pred_at || !p->access_at) return 0;
+  for (size_t i = 0; i < count; ++i) {
+    p->access_at[i + 1] = p->access_at[i] + batch[i]->num_accesses;
+    for (size_t k = 0; k < batch[i]->num_successors; ++k) {
+      const fw_task_t *succ = batch[i]->successors[k];
+      if (succ->plan_batch == serial) ++p->pred_at[succ->plan_index + 1];
+    }
+  }
+  for (size_t i = 0; i < count; ++i) p->pred_at[i + 1] += p->pred_at[i];
+  p->preds = malloc((p->pred_at[count] ? p->pred_at[count] : 1) * sizeof(size_t));
+  p->producer = malloc((p->access_at[count] ? p->access_at[count] : 1) * sizeof(size_t));
+  size_t *fill = calloc(count ? count : 1, sizeof(size_t));
+  if (!p->preds || !p->producer || !fill) {
+    free(fill);
+    return 0;
+  }
+  for (size_t i = 0; i < count; ++i)
+    for (size_t k = 0; k < batch[i]->num_successors; ++k) {
+      const fw_task_t *succ = batch[i]->successors[k];
+      if (succ->plan_batch == serial)
+        p->preds[p->pred_at[succ->plan_index] + fill[succ->plan_index]++] = i;
+    }
+  free(fill);
+  /* The producer of an input: the last predecessor in the batch that writes it. */
+  for (size_t i = 0; i < count; ++i) {
+    const fw_task_t *t = batch[i];
+    for (size_t a = 0; a < t->num_accesses; ++a) {
+      size_t *producer = &p->producer[p->access_at[i] + a];
+      *producer = NONE;
+      if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
+      for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
+        if (writes(batch[p->preds[q]], t->accesses[a].buffer) &&
+            (*producer == NONE || p->preds[q] > *producer))
+          *producer = p->preds[q];
+    }
+  }
+  p->classes = malloc(s->num_workers * sizeof(size_t));
+  p->reps = malloc(s->num_workers * sizeof(*p->reps));
+  if (!p->classes || !p->reps) return 0;
+  for (size_t w = 0; w < s->num_workers; ++w) {
+    const fw_worker_t *x = &s->workers[w];
+    size_t c = 0;
+    while (c < p->num_classes && !(p->reps[c]->sim == x->sim && p->reps[c]->kind == x->kind &&
+                                   p->reps[c]->device_index == x->device_index))
+      ++c;
+    if (c == p->num_classes) p->reps[p->num_classes++] = x;
+    p->classes[w] = c;
+  }
+  size_t cells = count * p->num_classes;
+  p->run_on = malloc((cells ? cells : 1) * sizeof(double));
+  p->class_usable = calloc(cells ? cells : 1, 1);
+  if (!p->run_on || !p->class_usable) return 0;
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t c = 0; c < p->num_classes; ++c)
+      p->run_on[i * p->num_classes + c] = fw_worker_can_run(p->reps[c], batch[i])
+                                              ? fw_scheduler_estimate(s, batch[i], p->reps[c])
+                                              : -1;
+    for (size_t w = 0; w < s->num_workers; ++w)
+      if (!s->workers[w].lost && fw_worker_can_run(&s->workers[w], batch[i]))
+        p->class_usable[i * p->num_classes + p->classes[w]] = 1;
+  }
+  p->cost = malloc(count * sizeof(double));
+  p->rank = malloc(count * sizeof(double));
+  p->down = malloc(count * sizeof(double));
+  p->critical = malloc(count);
+  p->ranked = malloc(count * sizeof(*p->ranked));
+  p->lines = calloc(s->num_workers, sizeof(*p->lines));
+  return p->cost && p->rank && p->down && p->critical && p->ranked && p->lines;
+}
+
+static void planner_fini(planner_t *p) {
+  if (p->lines)
+    for (size_t w = 0; w < p->s->num_workers; ++w) {
+      free(p->lines[w].start);
+      free(p->lines[w].end);
+    }
+  free(p->lines);
+  free(p->ranked);
+  free(p->critical);
+  free(p->down);
+  free(p->rank);
+  free(p->cost);
+  free(p->class_usable);
+  free(p->run_on);
+  free(p->reps);
+  free(p->classes);
+  free(p->producer);
+  free(p->access_at);
+  free(p->preds);
+  free(p->pred_at);
+}
+
+static int plan_alloc(plan_t *plan, size_t count) {
+  size_t n = count ? count : 1;
+  plan->order = malloc(n * sizeof(size_t));
+  plan->worker = calloc(n, sizeof(*plan->worker));
+  plan->start = calloc(n, sizeof(double));
+  plan->finish = calloc(n, sizeof(double));
+  return plan->order && plan->worker && plan->start && plan->finish;
+}
+
+static void plan_free(plan_t *plan) {
+  free(plan->order);
+  free(plan->worker);
+  free(plan->start);
+  free(plan->finish);
+}
+
+/* A task's cost for ranking: its mean run time over the workers that can run it (as
+ * HEFT averages), or its run time on its fastest class. */
+static double rank_cost(const planner_t *p, size_t i, rank_cost_t kind) {
+  const double *run = p->run_on + i * p->num_classes;
+  double sum = 0, fastest = -1;
+  size_t n = 0;
+  for (size_t w = 0; w < p->s->num_workers; ++w) {
+    double r = run[p->classes[w]];
+    if (r < 0) continue;
+    sum += r;
+    ++n;
+  }
+  for (size_t c = 0; c < p->num_classes; ++c)
+    if (run[c] >= 0 && (fastest < 0 || run[c] < fastest)) fastest = run[c];
+  if (kind == RANK_FASTEST) return fastest > 0 ? fastest : 0;
+  return n ? sum / (double)n : 0;
+}
+
+/* Higher upward rank first, then submission order (a predecessor's rank is at least its
+ * successor's, and it was submitted first). */
+static int rank_order(const void *pa, const void *pb) {
+  const ranked_t *a = pa, *b = pb;
+  if (a->rank != b->rank) return a->rank > b->rank ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Ranks: upward (the task's cost and the longest chain of costs after it, in the batch)
+ * and downward (the longest chain before it); the critical path is the tasks whose sum is
+ * the longest. */
+static void rank_tasks(planner_t *p, rank_cost_t kind) {
+  size_t n = p->count;
+  for (size_t i = 0; i < n; ++i) {
+    p->cost[i] = rank_cost(p, i, kind);
+    p->rank[i] = 0; /* for now the longest rank among its successors */
+    p->down[i] = 0;
+  }
+  for (size_t i = n; i-- > 0;) {
+    p->rank[i] += p->cost[i];
+    for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
+      if (p->rank[i] > p->rank[p->preds[q]]) p->rank[p->preds[q]] = p->rank[i];
+  }
+  double longest = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q) {
+      size_t j = p->preds[q];
+      if (p->down[j] + p->cost[j] > p->down[i]) p->down[i] = p->down[j] + p->cost[j];
+    }
+    if (p->rank[i] + p->down[i] > longest) longest = p->rank[i] + p->down[i];
+  }
+  for (size_t i = 0; i < n; ++i) p->critical[i] = p->rank[i] + p->down[i] >= longest * (1 - 1e-9);
+}
+
+/* The time to move task i's inputs to the memory of worker `w`: from the workers planned
+ * for their producers in the batch, else from where they are. */
+static double input_moves(const planner_t *p, const plan_t *plan, size_t i,
+                          const fw_worker_t *w) {
+  const fw_task_t *t = p->batch[i];
+  double moves = 0;
+  for (size_t a = 0; a < t->num_accesses; ++a) {
+    const fw_buffer_t *b = t->accesses[a].buffer;
+    if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
+    size_t producer = p->producer[p->access_at[i] + a];
+    if (producer != NONE)
+      moves += fw_scheduler_link_seconds(plan->worker[producer], w, b->byte_size);
+    else if (!fw_memory_is_valid_on(b, w->memory_node))
+      moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
+  }
+  return moves;
+}
+
+/* Makes one plan. Returns 0 when out of memory. */
+static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
+  fw_scheduler_t *s = p->s;
+  size_t nc = p->num_classes;
+  rank_tasks(p, variant.cost);
+  for (size_t i = 0; i < p->count; ++i)
+    p->ranked[i] = (ranked_t){p->rank[i], p->batch[i]->seq, i};
+  qsort(p->ranked, p->count, sizeof(*p->ranked), rank_order);
+  /* What the workers have queued already. */
+  for (size_t w = 0; w < s->num_workers; ++w) {
+    p->lines[w].n = 0;
+    if (s->workers[w].expected_free_at > p->now &&
+        !timeline_add(&p->lines[w], p->now, s->workers[w].expected_free_at))
+      return 0;
+  }
+  plan->makespan = p->now;
+  for (size_t k = 0; k < p->count; ++k) {
+    size_t i = p->ranked[k].index;
+    plan->order[k] = i;
+    const fw_task_t *t = p->batch[i];
+    /* A critical task's class: the least run time plus moves of its inputs there, the
+     * first of several as good (so that the chain neither goes to a slower device
+     * because the best one is busy nor hops between two equal ones). */
+    size_t only = nc;
+    double only_cost = 0;
+    for (size_t c = 0; variant.critical_on_one_class && p->critical[i] && c < nc; ++c) {
+      double r = p->run_on[i * nc + c];
+      if (r < 0 || !p->class_usable[i * nc + c]) continue;
+      double cost = r + input_moves(p, plan, i, p->reps[c]);
+      if (only == nc || cost < only_cost) {
+        only = c;
+        only_cost = cost;
+      }
+    }
+    fw_worker_t *best = NULL;
+    double best_finish = 0, best_start = 0;
+    for (size_t wi = 0; wi < s->num_workers; ++wi) {
+      fw_worker_t *w = &s->workers[wi];
+      double run = p->run_on[i * nc + p->classes[wi]];
+      if (run < 0 || w->lost || !fw_worker_can_run(w, t)) continue;
+      if (only != nc && p->classes[wi] != only) continue;
+      /* When its inputs can be there: produced in the batch, after their producer's
+       * planned finish and the move from its worker; else moved from where they are. */
+      double ready = p->now, moves = 0;
+      for (size_t a = 0; a < t->num_accesses; ++a) {
+        const fw_buffer_t *b = t->accesses[a].buffer;
+        if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
+        size_t producer = p->producer[p->access_at[i] + a];
+        if (producer != NONE) {
+          double at = plan->finish[producer] +
+                      fw_scheduler_link_seconds(plan->worker[producer], w, b->byte_size);
+          if (at > ready) ready = at;
+        } else if (!fw_memory_is_valid_on(b, w->memory_node)) {
+          moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
+        }
+      }
+      for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
+        if (plan->finish[p->preds[q]] > ready) ready = plan->finish[p->preds[q]];
+      if (p->now + moves > ready) ready = p->now + moves;
+      double start = earliest_gap(&p->lines[wi], ready, run);
+      if (!best || start + run < best_finish) {
+        best = w;
+        best_finish = start + run;
+        best_start = start;
+      }
+    }
+    plan->worker[i] = best;
+    plan->start[i] = best ? best_start : p->now;
+    plan->finish[i] = best ? best_finish : p->now;
+    if (plan->finish[i] > plan->makespan) plan->makespan = plan->finish[i];
+    if (best && !timeline_add(&p->lines[best->index], best_start, best_finish)) return 0;
+  }
+  return 1;
+}
+
+/* Planned start order, then the order the plan placed them in. */
+static int start_order(const void *pa, const void *pb) {
+  const fw_task_t *a = *(fw_task_t *const *)pa, *b = *(fw_task_t *const *)pb;
+  if (a->plan_start != b->plan_start) return a->plan_start < b->plan_start ? -1 : 1;
+  return a->plan_index < b->plan_index ? -1 : a->plan_index > b->plan_index;
+}
+
+/* Appends a planned task to its worker's list (compacted first). */
+static int plan_append(fw_worker_t *w, fw_task_t *t) {
+  if (w->plan_head > 0) {
+    size_t n = 0;
+    for (size_t i = w->plan_head; i < w->plan_len; ++i)
+      if (w->plan[i]) {
+        w->plan[n] = w->plan[i];
+        w->plan[n]->plan_slot = n;
+        ++n;
+      }
+    w->plan_head = 0;
+    w->plan_len = n;
+  }
+  if (w->plan_len == w->plan_cap) {
+    size_t cap = w->plan_cap ? w->plan_cap * 2 : 64;
+    fw_task_t **grown = realloc(w->plan, cap * sizeof(*grown));
+    if (!grown) return 0;
+    w->plan = grown;
+    w->plan_cap = cap;
+  }
+  t->plan_slot = w->plan_len;
+  w->plan[w->plan_len++] = t;
+  return 1;
+}
+
+/* Gives the tasks their planned workers and starts, and the workers their lists in
+ * planned start order (ties in the order the plan placed them). */
+static void commit(planner_t *p, const plan_t *plan) {
+  fw_task_t **tasks = malloc(p->count * sizeof(*tasks));
+  if (!tasks) return; /* out of memory: no plan, tasks are placed as they come */
+  for (size_t k = 0; k < p->count; ++k) {
+    fw_task_t *t = p->batch[plan->order[k]];
+    t->plan_worker = plan->worker[plan->order[k]];
+    t->plan_start = plan->start[plan->order[k]];
+    t->plan_index = k;
+    tasks[k] = t;
+  }
+  qsort(tasks, p->count, sizeof(*tasks), start_order);
+  for (size_t k = 0; k < p->count; ++k)
+    if (tasks[k]->plan_worker && !plan_append(tasks[k]->plan_worker, tasks[k]))
+      tasks[k]->plan_worker = NULL; /* out of memory: placed as it comes */
+  free(tasks);
+}
+
+void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
+  planner_t p;
+  plan_t best = {0}, trial = {0};
+  int have_best = 0;
+  if (planner_init(&p, s, batch, count) && plan_alloc(&best, count) &&
+      plan_alloc(&trial, count)) {
+    size_t variants = p.num_classes > 1 ? NUM_VARIANTS : 1;
+    for (size_t v = 0; v < variants; ++v) {
+      if (!make_plan(&p, kVariants[v], &trial)) break;
+      if (!have_best || trial.makespan < best.makespan) {
+        plan_t swap = best;
+        best = trial;
+        trial = swap;
+        have_best = 1;
+      }
+    }
+    if (have_best) commit(&p, &best);
+  }
+  plan_free(&trial);
+  plan_free(&best);
+  planner_fini(&p);
+}
