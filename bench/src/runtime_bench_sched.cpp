@@ -403,10 +403,13 @@ SimResult simulate(const Dag &d, const Machine &m, fw_scheduler_kind_t policy,
   return r;
 }
 
+// A JSON number; null for a value that is not finite.
+std::string jsonNumber(double x) { return std::isfinite(x) ? fmt("%.17g", x) : "null"; }
+
 // What bench/sched/optimal.py needs to schedule the DAG itself: per task its run time on
-// the CPU cores and on the accelerators (null: cannot run there) and its accesses; the
-// classes' worker counts and the link hop; the runtime's bounds and each policy's
-// makespan.
+// a CPU core and on an accelerator (absent when the machine has no such device) and its
+// accesses; the classes' worker counts and the link hop; the runtime's bounds and each
+// policy's makespan. Like bounds(), it takes the machine's accelerators to be identical.
 void writeDag(const std::string &dir, const Dag &d, const Machine &m,
               const fw_sim_report_t &report,
               const std::vector<std::pair<std::string, double>> &makespans) {
@@ -421,10 +424,11 @@ void writeDag(const std::string &dir, const Dag &d, const Machine &m,
     std::exit(1);
   }
   const fw_sim_device_t *cpuDev = nullptr, *accDev = nullptr;
-  size_t accelerators = 0;
+  size_t cpuWorkers = 0, accelerators = 0;
   for (auto &dev : m.devices) {
     if (dev.kind == FW_TARGET_KIND_CPU) {
       cpuDev = &dev;
+      cpuWorkers += dev.workers;
     } else {
       accDev = &dev;
       accelerators += dev.workers;
@@ -432,29 +436,33 @@ void writeDag(const std::string &dir, const Dag &d, const Machine &m,
   }
   double gbps = accDev && accDev->link_gbps > 0 ? accDev->link_gbps : 16.0;
   std::fprintf(out, "{\"dag\": \"%s\", \"machine\": \"%s\",\n", d.name.c_str(), m.name.c_str());
-  std::fprintf(out, " \"cpu_workers\": %u, \"accelerators\": %zu,\n",
-               cpuDev ? cpuDev->workers : 0u, accelerators);
-  std::fprintf(out, " \"hop_latency_s\": %.17g, \"hop_bytes_per_s\": %.17g,\n",
-               accDev ? accDev->link_latency_us * 1e-6 : 0.0, gbps * 1e9);
-  std::fprintf(out, " \"critical_path_s\": %.17g, \"area_s\": %.17g, \"bound_s\": %.17g,\n",
-               report.critical_path_seconds, report.work_bound_seconds,
-               report.lower_bound_seconds);
+  std::fprintf(out, " \"cpu_workers\": %zu, \"accelerators\": %zu,\n", cpuWorkers,
+               accelerators);
+  std::fprintf(out, " \"hop_latency_s\": %s, \"hop_bytes_per_s\": %s,\n",
+               jsonNumber(accDev ? accDev->link_latency_us * 1e-6 : 0.0).c_str(),
+               jsonNumber(gbps * 1e9).c_str());
+  std::fprintf(out, " \"critical_path_s\": %s, \"area_s\": %s, \"bound_s\": %s,\n",
+               jsonNumber(report.critical_path_seconds).c_str(),
+               jsonNumber(report.work_bound_seconds).c_str(),
+               jsonNumber(report.lower_bound_seconds).c_str());
   std::fprintf(out, " \"makespan_s\": {");
   for (size_t i = 0; i < makespans.size(); ++i)
-    std::fprintf(out, "%s\"%s\": %.17g", i ? ", " : "", makespans[i].first.c_str(),
-                 makespans[i].second);
+    std::fprintf(out, "%s\"%s\": %s", i ? ", " : "", makespans[i].first.c_str(),
+                 jsonNumber(makespans[i].second).c_str());
   std::fprintf(out, "},\n \"buffer_bytes\": [");
   for (size_t b = 0; b < d.bufferDims.size(); ++b)
-    std::fprintf(out, "%s%.17g", b ? ", " : "", d.bufferBytes(int(b)));
+    std::fprintf(out, "%s%s", b ? ", " : "", jsonNumber(d.bufferBytes(int(b))).c_str());
   std::fprintf(out, "],\n \"tasks\": [\n");
   for (size_t t = 0; t < d.tasks.size(); ++t) {
     const DagTask &k = d.tasks[t];
     double bytes = d.taskBytes(k);
     std::fprintf(out, "  {\"kernel\": \"%s\"", k.kernel);
     if (cpuDev)
-      std::fprintf(out, ", \"cpu_s\": %.17g", seconds(*cpuDev, k.kernel, k.flops, bytes));
+      std::fprintf(out, ", \"cpu_s\": %s",
+                   jsonNumber(seconds(*cpuDev, k.kernel, k.flops, bytes)).c_str());
     if (accDev)
-      std::fprintf(out, ", \"accelerator_s\": %.17g", seconds(*accDev, k.kernel, k.flops, bytes));
+      std::fprintf(out, ", \"accelerator_s\": %s",
+                   jsonNumber(seconds(*accDev, k.kernel, k.flops, bytes)).c_str());
     std::fprintf(out, ", \"accesses\": [");
     for (size_t a = 0; a < k.accesses.size(); ++a) {
       fw_access_t mode = k.accesses[a].second;
@@ -565,7 +573,7 @@ bool runSched(const Options &opt) {
       }
       table.separator();
       summary.push_back(sum);
-      if (!opt.dagDir.empty())
+      if (!opt.dagDir.empty() && !makespans.empty()) // not when every simulation failed
         writeDag(opt.dagDir, d, m, report, makespans);
     }
   }

@@ -31,7 +31,8 @@ typedef struct {
   int critical_on_one_class; /* CPOP */
 } plan_variant_t;
 
-/* The first is what a machine with one class gets. */
+/* The first is what a machine with one class gets. Bit v of heft_plan_mask is
+ * kVariants[v]. */
 static const plan_variant_t kVariants[] = {
     {RANK_MEAN, 1},
     {RANK_MEAN, 0},
@@ -99,8 +100,10 @@ typedef struct {
   double now;
   /* Predecessors in the batch: task i's are preds[pred_at[i] .. pred_at[i + 1]). */
   size_t *pred_at, *preds;
-  /* Per task and access (offsets access_at): the task in the batch that last wrote the
-   * buffer before it, for accesses that read; NONE when outside the batch or not read. */
+  /* Per task and access (offsets access_at), for accesses that read: the last of its
+   * predecessors in the batch that writes the buffer, whose output it reads; NONE when
+   * no predecessor in the batch writes it (a read-write after readers depends on the
+   * readers only: its data is then taken to move from where it is now). */
   size_t *access_at, *producer;
   /* Workers of one device form a class, with the same estimates. */
   size_t num_classes;
@@ -291,6 +294,9 @@ static void rank_tasks(planner_t *p, rank_cost_t kind) {
   }
   for (size_t i = n; i-- > 0;) {
     p->rank[i] += p->cost[i];
+    /* The mean is the rank release_held gave the task, which also counts successors
+     * submitted since outside the batch and orders the queues: the plan keeps it. */
+    if (kind == RANK_MEAN) p->rank[i] = p->batch[i]->rank;
     for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
       if (p->rank[i] > p->rank[p->preds[q]]) p->rank[p->preds[q]] = p->rank[i];
   }
@@ -457,6 +463,7 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
       plan_alloc(&trial, count)) {
     size_t variants = p.num_classes > 1 ? NUM_VARIANTS : 1;
     for (size_t v = 0; v < variants; ++v) {
+      if (s->heft_plan_mask && !((s->heft_plan_mask >> v) & 1u)) continue;
       if (!make_plan(&p, kVariants[v], &trial)) break;
       if (!have_best || trial.makespan < best.makespan) {
         plan_t swap = best;

@@ -207,6 +207,8 @@ struct fw_scheduler_t {
   size_t num_sim_held, cap_sim_held;
   uint32_t rr; /* round robin for pushes from the submitting thread */
   uint64_t plans; /* heft: batches planned so far */
+  uint32_t heft_plan_mask; /* heft: which of its plans to make, a bit each (heft_plan.c);
+                              0: all. Tests set it to check one plan alone. */
 };
 
 /* Takes a task off its plan worker's list (it completes, or goes elsewhere); that worker

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fw/runtime.h"
+#include "runtime_internal.h"
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -384,6 +385,20 @@ TEST(SimulationHeftTest, PlansTheWholeBatch) {
       << "makespan " << r.makespan_seconds << " s, bound " << r.lower_bound_seconds << " s";
 }
 
+// Reads of a few distinct buffers of the previous layer of a random layered DAG (none
+// for the first layer): up to 1-3 draws, the count drawn again at each step.
+static std::vector<fw_task_access_t> readsOfLayer(std::mt19937 &rng,
+                                                  const std::vector<fw_buffer_t *> &previous) {
+  std::vector<fw_task_access_t> accesses;
+  for (size_t k = 0; !previous.empty() && k < 1 + rng() % 3; ++k) {
+    fw_buffer_t *in = previous[rng() % previous.size()];
+    bool seen = false;
+    for (const fw_task_access_t &a : accesses) seen |= a.buffer == in;
+    if (!seen) accesses.push_back({in, FW_ACCESS_READ});
+  }
+  return accesses;
+}
+
 // The lower bound is a bound: on random layered DAGs over a CPU and two GPUs whose links
 // are slow enough that moves matter (the critical path counts them between the classes),
 // no policy finishes before it.
@@ -403,13 +418,7 @@ TEST(SimulationBoundTest, NoScheduleBeatsTheBound) {
       for (int layer = 0; layer < 8; ++layer) {
         current.clear();
         for (int i = 0; i < 6; ++i) {
-          std::vector<fw_task_access_t> accesses;
-          for (size_t k = 0; !previous.empty() && k < 1 + rng() % 3; ++k) {
-            fw_buffer_t *in = previous[rng() % previous.size()];
-            bool seen = false;
-            for (const fw_task_access_t &a : accesses) seen |= a.buffer == in;
-            if (!seen) accesses.push_back({in, FW_ACCESS_READ});
-          }
+          std::vector<fw_task_access_t> accesses = readsOfLayer(rng, previous);
           current.push_back(sim.buffer(size_t(1) << (16 + rng() % 8)));  // 64 KiB to 8 MiB
           accesses.push_back({current.back(), FW_ACCESS_WRITE});
           sim.task(names[rng() % 3], std::pow(10.0, exponent(rng)), accesses);
@@ -448,11 +457,14 @@ static std::vector<fw_sim_device_t> cpu16gpu2() {
 // heft keeps a batch's critical path on the class that runs it best (CPOP): on tiled
 // Cholesky (8 x 8 tiles of 512) over 16 cpu cores and two GPUs (GEMM fast on the GPUs,
 // POTRF slow there), the panel's TRSM and SYRK stay on one GPU instead of going to a busy
-// core or hopping between the GPUs: within 1.5x the lower bound (1.58x without).
-TEST(SimulationHeftTest, CriticalPathStaysOnItsBestClass) {
+// core or hopping between the GPUs. The plan from mean ranks with CPOP alone ends within
+// 1.5x the lower bound (1.44x), the same without CPOP at 1.58x; all four plans together
+// (the best kept) within 1.45x.
+static double choleskyOverBound(uint32_t plan_mask) {
   std::vector<fw_sim_device_t> devices = cpu16gpu2();
   Simulation sim(devices, FW_SCHEDULER_HEFT);
-  ASSERT_NE(sim.rt(), nullptr);
+  if (!sim.rt()) return 0;
+  sim.rt()->sched.heft_plan_mask = plan_mask;
   constexpr int kT = 8;
   const double b3 = 512.0 * 512.0 * 512.0;
   std::vector<fw_buffer_t *> tile(kT * kT, nullptr);
@@ -473,15 +485,24 @@ TEST(SimulationHeftTest, CriticalPathStaysOnItsBestClass) {
   }
   fw_sim_report_t r = sim.report();
   EXPECT_EQ(r.tasks, 120u);
-  ASSERT_GT(r.lower_bound_seconds, 0);
-  EXPECT_LE(r.makespan_seconds, 1.5 * r.lower_bound_seconds)
-      << "makespan " << r.makespan_seconds << " s, bound " << r.lower_bound_seconds << " s";
+  return r.lower_bound_seconds > 0 ? r.makespan_seconds / r.lower_bound_seconds : 0;
+}
+
+TEST(SimulationHeftTest, CriticalPathStaysOnItsBestClass) {
+  double cpop = choleskyOverBound(1u << 0), without = choleskyOverBound(1u << 1);
+  EXPECT_GT(cpop, 1.0);
+  EXPECT_LE(cpop, 1.5);
+  EXPECT_GT(without, 1.5);
+  double all = choleskyOverBound(0);
+  EXPECT_GT(all, 1.0);
+  EXPECT_LE(all, 1.45);
 }
 
 // With several device classes heft makes a plan per priority (upward ranks from the mean
 // over the workers or from the fastest class, the critical path kept on one class or not)
 // and keeps the one that ends first. On these random layered DAGs (8 layers of 10 tasks)
-// ranks from the mean alone end 12-14 % above the lower bound; the kept plan within 2 %.
+// ranks from the mean alone end 12-14 % above the lower bound, the kept plan within 2 %
+// (3 % allowed).
 TEST(SimulationHeftTest, KeepsThePlanThatEndsFirst) {
   const char *kinds[] = {"dense", "mixed", "serial"};
   for (unsigned seed : {12u, 20u, 38u}) {
@@ -493,13 +514,7 @@ TEST(SimulationHeftTest, KeepsThePlanThatEndsFirst) {
     for (int layer = 0; layer < 8; ++layer) {
       current.clear();
       for (int i = 0; i < 10; ++i) {
-        std::vector<fw_task_access_t> accesses;
-        for (size_t k = 0; !previous.empty() && k < 1 + rng() % 3; ++k) {
-          fw_buffer_t *in = previous[rng() % previous.size()];
-          bool seen = false;
-          for (const fw_task_access_t &a : accesses) seen |= a.buffer == in;
-          if (!seen) accesses.push_back({in, FW_ACCESS_READ});
-        }
+        std::vector<fw_task_access_t> accesses = readsOfLayer(rng, previous);
         current.push_back(sim.buffer(size_t(1) << 22));
         accesses.push_back({current.back(), FW_ACCESS_WRITE});
         double k = u(rng);
