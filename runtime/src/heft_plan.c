@@ -111,6 +111,7 @@ typedef struct {
   const fw_worker_t **reps;  /* per class: its first worker */
   double *run_on;            /* per task and class: expected run time, -1: cannot run */
   char *class_usable;        /* per task and class: a worker in service can run it */
+  double *ready_on;          /* scratch: per class, when a task's inputs can be there */
   /* Scratch for one plan. */
   double *cost, *rank, *down;
   char *critical;
@@ -199,7 +200,8 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
   size_t cells = count * p->num_classes;
   p->run_on = malloc((cells ? cells : 1) * sizeof(double));
   p->class_usable = calloc(cells ? cells : 1, 1);
-  if (!p->run_on || !p->class_usable) return 0;
+  p->ready_on = malloc(p->num_classes * sizeof(double));
+  if (!p->run_on || !p->class_usable || !p->ready_on) return 0;
   for (size_t i = 0; i < count; ++i) {
     for (size_t c = 0; c < p->num_classes; ++c)
       p->run_on[i * p->num_classes + c] = fw_worker_can_run(p->reps[c], batch[i])
@@ -230,6 +232,7 @@ static void planner_fini(planner_t *p) {
   free(p->down);
   free(p->rank);
   free(p->cost);
+  free(p->ready_on);
   free(p->class_usable);
   free(p->run_on);
   free(p->reps);
@@ -293,10 +296,13 @@ static void rank_tasks(planner_t *p, rank_cost_t kind) {
     p->down[i] = 0;
   }
   for (size_t i = n; i-- > 0;) {
+    /* From the mean: the rank release_held gave the task, which also counts successors
+     * submitted since outside the batch and orders the queues. */
+    if (kind == RANK_MEAN) {
+      p->rank[i] = p->batch[i]->rank;
+      continue;
+    }
     p->rank[i] += p->cost[i];
-    /* The mean is the rank release_held gave the task, which also counts successors
-     * submitted since outside the batch and orders the queues: the plan keeps it. */
-    if (kind == RANK_MEAN) p->rank[i] = p->batch[i]->rank;
     for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
       if (p->rank[i] > p->rank[p->preds[q]]) p->rank[p->preds[q]] = p->rank[i];
   }
@@ -327,6 +333,30 @@ static double input_moves(const planner_t *p, const plan_t *plan, size_t i,
       moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
   }
   return moves;
+}
+
+/* When task i's inputs can be on worker `w`'s memory: those produced in the batch after
+ * their producer's planned finish and the move from its worker, the others moved from
+ * where they are (from now); and not before its other predecessors' planned finish. */
+static double inputs_ready(const planner_t *p, const plan_t *plan, size_t i,
+                           const fw_worker_t *w) {
+  const fw_task_t *t = p->batch[i];
+  double ready = p->now, moves = 0;
+  for (size_t a = 0; a < t->num_accesses; ++a) {
+    const fw_buffer_t *b = t->accesses[a].buffer;
+    if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
+    size_t producer = p->producer[p->access_at[i] + a];
+    if (producer != NONE) {
+      double at = plan->finish[producer] +
+                  fw_scheduler_link_seconds(plan->worker[producer], w, b->byte_size);
+      if (at > ready) ready = at;
+    } else if (!fw_memory_is_valid_on(b, w->memory_node)) {
+      moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
+    }
+  }
+  for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
+    if (plan->finish[p->preds[q]] > ready) ready = plan->finish[p->preds[q]];
+  return p->now + moves > ready ? p->now + moves : ready;
 }
 
 /* Makes one plan. Returns 0 when out of memory. */
@@ -363,6 +393,10 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
         only_cost = cost;
       }
     }
+    /* When its inputs can be there, per class (its workers share a memory). */
+    for (size_t c = 0; c < nc; ++c)
+      if (p->run_on[i * nc + c] >= 0 && (only == nc || c == only))
+        p->ready_on[c] = inputs_ready(p, plan, i, p->reps[c]);
     fw_worker_t *best = NULL;
     double best_finish = 0, best_start = 0;
     for (size_t wi = 0; wi < s->num_workers; ++wi) {
@@ -370,25 +404,7 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
       double run = p->run_on[i * nc + p->classes[wi]];
       if (run < 0 || w->lost || !fw_worker_can_run(w, t)) continue;
       if (only != nc && p->classes[wi] != only) continue;
-      /* When its inputs can be there: produced in the batch, after their producer's
-       * planned finish and the move from its worker; else moved from where they are. */
-      double ready = p->now, moves = 0;
-      for (size_t a = 0; a < t->num_accesses; ++a) {
-        const fw_buffer_t *b = t->accesses[a].buffer;
-        if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
-        size_t producer = p->producer[p->access_at[i] + a];
-        if (producer != NONE) {
-          double at = plan->finish[producer] +
-                      fw_scheduler_link_seconds(plan->worker[producer], w, b->byte_size);
-          if (at > ready) ready = at;
-        } else if (!fw_memory_is_valid_on(b, w->memory_node)) {
-          moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
-        }
-      }
-      for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
-        if (plan->finish[p->preds[q]] > ready) ready = plan->finish[p->preds[q]];
-      if (p->now + moves > ready) ready = p->now + moves;
-      double start = earliest_gap(&p->lines[wi], ready, run);
+      double start = earliest_gap(&p->lines[wi], p->ready_on[p->classes[wi]], run);
       if (!best || start + run < best_finish) {
         best = w;
         best_finish = start + run;
