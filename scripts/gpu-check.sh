@@ -85,6 +85,11 @@ run() {
   for candidate in python3 /usr/bin/python3; do
     if "$candidate" -c "import numpy" 2>/dev/null; then py="$candidate"; break; fi
   done
+  # limited CMD...: runs CMD with a time limit (a hung kernel must not take the whole
+  # check's time on the GPU node); FW_CHECK_TIMEOUT seconds, 120 by default.
+  # The runtime benchmark (many runs in one program) gets three times that.
+  limited() { timeout -k 5 "${FW_CHECK_TIMEOUT:-120}" "$@"; }
+  limited_long() { timeout -k 5 "$((${FW_CHECK_TIMEOUT:-120} * 3))" "$@"; }
   echo "== machine"
   uname -m; (grep -m1 'model name' /proc/cpuinfo || true) | sed 's/^/cpu: /'
   echo "== fw-run links no LLVM or MLIR"
@@ -98,7 +103,7 @@ run() {
     local args=() outs=()
     for f in "$where/$name"/arg*.npy; do args+=("--input=@$f"); done
     for f in "$where/$name"/expected*.npy; do outs+=("--output=@${f/expected/got}"); done
-    if ! ./fw-run "$module" --function="$fn" "${args[@]}" "${outs[@]}" "$@" \
+    if ! limited ./fw-run "$module" --function="$fn" "${args[@]}" "${outs[@]}" "$@" \
         >"$where/$name/run.log" 2>&1; then
       echo "FAIL $name $*: fw-run failed"; sed 's/^/  /' "$where/$name/run.log"; fail=1; return 1
     fi
@@ -134,8 +139,8 @@ PY
   check task_graph task_graph --tier-limits=host=5600KiB --no-prefetch --stats
   if [ -x ./fw-runtime-bench ]; then
     echo "== runtime benchmark"
-    ./fw-runtime-bench --workers=1,2,8,16 || { echo "FAIL fw-runtime-bench"; fail=1; }
-    ./fw-runtime-bench --only=tiers --tier-workers=8 || { echo "FAIL fw-runtime-bench tiers"; fail=1; }
+    limited_long ./fw-runtime-bench --workers=1,2,8,16 || { echo "FAIL fw-runtime-bench"; fail=1; }
+    limited_long ./fw-runtime-bench --only=tiers --tier-workers=8 || { echo "FAIL fw-runtime-bench tiers"; fail=1; }
   fi
   echo "== GPU"
   if command -v nvidia-smi >/dev/null; then
@@ -147,7 +152,7 @@ PY
   ./fw-run --list-devices || { echo "FAIL fw-run --list-devices"; fail=1; }
   echo "== an NVIDIA kernel run directly on each CUDA device"
   ./fw-run --list cases/device_check.fwb | grep -E '^(target|image)' || true
-  ./fw-device-check cases/device_check.fwb scale_dispatch_0 || { echo "FAIL fw-device-check"; fail=1; }
+  limited ./fw-device-check cases/device_check.fwb scale_dispatch_0 || { echo "FAIL fw-device-check"; fail=1; }
   echo "== the end-to-end suite on the cuda device"
   if ! ./fw-run --list-devices | grep -q '^cuda: [^n]'; then
     echo "skipped: no CUDA device ($(./fw-run --list-devices | grep '^cuda:' | sed -E 's/^cuda: none \((.*)\)$/\1/'))"
@@ -173,7 +178,7 @@ PY
   echo "end-to-end on cuda: $total cases, $on_gpu ran kernels on the GPU, $cpu_only on the CPU only"
   echo "== GPU benchmarks (fw-run --benchmark on the cuda device; references: PyTorch)"
   for b in gpu/bench_*.fwb; do
-    ./fw-run "$b" --devices=cuda --benchmark=5 --stats --print-max-elements=0 \
+    limited ./fw-run "$b" --devices=cuda --benchmark=5 --stats --print-max-elements=0 \
       >"$b.log" 2>&1 || { echo "FAIL $b"; sed 's/^/  /' "$b.log"; fail=1; continue; }
     echo "$(basename "$b" .fwb): $(grep -E '^(min|median):' "$b.log" | tr '\n' ' ')"
     grep -E 'GPU failures|device cuda' "$b.log" || true
@@ -186,7 +191,7 @@ PY
   }
   for b in gpu/tune_*.fwb; do
     local name="${b#gpu/tune_}"; name="${name%.fwb}"
-    ./fw-run "$b" --devices=cuda --benchmark=60 --stats --print-max-elements=0 \
+    limited ./fw-run "$b" --devices=cuda --benchmark=60 --stats --print-max-elements=0 \
       >"$b.log" 2>&1 || { echo "FAIL $b"; sed 's/^/  /' "$b.log"; fail=1; continue; }
     grep -E '^  @.* on cuda' "$b.log" || echo "  $name: no GPU candidates were measured"
     local tuned base

@@ -144,6 +144,8 @@ template <typename T> std::vector<T> parseList(const std::string &text) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // A line at a time, also into a pipe: a run stopped at a time limit keeps what it printed.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   rtbench::Options opt;
   static std::string tierLimits;
   for (int i = 1; i < argc; ++i) {

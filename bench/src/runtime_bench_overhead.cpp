@@ -42,6 +42,7 @@ struct Sample {
 bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, Sample *out) {
   fw_runtime_options_t o = {};
   o.num_workers = static_cast<uint32_t>(workers);
+  o.devices = "cpu"; // CPU tasks only: a GPU found on the machine would only add its worker
   o.scheduler = policy;
   fw_runtime_t *rt = nullptr;
   check(fw_runtime_create(&o, &rt), "creating a runtime");

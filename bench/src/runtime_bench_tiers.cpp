@@ -173,6 +173,7 @@ double runtimeReadSeconds(const Options &opt) {
   std::string dir = makeStorageDir();
   fw_runtime_options_t o = {};
   o.num_workers = 1;
+  o.devices = "cpu";
   o.scheduler = FW_SCHEDULER_HEFT;
   o.tier_limits = opt.tierLimit;
   o.storage_dir = dir.c_str();
@@ -249,6 +250,7 @@ Run runOnce(const Options &opt, Mode mode, int passes, double busySeconds,
   std::string dir = makeStorageDir();
   fw_runtime_options_t o = {};
   o.num_workers = uint32_t(opt.tierWorkers);
+  o.devices = "cpu"; // the host and storage tiers, CPU workers alone
   o.scheduler = FW_SCHEDULER_HEFT;
   // "No limit": one far above the working set (so that FW_TIER_LIMITS is not read either).
   o.tier_limits = mode == Mode::Unlimited ? "host=1TiB" : opt.tierLimit;
