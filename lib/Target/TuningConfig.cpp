@@ -153,7 +153,7 @@ static llvm::Error verifyGPUTuning(const TuningConfig &config,
                       tile, threads, tiling.tileM, tiling.tileK, tiling.tileN)
             .str());
   // Slices of 8-byte elements at worst.
-  int64_t bytes = (tiling.tileM + tiling.tileN) * tiling.tileK * 8;
+  int64_t bytes = tiling.gemmSliceBytes(8);
   if (bytes > static_cast<int64_t>(target.sharedMemoryPerBlock))
     return llvm::createStringError(
         llvm::formatv("{0}: its slices take up to {1} bytes of workgroup "

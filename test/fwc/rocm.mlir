@@ -26,7 +26,7 @@
 
 // OUT: 2x2xf32=[0 3][0 5]
 
-// NOTES: .group_segment_fixed_size: 8192
+// NOTES: .group_segment_fixed_size: 8448
 // NOTES: .max_flat_workgroup_size: 256
 // NOTES: .name: bias_relu_dispatch_0
 // NOTES: .sgpr_count: {{[0-9]+}}

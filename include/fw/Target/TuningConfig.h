@@ -112,6 +112,15 @@ struct GPUTiling {
   int64_t tileM, tileN, tileK, threadM, threadN;
   /// Threads of a GEMM block: one per micro-tile.
   int64_t gemmThreads() const { return (tileM / threadM) * (tileN / threadN); }
+  /// Elements padding each k-row of the GEMM's transposed A slice in workgroup
+  /// memory: fewer bank conflicts when it is written, and rows that stay
+  /// 16-byte aligned for vector reads.
+  static constexpr int64_t kSliceAPad = 4;
+  /// Workgroup memory the GEMM's slices of A and B take, elements of
+  /// `elementBytes`.
+  int64_t gemmSliceBytes(int64_t elementBytes) const {
+    return ((tileM + kSliceAPad) + tileN) * tileK * elementBytes;
+  }
 };
 GPUTiling getGPUTiling(const TuningConfig &config = {});
 

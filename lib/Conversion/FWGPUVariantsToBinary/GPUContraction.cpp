@@ -8,6 +8,13 @@
 // workgroup memory (shared memory, LDS) between barriers, and each of its
 // threads accumulates a thread_m x thread_n micro-tile (4x4: 256 threads) in
 // registers; the epilogue is applied to the micro-tile before it is stored.
+// A's slice is kept k-major (transposed, its rows padded by kAPad elements), so
+// that a thread reads the thread_m values of A it needs at one k, like the
+// thread_n values of B, from consecutive addresses (vector loads); threads
+// of a warp that share a row of the block read the same values (broadcast). The next slices are read from global memory
+// into registers while the current ones are multiplied (one register stage of
+// double buffering), so the loads' latency overlaps the arithmetic; the
+// tile_k steps of a slice are unrolled.
 // Blocks walk the tiles with a grid-stride loop, so any grid computes the
 // whole result. The tiles are knobs of the variant (fw/Target/TuningConfig.h).
 //
@@ -16,6 +23,7 @@
 #include "GPUMapping.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
@@ -251,6 +259,7 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
   const int64_t kTileM = tiling.tileM, kTileN = tiling.tileN, kTileK = tiling.tileK;
   const int64_t kThreadM = tiling.threadM, kThreadN = tiling.threadN;
   const int64_t kThreadsN = kTileN / kThreadN;
+  const int64_t kAPad = GPUTiling::kSliceAPad;
   const int64_t kThreads = tiling.gemmThreads();
   if (kTileM % kThreadM || kTileN % kThreadN || (kTileM * kTileK) % kThreads ||
       (kTileK * kTileN) % kThreads)
@@ -277,14 +286,24 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
   // Workgroup memory for the slices of A and B, and the thread's accumulators.
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value aTile = func.addWorkgroupAttribution(
-      MemRefType::get({kTileM, kTileK}, aType, MemRefLayoutAttrInterface(), workgroup), loc);
+      MemRefType::get({kTileK, kTileM + kAPad}, aType, MemRefLayoutAttrInterface(), workgroup),
+      loc);
   Value bTile = func.addWorkgroupAttribution(
       MemRefType::get({kTileK, kTileN}, bType, MemRefLayoutAttrInterface(), workgroup), loc);
-  Value accs;
+  // 16-byte aligned slices: a thread's consecutive reads become vector loads.
+  for (unsigned i = func.getNumWorkgroupAttributions() - 2; i < func.getNumWorkgroupAttributions();
+       ++i)
+    func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                     b.getI64IntegerAttr(16));
+  // Per thread: the accumulators, and the elements of the next slices it stages.
+  const int64_t kStagedA = kTileM * kTileK / kThreads, kStagedB = kTileK * kTileN / kThreads;
+  Value accs, aStaged, bStaged;
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&entry);
     accs = memref::AllocaOp::create(b, loc, MemRefType::get({kThreadM, kThreadN}, accType));
+    aStaged = memref::AllocaOp::create(b, loc, MemRefType::get({kStagedA}, aType));
+    bStaged = memref::AllocaOp::create(b, loc, MemRefType::get({kStagedB}, bType));
   }
 
   // Sizes: M and N from the result (the accumulator, or the epilogue's output
@@ -302,7 +321,7 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value c0 = x.idx(0), c1 = x.idx(1);
+  Value c0 = x.idx(0);
   Value tileM = x.idx(kTileM), tileN = x.idx(kTileN), tileK = x.idx(kTileK);
   Value tilesM = arith::CeilDivUIOp::create(b, loc, M, tileM);
   Value tilesN = arith::CeilDivUIOp::create(b, loc, N, tileN);
@@ -325,13 +344,12 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
       memref::StoreOp::create(b, loc, start, accs, ValueRange{x.idx(m), x.idx(n)});
     }
 
-  auto kLoop = scf::ForOp::create(b, loc, c0, K, tileK);
-  b.setInsertionPointToStart(kLoop.getBody());
-  Value k0 = kLoop.getInductionVar();
-  // Every thread stages its share of the two slices (zeros past the edges):
-  // element e of a rows x cols slice is (e / cols, e % cols), at loop values
-  // (row dimension: base + r, column dimension: base + c).
-  auto stage = [&](Value operand, AffineMap map, Value tileBuffer, int64_t rowsCount,
+  // Staging, in two halves. fetch: every thread reads its share of a slice
+  // from global memory (zeros past the edges) into registers; element e of a
+  // rows x cols slice is (e / cols, e % cols), at loop values (row dimension:
+  // base + r, column dimension: base + c). put: it stores them to workgroup
+  // memory, transposed for A.
+  auto fetch = [&](Value operand, AffineMap map, Value staged, int64_t rowsCount,
                    int64_t colsCount, unsigned rowDim, Value rowBase0, Value rowLimit,
                    unsigned colDim, Value colBase0, Value colLimit) {
     Value cols = x.idx(colsCount);
@@ -344,24 +362,42 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
       loops[colDim] = gc;
       Value v = x.element(c, operand, x.indices(map, loops),
                           x.both(x.lt(gr, rowLimit), x.lt(gc, colLimit)));
-      memref::StoreOp::create(b, loc, v, tileBuffer, ValueRange{r, col});
+      memref::StoreOp::create(b, loc, v, staged, ValueRange{x.idx(l)});
     }
   };
-  stage(A, aMap, aTile, kTileM, kTileK, c.dimI, rowBase, M, c.dimK, k0, K);
-  stage(B, bMap, bTile, kTileK, kTileN, c.dimK, k0, K, c.dimJ, colBase, N);
+  auto put = [&](Value staged, Value tileBuffer, int64_t rowsCount, int64_t colsCount,
+                 bool transposed) {
+    Value cols = x.idx(colsCount);
+    for (int64_t l = 0; l < rowsCount * colsCount / kThreads; ++l) {
+      Value e = x.add(tid, x.idx(l * kThreads));
+      Value r = x.div(e, cols), col = x.rem(e, cols);
+      Value v = memref::LoadOp::create(b, loc, staged, ValueRange{x.idx(l)});
+      memref::StoreOp::create(b, loc, v, tileBuffer,
+                              transposed ? ValueRange{col, r} : ValueRange{r, col});
+    }
+  };
+  auto fetchSlices = [&](Value k0) {
+    fetch(A, aMap, aStaged, kTileM, kTileK, c.dimI, rowBase, M, c.dimK, k0, K);
+    fetch(B, bMap, bStaged, kTileK, kTileN, c.dimK, k0, K, c.dimJ, colBase, N);
+  };
+
+  fetchSlices(c0);
+  auto kLoop = scf::ForOp::create(b, loc, c0, K, tileK);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value k0 = kLoop.getInductionVar();
+  put(aStaged, aTile, kTileM, kTileK, /*transposed=*/true);
+  put(bStaged, bTile, kTileK, kTileN, /*transposed=*/false);
   gpu::BarrierOp::create(b, loc);
-  auto kkLoop = scf::ForOp::create(b, loc, c0, tileK, c1);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(kkLoop.getBody());
-    Value kk = kkLoop.getInductionVar();
+  // The next slices (zeros after the last) come in while this one is used.
+  fetchSlices(x.add(k0, tileK));
+  Value aRow = x.mul(ty, x.idx(kThreadM)), bCol = x.mul(tx, x.idx(kThreadN));
+  for (int64_t k = 0; k < kTileK; ++k) {
+    Value kk = x.idx(k);
     SmallVector<Value> as, bs;
     for (int64_t m = 0; m < kThreadM; ++m)
-      as.push_back(memref::LoadOp::create(
-          b, loc, aTile, ValueRange{x.add(x.mul(ty, x.idx(kThreadM)), x.idx(m)), kk}));
+      as.push_back(memref::LoadOp::create(b, loc, aTile, ValueRange{kk, x.add(aRow, x.idx(m))}));
     for (int64_t n = 0; n < kThreadN; ++n)
-      bs.push_back(memref::LoadOp::create(
-          b, loc, bTile, ValueRange{kk, x.add(x.mul(tx, x.idx(kThreadN)), x.idx(n))}));
+      bs.push_back(memref::LoadOp::create(b, loc, bTile, ValueRange{kk, x.add(bCol, x.idx(n))}));
     for (int64_t m = 0; m < kThreadM; ++m)
       for (int64_t n = 0; n < kThreadN; ++n) {
         SmallVector<Value> at = {x.idx(m), x.idx(n)};

@@ -159,6 +159,36 @@ collectAccesses(ArrayRef<Operation *> phase,
   return success();
 }
 
+/// Iterations of an elementwise nest a thread runs per trip of its grid-stride
+/// loop. One iteration has few loads in flight per thread (two for an add), too
+/// few bytes in flight to cover the memory latency at full bandwidth; several
+/// iterations' loads issued together are.
+static constexpr int64_t kGridStrideUnroll = 4;
+
+/// Whether `body` is straight-line code (no regions) whose memory accesses
+/// are loads, then stores: its iterations' loads can all be issued before
+/// their stores. Iterations of an scf.parallel are independent, so only the
+/// order within one iteration matters.
+static bool storesFollowLoads(Block &body) {
+  bool stored = false;
+  for (Operation &op : body.without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return false;
+    if (isa<memref::StoreOp>(op)) {
+      stored = true;
+      continue;
+    }
+    if (isa<memref::LoadOp>(op)) {
+      if (stored)
+        return false;
+      continue;
+    }
+    if (!isMemoryEffectFree(&op))
+      return false;
+  }
+  return stored;
+}
+
 /// Spreads the loop nests of `func` over the grid. Each top-level scf.parallel
 /// becomes a grid-stride loop over its linearized iteration space; the other
 /// work (reductions to a scalar, stores to rank-0 buffers) runs in the first
@@ -242,25 +272,60 @@ static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
       extents.push_back(extent);
       total = arith::MulIOp::create(b, loc, total, extent);
     }
-    auto loop = scf::ForOp::create(b, loc, first, total, stride);
+    // A straight-line body whose stores all follow its loads runs
+    // kGridStrideUnroll iterations per trip, their loads first.
+    int64_t unroll = storesFollowLoads(*parallel.getBody()) ? kGridStrideUnroll : 1;
+    Value step = arith::MulIOp::create(b, loc, stride,
+                                       arith::ConstantIndexOp::create(b, loc, unroll));
+    auto loop = scf::ForOp::create(b, loc, first, total, step);
     b.setInsertionPointToStart(loop.getBody());
-    // Delinearize, the last dimension fastest.
-    SmallVector<Value> ivs(extents.size());
-    Value rest = loop.getInductionVar();
-    for (int64_t d = extents.size() - 1; d >= 0; --d) {
-      Value index = d == 0 ? rest
-                           : arith::RemUIOp::create(b, loc, rest, extents[d])
-                                 .getResult();
-      if (d > 0)
-        rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
-      ivs[d] = arith::AddIOp::create(
-          b, loc, parallel.getLowerBound()[d],
-          arith::MulIOp::create(b, loc, index, parallel.getStep()[d]));
+    Value last = arith::SubIOp::create(b, loc, total, c1);
+    SmallVector<IRMapping> maps(unroll);
+    SmallVector<Value> inside(unroll);
+    SmallVector<Operation *> stores;
+    for (int64_t u = 0; u < unroll; ++u) {
+      // Iteration u of the trip; past the end (u > 0 only) it reads the last
+      // element again and stores nothing.
+      Value flat = loop.getInductionVar();
+      if (u > 0) {
+        flat = arith::AddIOp::create(
+            b, loc, flat,
+            arith::MulIOp::create(b, loc, stride, arith::ConstantIndexOp::create(b, loc, u)));
+        inside[u] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat, total);
+        flat = arith::MinUIOp::create(b, loc, flat, last);
+      }
+      // Delinearize, the last dimension fastest.
+      SmallVector<Value> ivs(extents.size());
+      Value rest = flat;
+      for (int64_t d = extents.size() - 1; d >= 0; --d) {
+        Value index = d == 0 ? rest
+                             : arith::RemUIOp::create(b, loc, rest, extents[d])
+                                   .getResult();
+        if (d > 0)
+          rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
+        ivs[d] = arith::AddIOp::create(
+            b, loc, parallel.getLowerBound()[d],
+            arith::MulIOp::create(b, loc, index, parallel.getStep()[d]));
+      }
+      maps[u].map(parallel.getInductionVars(), ivs);
+      for (Operation &op : parallel.getBody()->without_terminator()) {
+        if (unroll > 1 && isa<memref::StoreOp>(op))
+          continue;
+        b.clone(op, maps[u]);
+      }
     }
-    IRMapping map;
-    map.map(parallel.getInductionVars(), ivs);
-    for (Operation &op : parallel.getBody()->without_terminator())
-      b.clone(op, map);
+    // The stores of the unrolled iterations, after all their loads.
+    if (unroll > 1)
+      for (int64_t u = 0; u < unroll; ++u) {
+        OpBuilder::InsertionGuard guard(b);
+        if (u > 0) {
+          auto branch = scf::IfOp::create(b, loc, inside[u], /*withElseRegion=*/false);
+          b.setInsertionPoint(branch.thenBlock()->getTerminator());
+        }
+        for (Operation &op : parallel.getBody()->without_terminator())
+          if (isa<memref::StoreOp>(op))
+            b.clone(op, maps[u]);
+      }
     parallel.erase();
   }
   return success();

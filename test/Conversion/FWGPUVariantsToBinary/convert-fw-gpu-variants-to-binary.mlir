@@ -53,9 +53,12 @@ fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bin
 
 /// A fill, the matmul that accumulates into an intermediate, and an epilogue
 /// reading it: a tiled GEMM. Blocks of 256 threads stage slices of A and B in
-/// shared memory between barriers, each thread keeps its 4x4 accumulators in
-/// registers (no local memory) and contracts products and sums into FMAs;
-/// launch bounds from the target table (2 blocks of 256 per SM).
+/// shared memory between barriers (16-byte aligned; A's transposed and padded:
+/// 16 x (64 + 4) floats) and read them back with vector loads (K is one slice
+/// here, so the prefetch of the next one folds away); each thread
+/// keeps its 4x4 accumulators in registers (no local memory) and contracts
+/// products and sums into FMAs; launch bounds from the target table (2 blocks
+/// of 256 per SM).
 // CHECK-LABEL: fw.executable @mm
 // CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
 // CHECK-SAME: fw.kernel = "mm"
@@ -63,14 +66,14 @@ fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bin
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: .minnctapersm 2
 // CHECK-NOT: .local
-// CHECK-SAME: .shared .align 4 .b8 __wg_mm_0[4096]
-// CHECK-SAME: .shared .align 4 .b8 __wg_mm_1[4096]
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_0[4352]
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_1[4096]
 // CHECK-NOT: .local
+// CHECK-SAME: ld.global
 // CHECK-SAME: st.shared
 // CHECK-SAME: bar.sync
-// CHECK-SAME: ld.shared
+// CHECK-SAME: ld.shared.v4.b32
 // CHECK-SAME: fma.rn.f32
-// CHECK-SAME: bar.sync
 // CHECK-SAME: max.f32
 // CHECK-SAME: st.global.b32
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -352,20 +355,20 @@ fw.executable @empty attributes {access = [], bindings = []} {
 
 /// Autotuning candidates for one target (fw-tune-variants): each variant's
 /// knobs shape its kernel. The GEMM tile 128x64 with 8x4 per thread stages a
-/// 128x16 slice of A (8 KiB) and a 16x64 slice of B (4 KiB) with 256 threads;
+/// 128x16 slice of A (8 KiB, 8.25 with its padding) and a 16x64 slice of B (4 KiB) with 256 threads;
 /// a candidate whose knob the kernel does not use (a block size for a GEMM)
 /// would be the first variant again and is dropped.
 // CHECK-LABEL: fw.executable @mm_candidates
 // CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
 // CHECK-SAME: fw.block_size = 256 : i64
-// CHECK-SAME: .shared .align 4 .b8 __wg_mm_candidates_0[4096]
-// CHECK-SAME: .shared .align 4 .b8 __wg_mm_candidates_1[4096]
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_candidates_0[4352]
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_candidates_1[4096]
 // CHECK: fw.variant @gpu_t1 target(#fw.cuda<"sm_90">) attributes
 // CHECK-SAME: config = {thread_m = 8 : i64, thread_n = 4 : i64, tile_k = 16 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 // CHECK-SAME: fw.block_size = 256 : i64
 // CHECK-SAME: .maxntid 256, 1, 1
-// CHECK-SAME: .shared .align 4 .b8 __wg_mm_candidates_0[8192]
-// CHECK-SAME: .shared .align 4 .b8 __wg_mm_candidates_1[4096]
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_candidates_0[8448]
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_candidates_1[4096]
 // CHECK-NOT: fw.variant @gpu_t2
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>

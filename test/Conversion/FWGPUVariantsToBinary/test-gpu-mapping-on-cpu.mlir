@@ -1,24 +1,34 @@
 // RUN: %fw-opt %s --split-input-file --fw-test-gpu-mapping-on-cpu=grid-size=2 | FileCheck %s
 
 /// A matmul with its fill and an epilogue takes the tiled path: blocks of 256
-/// threads (its known block size) in turn; the slices of A and B in one
-/// allocation each, the accumulators in one slice per thread; the code
-/// between barriers runs for every thread of the block before the next part.
+/// threads (its known block size) in turn; the slices of A (transposed and
+/// padded) and B in one allocation each, the accumulators and the elements a
+/// thread stages in one slice per thread; the code between barriers runs for
+/// every thread of the block before the next part: each thread fetches its
+/// elements of the first slices, then per slice stores them to the shared
+/// slices, and after the barrier fetches the next ones and multiplies.
 // CHECK-LABEL: func.func @mm
-// CHECK-DAG: %[[AT:.*]] = memref.alloca() : memref<64x16xf32>
+// CHECK-DAG: %[[AT:.*]] = memref.alloca() : memref<16x68xf32>
 // CHECK-DAG: %[[BT:.*]] = memref.alloca() : memref<16x64xf32>
 // CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<256x4x4xf32>
+// CHECK-DAG: %[[SA:.*]] = memref.alloca() : memref<256x4xf32>
+// CHECK-DAG: %[[SB:.*]] = memref.alloca() : memref<256x4xf32>
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: scf.for %[[B:.*]] = %{{.*}} to %[[C2]]
 // CHECK: scf.for %[[TILE:.*]] = %[[B]] to %{{.*}} step %[[C2]]
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[C256]]
 // CHECK: memref.subview %[[ACC]][%[[T]], 0, 0] [1, 4, 4] [1, 1, 1]
+// CHECK: %[[MYA:.*]] = memref.subview %[[SA]][%[[T]], 0] [1, 4] [1, 1]
+// CHECK: memref.load %arg0
+// CHECK: memref.store %{{.*}}, %[[MYA]]
 // CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[C256]]
 // CHECK: memref.store %{{.*}}, %[[AT]]
 // CHECK: memref.store %{{.*}}, %[[BT]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[C256]]
+// CHECK: memref.load %arg0
+// CHECK: memref.load %arg1
 // CHECK: memref.load %[[AT]]
 // CHECK: memref.load %[[BT]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[C256]]
@@ -39,6 +49,51 @@ fw.executable @mm attributes {access = [#fw.access<read>, #fw.access<read>, #fw.
         ^bb0(%x: f32, %o: f32):
           %y = arith.maxnumf %x, %zero : f32
           linalg.yield %y : f32
+        }
+        return
+      }
+    }
+  }
+}
+
+// -----
+
+/// An elementwise nest (loads, then a store): each thread runs four
+/// iterations per trip of its grid-stride loop (it steps by four times the
+/// grid), their loads first; the first always stores, the others past the end
+/// read the last element again and store nothing.
+// CHECK-LABEL: func.func @add
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: %[[GRID:.*]] = arith.muli %[[C2]], %[[C5]]
+// CHECK: %[[STEP:.*]] = arith.muli %[[GRID]], %c4
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[TOTAL:.*]] step %[[STEP]]
+// CHECK: %[[LAST:.*]] = arith.subi %[[TOTAL]], %c1
+// CHECK: %[[X0:.*]] = arith.addf
+// CHECK: %[[I1:.*]] = arith.addi %[[I]], %{{.*}}
+// CHECK: %[[IN1:.*]] = arith.cmpi ult, %[[I1]], %[[TOTAL]]
+// CHECK: arith.minui %[[I1]], %[[LAST]]
+// CHECK: %[[X1:.*]] = arith.addf
+// CHECK: %[[X2:.*]] = arith.addf
+// CHECK: %[[X3:.*]] = arith.addf
+// CHECK-NOT: memref.load
+// CHECK: memref.store %[[X0]], %arg2
+// CHECK-NEXT: scf.if %[[IN1]] {
+// CHECK-NEXT: memref.store %[[X1]], %arg2
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[X2]], %arg2
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[X3]], %arg2
+// CHECK: return
+fw.executable @add attributes {access = [#fw.access<read>, #fw.access<read>, #fw.access<write>], bindings = [tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {
+      func.func @add(%a: memref<?x?xf32>, %b: memref<?xf32>, %out: memref<?x?xf32>) {
+        linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+            ins(%a, %b : memref<?x?xf32>, memref<?xf32>) outs(%out : memref<?x?xf32>) {
+        ^bb0(%x: f32, %y: f32, %o: f32):
+          %s = arith.addf %x, %y : f32
+          linalg.yield %s : f32
         }
         return
       }
