@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -235,7 +236,24 @@ GPUTiling mlir::fw::getGPUTiling(const TuningConfig &config) {
   t.tileK = config.tileK.value_or(16);
   t.threadM = config.threadM.value_or(4);
   t.threadN = config.threadN.value_or(4);
+  t.gemmKnobs = config.hasGemmKnobs();
   return t;
+}
+
+GPUTiling mlir::fw::getSizedGemmTiling(const GPUTiling &tiling,
+                                       std::optional<int64_t> m,
+                                       std::optional<int64_t> n) {
+  constexpr int64_t kBigM = 128, kBigN = 64, kBigTiles = 512;
+  if (tiling.gemmKnobs || !m || !n ||
+      llvm::divideCeil(*m, kBigM) * llvm::divideCeil(*n, kBigN) < kBigTiles)
+    return tiling;
+  GPUTiling big = tiling;
+  big.tileM = kBigM;
+  big.tileN = kBigN;
+  big.tileK = 16;
+  big.threadM = 8;
+  big.threadN = 4;
+  return big;
 }
 
 /// GPU candidates: GEMM tiles for a matmul, block sizes for the rest.

@@ -78,6 +78,30 @@ TEST(TuningConfig, GPUTilingDefaults) {
   EXPECT_EQ(u.gemmThreads(), 256);
 }
 
+TEST(TuningConfig, BigKnownResultsGetTheBigGemmTile) {
+  GPUTiling defaults = getGPUTiling();
+  // 2048x2048 is 512 tiles of 128x64: the big tile, the same 256 threads.
+  GPUTiling big = getSizedGemmTiling(defaults, 2048, 2048);
+  EXPECT_EQ(big.tileM, 128);
+  EXPECT_EQ(big.tileN, 64);
+  EXPECT_EQ(big.tileK, 16);
+  EXPECT_EQ(big.threadM, 8);
+  EXPECT_EQ(big.threadN, 4);
+  EXPECT_EQ(big.gemmThreads(), 256);
+  // One tile fewer, an unknown extent, or tiles set by knobs: unchanged.
+  for (GPUTiling t : {getSizedGemmTiling(defaults, 2048, 2048 - 64),
+                      getSizedGemmTiling(defaults, std::nullopt, 1 << 20),
+                      getSizedGemmTiling(defaults, 1 << 20, std::nullopt)}) {
+    EXPECT_EQ(t.tileM, 64);
+    EXPECT_EQ(t.tileN, 64);
+  }
+  TuningConfig c;
+  c.tileK = 32;
+  GPUTiling knobs = getSizedGemmTiling(getGPUTiling(c), 4096, 4096);
+  EXPECT_EQ(knobs.tileM, 64);
+  EXPECT_EQ(knobs.tileK, 32);
+}
+
 TEST(TuningConfig, KnobsBelongToTheirKindOfTarget) {
   EXPECT_EQ(check("mr=4", "x86-64-v3"), "");
   EXPECT_EQ(check("block=512", "sm_90"), "");

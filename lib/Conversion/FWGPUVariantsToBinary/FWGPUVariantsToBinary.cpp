@@ -271,23 +271,29 @@ struct ConvertFWGPUVariantsToBinaryPass
     GPUTiling tiling = getGPUTiling(knobs);
     if (!knobs.block)
       tiling.block = blockSize;
-    FailureOr<GridMapping> mapped = mapKernelToGrid(func, tiling);
+    bool defaultTiles = false;
+    FailureOr<GridMapping> mapped = mapKernelToGrid(func, tiling, &defaultTiles);
     if (failed(mapped))
       return variant.emitOpError("could not map its kernel onto the grid for ")
              << arch;
     if (*mapped == GridMapping::None)
       return Compiled::Unmappable;
     // A candidate whose knobs the mapping does not use (GEMM tiles of a
-    // kernel that is no GEMM, a block size of one that is) is the kernel of
-    // the target's first variant again.
+    // kernel that is no GEMM, a block size of one that is) or that asks for
+    // the tile the defaults give this GEMM is the kernel of the target's
+    // first variant again.
     bool gemm = *mapped == GridMapping::Gemm;
     if (isCandidate(exe, variant) &&
-        ((gemm && knobs.block) || (!gemm && knobs.hasGemmKnobs())))
+        ((gemm && (knobs.block || defaultTiles)) || (!gemm && knobs.hasGemmKnobs())))
       return Compiled::Redundant;
 
     // Launch bounds: the block size, and from the target's register file
     // how many blocks (NVIDIA) or waves (AMD) must fit at once.
-    int64_t threadsPerBlock = gemm ? tiling.gemmThreads() : tiling.block;
+    // A GEMM's block is its tile's (which the mapping may size to the result).
+    int64_t threadsPerBlock = tiling.block;
+    if (gemm)
+      if (std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize())
+        threadsPerBlock = (*known)[0];
     GPULaunchBounds bounds = getGPULaunchBounds(*desc, threadsPerBlock);
     auto threads = static_cast<int32_t>(threadsPerBlock);
     if (nvidia) {

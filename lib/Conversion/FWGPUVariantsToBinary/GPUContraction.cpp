@@ -253,7 +253,29 @@ struct IndexMath {
 } // namespace
 
 FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
-                                               const GPUTiling &tiling) {
+                                               const GPUTiling &requested,
+                                               bool *sameAsDefaults) {
+  FailureOr<Contraction> matched = match(func);
+  if (failed(matched))
+    return false;
+  // The tile: the knobs', else one sized to the result when its shape is known.
+  auto resultType = cast<MemRefType>(
+      (matched->epilogue ? matched->epilogue.getDpsInitOperand(0)
+                         : matched->matmul.getDpsInitOperand(0))
+          ->get()
+          .getType());
+  auto extent = [&](unsigned d) -> std::optional<int64_t> {
+    if (resultType.isDynamicDim(d))
+      return std::nullopt;
+    return resultType.getDimSize(d);
+  };
+  GPUTiling tiling = getSizedGemmTiling(requested, extent(0), extent(1));
+  if (sameAsDefaults) {
+    GPUTiling defaults = getSizedGemmTiling(getGPUTiling(), extent(0), extent(1));
+    *sameAsDefaults = tiling.tileM == defaults.tileM && tiling.tileN == defaults.tileN &&
+                      tiling.tileK == defaults.tileK && tiling.threadM == defaults.threadM &&
+                      tiling.threadN == defaults.threadN;
+  }
   // A block of kThreads threads computes kTileM x kTileN results, kThreadM x
   // kThreadN per thread, stepping through the reduction kTileK at a time.
   const int64_t kTileM = tiling.tileM, kTileN = tiling.tileN, kTileK = tiling.tileK;
@@ -263,9 +285,6 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
   const int64_t kThreads = tiling.gemmThreads();
   if (kTileM % kThreadM || kTileN % kThreadN || (kTileM * kTileK) % kThreads ||
       (kTileK * kTileN) % kThreads)
-    return false;
-  FailureOr<Contraction> matched = match(func);
-  if (failed(matched))
     return false;
   func.setKnownBlockSizeAttr(
       OpBuilder(func).getDenseI32ArrayAttr({static_cast<int32_t>(kThreads), 1, 1}));

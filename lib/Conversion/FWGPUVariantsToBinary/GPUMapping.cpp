@@ -427,9 +427,10 @@ private:
 } // namespace
 
 FailureOr<GridMapping> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func,
-                                                 const GPUTiling &tiling) {
+                                                 const GPUTiling &tiling,
+                                                 bool *sameAsDefaults) {
   MLIRContext *ctx = func.getContext();
-  FailureOr<bool> gemm = mapContractionToGrid(func, tiling);
+  FailureOr<bool> gemm = mapContractionToGrid(func, tiling, sameAsDefaults);
   if (failed(gemm))
     return failure();
   if (*gemm) {

@@ -43,14 +43,19 @@ enum class GridMapping {
 /// None when the nests depend on each other across elements (nothing orders
 /// the grid): the kernel cannot run on a GPU yet. Failure when the IR could
 /// not be transformed.
-FailureOr<GridMapping> mapKernelToGrid(gpu::GPUFuncOp func, const GPUTiling &tiling);
+/// For a GEMM, `sameAsDefaults` (when given) says whether the tile used is the
+/// one the kernel gets without knobs.
+FailureOr<GridMapping> mapKernelToGrid(gpu::GPUFuncOp func, const GPUTiling &tiling,
+                                       bool *sameAsDefaults = nullptr);
 
 /// When the kernel is a matmul (any operand layout) with optionally the fill
 /// of its accumulator and one elementwise epilogue, and the tiles of `tiling`
-/// divide evenly among its threads: a tiled GEMM through workgroup memory
-/// (GPUContraction.cpp); the function gets `known_block_size`. False when the
-/// kernel is anything else.
-FailureOr<bool> mapContractionToGrid(gpu::GPUFuncOp func, const GPUTiling &tiling);
+/// (sized to the result by getSizedGemmTiling) divide evenly among its
+/// threads: a tiled GEMM through workgroup memory (GPUContraction.cpp); the
+/// function gets `known_block_size`. False when the kernel is anything else.
+/// `sameAsDefaults` as for mapKernelToGrid.
+FailureOr<bool> mapContractionToGrid(gpu::GPUFuncOp func, const GPUTiling &tiling,
+                                     bool *sameAsDefaults = nullptr);
 
 /// When the kernel works row by row (row reductions into row values, and
 /// elementwise ops that may read them, as in softmax) and some row is long (32

@@ -456,3 +456,46 @@ fw.executable @ew_candidates attributes {access = [#fw.access<read>, #fw.access<
     }
   }
 }
+
+// -----
+
+/// A GEMM whose result is known to be big (2048x2048: 512 tiles of 128x64)
+/// gets the 128x64 tile (8x4 per thread, k 16) without knobs; a candidate that
+/// asks for that tile is the first variant again and is dropped, one that asks
+/// for 64x64 keeps it.
+// CHECK-LABEL: fw.executable @mm_big
+// CHECK: fw.variant @gpu target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: fw.block_size = 256 : i64
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_big_0[8448]
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_big_1[4096]
+// CHECK-NOT: fw.variant @gpu_t1
+// CHECK: fw.variant @gpu_t2 target(#fw.cuda<"sm_90">) attributes
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_big_0[4352]
+// CHECK-SAME: .shared .align 16 .b8 __wg_mm_big_1[4096]
+fw.executable @mm_big attributes {access = [#fw.access<read>, #fw.access<read>, #fw.access<write>], bindings = [tensor<2048x64xf32>, tensor<64x2048xf32>, tensor<2048x2048xf32>], fw.autotune} {
+  fw.variant @gpu target(#fw.cuda<"sm_90">) {
+    builtin.module {
+      func.func @mm_big(%a: memref<2048x64xf32>, %b: memref<64x2048xf32>, %out: memref<2048x2048xf32>) {
+        linalg.matmul ins(%a, %b : memref<2048x64xf32>, memref<64x2048xf32>) outs(%out : memref<2048x2048xf32>)
+        return
+      }
+    }
+  }
+  fw.variant @gpu_t1 target(#fw.cuda<"sm_90">) attributes {config = {thread_m = 8 : i64, thread_n = 4 : i64, tile_k = 16 : i64, tile_m = 128 : i64, tile_n = 64 : i64}} {
+    builtin.module {
+      func.func @mm_big(%a: memref<2048x64xf32>, %b: memref<64x2048xf32>, %out: memref<2048x2048xf32>) {
+        linalg.matmul ins(%a, %b : memref<2048x64xf32>, memref<64x2048xf32>) outs(%out : memref<2048x2048xf32>)
+        return
+      }
+    }
+  }
+  fw.variant @gpu_t2 target(#fw.cuda<"sm_90">) attributes {config = {thread_m = 4 : i64, thread_n = 4 : i64, tile_k = 16 : i64, tile_m = 64 : i64, tile_n = 64 : i64}} {
+    builtin.module {
+      func.func @mm_big(%a: memref<2048x64xf32>, %b: memref<64x2048xf32>, %out: memref<2048x2048xf32>) {
+        linalg.matmul ins(%a, %b : memref<2048x64xf32>, memref<64x2048xf32>) outs(%out : memref<2048x2048xf32>)
+        return
+      }
+    }
+  }
+}
