@@ -183,6 +183,49 @@ PY
     echo "$(basename "$b" .fwb): $(grep -E '^(min|median):' "$b.log" | tr '\n' ' ')"
     grep -E 'GPU failures|device cuda' "$b.log" || true
   done
+  echo "== the benchmark GEMMs' results (inputs made here, numpy's product as the reference)"
+  # The 4096^3 matmuls take the big GEMM tile (getSizedGemmTiling); the end-to-end cases
+  # are too small for it.
+  if [ -n "$py" ]; then
+    for name in matmul_f32 matmul_f16; do
+      FW_CHECK_TIMEOUT="${FW_CHECK_TIMEOUT:-120}" "$py" - "$name" <<'PY' || fail=1
+import os, re, subprocess, sys
+import numpy as np
+name = sys.argv[1]
+dtype = np.float16 if name.endswith("f16") else np.float32
+d = "gpu/check_" + name
+os.makedirs(d, exist_ok=True)
+rng = np.random.default_rng(0)
+a = rng.uniform(-1, 1, (4096, 4096)).astype(dtype)
+b = rng.uniform(-1, 1, (4096, 4096)).astype(dtype)
+np.save(d + "/a.npy", a)
+np.save(d + "/b.npy", b)
+cmd = ["./fw-run", "gpu/bench_%s.fwb" % name, "--function=" + name, "--input=@%s/a.npy" % d,
+       "--input=@%s/b.npy" % d, "--output=@%s/got.npy" % d, "--devices=cuda", "--stats"]
+try:
+    run = subprocess.run(cmd, capture_output=True, text=True,
+                         timeout=int(os.environ["FW_CHECK_TIMEOUT"]))
+except subprocess.TimeoutExpired:
+    print("FAIL %s: fw-run timed out" % name)
+    sys.exit(1)
+if run.returncode != 0:
+    print("FAIL %s: fw-run failed\n%s" % (name, run.stdout + run.stderr))
+    sys.exit(1)
+tasks = re.search(r"device cuda[^\n]*? \d+ workers?, (\d+) tasks", run.stdout)
+want = a.astype(np.float32) @ b.astype(np.float32)
+got = np.load(d + "/got.npy").astype(np.float32)
+err = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+# f16 results are rounded to f16 (relative 2^-11); f32 sums in another order.
+tol = 2e-3 if dtype == np.float16 else 1e-4
+ok = got.shape == want.shape and err <= tol and tasks and int(tasks.group(1)) > 0
+print("%s %s 4096^3: max error %.2e of the largest value (tolerance %.0e), %s tasks on cuda"
+      % ("PASS" if ok else "FAIL", name, err, tol, tasks.group(1) if tasks else "no"))
+sys.exit(0 if ok else 1)
+PY
+    done
+  else
+    echo "skipped: no Python with numpy"
+  fi
   echo "== GPU autotuning (fwc --autotune=4: the runtime measures 4 variants per kernel and keeps the fastest)"
   # seconds LOG: the fastest call of a benchmark log, in seconds.
   seconds() {
