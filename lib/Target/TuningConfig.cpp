@@ -244,7 +244,7 @@ GPUTiling mlir::fw::getSizedGemmTiling(const GPUTiling &tiling,
                                        std::optional<int64_t> m,
                                        std::optional<int64_t> n) {
   constexpr int64_t kBigM = 128, kBigN = 64, kBigTiles = 512;
-  if (tiling.gemmKnobs || !m || !n ||
+  if (tiling.gemmKnobs || !m || !n || *m < kBigM || *n < kBigN ||
       llvm::divideCeil(*m, kBigM) * llvm::divideCeil(*n, kBigN) < kBigTiles)
     return tiling;
   GPUTiling big = tiling;

@@ -89,9 +89,12 @@ TEST(TuningConfig, BigKnownResultsGetTheBigGemmTile) {
   EXPECT_EQ(big.threadN, 4);
   EXPECT_EQ(big.gemmThreads(), 256);
   // One tile fewer, an unknown extent, or tiles set by knobs: unchanged.
+  // A short, wide result (32 x 32768, 512 tiles) keeps 64x64: its tiles would
+  // be 3/4 empty rows.
   for (GPUTiling t : {getSizedGemmTiling(defaults, 2048, 2048 - 64),
                       getSizedGemmTiling(defaults, std::nullopt, 1 << 20),
-                      getSizedGemmTiling(defaults, 1 << 20, std::nullopt)}) {
+                      getSizedGemmTiling(defaults, 1 << 20, std::nullopt),
+                      getSizedGemmTiling(defaults, 32, 32768)}) {
     EXPECT_EQ(t.tileM, 64);
     EXPECT_EQ(t.tileN, 64);
   }

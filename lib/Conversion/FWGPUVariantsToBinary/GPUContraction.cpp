@@ -10,7 +10,8 @@
 // registers; the epilogue is applied to the micro-tile before it is stored.
 // A's slice is kept k-major (transposed, its rows padded by kAPad elements), so
 // that a thread reads the thread_m values of A it needs at one k, like the
-// thread_n values of B, from consecutive addresses (vector loads); threads
+// thread_n values of B, from consecutive addresses (vector loads where the
+// rows are 16-byte aligned: f32, f64); threads
 // of a warp that share a row of the block read the same values (broadcast). The next slices are read from global memory
 // into registers while the current ones are multiplied (one register stage of
 // double buffering), so the loads' latency overlaps the arithmetic; the

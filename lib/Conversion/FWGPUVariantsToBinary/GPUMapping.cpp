@@ -168,7 +168,9 @@ static constexpr int64_t kGridStrideUnroll = 4;
 /// Whether `body` is straight-line code (no regions) whose memory accesses
 /// are loads, then stores: its iterations' loads can all be issued before
 /// their stores. Iterations of an scf.parallel are independent, so only the
-/// order within one iteration matters.
+/// order within one iteration matters. (An unrolled iteration past the end
+/// reads the last element again, possibly while the thread that owns it
+/// stores it in place; the value read is thrown away.)
 static bool storesFollowLoads(Block &body) {
   bool stored = false;
   for (Operation &op : body.without_terminator()) {
@@ -282,7 +284,6 @@ static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
     Value last = arith::SubIOp::create(b, loc, total, c1);
     SmallVector<IRMapping> maps(unroll);
     SmallVector<Value> inside(unroll);
-    SmallVector<Operation *> stores;
     for (int64_t u = 0; u < unroll; ++u) {
       // Iteration u of the trip; past the end (u > 0 only) it reads the last
       // element again and stores nothing.

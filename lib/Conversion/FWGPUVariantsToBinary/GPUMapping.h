@@ -27,7 +27,8 @@ SmallVector<linalg::LinalgOp> getKernelLinalgOps(func::FuncOp kernel);
 enum class GridMapping {
   /// Not at all: the kernel cannot run on a GPU yet.
   None,
-  /// A tiled GEMM (mapContractionToGrid): blocks of `tiling.gemmThreads()`.
+  /// A tiled GEMM (mapContractionToGrid): blocks of its tile's threads (the
+  /// function's `known_block_size`).
   Gemm,
   /// A block per row (mapRowsToGrid): blocks of `tiling.block` threads.
   Rows,

@@ -55,7 +55,8 @@ fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bin
 /// reading it: a tiled GEMM. Blocks of 256 threads stage slices of A and B in
 /// shared memory between barriers (16-byte aligned; A's transposed and padded:
 /// 16 x (64 + 4) floats) and read them back with vector loads (K is one slice
-/// here, so the prefetch of the next one folds away); each thread
+/// here, so the fetch of the next one is all zeros and its loads fold away:
+/// every ld.global comes before the first barrier); each thread
 /// keeps its 4x4 accumulators in registers (no local memory) and contracts
 /// products and sums into FMAs; launch bounds from the target table (2 blocks
 /// of 256 per SM).
@@ -72,6 +73,7 @@ fw.executable @k attributes {access = [#fw.access<read>, #fw.access<write>], bin
 // CHECK-SAME: ld.global
 // CHECK-SAME: st.shared
 // CHECK-SAME: bar.sync
+// CHECK-NOT: ld.global
 // CHECK-SAME: ld.shared.v4.b32
 // CHECK-SAME: fma.rn.f32
 // CHECK-SAME: max.f32
