@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fw/runtime.h"
+#include "runtime_internal.h"
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -633,6 +634,24 @@ TEST(PrefetchTest, SeveralCopyThreads) {
   EXPECT_EQ(on.acc, expectedAccumulation(24, 48));
   EXPECT_EQ(on.stats.tasks_executed, 48u);
   EXPECT_GT(on.stats.prefetch_hits, 0u);
+}
+
+// By default a worker gets a copy thread of its own, up to four: one copy thread reads
+// about one buffer in the time a task computes when the two take alike.
+TEST(PrefetchTest, OneCopyThreadPerWorkerUpToFour) {
+  const char *old = std::getenv("FW_PREFETCH_THREADS");
+  std::string saved = old ? old : "";
+  unsetenv("FW_PREFETCH_THREADS");
+  for (uint32_t workers : {1u, 2u, 3u, 8u}) {
+    fw_runtime_options_t o = {};
+    o.num_workers = workers;
+    o.devices = "cpu";
+    fw_runtime_t *rt = nullptr;
+    ASSERT_EQ(fw_runtime_create(&o, &rt), FW_OK);
+    EXPECT_EQ(rt->prefetch_threads, workers < 4 ? workers : 4u) << workers << " workers";
+    fw_runtime_destroy(rt);
+  }
+  if (old) setenv("FW_PREFETCH_THREADS", saved.c_str(), 1);
 }
 
 TEST(PrefetchTest, BadThreadCountIsAnError) {
