@@ -14,7 +14,8 @@
 # `run` checks that fw-run needs no LLVM/MLIR library, runs every CPU program
 # and compares with the references, lists the devices the runtime finds, runs
 # the kernel on each GPU, then the end-to-end suite on the cuda device
-# (--devices=cuda: every kernel with NVIDIA code runs on the GPU) and the GPU
+# (--devices=cuda: every kernel with NVIDIA code runs on the GPU), the results
+# of the benchmark matmuls against numpy (inputs made there), and the GPU
 # benchmarks against cuBLAS (PyTorch's torch.matmul) and the device's copy
 # bandwidth, and the same benchmarks built with GPU autotuning candidates (the
 # variant the runtime keeps, and its fastest call against the default build's).

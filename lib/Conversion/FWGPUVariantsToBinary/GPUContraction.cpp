@@ -369,13 +369,17 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
   // rows x cols slice is (e / cols, e % cols), at loop values (row dimension:
   // base + r, column dimension: base + c). put: it stores them to workgroup
   // memory, transposed for A.
+  // The (row, column) of a rows x cols slice that element l of this thread's
+  // share is.
+  auto slot = [&](int64_t l, int64_t colsCount) {
+    Value e = x.add(tid, x.idx(l * kThreads)), cols = x.idx(colsCount);
+    return std::make_pair(x.div(e, cols), x.rem(e, cols));
+  };
   auto fetch = [&](Value operand, AffineMap map, Value staged, int64_t rowsCount,
                    int64_t colsCount, unsigned rowDim, Value rowBase0, Value rowLimit,
                    unsigned colDim, Value colBase0, Value colLimit) {
-    Value cols = x.idx(colsCount);
     for (int64_t l = 0; l < rowsCount * colsCount / kThreads; ++l) {
-      Value e = x.add(tid, x.idx(l * kThreads));
-      Value r = x.div(e, cols), col = x.rem(e, cols);
+      auto [r, col] = slot(l, colsCount);
       Value gr = x.add(rowBase0, r), gc = x.add(colBase0, col);
       SmallVector<Value> loops(3, c0);
       loops[rowDim] = gr;
@@ -387,10 +391,8 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
   };
   auto put = [&](Value staged, Value tileBuffer, int64_t rowsCount, int64_t colsCount,
                  bool transposed) {
-    Value cols = x.idx(colsCount);
     for (int64_t l = 0; l < rowsCount * colsCount / kThreads; ++l) {
-      Value e = x.add(tid, x.idx(l * kThreads));
-      Value r = x.div(e, cols), col = x.rem(e, cols);
+      auto [r, col] = slot(l, colsCount);
       Value v = memref::LoadOp::create(b, loc, staged, ValueRange{x.idx(l)});
       memref::StoreOp::create(b, loc, v, tileBuffer,
                               transposed ? ValueRange{col, r} : ValueRange{r, col});
