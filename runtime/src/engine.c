@@ -105,7 +105,7 @@ static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   }
   atomic_fetch_add_explicit(&s->split_active, 1, memory_order_release);
   /* Wake sleeping CPU workers; spinning ones see the job by themselves. */
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   uint32_t woken = 0;
   for (size_t k = 0; k < s->num_workers && woken + 1 < cpus; ++k) {
     fw_worker_t *o = &s->workers[k];
@@ -114,7 +114,7 @@ static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
       ++woken;
     }
   }
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   run_workgroups(&job, w, 0);
   /* Closed, not freed: a new job cannot take the slot (and its helpers count in `refs`)
    * until the helpers of this one have left. */
@@ -344,13 +344,13 @@ static void *worker_main(void *arg) {
   fw_worker_t *w = arg;
   fw_scheduler_t *s = w->sched;
   tls_owner = s->runtime;
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   for (;;) {
     fw_task_t *t = fw_scheduler_pop_locked(s, w);
     if (t) {
-      pthread_mutex_unlock(&s->lock);
+      fw_sched_unlock(s);
       while (t) t = run_task(s, w, t); /* completing one pops the next */
-      pthread_mutex_lock(&s->lock);
+      fw_sched_lock(s);
       continue;
     }
     if (s->shutdown) break;
@@ -358,7 +358,7 @@ static void *worker_main(void *arg) {
      * The lock is taken again only when work was announced to this worker: idle workers
      * never hammer it while tasks meant for others are queued. */
     unsigned seen_mail = atomic_load_explicit(&w->mail, memory_order_relaxed);
-    pthread_mutex_unlock(&s->lock);
+    fw_sched_unlock(s);
     /* The clock is read every 32 polls, not on each. */
     uint64_t until = fw_now_ns() + FW_SPIN_NS;
     for (unsigned polls = 0; atomic_load_explicit(&w->mail, memory_order_acquire) == seen_mail;
@@ -372,20 +372,20 @@ static void *worker_main(void *arg) {
       __builtin_ia32_pause();
 #endif
     }
-    pthread_mutex_lock(&s->lock);
+    fw_sched_lock(s);
     t = fw_scheduler_pop_locked(s, w);
     if (t) {
-      pthread_mutex_unlock(&s->lock);
+      fw_sched_unlock(s);
       while (t) t = run_task(s, w, t);
-      pthread_mutex_lock(&s->lock);
+      fw_sched_lock(s);
       continue;
     }
     if (s->shutdown) break;
     w->sleeping = 1;
-    pthread_cond_wait(&w->cv, &s->lock);
+    fw_sched_cond_wait(s, &w->cv);
     w->sleeping = 0;
   }
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   return NULL;
 }
 
@@ -403,10 +403,10 @@ fw_status_t fw_engine_start(fw_scheduler_t *s) {
 }
 
 void fw_engine_stop(fw_scheduler_t *s) {
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   s->shutdown = 1;
   for (size_t k = 0; k < s->num_workers; ++k) pthread_cond_signal(&s->workers[k].cv);
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   for (size_t k = 0; k < s->num_workers; ++k) pthread_join(s->workers[k].thread, NULL);
   s->engine_running = 0;
 }

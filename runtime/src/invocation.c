@@ -420,9 +420,9 @@ void fw_call_run_host(fw_call_t *call) {
     /* Tasks already dispatched still run (or are cancelled) before the call completes;
      * the held ones are cancelled. */
     fw_scheduler_t *s = &module->runtime->sched;
-    pthread_mutex_lock(&s->lock);
+    fw_sched_lock(s);
     for (size_t i = inv.first_held; i < inv.num_tasks; ++i) inv.tasks[i]->cancelled = 1;
-    pthread_mutex_unlock(&s->lock);
+    fw_sched_unlock(s);
   }
   inv_release_held(&inv);
   for (size_t i = 0; inv.status == FW_OK && i < call->num_results; ++i) {

@@ -222,7 +222,7 @@ static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w) {
     fw_worker_t *v = &s->workers[i];
     if (v == w) continue;
     for (size_t k = 0; k < v->heap.size; ++k) {
-      fw_task_t *t = v->heap.items[k];
+      fw_task_t *t = fw_task_heap_at(&v->heap, k);
       if (t->plan_worker != v || !fw_worker_can_run(w, t) ||
           (best && !fw_task_before(t, best)))
         continue;

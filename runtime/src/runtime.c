@@ -405,9 +405,9 @@ void fw_runtime_destroy(fw_runtime_t *runtime) {
   fw_scheduler_t *s = &runtime->sched;
   /* A simulation runs what is left in virtual time: its tasks hold the runtime. */
   if (s->simulated) fw_simulator_run(s);
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   int idle = atomic_load(&s->outstanding) == 0;
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   fw_memory_drop_prefetches(&runtime->memory, idle);
   /* Buffers, modules and tasks still alive keep the runtime until they are released. */
   fw_runtime_release_internal(runtime);
@@ -433,7 +433,7 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   memset(out, 0, sizeof(*out));
   fw_scheduler_t *s = &rt->sched;
   uint32_t device_of[FW_STATS_MAX_DEVICES] = {0};
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   out->tasks_submitted = s->tasks_submitted;
   out->tasks_executed = s->tasks_executed;
   out->tasks_failed = s->tasks_failed;
@@ -457,7 +457,7 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
     out->devices[d].tasks += w->tasks;
     out->devices[d].busy_seconds += (double)w->busy_ns * 1e-9;
   }
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   fw_memory_t *m = &rt->memory;
   pthread_mutex_lock(&m->lock);
   memcpy(out->bytes_moved, m->bytes_moved, sizeof(out->bytes_moved));

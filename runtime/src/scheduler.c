@@ -272,14 +272,75 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
 static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                          fw_status_t status, fw_task_t **out_next);
 
+/* ---- The lock and staged submissions ------------------------------------------- */
+
+/* Adds a submitted task to the graph (lock held). */
+static void insert_locked(fw_scheduler_t *s, fw_task_t *task) {
+  task->seq = s->next_seq++;
+  task->state = FW_TASK_PENDING;
+  task->pending = 1; /* the submission itself */
+  ++s->tasks_submitted;
+  infer_dependencies(task);
+  task->in_lookahead = 1;
+  task->lookahead_prev = s->lookahead_tail;
+  if (s->lookahead_tail) s->lookahead_tail->lookahead_next = task;
+  else s->lookahead_head = task;
+  s->lookahead_tail = task;
+  if (!task->staged_hold && --task->pending == 0) make_ready(s, task, NULL);
+}
+
+/* Moves the staged submissions into the graph, oldest first (lock held); returns how
+ * many. The load is sequentially consistent: see fw_sched_cond_wait. */
+static size_t drain_staged(fw_scheduler_t *s) {
+  if (!atomic_load(&s->staged)) return 0;
+  fw_task_t *newest = atomic_exchange(&s->staged, NULL);
+  fw_task_t *oldest = NULL;
+  while (newest) { /* the list is newest first: reverse it */
+    fw_task_t *next = newest->next_staged;
+    newest->next_staged = oldest;
+    oldest = newest;
+    newest = next;
+  }
+  size_t count = 0;
+  for (; oldest; ++count) {
+    fw_task_t *next = oldest->next_staged;
+    oldest->next_staged = NULL;
+    insert_locked(s, oldest);
+    oldest = next;
+  }
+  return count;
+}
+
+void fw_sched_lock(fw_scheduler_t *s) {
+  pthread_mutex_lock(&s->lock);
+  drain_staged(s);
+}
+
+/* Lets the lock go; when a submission was staged meanwhile and the lock is free again,
+ * takes it back to insert it (a submitter that found the lock taken counts on that).
+ * Returns whether orphans are waiting. The fence pairs with the submitter's: either it
+ * sees the lock free, or this sees its task. */
+static int unlock_and_drain(fw_scheduler_t *s) {
+  int orphans = 0;
+  for (;;) {
+    orphans |= s->orphans != NULL;
+    pthread_mutex_unlock(&s->lock);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&s->staged, memory_order_relaxed) ||
+        pthread_mutex_trylock(&s->lock) != 0)
+      return orphans;
+    drain_staged(s);
+  }
+}
+
 /* Completes the orphans (lock not held). Completing one may orphan its successors. */
 static void flush_orphans(fw_scheduler_t *s) {
   for (;;) {
-    pthread_mutex_lock(&s->lock);
+    fw_sched_lock(s);
     fw_task_t *t = s->orphans;
     s->orphans = NULL;
-    pthread_mutex_unlock(&s->lock);
-    if (!t) return;
+    int more = unlock_and_drain(s);
+    if (!t && !more) return;
     while (t) {
       fw_task_t *next = t->next_orphan;
       (void)complete_task(s, t, NULL, FW_OK, NULL);
@@ -288,26 +349,49 @@ static void flush_orphans(fw_scheduler_t *s) {
   }
 }
 
+void fw_sched_unlock(fw_scheduler_t *s) {
+  if (unlock_and_drain(s)) flush_orphans(s);
+}
+
+void fw_sched_cond_wait(fw_scheduler_t *s, pthread_cond_t *cv) {
+  /* Counted before the last look at `staged` (both sequentially consistent): a submitter
+   * that staged a task this look misses sees the count, and waits for the lock. */
+  atomic_fetch_add(&s->cond_sleepers, 1);
+  if (drain_staged(s) || s->orphans) {
+    /* The graph changed: the caller looks at its condition again (orphans are completed
+     * without the lock). */
+    atomic_fetch_sub(&s->cond_sleepers, 1);
+    fw_sched_unlock(s);
+    fw_sched_lock(s);
+    return;
+  }
+  pthread_cond_wait(cv, &s->lock);
+  atomic_fetch_sub(&s->cond_sleepers, 1);
+  drain_staged(s);
+}
+
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group, int hold) {
   fw_task_retain(task); /* the graph's reference, dropped after completion */
-  pthread_mutex_lock(&s->lock);
-  task->seq = s->next_seq++;
   task->group = group;
-  task->state = FW_TASK_PENDING;
-  task->pending = 1; /* the submission itself */
+  task->staged_hold = hold;
   atomic_fetch_add(&group->outstanding, 1);
   atomic_fetch_add(&s->outstanding, 1);
-  ++s->tasks_submitted;
-  infer_dependencies(task);
-  task->in_lookahead = 1;
-  task->lookahead_prev = s->lookahead_tail;
-  if (s->lookahead_tail) s->lookahead_tail->lookahead_next = task;
-  else s->lookahead_head = task;
-  s->lookahead_tail = task;
-  if (!hold && --task->pending == 0) make_ready(s, task, NULL);
-  int orphans = s->orphans != NULL;
-  pthread_mutex_unlock(&s->lock);
-  if (orphans) flush_orphans(s);
+  fw_task_t *head = atomic_load_explicit(&s->staged, memory_order_relaxed);
+  do task->next_staged = head;
+  while (!atomic_compare_exchange_weak(&s->staged, &head, task));
+  /* Staged behind another submission: whatever inserts that one inserts this one too (a
+   * list is always taken whole). */
+  if (head && !s->simulated) return;
+  atomic_thread_fence(memory_order_seq_cst);
+  if (s->simulated || pthread_mutex_trylock(&s->lock) != 0) {
+    /* Taken: its holder inserts the task when it lets go, unless the holder gives the lock
+     * up in a condition wait (which does not look): then wait for the lock. A simulation
+     * has no workers to contend with, and inserts at once. */
+    if (!s->simulated && atomic_load(&s->cond_sleepers) == 0) return;
+    pthread_mutex_lock(&s->lock);
+  }
+  drain_staged(s);
+  fw_sched_unlock(s);
 }
 
 /* Average expected time over the workers that can run the task. */
@@ -324,7 +408,7 @@ static double average_estimate(fw_scheduler_t *s, const fw_task_t *t) {
 }
 
 void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count) {
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   /* Successors were submitted later, so a reverse walk sees them first. */
   for (size_t i = count; i-- > 0;) {
     fw_task_t *t = tasks[i];
@@ -336,9 +420,7 @@ void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_
   if (s->policy->plan && count > 1) s->policy->plan(s, tasks, count);
   for (size_t i = 0; i < count; ++i)
     if (--tasks[i]->pending == 0) make_ready(s, tasks[i], NULL);
-  int orphans = s->orphans != NULL;
-  pthread_mutex_unlock(&s->lock);
-  if (orphans) flush_orphans(s);
+  fw_sched_unlock(s);
 }
 
 void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *t) {
@@ -391,9 +473,9 @@ static void leave_group(fw_scheduler_t *s, fw_task_group_t *group) {
   int all_done = atomic_fetch_sub(&s->outstanding, 1) == 1;
   if (atomic_load(&s->other_waiters) > 0 ||
       ((group_done || all_done) && atomic_load(&s->group_waiters) > 0)) {
-    pthread_mutex_lock(&s->lock);
+    fw_sched_lock(s);
     pthread_cond_broadcast(&s->done_cv);
-    pthread_mutex_unlock(&s->lock);
+    fw_sched_unlock(s);
   }
 }
 
@@ -404,6 +486,18 @@ void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
 
 fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                                           fw_status_t status) {
+  if (task->end_ns) w->last_task_ns = task->end_ns - task->start_ns;
+  if (w->batch_head < w->batch_len && status == FW_OK && !task->cancelled &&
+      w->num_deferred < FW_BATCH_MAX) {
+    /* More of the batch to run: complete this one with the next lock taking, unless the
+     * oldest deferred completion has waited long enough. */
+    uint64_t now = task->end_ns ? task->end_ns : fw_now_ns();
+    if (w->num_deferred == 0) w->deferred_since = now;
+    if (now - w->deferred_since < FW_DEFER_NS) {
+      w->deferred[w->num_deferred++] = task;
+      return w->batch[w->batch_head++];
+    }
+  }
   fw_task_t *next = NULL;
   if (complete_task(s, task, w, status, &next)) flush_orphans(s);
   return next;
@@ -443,7 +537,7 @@ fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *t, fw_worke
   /* Running out of device memory says nothing about the device's health. */
   int counts = fw_status_code(status) != FW_STATUS_RESOURCE_EXHAUSTED;
   fw_status_free(status);
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   ++s->tasks_rerun;
   t->gpu_mask &= ~(1u << w->device_index);
   int same_kind = 0;
@@ -458,9 +552,7 @@ fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *t, fw_worke
   if (counts && ++w->failures >= FW_GPU_MAX_FAILURES && !w->lost) lose_worker(s, w);
   make_ready(s, t, NULL);
   fw_task_t *next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
-  int orphans = s->orphans != NULL;
-  pthread_mutex_unlock(&s->lock);
-  if (orphans) flush_orphans(s);
+  fw_sched_unlock(s);
   return next;
 }
 
@@ -473,29 +565,23 @@ fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w) {
   return t;
 }
 
-/* Returns whether orphans are waiting. With `out_next`, also pops the worker's next task
- * in the same critical section (one lock round trip per task on a busy worker). */
-static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
-                         fw_status_t status, fw_task_t **out_next) {
-  pthread_mutex_lock(&s->lock);
+/* The part of completing `task` (run by `w`, NULL for an orphan) under the lock. */
+static void finish_locked(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                          fw_status_t status) {
   if (status != FW_OK) fail_task(task, status);
   else if (!task->cancelled) ++s->tasks_executed;
   if (w && !s->simulated && task->end_ns) {
     ++w->tasks;
     w->busy_ns += task->end_ns - task->start_ns;
   }
-  if (w) w->running = 0; /* idle for the successors placed below */
   complete_locked(s, task, w);
-  if (w && s->policy == &fw_policy_heft && w->heap.size == 0) {
-    w->expected_free_at = fw_scheduler_now(s); /* an empty queue drains now */
-  }
-  if (out_next) *out_next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
-  int orphans = s->orphans != NULL;
-  pthread_mutex_unlock(&s->lock);
-  /* Drop the buffers, the module and the graph's reference to the task (which holds the
-   * runtime) before the call is seen complete, so that a caller who releases its own
-   * references right after waiting frees them at once, and the runtime is torn down by
-   * its fw_runtime_destroy rather than later on a thread of its own. */
+}
+
+/* The part after the lock: drops the buffers, the module and the graph's reference to the
+ * task (which holds the runtime) before the call is seen complete, so that a caller who
+ * releases its own references right after waiting frees them at once, and the runtime is
+ * torn down by its fw_runtime_destroy rather than later on a thread of its own. */
+static void finish_unlocked(fw_scheduler_t *s, fw_task_t *task) {
   for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
   task->num_accesses = 0;
   fw_module_t *module = task->module;
@@ -506,6 +592,59 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
    * caller that still holds a reference) waits for the group below before it goes on. */
   fw_task_release(task);
   leave_group(s, group);
+}
+
+/* Pops more tasks for a CPU worker whose tasks are short (lock held), up to its share of
+ * the ready ones. */
+static void refill_batch(fw_scheduler_t *s, fw_worker_t *w) {
+  w->batch_head = w->batch_len = 0;
+  if (w->kind != FW_TARGET_KIND_CPU || w->last_task_ns >= FW_SHORT_TASK_NS) return;
+  size_t share = atomic_load_explicit(&s->num_ready, memory_order_relaxed) / s->num_workers;
+  if (share > FW_BATCH_MAX) share = FW_BATCH_MAX;
+  while (w->batch_len < share) {
+    fw_task_t *t = s->policy->pop(s, w);
+    if (!t) break;
+    fw_scheduler_start_task(s, t);
+    w->batch[w->batch_len++] = t;
+  }
+}
+
+/* The completions worker `w` (or NULL) deferred: both parts. */
+static void finish_deferred_locked(fw_scheduler_t *s, fw_worker_t *w) {
+  for (uint32_t i = 0; w && i < w->num_deferred; ++i)
+    finish_locked(s, w->deferred[i], w, FW_OK);
+}
+
+static void finish_deferred_unlocked(fw_scheduler_t *s, fw_worker_t *w) {
+  if (!w) return;
+  for (uint32_t i = 0; i < w->num_deferred; ++i) finish_unlocked(s, w->deferred[i]);
+  w->num_deferred = 0;
+}
+
+/* Returns whether orphans are waiting. With `w`, also completes the worker's deferred
+ * tasks; with `out_next`, also gives it its next task in the same critical section (one
+ * lock round trip per task, or per batch, on a busy worker). */
+static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
+                         fw_status_t status, fw_task_t **out_next) {
+  fw_sched_lock(s);
+  int more = w && w->batch_head < w->batch_len;
+  if (w) w->running = more; /* idle for the successors placed below, unless it has a batch */
+  finish_deferred_locked(s, w);
+  finish_locked(s, task, w, status);
+  if (w && s->policy == &fw_policy_heft && w->heap.size == 0 && !more) {
+    w->expected_free_at = fw_scheduler_now(s); /* an empty queue drains now */
+  }
+  if (out_next) {
+    if (more) {
+      *out_next = w->batch[w->batch_head++];
+    } else {
+      *out_next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
+      if (*out_next) refill_batch(s, w);
+    }
+  }
+  int orphans = unlock_and_drain(s);
+  finish_deferred_unlocked(s, w);
+  finish_unlocked(s, task);
   return orphans;
 }
 
@@ -517,12 +656,12 @@ void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group) {
     fw_simulator_run(s);
     return;
   }
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   atomic_fetch_add(&s->group_waiters, 1); /* before looking: see leave_group */
   while (group ? atomic_load(&group->outstanding) > 0 : atomic_load(&s->outstanding) > 0)
-    pthread_cond_wait(&s->done_cv, &s->lock);
+    fw_sched_cond_wait(s, &s->done_cv);
   atomic_fetch_sub(&s->group_waiters, 1);
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
 }
 
 void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
@@ -530,11 +669,11 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
     fw_simulator_run(s);
     return;
   }
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   atomic_fetch_add(&s->other_waiters, 1);
-  while (task->state != FW_TASK_DONE) pthread_cond_wait(&s->done_cv, &s->lock);
+  while (task->state != FW_TASK_DONE) fw_sched_cond_wait(s, &s->done_cv);
   atomic_fetch_sub(&s->other_waiters, 1);
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
 }
 
 void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
@@ -542,18 +681,18 @@ void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
     fw_simulator_run(s);
     return;
   }
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   atomic_fetch_add(&s->other_waiters, 1);
   while (buffer->last_writer || (all && buffer->num_readers > 0))
-    pthread_cond_wait(&s->done_cv, &s->lock);
+    fw_sched_cond_wait(s, &s->done_cv);
   atomic_fetch_sub(&s->other_waiters, 1);
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
 }
 
 size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **buffers,
                               uint32_t *nodes, uint32_t *positions, size_t max) {
   size_t count = 0;
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   uint32_t seen = 0;
   for (fw_task_t *t = s->lookahead_head; t && seen < window; t = t->lookahead_next, ++seen) {
     uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
@@ -569,7 +708,7 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
       nodes[count++] = node;
     }
   }
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   return count;
 }
 

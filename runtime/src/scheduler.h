@@ -1,7 +1,9 @@
 /* Internal: the task graph, the workers and the scheduling policies.
  *
  * Locking. `sched.lock` guards the graph (task states, edges, the per-buffer access
- * history used to infer dependencies), the policies' queues and the counters. The order is
+ * history used to infer dependencies), the policies' queues and the counters. A task
+ * submitted while the lock is taken waits on a lock-free list (`staged`) for the holder
+ * to insert it, so that the submitting thread never queues behind the workers. The order is
  * sched.lock, then the memory manager's lock, then its prefetch lock (memory.h): placing a
  * task queues prefetches under sched.lock. No task, buffer or runtime reference is ever
  * dropped with sched.lock held (the last one may tear things down). */
@@ -107,6 +109,10 @@ struct fw_task_t {
   fw_task_t *lookahead_prev, *lookahead_next;
   int in_lookahead;
   fw_task_t *next_orphan; /* on fw_scheduler_t.orphans */
+  /* Submitted, not in the graph yet: on fw_scheduler_t.staged, and whether it was
+   * submitted with hold. */
+  fw_task_t *next_staged;
+  int staged_hold;
   /* Simulation: the earliest its inputs could be ready on each device class (the
    * critical path bound, sim_bound.h). */
   double sim_ready[FW_SIM_MAX_CLASSES];
@@ -125,6 +131,12 @@ typedef struct fw_policy_t {
 } fw_policy_t;
 
 extern const fw_policy_t fw_policy_eager, fw_policy_ws, fw_policy_heft;
+
+/* Batches of short tasks on a CPU worker: at most this many popped at once; only when its
+ * last task ran under FW_SHORT_TASK_NS; a completion deferred at most FW_DEFER_NS. */
+#define FW_BATCH_MAX 8u
+#define FW_SHORT_TASK_NS 5000ull
+#define FW_DEFER_NS 10000ull
 
 struct fw_worker_t {
   uint32_t index;
@@ -148,6 +160,16 @@ struct fw_worker_t {
    * (entries from plan_head on; NULL where one completed out of order). */
   fw_task_t **plan;
   size_t plan_head, plan_len, plan_cap;
+  /* A CPU worker running short tasks takes several at a time: the ones after the current,
+   * which it runs in order without the lock (batch[batch_head..batch_len)), and the ones it
+   * ran since it last took the lock, which it completes together when it next does
+   * (deferred; the oldest finished at deferred_since). Touched by its own thread alone. */
+  fw_task_t *batch[FW_BATCH_MAX];
+  uint32_t batch_head, batch_len;
+  fw_task_t *deferred[FW_BATCH_MAX];
+  uint32_t num_deferred;
+  uint64_t deferred_since;
+  uint64_t last_task_ns; /* how long its last task ran */
   /* Statistics. */
   uint64_t tasks, busy_ns;
   fw_profile_counters_t counters; /* FW_RUNTIME_PROFILE: this thread's counters */
@@ -172,11 +194,28 @@ typedef struct fw_split_slot_t {
 
 #define FW_SPLIT_SLOTS 16
 
+/* Padding that keeps the fields before it and after it off a common cache line (the
+ * scheduler lives in a calloc'ed runtime, so the padding does not rely on alignment). */
+#define FW_CACHE_LINE_PAD(name) char name[64]
+
 struct fw_scheduler_t {
   fw_runtime_t *runtime;
   fw_split_slot_t split[FW_SPLIT_SLOTS];
-  atomic_uint split_active; /* jobs offered in `split` */
+  atomic_uint split_active; /* jobs offered in `split`: idle workers poll it */
+  /* The lock, the staged submissions and the counters each change hands between threads
+   * on every task: a line of their own each, and none shared with what idle workers
+   * poll. */
+  FW_CACHE_LINE_PAD(pad_split);
   pthread_mutex_t lock;
+  FW_CACHE_LINE_PAD(pad_lock);
+  /* Tasks submitted while another thread held the lock, newest first: whoever holds the
+   * lock next moves them into the graph (fw_sched_lock, fw_sched_unlock). */
+  _Atomic(fw_task_t *) staged;
+  /* Threads that may give the lock up in a condition wait (fw_sched_cond_wait), where it
+   * does not look at `staged`: a submitter that finds the lock taken while one is counted
+   * waits for the lock instead of leaving its task staged. */
+  atomic_size_t cond_sleepers;
+  FW_CACHE_LINE_PAD(pad_staged);
   pthread_cond_t done_cv; /* a task finished while someone waits */
   /* Threads in done_cv (raised under sched.lock, read without it): waiting for a group
    * (woken when one empties) and for a task or a buffer (woken by every completion). */
@@ -191,6 +230,7 @@ struct fw_scheduler_t {
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
   uint64_t next_seq;
+  FW_CACHE_LINE_PAD(pad_ready);
   atomic_size_t outstanding; /* submitted, not done */
   fw_task_group_t api_group;
   fw_task_t *lookahead_head, *lookahead_tail;
@@ -210,6 +250,16 @@ struct fw_scheduler_t {
   uint32_t heft_plan_mask; /* heft: which of its plans to make, a bit each (heft_plan.c);
                               0: all. Tests set it to check one plan alone. */
 };
+
+/* The scheduler lock. Whoever takes it first moves the staged submissions into the
+ * graph, and whoever lets it go moves those staged meanwhile (and completes the orphans
+ * that leaves), so that a thread holding it sees every task submitted before. Every use
+ * of `lock` goes through these. */
+void fw_sched_lock(fw_scheduler_t *s);
+void fw_sched_unlock(fw_scheduler_t *s);
+/* pthread_cond_wait on `cv` with the scheduler lock, which may also return early (after
+ * moving staged submissions into the graph): callers wait in a loop on their condition. */
+void fw_sched_cond_wait(fw_scheduler_t *s, pthread_cond_t *cv);
 
 /* Takes a task off its plan worker's list (it completes, or goes elsewhere); that worker
  * looks at its queue again. */
@@ -233,8 +283,10 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
                            fw_task_t **out_task);
 void fw_task_retain(fw_task_t *task);
 
-/* Adds the task to the graph, with edges inferred from its accesses. With `hold`, the
- * task does not become ready before fw_scheduler_release_held. Consumes no reference. */
+/* Adds the task to the graph, with edges inferred from its accesses: at once when the
+ * lock is free, else by the thread that holds it; either way before any later taking of
+ * the lock. With `hold`, the task does not become ready before fw_scheduler_release_held.
+ * Consumes no reference. */
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group,
                          int hold);
 /* Computes upward ranks over `tasks` (in submission order) and lets them run. */
@@ -282,7 +334,8 @@ void fw_runtime_mark_own_thread(fw_runtime_t *rt);
 /* Takes the next task for `w` from its policy and marks it running (sched.lock held). */
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w);
 /* fw_scheduler_complete, and in the same critical section the worker's next task (NULL
- * when none is ready for it). */
+ * when none is ready for it). A CPU worker with a batch (FW_BATCH_MAX) returns the next
+ * task of its batch, and may defer the completion to when it next takes the lock. */
 fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                                           fw_status_t status);
 /* A popped task failed on GPU worker `w` with `status` (consumed): it goes back to the

@@ -230,7 +230,7 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
 }
 
 int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task) {
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   int ok = 1;
   if (s->num_sim_held == s->cap_sim_held) {
     size_t cap = s->cap_sim_held ? s->cap_sim_held * 2 : 256;
@@ -243,7 +243,7 @@ int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task) {
     }
   }
   if (ok) s->sim_held[s->num_sim_held++] = task;
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   return ok;
 }
 
@@ -258,7 +258,7 @@ void fw_simulator_run(fw_scheduler_t *s) {
   if (!running) return;
   size_t num_running = 0;
   for (;;) {
-    pthread_mutex_lock(&s->lock);
+    fw_sched_lock(s);
     for (size_t i = 0; i < s->num_workers; ++i) {
       fw_worker_t *w = &s->workers[i];
       if (w->sim_busy) continue;
@@ -267,7 +267,7 @@ void fw_simulator_run(fw_scheduler_t *s) {
       fw_scheduler_start_task(s, t);
       start_on(s, w, t, &running[num_running++]);
     }
-    pthread_mutex_unlock(&s->lock);
+    fw_sched_unlock(s);
     if (num_running == 0) break; /* nothing runs and nothing is ready: all done */
     size_t first = 0;
     for (size_t i = 1; i < num_running; ++i)

@@ -66,12 +66,12 @@ fw_status_t fw_task_wait(fw_task_t *task) {
   if (!task) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task is NULL");
   fw_scheduler_t *s = &task->runtime->sched;
   fw_scheduler_wait_task(s, task);
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   fw_status_t status = task->status == FW_OK
                            ? FW_OK
                            : fw_status_create(fw_status_code(task->status),
                                               fw_status_message(task->status));
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   return status;
 }
 
@@ -79,9 +79,9 @@ fw_status_t fw_runtime_wait_all(fw_runtime_t *runtime) {
   if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
   fw_scheduler_t *s = &runtime->sched;
   fw_scheduler_wait_group(s, NULL);
-  pthread_mutex_lock(&s->lock);
+  fw_sched_lock(s);
   fw_status_t status = s->api_group.status;
   s->api_group.status = FW_OK;
-  pthread_mutex_unlock(&s->lock);
+  fw_sched_unlock(s);
   return status;
 }

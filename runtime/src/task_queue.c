@@ -15,48 +15,59 @@ int fw_task_before(const fw_task_t *a, const fw_task_t *b) {
   return a->seq < b->seq;
 }
 
-static int grow(fw_task_t ***items, size_t *capacity) {
-  size_t cap = *capacity ? *capacity * 2 : 64;
-  fw_task_t **grown = realloc(*items, cap * sizeof(*grown));
-  if (!grown) return 0;
-  *items = grown;
-  *capacity = cap;
-  return 1;
+static fw_task_heap_entry_t entry_of(fw_task_t *t) {
+  fw_task_heap_entry_t e = {t->priority, t->plan_worker != NULL, t->plan_start, t->rank, t->seq, t};
+  return e;
+}
+
+/* fw_task_before on the copied keys. */
+static int entry_before(const fw_task_heap_entry_t *a, const fw_task_heap_entry_t *b) {
+  if (a->priority != b->priority) return a->priority > b->priority;
+  if (a->planned != b->planned) return a->planned;
+  if (a->planned && a->plan_start != b->plan_start) return a->plan_start < b->plan_start;
+  if (a->rank != b->rank) return a->rank > b->rank;
+  return a->seq < b->seq;
 }
 
 static void sift_up(fw_task_heap_t *h, size_t i) {
-  fw_task_t *t = h->items[i];
+  fw_task_heap_entry_t e = h->items[i];
   while (i > 0) {
     size_t parent = (i - 1) / 2;
-    if (!fw_task_before(t, h->items[parent])) break;
+    if (!entry_before(&e, &h->items[parent])) break;
     h->items[i] = h->items[parent];
     i = parent;
   }
-  h->items[i] = t;
+  h->items[i] = e;
 }
 
 static void sift_down(fw_task_heap_t *h, size_t i) {
-  fw_task_t *t = h->items[i];
+  fw_task_heap_entry_t e = h->items[i];
   for (;;) {
     size_t child = 2 * i + 1;
     if (child >= h->size) break;
-    if (child + 1 < h->size && fw_task_before(h->items[child + 1], h->items[child])) ++child;
-    if (!fw_task_before(h->items[child], t)) break;
+    if (child + 1 < h->size && entry_before(&h->items[child + 1], &h->items[child])) ++child;
+    if (!entry_before(&h->items[child], &e)) break;
     h->items[i] = h->items[child];
     i = child;
   }
-  h->items[i] = t;
+  h->items[i] = e;
 }
 
 int fw_task_heap_push(fw_task_heap_t *h, fw_task_t *task) {
-  if (h->size == h->capacity && !grow(&h->items, &h->capacity)) return 0;
-  h->items[h->size++] = task;
+  if (h->size == h->capacity) {
+    size_t cap = h->capacity ? h->capacity * 2 : 64;
+    fw_task_heap_entry_t *grown = realloc(h->items, cap * sizeof(*grown));
+    if (!grown) return 0;
+    h->items = grown;
+    h->capacity = cap;
+  }
+  h->items[h->size++] = entry_of(task);
   sift_up(h, h->size - 1);
   return 1;
 }
 
 static fw_task_t *remove_at(fw_task_heap_t *h, size_t i) {
-  fw_task_t *t = h->items[i];
+  fw_task_t *t = h->items[i].task;
   h->items[i] = h->items[--h->size];
   if (i < h->size) {
     sift_down(h, i);
@@ -75,9 +86,9 @@ fw_task_t *fw_task_heap_pop_if(fw_task_heap_t *h, int (*accept)(const void *, co
    * a scan (heterogeneous machines have few device kinds, so this stays short). */
   size_t best = h->size;
   for (size_t i = 0; i < h->size; ++i) {
-    if (!accept(ctx, h->items[i])) continue;
+    if (!accept(ctx, h->items[i].task)) continue;
     if (i == 0) return remove_at(h, 0);
-    if (best == h->size || fw_task_before(h->items[i], h->items[best])) best = i;
+    if (best == h->size || entry_before(&h->items[i], &h->items[best])) best = i;
   }
   return best < h->size ? remove_at(h, best) : NULL;
 }

@@ -3,6 +3,7 @@
 #define FW_RUNTIME_SRC_TASK_QUEUE_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -11,9 +12,20 @@ extern "C" {
 typedef struct fw_task_t fw_task_t;
 
 /* A binary max-heap: higher priority first, then tasks a heft plan placed by planned
- * start, then higher upward rank, then submission order. */
+ * start, then higher upward rank, then submission order. Each entry holds a copy of its
+ * task's keys, taken when it is pushed, so that sifting through a long queue reads the
+ * heap's own array and not a task per comparison. */
+typedef struct fw_task_heap_entry_t {
+  int32_t priority;
+  int32_t planned;
+  double plan_start;
+  double rank;
+  uint64_t seq;
+  fw_task_t *task;
+} fw_task_heap_entry_t;
+
 typedef struct fw_task_heap_t {
-  fw_task_t **items;
+  fw_task_heap_entry_t *items;
   size_t size, capacity;
 } fw_task_heap_t;
 
@@ -24,6 +36,10 @@ fw_task_t *fw_task_heap_pop(fw_task_heap_t *h);
 fw_task_t *fw_task_heap_pop_if(fw_task_heap_t *h, int (*accept)(const void *, const fw_task_t *),
                                const void *ctx);
 void fw_task_heap_free(fw_task_heap_t *h);
+/* The task in entry i (in heap order, not priority order). */
+static inline fw_task_t *fw_task_heap_at(const fw_task_heap_t *h, size_t i) {
+  return h->items[i].task;
+}
 /* Whether a runs before b. */
 int fw_task_before(const fw_task_t *a, const fw_task_t *b);
 

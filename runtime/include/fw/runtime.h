@@ -389,7 +389,10 @@ typedef struct fw_task_desc_t {
  * the caller releases with fw_task_release. */
 FW_API fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
                                   fw_task_t **out_task);
-/* Waits for the task; returns its error (or the error of a task it depended on). */
+/* Waits for the task; returns its error (or the error of a task it depended on). Not
+ * from a task body (nor fw_runtime_wait_all, nor fw_buffer_data): the worker that runs
+ * the body may be the one the awaited task is queued on, or already ran it without
+ * having completed it yet (workers complete short tasks in batches). */
 FW_API fw_status_t fw_task_wait(fw_task_t *task);
 FW_API void fw_task_release(fw_task_t *task);
 /* Waits for every task submitted so far; returns (and clears) the first error of a
