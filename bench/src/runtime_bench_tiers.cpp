@@ -431,7 +431,7 @@ bool runTiers(const Options &opt) {
   double perThread = std::min(1.0, taskSeconds / (opt.tierWorkers * readSeconds));
   std::printf("a copy thread reads a buffer per %.2f ms, %d workers consume one per %.2f ms: "
               "one copy thread can stay ahead of at most ~%.0f%% of the reads (the runtime "
-              "has FW_PREFETCH_THREADS, default one per worker, 1 to 4)\n",
+              "has FW_PREFETCH_THREADS, default one per worker, 1 to 8)\n",
               readSeconds * 1e3, opt.tierWorkers, taskSeconds * 1e3 / opt.tierWorkers,
               perThread * 100);
   std::printf("counters cover the sweeps only (not the spill while the buffers are created); "

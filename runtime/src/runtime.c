@@ -259,12 +259,14 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
     status = parse_count("FW_PREFETCH_WINDOW", v, 0, 1u << 20, window);
   if (status != FW_OK) return status;
   if (!*window) *window = FW_DEFAULT_PREFETCH_WINDOW;
-  /* Copy threads: one per worker (1 to 4) unless FW_PREFETCH_THREADS says. A copy thread
-   * reads about one buffer in the time a task computes when the two are alike, so fewer
-   * threads than workers can prefetch only part of the reads (docs/performance.md). */
+  /* Copy threads: one per worker (1 to FW_MAX_PREFETCH_THREADS) unless
+   * FW_PREFETCH_THREADS says. A copy thread reads about one buffer in the time a task
+   * computes when the two are alike, so fewer threads than workers can prefetch only part
+   * of the reads (docs/performance.md). */
   rt->prefetch_threads = rt->num_workers;
   if (rt->prefetch_threads < 1) rt->prefetch_threads = 1;
-  if (rt->prefetch_threads > 4) rt->prefetch_threads = 4;
+  if (rt->prefetch_threads > FW_MAX_PREFETCH_THREADS)
+    rt->prefetch_threads = FW_MAX_PREFETCH_THREADS;
   if ((v = env("FW_PREFETCH_THREADS")))
     status = parse_count("FW_PREFETCH_THREADS", v, 1, FW_MAX_PREFETCH_THREADS,
                          &rt->prefetch_threads);

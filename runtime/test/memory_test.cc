@@ -636,19 +636,19 @@ TEST(PrefetchTest, SeveralCopyThreads) {
   EXPECT_GT(on.stats.prefetch_hits, 0u);
 }
 
-// By default a worker gets a copy thread of its own, up to four: one copy thread reads
+// By default a worker gets a copy thread of its own, up to eight: one copy thread reads
 // about one buffer in the time a task computes when the two take alike.
-TEST(PrefetchTest, OneCopyThreadPerWorkerUpToFour) {
+TEST(PrefetchTest, OneCopyThreadPerWorkerUpToEight) {
   const char *old = std::getenv("FW_PREFETCH_THREADS");
   std::string saved = old ? old : "";
   unsetenv("FW_PREFETCH_THREADS");
-  for (uint32_t workers : {1u, 2u, 3u, 8u}) {
+  for (uint32_t workers : {1u, 2u, 3u, 8u, 12u}) {
     fw_runtime_options_t o = {};
     o.num_workers = workers;
     o.devices = "cpu";
     fw_runtime_t *rt = nullptr;
     ASSERT_EQ(fw_runtime_create(&o, &rt), FW_OK);
-    EXPECT_EQ(rt->prefetch_threads, workers < 4 ? workers : 4u) << workers << " workers";
+    EXPECT_EQ(rt->prefetch_threads, workers < 8 ? workers : 8u) << workers << " workers";
     fw_runtime_destroy(rt);
   }
   if (old) setenv("FW_PREFETCH_THREADS", saved.c_str(), 1);
