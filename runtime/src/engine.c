@@ -110,7 +110,7 @@ static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   for (size_t k = 0; k < s->num_workers && woken + 1 < cpus; ++k) {
     fw_worker_t *o = &s->workers[k];
     if (o != w && o->kind == FW_TARGET_KIND_CPU && o->sleeping) {
-      pthread_cond_signal(&o->cv);
+      fw_scheduler_wake(s, o);
       ++woken;
     }
   }
@@ -381,9 +381,7 @@ static void *worker_main(void *arg) {
       continue;
     }
     if (s->shutdown) break;
-    w->sleeping = 1;
-    fw_sched_cond_wait(s, &w->cv);
-    w->sleeping = 0;
+    fw_scheduler_sleep(s, w);
   }
   fw_sched_unlock(s);
   return NULL;
@@ -405,7 +403,7 @@ fw_status_t fw_engine_start(fw_scheduler_t *s) {
 void fw_engine_stop(fw_scheduler_t *s) {
   fw_sched_lock(s);
   s->shutdown = 1;
-  for (size_t k = 0; k < s->num_workers; ++k) pthread_cond_signal(&s->workers[k].cv);
+  for (size_t k = 0; k < s->num_workers; ++k) fw_scheduler_wake(s, &s->workers[k]);
   fw_sched_unlock(s);
   for (size_t k = 0; k < s->num_workers; ++k) pthread_join(s->workers[k].thread, NULL);
   s->engine_running = 0;

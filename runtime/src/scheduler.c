@@ -290,7 +290,7 @@ static void insert_locked(fw_scheduler_t *s, fw_task_t *task) {
 }
 
 /* Moves the staged submissions into the graph, oldest first (lock held); returns how
- * many. The load is sequentially consistent: see fw_sched_cond_wait. */
+ * many. */
 static size_t drain_staged(fw_scheduler_t *s) {
   if (!atomic_load(&s->staged)) return 0;
   fw_task_t *newest = atomic_exchange(&s->staged, NULL);
@@ -353,21 +353,32 @@ void fw_sched_unlock(fw_scheduler_t *s) {
   if (unlock_and_drain(s)) flush_orphans(s);
 }
 
-void fw_sched_cond_wait(fw_scheduler_t *s, pthread_cond_t *cv) {
-  /* Counted before the last look at `staged` (both sequentially consistent): a submitter
-   * that staged a task this look misses sees the count, and waits for the lock. */
-  atomic_fetch_add(&s->cond_sleepers, 1);
-  if (drain_staged(s) || s->orphans) {
-    /* The graph changed: the caller looks at its condition again (orphans are completed
-     * without the lock). */
-    atomic_fetch_sub(&s->cond_sleepers, 1);
-    fw_sched_unlock(s);
-    fw_sched_lock(s);
-    return;
-  }
-  pthread_cond_wait(cv, &s->lock);
-  atomic_fetch_sub(&s->cond_sleepers, 1);
-  drain_staged(s);
+void fw_scheduler_sleep(fw_scheduler_t *s, fw_worker_t *w) {
+  w->sleeping = 1;
+  /* Letting the lock go may insert staged tasks, and a push for this worker leaves it a
+   * token: then it does not sleep at all. */
+  fw_sched_unlock(s);
+  pthread_mutex_lock(&w->sleep_lock);
+  while (!w->wake_token) pthread_cond_wait(&w->cv, &w->sleep_lock);
+  w->wake_token = 0;
+  pthread_mutex_unlock(&w->sleep_lock);
+  fw_sched_lock(s);
+  w->sleeping = 0;
+}
+
+/* Waiting for completions: read the epoch, look at the condition, and sleep only while
+ * the epoch has not moved since (a completion after the look moves it). */
+static uint64_t done_epoch(fw_scheduler_t *s) {
+  pthread_mutex_lock(&s->done_lock);
+  uint64_t epoch = s->done_epoch;
+  pthread_mutex_unlock(&s->done_lock);
+  return epoch;
+}
+
+static void wait_done_after(fw_scheduler_t *s, uint64_t seen) {
+  pthread_mutex_lock(&s->done_lock);
+  while (s->done_epoch == seen) pthread_cond_wait(&s->done_cv, &s->done_lock);
+  pthread_mutex_unlock(&s->done_lock);
 }
 
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group, int hold) {
@@ -379,17 +390,17 @@ void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *gr
   fw_task_t *head = atomic_load_explicit(&s->staged, memory_order_relaxed);
   do task->next_staged = head;
   while (!atomic_compare_exchange_weak(&s->staged, &head, task));
+  if (s->simulated) { /* no workers to contend with: at once */
+    fw_sched_lock(s);
+    fw_sched_unlock(s);
+    return;
+  }
   /* Staged behind another submission: whatever inserts that one inserts this one too (a
    * list is always taken whole). */
-  if (head && !s->simulated) return;
+  if (head) return;
+  /* Taken: its holder inserts the task when it lets go. */
   atomic_thread_fence(memory_order_seq_cst);
-  if (s->simulated || pthread_mutex_trylock(&s->lock) != 0) {
-    /* Taken: its holder inserts the task when it lets go, unless the holder gives the lock
-     * up in a condition wait (which does not look): then wait for the lock. A simulation
-     * has no workers to contend with, and inserts at once. */
-    if (!s->simulated && atomic_load(&s->cond_sleepers) == 0) return;
-    pthread_mutex_lock(&s->lock);
-  }
+  if (pthread_mutex_trylock(&s->lock) != 0) return;
   drain_staged(s);
   fw_sched_unlock(s);
 }
@@ -473,9 +484,10 @@ static void leave_group(fw_scheduler_t *s, fw_task_group_t *group) {
   int all_done = atomic_fetch_sub(&s->outstanding, 1) == 1;
   if (atomic_load(&s->other_waiters) > 0 ||
       ((group_done || all_done) && atomic_load(&s->group_waiters) > 0)) {
-    fw_sched_lock(s);
+    pthread_mutex_lock(&s->done_lock);
+    ++s->done_epoch;
     pthread_cond_broadcast(&s->done_cv);
-    fw_sched_unlock(s);
+    pthread_mutex_unlock(&s->done_lock);
   }
 }
 
@@ -656,12 +668,14 @@ void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group) {
     fw_simulator_run(s);
     return;
   }
-  fw_sched_lock(s);
   atomic_fetch_add(&s->group_waiters, 1); /* before looking: see leave_group */
-  while (group ? atomic_load(&group->outstanding) > 0 : atomic_load(&s->outstanding) > 0)
-    fw_sched_cond_wait(s, &s->done_cv);
+  for (;;) {
+    uint64_t seen = done_epoch(s);
+    if (group ? atomic_load(&group->outstanding) == 0 : atomic_load(&s->outstanding) == 0)
+      break;
+    wait_done_after(s, seen);
+  }
   atomic_fetch_sub(&s->group_waiters, 1);
-  fw_sched_unlock(s);
 }
 
 void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
@@ -669,11 +683,16 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
     fw_simulator_run(s);
     return;
   }
-  fw_sched_lock(s);
-  atomic_fetch_add(&s->other_waiters, 1);
-  while (task->state != FW_TASK_DONE) fw_sched_cond_wait(s, &s->done_cv);
+  atomic_fetch_add(&s->other_waiters, 1); /* before looking: see leave_group */
+  for (;;) {
+    uint64_t seen = done_epoch(s);
+    fw_sched_lock(s);
+    int done = task->state == FW_TASK_DONE;
+    fw_sched_unlock(s);
+    if (done) break;
+    wait_done_after(s, seen);
+  }
   atomic_fetch_sub(&s->other_waiters, 1);
-  fw_sched_unlock(s);
 }
 
 void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
@@ -681,12 +700,16 @@ void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
     fw_simulator_run(s);
     return;
   }
-  fw_sched_lock(s);
-  atomic_fetch_add(&s->other_waiters, 1);
-  while (buffer->last_writer || (all && buffer->num_readers > 0))
-    fw_sched_cond_wait(s, &s->done_cv);
+  atomic_fetch_add(&s->other_waiters, 1); /* before looking: see leave_group */
+  for (;;) {
+    uint64_t seen = done_epoch(s);
+    fw_sched_lock(s);
+    int busy = buffer->last_writer || (all && buffer->num_readers > 0);
+    fw_sched_unlock(s);
+    if (!busy) break;
+    wait_done_after(s, seen);
+  }
   atomic_fetch_sub(&s->other_waiters, 1);
-  fw_sched_unlock(s);
 }
 
 size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **buffers,
@@ -833,7 +856,10 @@ void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w) {
   if (!w->sleeping) return;
   /* Woken now, even if its thread has not run yet: the next push must wake another. */
   w->sleeping = 0;
+  pthread_mutex_lock(&w->sleep_lock);
+  w->wake_token = 1;
   pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->sleep_lock);
 }
 
 /* The scheduler lock is taken by the submitting thread and by every worker, for a few
@@ -857,6 +883,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   memset(s, 0, sizeof(*s));
   s->runtime = rt;
   init_scheduler_lock(&s->lock);
+  pthread_mutex_init(&s->done_lock, NULL);
   pthread_cond_init(&s->done_cv, NULL);
   switch (rt->scheduler) {
   case FW_SCHEDULER_EAGER: s->policy = &fw_policy_eager; break;
@@ -901,6 +928,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
     s->num_cpu_workers += s->workers[k].kind == FW_TARGET_KIND_CPU;
     s->workers[k].index = (uint32_t)k;
     s->workers[k].sched = s;
+    pthread_mutex_init(&s->workers[k].sleep_lock, NULL);
     pthread_cond_init(&s->workers[k].cv, NULL);
   }
   return s->simulated ? FW_OK : fw_engine_start(s);
@@ -925,6 +953,7 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
     free(s->workers[k].plan);
     fw_task_deque_free(&s->workers[k].deque);
     pthread_cond_destroy(&s->workers[k].cv);
+    pthread_mutex_destroy(&s->workers[k].sleep_lock);
   }
   fw_task_heap_free(&s->ready);
   free(s->sim_held);
@@ -933,4 +962,5 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
   fw_status_free(s->api_group.status);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->done_cv);
+  pthread_mutex_destroy(&s->done_lock);
 }

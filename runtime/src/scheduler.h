@@ -3,7 +3,9 @@
  * Locking. `sched.lock` guards the graph (task states, edges, the per-buffer access
  * history used to infer dependencies), the policies' queues and the counters. A task
  * submitted while the lock is taken waits on a lock-free list (`staged`) for the holder
- * to insert it, so that the submitting thread never queues behind the workers. The order is
+ * to insert it, so that the submitting thread never queues behind the workers. Sleepers
+ * never hold it: a worker sleeps on its own `sleep_lock`, a waiter on `done_lock`; both are
+ * taken alone or inside sched.lock, never the other way round. The order is
  * sched.lock, then the memory manager's lock, then its prefetch lock (memory.h): placing a
  * task queues prefetches under sched.lock. No task, buffer or runtime reference is ever
  * dropped with sched.lock held (the last one may tear things down). */
@@ -145,10 +147,14 @@ struct fw_worker_t {
   uint32_t memory_node;
   fw_scheduler_t *sched;
   pthread_t thread;
+  /* Asleep (fw_scheduler_sleep) until a wake-up leaves a token; on a lock of its own, so
+   * that it lets the scheduler lock go like everyone else (fw_sched_unlock). */
+  pthread_mutex_t sleep_lock;
   pthread_cond_t cv;
-  int sleeping;
+  int wake_token; /* sleep_lock */
+  int sleeping;   /* sleeps or is about to, and was not woken yet (sched.lock) */
   atomic_uint mail; /* bumped when there is work for this worker (polled lock-free) */
-  int notified;     /* told so and has not looked yet (sched.lock) */ /* waits on `cv` and has not been woken yet */
+  int notified;     /* told so and has not looked yet (sched.lock) */
   int running;  /* threads: runs a task it popped */
   int lost;     /* its device failed repeatedly: it takes no more tasks (sched.lock) */
   uint32_t failures; /* launches failed in a row on its device */
@@ -209,16 +215,18 @@ struct fw_scheduler_t {
   pthread_mutex_t lock;
   FW_CACHE_LINE_PAD(pad_lock);
   /* Tasks submitted while another thread held the lock, newest first: whoever holds the
-   * lock next moves them into the graph (fw_sched_lock, fw_sched_unlock). */
+   * lock next moves them into the graph (fw_sched_lock, fw_sched_unlock). Nobody gives the
+   * lock up in a condition wait (waiters sleep on locks of their own), so every release
+   * looks at this list. */
   _Atomic(fw_task_t *) staged;
-  /* Threads that may give the lock up in a condition wait (fw_sched_cond_wait), where it
-   * does not look at `staged`: a submitter that finds the lock taken while one is counted
-   * waits for the lock instead of leaving its task staged. */
-  atomic_size_t cond_sleepers;
   FW_CACHE_LINE_PAD(pad_staged);
-  pthread_cond_t done_cv; /* a task finished while someone waits */
-  /* Threads in done_cv (raised under sched.lock, read without it): waiting for a group
-   * (woken when one empties) and for a task or a buffer (woken by every completion). */
+  /* Threads waiting for completions sleep on done_cv with done_lock until done_epoch
+   * moves (bumped by completions while someone waits). */
+  pthread_mutex_t done_lock;
+  pthread_cond_t done_cv;
+  uint64_t done_epoch;
+  /* Threads waiting (on done_cv): for a group (woken when one empties) and for a task or
+   * a buffer (woken by every completion). */
   atomic_size_t group_waiters, other_waiters;
   int shutdown;
   int engine_running; /* the worker threads were started */
@@ -257,9 +265,9 @@ struct fw_scheduler_t {
  * of `lock` goes through these. */
 void fw_sched_lock(fw_scheduler_t *s);
 void fw_sched_unlock(fw_scheduler_t *s);
-/* pthread_cond_wait on `cv` with the scheduler lock, which may also return early (after
- * moving staged submissions into the graph): callers wait in a loop on their condition. */
-void fw_sched_cond_wait(fw_scheduler_t *s, pthread_cond_t *cv);
+/* Worker `w` sleeps until it is woken (sched.lock held on entry and on return; let go
+ * meanwhile). */
+void fw_scheduler_sleep(fw_scheduler_t *s, fw_worker_t *w);
 
 /* Takes a task off its plan worker's list (it completes, or goes elsewhere); that worker
  * looks at its queue again. */
