@@ -111,13 +111,16 @@ static void dispatch(fw_scheduler_t *s, fw_worker_t *from) {
     fw_task_t *task = fw_task_heap_pop(&s->ready);
     choice_t best, open;
     choose(s, task, from, now, &best, &open);
-    /* The best worker is full: the task waits for it only if it costs less there
-     * (faster device, or its inputs already there); when only the queues differ, the
-     * earliest worker with room takes it. */
+    /* The best worker is full: the task waits for it if it costs less there (faster
+     * device, or its inputs already there). When only the queues differ, the earliest
+     * worker with room takes it if that worker would start it at once, or finish it no
+     * later; not one with a long task queued, which the full one will finish before. */
     int faster = best.worker && open.worker &&
                  best.run + best.transfer < open.run + open.transfer;
+    int open_now = open.worker && (open.worker->expected_free_at <= now ||
+                                   open.finish <= best.finish);
     choice_t *pick = best.worker && has_room(best.worker) ? &best
-                     : open.worker && !faster                ? &open
+                     : open.worker && !faster && open_now   ? &open
                                                              : NULL;
     if (pick && fw_task_heap_push(&pick->worker->heap, task)) {
       place(s, task, pick->worker, now, pick->run, pick->transfer);

@@ -496,13 +496,22 @@ void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
   if (complete_task(s, task, w, status, NULL)) flush_orphans(s);
 }
 
+/* Whether two tasks run the same body on the same amount of data: a deferred completion
+ * never waits behind a task that may run much longer than the ones before. */
+static int like_task(const fw_task_t *a, const fw_task_t *b) {
+  return a->fn == b->fn && a->executable == b->executable &&
+         a->module == b->module && fw_task_bytes(a) == fw_task_bytes(b) &&
+         strcmp(a->name, b->name) == 0;
+}
+
 fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                                           fw_status_t status) {
   if (task->end_ns) w->last_task_ns = task->end_ns - task->start_ns;
   if (w->batch_head < w->batch_len && status == FW_OK && !task->cancelled &&
-      w->num_deferred < FW_BATCH_MAX) {
-    /* More of the batch to run: complete this one with the next lock taking, unless the
-     * oldest deferred completion has waited long enough. */
+      w->num_deferred < FW_BATCH_MAX && like_task(task, w->batch[w->batch_head])) {
+    /* More of the batch to run, and the next one is like this one (so presumably as
+     * short): complete this one with the next lock taking, unless the oldest deferred
+     * completion has waited long enough. */
     uint64_t now = task->end_ns ? task->end_ns : fw_now_ns();
     if (w->num_deferred == 0) w->deferred_since = now;
     if (now - w->deferred_since < FW_DEFER_NS) {
