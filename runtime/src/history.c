@@ -121,9 +121,11 @@ static void update_statistics(fw_history_entry_t *e) {
 static void add_sample(fw_history_entry_t *e, double seconds) {
   e->samples[e->count % FW_HISTORY_SAMPLES] = seconds;
   ++e->count;
-  /* Sorting 32 samples per task would cost more than a small task: refresh the
-   * statistics while the ring fills, then every 8th sample. */
-  if (e->count <= FW_HISTORY_SAMPLES || e->count % 8 == 0) update_statistics(e);
+  /* Two selections over 32 samples cost more than a small task, under the history's one
+   * lock: refresh the statistics while the ring fills, then every 8th sample, and every
+   * 32nd once an entry has a thousand (each refresh still sees the 32 latest). */
+  uint64_t every = e->count < 1024 ? 8 : FW_HISTORY_SAMPLES;
+  if (e->count <= FW_HISTORY_SAMPLES || e->count % every == 0) update_statistics(e);
 }
 
 void fw_history_record(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,

@@ -102,9 +102,8 @@ static void place(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, double now
 
 /* Moves pool tasks onto workers with room, best first (a task whose worker queue cannot
  * grow for lack of memory stays in the pool). */
-static void dispatch(fw_scheduler_t *s, fw_worker_t *from) {
+static void dispatch(fw_scheduler_t *s, fw_worker_t *from, double now) {
   if (s->ready.size == 0 || !any_room(s)) return;
-  double now = fw_scheduler_now(s);
   fw_task_t *waiting[FW_HEFT_SCAN];
   size_t num_waiting = 0;
   for (size_t scanned = 0; scanned < FW_HEFT_SCAN && s->ready.size > 0; ++scanned) {
@@ -135,11 +134,12 @@ static void dispatch(fw_scheduler_t *s, fw_worker_t *from) {
 
 static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   if (!fw_scheduler_can_run(s, task)) return 0;
+  double now = fw_scheduler_now(s);
   /* A planned task goes to its worker: the plan saw the whole batch. */
   fw_worker_t *planned = task->plan_worker;
   if (planned && !planned->lost && fw_worker_can_run(planned, task)) {
     if (!fw_task_heap_push(&planned->heap, task)) return 0;
-    place(s, task, planned, fw_scheduler_now(s), fw_scheduler_estimate(s, task, planned),
+    place(s, task, planned, now, fw_scheduler_estimate(s, task, planned),
           fw_scheduler_transfer_estimate(s, task, planned));
     if (planned->running && !s->simulated) { /* an idle worker may do it sooner */
       fw_worker_t *idle = fw_scheduler_idle_worker(s, task);
@@ -153,7 +153,7 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   }
   if (!fw_task_heap_push(&s->ready, task)) return 0;
   task->worker = NULL;
-  dispatch(s, from);
+  dispatch(s, from, now);
   if (!task->worker) /* still in the pool: a worker its plan holds back may take it */
     for (size_t i = 0; i < s->num_workers; ++i) {
       fw_worker_t *w = &s->workers[i];
@@ -194,14 +194,14 @@ static int still_planned(const fw_worker_t *w, const fw_task_t *t) {
   return t && (t->state == FW_TASK_PENDING || (t->state == FW_TASK_READY && t->worker == w));
 }
 
-static fw_task_t *pop_planned(fw_scheduler_t *s, fw_worker_t *w) {
+static fw_task_t *pop_planned(fw_scheduler_t *s, fw_worker_t *w, double now) {
   while (w->plan_head < w->plan_len && !still_planned(w, w->plan[w->plan_head]))
     ++w->plan_head;
   if (w->plan_head == w->plan_len) {
     w->plan_head = w->plan_len = 0;
     return fw_task_heap_pop(&w->heap);
   }
-  plan_gate_t gate = {s, w, w->plan[w->plan_head], fw_scheduler_now(s)};
+  plan_gate_t gate = {s, w, w->plan[w->plan_head], now};
   return fw_task_heap_pop_if(&w->heap, plan_allows, &gate);
 }
 
@@ -214,8 +214,7 @@ static int is_task(const void *ctx, const fw_task_t *t) { return (const void *)t
 /* An idle worker takes a ready task planned on another worker when it would finish it
  * before that worker could (estimates were off: that worker is behind its plan, or this
  * one ran ahead), provided it still starts its own next planned task on time. */
-static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w) {
-  double now = fw_scheduler_now(s);
+static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w, double now) {
   const fw_task_t *head = w->plan_head < w->plan_len ? w->plan[w->plan_head] : NULL;
   if (head && head->state != FW_TASK_PENDING) return NULL;
   fw_task_t *best = NULL;
@@ -249,27 +248,25 @@ static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w) {
 }
 
 static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
-  fw_task_t *t = pop_planned(s, worker);
+  double now = fw_scheduler_now(s); /* one reading for the whole pop */
+  fw_task_t *t = pop_planned(s, worker, now);
   if (!t) {
-    dispatch(s, worker);
-    t = pop_planned(s, worker);
+    dispatch(s, worker, now);
+    t = pop_planned(s, worker, now);
   }
   if (!t && s->ready.size && worker->heap.size) {
     /* Held back by its plan: rather than idle, it takes a pool task it can run (tasks
      * without a plan must not wait behind planned ones). */
     t = fw_task_heap_pop_if(&s->ready, worker_accepts, worker);
-    if (t) {
-      double now = fw_scheduler_now(s);
+    if (t)
       place(s, t, worker, now, fw_scheduler_estimate(s, t, worker),
             fw_scheduler_transfer_estimate(s, t, worker));
-    }
   }
-  if (!t) t = steal_planned(s, worker);
+  if (!t) t = steal_planned(s, worker, now);
   if (t) {
-    dispatch(s, worker); /* a slot opened: place the next task now, so its inputs move */
-  } else {
-    double now = fw_scheduler_now(s);
-    if (worker->expected_free_at < now) worker->expected_free_at = now;
+    dispatch(s, worker, now); /* a slot opened: place the next task now, so its inputs move */
+  } else if (worker->expected_free_at < now) {
+    worker->expected_free_at = now;
   }
   return t;
 }
