@@ -289,10 +289,9 @@ static void insert_locked(fw_scheduler_t *s, fw_task_t *task) {
   if (!task->staged_hold && --task->pending == 0) make_ready(s, task, NULL);
 }
 
-/* Moves the staged submissions into the graph, oldest first (lock held); returns how
- * many. */
-static size_t drain_staged(fw_scheduler_t *s) {
-  if (!atomic_load(&s->staged)) return 0;
+/* Moves the staged submissions into the graph, oldest first (lock held). */
+static void drain_staged(fw_scheduler_t *s) {
+  if (!atomic_load(&s->staged)) return;
   fw_task_t *newest = atomic_exchange(&s->staged, NULL);
   fw_task_t *oldest = NULL;
   while (newest) { /* the list is newest first: reverse it */
@@ -301,14 +300,12 @@ static size_t drain_staged(fw_scheduler_t *s) {
     oldest = newest;
     newest = next;
   }
-  size_t count = 0;
-  for (; oldest; ++count) {
+  while (oldest) {
     fw_task_t *next = oldest->next_staged;
     oldest->next_staged = NULL;
     insert_locked(s, oldest);
     oldest = next;
   }
-  return count;
 }
 
 void fw_sched_lock(fw_scheduler_t *s) {

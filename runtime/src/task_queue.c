@@ -5,28 +5,25 @@
 
 #include "scheduler.h"
 
-int fw_task_before(const fw_task_t *a, const fw_task_t *b) {
-  if (a->priority != b->priority) return a->priority > b->priority;
-  /* Tasks a heft plan placed come first, in the order it starts them. */
-  int pa = a->plan_worker != NULL, pb = b->plan_worker != NULL;
-  if (pa != pb) return pa;
-  if (pa && a->plan_start != b->plan_start) return a->plan_start < b->plan_start;
-  if (a->rank != b->rank) return a->rank > b->rank;
-  return a->seq < b->seq;
-}
-
-static fw_task_heap_entry_t entry_of(fw_task_t *t) {
-  fw_task_heap_entry_t e = {t->priority, t->plan_worker != NULL, t->plan_start, t->rank, t->seq, t};
+static fw_task_heap_entry_t entry_of(const fw_task_t *t) {
+  fw_task_heap_entry_t e = {t->priority, t->plan_worker != NULL, t->plan_start, t->rank, t->seq,
+                            (fw_task_t *)t};
   return e;
 }
 
-/* fw_task_before on the copied keys. */
+/* Higher priority first; then tasks a heft plan placed, in the order it starts them; then
+ * higher upward rank; then submission order. */
 static int entry_before(const fw_task_heap_entry_t *a, const fw_task_heap_entry_t *b) {
   if (a->priority != b->priority) return a->priority > b->priority;
   if (a->planned != b->planned) return a->planned;
   if (a->planned && a->plan_start != b->plan_start) return a->plan_start < b->plan_start;
   if (a->rank != b->rank) return a->rank > b->rank;
   return a->seq < b->seq;
+}
+
+int fw_task_before(const fw_task_t *a, const fw_task_t *b) {
+  fw_task_heap_entry_t ea = entry_of(a), eb = entry_of(b);
+  return entry_before(&ea, &eb);
 }
 
 static void sift_up(fw_task_heap_t *h, size_t i) {
