@@ -128,8 +128,9 @@ size_t removeStorageDir(const std::string &dir) {
   return left;
 }
 
-// Median seconds to read a `bytes` file from the page cache (open, pread, close, as the
-// runtime's storage tier does) and for one compute pass over as many floats.
+// Median seconds to read a `bytes` file from the page cache (open, pread, close: the
+// runtime's storage tier with FW_STORAGE_IO=buffered) and for one compute pass over as
+// many floats.
 void calibrate(const std::string &dir, size_t bytes, double *readSeconds,
                double *passSeconds) {
   size_t n = bytes / sizeof(float);
@@ -240,7 +241,9 @@ struct Run {
   double wall = 0, stall = 0;
   uint64_t requests = 0, hits = 0, demand = 0, evictions = 0;
   uint64_t toStorage = 0, fromStorage = 0, peakHost = 0;
+  uint64_t directBytes = 0; // of the storage traffic, moved with direct I/O
   double fromStorageMiB = 0, wastedPrefetches = 0; // for medians
+  double readGBps = 0; // storage -> host bytes over the wall time
   double msPerRead = 0; // storage -> host copies: mean time of one, from start to end
   bool ok = true;
 };
@@ -331,6 +334,8 @@ Run runOnce(const Options &opt, Mode mode, int passes, double busySeconds,
   r.fromStorage = after.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST] -
                   before.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST];
   r.peakHost = after.peak_bytes[FW_TIER_HOST];
+  r.directBytes = after.storage_direct_bytes - before.storage_direct_bytes;
+  r.readGBps = r.wall > 0 ? double(r.fromStorage) / r.wall * 1e-9 : 0;
   double readSeconds = after.copy_seconds[FW_TIER_STORAGE][FW_TIER_HOST] -
                        before.copy_seconds[FW_TIER_STORAGE][FW_TIER_HOST];
   if (r.fromStorage > 0)
@@ -489,6 +494,16 @@ bool runTiers(const Options &opt) {
   std::printf("one read from storage in the runs (median of the means): prefetch on %.2f ms, "
               "off %.2f ms (calibrated: %.2f ms)\n",
               med(0, &Run::msPerRead), med(1, &Run::msPerRead), readSeconds * 1e3);
+  std::printf("storage -> host over the wall time (median): prefetch on %.2f GB/s, off %.2f GB/s "
+              "(one read alone in the calibration: %.2f GB/s); storage I/O: %s\n",
+              med(0, &Run::readGBps), med(1, &Run::readGBps),
+              double(opt.tierBufferMiB << 20) / readSeconds * 1e-9,
+              runs[0].empty() || runs[0][0].directBytes == 0
+                  ? "through the page cache"
+                  : fmt("direct (%.0f%% of the bytes)",
+                        100.0 * double(runs[0][0].directBytes) /
+                            double(runs[0][0].fromStorage + runs[0][0].toStorage))
+                        .c_str());
   std::printf("results: %s\n\n", ok ? "all sums and buffers bit-identical" : "WRONG (see FAILED)");
   return ok;
 }

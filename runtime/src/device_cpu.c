@@ -20,10 +20,13 @@
 /* Freed blocks of at least kPoolMinBytes are kept, up to pool_limit bytes in all
  * (kPoolMaxBytes unless set lower), and handed out again for the same rounded size: a program called repeatedly reuses memory whose
  * pages are already mapped, instead of taking a page fault per 4 KiB on every call. Blocks
- * of 2 MiB and more are 2 MiB-aligned and advised for transparent huge pages. */
+ * of 2 MiB and more are 2 MiB-aligned and advised for transparent huge pages; blocks of
+ * 64 KiB and more are page-aligned, which the storage tier's direct I/O needs (storage.h). */
 enum {
   kPoolMinBytes = 256u << 10,
   kHugePage = 2u << 20,
+  kPage = 4u << 10,
+  kPageAlignedBytes = 64u << 10,
 };
 static const size_t kPoolMaxBytes = (size_t)1 << 30;
 
@@ -33,8 +36,12 @@ typedef struct {
 } cpu_device_t;
 
 /* The size actually allocated for a request of `size` bytes. */
+static size_t block_alignment(size_t size) {
+  return size >= kHugePage ? kHugePage : size >= kPageAlignedBytes ? kPage : FW_BUFFER_ALIGNMENT;
+}
+
 static size_t block_size(size_t size) {
-  size_t align = size >= kHugePage ? kHugePage : FW_BUFFER_ALIGNMENT;
+  size_t align = block_alignment(size);
   return (size + align - 1) & ~(size_t)(align - 1);
 }
 
@@ -67,8 +74,7 @@ static fw_status_t cpu_alloc(fw_device_t *device, size_t size, void **out_ptr) {
                           size);
   size_t rounded = block_size(size == 0 ? 1 : size);
   if ((*out_ptr = fw_block_pool_take(&d->pool, rounded))) return FW_OK;
-  size_t align = rounded >= kHugePage ? kHugePage : FW_BUFFER_ALIGNMENT;
-  void *p = aligned_alloc(align, rounded);
+  void *p = aligned_alloc(block_alignment(rounded), rounded);
   if (!p)
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                           "out of memory allocating a %zu-byte buffer", size);

@@ -1,15 +1,11 @@
-/* Memory nodes, coherent buffers, eviction down the tiers and the storage tier's files
- * (memory.h). */
+/* Memory nodes, coherent buffers and eviction down the tiers (memory.h); the storage
+ * tier's files are storage.c's. */
 #define _GNU_SOURCE
 #include "memory.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "runtime_internal.h"
 #include "scheduler.h"
@@ -89,35 +85,12 @@ void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit) {
   node->capped = node->capacity != 0;
 }
 
-static fw_status_t check_storage_dir(const char *dir) {
-  struct stat st;
-  if (stat(dir, &st) != 0)
-    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "storage directory '%s': %s", dir,
-                          strerror(errno));
-  if (!S_ISDIR(st.st_mode))
-    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                          "storage directory '%s' is not a directory", dir);
-  char probe[4096];
-  snprintf(probe, sizeof(probe), "%s/.fw-probe-XXXXXX", dir);
-  int fd = mkstemp(probe);
-  if (fd < 0)
-    return fw_status_make(FW_STATUS_IO,
-                          "storage directory '%s' is not writable: %s", dir, strerror(errno));
-  close(fd);
-  unlink(probe);
-  return FW_OK;
-}
-
 fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
                            const uint64_t limits[FW_NUM_TIERS], const char *storage_dir,
-                           int prefetch, uint32_t prefetch_window) {
+                           int buffered_storage, int prefetch, uint32_t prefetch_window) {
   memset(m, 0, sizeof(*m));
-  if (storage_dir) {
-    fw_status_t status = check_storage_dir(storage_dir);
-    if (status != FW_OK) return status;
-    m->storage_dir = strdup(storage_dir);
-    if (!m->storage_dir) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  }
+  fw_status_t status = fw_storage_init(&m->storage, storage_dir, buffered_storage);
+  if (status != FW_OK) return status;
   pthread_mutex_init(&m->lock, NULL);
   pthread_cond_init(&m->cv, NULL);
   pthread_mutex_init(&m->prefetch_lock, NULL);
@@ -136,79 +109,6 @@ fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
   storage->lower = FW_NODE_STORAGE;
   m->prefetch_enabled = prefetch;
   m->prefetch_window = prefetch_window;
-  return FW_OK;
-}
-
-/* ---- Storage files ------------------------------------------------------------- */
-
-static fw_status_t ensure_storage_dir(fw_memory_t *m) {
-  if (m->storage_dir) return FW_OK;
-  const char *tmp = getenv("TMPDIR");
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/fw-storage-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(path))
-    return fw_status_make(FW_STATUS_IO,
-                          "cannot create the storage tier's directory '%s': %s", path,
-                          strerror(errno));
-  m->storage_dir = strdup(path);
-  if (!m->storage_dir) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  m->storage_dir_created = 1;
-  return FW_OK;
-}
-
-static void storage_path(const fw_memory_t *m, const fw_buffer_t *b, char *out, size_t cap) {
-  snprintf(out, cap, "%s/fw-%ld-%llu.buf", m->storage_dir, (long)getpid(),
-           (unsigned long long)b->mem.id);
-}
-
-static fw_status_t storage_write(const fw_memory_t *m, const fw_buffer_t *b, const void *src) {
-  char path[4200];
-  storage_path(m, b, path, sizeof(path));
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return fw_status_make(FW_STATUS_IO,
-                          "cannot write to the storage tier ('%s'): %s", path, strerror(errno));
-  const char *p = src;
-  size_t left = b->byte_size;
-  off_t offset = 0;
-  while (left > 0) {
-    ssize_t n = pwrite(fd, p, left, offset);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : ENOSPC;
-      close(fd);
-      unlink(path);
-      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                            "writing %zu bytes to the storage tier ('%s') failed: %s",
-                            b->byte_size, path, strerror(err));
-    }
-    p += n, left -= (size_t)n, offset += n;
-  }
-  close(fd);
-  return FW_OK;
-}
-
-static fw_status_t storage_read(const fw_memory_t *m, const fw_buffer_t *b, void *dst) {
-  char path[4200];
-  storage_path(m, b, path, sizeof(path));
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return fw_status_make(FW_STATUS_DATA_LOSS, "the storage tier lost '%s': %s", path,
-                          strerror(errno));
-  char *p = dst;
-  size_t left = b->byte_size;
-  off_t offset = 0;
-  while (left > 0) {
-    ssize_t n = pread(fd, p, left, offset);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      close(fd);
-      return fw_status_make(FW_STATUS_DATA_LOSS, "reading '%s' from the storage tier: %s",
-                            path, n < 0 ? strerror(errno) : "file is truncated");
-    }
-    p += n, left -= (size_t)n, offset += n;
-  }
-  close(fd);
   return FW_OK;
 }
 
@@ -249,11 +149,7 @@ static void drop_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   if (!r->allocated) return;
   fw_memory_node_t *n = &m->nodes[node];
   if (n->device) n->device->vtable->free(n->device, r->ptr, b->byte_size);
-  else if (node == FW_NODE_STORAGE && m->storage_dir) {
-    char path[4200];
-    storage_path(m, b, path, sizeof(path));
-    unlink(path);
-  }
+  else if (node == FW_NODE_STORAGE) fw_storage_remove(&m->storage, b->mem.id);
   n->used -= b->byte_size;
   r->ptr = NULL;
   r->allocated = 0;
@@ -298,8 +194,8 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t
   pthread_mutex_unlock(&m->lock);
   uint64_t t0 = fw_now_ns();
   fw_status_t status;
-  if (from == FW_NODE_STORAGE) status = storage_read(m, b, dst->ptr);
-  else if (to == FW_NODE_STORAGE) status = storage_write(m, b, src->ptr);
+  if (from == FW_NODE_STORAGE) status = fw_storage_read(&m->storage, b->mem.id, dst->ptr, b->byte_size);
+  else if (to == FW_NODE_STORAGE) status = fw_storage_write(&m->storage, b->mem.id, src->ptr, b->byte_size);
   else if (m->nodes[from].tier == FW_TIER_HOST)
     status = m->nodes[to].device->vtable->copy_to_device(m->nodes[to].device, NULL, dst->ptr,
                                                          src->ptr, b->byte_size);
@@ -359,7 +255,7 @@ static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t nod
     fw_status_t status = n->device->vtable->alloc(n->device, b->byte_size, &r->ptr);
     if (status != FW_OK) return status;
   } else {
-    fw_status_t status = ensure_storage_dir(m);
+    fw_status_t status = fw_storage_ensure_dir(&m->storage);
     if (status != FW_OK) return status;
   }
   r->allocated = 1;
@@ -1038,9 +934,7 @@ void fw_memory_fini(fw_memory_t *m) {
   fw_memory_stop_prefetch(m);
   free(m->queue);
   m->queue = NULL;
-  if (m->storage_dir && m->storage_dir_created) rmdir(m->storage_dir);
-  free(m->storage_dir);
-  m->storage_dir = NULL;
+  fw_storage_fini(&m->storage);
   pthread_mutex_destroy(&m->lock);
   pthread_cond_destroy(&m->cv);
   pthread_mutex_destroy(&m->prefetch_lock);

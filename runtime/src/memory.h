@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "storage.h"
 #include "fw/runtime.h"
 
 #ifdef __cplusplus
@@ -74,8 +75,7 @@ typedef struct fw_memory_t {
   pthread_cond_t cv; /* a replica stopped being busy or was unpinned */
   size_t num_nodes;
   fw_memory_node_t nodes[FW_MAX_MEMORY_NODES];
-  char *storage_dir;
-  int storage_dir_created; /* made by us: removed at shutdown */
+  fw_storage_t storage; /* the storage node's files */
   uint64_t tick, next_id;
   uint64_t window_epoch; /* advanced by each lookahead pass */
   atomic_int spilled;    /* something was evicted once: the lookahead has work */
@@ -116,10 +116,11 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
 /* Sets a node's capacity from a parsed limit (FW_TIER_LIMIT_MIN: minimal). */
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit);
 /* Sets up the host and storage nodes. `storage_dir` may be NULL (a fresh temporary
- * directory is made on the first eviction); when given it must be a writable directory. */
+ * directory is made on the first eviction); when given it must be a writable directory.
+ * `buffered_storage`: the storage tier's files never use direct I/O (storage.h). */
 fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
                            const uint64_t limits[FW_NUM_TIERS], const char *storage_dir,
-                           int prefetch, uint32_t prefetch_window);
+                           int buffered_storage, int prefetch, uint32_t prefetch_window);
 void fw_memory_fini(fw_memory_t *m);
 /* Joins the prefetch thread (before the scheduler it reads goes away). */
 void fw_memory_stop_prefetch(fw_memory_t *m);

@@ -254,6 +254,13 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
     else if (strcmp(v, "1") && strcmp(v, "on"))
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_AUTOTUNE='%s': expected 0 or 1", v);
   }
+  rt->buffered_storage = (o->flags & FW_RUNTIME_BUFFERED_STORAGE) != 0;
+  if (!rt->buffered_storage && (v = env("FW_STORAGE_IO"))) {
+    if (!strcmp(v, "buffered")) rt->buffered_storage = 1;
+    else if (strcmp(v, "direct"))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "FW_STORAGE_IO='%s': expected direct or buffered", v);
+  }
   *window = o->prefetch_window;
   if (!*window && (v = env("FW_PREFETCH_WINDOW")))
     status = parse_count("FW_PREFETCH_WINDOW", v, 0, 1u << 20, window);
@@ -312,7 +319,7 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   memset(&defaults, 0, sizeof(defaults));
   const fw_runtime_options_t *o = options ? options : &defaults;
   if (o->flags & ~(FW_RUNTIME_NO_PREFETCH | FW_RUNTIME_TRACE | FW_RUNTIME_PROFILE |
-                   FW_RUNTIME_NO_AUTOTUNE))
+                   FW_RUNTIME_NO_AUTOTUNE | FW_RUNTIME_BUFFERED_STORAGE))
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "unknown fw_runtime_options_t.flags 0x%x",
                           o->flags);
   fw_runtime_t *rt = calloc(1, sizeof(*rt));
@@ -345,7 +352,8 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
     teardown(rt, 0);
     return status;
   }
-  status = fw_memory_init(&rt->memory, rt->cpu_device, limits, storage_dir, prefetch, window);
+  status = fw_memory_init(&rt->memory, rt->cpu_device, limits, storage_dir,
+                          rt->buffered_storage, prefetch, window);
   if (status != FW_OK) {
     teardown(rt, 0);
     return status;
@@ -469,6 +477,8 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   out->prefetch_hits = m->prefetch_hits;
   out->demand_fetches = m->demand_fetches;
   out->stall_seconds = (double)m->stall_ns * 1e-9;
+  out->storage_direct_bytes =
+      atomic_load_explicit(&m->storage.direct_bytes, memory_order_relaxed);
   for (size_t n = 0; n < m->num_nodes; ++n) {
     fw_tier_t tier = m->nodes[n].tier;
     if (m->nodes[n].peak > out->peak_bytes[tier]) out->peak_bytes[tier] = m->nodes[n].peak;

@@ -34,6 +34,7 @@ struct fw_runtime_t {
   uint32_t num_workers;
   uint32_t prefetch_threads;
   int autotune; /* measure the candidate variants of executables (FW_AUTOTUNE) */
+  int buffered_storage; /* the storage tier never uses direct I/O (FW_STORAGE_IO) */
   fw_scheduler_kind_t scheduler;
   char *history_path;
   fw_history_t history;

@@ -3,6 +3,7 @@
 #ifndef FW_RUNTIME_TEST_TASK_TEST_UTIL_H_
 #define FW_RUNTIME_TEST_TASK_TEST_UTIL_H_
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -62,6 +63,24 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// Whether the file system under `dir` takes an O_DIRECT write of one 4 KiB block from
+// aligned memory: where it does, the storage tier moves large buffers with direct I/O.
+inline bool directIoWorks(const std::string &dir) {
+  std::string path = dir + "/.direct-io-probe";
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0600);
+  if (fd < 0) return false;
+  void *block = std::aligned_alloc(4096, 4096);
+  bool ok = false;
+  if (block) {
+    std::memset(block, 0, 4096);
+    ok = pwrite(fd, block, 4096, 0) == 4096;
+    std::free(block);
+  }
+  close(fd);
+  unlink(path.c_str());
+  return ok;
+}
 
 // Options with every field explicit, so that FW_* environment variables do not change
 // what a test checks.

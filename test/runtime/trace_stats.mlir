@@ -22,6 +22,7 @@
 // MINLIMITS: fw-run: error: tier limits 'host=min,storage=min': 'storage=min' cannot be: storage is the bottom tier
 // With host=min only what a task uses at once stays in host memory: the rest spills.
 // RUN: %fw-run %t.fwb --tier-limits=host=min --stats --print-max-elements=0 | FileCheck %s --check-prefix=MIN
+// MIN: storage I/O: 0 B direct, {{[0-9.]+ (B|KiB)}} through the page cache
 // MIN: evictions: {{[1-9][0-9]*}}
 // MIN: peak host: 48.0 KiB of 48.0 KiB
 // RUN: not %fw-run %t.fwb --storage-dir=%t.nonexistent 2>&1 | FileCheck %s --check-prefix=NODIR
@@ -30,6 +31,8 @@
 // NOTDIR: fw-run: error: storage directory '{{.*}}.fwb' is not a directory
 // RUN: env FW_NUM_WORKERS=many not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=WORKERS
 // WORKERS: fw-run: error: FW_NUM_WORKERS='many': expected a number from 0 to 1024
+// RUN: env FW_STORAGE_IO=mmap not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=STORAGEIO
+// STORAGEIO: fw-run: error: FW_STORAGE_IO='mmap': expected direct or buffered
 // RUN: env FW_PREFETCH=maybe not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=PREFETCH
 // PREFETCH: fw-run: error: FW_PREFETCH='maybe': expected 0 or 1
 // RUN: echo "not a history" > %t.hist

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -97,6 +98,14 @@ std::string formatStats(const fw_runtime_stats_t &s) {
         moved = true;
       }
   if (!moved) out += "  moved: nothing between tiers\n";
+  uint64_t storageBytes = 0;
+  for (int t = 0; t < FW_NUM_TIERS; ++t)
+    if (t != FW_TIER_STORAGE)
+      storageBytes += s.bytes_moved[t][FW_TIER_STORAGE] + s.bytes_moved[FW_TIER_STORAGE][t];
+  if (storageBytes)
+    out += "  storage I/O: " + formatBytes(s.storage_direct_bytes) + " direct, " +
+           formatBytes(storageBytes - std::min(storageBytes, s.storage_direct_bytes)) +
+           " through the page cache\n";
   out += "  evictions: " + std::to_string(s.evictions) +
          ", prefetches: " + std::to_string(s.prefetch_requests) +
          ", prefetch hits: " + std::to_string(s.prefetch_hits) +

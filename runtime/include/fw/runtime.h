@@ -122,6 +122,10 @@ typedef enum fw_scheduler_kind_t {
 #define FW_RUNTIME_PROFILE 0x4u     /* profile every kernel run (fw_runtime_profile) */
 #define FW_RUNTIME_NO_AUTOTUNE 0x8u /* as FW_AUTOTUNE=0: always run an executable's first
                                        CPU variant, never measure its candidates */
+#define FW_RUNTIME_BUFFERED_STORAGE 0x10u /* as FW_STORAGE_IO=buffered: the storage tier's
+                                             files go through the page cache (default:
+                                             direct I/O for large buffers where the file
+                                             system allows it) */
 
 typedef struct fw_sim_machine_t fw_sim_machine_t;
 
@@ -432,6 +436,9 @@ typedef struct fw_runtime_stats_t {
   /* How long the copies of bytes_moved took, each from its start to its end (copies in
    * parallel overlap): bytes_moved / copy_seconds is the rate one copy gets. */
   double copy_seconds[FW_NUM_TIERS][FW_NUM_TIERS];
+  /* Of the bytes moved to and from the storage tier, those moved with direct I/O (the
+   * rest went through the page cache; FW_STORAGE_IO). */
+  uint64_t storage_direct_bytes;
 } fw_runtime_stats_t;
 
 FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);

@@ -1,0 +1,221 @@
+/* The storage tier's files (storage.h). */
+#define _GNU_SOURCE
+#include "storage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "status_internal.h"
+
+#define PATH_CAP 4200
+
+static fw_status_t check_dir(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) != 0)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "storage directory '%s': %s", dir,
+                          strerror(errno));
+  if (!S_ISDIR(st.st_mode))
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "storage directory '%s' is not a directory", dir);
+  char probe[4096];
+  snprintf(probe, sizeof(probe), "%s/.fw-probe-XXXXXX", dir);
+  int fd = mkstemp(probe);
+  if (fd < 0)
+    return fw_status_make(FW_STATUS_IO,
+                          "storage directory '%s' is not writable: %s", dir, strerror(errno));
+  close(fd);
+  unlink(probe);
+  return FW_OK;
+}
+
+fw_status_t fw_storage_init(fw_storage_t *s, const char *dir, int buffered) {
+  memset(s, 0, sizeof(*s));
+  atomic_init(&s->direct, !buffered);
+  atomic_init(&s->direct_bytes, 0);
+  if (!dir) return FW_OK;
+  fw_status_t status = check_dir(dir);
+  if (status != FW_OK) return status;
+  s->dir = strdup(dir);
+  return s->dir ? FW_OK : fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+fw_status_t fw_storage_ensure_dir(fw_storage_t *s) {
+  if (s->dir) return FW_OK;
+  const char *tmp = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/fw-storage-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(path))
+    return fw_status_make(FW_STATUS_IO,
+                          "cannot create the storage tier's directory '%s': %s", path,
+                          strerror(errno));
+  s->dir = strdup(path);
+  if (!s->dir) {
+    rmdir(path);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  s->dir_created = 1;
+  return FW_OK;
+}
+
+static void file_path(const fw_storage_t *s, uint64_t id, char *out, size_t cap) {
+  snprintf(out, cap, "%s/fw-%ld-%llu.buf", s->dir, (long)getpid(), (unsigned long long)id);
+}
+
+/* Whether a transfer of `size` bytes at `p` may use direct I/O. */
+static int want_direct(fw_storage_t *s, const void *p, size_t size) {
+  return size >= FW_STORAGE_DIRECT_MIN &&
+         ((uintptr_t)p & (FW_STORAGE_DIRECT_ALIGN - 1)) == 0 &&
+         atomic_load_explicit(&s->direct, memory_order_relaxed);
+}
+
+/* Moves `len` bytes between `p` and the file at `offset`, retrying short transfers and
+ * interruptions. Returns the bytes moved (fewer than `len` only for a read that reached
+ * the end of the file), or -1 with errno set. */
+static ssize_t transfer(int fd, int write, char *p, size_t len, off_t offset) {
+  size_t done = 0;
+  while (done < len) {
+    ssize_t n = write ? pwrite(fd, p + done, len - done, offset + (off_t)done)
+                      : pread(fd, p + done, len - done, offset + (off_t)done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) {
+      if (write) {
+        errno = ENOSPC;
+        return -1;
+      }
+      break;
+    }
+    done += (size_t)n;
+  }
+  return (ssize_t)done;
+}
+
+/* The last partial block of a direct transfer, through an aligned block of its own
+ * (zero-padded on the way out; the file is cut back to `size` afterwards). */
+static ssize_t transfer_tail(int fd, int write, char *p, size_t size) {
+  size_t prefix = size & ~(size_t)(FW_STORAGE_DIRECT_ALIGN - 1), tail = size - prefix;
+  if (tail == 0) return 0;
+  char *block = aligned_alloc(FW_STORAGE_DIRECT_ALIGN, FW_STORAGE_DIRECT_ALIGN);
+  if (!block) {
+    errno = ENOMEM;
+    return -1;
+  }
+  ssize_t n;
+  if (write) {
+    memcpy(block, p + prefix, tail);
+    memset(block + tail, 0, FW_STORAGE_DIRECT_ALIGN - tail);
+    n = transfer(fd, 1, block, FW_STORAGE_DIRECT_ALIGN, (off_t)prefix);
+    if (n >= 0 && ftruncate(fd, (off_t)size) != 0) n = -1;
+    else if (n >= 0) n = (ssize_t)tail;
+  } else {
+    n = transfer(fd, 0, block, FW_STORAGE_DIRECT_ALIGN, (off_t)prefix);
+    if (n > (ssize_t)tail) n = (ssize_t)tail;
+    if (n > 0) memcpy(p + prefix, block, (size_t)n);
+  }
+  free(block);
+  return n;
+}
+
+/* The whole transfer of `size` bytes: direct (aligned prefix, then the tail) or buffered.
+ * Returns the bytes moved or -1 with errno set. */
+static ssize_t transfer_file(int fd, int write, int direct, char *p, size_t size) {
+  if (!direct) return transfer(fd, write, p, size, 0);
+  size_t prefix = size & ~(size_t)(FW_STORAGE_DIRECT_ALIGN - 1);
+  ssize_t n = transfer(fd, write, p, prefix, 0);
+  if (n < 0 || (size_t)n < prefix) return n;
+  ssize_t t = transfer_tail(fd, write, p, size);
+  return t < 0 ? -1 : n + t;
+}
+
+/* Direct I/O was refused (the file system, or an alignment it needs beyond ours): off
+ * for the rest of the runtime's life. */
+static int refused(fw_storage_t *s, int direct) {
+  if (!direct || errno != EINVAL) return 0;
+  atomic_store_explicit(&s->direct, 0, memory_order_relaxed);
+  return 1;
+}
+
+fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size_t size) {
+  char path[PATH_CAP];
+  file_path(s, id, path, sizeof(path));
+  int direct = want_direct(s, src, size);
+  for (;;) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (direct ? O_DIRECT : 0), 0600);
+    if (fd < 0 && refused(s, direct)) {
+      direct = 0;
+      continue;
+    }
+    if (fd < 0)
+      return fw_status_make(FW_STATUS_IO, "cannot write to the storage tier ('%s'): %s", path,
+                            strerror(errno));
+    ssize_t n = transfer_file(fd, 1, direct, (char *)src, size);
+    int err = errno;
+    close(fd);
+    if (n < 0 && (errno = err, refused(s, direct))) {
+      direct = 0;
+      continue;
+    }
+    if (n < 0) {
+      unlink(path);
+      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                            "writing %zu bytes to the storage tier ('%s') failed: %s", size,
+                            path, strerror(err));
+    }
+    if (direct) atomic_fetch_add_explicit(&s->direct_bytes, size, memory_order_relaxed);
+    return FW_OK;
+  }
+}
+
+fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size) {
+  char path[PATH_CAP];
+  file_path(s, id, path, sizeof(path));
+  int direct = want_direct(s, dst, size);
+  for (;;) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+    if (fd < 0 && refused(s, direct)) {
+      direct = 0;
+      continue;
+    }
+    if (fd < 0)
+      return fw_status_make(FW_STATUS_DATA_LOSS, "the storage tier lost '%s': %s", path,
+                            strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < size) {
+      close(fd);
+      return fw_status_make(FW_STATUS_DATA_LOSS,
+                            "reading '%s' from the storage tier: file is truncated (%lld of "
+                            "%zu bytes)",
+                            path, (long long)st.st_size, size);
+    }
+    ssize_t n = transfer_file(fd, 0, direct, dst, size);
+    int err = errno;
+    close(fd);
+    if (n < 0 && (errno = err, refused(s, direct))) {
+      direct = 0;
+      continue;
+    }
+    if (n < 0 || (size_t)n < size)
+      return fw_status_make(FW_STATUS_DATA_LOSS, "reading '%s' from the storage tier: %s",
+                            path, n < 0 ? strerror(err) : "file is truncated");
+    if (direct) atomic_fetch_add_explicit(&s->direct_bytes, size, memory_order_relaxed);
+    return FW_OK;
+  }
+}
+
+void fw_storage_remove(fw_storage_t *s, uint64_t id) {
+  if (!s->dir) return;
+  char path[PATH_CAP];
+  file_path(s, id, path, sizeof(path));
+  unlink(path);
+}
+
+void fw_storage_fini(fw_storage_t *s) {
+  if (s->dir && s->dir_created) rmdir(s->dir);
+  free(s->dir);
+  s->dir = NULL;
+}

@@ -1,0 +1,157 @@
+// The storage tier's files: direct I/O for large aligned transfers (with the last partial
+// block through a block of its own), the page cache for the rest, the two meeting on one
+// file, and the errors of lost or truncated files.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "storage.h"
+#include "task_test_util.h"
+
+namespace {
+
+constexpr size_t kAlign = FW_STORAGE_DIRECT_ALIGN;
+
+struct AlignedFree {
+  void operator()(void *p) const { std::free(p); }
+};
+using Block = std::unique_ptr<unsigned char, AlignedFree>;
+
+// `size` bytes (rounded up to the alignment) at a kAlign-aligned address.
+Block aligned(size_t size) {
+  size_t rounded = (size + kAlign - 1) / kAlign * kAlign;
+  return Block(static_cast<unsigned char *>(std::aligned_alloc(kAlign, rounded)));
+}
+
+void pattern(unsigned char *p, size_t n, uint32_t seed) {
+  uint32_t s = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    p[i] = static_cast<unsigned char>(s >> 24);
+  }
+}
+
+// The one file the storage tier made in `dir`, and its size.
+off_t onlyFileSize(const fwtest::TempDir &dir) {
+  auto names = dir.entries();
+  EXPECT_EQ(names.size(), 1u);
+  if (names.size() != 1) return -1;
+  struct stat st;
+  return stat(dir.file(names[0]).c_str(), &st) == 0 ? st.st_size : -1;
+}
+
+class StorageFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    fw_status_t s = fw_storage_init(&storage_, dir_.path().c_str(), 0);
+    ASSERT_EQ(s, nullptr) << fw_status_message(s);
+  }
+  void TearDown() override { fw_storage_fini(&storage_); }
+  uint64_t directBytes() { return atomic_load(&storage_.direct_bytes); }
+
+  // Writes `size` bytes from `src` as buffer `id` and reads them back into `dst`.
+  void roundTrip(uint64_t id, const unsigned char *src, unsigned char *dst, size_t size) {
+    fw_status_t s = fw_storage_write(&storage_, id, src, size);
+    ASSERT_EQ(s, nullptr) << fw_status_message(s);
+    EXPECT_EQ(onlyFileSize(dir_), off_t(size));
+    s = fw_storage_read(&storage_, id, dst, size);
+    ASSERT_EQ(s, nullptr) << fw_status_message(s);
+    EXPECT_EQ(std::memcmp(src, dst, size), 0);
+  }
+
+  fwtest::TempDir dir_;
+  fw_storage_t storage_;
+};
+
+TEST_F(StorageFileTest, LargeAlignedBufferUsesDirectIoAndComesBackBitIdentical) {
+  bool direct = fwtest::directIoWorks(dir_.path());
+  // Whole blocks, and a partial last block.
+  for (size_t size : {size_t(1) << 20, (size_t(1) << 20) + 123}) {
+    SCOPED_TRACE(size);
+    Block src = aligned(size), dst = aligned(size);
+    pattern(src.get(), size, uint32_t(size));
+    std::memset(dst.get(), 0xEE, size);
+    uint64_t before = directBytes();
+    roundTrip(1, src.get(), dst.get(), size);
+    EXPECT_EQ(directBytes() - before, direct ? 2 * size : 0);
+    fw_storage_remove(&storage_, 1);
+    EXPECT_TRUE(dir_.entries().empty());
+  }
+  if (!direct) std::printf("note: %s refuses O_DIRECT: the page cache was used\n", dir_.path().c_str());
+}
+
+TEST_F(StorageFileTest, SmallOrUnalignedTransfersGoThroughThePageCache) {
+  // Below FW_STORAGE_DIRECT_MIN.
+  size_t small = FW_STORAGE_DIRECT_MIN - kAlign;
+  Block a = aligned(small), b = aligned(small);
+  pattern(a.get(), small, 7);
+  roundTrip(2, a.get(), b.get(), small);
+  fw_storage_remove(&storage_, 2);
+  // Large, at an address off the alignment.
+  size_t large = size_t(1) << 20;
+  Block c = aligned(large + kAlign), d = aligned(large + kAlign);
+  pattern(c.get() + 8, large, 8);
+  roundTrip(3, c.get() + 8, d.get() + 8, large);
+  EXPECT_EQ(directBytes(), 0u);
+}
+
+TEST_F(StorageFileTest, DirectAndBufferedTransfersMeetOnOneFile) {
+  size_t size = (size_t(1) << 20) + 4000;
+  Block src = aligned(size + kAlign), dst = aligned(size + kAlign);
+  pattern(src.get(), size, 9);
+  // Written directly, read through the page cache (unaligned destination)...
+  ASSERT_EQ(fw_storage_write(&storage_, 4, src.get(), size), nullptr);
+  ASSERT_EQ(fw_storage_read(&storage_, 4, dst.get() + 16, size), nullptr);
+  EXPECT_EQ(std::memcmp(src.get(), dst.get() + 16, size), 0);
+  // ...and written through the page cache (unaligned source), read directly.
+  pattern(src.get() + 16, size, 10);
+  ASSERT_EQ(fw_storage_write(&storage_, 4, src.get() + 16, size), nullptr);
+  std::memset(dst.get(), 0, size);
+  ASSERT_EQ(fw_storage_read(&storage_, 4, dst.get(), size), nullptr);
+  EXPECT_EQ(std::memcmp(src.get() + 16, dst.get(), size), 0);
+}
+
+TEST_F(StorageFileTest, BufferedModeNeverUsesDirectIo) {
+  fw_storage_fini(&storage_);
+  ASSERT_EQ(fw_storage_init(&storage_, dir_.path().c_str(), 1), nullptr);
+  size_t size = size_t(2) << 20;
+  Block src = aligned(size), dst = aligned(size);
+  pattern(src.get(), size, 11);
+  roundTrip(5, src.get(), dst.get(), size);
+  EXPECT_EQ(directBytes(), 0u);
+}
+
+TEST_F(StorageFileTest, TruncatedOrMissingFileIsDataLoss) {
+  size_t size = (size_t(1) << 20) + 100;
+  Block src = aligned(size), dst = aligned(size);
+  pattern(src.get(), size, 12);
+  ASSERT_EQ(fw_storage_write(&storage_, 6, src.get(), size), nullptr);
+  auto names = dir_.entries();
+  ASSERT_EQ(names.size(), 1u);
+  ASSERT_EQ(truncate(dir_.file(names[0]).c_str(), off_t(size - 5000)), 0);
+  fw_status_t s = fw_storage_read(&storage_, 6, dst.get(), size);
+  EXPECT_EQ(fw_status_code(s), FW_STATUS_DATA_LOSS);
+  std::string expected = "file is truncated (" + std::to_string(size - 5000) + " of " +
+                         std::to_string(size) + " bytes)";
+  EXPECT_NE(std::string(fw_status_message(s)).find(expected), std::string::npos)
+      << fw_status_message(s);
+  fw_status_free(s);
+  fw_storage_remove(&storage_, 6);
+  s = fw_storage_read(&storage_, 6, dst.get(), size);
+  EXPECT_EQ(fw_status_code(s), FW_STATUS_DATA_LOSS);
+  EXPECT_NE(std::string(fw_status_message(s)).find("the storage tier lost"), std::string::npos)
+      << fw_status_message(s);
+  fw_status_free(s);
+}
+
+}  // namespace
