@@ -240,7 +240,7 @@ const char *modeName(Mode m) {
 struct Run {
   double wall = 0, stall = 0;
   uint64_t requests = 0, hits = 0, demand = 0, evictions = 0;
-  uint64_t toStorage = 0, fromStorage = 0, peakHost = 0;
+  uint64_t toStorage = 0, fromStorage = 0, peakHost = 0, hostLimit = 0;
   uint64_t directBytes = 0; // of the storage traffic, moved with direct I/O
   double fromStorageMiB = 0, wastedPrefetches = 0; // for medians
   double readGBps = 0; // storage -> host bytes over the wall time
@@ -334,6 +334,7 @@ Run runOnce(const Options &opt, Mode mode, int passes, double busySeconds,
   r.fromStorage = after.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST] -
                   before.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST];
   r.peakHost = after.peak_bytes[FW_TIER_HOST];
+  r.hostLimit = after.limit_bytes[FW_TIER_HOST];
   r.directBytes = after.storage_direct_bytes - before.storage_direct_bytes;
   r.readGBps = r.wall > 0 ? double(r.fromStorage) / r.wall * 1e-9 : 0;
   double readSeconds = after.copy_seconds[FW_TIER_STORAGE][FW_TIER_HOST] -
@@ -504,6 +505,16 @@ bool runTiers(const Options &opt) {
                         100.0 * double(runs[0][0].directBytes) /
                             double(runs[0][0].fromStorage + runs[0][0].toStorage))
                         .c_str());
+  // Room to prefetch into: what the running tasks' inputs leave of the host tier.
+  if (!runs[0].empty() && runs[0][0].hostLimit) {
+    uint64_t fit = runs[0][0].hostLimit / (opt.tierBufferMiB << 20);
+    if (fit < 2 * uint64_t(opt.tierWorkers))
+      std::printf("note: the host tier holds %llu buffers and %d running tasks pin %d of them: "
+                  "room for %llu prefetched buffers at most (a larger --tier-limits with as "
+                  "many more --buffers keeps the working set at 4x the tier)\n",
+                  (unsigned long long)fit, opt.tierWorkers, opt.tierWorkers,
+                  (unsigned long long)(fit > uint64_t(opt.tierWorkers) ? fit - opt.tierWorkers : 0));
+  }
   std::printf("results: %s\n\n", ok ? "all sums and buffers bit-identical" : "WRONG (see FAILED)");
   return ok;
 }
