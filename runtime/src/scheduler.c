@@ -53,8 +53,10 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
   if (num_accesses > (SIZE_MAX - sizeof(fw_task_t) - label_size) / sizeof(fw_task_access_internal_t))
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s' has too many accesses", label);
   size_t accesses_size = num_accesses * sizeof(fw_task_access_internal_t);
-  fw_task_t *t = calloc(1, sizeof(fw_task_t) + accesses_size + label_size);
+  size_t alloc_size = sizeof(fw_task_t) + accesses_size + label_size;
+  fw_task_t *t = fw_task_pool_alloc(&rt->sched.task_pool, alloc_size);
   if (!t) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  t->alloc_size = alloc_size;
   t->accesses = (fw_task_access_internal_t *)(t + 1);
   t->name = (char *)(t + 1) + accesses_size;
   memcpy(t->name, label, label_size);
@@ -87,10 +89,10 @@ void fw_task_release(fw_task_t *task) {
   for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
   if (task->module) fw_module_release(task->module);
   fw_status_free(task->status);
-  free(task->successors);
+  if (task->successors != task->inline_successors) free(task->successors);
   free(task->binding_access);
   fw_runtime_t *rt = task->runtime;
-  free(task);
+  fw_task_pool_free(&rt->sched.task_pool, task, task->alloc_size);
   fw_runtime_release_internal(rt);
 }
 
@@ -129,10 +131,16 @@ static void lookahead_remove(fw_scheduler_t *s, fw_task_t *t) {
 static int add_successor(fw_task_t *pred, fw_task_t *succ) {
   for (size_t i = 0; i < pred->num_successors; ++i)
     if (pred->successors[i] == succ) return 1; /* already ordered */
+  if (!pred->successors) {
+    pred->successors = pred->inline_successors;
+    pred->cap_successors = sizeof(pred->inline_successors) / sizeof(pred->inline_successors[0]);
+  }
   if (pred->num_successors == pred->cap_successors) {
-    size_t cap = pred->cap_successors ? pred->cap_successors * 2 : 4;
-    fw_task_t **grown = realloc(pred->successors, cap * sizeof(*grown));
+    size_t cap = pred->cap_successors * 2;
+    int inline_now = pred->successors == pred->inline_successors;
+    fw_task_t **grown = realloc(inline_now ? NULL : pred->successors, cap * sizeof(*grown));
     if (!grown) return 0;
+    if (inline_now) memcpy(grown, pred->successors, pred->num_successors * sizeof(*grown));
     pred->successors = grown;
     pred->cap_successors = cap;
   }
@@ -888,6 +896,7 @@ static void init_scheduler_lock(pthread_mutex_t *lock) {
 fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   memset(s, 0, sizeof(*s));
   s->runtime = rt;
+  fw_task_pool_init(&s->task_pool);
   init_scheduler_lock(&s->lock);
   pthread_mutex_init(&s->done_lock, NULL);
   pthread_cond_init(&s->done_cv, NULL);
@@ -941,7 +950,10 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
 }
 
 void fw_scheduler_fini(fw_scheduler_t *s) {
-  if (!s->workers) return;
+  if (!s->workers) {
+    fw_task_pool_fini(&s->task_pool);
+    return;
+  }
   if (s->engine_running) {
     fw_scheduler_wait_group(s, NULL);
     fw_engine_stop(s);
@@ -969,4 +981,5 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->done_cv);
   pthread_mutex_destroy(&s->done_lock);
+  fw_task_pool_fini(&s->task_pool); /* every task is gone: each held the runtime */
 }

@@ -20,6 +20,7 @@
 #include "fw/runtime.h"
 #include "profile.h"
 #include "sim_bound.h"
+#include "task_pool.h"
 #include "task_queue.h"
 
 #ifdef __cplusplus
@@ -52,6 +53,7 @@ typedef struct fw_task_access_internal_t {
 struct fw_task_t {
   atomic_size_t refcount;
   fw_runtime_t *runtime;
+  size_t alloc_size; /* of the task's allocation (task_pool.h) */
   uint64_t seq; /* submission order */
   char *name; /* stored after the accesses, in the task's allocation */
   /* The body: a C function (fw_task_submit) or a compiled kernel. */
@@ -87,8 +89,9 @@ struct fw_task_t {
   /* Graph state (sched.lock). */
   fw_task_state_t state;
   uint32_t pending; /* unfinished predecessors, + 1 while the batch holds it */
-  fw_task_t **successors; /* one reference each */
+  fw_task_t **successors; /* one reference each; inline_successors until it grows */
   size_t num_successors, cap_successors;
+  fw_task_t *inline_successors[2];
   fw_task_group_t *group;
   fw_status_t status; /* its own failure, or the failure of a predecessor */
   int cancelled;
@@ -257,6 +260,8 @@ struct fw_scheduler_t {
   uint64_t plans; /* heft: batches planned so far */
   uint32_t heft_plan_mask; /* heft: which of its plans to make, a bit each (heft_plan.c);
                               0: all. Tests set it to check one plan alone. */
+  FW_CACHE_LINE_PAD(pad_pool);
+  fw_task_pool_t task_pool; /* the tasks' memory */
 };
 
 /* The scheduler lock. Whoever takes it first moves the staged submissions into the
