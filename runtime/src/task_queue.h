@@ -24,9 +24,18 @@ typedef struct fw_task_heap_entry_t {
   fw_task_t *task;
 } fw_task_heap_entry_t;
 
+/* The entries are in two parts: a binary heap, and a run of entries that were pushed in
+ * the order they pop (each after the one pushed before it), in a ring. A queue filled in
+ * order, as independent tasks of equal keys fill it in submission order, then pushes and
+ * pops in constant time and in sequence through memory, where a heap of 10^5 entries
+ * sifts through 17 levels of cache misses per pop. A push that does not extend the run
+ * goes to the heap; a pop takes the first of the heap's root and the run's front. */
 typedef struct fw_task_heap_t {
-  fw_task_heap_entry_t *items;
-  size_t size, capacity;
+  size_t size;      /* all entries: heap_size + run_size */
+  fw_task_heap_entry_t *items; /* the heap */
+  size_t heap_size, capacity;
+  fw_task_heap_entry_t *run;   /* the run: a ring of run_capacity (a power of two) */
+  size_t run_head, run_size, run_capacity;
 } fw_task_heap_t;
 
 /* Returns 0 when out of memory. */
@@ -36,9 +45,10 @@ fw_task_t *fw_task_heap_pop(fw_task_heap_t *h);
 fw_task_t *fw_task_heap_pop_if(fw_task_heap_t *h, int (*accept)(const void *, const fw_task_t *),
                                const void *ctx);
 void fw_task_heap_free(fw_task_heap_t *h);
-/* The task in entry i (in heap order, not priority order). */
+/* The task in entry i < size (in no particular order). */
 static inline fw_task_t *fw_task_heap_at(const fw_task_heap_t *h, size_t i) {
-  return h->items[i].task;
+  if (i < h->heap_size) return h->items[i].task;
+  return h->run[(h->run_head + (i - h->heap_size)) & (h->run_capacity - 1)].task;
 }
 /* Whether a runs before b. */
 int fw_task_before(const fw_task_t *a, const fw_task_t *b);

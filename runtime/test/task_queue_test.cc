@@ -1,0 +1,112 @@
+// The ready-task heap (a binary heap plus a run of entries pushed in pop order): it pops
+// in exactly the order of fw_task_before, whatever mix of in-order and out-of-order pushes,
+// pops and conditional pops it sees, and fw_task_heap_at reaches every entry.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "scheduler.h"
+#include "task_queue.h"
+
+namespace {
+
+// Tasks with only the keys the heap orders by.
+class Tasks {
+ public:
+  fw_task_t *make(int32_t priority, double rank) {
+    auto t = std::make_unique<fw_task_t>();
+    std::memset(t.get(), 0, sizeof(fw_task_t));
+    t->priority = priority;
+    t->rank = rank;
+    t->seq = next_seq_++;
+    tasks_.push_back(std::move(t));
+    return tasks_.back().get();
+  }
+
+ private:
+  std::vector<std::unique_ptr<fw_task_t>> tasks_;
+  uint64_t next_seq_ = 0;
+};
+
+struct Before {
+  bool operator()(const fw_task_t *a, const fw_task_t *b) const { return fw_task_before(a, b); }
+};
+
+// Every entry through fw_task_heap_at, as a set.
+std::multiset<const fw_task_t *> entries(const fw_task_heap_t &h) {
+  std::multiset<const fw_task_t *> all;
+  for (size_t i = 0; i < h.size; ++i) all.insert(fw_task_heap_at(&h, i));
+  return all;
+}
+
+TEST(TaskHeapTest, InOrderPushesPopInOrder) {
+  Tasks tasks;
+  fw_task_heap_t h = {};
+  std::vector<fw_task_t *> pushed;
+  for (int i = 0; i < 1000; ++i) {
+    pushed.push_back(tasks.make(0, 0.0));
+    ASSERT_TRUE(fw_task_heap_push(&h, pushed.back()));
+  }
+  EXPECT_EQ(h.size, 1000u);
+  EXPECT_EQ(h.heap_size, 0u);  // all in the run
+  for (fw_task_t *t : pushed) EXPECT_EQ(fw_task_heap_pop(&h), t);
+  EXPECT_EQ(fw_task_heap_pop(&h), nullptr);
+  fw_task_heap_free(&h);
+}
+
+TEST(TaskHeapTest, MixedPushesPopsAndConditionalPopsFollowTheOrder) {
+  std::mt19937 rng(12345);
+  for (int round = 0; round < 20; ++round) {
+    Tasks tasks;
+    fw_task_heap_t h = {};
+    std::multiset<fw_task_t *, Before> reference;
+    for (int step = 0; step < 3000; ++step) {
+      int op = int(rng() % 10);
+      if (op < 5 || reference.empty()) {
+        // Mostly equal keys (in order: the run), some higher or lower ones (the heap).
+        int kind = int(rng() % 4);
+        fw_task_t *t = kind == 0   ? tasks.make(int32_t(rng() % 3) - 1, 0.0)
+                       : kind == 1 ? tasks.make(0, double(rng() % 5))
+                                   : tasks.make(0, 0.0);
+        ASSERT_TRUE(fw_task_heap_push(&h, t));
+        reference.insert(t);
+      } else if (op < 8) {
+        fw_task_t *t = fw_task_heap_pop(&h);
+        ASSERT_EQ(t, *reference.begin()) << "round " << round << " step " << step;
+        reference.erase(reference.begin());
+      } else {
+        // Only tasks with an even sequence number: the best of those.
+        auto even = [](const void *, const fw_task_t *t) { return int(t->seq % 2 == 0); };
+        fw_task_t *t = fw_task_heap_pop_if(&h, even, nullptr);
+        auto it = std::find_if(reference.begin(), reference.end(),
+                               [](const fw_task_t *r) { return r->seq % 2 == 0; });
+        if (it == reference.end()) {
+          ASSERT_EQ(t, nullptr);
+        } else {
+          ASSERT_EQ(t, *it) << "round " << round << " step " << step;
+          reference.erase(it);
+        }
+      }
+      ASSERT_EQ(h.size, reference.size());
+      ASSERT_EQ(h.size, h.heap_size + h.run_size);
+      if (step % 97 == 0) {
+        std::multiset<const fw_task_t *> expected(reference.begin(), reference.end());
+        ASSERT_EQ(entries(h), expected);
+      }
+    }
+    while (!reference.empty()) {
+      ASSERT_EQ(fw_task_heap_pop(&h), *reference.begin());
+      reference.erase(reference.begin());
+    }
+    EXPECT_EQ(fw_task_heap_pop(&h), nullptr);
+    fw_task_heap_free(&h);
+  }
+}
+
+}  // namespace
