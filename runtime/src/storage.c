@@ -140,16 +140,23 @@ static int refused(fw_storage_t *s, int direct) {
   return 1;
 }
 
+/* Opens `path`, with O_DIRECT when `*direct`; when the file system refuses that, without
+ * (and `*direct` is cleared). */
+static int open_file(fw_storage_t *s, const char *path, int flags, int *direct) {
+  int fd = open(path, flags | (*direct ? O_DIRECT : 0), 0600);
+  if (fd < 0 && refused(s, *direct)) {
+    *direct = 0;
+    fd = open(path, flags, 0600);
+  }
+  return fd;
+}
+
 fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size_t size) {
   char path[PATH_CAP];
   file_path(s, id, path, sizeof(path));
   int direct = want_direct(s, src, size);
   for (;;) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (direct ? O_DIRECT : 0), 0600);
-    if (fd < 0 && refused(s, direct)) {
-      direct = 0;
-      continue;
-    }
+    int fd = open_file(s, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, &direct);
     if (fd < 0)
       return fw_status_make(FW_STATUS_IO, "cannot write to the storage tier ('%s'): %s", path,
                             strerror(errno));
@@ -176,11 +183,7 @@ fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size
   file_path(s, id, path, sizeof(path));
   int direct = want_direct(s, dst, size);
   for (;;) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
-    if (fd < 0 && refused(s, direct)) {
-      direct = 0;
-      continue;
-    }
+    int fd = open_file(s, path, O_RDONLY | O_CLOEXEC, &direct);
     if (fd < 0)
       return fw_status_make(FW_STATUS_DATA_LOSS, "the storage tier lost '%s': %s", path,
                             strerror(errno));
