@@ -93,6 +93,9 @@ run() {
   limited_long() { timeout -k 5 "$((${FW_CHECK_TIMEOUT:-120} * 3))" "$@"; }
   echo "== machine"
   uname -m; (grep -m1 'model name' /proc/cpuinfo || true) | sed 's/^/cpu: /'
+  # The clock every task reads several times: a clock source other than tsc makes each
+  # reading a system call.
+  echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
   echo "== fw-run links no LLVM or MLIR"
   if ldd ./fw-run | grep -Ei 'llvm|mlir'; then echo "FAIL: fw-run needs LLVM/MLIR"; fail=1; else echo "ok"; fi
   echo "== CPU correctness (fat binaries built elsewhere for x86-64-v3)"
