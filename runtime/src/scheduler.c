@@ -554,6 +554,7 @@ static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
     t->worker = NULL;
     make_ready(s, t, NULL);
   }
+  w->queued_seconds = 0;
   for (size_t i = 0; i < s->num_workers; ++i)
     if (&s->workers[i] != w && !s->workers[i].lost) fw_scheduler_notify(s, &s->workers[i]);
 }

@@ -165,6 +165,7 @@ struct fw_worker_t {
   fw_task_heap_t heap;   /* heft: assigned tasks by priority */
   fw_task_deque_t deque; /* ws */
   double expected_free_at; /* heft: when its queue is expected to drain */
+  double queued_seconds;   /* heft: the expected run times of the tasks in `heap` */
   /* heft: the tasks plans gave this worker that have not completed, by planned start
    * (entries from plan_head on; NULL where one completed out of order). */
   fw_task_t **plan;
