@@ -76,15 +76,15 @@ static int want_direct(fw_storage_t *s, const void *p, size_t size) {
 /* Moves `len` bytes between `p` and the file at `offset`, retrying short transfers and
  * interruptions. Returns the bytes moved (fewer than `len` only for a read that reached
  * the end of the file), or -1 with errno set. */
-static ssize_t transfer(int fd, int write, char *p, size_t len, off_t offset) {
+static ssize_t transfer(int fd, int writing, char *p, size_t len, off_t offset) {
   size_t done = 0;
   while (done < len) {
-    ssize_t n = write ? pwrite(fd, p + done, len - done, offset + (off_t)done)
-                      : pread(fd, p + done, len - done, offset + (off_t)done);
+    ssize_t n = writing ? pwrite(fd, p + done, len - done, offset + (off_t)done)
+                        : pread(fd, p + done, len - done, offset + (off_t)done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -1;
     if (n == 0) {
-      if (write) {
+      if (writing) {
         errno = ENOSPC;
         return -1;
       }
@@ -97,7 +97,7 @@ static ssize_t transfer(int fd, int write, char *p, size_t len, off_t offset) {
 
 /* The last partial block of a direct transfer, through an aligned block of its own
  * (zero-padded on the way out; the file is cut back to `size` afterwards). */
-static ssize_t transfer_tail(int fd, int write, char *p, size_t size) {
+static ssize_t transfer_tail(int fd, int writing, char *p, size_t size) {
   size_t prefix = size & ~(size_t)(FW_STORAGE_DIRECT_ALIGN - 1), tail = size - prefix;
   if (tail == 0) return 0;
   char *block = aligned_alloc(FW_STORAGE_DIRECT_ALIGN, FW_STORAGE_DIRECT_ALIGN);
@@ -106,7 +106,7 @@ static ssize_t transfer_tail(int fd, int write, char *p, size_t size) {
     return -1;
   }
   ssize_t n;
-  if (write) {
+  if (writing) {
     memcpy(block, p + prefix, tail);
     memset(block + tail, 0, FW_STORAGE_DIRECT_ALIGN - tail);
     n = transfer(fd, 1, block, FW_STORAGE_DIRECT_ALIGN, (off_t)prefix);
@@ -123,12 +123,12 @@ static ssize_t transfer_tail(int fd, int write, char *p, size_t size) {
 
 /* The whole transfer of `size` bytes: direct (aligned prefix, then the tail) or buffered.
  * Returns the bytes moved or -1 with errno set. */
-static ssize_t transfer_file(int fd, int write, int direct, char *p, size_t size) {
-  if (!direct) return transfer(fd, write, p, size, 0);
+static ssize_t transfer_file(int fd, int writing, int direct, char *p, size_t size) {
+  if (!direct) return transfer(fd, writing, p, size, 0);
   size_t prefix = size & ~(size_t)(FW_STORAGE_DIRECT_ALIGN - 1);
-  ssize_t n = transfer(fd, write, p, prefix, 0);
+  ssize_t n = transfer(fd, writing, p, prefix, 0);
   if (n < 0 || (size_t)n < prefix) return n;
-  ssize_t t = transfer_tail(fd, write, p, size);
+  ssize_t t = transfer_tail(fd, writing, p, size);
   return t < 0 ? -1 : n + t;
 }
 

@@ -12,7 +12,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-
 #ifdef __cplusplus
 extern "C" {
 #endif
