@@ -12,6 +12,8 @@
 #define FW_MAX_WORKERS 1024u
 #define FW_DEFAULT_PREFETCH_WINDOW 16u
 
+uint32_t fw_runtime_abi_version(void) { return FW_RUNTIME_ABI_VERSION; }
+
 static const char *env(const char *name) {
   const char *v = getenv(name);
   return v && *v ? v : NULL;

@@ -41,6 +41,15 @@
 extern "C" {
 #endif
 
+/* The binary interface of this header: the layout of its structs and the signatures of
+ * its functions. The shared library is libfwruntime.so.FW_RUNTIME_ABI_VERSION; any
+ * change that a program compiled against the previous header would misread (a field
+ * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
+ * until it is raised. */
+#define FW_RUNTIME_ABI_VERSION 2u
+/* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
+FW_API uint32_t fw_runtime_abi_version(void);
+
 /* ---- Status ------------------------------------------------------------- */
 
 typedef enum fw_status_code_t {
