@@ -71,6 +71,7 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
     if (j == t->num_accesses) {
       t->accesses[j].buffer = accesses[i].buffer;
       fw_buffer_retain(accesses[i].buffer);
+      t->data_bytes += accesses[i].buffer->byte_size;
       ++t->num_accesses;
     }
     t->accesses[j].access = (fw_access_t)(t->accesses[j].access | accesses[i].access);
@@ -764,11 +765,7 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
 #define FW_LINK_NOMINAL_GBPS 16.0
 #define FW_UNKNOWN_TASK_SECONDS 1e-6
 
-uint64_t fw_task_bytes(const fw_task_t *t) {
-  uint64_t bytes = 0;
-  for (size_t i = 0; i < t->num_accesses; ++i) bytes += t->accesses[i].buffer->byte_size;
-  return bytes;
-}
+uint64_t fw_task_bytes(const fw_task_t *t) { return t->data_bytes; }
 
 static double kernel_speed(const fw_sim_device_t *d, const char *name) {
   for (size_t i = 0; i < d->num_kernel_speeds; ++i)

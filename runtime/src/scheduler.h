@@ -77,6 +77,7 @@ struct fw_task_t {
   size_t num_accesses;
   fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each; stored
                                           right after the task */
+  uint64_t data_bytes; /* the accesses' buffers, in bytes (fw_task_bytes) */
   /* Compiled kernels: binding i of the executable is access binding_access[i]. C tasks
    * that name a buffer in several accesses (merged above): access i of the description is
    * access binding_access[i] (NULL when no access was merged). */
