@@ -33,8 +33,13 @@ static fw_status_t check_dir(const char *dir) {
   return FW_OK;
 }
 
+static int system_open(const char *path, int flags, unsigned mode) {
+  return open(path, flags, (mode_t)mode);
+}
+
 fw_status_t fw_storage_init(fw_storage_t *s, const char *dir, int buffered) {
   memset(s, 0, sizeof(*s));
+  s->open_file = system_open;
   atomic_init(&s->direct, !buffered);
   atomic_init(&s->direct_bytes, 0);
   if (!dir) return FW_OK;
@@ -143,10 +148,10 @@ static int refused(fw_storage_t *s, int direct) {
 /* Opens `path`, with O_DIRECT when `*direct`; when the file system refuses that, without
  * (and `*direct` is cleared). */
 static int open_file(fw_storage_t *s, const char *path, int flags, int *direct) {
-  int fd = open(path, flags | (*direct ? O_DIRECT : 0), 0600);
+  int fd = s->open_file(path, flags | (*direct ? O_DIRECT : 0), 0600);
   if (fd < 0 && refused(s, *direct)) {
     *direct = 0;
-    fd = open(path, flags, 0600);
+    fd = s->open_file(path, flags, 0600);
   }
   return fd;
 }

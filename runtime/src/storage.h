@@ -33,6 +33,8 @@ typedef struct fw_storage_t {
   int dir_created;            /* made by us: removed by fw_storage_fini */
   atomic_int direct;          /* direct I/O for large aligned transfers */
   atomic_ullong direct_bytes; /* bytes moved with direct I/O (statistics, tests) */
+  /* open(2); tests put a file system that refuses O_DIRECT in its place. */
+  int (*open_file)(const char *path, int flags, unsigned mode);
 } fw_storage_t;
 
 /* Sets up the storage tier in `dir`, which must be a writable directory; NULL: a new

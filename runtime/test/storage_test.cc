@@ -3,6 +3,7 @@
 // file, and the errors of lost or truncated files.
 #include <gtest/gtest.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -129,6 +130,33 @@ TEST_F(StorageFileTest, BufferedModeNeverUsesDirectIo) {
   pattern(src.get(), size, 11);
   roundTrip(5, src.get(), dst.get(), size);
   EXPECT_EQ(directBytes(), 0u);
+}
+
+// A file system that refuses O_DIRECT (as some do, with EINVAL at open): the transfer is
+// made through the page cache, and direct I/O is off from then on.
+int refuseDirect(const char *path, int flags, unsigned mode) {
+  if (flags & O_DIRECT) {
+    errno = EINVAL;
+    return -1;
+  }
+  return open(path, flags, mode_t(mode));
+}
+
+TEST_F(StorageFileTest, RefusedDirectIoFallsBackToThePageCache) {
+  storage_.open_file = refuseDirect;
+  size_t size = (size_t(1) << 20) + 77;
+  Block src = aligned(size), dst = aligned(size);
+  pattern(src.get(), size, 13);
+  roundTrip(7, src.get(), dst.get(), size);
+  EXPECT_EQ(directBytes(), 0u);
+  EXPECT_EQ(atomic_load(&storage_.direct), 0);
+  // Later transfers do not try again.
+  storage_.open_file = [](const char *path, int flags, unsigned mode) {
+    EXPECT_FALSE(flags & O_DIRECT) << path;
+    return open(path, flags, mode_t(mode));
+  };
+  ASSERT_EQ(fw_storage_read(&storage_, 7, dst.get(), size), nullptr);
+  EXPECT_EQ(std::memcmp(src.get(), dst.get(), size), 0);
 }
 
 TEST_F(StorageFileTest, TruncatedOrMissingFileIsDataLoss) {
