@@ -14,19 +14,19 @@
 
 #include "block_pool.h"
 #include "cpu_features.h"
+#include "storage.h"
 
 #include "status_internal.h"
 
 /* Freed blocks of at least kPoolMinBytes are kept, up to pool_limit bytes in all
  * (kPoolMaxBytes unless set lower), and handed out again for the same rounded size: a program called repeatedly reuses memory whose
  * pages are already mapped, instead of taking a page fault per 4 KiB on every call. Blocks
- * of 2 MiB and more are 2 MiB-aligned and advised for transparent huge pages; blocks of
- * 64 KiB and more are page-aligned, which the storage tier's direct I/O needs (storage.h). */
+ * of 2 MiB and more are 2 MiB-aligned and advised for transparent huge pages; smaller
+ * ones large enough for the storage tier's direct I/O are aligned as it needs
+ * (storage.h). */
 enum {
   kPoolMinBytes = 256u << 10,
   kHugePage = 2u << 20,
-  kPage = 4u << 10,
-  kPageAlignedBytes = 64u << 10,
 };
 static const size_t kPoolMaxBytes = (size_t)1 << 30;
 
@@ -35,11 +35,14 @@ typedef struct {
   fw_block_pool_t pool;
 } cpu_device_t;
 
-/* The size actually allocated for a request of `size` bytes. */
+/* The alignment of a block of `size` bytes. */
 static size_t block_alignment(size_t size) {
-  return size >= kHugePage ? kHugePage : size >= kPageAlignedBytes ? kPage : FW_BUFFER_ALIGNMENT;
+  return size >= kHugePage               ? kHugePage
+         : size >= FW_STORAGE_DIRECT_MIN ? FW_STORAGE_DIRECT_ALIGN
+                                         : FW_BUFFER_ALIGNMENT;
 }
 
+/* The size actually allocated for a request of `size` bytes. */
 static size_t block_size(size_t size) {
   size_t align = block_alignment(size);
   return (size + align - 1) & ~(size_t)(align - 1);
