@@ -39,7 +39,7 @@ static int system_open(const char *path, int flags, unsigned mode) {
 
 fw_status_t fw_storage_init(fw_storage_t *s, const char *dir, int buffered) {
   memset(s, 0, sizeof(*s));
-  s->open_file = system_open;
+  s->sys_open = system_open;
   atomic_init(&s->direct, !buffered);
   atomic_init(&s->direct_bytes, 0);
   if (!dir) return FW_OK;
@@ -105,11 +105,7 @@ static ssize_t transfer(int fd, int writing, char *p, size_t len, off_t offset) 
 static ssize_t transfer_tail(int fd, int writing, char *p, size_t size) {
   size_t prefix = size & ~(size_t)(FW_STORAGE_DIRECT_ALIGN - 1), tail = size - prefix;
   if (tail == 0) return 0;
-  char *block = aligned_alloc(FW_STORAGE_DIRECT_ALIGN, FW_STORAGE_DIRECT_ALIGN);
-  if (!block) {
-    errno = ENOMEM;
-    return -1;
-  }
+  _Alignas(FW_STORAGE_DIRECT_ALIGN) char block[FW_STORAGE_DIRECT_ALIGN];
   ssize_t n;
   if (writing) {
     memcpy(block, p + prefix, tail);
@@ -122,7 +118,6 @@ static ssize_t transfer_tail(int fd, int writing, char *p, size_t size) {
     if (n > (ssize_t)tail) n = (ssize_t)tail;
     if (n > 0) memcpy(p + prefix, block, (size_t)n);
   }
-  free(block);
   return n;
 }
 
@@ -148,10 +143,10 @@ static int refused(fw_storage_t *s, int direct) {
 /* Opens `path`, with O_DIRECT when `*direct`; when the file system refuses that, without
  * (and `*direct` is cleared). */
 static int open_file(fw_storage_t *s, const char *path, int flags, int *direct) {
-  int fd = s->open_file(path, flags | (*direct ? O_DIRECT : 0), 0600);
+  int fd = s->sys_open(path, flags | (*direct ? O_DIRECT : 0), 0600);
   if (fd < 0 && refused(s, *direct)) {
     *direct = 0;
-    fd = s->open_file(path, flags, 0600);
+    fd = s->sys_open(path, flags, 0600);
   }
   return fd;
 }

@@ -34,7 +34,7 @@ typedef struct fw_storage_t {
   atomic_int direct;          /* direct I/O for large aligned transfers */
   atomic_ullong direct_bytes; /* bytes moved with direct I/O (statistics, tests) */
   /* open(2); tests put a file system that refuses O_DIRECT in its place. */
-  int (*open_file)(const char *path, int flags, unsigned mode);
+  int (*sys_open)(const char *path, int flags, unsigned mode);
 } fw_storage_t;
 
 /* Sets up the storage tier in `dir`, which must be a writable directory; NULL: a new

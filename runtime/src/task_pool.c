@@ -50,9 +50,12 @@ void *fw_task_pool_alloc(fw_task_pool_t *pool, size_t size) {
 
 void fw_task_pool_free(fw_task_pool_t *pool, void *block, size_t size) {
   if (!block) return;
-  if (size > FW_TASK_POOL_BLOCK ||
-      atomic_fetch_add_explicit(&pool->pooled, 1, memory_order_relaxed) >= FW_TASK_POOL_MAX) {
-    if (size <= FW_TASK_POOL_BLOCK) atomic_fetch_sub_explicit(&pool->pooled, 1, memory_order_relaxed);
+  if (size > FW_TASK_POOL_BLOCK) { /* from calloc */
+    free(block);
+    return;
+  }
+  if (atomic_fetch_add_explicit(&pool->pooled, 1, memory_order_relaxed) >= FW_TASK_POOL_MAX) {
+    atomic_fetch_sub_explicit(&pool->pooled, 1, memory_order_relaxed); /* full */
     free(block);
     return;
   }

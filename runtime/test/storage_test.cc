@@ -143,7 +143,7 @@ int refuseDirect(const char *path, int flags, unsigned mode) {
 }
 
 TEST_F(StorageFileTest, RefusedDirectIoFallsBackToThePageCache) {
-  storage_.open_file = refuseDirect;
+  storage_.sys_open = refuseDirect;
   size_t size = (size_t(1) << 20) + 77;
   Block src = aligned(size), dst = aligned(size);
   pattern(src.get(), size, 13);
@@ -151,7 +151,7 @@ TEST_F(StorageFileTest, RefusedDirectIoFallsBackToThePageCache) {
   EXPECT_EQ(directBytes(), 0u);
   EXPECT_EQ(atomic_load(&storage_.direct), 0);
   // Later transfers do not try again.
-  storage_.open_file = [](const char *path, int flags, unsigned mode) {
+  storage_.sys_open = [](const char *path, int flags, unsigned mode) {
     EXPECT_FALSE(flags & O_DIRECT) << path;
     return open(path, flags, mode_t(mode));
   };
