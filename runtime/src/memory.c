@@ -194,8 +194,11 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t
   pthread_mutex_unlock(&m->lock);
   uint64_t t0 = fw_now_ns();
   fw_status_t status;
-  if (from == FW_NODE_STORAGE) status = fw_storage_read(&m->storage, b->mem.id, dst->ptr, b->byte_size);
-  else if (to == FW_NODE_STORAGE) status = fw_storage_write(&m->storage, b->mem.id, src->ptr, b->byte_size);
+  int direct = 0; /* a file moved with direct I/O */
+  if (from == FW_NODE_STORAGE)
+    status = fw_storage_read(&m->storage, b->mem.id, dst->ptr, b->byte_size, &direct);
+  else if (to == FW_NODE_STORAGE)
+    status = fw_storage_write(&m->storage, b->mem.id, src->ptr, b->byte_size, &direct);
   else if (m->nodes[from].tier == FW_TIER_HOST)
     status = m->nodes[to].device->vtable->copy_to_device(m->nodes[to].device, NULL, dst->ptr,
                                                          src->ptr, b->byte_size);
@@ -207,7 +210,10 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t
                                                          src->ptr, b->byte_size);
   uint64_t t1 = fw_now_ns();
   if (m->trace && m->trace->enabled)
-    fw_trace_add(m->trace, FW_TRACE_COPY_TRACK(m->nodes[from].tier, m->nodes[to].tier), "copy",
+    fw_trace_add(m->trace, FW_TRACE_COPY_TRACK(m->nodes[from].tier, m->nodes[to].tier),
+                 from != FW_NODE_STORAGE && to != FW_NODE_STORAGE ? "copy"
+                 : direct                                          ? "copy (direct I/O)"
+                                                                   : "copy (page cache)",
                  t0, t1, b->byte_size);
   pthread_mutex_lock(&m->lock);
   --m->transfers;

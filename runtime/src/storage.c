@@ -37,9 +37,19 @@ static int system_open(const char *path, int flags, unsigned mode) {
   return open(path, flags, (mode_t)mode);
 }
 
+static long system_pread(int fd, void *p, size_t len, int64_t offset) {
+  return pread(fd, p, len, (off_t)offset);
+}
+
+static long system_pwrite(int fd, const void *p, size_t len, int64_t offset) {
+  return pwrite(fd, p, len, (off_t)offset);
+}
+
 fw_status_t fw_storage_init(fw_storage_t *s, const char *dir, int buffered) {
   memset(s, 0, sizeof(*s));
   s->sys_open = system_open;
+  s->sys_pread = system_pread;
+  s->sys_pwrite = system_pwrite;
   atomic_init(&s->direct, !buffered);
   atomic_init(&s->direct_bytes, 0);
   if (!dir) return FW_OK;
@@ -81,11 +91,12 @@ static int want_direct(fw_storage_t *s, const void *p, size_t size) {
 /* Moves `len` bytes between `p` and the file at `offset`, retrying short transfers and
  * interruptions. Returns the bytes moved (fewer than `len` only for a read that reached
  * the end of the file), or -1 with errno set. */
-static ssize_t transfer(int fd, int writing, char *p, size_t len, off_t offset) {
+static ssize_t transfer(const fw_storage_t *s, int fd, int writing, char *p, size_t len,
+                        off_t offset) {
   size_t done = 0;
   while (done < len) {
-    ssize_t n = writing ? pwrite(fd, p + done, len - done, offset + (off_t)done)
-                        : pread(fd, p + done, len - done, offset + (off_t)done);
+    ssize_t n = writing ? s->sys_pwrite(fd, p + done, len - done, offset + (off_t)done)
+                        : s->sys_pread(fd, p + done, len - done, offset + (off_t)done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -1;
     if (n == 0) {
@@ -102,7 +113,8 @@ static ssize_t transfer(int fd, int writing, char *p, size_t len, off_t offset) 
 
 /* The last partial block of a direct transfer, through an aligned block of its own
  * (zero-padded on the way out; the file is cut back to `size` afterwards). */
-static ssize_t transfer_tail(int fd, int writing, char *p, size_t size) {
+static ssize_t transfer_tail(const fw_storage_t *s, int fd, int writing, char *p,
+                             size_t size) {
   size_t prefix = size & ~(size_t)(FW_STORAGE_DIRECT_ALIGN - 1), tail = size - prefix;
   if (tail == 0) return 0;
   _Alignas(FW_STORAGE_DIRECT_ALIGN) char block[FW_STORAGE_DIRECT_ALIGN];
@@ -110,11 +122,11 @@ static ssize_t transfer_tail(int fd, int writing, char *p, size_t size) {
   if (writing) {
     memcpy(block, p + prefix, tail);
     memset(block + tail, 0, FW_STORAGE_DIRECT_ALIGN - tail);
-    n = transfer(fd, 1, block, FW_STORAGE_DIRECT_ALIGN, (off_t)prefix);
+    n = transfer(s, fd, 1, block, FW_STORAGE_DIRECT_ALIGN, (off_t)prefix);
     if (n >= 0 && ftruncate(fd, (off_t)size) != 0) n = -1;
     else if (n >= 0) n = (ssize_t)tail;
   } else {
-    n = transfer(fd, 0, block, FW_STORAGE_DIRECT_ALIGN, (off_t)prefix);
+    n = transfer(s, fd, 0, block, FW_STORAGE_DIRECT_ALIGN, (off_t)prefix);
     if (n > (ssize_t)tail) n = (ssize_t)tail;
     if (n > 0) memcpy(p + prefix, block, (size_t)n);
   }
@@ -123,12 +135,13 @@ static ssize_t transfer_tail(int fd, int writing, char *p, size_t size) {
 
 /* The whole transfer of `size` bytes: direct (aligned prefix, then the tail) or buffered.
  * Returns the bytes moved or -1 with errno set. */
-static ssize_t transfer_file(int fd, int writing, int direct, char *p, size_t size) {
-  if (!direct) return transfer(fd, writing, p, size, 0);
+static ssize_t transfer_file(const fw_storage_t *s, int fd, int writing, int direct, char *p,
+                             size_t size) {
+  if (!direct) return transfer(s, fd, writing, p, size, 0);
   size_t prefix = size & ~(size_t)(FW_STORAGE_DIRECT_ALIGN - 1);
-  ssize_t n = transfer(fd, writing, p, prefix, 0);
+  ssize_t n = transfer(s, fd, writing, p, prefix, 0);
   if (n < 0 || (size_t)n < prefix) return n;
-  ssize_t t = transfer_tail(fd, writing, p, size);
+  ssize_t t = transfer_tail(s, fd, writing, p, size);
   return t < 0 ? -1 : n + t;
 }
 
@@ -151,7 +164,9 @@ static int open_file(fw_storage_t *s, const char *path, int flags, int *direct) 
   return fd;
 }
 
-fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size_t size) {
+fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size_t size,
+                             int *used_direct) {
+  if (used_direct) *used_direct = 0;
   char path[PATH_CAP];
   file_path(s, id, path, sizeof(path));
   int direct = want_direct(s, src, size);
@@ -160,7 +175,7 @@ fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size
     if (fd < 0)
       return fw_status_make(FW_STATUS_IO, "cannot write to the storage tier ('%s'): %s", path,
                             strerror(errno));
-    ssize_t n = transfer_file(fd, 1, direct, (char *)src, size);
+    ssize_t n = transfer_file(s, fd, 1, direct, (char *)src, size);
     int err = errno;
     close(fd);
     if (n < 0 && (errno = err, refused(s, direct))) {
@@ -174,11 +189,14 @@ fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size
                             path, strerror(err));
     }
     if (direct) atomic_fetch_add_explicit(&s->direct_bytes, size, memory_order_relaxed);
+    if (used_direct) *used_direct = direct;
     return FW_OK;
   }
 }
 
-fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size) {
+fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size,
+                            int *used_direct) {
+  if (used_direct) *used_direct = 0;
   char path[PATH_CAP];
   file_path(s, id, path, sizeof(path));
   int direct = want_direct(s, dst, size);
@@ -195,7 +213,7 @@ fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size
                             "%zu bytes)",
                             path, (long long)st.st_size, size);
     }
-    ssize_t n = transfer_file(fd, 0, direct, dst, size);
+    ssize_t n = transfer_file(s, fd, 0, direct, dst, size);
     int err = errno;
     close(fd);
     if (n < 0 && (errno = err, refused(s, direct))) {
@@ -206,6 +224,7 @@ fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size
       return fw_status_make(FW_STATUS_DATA_LOSS, "reading '%s' from the storage tier: %s",
                             path, n < 0 ? strerror(err) : "file is truncated");
     if (direct) atomic_fetch_add_explicit(&s->direct_bytes, size, memory_order_relaxed);
+    if (used_direct) *used_direct = direct;
     return FW_OK;
   }
 }

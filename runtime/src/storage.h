@@ -33,8 +33,11 @@ typedef struct fw_storage_t {
   int dir_created;            /* made by us: removed by fw_storage_fini */
   atomic_int direct;          /* direct I/O for large aligned transfers */
   atomic_ullong direct_bytes; /* bytes moved with direct I/O (statistics, tests) */
-  /* open(2); tests put a file system that refuses O_DIRECT in its place. */
+  /* open(2), pread(2) and pwrite(2); tests put in their place a file system that refuses
+   * O_DIRECT, at open or at the first transfer. */
   int (*sys_open)(const char *path, int flags, unsigned mode);
+  long (*sys_pread)(int fd, void *p, size_t len, int64_t offset);
+  long (*sys_pwrite)(int fd, const void *p, size_t len, int64_t offset);
 } fw_storage_t;
 
 /* Sets up the storage tier in `dir`, which must be a writable directory; NULL: a new
@@ -44,11 +47,14 @@ fw_status_t fw_storage_init(fw_storage_t *s, const char *dir, int buffered);
 /* Makes the directory if fw_storage_init was given none (idempotent). */
 fw_status_t fw_storage_ensure_dir(fw_storage_t *s);
 /* Writes the `size` bytes at `src` as buffer `id`'s file (replacing it). On failure the
- * file is removed. */
-fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size_t size);
+ * file is removed. `*direct` (when not NULL) tells whether the data moved with direct
+ * I/O. */
+fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size_t size,
+                             int *direct);
 /* Reads buffer `id`'s file, which must hold `size` bytes, into `dst`: a missing or short
- * file is FW_STATUS_DATA_LOSS. */
-fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size);
+ * file is FW_STATUS_DATA_LOSS. `*direct` as for fw_storage_write. */
+fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size,
+                            int *direct);
 /* Removes buffer `id`'s file, if any. */
 void fw_storage_remove(fw_storage_t *s, uint64_t id);
 /* Removes the directory if fw_storage_ensure_dir made it, and frees the state. */

@@ -755,6 +755,7 @@ TEST_P(DirectStorageTest, LargeBuffersComeBackBitIdentical) {
   o.tier_limits = "host=4MiB";
   o.storage_dir = dir.path().c_str();
   if (buffered) o.flags |= FW_RUNTIME_BUFFERED_STORAGE;
+  o.flags |= FW_RUNTIME_TRACE;
   fw_runtime_t *rt = nullptr;
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   constexpr size_t kCount = (size_t(1) << 20) / sizeof(uint64_t) + 5;  // 1 MiB + 40 bytes
@@ -786,6 +787,16 @@ TEST_P(DirectStorageTest, LargeBuffersComeBackBitIdentical) {
   EXPECT_GT(stats.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST], 0u);
   // Every buffer is large and its memory the runtime's own (page-aligned).
   EXPECT_EQ(stats.storage_direct_bytes, direct ? moved : 0u);
+  // The trace names the kind of I/O of every copy to or from storage.
+  std::string trace_path = dir.file("trace.json");
+  FW_ASSERT_OK(fw_runtime_write_trace(rt, trace_path.c_str()));
+  std::vector<uint8_t> bytes = fwtest::readFile(trace_path);
+  std::string trace(bytes.begin(), bytes.end());
+  std::remove(trace_path.c_str());
+  const char *used = direct ? "\"copy (direct I/O)\"" : "\"copy (page cache)\"";
+  const char *unused = direct ? "\"copy (page cache)\"" : "\"copy (direct I/O)\"";
+  EXPECT_NE(trace.find(used), std::string::npos);
+  EXPECT_EQ(trace.find(unused), std::string::npos);
   for (fw_buffer_t *b : bufs) fw_buffer_release(b);
   fw_runtime_destroy(rt);
   EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());

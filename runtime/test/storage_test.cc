@@ -60,13 +60,20 @@ class StorageFileTest : public ::testing::Test {
   void TearDown() override { fw_storage_fini(&storage_); }
   uint64_t directBytes() { return atomic_load(&storage_.direct_bytes); }
 
-  // Writes `size` bytes from `src` as buffer `id` and reads them back into `dst`.
+  // Writes `size` bytes from `src` as buffer `id` and reads them back into `dst`; each
+  // transfer's report of direct I/O must agree with the statistics.
   void roundTrip(uint64_t id, const unsigned char *src, unsigned char *dst, size_t size) {
-    fw_status_t s = fw_storage_write(&storage_, id, src, size);
+    uint64_t before = directBytes();
+    int direct = -1;
+    fw_status_t s = fw_storage_write(&storage_, id, src, size, &direct);
     ASSERT_EQ(s, nullptr) << fw_status_message(s);
+    EXPECT_EQ(directBytes() - before, direct == 1 ? size : 0) << "direct: " << direct;
     EXPECT_EQ(onlyFileSize(dir_), off_t(size));
-    s = fw_storage_read(&storage_, id, dst, size);
+    before = directBytes();
+    direct = -1;
+    s = fw_storage_read(&storage_, id, dst, size, &direct);
     ASSERT_EQ(s, nullptr) << fw_status_message(s);
+    EXPECT_EQ(directBytes() - before, direct == 1 ? size : 0) << "direct: " << direct;
     EXPECT_EQ(std::memcmp(src, dst, size), 0);
   }
 
@@ -111,14 +118,14 @@ TEST_F(StorageFileTest, DirectAndBufferedTransfersMeetOnOneFile) {
   Block src = aligned(size + kAlign), dst = aligned(size + kAlign);
   pattern(src.get(), size, 9);
   // Written directly, read through the page cache (unaligned destination)...
-  ASSERT_EQ(fw_storage_write(&storage_, 4, src.get(), size), nullptr);
-  ASSERT_EQ(fw_storage_read(&storage_, 4, dst.get() + 16, size), nullptr);
+  ASSERT_EQ(fw_storage_write(&storage_, 4, src.get(), size, nullptr), nullptr);
+  ASSERT_EQ(fw_storage_read(&storage_, 4, dst.get() + 16, size, nullptr), nullptr);
   EXPECT_EQ(std::memcmp(src.get(), dst.get() + 16, size), 0);
   // ...and written through the page cache (unaligned source), read directly.
   pattern(src.get() + 16, size, 10);
-  ASSERT_EQ(fw_storage_write(&storage_, 4, src.get() + 16, size), nullptr);
+  ASSERT_EQ(fw_storage_write(&storage_, 4, src.get() + 16, size, nullptr), nullptr);
   std::memset(dst.get(), 0, size);
-  ASSERT_EQ(fw_storage_read(&storage_, 4, dst.get(), size), nullptr);
+  ASSERT_EQ(fw_storage_read(&storage_, 4, dst.get(), size, nullptr), nullptr);
   EXPECT_EQ(std::memcmp(src.get() + 16, dst.get(), size), 0);
 }
 
@@ -155,19 +162,109 @@ TEST_F(StorageFileTest, RefusedDirectIoFallsBackToThePageCache) {
     EXPECT_FALSE(flags & O_DIRECT) << path;
     return open(path, flags, mode_t(mode));
   };
-  ASSERT_EQ(fw_storage_read(&storage_, 7, dst.get(), size), nullptr);
+  ASSERT_EQ(fw_storage_read(&storage_, 7, dst.get(), size, nullptr), nullptr);
   EXPECT_EQ(std::memcmp(src.get(), dst.get(), size), 0);
+}
+
+// A file system that takes O_DIRECT at open and refuses the transfers (EINVAL: an
+// alignment it needs beyond ours). The files open without O_DIRECT, so this runs
+// wherever the test does; the descriptors asked with O_DIRECT are the ones refused.
+bool gAskedDirect[1024];
+bool gRefuseReads, gRefuseWrites;
+
+int rememberDirect(const char *path, int flags, unsigned mode) {
+  int fd = open(path, flags & ~O_DIRECT, mode_t(mode));
+  if (fd >= 0 && fd < 1024) gAskedDirect[fd] = (flags & O_DIRECT) != 0;
+  return fd;
+}
+
+long refusingPread(int fd, void *p, size_t len, int64_t offset) {
+  if (gRefuseReads && fd < 1024 && gAskedDirect[fd]) {
+    errno = EINVAL;
+    return -1;
+  }
+  return pread(fd, p, len, off_t(offset));
+}
+
+long refusingPwrite(int fd, const void *p, size_t len, int64_t offset) {
+  if (gRefuseWrites && fd < 1024 && gAskedDirect[fd]) {
+    errno = EINVAL;
+    return -1;
+  }
+  return pwrite(fd, p, len, off_t(offset));
+}
+
+class RefusedTransferTest : public StorageFileTest {
+ protected:
+  void SetUp() override {
+    StorageFileTest::SetUp();
+    storage_.sys_open = rememberDirect;
+    storage_.sys_pread = refusingPread;
+    storage_.sys_pwrite = refusingPwrite;
+    gRefuseReads = gRefuseWrites = false;
+  }
+};
+
+TEST_F(RefusedTransferTest, RefusedDirectWriteIsRedoneThroughThePageCache) {
+  gRefuseWrites = true;
+  size_t size = (size_t(2) << 20) + 300;
+  Block src = aligned(size), dst = aligned(size);
+  pattern(src.get(), size, 14);
+  int direct = -1;
+  ASSERT_EQ(fw_storage_write(&storage_, 8, src.get(), size, &direct), nullptr);
+  EXPECT_EQ(direct, 0);
+  EXPECT_EQ(atomic_load(&storage_.direct), 0);
+  EXPECT_EQ(onlyFileSize(dir_), off_t(size));
+  ASSERT_EQ(fw_storage_read(&storage_, 8, dst.get(), size, &direct), nullptr);
+  EXPECT_EQ(direct, 0);
+  EXPECT_EQ(std::memcmp(src.get(), dst.get(), size), 0);
+  EXPECT_EQ(directBytes(), 0u);
+}
+
+TEST_F(RefusedTransferTest, RefusedDirectReadIsRedoneThroughThePageCache) {
+  size_t size = (size_t(1) << 20) + 5000;
+  Block src = aligned(size), dst = aligned(size);
+  pattern(src.get(), size, 15);
+  int direct = -1;
+  ASSERT_EQ(fw_storage_write(&storage_, 9, src.get(), size, &direct), nullptr);
+  EXPECT_EQ(direct, 1);
+  EXPECT_EQ(directBytes(), size);
+  gRefuseReads = true;
+  std::memset(dst.get(), 0xAB, size);
+  ASSERT_EQ(fw_storage_read(&storage_, 9, dst.get(), size, &direct), nullptr);
+  EXPECT_EQ(direct, 0);
+  EXPECT_EQ(std::memcmp(src.get(), dst.get(), size), 0);
+  EXPECT_EQ(atomic_load(&storage_.direct), 0);
+  EXPECT_EQ(directBytes(), size);
+}
+
+// Other errors are errors: no retry, and direct I/O stays on.
+TEST_F(RefusedTransferTest, OtherTransferErrorsAreReported) {
+  storage_.sys_pwrite = [](int, const void *, size_t, int64_t) -> long {
+    errno = EIO;
+    return -1;
+  };
+  size_t size = size_t(1) << 20;
+  Block src = aligned(size);
+  pattern(src.get(), size, 16);
+  fw_status_t s = fw_storage_write(&storage_, 10, src.get(), size, nullptr);
+  EXPECT_EQ(fw_status_code(s), FW_STATUS_RESOURCE_EXHAUSTED);
+  EXPECT_NE(std::string(fw_status_message(s)).find(std::strerror(EIO)), std::string::npos)
+      << fw_status_message(s);
+  fw_status_free(s);
+  EXPECT_TRUE(dir_.entries().empty()) << "the failed file is removed";
+  EXPECT_EQ(atomic_load(&storage_.direct), 1);
 }
 
 TEST_F(StorageFileTest, TruncatedOrMissingFileIsDataLoss) {
   size_t size = (size_t(1) << 20) + 100;
   Block src = aligned(size), dst = aligned(size);
   pattern(src.get(), size, 12);
-  ASSERT_EQ(fw_storage_write(&storage_, 6, src.get(), size), nullptr);
+  ASSERT_EQ(fw_storage_write(&storage_, 6, src.get(), size, nullptr), nullptr);
   auto names = dir_.entries();
   ASSERT_EQ(names.size(), 1u);
   ASSERT_EQ(truncate(dir_.file(names[0]).c_str(), off_t(size - 5000)), 0);
-  fw_status_t s = fw_storage_read(&storage_, 6, dst.get(), size);
+  fw_status_t s = fw_storage_read(&storage_, 6, dst.get(), size, nullptr);
   EXPECT_EQ(fw_status_code(s), FW_STATUS_DATA_LOSS);
   std::string expected = "file is truncated (" + std::to_string(size - 5000) + " of " +
                          std::to_string(size) + " bytes)";
@@ -175,7 +272,7 @@ TEST_F(StorageFileTest, TruncatedOrMissingFileIsDataLoss) {
       << fw_status_message(s);
   fw_status_free(s);
   fw_storage_remove(&storage_, 6);
-  s = fw_storage_read(&storage_, 6, dst.get(), size);
+  s = fw_storage_read(&storage_, 6, dst.get(), size, nullptr);
   EXPECT_EQ(fw_status_code(s), FW_STATUS_DATA_LOSS);
   EXPECT_NE(std::string(fw_status_message(s)).find("the storage tier lost"), std::string::npos)
       << fw_status_message(s);

@@ -25,6 +25,11 @@
 // MIN: storage I/O: 0 B direct, {{[0-9.]+ (B|KiB)}} through the page cache
 // MIN: evictions: {{[1-9][0-9]*}}
 // MIN: peak host: 48.0 KiB of 48.0 KiB
+// The trace names the kind of I/O of each copy to or from the storage tier (these buffers
+// are below the direct-I/O threshold).
+// RUN: %fw-run %t.fwb --tier-limits=host=min --trace=%t.min.json --print-max-elements=0 > /dev/null
+// RUN: %python -c "import json,sys; ev=json.load(open(sys.argv[1]))['traceEvents']; tracks={e['tid']: e['args']['name'] for e in ev if e.get('name')=='thread_name'}; print(sorted({(tracks[e['tid']], e['name']) for e in ev if e.get('ph')=='X' and 'copy' in tracks[e['tid']]}))" %t.min.json | FileCheck %s --check-prefix=MINTRACE
+// MINTRACE: [('copy host -> storage', 'copy (page cache)'), ('copy storage -> host', 'copy (page cache)')]
 // RUN: not %fw-run %t.fwb --storage-dir=%t.nonexistent 2>&1 | FileCheck %s --check-prefix=NODIR
 // NODIR: fw-run: error: storage directory '{{.*}}nonexistent': No such file or directory
 // RUN: not %fw-run %t.fwb --storage-dir=%t.fwb 2>&1 | FileCheck %s --check-prefix=NOTDIR
