@@ -9,45 +9,41 @@
  * On a machine with one device class every such plan is the same. With several, no one
  * priority wins everywhere: ranks from the mean over the workers (16 CPU cores make the
  * mean a CPU time) suit some DAGs, ranks from the fastest class others, and keeping the
- * critical path on one class helps small DAGs and costs large ones a little. So with
- * several classes each combination is planned, and the plan that ends first is kept (the
- * plans are made with the same estimates the workers then follow). */
+ * critical path on one class helps small DAGs and costs large ones a little. And where the
+ * fast devices are the bottleneck, giving them every task they finish first is itself the
+ * mistake: the affinity plans (affinity_plan.c) keep them for the tasks they speed up most.
+ * So with several classes each of these is planned, and the plan that ends first is kept
+ * (the plans are made with the same estimates the workers then follow). */
 #include "heft_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "memory.h"
+#include "planner.h"
 #include "runtime_internal.h"
 
-/* How a plan ranks its tasks. */
-typedef enum {
-  RANK_MEAN,    /* the mean run time over the workers that can run the task */
-  RANK_FASTEST, /* its run time on the fastest class */
-} rank_cost_t;
-
+/* A plan: HEFT's list plan with a rank and CPOP or not, or an affinity plan. */
 typedef struct {
+  int affinity; /* an affinity plan (affinity_plan.c), as `affinity_variant` says */
   rank_cost_t cost;
   int critical_on_one_class; /* CPOP */
+  affinity_variant_t affinity_variant;
 } plan_variant_t;
 
 /* The first is what a machine with one class gets. Bit v of heft_plan_mask is
- * kVariants[v]. */
+ * kVariants[v]. The three affinity plans are those of the combinations measured
+ * (docs/performance.md) that were best on some DAG and that the others did not cover. */
 static const plan_variant_t kVariants[] = {
-    {RANK_MEAN, 1},
-    {RANK_MEAN, 0},
-    {RANK_FASTEST, 1},
-    {RANK_FASTEST, 0},
+    {0, RANK_MEAN, 1, {SPOLIATE_WHEN_IDLE, 1}},
+    {0, RANK_MEAN, 0, {SPOLIATE_WHEN_IDLE, 1}},
+    {0, RANK_FASTEST, 1, {SPOLIATE_WHEN_IDLE, 1}},
+    {0, RANK_FASTEST, 0, {SPOLIATE_WHEN_IDLE, 1}},
+    {1, RANK_FASTEST, 0, {SPOLIATE_CRITICAL_FIRST, 1}},
+    {1, RANK_FASTEST, 0, {SPOLIATE_FIRST, 4}},
+    {1, RANK_FASTEST, 0, {SPOLIATE_CRITICAL_FIRST, 4}},
 };
 #define NUM_VARIANTS (sizeof(kVariants) / sizeof(kVariants[0]))
-
-#define NONE ((size_t)-1)
-
-/* A worker's planned busy intervals, sorted and disjoint. */
-typedef struct {
-  double *start, *end;
-  size_t n, cap;
-} timeline_t;
 
 /* The earliest time from `ready` at which the timeline has `d` seconds free (a gap
  * between planned tasks will do: insertion-based HEFT). */
@@ -83,50 +79,6 @@ static int timeline_add(timeline_t *tl, double start, double end) {
   ++tl->n;
   return 1;
 }
-
-/* A task in priority order. */
-typedef struct {
-  double rank;
-  uint64_t seq;
-  size_t index;
-} ranked_t;
-
-/* What every plan of the batch shares. Tasks are named by their place in the batch,
- * which is submission order: a task's predecessors come before it. */
-typedef struct {
-  fw_scheduler_t *s;
-  fw_task_t *const *batch;
-  size_t count;
-  double now;
-  /* Predecessors in the batch: task i's are preds[pred_at[i] .. pred_at[i + 1]). */
-  size_t *pred_at, *preds;
-  /* Per task and access (offsets access_at), for accesses that read: the last of its
-   * predecessors in the batch that writes the buffer, whose output it reads; NONE when
-   * no predecessor in the batch writes it (a read-write after readers depends on the
-   * readers only: its data is then taken to move from where it is now). */
-  size_t *access_at, *producer;
-  /* Workers of one device form a class, with the same estimates. */
-  size_t num_classes;
-  size_t *classes;           /* per worker */
-  const fw_worker_t **reps;  /* per class: its first worker */
-  double *run_on;            /* per task and class: expected run time, -1: cannot run */
-  char *class_usable;        /* per task and class: a worker in service can run it */
-  double *ready_on;          /* scratch: per class, when a task's inputs can be there */
-  /* Scratch for one plan. */
-  double *cost, *rank, *down;
-  char *critical;
-  ranked_t *ranked;
-  timeline_t *lines;
-} planner_t;
-
-/* One plan: the order it placed the tasks in, and per task (in batch order) its worker
- * (NULL: none), start and finish. */
-typedef struct {
-  size_t *order;
-  fw_worker_t **worker;
-  double *start, *finish;
-  double makespan;
-} plan_t;
 
 static int writes(const fw_task_t *t, const fw_buffer_t *buffer) {
   for (size_t i = 0; i < t->num_accesses; ++i)
@@ -288,7 +240,7 @@ static int rank_order(const void *pa, const void *pb) {
 /* Ranks: upward (the task's cost and the longest chain of costs after it, in the batch)
  * and downward (the longest chain before it); the critical path is the tasks whose sum is
  * the longest. */
-static void rank_tasks(planner_t *p, rank_cost_t kind) {
+void fw_plan_rank_tasks(planner_t *p, rank_cost_t kind) {
   size_t n = p->count;
   for (size_t i = 0; i < n; ++i) {
     p->cost[i] = rank_cost(p, i, kind);
@@ -338,8 +290,8 @@ static double input_moves(const planner_t *p, const plan_t *plan, size_t i,
 /* When task i's inputs can be on worker `w`'s memory: those produced in the batch after
  * their producer's planned finish and the move from its worker, the others moved from
  * where they are (from now); and not before its other predecessors' planned finish. */
-static double inputs_ready(const planner_t *p, const plan_t *plan, size_t i,
-                           const fw_worker_t *w) {
+double fw_plan_inputs_ready(const planner_t *p, const plan_t *plan, size_t i,
+                            const fw_worker_t *w) {
   const fw_task_t *t = p->batch[i];
   double ready = p->now, moves = 0;
   for (size_t a = 0; a < t->num_accesses; ++a) {
@@ -363,7 +315,7 @@ static double inputs_ready(const planner_t *p, const plan_t *plan, size_t i,
 static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
   fw_scheduler_t *s = p->s;
   size_t nc = p->num_classes;
-  rank_tasks(p, variant.cost);
+  fw_plan_rank_tasks(p, variant.cost);
   for (size_t i = 0; i < p->count; ++i)
     p->ranked[i] = (ranked_t){p->rank[i], p->batch[i]->seq, i};
   qsort(p->ranked, p->count, sizeof(*p->ranked), rank_order);
@@ -396,7 +348,7 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
     /* When its inputs can be there, per class (its workers share a memory). */
     for (size_t c = 0; c < nc; ++c)
       if (p->run_on[i * nc + c] >= 0 && (only == nc || c == only))
-        p->ready_on[c] = inputs_ready(p, plan, i, p->reps[c]);
+        p->ready_on[c] = fw_plan_inputs_ready(p, plan, i, p->reps[c]);
     fw_worker_t *best = NULL;
     double best_finish = 0, best_start = 0;
     for (size_t wi = 0; wi < s->num_workers; ++wi) {
@@ -480,7 +432,11 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
     size_t variants = p.num_classes > 1 ? NUM_VARIANTS : 1;
     for (size_t v = 0; v < variants; ++v) {
       if (s->heft_plan_mask && !((s->heft_plan_mask >> v) & 1u)) continue;
-      if (!make_plan(&p, kVariants[v], &trial)) break;
+      if (kVariants[v].affinity) {
+        if (!fw_affinity_plan(&p, kVariants[v].affinity_variant, &trial)) continue;
+      } else if (!make_plan(&p, kVariants[v], &trial)) {
+        break;
+      }
       if (!have_best || trial.makespan < best.makespan) {
         plan_t swap = best;
         best = trial;

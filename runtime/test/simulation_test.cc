@@ -454,18 +454,13 @@ static std::vector<fw_sim_device_t> cpu16gpu2() {
   return devices;
 }
 
-// heft keeps a batch's critical path on the class that runs it best (CPOP): on tiled
-// Cholesky (8 x 8 tiles of 512) over 16 cpu cores and two GPUs (GEMM fast on the GPUs,
-// POTRF slow there), the panel's TRSM and SYRK stay on one GPU instead of going to a busy
-// core or hopping between the GPUs. The plan from mean ranks with CPOP alone ends within
-// 1.5x the lower bound (1.44x), the same without CPOP at 1.58x; all four plans together
-// (the best kept) within 1.45x.
-static double choleskyOverBound(uint32_t plan_mask) {
+// Tiled Cholesky (kT x kT tiles of 512) over 16 cpu cores and two GPUs under heft with
+// the plans of `plan_mask` (0: all): the makespan over the lower bound.
+static double choleskyOverBound(uint32_t plan_mask, int kT = 8) {
   std::vector<fw_sim_device_t> devices = cpu16gpu2();
   Simulation sim(devices, FW_SCHEDULER_HEFT);
   if (!sim.rt()) return 0;
   sim.rt()->sched.heft_plan_mask = plan_mask;
-  constexpr int kT = 8;
   const double b3 = 512.0 * 512.0 * 512.0;
   std::vector<fw_buffer_t *> tile(kT * kT, nullptr);
   for (int i = 0; i < kT; ++i)
@@ -484,18 +479,64 @@ static double choleskyOverBound(uint32_t plan_mask) {
     }
   }
   fw_sim_report_t r = sim.report();
-  EXPECT_EQ(r.tasks, 120u);
+  EXPECT_EQ(r.tasks, uint64_t(kT * (kT + 1) * (kT + 2) / 6));
   return r.lower_bound_seconds > 0 ? r.makespan_seconds / r.lower_bound_seconds : 0;
 }
 
+// Bits of fw_scheduler_t.heft_plan_mask (heft_plan.c's kVariants): HEFT's list plans
+// (mean ranks with and without CPOP, fastest-class ranks with and without), then the
+// affinity plans.
+constexpr uint32_t kMeanRanksCpop = 1u << 0, kMeanRanks = 1u << 1, kListPlans = 0xFu,
+                   kAffinityPlan = 1u << 4;
+
+// heft keeps a batch's critical path on the class that runs it best (CPOP): on tiled
+// Cholesky (8 x 8 tiles) the panel's TRSM and SYRK stay on one GPU instead of going to a
+// busy core or hopping between the GPUs. The plan from mean ranks with CPOP alone ends
+// within 1.5x the lower bound (1.44x), the same without CPOP at 1.58x; all plans together
+// (the best kept) within 1.45x.
 TEST(SimulationHeftTest, CriticalPathStaysOnItsBestClass) {
-  double cpop = choleskyOverBound(1u << 0), without = choleskyOverBound(1u << 1);
+  double cpop = choleskyOverBound(kMeanRanksCpop), without = choleskyOverBound(kMeanRanks);
   EXPECT_GT(cpop, 1.0);
   EXPECT_LE(cpop, 1.5);
   EXPECT_GT(without, 1.5);
   double all = choleskyOverBound(0);
   EXPECT_GT(all, 1.0);
   EXPECT_LE(all, 1.45);
+}
+
+// On 16 x 16 tiles the GPUs are the bottleneck. HEFT's list plans give them every task
+// they finish first (1.186x the bound); the affinity plan keeps them for the updates they
+// speed up most and leaves the cores what runs nearly as well there (1.144x), and heft
+// keeps it.
+TEST(SimulationHeftTest, AffinityPlanKeepsTheGpusForWhatTheySpeedUpMost) {
+  double list = choleskyOverBound(kListPlans, 16), affinity = choleskyOverBound(kAffinityPlan, 16);
+  EXPECT_GT(list, 1.17);
+  EXPECT_LE(affinity, 1.15);
+  double all = choleskyOverBound(0, 16);
+  EXPECT_GT(all, 1.0);
+  EXPECT_LE(all, 1.15);
+}
+
+// In the affinity plan a free worker with nothing to start takes over a task that a slower
+// kind of device started, when it would finish it sooner: of two GEMMs on one core and one
+// GPU, the core takes the second at once (nothing suits it better), and the GPU, free
+// again after the first, takes it back (0.27 ms there against 5.4 ms on the core).
+TEST(SimulationHeftTest, AffinityPlanTakesOverWhatASlowerDeviceStarted) {
+  static const char *kernels[] = {"gemm"};
+  static const double speeds[] = {1.0};
+  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 1, 50);
+  fw_sim_device_t gpu = gpuDevice("gpu0", 1000, 25, 10, 1, kernels, speeds);
+  Simulation sim({cpu, gpu}, FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  sim.rt()->sched.heft_plan_mask = kAffinityPlan;
+  const double flops = 2.0 * 512 * 512 * 512; // 5.4 ms on the core, 0.27 ms on the GPU
+  fw_buffer_t *a = sim.buffer(1 << 20), *b = sim.buffer(1 << 20);
+  sim.task("gemm", flops, {{a, FW_ACCESS_WRITE}});
+  sim.task("gemm", flops, {{b, FW_ACCESS_WRITE}});
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(sim.tasksOn("gpu0"), 2u);
+  EXPECT_EQ(sim.tasksOn("cpu"), 0u);
+  EXPECT_LT(r.makespan_seconds, 1e-3);
 }
 
 // With several device classes heft makes a plan per priority (upward ranks from the mean

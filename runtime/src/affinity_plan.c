@@ -1,0 +1,299 @@
+/* The affinity plan of a released batch (planner.h), after HeteroPrio (Beaumont,
+ * Eyraud-Dubois, Kumar: list scheduling on multicores and GPUs by acceleration factor).
+ *
+ * HEFT's list plans send each task to the worker that would finish it first, so the fast
+ * devices take everything they finish first, including tasks they barely speed up, and
+ * the tasks they speed up most wait behind them. This plan moves through time instead: a
+ * free worker takes, of the tasks whose inputs can be with it by then, the one its device
+ * suits best compared with the other kinds of device (the lowest ratio of the task's run
+ * time there to its least on another kind), the most urgent (highest upward rank) among
+ * equals. A worker with nothing to take may take over a task that another kind of device
+ * started, when it would finish it sooner (spoliation); of several, the most urgent. The
+ * variants differ in when a fast worker takes over before starting a ready task, and in
+ * how far it looks past the best-suited tasks for an urgent one (planner.h).
+ *
+ * heft_plan.c weighs this plan against HEFT's by their planned ends and keeps the one
+ * that ends first: it wins on tiled Cholesky with GPUs, where the GPUs are the bottleneck
+ * and their time is best spent on the updates they speed up 20 times, and loses on
+ * random DAGs (docs/performance.md). */
+#include <stdlib.h>
+
+#include "planner.h"
+#include "runtime_internal.h"
+
+/* Task i's affinity for class c: its run time there over its least on another kind of
+ * device (1 when no other kind can run it). Below 1: the class suits it. */
+static double affinity(const planner_t *p, size_t i, size_t c) {
+  const double *run = p->run_on + i * p->num_classes;
+  double other = -1;
+  for (size_t d = 0; d < p->num_classes; ++d)
+    if (run[d] >= 0 && p->class_usable[i * p->num_classes + d] &&
+        p->reps[d]->kind != p->reps[c]->kind && (other < 0 || run[d] < other))
+      other = run[d];
+  return other > 0 ? run[c] / other : 1;
+}
+
+/* Task a before task b: higher rank, then submission order. */
+static int more_urgent(const planner_t *p, size_t a, size_t b) {
+  if (p->rank[a] != p->rank[b]) return p->rank[a] > p->rank[b];
+  return p->batch[a]->seq < p->batch[b]->seq;
+}
+
+typedef struct {
+  planner_t *p;
+  plan_t *plan;
+  affinity_variant_t variant;
+  double *affinity;  /* per task and class: affinity() */
+  double *ready;     /* per task and class: fw_plan_inputs_ready there, once available
+                      * (-1: not known yet) */
+  double *free_at;   /* per worker: when it is free */
+  size_t *running;   /* per worker: the task it runs until free_at (NONE: none) */
+  char *stalled;     /* per worker: no available task can run there */
+  size_t *waiting;   /* per task: predecessors in the batch not yet placed */
+  size_t *available; /* tasks whose predecessors are all placed */
+  size_t num_available;
+  size_t placed;
+} state_t;
+
+static void became_available(state_t *st, size_t i, double t);
+
+static void place(state_t *st, size_t i, fw_worker_t *w, double start, double finish) {
+  planner_t *p = st->p;
+  plan_t *plan = st->plan;
+  plan->order[st->placed++] = i;
+  plan->worker[i] = w;
+  plan->start[i] = start;
+  plan->finish[i] = finish;
+  const fw_task_t *t = p->batch[i];
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    const fw_task_t *succ = t->successors[k];
+    if (succ->plan_batch == t->plan_batch && --st->waiting[succ->plan_index] == 0)
+      became_available(st, succ->plan_index, start);
+  }
+}
+
+/* Task i's predecessors are all placed (at time t): it may be taken. A task that no
+ * worker can run is placed at once, with no worker, as HEFT's plans place it. */
+static void became_available(state_t *st, size_t i, double t) {
+  planner_t *p = st->p;
+  int runnable = 0;
+  for (size_t c = 0; c < p->num_classes; ++c)
+    if (p->run_on[i * p->num_classes + c] >= 0 && p->class_usable[i * p->num_classes + c])
+      runnable = 1;
+  if (!runnable) {
+    place(st, i, NULL, p->now, p->now);
+    return;
+  }
+  st->available[st->num_available++] = i;
+  for (size_t w = 0; w < p->s->num_workers; ++w)
+    if (st->stalled[w]) {
+      st->stalled[w] = 0;
+      if (st->free_at[w] < t) st->free_at[w] = t;
+    }
+}
+
+/* When task i's inputs can be with worker `wi` (known once its predecessors are placed;
+ * a predecessor taken over elsewhere changes it). */
+static double ready_at(state_t *st, size_t wi, size_t i) {
+  size_t cell = i * st->p->num_classes + st->p->classes[wi];
+  if (st->ready[cell] < 0)
+    st->ready[cell] = fw_plan_inputs_ready(st->p, st->plan, i, &st->p->s->workers[wi]);
+  return st->ready[cell];
+}
+
+/* Whether worker `wi` can run task i. */
+static int can_run(const planner_t *p, size_t wi, size_t i) {
+  return p->run_on[i * p->num_classes + p->classes[wi]] >= 0 &&
+         fw_worker_can_run(&p->s->workers[wi], p->batch[i]);
+}
+
+/* The available task worker `wi` takes at time t (its place in `available`), or NONE;
+ * `*next`: the earliest time after t at which another one's inputs can be there (-1:
+ * none). */
+static size_t choose_ready(state_t *st, size_t wi, double t, double *next) {
+  planner_t *p = st->p;
+  size_t c = p->classes[wi], pick = NONE;
+  double pick_affinity = 0;
+  *next = -1;
+  for (size_t a = 0; a < st->num_available; ++a) {
+    size_t i = st->available[a];
+    if (!can_run(p, wi, i)) continue;
+    double ready = ready_at(st, wi, i);
+    if (ready > t) {
+      if (*next < 0 || ready < *next) *next = ready;
+      continue;
+    }
+    double aff = st->affinity[i * p->num_classes + c];
+    if (pick == NONE || aff < pick_affinity ||
+        (aff == pick_affinity && more_urgent(p, i, st->available[pick]))) {
+      pick = a;
+      pick_affinity = aff;
+    }
+  }
+  /* Among the tasks this device speeds up, the most urgent within the window. */
+  if (pick == NONE || st->variant.window <= 1 || pick_affinity >= 1) return pick;
+  double limit = pick_affinity * st->variant.window;
+  for (size_t a = 0; a < st->num_available; ++a) {
+    size_t i = st->available[a];
+    if (!can_run(p, wi, i) || !more_urgent(p, i, st->available[pick]) ||
+        st->affinity[i * p->num_classes + c] > limit || ready_at(st, wi, i) > t)
+      continue;
+    pick = a;
+  }
+  return pick;
+}
+
+/* The task worker `wi` would take over at time t (the worker running it in `*from`), or
+ * NONE: one started on another kind of device, which it would finish sooner; the most
+ * urgent of several. */
+static size_t choose_victim(state_t *st, size_t wi, double t, size_t *from) {
+  planner_t *p = st->p;
+  const fw_worker_t *w = &p->s->workers[wi];
+  size_t victim = NONE;
+  for (size_t v = 0; v < p->s->num_workers; ++v) {
+    size_t i = st->running[v];
+    if (i == NONE || p->s->workers[v].kind == w->kind || st->plan->start[i] > t ||
+        st->plan->finish[i] <= t || !can_run(p, wi, i))
+      continue;
+    double ready = ready_at(st, wi, i);
+    double finish = (ready > t ? ready : t) + p->run_on[i * p->num_classes + p->classes[wi]];
+    if (finish < st->plan->finish[i] && (victim == NONE || more_urgent(p, i, victim))) {
+      victim = i;
+      *from = v;
+    }
+  }
+  return victim;
+}
+
+/* Task i moves: when its successors' inputs can be ready changes. */
+static void forget_ready_after(state_t *st, size_t i) {
+  const fw_task_t *t = st->p->batch[i];
+  size_t nc = st->p->num_classes;
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    const fw_task_t *succ = t->successors[k];
+    if (succ->plan_batch != t->plan_batch) continue;
+    for (size_t c = 0; c < nc; ++c) st->ready[succ->plan_index * nc + c] = -1;
+  }
+}
+
+/* Whether worker `wi` takes over `victim` rather than start the ready task `pick`. */
+static int spoliate_first(const state_t *st, size_t victim, size_t pick) {
+  if (pick == NONE) return 1;
+  switch (st->variant.spoliation) {
+    case SPOLIATE_WHEN_IDLE: return 0;
+    case SPOLIATE_CRITICAL_FIRST:
+      return st->p->critical[victim] && more_urgent(st->p, victim, pick);
+    case SPOLIATE_FIRST: return more_urgent(st->p, victim, pick);
+  }
+  return 0;
+}
+
+/* One step: the worker free first takes a task, takes one over, or waits. */
+static void step(state_t *st, size_t wi) {
+  planner_t *p = st->p;
+  plan_t *plan = st->plan;
+  fw_worker_t *w = &p->s->workers[wi];
+  double t = st->free_at[wi], next;
+  double run_here;
+  size_t at = choose_ready(st, wi, t, &next);
+  size_t pick = at == NONE ? NONE : st->available[at];
+  size_t from = 0, victim = NONE;
+  if (pick == NONE || st->variant.spoliation != SPOLIATE_WHEN_IDLE)
+    victim = choose_victim(st, wi, t, &from);
+  if (victim != NONE && spoliate_first(st, victim, pick)) {
+    /* Its successors are not placed yet: their inputs are ready no sooner than its
+     * planned finish, which is after t, and no worker has moved past t. */
+    double ready = ready_at(st, wi, victim);
+    double start = ready > t ? ready : t;
+    run_here = p->run_on[victim * p->num_classes + p->classes[wi]];
+    forget_ready_after(st, victim);
+    plan->worker[victim] = w;
+    plan->start[victim] = start;
+    plan->finish[victim] = start + run_here;
+    st->free_at[from] = t;
+    st->running[from] = NONE;
+    st->free_at[wi] = start + run_here;
+    st->running[wi] = victim;
+    return;
+  }
+  if (pick != NONE) {
+    st->available[at] = st->available[--st->num_available];
+    double ready = ready_at(st, wi, pick);
+    double start = ready > t ? ready : t;
+    run_here = p->run_on[pick * p->num_classes + p->classes[wi]];
+    st->free_at[wi] = start + run_here;
+    st->running[wi] = pick;
+    place(st, pick, w, start, start + run_here);
+    return;
+  }
+  if (next >= 0) {
+    st->free_at[wi] = next; /* a task's inputs arrive then */
+    return;
+  }
+  /* Nothing here to run: the next worker to be free may make tasks available. */
+  double later = -1;
+  for (size_t v = 0; v < p->s->num_workers; ++v)
+    if (v != wi && !st->stalled[v] && !p->s->workers[v].lost && st->free_at[v] > t &&
+        (later < 0 || st->free_at[v] < later))
+      later = st->free_at[v];
+  if (later >= 0) st->free_at[wi] = later;
+  else st->stalled[wi] = 1;
+}
+
+int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
+  fw_scheduler_t *s = p->s;
+  size_t nw = s->num_workers, n = p->count;
+  state_t st = {.p = p, .plan = plan, .variant = variant};
+  st.free_at = malloc(nw * sizeof(double));
+  st.running = malloc(nw * sizeof(size_t));
+  st.stalled = calloc(nw, 1);
+  st.waiting = malloc((n ? n : 1) * sizeof(size_t));
+  st.available = malloc((n ? n : 1) * sizeof(size_t));
+  size_t cells = (n ? n : 1) * p->num_classes;
+  st.affinity = malloc(cells * sizeof(double));
+  st.ready = malloc(cells * sizeof(double));
+  int ok = st.free_at && st.running && st.stalled && st.waiting && st.available &&
+           st.affinity && st.ready;
+  if (ok) {
+    for (size_t i = 0; i < n; ++i)
+      for (size_t c = 0; c < p->num_classes; ++c) {
+        st.affinity[i * p->num_classes + c] = affinity(p, i, c);
+        st.ready[i * p->num_classes + c] = -1;
+      }
+    fw_plan_rank_tasks(p, RANK_FASTEST);
+    for (size_t w = 0; w < nw; ++w) {
+      double queued = s->workers[w].expected_free_at;
+      st.free_at[w] = queued > p->now ? queued : p->now;
+      st.running[w] = NONE;
+    }
+    for (size_t i = 0; i < n; ++i) st.waiting[i] = p->pred_at[i + 1] - p->pred_at[i];
+    for (size_t i = 0; i < n; ++i)
+      if (st.waiting[i] == 0)
+        became_available(&st, i, p->now);
+    /* Until every worker is done: once all tasks are placed, free workers may still take
+     * over the last ones from slower devices. */
+    for (;;) {
+      size_t wi = nw;
+      for (size_t w = 0; w < nw; ++w)
+        if (!st.stalled[w] && !s->workers[w].lost &&
+            (wi == nw || st.free_at[w] < st.free_at[wi]))
+          wi = w;
+      if (wi == nw) break;
+      step(&st, wi);
+    }
+    plan->makespan = p->now;
+    for (size_t i = 0; i < st.placed; ++i) {
+      size_t k = plan->order[i];
+      if (plan->finish[k] > plan->makespan) plan->makespan = plan->finish[k];
+    }
+    ok = st.placed == n;
+  }
+  free(st.ready);
+  free(st.affinity);
+  free(st.available);
+  free(st.waiting);
+  free(st.stalled);
+  free(st.running);
+  free(st.free_at);
+  return ok;
+}

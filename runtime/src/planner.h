@@ -1,0 +1,111 @@
+/* Internal: what the plans of a released batch share (heft_plan.c), and the plans other
+ * than HEFT's list plans that heft_plan.c weighs against them (affinity_plan.c). */
+#ifndef FW_RUNTIME_SRC_PLANNER_H_
+#define FW_RUNTIME_SRC_PLANNER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scheduler.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a plan ranks its tasks. */
+typedef enum {
+  RANK_MEAN,    /* the mean run time over the workers that can run the task */
+  RANK_FASTEST, /* its run time on the fastest class */
+} rank_cost_t;
+
+/* A worker's planned busy intervals, sorted and disjoint. */
+typedef struct {
+  double *start, *end;
+  size_t n, cap;
+} timeline_t;
+
+/* No task. */
+#define NONE ((size_t)-1)
+
+/* A task in priority order. */
+typedef struct {
+  double rank;
+  uint64_t seq;
+  size_t index;
+} ranked_t;
+
+/* What every plan of the batch shares. Tasks are named by their place in the batch,
+ * which is submission order: a task's predecessors come before it. */
+typedef struct {
+  fw_scheduler_t *s;
+  fw_task_t *const *batch;
+  size_t count;
+  double now;
+  /* Predecessors in the batch: task i's are preds[pred_at[i] .. pred_at[i + 1]). */
+  size_t *pred_at, *preds;
+  /* Per task and access (offsets access_at), for accesses that read: the last of its
+   * predecessors in the batch that writes the buffer, whose output it reads; NONE when
+   * no predecessor in the batch writes it (a read-write after readers depends on the
+   * readers only: its data is then taken to move from where it is now). */
+  size_t *access_at, *producer;
+  /* Workers of one device form a class, with the same estimates. */
+  size_t num_classes;
+  size_t *classes;           /* per worker */
+  const fw_worker_t **reps;  /* per class: its first worker */
+  double *run_on;            /* per task and class: expected run time, -1: cannot run */
+  char *class_usable;        /* per task and class: a worker in service can run it */
+  double *ready_on;          /* scratch: per class, when a task's inputs can be there */
+  /* Scratch for one plan. */
+  double *cost, *rank, *down;
+  char *critical;
+  ranked_t *ranked;
+  timeline_t *lines;
+} planner_t;
+
+/* One plan: the order it placed the tasks in, and per task (in batch order) its worker
+ * (NULL: none), start and finish. */
+typedef struct {
+  size_t *order;
+  fw_worker_t **worker;
+  double *start, *finish;
+  double makespan;
+} plan_t;
+
+
+/* Upward ranks from `kind` of cost (p->rank: the task's cost and the longest chain of
+ * costs after it, in the batch), downward ranks (p->down), and the critical path
+ * (p->critical: the tasks whose sum of the two is the longest). */
+void fw_plan_rank_tasks(planner_t *p, rank_cost_t kind);
+
+/* When task i's inputs can be on worker `w`'s memory under `plan`: those produced in the
+ * batch after their producer's planned finish and the move from its worker, the others
+ * moved from where they are (from now); and not before its other predecessors' planned
+ * finish. */
+double fw_plan_inputs_ready(const planner_t *p, const plan_t *plan, size_t i,
+                            const fw_worker_t *w);
+
+/* When a free fast worker takes over a task started on a slower kind of device, in the
+ * affinity plan: only when it has nothing to start, or before a ready task of lower rank
+ * when the running one is on the critical path, or whatever its rank. */
+typedef enum {
+  SPOLIATE_WHEN_IDLE,
+  SPOLIATE_CRITICAL_FIRST,
+  SPOLIATE_FIRST,
+} spoliation_t;
+
+typedef struct {
+  spoliation_t spoliation;
+  /* A worker takes, of the ready tasks it runs faster than other kinds of device, the one
+   * of highest rank whose affinity is within this factor of the best (1: the best). */
+  double window;
+} affinity_variant_t;
+
+/* Makes the affinity plan (affinity_plan.c). Returns 0 when out of memory or when it
+ * could not place every task. */
+int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FW_RUNTIME_SRC_PLANNER_H_ */
