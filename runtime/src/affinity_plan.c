@@ -103,8 +103,8 @@ static double ready_at(state_t *st, size_t wi, size_t i) {
 
 /* Whether worker `wi` can run task i. */
 static int can_run(const planner_t *p, size_t wi, size_t i) {
-  return p->run_on[i * p->num_classes + p->classes[wi]] >= 0 &&
-         fw_worker_can_run(&p->s->workers[wi], p->batch[i]);
+  /* A class's workers run the same tasks, while in service (run_on). */
+  return p->run_on[i * p->num_classes + p->classes[wi]] >= 0 && !p->s->workers[wi].lost;
 }
 
 /* The available task worker `wi` takes at time t (its place in `available`), or NONE;

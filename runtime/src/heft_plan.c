@@ -16,6 +16,7 @@
  * (the plans are made with the same estimates the workers then follow). */
 #include "heft_plan.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +49,15 @@ static const plan_variant_t kVariants[] = {
 /* The earliest time from `ready` at which the timeline has `d` seconds free (a gap
  * between planned tasks will do: insertion-based HEFT). */
 static double earliest_gap(const timeline_t *tl, double ready, double d) {
+  /* The first interval that ends after `ready` (the ends are sorted too). */
+  size_t lo = 0, hi = tl->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (tl->end[mid] <= ready) lo = mid + 1;
+    else hi = mid;
+  }
   double t = ready;
-  for (size_t i = 0; i < tl->n; ++i) {
-    if (tl->end[i] <= t) continue;
+  for (size_t i = lo; i < tl->n; ++i) {
     if (tl->start[i] >= t + d) break;
     t = tl->end[i];
   }
@@ -84,6 +91,38 @@ static int writes(const fw_task_t *t, const fw_buffer_t *buffer) {
   for (size_t i = 0; i < t->num_accesses; ++i)
     if (t->accesses[i].buffer == buffer && (t->accesses[i].access & FW_ACCESS_WRITE)) return 1;
   return 0;
+}
+
+/* The scratch of one plan: plans made at the same time each have their own. */
+static int scratch_alloc(planner_t *p) {
+  size_t n = p->count ? p->count : 1;
+  p->ready_on = malloc(p->num_classes * sizeof(double));
+  p->cost = malloc(n * sizeof(double));
+  p->rank = malloc(n * sizeof(double));
+  p->down = malloc(n * sizeof(double));
+  p->critical = malloc(n);
+  p->ranked = malloc(n * sizeof(*p->ranked));
+  p->lines = calloc(p->s->num_workers, sizeof(*p->lines));
+  return p->ready_on && p->cost && p->rank && p->down && p->critical && p->ranked && p->lines;
+}
+
+static void scratch_free(planner_t *p) {
+  if (p->lines)
+    for (size_t w = 0; w < p->s->num_workers; ++w) {
+      free(p->lines[w].start);
+      free(p->lines[w].end);
+    }
+  free(p->lines);
+  free(p->ranked);
+  free(p->critical);
+  free(p->down);
+  free(p->rank);
+  free(p->cost);
+  free(p->ready_on);
+  p->lines = NULL;
+  p->ranked = NULL;
+  p->critical = NULL;
+  p->down = p->rank = p->cost = p->ready_on = NULL;
 }
 
 static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch,
@@ -152,8 +191,7 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
   size_t cells = count * p->num_classes;
   p->run_on = malloc((cells ? cells : 1) * sizeof(double));
   p->class_usable = calloc(cells ? cells : 1, 1);
-  p->ready_on = malloc(p->num_classes * sizeof(double));
-  if (!p->run_on || !p->class_usable || !p->ready_on) return 0;
+  if (!p->run_on || !p->class_usable) return 0;
   for (size_t i = 0; i < count; ++i) {
     for (size_t c = 0; c < p->num_classes; ++c)
       p->run_on[i * p->num_classes + c] = fw_worker_can_run(p->reps[c], batch[i])
@@ -163,28 +201,11 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
       if (!s->workers[w].lost && fw_worker_can_run(&s->workers[w], batch[i]))
         p->class_usable[i * p->num_classes + p->classes[w]] = 1;
   }
-  p->cost = malloc(count * sizeof(double));
-  p->rank = malloc(count * sizeof(double));
-  p->down = malloc(count * sizeof(double));
-  p->critical = malloc(count);
-  p->ranked = malloc(count * sizeof(*p->ranked));
-  p->lines = calloc(s->num_workers, sizeof(*p->lines));
-  return p->cost && p->rank && p->down && p->critical && p->ranked && p->lines;
+  return scratch_alloc(p);
 }
 
 static void planner_fini(planner_t *p) {
-  if (p->lines)
-    for (size_t w = 0; w < p->s->num_workers; ++w) {
-      free(p->lines[w].start);
-      free(p->lines[w].end);
-    }
-  free(p->lines);
-  free(p->ranked);
-  free(p->critical);
-  free(p->down);
-  free(p->rank);
-  free(p->cost);
-  free(p->ready_on);
+  scratch_free(p);
   free(p->class_usable);
   free(p->run_on);
   free(p->reps);
@@ -330,7 +351,6 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
   for (size_t k = 0; k < p->count; ++k) {
     size_t i = p->ranked[k].index;
     plan->order[k] = i;
-    const fw_task_t *t = p->batch[i];
     /* A critical task's class: the least run time plus moves of its inputs there, the
      * first of several as good (so that the chain neither goes to a slower device
      * because the best one is busy nor hops between two equal ones). */
@@ -354,7 +374,8 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
     for (size_t wi = 0; wi < s->num_workers; ++wi) {
       fw_worker_t *w = &s->workers[wi];
       double run = p->run_on[i * nc + p->classes[wi]];
-      if (run < 0 || w->lost || !fw_worker_can_run(w, t)) continue;
+      /* A class's workers run the same tasks, while in service (run_on). */
+      if (run < 0 || w->lost) continue;
       if (only != nc && p->classes[wi] != only) continue;
       double start = earliest_gap(&p->lines[wi], p->ready_on[p->classes[wi]], run);
       if (!best || start + run < best_finish) {
@@ -423,30 +444,97 @@ static void commit(planner_t *p, const plan_t *plan) {
   free(tasks);
 }
 
+/* Plans beyond the first are made only when they can pay for themselves: they are made
+ * before any task of the batch starts, and took 0.5-3 us per task each on the DAGs of
+ * docs/performance.md (the slowest of them with 2600 tasks: 3 us), where they shortened
+ * the first plan's schedule by 3-8 %. So they are made when the batch's first plan lasts
+ * at least kPlanSecondsPerTask per task over kPlanWorth: a batch of long tasks (a tiled
+ * factorization) gets all of them, a module call of microsecond kernels only the first.
+ * The rule counts one plan's time, since they are made side by side (below). */
+static const double kPlanSecondsPerTask = 2e-6, kPlanWorth = 0.05;
+
+/* Batches of this many tasks and more have their further plans made on threads of their
+ * own, side by side (a plan takes 0.1 ms and more from there; a thread about 0.03 ms to
+ * start and join). */
+#define PARALLEL_PLANS_MIN 128
+
+/* A plan in the making: its variant, its own scratch beside the batch's shared tables
+ * (read only while plans are made), and the result. */
+typedef struct {
+  planner_t p;
+  const plan_variant_t *variant;
+  plan_t plan;
+  int ok;
+  int threaded;
+  pthread_t thread;
+} trial_t;
+
+static int make_variant(planner_t *p, const plan_variant_t *v, plan_t *plan) {
+  return v->affinity ? fw_affinity_plan(p, v->affinity_variant, plan) : make_plan(p, *v, plan);
+}
+
+static void *trial_main(void *arg) {
+  trial_t *t = arg;
+  t->ok = make_variant(&t->p, t->variant, &t->plan);
+  return NULL;
+}
+
+/* Makes the plans of `trials` (side by side when `parallel`; each that cannot have a
+ * thread is made here). */
+static void make_trials(trial_t *trials, size_t n, int parallel) {
+  for (size_t k = 0; k < n; ++k)
+    trials[k].threaded =
+        parallel && pthread_create(&trials[k].thread, NULL, trial_main, &trials[k]) == 0;
+  for (size_t k = 0; k < n; ++k)
+    if (!trials[k].threaded) trial_main(&trials[k]);
+  for (size_t k = 0; k < n; ++k)
+    if (trials[k].threaded) pthread_join(trials[k].thread, NULL);
+}
+
 void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
   planner_t p;
-  plan_t best = {0}, trial = {0};
+  plan_t best = {0};
+  trial_t trials[NUM_VARIANTS];
+  size_t num_trials = 0;
+  memset(trials, 0, sizeof(trials));
   int have_best = 0;
-  if (planner_init(&p, s, batch, count) && plan_alloc(&best, count) &&
-      plan_alloc(&trial, count)) {
-    size_t variants = p.num_classes > 1 ? NUM_VARIANTS : 1;
+  if (planner_init(&p, s, batch, count) && plan_alloc(&best, count)) {
+    size_t variants = p.num_classes > 1 ? NUM_VARIANTS : 1, first = variants;
     for (size_t v = 0; v < variants; ++v) {
       if (s->heft_plan_mask && !((s->heft_plan_mask >> v) & 1u)) continue;
-      if (kVariants[v].affinity) {
-        if (!fw_affinity_plan(&p, kVariants[v].affinity_variant, &trial)) continue;
-      } else if (!make_plan(&p, kVariants[v], &trial)) {
-        break;
+      if (first == variants) {
+        first = v;
+        have_best = make_variant(&p, &kVariants[v], &best);
+        continue;
       }
-      if (!have_best || trial.makespan < best.makespan) {
-        plan_t swap = best;
-        best = trial;
-        trial = swap;
-        have_best = 1;
+      trial_t *t = &trials[num_trials];
+      t->p = p; /* the shared tables */
+      t->variant = &kVariants[v];
+      if (!scratch_alloc(&t->p) || !plan_alloc(&t->plan, count)) {
+        plan_free(&t->plan);
+        scratch_free(&t->p);
+        break; /* out of memory: the plans made so far */
       }
+      ++num_trials;
+    }
+    int worth = have_best &&
+                (double)count * kPlanSecondsPerTask <= kPlanWorth * (best.makespan - p.now);
+    if (worth) make_trials(trials, num_trials, count >= PARALLEL_PLANS_MIN);
+    s->plans_made += (first < variants) + (worth ? num_trials : 0);
+    /* The first that ends first, in the variants' order. */
+    for (size_t k = 0; worth && k < num_trials; ++k) {
+      if (!trials[k].ok || (have_best && trials[k].plan.makespan >= best.makespan)) continue;
+      plan_t swap = best;
+      best = trials[k].plan;
+      trials[k].plan = swap;
+      have_best = 1;
     }
     if (have_best) commit(&p, &best);
   }
-  plan_free(&trial);
+  for (size_t k = 0; k < num_trials; ++k) {
+    plan_free(&trials[k].plan);
+    scratch_free(&trials[k].p);
+  }
   plan_free(&best);
   planner_fini(&p);
 }

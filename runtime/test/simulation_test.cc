@@ -456,7 +456,7 @@ static std::vector<fw_sim_device_t> cpu16gpu2() {
 
 // Tiled Cholesky (kT x kT tiles of 512) over 16 cpu cores and two GPUs under heft with
 // the plans of `plan_mask` (0: all): the makespan over the lower bound.
-static double choleskyOverBound(uint32_t plan_mask, int kT = 8) {
+static double choleskyOverBound(uint32_t plan_mask, int kT = 8, uint64_t *plans_made = nullptr) {
   std::vector<fw_sim_device_t> devices = cpu16gpu2();
   Simulation sim(devices, FW_SCHEDULER_HEFT);
   if (!sim.rt()) return 0;
@@ -480,6 +480,7 @@ static double choleskyOverBound(uint32_t plan_mask, int kT = 8) {
   }
   fw_sim_report_t r = sim.report();
   EXPECT_EQ(r.tasks, uint64_t(kT * (kT + 1) * (kT + 2) / 6));
+  if (plans_made) *plans_made = sim.rt()->sched.plans_made;
   return r.lower_bound_seconds > 0 ? r.makespan_seconds / r.lower_bound_seconds : 0;
 }
 
@@ -512,9 +513,33 @@ TEST(SimulationHeftTest, AffinityPlanKeepsTheGpusForWhatTheySpeedUpMost) {
   double list = choleskyOverBound(kListPlans, 16), affinity = choleskyOverBound(kAffinityPlan, 16);
   EXPECT_GT(list, 1.17);
   EXPECT_LE(affinity, 1.15);
-  double all = choleskyOverBound(0, 16);
+  uint64_t plans = 0;
+  double all = choleskyOverBound(0, 16, &plans);
   EXPECT_GT(all, 1.0);
   EXPECT_LE(all, 1.15);
+  EXPECT_EQ(plans, 7u) << "one batch (816 tasks), planned seven times, side by side";
+}
+
+// Plans beyond the first are made only when they can pay for themselves: not for a batch
+// of microsecond tasks, where they would take longer than they could save.
+TEST(SimulationHeftTest, ShortTasksGetOnePlan) {
+  Simulation sim(cpu16gpu2(), FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  std::vector<fw_buffer_t *> previous;
+  for (int layer = 0; layer < 10; ++layer) {
+    std::vector<fw_buffer_t *> current;
+    for (int i = 0; i < 20; ++i) {
+      current.push_back(sim.buffer(4096));
+      std::vector<fw_task_access_t> accesses = {{current.back(), FW_ACCESS_WRITE}};
+      if (!previous.empty()) accesses.push_back({previous[i], FW_ACCESS_READ});
+      sim.task(i % 2 ? "gemm" : "potrf", 1e4, accesses);  // 0.2 us on a core
+    }
+    previous = current;
+  }
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 200u);
+  EXPECT_EQ(sim.rt()->sched.plans, 1u);
+  EXPECT_EQ(sim.rt()->sched.plans_made, 1u);
 }
 
 // In the affinity plan a free worker with nothing to start takes over a task that a slower
