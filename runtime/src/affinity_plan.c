@@ -22,7 +22,8 @@
 #include "runtime_internal.h"
 
 /* Task i's affinity for class c: its run time there over its least on another kind of
- * device (1 when no other kind can run it). Below 1: the class suits it. */
+ * device (1 when no other kind can run it, or runs it in no time). Below 1: the class
+ * suits it. */
 static double affinity(const planner_t *p, size_t i, size_t c) {
   const double *run = p->run_on + i * p->num_classes;
   double other = -1;
@@ -52,10 +53,13 @@ typedef struct {
   size_t *waiting;   /* per task: predecessors in the batch not yet placed */
   size_t *available; /* tasks whose predecessors are all placed */
   size_t num_available;
+  size_t *unrunnable; /* available tasks that no worker can run, to place with none */
+  size_t num_unrunnable;
   size_t placed;
+  double clock; /* the time of the current step: steps never go back in time */
 } state_t;
 
-static void became_available(state_t *st, size_t i, double t);
+static void became_available(state_t *st, size_t i);
 
 static void place(state_t *st, size_t i, fw_worker_t *w, double start, double finish) {
   planner_t *p = st->p;
@@ -68,28 +72,36 @@ static void place(state_t *st, size_t i, fw_worker_t *w, double start, double fi
   for (size_t k = 0; k < t->num_successors; ++k) {
     const fw_task_t *succ = t->successors[k];
     if (succ->plan_batch == t->plan_batch && --st->waiting[succ->plan_index] == 0)
-      became_available(st, succ->plan_index, start);
+      became_available(st, succ->plan_index);
   }
 }
 
-/* Task i's predecessors are all placed (at time t): it may be taken. A task that no
- * worker can run is placed at once, with no worker, as HEFT's plans place it. */
-static void became_available(state_t *st, size_t i, double t) {
+/* Task i's predecessors are all placed: it may be taken from now on. A task that no
+ * worker can run is placed with no worker (place_unrunnable), as HEFT's plans place it. */
+static void became_available(state_t *st, size_t i) {
   planner_t *p = st->p;
   int runnable = 0;
   for (size_t c = 0; c < p->num_classes; ++c)
     if (p->run_on[i * p->num_classes + c] >= 0 && p->class_usable[i * p->num_classes + c])
       runnable = 1;
   if (!runnable) {
-    place(st, i, NULL, p->now, p->now);
+    st->unrunnable[st->num_unrunnable++] = i;
     return;
   }
   st->available[st->num_available++] = i;
   for (size_t w = 0; w < p->s->num_workers; ++w)
     if (st->stalled[w]) {
       st->stalled[w] = 0;
-      if (st->free_at[w] < t) st->free_at[w] = t;
+      if (st->free_at[w] < st->clock) st->free_at[w] = st->clock;
     }
+}
+
+/* Places the tasks no worker can run (and those they make available in turn). */
+static void place_unrunnable(state_t *st) {
+  while (st->num_unrunnable > 0) {
+    size_t i = st->unrunnable[--st->num_unrunnable];
+    place(st, i, NULL, st->p->now, st->p->now);
+  }
 }
 
 /* When task i's inputs can be with worker `wi` (known once its predecessors are placed;
@@ -135,8 +147,9 @@ static size_t choose_ready(state_t *st, size_t wi, double t, double *next) {
   double limit = pick_affinity * st->variant.window;
   for (size_t a = 0; a < st->num_available; ++a) {
     size_t i = st->available[a];
-    if (!can_run(p, wi, i) || !more_urgent(p, i, st->available[pick]) ||
-        st->affinity[i * p->num_classes + c] > limit || ready_at(st, wi, i) > t)
+    double aff = st->affinity[i * p->num_classes + c];
+    if (!can_run(p, wi, i) || !more_urgent(p, i, st->available[pick]) || aff > limit ||
+        aff >= 1 || ready_at(st, wi, i) > t)
       continue;
     pick = a;
   }
@@ -194,6 +207,7 @@ static void step(state_t *st, size_t wi) {
   plan_t *plan = st->plan;
   fw_worker_t *w = &p->s->workers[wi];
   double t = st->free_at[wi], next;
+  st->clock = t;
   double run_here;
   size_t at = choose_ready(st, wi, t, &next);
   size_t pick = at == NONE ? NONE : st->available[at];
@@ -224,6 +238,7 @@ static void step(state_t *st, size_t wi) {
     st->free_at[wi] = start + run_here;
     st->running[wi] = pick;
     place(st, pick, w, start, start + run_here);
+    place_unrunnable(st);
     return;
   }
   if (next >= 0) {
@@ -249,11 +264,12 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
   st.stalled = calloc(nw, 1);
   st.waiting = malloc((n ? n : 1) * sizeof(size_t));
   st.available = malloc((n ? n : 1) * sizeof(size_t));
+  st.unrunnable = malloc((n ? n : 1) * sizeof(size_t));
   size_t cells = (n ? n : 1) * p->num_classes;
   st.affinity = malloc(cells * sizeof(double));
   st.ready = malloc(cells * sizeof(double));
   int ok = st.free_at && st.running && st.stalled && st.waiting && st.available &&
-           st.affinity && st.ready;
+           st.unrunnable && st.affinity && st.ready;
   if (ok) {
     for (size_t i = 0; i < n; ++i)
       for (size_t c = 0; c < p->num_classes; ++c) {
@@ -266,10 +282,13 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
       st.free_at[w] = queued > p->now ? queued : p->now;
       st.running[w] = NONE;
     }
+    st.clock = p->now;
     for (size_t i = 0; i < n; ++i) st.waiting[i] = p->pred_at[i + 1] - p->pred_at[i];
+    /* The tasks with no predecessor in the batch (not those whose count reaches 0 on
+     * the way, which became_available already had). */
     for (size_t i = 0; i < n; ++i)
-      if (st.waiting[i] == 0)
-        became_available(&st, i, p->now);
+      if (p->pred_at[i + 1] == p->pred_at[i]) became_available(&st, i);
+    place_unrunnable(&st);
     /* Until every worker is done: once all tasks are placed, free workers may still take
      * over the last ones from slower devices. */
     for (;;) {
@@ -290,6 +309,7 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
   }
   free(st.ready);
   free(st.affinity);
+  free(st.unrunnable);
   free(st.available);
   free(st.waiting);
   free(st.stalled);

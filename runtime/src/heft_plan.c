@@ -65,6 +65,9 @@ static double earliest_gap(const timeline_t *tl, double ready, double d) {
 }
 
 static int timeline_add(timeline_t *tl, double start, double end) {
+  /* A task that takes no time holds nothing up (and would break the order of the ends,
+   * which earliest_gap relies on). */
+  if (end <= start) return 1;
   if (tl->n == tl->cap) {
     size_t cap = tl->cap ? tl->cap * 2 : 16;
     double *s = realloc(tl->start, cap * sizeof(double));
@@ -450,7 +453,8 @@ static void commit(planner_t *p, const plan_t *plan) {
  * the first plan's schedule by 3-8 %. So they are made when the batch's first plan lasts
  * at least kPlanSecondsPerTask per task over kPlanWorth: a batch of long tasks (a tiled
  * factorization) gets all of them, a module call of microsecond kernels only the first.
- * The rule counts one plan's time, since they are made side by side (below). */
+ * The rule counts one plan's time: in batches of PARALLEL_PLANS_MIN tasks and more they
+ * are made side by side (below); below that they take 0.3 ms or less in all. */
 static const double kPlanSecondsPerTask = 2e-6, kPlanWorth = 0.05;
 
 /* Batches of this many tasks and more have their further plans made on threads of their
@@ -520,9 +524,10 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
     int worth = have_best &&
                 (double)count * kPlanSecondsPerTask <= kPlanWorth * (best.makespan - p.now);
     if (worth) make_trials(trials, num_trials, count >= PARALLEL_PLANS_MIN);
-    s->plans_made += (first < variants) + (worth ? num_trials : 0);
+    s->plans_made += (uint64_t)have_best;
     /* The first that ends first, in the variants' order. */
     for (size_t k = 0; worth && k < num_trials; ++k) {
+      s->plans_made += (uint64_t)trials[k].ok;
       if (!trials[k].ok || (have_best && trials[k].plan.makespan >= best.makespan)) continue;
       plan_t swap = best;
       best = trials[k].plan;

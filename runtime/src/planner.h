@@ -84,9 +84,10 @@ void fw_plan_rank_tasks(planner_t *p, rank_cost_t kind);
 double fw_plan_inputs_ready(const planner_t *p, const plan_t *plan, size_t i,
                             const fw_worker_t *w);
 
-/* When a free fast worker takes over a task started on a slower kind of device, in the
- * affinity plan: only when it has nothing to start, or before a ready task of lower rank
- * when the running one is on the critical path, or whatever its rank. */
+/* When a free worker takes over a task that a slower kind of device started, in the
+ * affinity plan: only when it has nothing to start; also rather than start a ready task
+ * of lower rank when the running one is on the critical path; or rather than start a
+ * ready task of lower rank, whatever the running one. */
 typedef enum {
   SPOLIATE_WHEN_IDLE,
   SPOLIATE_CRITICAL_FIRST,

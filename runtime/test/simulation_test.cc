@@ -542,6 +542,30 @@ TEST(SimulationHeftTest, ShortTasksGetOnePlan) {
   EXPECT_EQ(sim.rt()->sched.plans_made, 1u);
 }
 
+// A task that no device can run (here: its kinds cleared while the simulation holds it)
+// is planned with no worker by every plan, and what it would have made ready is planned
+// once: all seven plans are made, and the run fails that task and cancels its successor.
+TEST(SimulationHeftTest, EveryPlanHandlesATaskNoDeviceCanRun) {
+  Simulation sim(cpu16gpu2(), FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  std::vector<fw_buffer_t *> out;
+  for (int i = 0; i < 8; ++i) out.push_back(sim.buffer(1 << 20));
+  sim.task("gemm", 1e10, {{out[0], FW_ACCESS_WRITE}});  // no device can run this one
+  sim.task("gemm", 1e10, {{out[0], FW_ACCESS_READ}, {out[1], FW_ACCESS_WRITE}});
+  for (int i = 2; i < 8; ++i) sim.task("gemm", 1e10, {{out[i], FW_ACCESS_WRITE}});
+  fw_scheduler_t &sched = sim.rt()->sched;
+  ASSERT_EQ(sched.num_sim_held, 8u);
+  sched.sim_held[0]->kind_mask = 0;
+  fw_sim_report_t r;
+  fw_status_t s = fw_runtime_simulation_report(sim.rt(), &r);
+  fw_status_free(s);
+  EXPECT_EQ(sched.plans, 1u);
+  EXPECT_EQ(sched.plans_made, 7u);
+  fw_runtime_stats_t stats = sim.stats();
+  EXPECT_EQ(stats.tasks_failed, 2u) << "the task and its successor";
+  EXPECT_EQ(stats.tasks_executed, 6u);
+}
+
 // In the affinity plan a free worker with nothing to start takes over a task that a slower
 // kind of device started, when it would finish it sooner: of two GEMMs on one core and one
 // GPU, the core takes the second at once (nothing suits it better), and the GPU, free
