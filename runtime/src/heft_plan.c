@@ -6,10 +6,12 @@
  * The priority is an upward rank (a task's cost plus the longest chain of costs after it),
  * and the tasks of the batch's critical path may be kept on one device class (CPOP).
  *
- * On a machine with one device class every such plan is the same. With several, no one
- * priority wins everywhere: ranks from the mean over the workers (16 CPU cores make the
- * mean a CPU time) suit some DAGs, ranks from the fastest class others, and keeping the
- * critical path on one class helps small DAGs and costs large ones a little. And where the
+ * On a machine with one device class every such plan is the same; plain list scheduling
+ * in time order (the affinity plan there) beats it on some DAGs, so both are made. With
+ * several classes, no one priority wins everywhere: ranks from the mean over the workers
+ * (16 CPU cores make the mean a CPU time) suit some DAGs, ranks from the fastest class
+ * others, and keeping the critical path on one class helps small DAGs and costs large
+ * ones a little. And where the
  * fast devices are the bottleneck, giving them every task they finish first is itself the
  * mistake: the affinity plans (affinity_plan.c) keep them for the tasks they speed up most.
  * So with several classes each of these is planned, and the plan that ends first is kept
@@ -30,19 +32,23 @@ typedef struct {
   rank_cost_t cost;
   int critical_on_one_class; /* CPOP */
   affinity_variant_t affinity_variant;
+  int one_class; /* made on a machine with one device class too */
 } plan_variant_t;
 
-/* The first is what a machine with one class gets. Bit v of heft_plan_mask is
- * kVariants[v]. The three affinity plans are those of the combinations measured
- * (docs/performance.md) that were best on some DAG and that the others did not cover. */
+/* Bit v of heft_plan_mask is kVariants[v]. The three affinity plans are those of the
+ * combinations measured (docs/performance.md) that were best on some DAG and that the
+ * others did not cover. On a machine with one class the HEFT plans are all the same plan,
+ * and an affinity plan is plain list scheduling in time order (each free worker takes the
+ * most urgent ready task: there is no other kind of device to compare with or take over
+ * from), which is better on some DAGs: the first of each is made. */
 static const plan_variant_t kVariants[] = {
-    {0, RANK_MEAN, 1, {SPOLIATE_WHEN_IDLE, 1}},
-    {0, RANK_MEAN, 0, {SPOLIATE_WHEN_IDLE, 1}},
-    {0, RANK_FASTEST, 1, {SPOLIATE_WHEN_IDLE, 1}},
-    {0, RANK_FASTEST, 0, {SPOLIATE_WHEN_IDLE, 1}},
-    {1, RANK_FASTEST, 0, {SPOLIATE_CRITICAL_FIRST, 1}},
-    {1, RANK_FASTEST, 0, {SPOLIATE_FIRST, 4}},
-    {1, RANK_FASTEST, 0, {SPOLIATE_CRITICAL_FIRST, 4}},
+    {0, RANK_MEAN, 1, {SPOLIATE_WHEN_IDLE, 1}, 1},
+    {0, RANK_MEAN, 0, {SPOLIATE_WHEN_IDLE, 1}, 0},
+    {0, RANK_FASTEST, 1, {SPOLIATE_WHEN_IDLE, 1}, 0},
+    {0, RANK_FASTEST, 0, {SPOLIATE_WHEN_IDLE, 1}, 0},
+    {1, RANK_FASTEST, 0, {SPOLIATE_CRITICAL_FIRST, 1}, 1},
+    {1, RANK_FASTEST, 0, {SPOLIATE_FIRST, 4}, 0},
+    {1, RANK_FASTEST, 0, {SPOLIATE_CRITICAL_FIRST, 4}, 0},
 };
 #define NUM_VARIANTS (sizeof(kVariants) / sizeof(kVariants[0]))
 
@@ -503,10 +509,11 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
   memset(trials, 0, sizeof(trials));
   int have_best = 0;
   if (planner_init(&p, s, batch, count) && plan_alloc(&best, count)) {
-    size_t variants = p.num_classes > 1 ? NUM_VARIANTS : 1, first = variants;
-    for (size_t v = 0; v < variants; ++v) {
+    size_t first = NUM_VARIANTS;
+    for (size_t v = 0; v < NUM_VARIANTS; ++v) {
+      if (p.num_classes == 1 && !kVariants[v].one_class) continue;
       if (s->heft_plan_mask && !((s->heft_plan_mask >> v) & 1u)) continue;
-      if (first == variants) {
+      if (first == NUM_VARIANTS) {
         first = v;
         have_best = make_variant(&p, &kVariants[v], &best);
         continue;
