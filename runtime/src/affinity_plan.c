@@ -68,12 +68,8 @@ static void place(state_t *st, size_t i, fw_worker_t *w, double start, double fi
   plan->worker[i] = w;
   plan->start[i] = start;
   plan->finish[i] = finish;
-  const fw_task_t *t = p->batch[i];
-  for (size_t k = 0; k < t->num_successors; ++k) {
-    const fw_task_t *succ = t->successors[k];
-    if (succ->plan_batch == t->plan_batch && --st->waiting[succ->plan_index] == 0)
-      became_available(st, succ->plan_index);
-  }
+  for (size_t q = p->succ_at[i]; q < p->succ_at[i + 1]; ++q)
+    if (--st->waiting[p->succs[q]] == 0) became_available(st, p->succs[q]);
 }
 
 /* Task i's predecessors are all placed: it may be taken from now on. A task that no
@@ -116,7 +112,7 @@ static double ready_at(state_t *st, size_t wi, size_t i) {
 /* Whether worker `wi` can run task i. */
 static int can_run(const planner_t *p, size_t wi, size_t i) {
   /* A class's workers run the same tasks, while in service (run_on). */
-  return p->run_on[i * p->num_classes + p->classes[wi]] >= 0 && !p->s->workers[wi].lost;
+  return p->run_on[i * p->num_classes + p->classes[wi]] >= 0 && !p->lost[wi];
 }
 
 /* The available task worker `wi` takes at time t (its place in `available`), or NONE;
@@ -180,13 +176,9 @@ static size_t choose_victim(state_t *st, size_t wi, double t, size_t *from) {
 
 /* Task i moves: when its successors' inputs can be ready changes. */
 static void forget_ready_after(state_t *st, size_t i) {
-  const fw_task_t *t = st->p->batch[i];
-  size_t nc = st->p->num_classes;
-  for (size_t k = 0; k < t->num_successors; ++k) {
-    const fw_task_t *succ = t->successors[k];
-    if (succ->plan_batch != t->plan_batch) continue;
-    for (size_t c = 0; c < nc; ++c) st->ready[succ->plan_index * nc + c] = -1;
-  }
+  const planner_t *p = st->p;
+  for (size_t q = p->succ_at[i]; q < p->succ_at[i + 1]; ++q)
+    for (size_t c = 0; c < p->num_classes; ++c) st->ready[p->succs[q] * p->num_classes + c] = -1;
 }
 
 /* Whether worker `wi` takes over `victim` rather than start the ready task `pick`. */
@@ -248,7 +240,7 @@ static void step(state_t *st, size_t wi) {
   /* Nothing here to run: the next worker to be free may make tasks available. */
   double later = -1;
   for (size_t v = 0; v < p->s->num_workers; ++v)
-    if (v != wi && !st->stalled[v] && !p->s->workers[v].lost && st->free_at[v] > t &&
+    if (v != wi && !st->stalled[v] && !p->lost[v] && st->free_at[v] > t &&
         (later < 0 || st->free_at[v] < later))
       later = st->free_at[v];
   if (later >= 0) st->free_at[wi] = later;
@@ -278,8 +270,7 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
       }
     fw_plan_rank_tasks(p, RANK_FASTEST);
     for (size_t w = 0; w < nw; ++w) {
-      double queued = s->workers[w].expected_free_at;
-      st.free_at[w] = queued > p->now ? queued : p->now;
+      st.free_at[w] = p->free_at[w] > p->now ? p->free_at[w] : p->now;
       st.running[w] = NONE;
     }
     st.clock = p->now;
@@ -294,7 +285,7 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
     for (;;) {
       size_t wi = nw;
       for (size_t w = 0; w < nw; ++w)
-        if (!st.stalled[w] && !s->workers[w].lost &&
+        if (!st.stalled[w] && !p->lost[w] &&
             (wi == nw || st.free_at[w] < st.free_at[wi]))
           wi = w;
       if (wi == nw) break;

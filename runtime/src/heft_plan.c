@@ -171,6 +171,21 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
       if (succ->plan_batch == serial)
         p->preds[p->pred_at[succ->plan_index] + fill[succ->plan_index]++] = i;
     }
+  /* Successors in the batch: the predecessors turned around. */
+  p->succ_at = calloc(count + 1, sizeof(size_t));
+  p->succs = malloc((p->pred_at[count] ? p->pred_at[count] : 1) * sizeof(size_t));
+  if (!p->succ_at || !p->succs) {
+    free(fill);
+    return 0;
+  }
+  for (size_t q = 0; q < p->pred_at[count]; ++q) ++p->succ_at[p->preds[q] + 1];
+  for (size_t i = 0; i < count; ++i) p->succ_at[i + 1] += p->succ_at[i];
+  memset(fill, 0, (count ? count : 1) * sizeof(size_t));
+  for (size_t i = 0; i < count; ++i)
+    for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q) {
+      size_t j = p->preds[q];
+      p->succs[p->succ_at[j] + fill[j]++] = i;
+    }
   free(fill);
   /* The producer of an input: the last predecessor in the batch that writes it. */
   for (size_t i = 0; i < count; ++i) {
@@ -187,9 +202,13 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
   }
   p->classes = malloc(s->num_workers * sizeof(size_t));
   p->reps = malloc(s->num_workers * sizeof(*p->reps));
-  if (!p->classes || !p->reps) return 0;
+  p->free_at = malloc(s->num_workers * sizeof(double));
+  p->lost = malloc(s->num_workers);
+  if (!p->classes || !p->reps || !p->free_at || !p->lost) return 0;
   for (size_t w = 0; w < s->num_workers; ++w) {
     const fw_worker_t *x = &s->workers[w];
+    p->free_at[w] = x->expected_free_at;
+    p->lost[w] = (char)x->lost;
     size_t c = 0;
     while (c < p->num_classes && !(p->reps[c]->sim == x->sim && p->reps[c]->kind == x->kind &&
                                    p->reps[c]->device_index == x->device_index))
@@ -217,8 +236,12 @@ static void planner_fini(planner_t *p) {
   scratch_free(p);
   free(p->class_usable);
   free(p->run_on);
+  free(p->lost);
+  free(p->free_at);
   free(p->reps);
   free(p->classes);
+  free(p->succs);
+  free(p->succ_at);
   free(p->producer);
   free(p->access_at);
   free(p->preds);
@@ -352,8 +375,7 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
   /* What the workers have queued already. */
   for (size_t w = 0; w < s->num_workers; ++w) {
     p->lines[w].n = 0;
-    if (s->workers[w].expected_free_at > p->now &&
-        !timeline_add(&p->lines[w], p->now, s->workers[w].expected_free_at))
+    if (p->free_at[w] > p->now && !timeline_add(&p->lines[w], p->now, p->free_at[w]))
       return 0;
   }
   plan->makespan = p->now;
@@ -384,7 +406,7 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
       fw_worker_t *w = &s->workers[wi];
       double run = p->run_on[i * nc + p->classes[wi]];
       /* A class's workers run the same tasks, while in service (run_on). */
-      if (run < 0 || w->lost) continue;
+      if (run < 0 || p->lost[wi]) continue;
       if (only != nc && p->classes[wi] != only) continue;
       double start = earliest_gap(&p->lines[wi], p->ready_on[p->classes[wi]], run);
       if (!best || start + run < best_finish) {
@@ -434,15 +456,18 @@ static int plan_append(fw_worker_t *w, fw_task_t *t) {
   return 1;
 }
 
-/* Gives the tasks their planned workers and starts, and the workers their lists in
- * planned start order (ties in the order the plan placed them). */
-static void commit(planner_t *p, const plan_t *plan) {
+/* Gives the tasks their planned workers and starts (`late`: seconds since the plan's
+ * time zero, which it took to make), and the workers their lists in planned start order
+ * (ties in the order the plan placed them). */
+static void commit(planner_t *p, const plan_t *plan, double late) {
   fw_task_t **tasks = malloc(p->count * sizeof(*tasks));
   if (!tasks) return; /* out of memory: no plan, tasks are placed as they come */
   for (size_t k = 0; k < p->count; ++k) {
     fw_task_t *t = p->batch[plan->order[k]];
     t->plan_worker = plan->worker[plan->order[k]];
-    t->plan_start = plan->start[plan->order[k]];
+    /* A worker lost while the plans were made: the task is placed as it comes. */
+    if (t->plan_worker && t->plan_worker->lost) t->plan_worker = NULL;
+    t->plan_start = plan->start[plan->order[k]] + late;
     t->plan_index = k;
     tasks[k] = t;
   }
@@ -509,13 +534,12 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
   memset(trials, 0, sizeof(trials));
   int have_best = 0;
   if (planner_init(&p, s, batch, count) && plan_alloc(&best, count)) {
-    size_t first = NUM_VARIANTS;
+    const plan_variant_t *first = NULL;
     for (size_t v = 0; v < NUM_VARIANTS; ++v) {
       if (p.num_classes == 1 && !kVariants[v].one_class) continue;
       if (s->heft_plan_mask && !((s->heft_plan_mask >> v) & 1u)) continue;
-      if (first == NUM_VARIANTS) {
-        first = v;
-        have_best = make_variant(&p, &kVariants[v], &best);
+      if (!first) {
+        first = &kVariants[v];
         continue;
       }
       trial_t *t = &trials[num_trials];
@@ -528,20 +552,31 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
       }
       ++num_trials;
     }
+    /* The plans are made from the planner's tables alone, without the lock, so that
+     * workers finishing other tasks and other submitters do not wait for them. None of
+     * the batch's tasks can start meanwhile: they are held until release_held, after
+     * this, and the graph holds a reference to each. */
+    fw_sched_unlock(s);
+    have_best = first && make_variant(&p, first, &best);
     int worth = have_best &&
                 (double)count * kPlanSecondsPerTask <= kPlanWorth * (best.makespan - p.now);
     if (worth) make_trials(trials, num_trials, count >= PARALLEL_PLANS_MIN);
-    s->plans_made += (uint64_t)have_best;
+    uint64_t made = (uint64_t)have_best;
     /* The first that ends first, in the variants' order. */
     for (size_t k = 0; worth && k < num_trials; ++k) {
-      s->plans_made += (uint64_t)trials[k].ok;
+      made += (uint64_t)trials[k].ok;
       if (!trials[k].ok || (have_best && trials[k].plan.makespan >= best.makespan)) continue;
       plan_t swap = best;
       best = trials[k].plan;
       trials[k].plan = swap;
       have_best = 1;
     }
-    if (have_best) commit(&p, &best);
+    fw_sched_lock(s);
+    s->plans_made += made;
+    if (have_best) {
+      double late = fw_scheduler_now(s) - p.now; /* the time planning took */
+      commit(&p, &best, late > 0 ? late : 0);
+    }
   }
   for (size_t k = 0; k < num_trials; ++k) {
     plan_free(&trials[k].plan);

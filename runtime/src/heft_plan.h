@@ -10,7 +10,8 @@
 extern "C" {
 #endif
 
-/* Plans a released batch (in submission order, sched.lock held): each task gets a worker
+/* Plans a released batch (in submission order, sched.lock held; it is let go while the
+ * plans are made, from tables taken under it, and taken back): each task gets a worker
  * (fw_task_t.plan_worker) and a planned start, and each worker its planned tasks in start
  * order (fw_worker_t.plan). Tasks it could not plan (out of memory, no worker can run
  * them) keep plan_worker NULL and are placed as they become ready. */

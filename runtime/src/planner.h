@@ -41,8 +41,14 @@ typedef struct {
   fw_task_t *const *batch;
   size_t count;
   double now;
-  /* Predecessors in the batch: task i's are preds[pred_at[i] .. pred_at[i + 1]). */
-  size_t *pred_at, *preds;
+  /* Predecessors in the batch: task i's are preds[pred_at[i] .. pred_at[i + 1]); and
+   * successors in the batch, succs[succ_at[i] .. succ_at[i + 1]). */
+  size_t *pred_at, *preds, *succ_at, *succs;
+  /* Per worker, as it was when the batch was released: when it expects to be free, and
+   * whether it is out of service. Plans are made without the scheduler lock, from these
+   * tables alone (and the tasks' accesses, which do not change). */
+  double *free_at;
+  char *lost;
   /* Per task and access (offsets access_at), for accesses that read: the last of its
    * predecessors in the batch that writes the buffer, whose output it reads; NONE when
    * no predecessor in the batch writes it (a read-write after readers depends on the

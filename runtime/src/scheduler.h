@@ -132,7 +132,8 @@ typedef struct fw_policy_t {
   int (*push)(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from);
   fw_task_t *(*pop)(fw_scheduler_t *s, fw_worker_t *worker);
   /* Optional: called when a batch of held tasks is released (their upward ranks set),
-   * before any of them is pushed. */
+   * before any of them is pushed, with sched.lock held; it may let the lock go meanwhile
+   * (the batch's tasks stay held) and takes it back before it returns. */
   void (*plan)(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count);
 } fw_policy_t;
 
