@@ -8,7 +8,9 @@
  * taken alone or inside sched.lock, never the other way round. The order is
  * sched.lock, then the memory manager's lock, then its prefetch lock (memory.h): placing a
  * task queues prefetches under sched.lock. No task, buffer or runtime reference is ever
- * dropped with sched.lock held (the last one may tear things down). */
+ * dropped with sched.lock held (the last one may tear things down). heft's plans of a
+ * released batch are made with the lock let go, from tables taken under it (heft_plan.c);
+ * the batch's tasks stay held meanwhile. */
 #ifndef FW_RUNTIME_SRC_SCHEDULER_H_
 #define FW_RUNTIME_SRC_SCHEDULER_H_
 
