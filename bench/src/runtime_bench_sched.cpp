@@ -333,6 +333,8 @@ struct SimResult {
   uint64_t accTasks = 0;   // tasks run by non-CPU devices
   double accBusy = 0;      // their busy fraction of the makespan
   double h2dMiB = 0, d2hMiB = 0;
+  uint64_t plans = 0;      // heft: plans made (fw_runtime_stats_t.plans_made)
+  double planningMs = 0;   // the host's wall time making them
 };
 
 SimResult simulate(const Dag &d, const Machine &m, fw_scheduler_kind_t policy,
@@ -390,6 +392,8 @@ SimResult simulate(const Dag &d, const Machine &m, fw_scheduler_kind_t policy,
       accWorkers += dev.workers;
   if (accWorkers && r.report.makespan_seconds > 0)
     r.accBusy /= double(accWorkers) * r.report.makespan_seconds;
+  r.plans = st.plans_made;
+  r.planningMs = st.planning_seconds * 1e3;
   r.h2dMiB = double(st.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE]) / (1 << 20);
   r.d2hMiB = double(st.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST]) / (1 << 20);
   for (fw_buffer_t *b : buffers)
@@ -512,11 +516,14 @@ bool runSched(const Options &opt) {
               "bound = max(cp, area); x bound = makespan / bound; "
               "vs eager = eager's makespan / this makespan (> 1: faster than eager)\n");
   std::printf("+rank: upward ranks computed here, passed as fw_task_desc_t.priority; "
-              "without: priority 0 (rank 0 for fw_task_submit tasks)\n\n");
+              "without: priority 0 (rank 0 for fw_task_submit tasks)\n");
+  std::printf("plans, plan ms: heft's plans of the batch and the wall time this host took to "
+              "make them (fw_runtime_stats_t; not in the virtual time)\n\n");
 
   bool ok = true;
   Table table({"dag", "machine", "policy", "tasks", "makespan ms", "cp ms", "area ms",
-               "bound ms", "x bound", "vs eager", "gpu tasks", "gpu busy", "h2d MiB"},
+               "bound ms", "x bound", "vs eager", "gpu tasks", "gpu busy", "h2d MiB", "plans",
+               "plan ms"},
               3);
   struct Summary {
     std::string what;
@@ -569,7 +576,9 @@ bool runSched(const Options &opt) {
                    fmt("%.3f", ms_ / bound),
                    fmt("%.2f", sum.eager / ms_), hetero ? fmt("%llu", (unsigned long long)r.accTasks) : "-",
                    hetero ? fmt("%.0f%%", r.accBusy * 100) : "-",
-                   hetero ? fmt("%.0f", r.h2dMiB) : "-"});
+                   hetero ? fmt("%.0f", r.h2dMiB) : "-",
+                   r.plans ? fmt("%llu", (unsigned long long)r.plans) : "-",
+                   r.plans ? fmt("%.2f", r.planningMs) : "-"});
       }
       table.separator();
       summary.push_back(sum);

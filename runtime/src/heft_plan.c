@@ -527,6 +527,7 @@ static void make_trials(trial_t *trials, size_t n, int parallel) {
 }
 
 void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
+  uint64_t started = fw_now_ns();
   planner_t p;
   plan_t best = {0};
   trial_t trials[NUM_VARIANTS];
@@ -584,4 +585,5 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
   }
   plan_free(&best);
   planner_fini(&p);
+  s->planning_ns += fw_now_ns() - started;
 }

@@ -452,6 +452,9 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   out->tasks_rerun = s->tasks_rerun;
   out->devices_lost = s->devices_lost;
   out->scheduler = s->policy->name;
+  out->batches_planned = s->plans;
+  out->plans_made = s->plans_made;
+  out->planning_seconds = (double)s->planning_ns * 1e-9;
   for (size_t i = 0; i < s->num_workers; ++i) {
     const fw_worker_t *w = &s->workers[i];
     char name[80];

@@ -264,6 +264,7 @@ struct fw_scheduler_t {
   uint32_t rr; /* round robin for pushes from the submitting thread */
   uint64_t plans; /* heft: batches planned so far */
   uint64_t plans_made; /* heft: plans made for them, complete (several per batch) */
+  uint64_t planning_ns; /* heft: wall time planning took */
   uint32_t heft_plan_mask; /* heft: which of its plans to make, a bit each (heft_plan.c);
                               0: all. Tests set it to check one plan alone. */
   FW_CACHE_LINE_PAD(pad_pool);

@@ -6,6 +6,12 @@
 // STATS: stats: scheduler heft, 2 tasks submitted, 2 executed, 0 failed
 // STATS-NEXT: device cpu: 2 workers, 2 tasks, busy
 // STATS-NEXT: moved: nothing between tiers
+// heft planned the call's tasks as one batch (on one device class: one or two plans, as
+// the estimates make a second worth it).
+// STATS: planning: 1 batch, {{[12]}} plan{{s?}}, {{[0-9.]+ (us|ms)}}
+// RUN: %fw-run %t.fwb --workers=2 --scheduler=eager --stats --print-max-elements=0 | FileCheck %s --check-prefix=EAGER
+// EAGER: stats: scheduler eager
+// EAGER-NOT: planning:
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); ev=d['traceEvents']; names={e['args']['name'] for e in ev if e.get('name')=='thread_name'}; tasks=[e['name'] for e in ev if e.get('ph')=='X']; print(sorted(n for n in names if 'worker' in n)); print(sorted(set(tasks)))" %t.json | FileCheck %s --check-prefix=TRACE
 // TRACE: ['cpu worker 0', 'cpu worker 1']
 // TRACE: ['ts.ts_dispatch_0', 'ts.ts_dispatch_1']

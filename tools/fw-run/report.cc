@@ -115,6 +115,11 @@ std::string formatStats(const fw_runtime_stats_t &s) {
     if (s.peak_bytes[t] || s.limit_bytes[t])
       out += "  peak " + std::string(kTierNames[t]) + ": " + formatBytes(s.peak_bytes[t]) +
              (s.limit_bytes[t] ? " of " + formatBytes(s.limit_bytes[t]) : std::string()) + "\n";
+  if (s.batches_planned)
+    out += "  planning: " + std::to_string(s.batches_planned) +
+           (s.batches_planned == 1 ? " batch, " : " batches, ") + std::to_string(s.plans_made) +
+           (s.plans_made == 1 ? " plan, " : " plans, ") + formatSeconds(s.planning_seconds) +
+           "\n";
   return out;
 }
 

@@ -46,7 +46,7 @@ extern "C" {
  * change that a program compiled against the previous header would misread (a field
  * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
  * until it is raised. */
-#define FW_RUNTIME_ABI_VERSION 2u
+#define FW_RUNTIME_ABI_VERSION 3u
 /* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
 FW_API uint32_t fw_runtime_abi_version(void);
 
@@ -448,6 +448,11 @@ typedef struct fw_runtime_stats_t {
   /* Of the bytes moved to and from the storage tier, those moved with direct I/O (the
    * rest went through the page cache; FW_STORAGE_IO). */
   uint64_t storage_direct_bytes;
+  /* heft: batches of held tasks (a module call's, a simulation's) planned as a whole, the
+   * plans made for them (several per batch: docs/task-graph.md), and the wall time the
+   * planning took (on the host, also in a simulation). */
+  uint64_t batches_planned, plans_made;
+  double planning_seconds;
 } fw_runtime_stats_t;
 
 FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);
