@@ -15,7 +15,12 @@
  * heft_plan.c weighs this plan against HEFT's by their planned ends and keeps the one
  * that ends first: it wins on tiled Cholesky with GPUs, where the GPUs are the bottleneck
  * and their time is best spent on the updates they speed up 20 times, and loses on
- * random DAGs (docs/performance.md). */
+ * random DAGs (docs/performance.md). On a machine with one kind of device every ratio is
+ * 1 and there is nothing to take over from: it is plain list scheduling in time order,
+ * which beats HEFT's insertion on some wide DAGs.
+ *
+ * It reads only the planner's tables (it runs without the scheduler lock, beside other
+ * plans on other threads) and writes only its own state and `plan`. */
 #include <stdlib.h>
 
 #include "planner.h"
