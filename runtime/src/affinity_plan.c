@@ -20,7 +20,8 @@
  * which beats HEFT's insertion on some wide DAGs.
  *
  * It reads only the planner's tables (it runs without the scheduler lock, beside other
- * plans on other threads) and writes only its own state and `plan`. */
+ * plans on other threads) and writes only its own state, its planner's scratch (ranks)
+ * and `plan`. */
 #include <stdlib.h>
 
 #include "planner.h"
