@@ -23,6 +23,7 @@
  * plans on other threads) and writes only its own state, its planner's scratch (ranks)
  * and `plan`. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "planner.h"
 #include "runtime_internal.h"
@@ -57,8 +58,10 @@ typedef struct {
   size_t *running;   /* per worker: the task it runs until free_at (NONE: none) */
   char *stalled;     /* per worker: no available task can run there */
   size_t *waiting;   /* per task: predecessors in the batch not yet placed */
-  size_t *available; /* tasks whose predecessors are all placed */
-  size_t num_available;
+  /* The tasks whose predecessors are all placed, per class that can run them, in the
+   * order its workers prefer them (by_preference): class c's are queue[c][0 .. len[c]). */
+  size_t **queue;
+  size_t *len;
   size_t *unrunnable; /* available tasks that no worker can run, to place with none */
   size_t num_unrunnable;
   size_t placed;
@@ -66,6 +69,48 @@ typedef struct {
 } state_t;
 
 static void became_available(state_t *st, size_t i);
+
+/* Whether class c's workers prefer task a to task b: the lower affinity, then the more
+ * urgent (a strict order: no two tasks tie). */
+static int by_preference(const state_t *st, size_t c, size_t a, size_t b) {
+  size_t nc = st->p->num_classes;
+  double fa = st->affinity[a * nc + c], fb = st->affinity[b * nc + c];
+  if (fa != fb) return fa < fb;
+  return more_urgent(st->p, a, b);
+}
+
+/* Where task i is, or goes, in class c's queue. */
+static size_t queue_position(const state_t *st, size_t c, size_t i) {
+  size_t lo = 0, hi = st->len[c];
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (by_preference(st, c, st->queue[c][mid], i)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Task i joins (or leaves) the queues of the classes that can run it. */
+static void enqueue(state_t *st, size_t i) {
+  size_t nc = st->p->num_classes;
+  for (size_t c = 0; c < nc; ++c) {
+    if (st->p->run_on[i * nc + c] < 0) continue;
+    size_t at = queue_position(st, c, i);
+    memmove(&st->queue[c][at + 1], &st->queue[c][at], (st->len[c] - at) * sizeof(size_t));
+    st->queue[c][at] = i;
+    ++st->len[c];
+  }
+}
+
+static void dequeue(state_t *st, size_t i) {
+  size_t nc = st->p->num_classes;
+  for (size_t c = 0; c < nc; ++c) {
+    if (st->p->run_on[i * nc + c] < 0) continue;
+    size_t at = queue_position(st, c, i);
+    --st->len[c];
+    memmove(&st->queue[c][at], &st->queue[c][at + 1], (st->len[c] - at) * sizeof(size_t));
+  }
+}
 
 static void place(state_t *st, size_t i, fw_worker_t *w, double start, double finish) {
   planner_t *p = st->p;
@@ -90,7 +135,7 @@ static void became_available(state_t *st, size_t i) {
     st->unrunnable[st->num_unrunnable++] = i;
     return;
   }
-  st->available[st->num_available++] = i;
+  enqueue(st, i);
   for (size_t w = 0; w < p->s->num_workers; ++w)
     if (st->stalled[w]) {
       st->stalled[w] = 0;
@@ -121,39 +166,32 @@ static int can_run(const planner_t *p, size_t wi, size_t i) {
   return p->run_on[i * p->num_classes + p->classes[wi]] >= 0 && !p->lost[wi];
 }
 
-/* The available task worker `wi` takes at time t (its place in `available`), or NONE;
- * `*next`: the earliest time after t at which another one's inputs can be there (-1:
- * none). */
+/* The task worker `wi` takes at time t, or NONE: the first of its class's queue whose
+ * inputs can be there by then; `*next`: when there is none, the earliest time at which
+ * one's can (-1: none). */
 static size_t choose_ready(state_t *st, size_t wi, double t, double *next) {
   planner_t *p = st->p;
-  size_t c = p->classes[wi], pick = NONE;
-  double pick_affinity = 0;
+  size_t c = p->classes[wi], nc = p->num_classes, at = 0, len = st->len[c];
+  const size_t *queue = st->queue[c];
   *next = -1;
-  for (size_t a = 0; a < st->num_available; ++a) {
-    size_t i = st->available[a];
-    if (!can_run(p, wi, i)) continue;
-    double ready = ready_at(st, wi, i);
-    if (ready > t) {
-      if (*next < 0 || ready < *next) *next = ready;
-      continue;
-    }
-    double aff = st->affinity[i * p->num_classes + c];
-    if (pick == NONE || aff < pick_affinity ||
-        (aff == pick_affinity && more_urgent(p, i, st->available[pick]))) {
-      pick = a;
-      pick_affinity = aff;
-    }
+  if (p->lost[wi]) return NONE;
+  for (; at < len; ++at) {
+    double ready = ready_at(st, wi, queue[at]);
+    if (ready <= t) break;
+    if (*next < 0 || ready < *next) *next = ready;
   }
-  /* Among the tasks this device speeds up, the most urgent within the window. */
-  if (pick == NONE || st->variant.window <= 1 || pick_affinity >= 1) return pick;
-  double limit = pick_affinity * st->variant.window;
-  for (size_t a = 0; a < st->num_available; ++a) {
-    size_t i = st->available[a];
-    double aff = st->affinity[i * p->num_classes + c];
-    if (!can_run(p, wi, i) || !more_urgent(p, i, st->available[pick]) || aff > limit ||
-        aff >= 1 || ready_at(st, wi, i) > t)
-      continue;
-    pick = a;
+  if (at == len) return NONE;
+  size_t pick = queue[at];
+  /* Among the tasks this device speeds up, the most urgent within the window (they follow
+   * the pick in the queue: those before it are not ready). */
+  double affinity = st->affinity[pick * nc + c];
+  if (st->variant.window <= 1 || affinity >= 1) return pick;
+  double limit = affinity * st->variant.window;
+  for (size_t k = at + 1; k < len; ++k) {
+    size_t i = queue[k];
+    double aff = st->affinity[i * nc + c];
+    if (aff > limit || aff >= 1) break;
+    if (more_urgent(p, i, pick) && ready_at(st, wi, i) <= t) pick = i;
   }
   return pick;
 }
@@ -207,8 +245,7 @@ static void step(state_t *st, size_t wi) {
   double t = st->free_at[wi], next;
   st->clock = t;
   double run_here;
-  size_t at = choose_ready(st, wi, t, &next);
-  size_t pick = at == NONE ? NONE : st->available[at];
+  size_t pick = choose_ready(st, wi, t, &next);
   size_t from = 0, victim = NONE;
   if (pick == NONE || st->variant.spoliation != SPOLIATE_WHEN_IDLE)
     victim = choose_victim(st, wi, t, &from);
@@ -229,7 +266,7 @@ static void step(state_t *st, size_t wi) {
     return;
   }
   if (pick != NONE) {
-    st->available[at] = st->available[--st->num_available];
+    dequeue(st, pick);
     double ready = ready_at(st, wi, pick);
     double start = ready > t ? ready : t;
     run_here = p->run_on[pick * p->num_classes + p->classes[wi]];
@@ -261,12 +298,16 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
   st.running = malloc(nw * sizeof(size_t));
   st.stalled = calloc(nw, 1);
   st.waiting = malloc((n ? n : 1) * sizeof(size_t));
-  st.available = malloc((n ? n : 1) * sizeof(size_t));
+  st.queue = calloc(p->num_classes, sizeof(*st.queue));
+  st.len = calloc(p->num_classes, sizeof(size_t));
+  int queues = st.queue && st.len;
+  for (size_t c = 0; queues && c < p->num_classes; ++c)
+    queues = (st.queue[c] = malloc((n ? n : 1) * sizeof(size_t))) != NULL;
   st.unrunnable = malloc((n ? n : 1) * sizeof(size_t));
   size_t cells = (n ? n : 1) * p->num_classes;
   st.affinity = malloc(cells * sizeof(double));
   st.ready = malloc(cells * sizeof(double));
-  int ok = st.free_at && st.running && st.stalled && st.waiting && st.available &&
+  int ok = st.free_at && st.running && st.stalled && st.waiting && queues &&
            st.unrunnable && st.affinity && st.ready;
   if (ok) {
     for (size_t i = 0; i < n; ++i)
@@ -307,7 +348,9 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
   free(st.ready);
   free(st.affinity);
   free(st.unrunnable);
-  free(st.available);
+  for (size_t c = 0; st.queue && c < p->num_classes; ++c) free(st.queue[c]);
+  free(st.queue);
+  free(st.len);
   free(st.waiting);
   free(st.stalled);
   free(st.running);
