@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "fw/runtime.h"
+#include "memory.h"
+#include "runtime_internal.h"
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -338,6 +340,76 @@ TEST_P(PolicyTest, ConcurrentSubmittersKeepEachThreadsOrder) {
   EXPECT_EQ(stats.tasks_executed, kThreads * kTasks);
   for (auto *b : own) fw_buffer_release(b);
   fw_buffer_release(shared);
+}
+
+// data[0][0] += 1.
+void incrementFirstTask(void *, void *const *data, size_t) {
+  ++static_cast<uint64_t *>(data[0])[0];
+}
+
+// Batches of held tasks (as a module call's) released from several threads while other
+// tasks run: heft plans each batch with the scheduler lock let go (and, for 128 tasks and
+// more, its plans side by side on threads), and every task still runs once, in order on
+// its buffer. Each batch is 16 chains of 12 increments, with estimates long enough
+// (flops) that more than one plan is worth making.
+TEST_P(PolicyTest, HeldBatchesReleasedWhileOtherTasksRun) {
+  constexpr int kBatches = 3, kChains = 16, kSteps = 12, kOthers = 400;
+  std::vector<std::vector<fw_buffer_t *>> chains(kBatches);
+  for (auto &batch : chains)
+    for (int c = 0; c < kChains; ++c) batch.push_back(makeU64Buffer(rt_, 1, {0}));
+  fw_buffer_t *other = makeU64Buffer(rt_, 1, {0});
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int b = 0; b < kBatches; ++b)
+    threads.emplace_back([&, b] {
+      std::string name = "held" + std::to_string(b);  // no history: the flops estimate
+      std::vector<fw_task_t *> held;
+      for (int step = 0; step < kSteps; ++step)
+        for (int c = 0; c < kChains; ++c) {
+          fw_task_access_t access = {chains[b][c], FW_ACCESS_READ_WRITE};
+          fw_task_t *t = nullptr;
+          fw_status_t st = fw_task_create(rt_, name.c_str(), &access, 1, &t);
+          if (st != FW_OK) {
+            fw_status_free(st);
+            failed.fetch_add(1);
+            continue;
+          }
+          t->fn = incrementFirstTask;
+          t->flops = 1e8;
+          fw_memory_unmap(&rt_->memory, chains[b][c]);
+          fw_scheduler_submit(&rt_->sched, t, &rt_->sched.api_group, 1);
+          held.push_back(t);
+        }
+      fw_scheduler_release_held(&rt_->sched, held.data(), held.size());
+      for (fw_task_t *t : held) fw_task_release(t);
+    });
+  threads.emplace_back([&] {
+    for (int i = 0; i < kOthers; ++i) {
+      fw_status_t st = submit(rt_, "other", incrementFirstTask, nullptr, {{other, FW_ACCESS_READ_WRITE}});
+      if (st != FW_OK) {
+        fw_status_free(st);
+        failed.fetch_add(1);
+      }
+    }
+  });
+  for (auto &th : threads) th.join();
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(failed.load(), 0);
+  for (auto &batch : chains)
+    for (fw_buffer_t *chain : batch) EXPECT_EQ(readU64(chain)[0], uint64_t(kSteps));
+  EXPECT_EQ(readU64(other)[0], uint64_t(kOthers));
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt_, &stats));
+  EXPECT_EQ(stats.tasks_executed, uint64_t(kBatches * kChains * kSteps + kOthers));
+  if (GetParam() == FW_SCHEDULER_HEFT) {
+    EXPECT_EQ(stats.batches_planned, uint64_t(kBatches));
+    EXPECT_EQ(stats.plans_made, uint64_t(2 * kBatches)) << "HEFT's plan and the list plan each";
+  } else {
+    EXPECT_EQ(stats.batches_planned, 0u);
+  }
+  for (auto &batch : chains)
+    for (fw_buffer_t *chain : batch) fw_buffer_release(chain);
+  fw_buffer_release(other);
 }
 
 // A worker takes several short tasks at a time, but never two long ones: after a stream
