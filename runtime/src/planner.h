@@ -46,7 +46,8 @@ typedef struct {
   size_t *pred_at, *preds, *succ_at, *succs;
   /* Per worker, as it was when the batch was released: when it expects to be free, and
    * whether it is out of service. Plans are made without the scheduler lock, from these
-   * tables alone (and the tasks' accesses, which do not change). */
+   * tables alone (and the tasks' accesses, ranks and sequence numbers, which do not
+   * change meanwhile). */
   double *free_at;
   char *lost;
   /* Per task and access (offsets access_at), for accesses that read: the last of its
