@@ -256,8 +256,9 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
     else if (strcmp(v, "1") && strcmp(v, "on"))
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_AUTOTUNE='%s': expected 0 or 1", v);
   }
+  /* The environment is checked even when the flag already asks for the page cache. */
   rt->buffered_storage = (o->flags & FW_RUNTIME_BUFFERED_STORAGE) != 0;
-  if (!rt->buffered_storage && (v = env("FW_STORAGE_IO"))) {
+  if ((v = env("FW_STORAGE_IO"))) {
     if (!strcmp(v, "buffered")) rt->buffered_storage = 1;
     else if (strcmp(v, "direct"))
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,

@@ -164,69 +164,88 @@ static int open_file(fw_storage_t *s, const char *path, int flags, int *direct) 
   return fd;
 }
 
-fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size_t size,
-                             int *used_direct) {
-  if (used_direct) *used_direct = 0;
-  char path[PATH_CAP];
-  file_path(s, id, path, sizeof(path));
-  int direct = want_direct(s, src, size);
+/* How moving a file's bytes ended. */
+typedef enum { FILE_MOVED, FILE_NOT_OPENED, FILE_SHORT, FILE_FAILED } file_result_t;
+
+/* Opens `path` and moves `size` bytes between it and `p`, directly when `*direct`. When
+ * the file system refuses direct I/O, at open or at the first transfer, it goes off for
+ * the runtime and the transfer is redone through the page cache (`*direct` cleared).
+ * FILE_NOT_OPENED and FILE_FAILED leave the error in `*err`; FILE_SHORT (reads) the file's
+ * size in `*file_size`. */
+static file_result_t move_file(fw_storage_t *s, const char *path, int writing, char *p,
+                               size_t size, int *direct, int *err, long long *file_size) {
+  int flags = writing ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC : O_RDONLY | O_CLOEXEC;
   for (;;) {
-    int fd = open_file(s, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, &direct);
-    if (fd < 0)
-      return fw_status_make(FW_STATUS_IO, "cannot write to the storage tier ('%s'): %s", path,
-                            strerror(errno));
-    ssize_t n = transfer_file(s, fd, 1, direct, (char *)src, size);
-    int err = errno;
+    int fd = open_file(s, path, flags, direct);
+    if (fd < 0) {
+      *err = errno;
+      return FILE_NOT_OPENED;
+    }
+    struct stat st;
+    if (!writing && fstat(fd, &st) == 0 && (uint64_t)st.st_size < size) {
+      close(fd);
+      *file_size = (long long)st.st_size;
+      return FILE_SHORT;
+    }
+    ssize_t n = transfer_file(s, fd, writing, *direct, p, size);
+    *err = errno;
     close(fd);
-    if (n < 0 && (errno = err, refused(s, direct))) {
-      direct = 0;
+    if (n < 0 && (errno = *err, refused(s, *direct))) {
+      *direct = 0;
       continue;
     }
-    if (n < 0) {
-      unlink(path);
-      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                            "writing %zu bytes to the storage tier ('%s') failed: %s", size,
-                            path, strerror(err));
+    if (n < 0) return FILE_FAILED;
+    if ((size_t)n < size) { /* shrunk since the fstat */
+      *file_size = (long long)n;
+      return FILE_SHORT;
     }
-    if (direct) atomic_fetch_add_explicit(&s->direct_bytes, size, memory_order_relaxed);
-    if (used_direct) *used_direct = direct;
-    return FW_OK;
+    if (*direct) atomic_fetch_add_explicit(&s->direct_bytes, size, memory_order_relaxed);
+    return FILE_MOVED;
   }
+}
+
+fw_status_t fw_storage_write(fw_storage_t *s, uint64_t id, const void *src, size_t size,
+                             int *used_direct) {
+  char path[PATH_CAP];
+  file_path(s, id, path, sizeof(path));
+  int direct = want_direct(s, src, size), err = 0;
+  long long file_size = 0;
+  file_result_t r = move_file(s, path, 1, (char *)src, size, &direct, &err, &file_size);
+  if (used_direct) *used_direct = r == FILE_MOVED && direct;
+  if (r == FILE_NOT_OPENED)
+    return fw_status_make(FW_STATUS_IO, "cannot write to the storage tier ('%s'): %s", path,
+                          strerror(err));
+  if (r != FILE_MOVED) {
+    unlink(path);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                          "writing %zu bytes to the storage tier ('%s') failed: %s", size, path,
+                          strerror(err));
+  }
+  return FW_OK;
 }
 
 fw_status_t fw_storage_read(fw_storage_t *s, uint64_t id, void *dst, size_t size,
                             int *used_direct) {
-  if (used_direct) *used_direct = 0;
   char path[PATH_CAP];
   file_path(s, id, path, sizeof(path));
-  int direct = want_direct(s, dst, size);
-  for (;;) {
-    int fd = open_file(s, path, O_RDONLY | O_CLOEXEC, &direct);
-    if (fd < 0)
+  int direct = want_direct(s, dst, size), err = 0;
+  long long file_size = 0;
+  file_result_t r = move_file(s, path, 0, dst, size, &direct, &err, &file_size);
+  if (used_direct) *used_direct = r == FILE_MOVED && direct;
+  switch (r) {
+    case FILE_MOVED: return FW_OK;
+    case FILE_NOT_OPENED:
       return fw_status_make(FW_STATUS_DATA_LOSS, "the storage tier lost '%s': %s", path,
-                            strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < size) {
-      close(fd);
+                            strerror(err));
+    case FILE_SHORT:
       return fw_status_make(FW_STATUS_DATA_LOSS,
                             "reading '%s' from the storage tier: file is truncated (%lld of "
                             "%zu bytes)",
-                            path, (long long)st.st_size, size);
-    }
-    ssize_t n = transfer_file(s, fd, 0, direct, dst, size);
-    int err = errno;
-    close(fd);
-    if (n < 0 && (errno = err, refused(s, direct))) {
-      direct = 0;
-      continue;
-    }
-    if (n < 0 || (size_t)n < size)
-      return fw_status_make(FW_STATUS_DATA_LOSS, "reading '%s' from the storage tier: %s",
-                            path, n < 0 ? strerror(err) : "file is truncated");
-    if (direct) atomic_fetch_add_explicit(&s->direct_bytes, size, memory_order_relaxed);
-    if (used_direct) *used_direct = direct;
-    return FW_OK;
+                            path, file_size, size);
+    case FILE_FAILED: break;
   }
+  return fw_status_make(FW_STATUS_DATA_LOSS, "reading '%s' from the storage tier: %s", path,
+                        strerror(err));
 }
 
 void fw_storage_remove(fw_storage_t *s, uint64_t id) {

@@ -802,6 +802,26 @@ TEST_P(DirectStorageTest, LargeBuffersComeBackBitIdentical) {
   EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());
 }
 
+// FW_STORAGE_IO is checked even when the flag already asks for the page cache.
+TEST(StorageTest, BadStorageIoIsAnErrorWithTheFlagToo) {
+  const char *old = std::getenv("FW_STORAGE_IO");
+  std::string saved = old ? old : "";
+  setenv("FW_STORAGE_IO", "mmap", 1);
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 1);
+  o.flags |= FW_RUNTIME_BUFFERED_STORAGE;
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  if (old) setenv("FW_STORAGE_IO", saved.c_str(), 1);
+  else unsetenv("FW_STORAGE_IO");
+  EXPECT_EQ(rt, nullptr);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(std::string(fw_status_message(s)).find("FW_STORAGE_IO='mmap': expected direct or buffered"),
+            std::string::npos)
+      << fw_status_message(s);
+  fw_status_free(s);
+  fw_runtime_destroy(rt);
+}
+
 INSTANTIATE_TEST_SUITE_P(Io, DirectStorageTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool> &info) {
                            return std::string(info.param ? "buffered" : "direct");
