@@ -21,6 +21,7 @@ struct Options {
   std::vector<uint64_t> seeds = {1, 2, 3}; // sched: random layered DAGs
   int layers = 20;
   std::vector<int> widths = {20, 60};     // sched: random layered DAG widths
+  double linkGbps = 25;                   // sched: the GPUs' link bandwidth
   std::string traceDir;                   // sched: write a Chrome trace per simulation
   std::string dagDir;                     // sched: write each DAG, machine and result as JSON
   size_t tierBuffers = 64;     // tiers: buffers of tierBufferMiB each

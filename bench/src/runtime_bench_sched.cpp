@@ -190,7 +190,7 @@ fw_sim_device_t cpu16() {
   return d;
 }
 
-fw_sim_device_t gpu(const char *name) {
+fw_sim_device_t gpu(const char *name, double linkGbps) {
   fw_sim_device_t d = {};
   d.name = name;
   d.kind = FW_TARGET_KIND_CUDA;
@@ -198,7 +198,7 @@ fw_sim_device_t gpu(const char *name) {
   d.gflops = 1000;
   d.memory_gbps = 2000;
   d.memory_bytes = 16ull << 30;
-  d.link_gbps = 25;
+  d.link_gbps = linkGbps;
   d.link_latency_us = 10;
   d.task_overhead_us = 5;
   d.num_kernel_speeds = kNumKernels;
@@ -207,8 +207,9 @@ fw_sim_device_t gpu(const char *name) {
   return d;
 }
 
-std::vector<Machine> machines() {
-  return {{"cpu16", {cpu16()}}, {"cpu16+2gpu", {cpu16(), gpu("gpu0"), gpu("gpu1")}}};
+std::vector<Machine> machines(double linkGbps) {
+  return {{"cpu16", {cpu16()}},
+          {"cpu16+2gpu", {cpu16(), gpu("gpu0", linkGbps), gpu("gpu1", linkGbps)}}};
 }
 
 // The simulator's run time of a task on a device (scheduler.c: fw_sim_task_seconds).
@@ -497,7 +498,7 @@ bool runSched(const Options &opt) {
   for (int w : opt.widths)
     for (uint64_t s : opt.seeds)
       dags.push_back(layered(opt.layers, w, s));
-  std::vector<Machine> ms = machines();
+  std::vector<Machine> ms = machines(opt.linkGbps);
   const Variant variants[] = {{"eager", FW_SCHEDULER_EAGER, false},
                               {"eager+rank", FW_SCHEDULER_EAGER, true},
                               {"ws", FW_SCHEDULER_WS, false},
@@ -510,7 +511,8 @@ bool runSched(const Options &opt) {
   std::printf("machines: cpu16 = 16 workers x 50 gflops, 10 GB/s, 1 us/task;\n"
               "          cpu16+2gpu = cpu16 + 2 CUDA devices x 1 worker, 1000 gflops x kernel "
               "speed (potrf 0.02, trsm 0.6, syrk 0.8, gemm 1, dense 1, mixed 0.3, serial 0.02),\n"
-              "          2000 GB/s, 16 GiB, link 25 GB/s + 10 us, 5 us/task\n");
+              "          2000 GB/s, 16 GiB, link %g GB/s + 10 us, 5 us/task\n",
+              opt.linkGbps);
   std::printf("from fw_runtime_simulation_report: cp = critical path (each task's earliest "
               "finish per device class, moves between classes over the link), area = work bound (exact fractional CPU/GPU split),\n"
               "bound = max(cp, area); x bound = makespan / bound; "

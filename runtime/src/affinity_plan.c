@@ -119,6 +119,7 @@ static void place(state_t *st, size_t i, fw_worker_t *w, double start, double fi
   plan->worker[i] = w;
   plan->start[i] = start;
   plan->finish[i] = finish;
+  fw_plan_produced(p, plan, i);
   for (size_t q = p->succ_at[i]; q < p->succ_at[i + 1]; ++q)
     if (--st->waiting[p->succs[q]] == 0) became_available(st, p->succs[q]);
 }
@@ -177,7 +178,12 @@ static size_t choose_ready(state_t *st, size_t wi, double t, double *next) {
   if (p->lost[wi]) return NONE;
   for (; at < len; ++at) {
     double ready = ready_at(st, wi, queue[at]);
-    if (ready <= t) break;
+    if (ready <= t) {
+      /* Known to be ready by then before moves booked since may have taken its link. */
+      size_t cell = queue[at] * nc + c;
+      ready = st->ready[cell] = fw_plan_inputs_ready(p, st->plan, queue[at], &p->s->workers[wi]);
+      if (ready <= t) break;
+    }
     if (*next < 0 || ready < *next) *next = ready;
   }
   if (at == len) return NONE;
@@ -252,13 +258,14 @@ static void step(state_t *st, size_t wi) {
   if (victim != NONE && spoliate_first(st, victim, pick)) {
     /* Its successors are not placed yet: their inputs are ready no sooner than its
      * planned finish, which is after t, and no worker has moved past t. */
-    double ready = ready_at(st, wi, victim);
+    double ready = fw_plan_book_inputs(p, plan, victim, w);
     double start = ready > t ? ready : t;
     run_here = p->run_on[victim * p->num_classes + p->classes[wi]];
     forget_ready_after(st, victim);
     plan->worker[victim] = w;
     plan->start[victim] = start;
     plan->finish[victim] = start + run_here;
+    fw_plan_produced(p, plan, victim);
     st->free_at[from] = t;
     st->running[from] = NONE;
     st->free_at[wi] = start + run_here;
@@ -267,7 +274,7 @@ static void step(state_t *st, size_t wi) {
   }
   if (pick != NONE) {
     dequeue(st, pick);
-    double ready = ready_at(st, wi, pick);
+    double ready = fw_plan_book_inputs(p, plan, pick, w);
     double start = ready > t ? ready : t;
     run_here = p->run_on[pick * p->num_classes + p->classes[wi]];
     st->free_at[wi] = start + run_here;
@@ -316,6 +323,7 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
         st.ready[i * p->num_classes + c] = -1;
       }
     fw_plan_rank_tasks(p, RANK_FASTEST);
+    fw_plan_moves_reset(p);
     for (size_t w = 0; w < nw; ++w) {
       st.free_at[w] = p->free_at[w] > p->now ? p->free_at[w] : p->now;
       st.running[w] = NONE;
@@ -343,7 +351,7 @@ int fw_affinity_plan(planner_t *p, affinity_variant_t variant, plan_t *plan) {
       size_t k = plan->order[i];
       if (plan->finish[k] > plan->makespan) plan->makespan = plan->finish[k];
     }
-    ok = st.placed == n;
+    ok = st.placed == n && !p->failed;
   }
   free(st.ready);
   free(st.affinity);

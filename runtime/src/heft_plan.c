@@ -2,7 +2,8 @@
  *
  * A batch is planned the way HEFT plans a DAG: tasks in priority order each take the
  * worker where they would finish first, counting their inputs' moves from the workers
- * planned for their producers and gaps between tasks already planned there (insertion).
+ * planned for their producers (queued on the links: plan_moves.c) and gaps between tasks
+ * already planned there (insertion).
  * The priority is an upward rank (a task's cost plus the longest chain of costs after it),
  * and the tasks of the batch's critical path may be kept on one device class (CPOP).
  *
@@ -52,50 +53,6 @@ static const plan_variant_t kVariants[] = {
 };
 #define NUM_VARIANTS (sizeof(kVariants) / sizeof(kVariants[0]))
 
-/* The earliest time from `ready` at which the timeline has `d` seconds free (a gap
- * between planned tasks will do: insertion-based HEFT). */
-static double earliest_gap(const timeline_t *tl, double ready, double d) {
-  /* The first interval that ends after `ready` (the ends are sorted too). */
-  size_t lo = 0, hi = tl->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (tl->end[mid] <= ready) lo = mid + 1;
-    else hi = mid;
-  }
-  double t = ready;
-  for (size_t i = lo; i < tl->n; ++i) {
-    if (tl->start[i] >= t + d) break;
-    t = tl->end[i];
-  }
-  return t;
-}
-
-static int timeline_add(timeline_t *tl, double start, double end) {
-  /* A task that takes no time holds nothing up (and would break the order of the ends,
-   * which earliest_gap relies on). */
-  if (end <= start) return 1;
-  if (tl->n == tl->cap) {
-    size_t cap = tl->cap ? tl->cap * 2 : 16;
-    double *s = realloc(tl->start, cap * sizeof(double));
-    if (!s) return 0;
-    tl->start = s;
-    double *e = realloc(tl->end, cap * sizeof(double));
-    if (!e) return 0;
-    tl->end = e;
-    tl->cap = cap;
-  }
-  size_t i = tl->n;
-  while (i > 0 && tl->start[i - 1] > start) {
-    tl->start[i] = tl->start[i - 1];
-    tl->end[i] = tl->end[i - 1];
-    --i;
-  }
-  tl->start[i] = start;
-  tl->end[i] = end;
-  ++tl->n;
-  return 1;
-}
-
 static int writes(const fw_task_t *t, const fw_buffer_t *buffer) {
   for (size_t i = 0; i < t->num_accesses; ++i)
     if (t->accesses[i].buffer == buffer && (t->accesses[i].access & FW_ACCESS_WRITE)) return 1;
@@ -112,16 +69,14 @@ static int scratch_alloc(planner_t *p) {
   p->critical = malloc(n);
   p->ranked = malloc(n * sizeof(*p->ranked));
   p->lines = calloc(p->s->num_workers, sizeof(*p->lines));
-  return p->ready_on && p->cost && p->rank && p->down && p->critical && p->ranked && p->lines;
+  int moves = fw_plan_moves_scratch_alloc(p);
+  return p->ready_on && p->cost && p->rank && p->down && p->critical && p->ranked &&
+         p->lines && moves;
 }
 
 static void scratch_free(planner_t *p) {
-  if (p->lines)
-    for (size_t w = 0; w < p->s->num_workers; ++w) {
-      free(p->lines[w].start);
-      free(p->lines[w].end);
-    }
-  free(p->lines);
+  fw_timelines_free(p->lines, p->s->num_workers);
+  fw_plan_moves_scratch_free(p);
   free(p->ranked);
   free(p->critical);
   free(p->down);
@@ -216,6 +171,7 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
     if (c == p->num_classes) p->reps[p->num_classes++] = x;
     p->classes[w] = c;
   }
+  if (!fw_plan_moves_init(p)) return 0;
   size_t cells = count * p->num_classes;
   p->run_on = malloc((cells ? cells : 1) * sizeof(double));
   p->class_usable = calloc(cells ? cells : 1, 1);
@@ -234,6 +190,7 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
 
 static void planner_fini(planner_t *p) {
   scratch_free(p);
+  fw_plan_moves_fini(p);
   free(p->class_usable);
   free(p->run_on);
   free(p->lost);
@@ -340,30 +297,6 @@ static double input_moves(const planner_t *p, const plan_t *plan, size_t i,
   return moves;
 }
 
-/* When task i's inputs can be on worker `w`'s memory: those produced in the batch after
- * their producer's planned finish and the move from its worker, the others moved from
- * where they are (from now); and not before its other predecessors' planned finish. */
-double fw_plan_inputs_ready(const planner_t *p, const plan_t *plan, size_t i,
-                            const fw_worker_t *w) {
-  const fw_task_t *t = p->batch[i];
-  double ready = p->now, moves = 0;
-  for (size_t a = 0; a < t->num_accesses; ++a) {
-    const fw_buffer_t *b = t->accesses[a].buffer;
-    if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
-    size_t producer = p->producer[p->access_at[i] + a];
-    if (producer != NONE) {
-      double at = plan->finish[producer] +
-                  fw_scheduler_link_seconds(plan->worker[producer], w, b->byte_size);
-      if (at > ready) ready = at;
-    } else if (!fw_memory_is_valid_on(b, w->memory_node)) {
-      moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
-    }
-  }
-  for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
-    if (plan->finish[p->preds[q]] > ready) ready = plan->finish[p->preds[q]];
-  return p->now + moves > ready ? p->now + moves : ready;
-}
-
 /* Makes one plan. Returns 0 when out of memory. */
 static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
   fw_scheduler_t *s = p->s;
@@ -372,10 +305,11 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
   for (size_t i = 0; i < p->count; ++i)
     p->ranked[i] = (ranked_t){p->rank[i], p->batch[i]->seq, i};
   qsort(p->ranked, p->count, sizeof(*p->ranked), rank_order);
+  fw_plan_moves_reset(p);
   /* What the workers have queued already. */
   for (size_t w = 0; w < s->num_workers; ++w) {
     p->lines[w].n = 0;
-    if (p->free_at[w] > p->now && !timeline_add(&p->lines[w], p->now, p->free_at[w]))
+    if (p->free_at[w] > p->now && !fw_timeline_add(&p->lines[w], p->now, p->free_at[w]))
       return 0;
   }
   plan->makespan = p->now;
@@ -408,20 +342,28 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
       /* A class's workers run the same tasks, while in service (run_on). */
       if (run < 0 || p->lost[wi]) continue;
       if (only != nc && p->classes[wi] != only) continue;
-      double start = earliest_gap(&p->lines[wi], p->ready_on[p->classes[wi]], run);
+      double start = fw_timeline_earliest_gap(&p->lines[wi], p->ready_on[p->classes[wi]], run);
       if (!best || start + run < best_finish) {
         best = w;
         best_finish = start + run;
         best_start = start;
       }
     }
+    if (best) {
+      /* The moves tried there, booked: the same start. */
+      double run = best_finish - best_start;
+      double ready = fw_plan_book_inputs(p, plan, i, best);
+      best_start = fw_timeline_earliest_gap(&p->lines[best->index], ready, run);
+      best_finish = best_start + run;
+    }
     plan->worker[i] = best;
     plan->start[i] = best ? best_start : p->now;
     plan->finish[i] = best ? best_finish : p->now;
     if (plan->finish[i] > plan->makespan) plan->makespan = plan->finish[i];
-    if (best && !timeline_add(&p->lines[best->index], best_start, best_finish)) return 0;
+    fw_plan_produced(p, plan, i);
+    if (best && !fw_timeline_add(&p->lines[best->index], best_start, best_finish)) return 0;
   }
-  return 1;
+  return !p->failed;
 }
 
 /* Planned start order, then the order the plan placed them in. */

@@ -27,6 +27,15 @@ typedef struct {
 /* No task. */
 #define NONE ((size_t)-1)
 
+/* What trying a task's placement booked (plan_moves.c), taken back after: a hop over a
+ * link, from `value` to `end` (line set), or an arrival that was `value` before (slot
+ * set). */
+typedef struct {
+  timeline_t *line;
+  double *slot;
+  double value, end;
+} plan_undo_t;
+
 /* A task in priority order. */
 typedef struct {
   double rank;
@@ -55,6 +64,17 @@ typedef struct {
    * no predecessor in the batch writes it (a read-write after readers depends on the
    * readers only: its data is then taken to move from where it is now). */
   size_t *access_at, *producer;
+  /* The data the batch reads, per access slot that reads (NONE for the others): its
+   * version. Version k < slots (slots: access_at[count]) is the output of the access in
+   * slot k, a write; version slots + k is what the buffer read in slot k holds at
+   * release, k being the first slot in the batch that reads that (the same buffer, with
+   * no producer). home[v]: the nodes where version v is valid at release (a bit each). */
+  size_t *version;
+  unsigned *home;
+  /* Memory nodes: those of host memory and the workers' devices (num_nodes: the highest
+   * worker's plus one); node_rep: a worker on each device node (NULL: host, or none). */
+  uint32_t num_nodes;
+  const fw_worker_t **node_rep;
   /* Workers of one device form a class, with the same estimates. */
   size_t num_classes;
   size_t *classes;           /* per worker */
@@ -67,6 +87,15 @@ typedef struct {
   char *critical;
   ranked_t *ranked;
   timeline_t *lines;
+  /* Scratch of the moves (plan_moves.c): per version and node, when the version is there
+   * (INFINITY: not); per device node, its link's bookings towards it (2 n) and away from
+   * it (2 n + 1); the bookings made since the last for good. */
+  double *arrive;
+  timeline_t *links;
+  plan_undo_t *undo;
+  size_t num_undo, cap_undo;
+  int trying; /* placing a task on trial: hops go to the undo log */
+  int failed; /* out of memory while booking: the plan is not made */
 } planner_t;
 
 /* One plan: the order it placed the tasks in, and per task (in batch order) its worker
@@ -84,12 +113,34 @@ typedef struct {
  * (p->critical: the tasks whose sum of the two is the longest). */
 void fw_plan_rank_tasks(planner_t *p, rank_cost_t kind);
 
-/* When task i's inputs can be on worker `w`'s memory under `plan`: those produced in the
- * batch after their producer's planned finish and the move from its worker, the others
- * moved from where they are (from now); and not before its other predecessors' planned
- * finish. */
-double fw_plan_inputs_ready(const planner_t *p, const plan_t *plan, size_t i,
-                            const fw_worker_t *w);
+/* A worker's (or a link's) planned intervals: the earliest time from `ready` at which
+ * it has `d` seconds free; adds one (0: out of memory). */
+double fw_timeline_earliest_gap(const timeline_t *tl, double ready, double d);
+int fw_timeline_add(timeline_t *tl, double start, double end);
+
+/* Frees the timelines of `lines` (n of them) and the array. */
+void fw_timelines_free(timeline_t *lines, size_t n);
+
+/* The moves of a plan (plan_moves.c). fw_plan_moves_init makes the batch's tables (the
+ * memory nodes, the versions and where they are at release) once the producers are
+ * known; fw_plan_moves_scratch_alloc each plan's own (freed by ..._scratch_free); a plan
+ * starts with fw_plan_moves_reset: every version where it is at release, the links
+ * free. The init and the alloc return 0 when out of memory. */
+int fw_plan_moves_init(planner_t *p);
+void fw_plan_moves_fini(planner_t *p);
+int fw_plan_moves_scratch_alloc(planner_t *p);
+void fw_plan_moves_scratch_free(planner_t *p);
+void fw_plan_moves_reset(planner_t *p);
+/* When task i's inputs can be on worker `w`'s memory under `plan`, given the moves
+ * booked so far (those produced in the batch from their producer's planned finish, the
+ * others from where they are now; each hop over a link in its first gap), and its other
+ * predecessors in the batch done. Books nothing. */
+double fw_plan_inputs_ready(planner_t *p, const plan_t *plan, size_t i, const fw_worker_t *w);
+/* The same, booking the moves: task i goes to `w`. */
+double fw_plan_book_inputs(planner_t *p, const plan_t *plan, size_t i, const fw_worker_t *w);
+/* Task i is placed (plan->worker[i], plan->finish[i]): its outputs are on its worker's
+ * memory from its finish, and nowhere else (again when it moves). */
+void fw_plan_produced(planner_t *p, const plan_t *plan, size_t i);
 
 /* When a free worker takes over a task that a slower kind of device started, in the
  * affinity plan: only when it has nothing to start; also rather than start a ready task

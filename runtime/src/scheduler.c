@@ -250,6 +250,35 @@ void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
       fw_memory_prefetch(&s->runtime->memory, t->accesses[i].buffer, node);
 }
 
+/* Task t completed on `w` (NULL: on no worker). Its successors that a plan placed on
+ * another memory node and that still wait for other predecessors get what t wrote for
+ * them moving there now: a plan counts on each input leaving as soon as it is made
+ * (plan_moves.c), not when the last one is, and when all of them would leave together
+ * they would queue on the link behind one another. */
+static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
+  uint32_t from = w ? w->memory_node : FW_NODE_HOST;
+  if (t->status != FW_OK) return;
+  if (!s->simulated && atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed))
+    return; /* memory is contended (fw_scheduler_placed) */
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    const fw_task_t *succ = t->successors[k];
+    if (succ->pending < 2 || succ->cancelled || !succ->plan_worker ||
+        succ->plan_worker->memory_node == from)
+      continue;
+    uint32_t node = succ->plan_worker->memory_node;
+    for (size_t a = 0; a < succ->num_accesses; ++a) {
+      fw_buffer_t *b = succ->accesses[a].buffer;
+      if (!(succ->accesses[a].access & FW_ACCESS_READ)) continue;
+      int wrote = 0;
+      for (size_t i = 0; i < t->num_accesses && !wrote; ++i)
+        wrote = t->accesses[i].buffer == b && (t->accesses[i].access & FW_ACCESS_WRITE);
+      if (!wrote) continue;
+      if (s->simulated) fw_simulator_prefetch_buffer(s, b, node);
+      else fw_memory_prefetch(&s->runtime->memory, b, node);
+    }
+  }
+}
+
 static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   t->state = FW_TASK_READY;
   if (s->policy->push(s, t, from)) {
@@ -470,6 +499,7 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
     if (t->group->status == FW_OK)
       t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
+  forward_outputs(s, t, w);
   for (size_t k = 0; k < t->num_successors; ++k) {
     fw_task_t *succ = t->successors[k];
     if (t->status != FW_OK && !succ->cancelled) {
@@ -828,8 +858,7 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
   return seconds;
 }
 
-/* One hop between a device's memory and host memory. */
-static double hop_seconds(const fw_worker_t *w, uint64_t bytes) {
+double fw_scheduler_hop_seconds(const fw_worker_t *w, uint64_t bytes) {
   if (w->sim) return fw_sim_hop_seconds(w->sim, bytes);
   return (double)bytes / (FW_LINK_NOMINAL_GBPS * 1e9);
 }
@@ -839,8 +868,8 @@ double fw_scheduler_link_seconds(const fw_worker_t *from, const fw_worker_t *to,
   uint32_t a = from ? from->memory_node : FW_NODE_HOST, b = to->memory_node;
   if (a == b || bytes == 0) return 0;
   double seconds = 0;
-  if (a != FW_NODE_HOST) seconds += hop_seconds(from, bytes);
-  if (b != FW_NODE_HOST) seconds += hop_seconds(to, bytes);
+  if (a != FW_NODE_HOST) seconds += fw_scheduler_hop_seconds(from, bytes);
+  if (b != FW_NODE_HOST) seconds += fw_scheduler_hop_seconds(to, bytes);
   return seconds;
 }
 

@@ -289,6 +289,9 @@ void fw_scheduler_unplan(fw_task_t *t);
  * memory between two devices). */
 double fw_scheduler_link_seconds(const fw_worker_t *from, const fw_worker_t *to,
                                  uint64_t bytes);
+/* Expected time of one hop of `bytes` over the link between worker `w`'s device memory
+ * and host memory. */
+double fw_scheduler_hop_seconds(const fw_worker_t *w, uint64_t bytes);
 /* Creates the workers (threads unless simulating). */
 fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s);
 /* Bytes of all the buffers a task accesses (its size class: fw_history_size_class). */
@@ -388,6 +391,8 @@ void fw_simulator_run(fw_scheduler_t *s);
 int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: starts the input copies of a task just placed on a worker. */
 void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *task);
+/* Simulation: starts copying `buffer` to `node` (nothing when prefetch is off). */
+void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, uint32_t node);
 
 #ifdef __cplusplus
 }

@@ -101,15 +101,18 @@ static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double 
   return at;
 }
 
-void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *t) {
+void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *b, uint32_t node) {
   fw_runtime_t *rt = s->runtime;
-  if (!rt->memory.prefetch_enabled || !t->worker) return;
+  if (!rt->memory.prefetch_enabled) return;
+  if (!b->mem.replicas[node].valid) ++rt->memory.prefetch_requests;
+  sim_fetch(rt, b, node, s->sim_now);
+}
+
+void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *t) {
+  if (!t->worker) return;
   for (size_t i = 0; i < t->num_accesses; ++i)
-    if (t->accesses[i].access & FW_ACCESS_READ) {
-      fw_buffer_t *b = t->accesses[i].buffer;
-      if (!b->mem.replicas[t->worker->memory_node].valid) ++rt->memory.prefetch_requests;
-      sim_fetch(rt, b, t->worker->memory_node, s->sim_now);
-    }
+    if (t->accesses[i].access & FW_ACCESS_READ)
+      fw_simulator_prefetch_buffer(s, t->accesses[i].buffer, t->worker->memory_node);
 }
 
 typedef struct {
