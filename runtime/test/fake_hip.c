@@ -116,14 +116,15 @@ FAKE_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags
 
 FAKE_EXPORT hipError_t hipHostFree(void *ptr) { return hipFree(ptr); }
 
-FAKE_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t size, void *stream) {
+FAKE_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t size,
+                                      struct ihipStream_t *stream) {
   (void)stream;
   memset(dst, value, size);
   return hipSuccess;
 }
 
 FAKE_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t size, int kind,
-                                      void *stream) {
+                                      struct ihipStream_t *stream) {
   (void)stream;
   memmove(dst, src, size);
   log_line("copy kind %d %zu", kind, size);

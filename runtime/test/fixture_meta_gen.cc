@@ -20,8 +20,13 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < table.size(); ++i)
     std::fprintf(out, "%s%u,", i % 16 ? "" : "\n  ", table[i]);
   std::fprintf(out, "\n};\n");
+  // Exactly kFixtureOffloadSize bytes: AddressSanitizer would pad the section with a
+  // red zone, and an image overrunning it by a byte would then fit.
   if (fwtest::fixtureHasOffload(argv[1]))
     std::fprintf(out,
+                 "#if defined(__clang__)\n"
+                 "__attribute__((no_sanitize(\"address\")))\n"
+                 "#endif\n"
                  "__attribute__((section(\".llvm.offloading\"), used, aligned(8)))\n"
                  "const unsigned char fw_fixture_offload[%zu] = {0x10, 0xFF, 0x10, 0xAD};\n",
                  fwtest::kFixtureOffloadSize);

@@ -343,7 +343,9 @@ TEST_F(TierErrorTest, TaskLargerThanTheTierFails) {
   FW_EXPECT_ERROR(fw_task_wait(late), "task @huge");
   EXPECT_EQ(late_ran, 0);
   fw_task_release(late);
-  EXPECT_FALSE(fw_status_code(fw_runtime_wait_all(rt_)) == FW_STATUS_OK);
+  fw_status_t late_error = fw_runtime_wait_all(rt_);
+  EXPECT_FALSE(fw_status_code(late_error) == FW_STATUS_OK);
+  fw_status_free(late_error);
   int rewrite_ran = 0, reread_ran = 0;
   FW_ASSERT_OK(submit(rt_, "rewrite", markTask, &rewrite_ran, {{bufs[0], FW_ACCESS_WRITE}}));
   FW_ASSERT_OK(submit(rt_, "reread", markTask, &reread_ran, {{bufs[0], FW_ACCESS_READ}}));
