@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "memory.h"
 #include "planner.h"
@@ -421,19 +422,37 @@ static void commit(planner_t *p, const plan_t *plan, double late) {
 }
 
 /* Plans beyond the first are made only when they can pay for themselves: they are made
- * before any task of the batch starts, and took 0.5-3 us per task each on the DAGs of
- * docs/performance.md (the slowest of them with 2600 tasks: 3 us), where they shortened
- * the first plan's schedule by 3-8 %. So they are made when the batch's first plan lasts
- * at least kPlanSecondsPerTask per task over kPlanWorth: a batch of long tasks (a tiled
- * factorization) gets all of them, a module call of microsecond kernels only the first.
- * The rule counts one plan's time: in batches of PARALLEL_PLANS_MIN tasks and more they
- * are made side by side (below); below that they take 0.3 ms or less in all. */
-static const double kPlanSecondsPerTask = 2e-6, kPlanWorth = 0.05;
+ * before any task of the batch starts, and shortened the first plan's schedule by 3-9 %
+ * on the DAGs of docs/performance.md. So they are made when their time, at the first
+ * plan's, is at most kPlanWorth of the first plan's schedule: a batch of long tasks (a
+ * tiled factorization) gets all of them, a module call of microsecond kernels only the
+ * first. A plan of kParallelPlanSeconds or more is worth a thread (about 0.03 ms to start
+ * and join): such plans are made side by side, as many at a time as there are cores;
+ * shorter ones one after another. A simulation takes each plan to cost
+ * kPlanSecondsPerTask per task (1.4-2 us on the DAGs of docs/performance.md, on this
+ * 2-core development machine) and its simulated machine's CPU workers as the cores, so
+ * that which plans it makes does not depend on the host. */
+static const double kPlanSecondsPerTask = 2e-6, kPlanWorth = 0.05, kParallelPlanSeconds = 1e-4;
 
-/* Batches of this many tasks and more have their further plans made on threads of their
- * own, side by side (a plan takes 0.1 ms and more from there; a thread about 0.03 ms to
- * start and join). */
-#define PARALLEL_PLANS_MIN 128
+/* Whether `extras` further plans are worth making (above), each taking `per_plan`
+ * seconds, the first plan's schedule lasting `first_makespan`; `*parallel`: whether to
+ * make them side by side. */
+static int extra_plans_worth(const planner_t *p, size_t extras, double per_plan,
+                             double first_makespan, int *parallel) {
+  *parallel = per_plan >= kParallelPlanSeconds;
+  if (extras == 0) return 0;
+  size_t cores = 0;
+  if (p->s->simulated) {
+    for (size_t w = 0; w < p->s->num_workers; ++w)
+      cores += p->s->workers[w].kind == FW_TARGET_KIND_CPU && !p->lost[w];
+  } else {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    cores = online > 0 ? (size_t)online : 1;
+  }
+  size_t side_by_side = !*parallel || cores == 0 ? 1 : cores < extras ? cores : extras;
+  size_t rounds = (extras + side_by_side - 1) / side_by_side;
+  return (double)rounds * per_plan <= kPlanWorth * first_makespan;
+}
 
 /* A plan in the making: its variant, its own scratch beside the batch's shared tables
  * (read only while plans are made), and the result. */
@@ -500,10 +519,14 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
      * the batch's tasks can start meanwhile: they are held until release_held, after
      * this, and the graph holds a reference to each. */
     fw_sched_unlock(s);
+    uint64_t first_started = fw_now_ns();
     have_best = first && make_variant(&p, first, &best);
+    double per_plan = s->simulated ? (double)count * kPlanSecondsPerTask
+                                   : (double)(fw_now_ns() - first_started) * 1e-9;
+    int parallel = 0;
     int worth = have_best &&
-                (double)count * kPlanSecondsPerTask <= kPlanWorth * (best.makespan - p.now);
-    if (worth) make_trials(trials, num_trials, count >= PARALLEL_PLANS_MIN);
+                extra_plans_worth(&p, num_trials, per_plan, best.makespan - p.now, &parallel);
+    if (worth) make_trials(trials, num_trials, parallel);
     uint64_t made = (uint64_t)have_best;
     /* The first that ends first, in the variants' order. */
     for (size_t k = 0; worth && k < num_trials; ++k) {

@@ -548,6 +548,29 @@ TEST(SimulationHeftTest, ShortTasksGetOnePlan) {
   EXPECT_EQ(stats.plans_made, 1u);
 }
 
+// The further plans of a batch are made side by side, as many at a time as there are
+// cores (in a simulation, the simulated machine's CPU workers): a chain of 150 tasks of
+// 0.1 ms (the GPUs run them 2.5 times slower) gets all seven plans on 16 cores, where
+// the six further plans take one plan's time (0.3 ms as the simulation counts it, against
+// 5 % of the first plan's 15 ms), and the first alone on two, where they take three.
+static uint64_t plansOfAChain(uint32_t cpu_workers) {
+  std::vector<fw_sim_device_t> devices = cpu16gpu2();
+  devices[0].workers = cpu_workers;
+  Simulation sim(devices, FW_SCHEDULER_HEFT);
+  if (!sim.rt()) return 0;
+  fw_buffer_t *b = sim.buffer();
+  for (int i = 0; i < 150; ++i) sim.task("potrf", 5e6, {{b, FW_ACCESS_READ_WRITE}});
+  EXPECT_EQ(sim.report().tasks, 150u);
+  fw_runtime_stats_t stats = sim.stats();
+  EXPECT_EQ(stats.batches_planned, 1u);
+  return stats.plans_made;
+}
+
+TEST(SimulationHeftTest, FurtherPlansCountTheCores) {
+  EXPECT_EQ(plansOfAChain(16), 7u);
+  EXPECT_EQ(plansOfAChain(2), 1u);
+}
+
 // A task that no device can run (here: its kinds cleared while the simulation holds it)
 // is planned with no worker by every plan, and what it would have made ready is planned
 // once: all seven plans are made, and the run fails that task and cancels its successor.
