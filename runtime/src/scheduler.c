@@ -263,7 +263,7 @@ static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_work
   for (size_t k = 0; k < t->num_successors; ++k) {
     const fw_task_t *succ = t->successors[k];
     if (succ->pending < 2 || succ->cancelled || !succ->plan_worker ||
-        succ->plan_worker->memory_node == from)
+        succ->plan_worker->lost || succ->plan_worker->memory_node == from)
       continue;
     uint32_t node = succ->plan_worker->memory_node;
     for (size_t a = 0; a < succ->num_accesses; ++a) {
