@@ -24,7 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memory.h"
 #include "planner.h"
 #include "runtime_internal.h"
 
@@ -280,19 +279,20 @@ void fw_plan_rank_tasks(planner_t *p, rank_cost_t kind) {
   for (size_t i = 0; i < n; ++i) p->critical[i] = p->rank[i] + p->down[i] >= longest * (1 - 1e-9);
 }
 
-/* The time to move task i's inputs to the memory of worker `w`: from the workers planned
- * for their producers in the batch, else from where they are. */
+/* The time to move task i's inputs to the memory of worker `w`, each on its own: from the
+ * workers planned for their producers in the batch, else from host memory unless it was
+ * valid there at release (planner_t.home). */
 static double input_moves(const planner_t *p, const plan_t *plan, size_t i,
                           const fw_worker_t *w) {
   const fw_task_t *t = p->batch[i];
   double moves = 0;
   for (size_t a = 0; a < t->num_accesses; ++a) {
     const fw_buffer_t *b = t->accesses[a].buffer;
+    size_t slot = p->access_at[i] + a, producer = p->producer[slot];
     if (!(t->accesses[a].access & FW_ACCESS_READ)) continue;
-    size_t producer = p->producer[p->access_at[i] + a];
     if (producer != NONE)
       moves += fw_scheduler_link_seconds(plan->worker[producer], w, b->byte_size);
-    else if (!fw_memory_is_valid_on(b, w->memory_node))
+    else if (!((p->home[p->version[slot]] >> w->memory_node) & 1u))
       moves += fw_scheduler_link_seconds(NULL, w, b->byte_size);
   }
   return moves;
