@@ -1,12 +1,13 @@
-/* The threaded engine: one thread per CPU worker and one per GPU. A worker pops a task
- * from the policy, makes its buffers valid on its memory node, runs it, and completes it;
- * a task that fails on a GPU goes back to the policy for another device. */
+/* The threaded engine: one thread per CPU worker and one per GPU. A CPU worker pops a
+ * task from the policy, makes its buffers valid in host memory, runs it, and completes
+ * it; GPU workers (gpu_worker.c) keep a few tasks launched at a time. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "history.h"
 #include "memory.h"
 #include "runtime_internal.h"
@@ -129,35 +130,8 @@ static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   return atomic_flag_test_and_set(&job.failed) ? job.status : FW_OK;
 }
 
-/* Launches on GPU worker `w`; when profiling or `measure` (a trial of autotuning), between
- * two events on the kernel queue, whose elapsed time (the kernel on the device, without the
- * launch and synchronization around it) goes into `*device_seconds`. */
-static fw_status_t launch_timed(fw_worker_t *w, fw_device_t *device,
-                                const fw_device_launch_t *launch, int measure,
-                                double *device_seconds) {
-  const fw_device_vtable_t *vt = device->vtable;
-  int timed = w->sched->runtime->profile.enabled || measure;
-  for (int e = 0; timed && e < 2; ++e)
-    if (!w->timing[e] && vt->event_create(device, &w->timing[e]) != FW_OK) {
-      w->timing[e] = NULL; /* no timing, the launch still runs */
-      timed = 0;
-    }
-  if (timed && vt->event_record(device, w->timing[0], NULL) != FW_OK) timed = 0;
-  fw_status_t status = vt->launch(device, NULL, launch);
-  if (status != FW_OK || !timed) return status;
-  double seconds = 0;
-  if (vt->event_record(device, w->timing[1], NULL) == FW_OK &&
-      vt->event_synchronize(device, w->timing[1]) == FW_OK &&
-      vt->event_elapsed(device, w->timing[0], w->timing[1], &seconds) == FW_OK)
-    *device_seconds = seconds;
-  return FW_OK;
-}
-
-/* The candidate `tuner` has a run of `t` take among the variants loaded where it runs
- * (`kernels`, per variant), and whether that run is a trial; -1 (and FW_TUNE_NONE) when the
- * executable has no candidates there. */
-static int64_t pick_variant(fw_tuner_t *tuner, const fw_task_t *t, const void *const *kernels,
-                            fw_tune_state_t *state) {
+int64_t fw_engine_pick_variant(fw_tuner_t *tuner, const fw_task_t *t,
+                               const void *const *kernels, fw_tune_state_t *state) {
   *state = FW_TUNE_NONE;
   if (!fw_tuner_has_candidates(tuner, t->executable)) return -1;
   int64_t pick = fw_tuner_pick(tuner, t->executable, fw_task_bytes(t), state);
@@ -166,68 +140,51 @@ static int64_t pick_variant(fw_tuner_t *tuner, const fw_task_t *t, const void *c
   return -1;
 }
 
-/* Runs a kernel task on worker `w`; `*workgroups` gets how many workgroups a CPU run's
- * code divides it into: one per CPU worker for a kernel that divides its work (even when
- * no slot was free to offer them this time), 1 for one that runs whole. GPU runs leave it
- * alone. */
-static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
-                              void *const *data, double *device_seconds,
-                              uint32_t *workgroups) {
-  fw_device_binding_t stack[16];
-  fw_device_binding_t *bindings = t->num_bindings <= 16 ? stack
-                                  : calloc(t->num_bindings, sizeof(*bindings));
-  if (!bindings) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+fw_device_binding_t *fw_engine_bindings(const fw_task_t *t, void *const *data,
+                                        fw_device_binding_t *stack) {
+  fw_device_binding_t *bindings = t->num_bindings <= FW_ENGINE_STACK_BINDINGS
+                                      ? stack
+                                      : calloc(t->num_bindings, sizeof(*bindings));
+  if (!bindings) return NULL;
   for (size_t i = 0; i < t->num_bindings; ++i) {
     uint32_t a = t->binding_access[i];
     bindings[i].data = data[a];
     bindings[i].rank = t->accesses[a].buffer->type.rank;
     bindings[i].dims = t->accesses[a].buffer->type.dims;
   }
+  return bindings;
+}
+
+/* Runs a kernel task on CPU worker `w`; `*workgroups` gets how many workgroups its code
+ * divides it into: one per CPU worker for a kernel that divides its work (even when no
+ * slot was free to offer them this time), 1 for one that runs whole. */
+static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
+                              void *const *data, uint32_t *workgroups) {
+  fw_device_binding_t stack[FW_ENGINE_STACK_BINDINGS];
+  fw_device_binding_t *bindings = fw_engine_bindings(t, data, stack);
+  if (!bindings) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   fw_device_launch_t launch;
   memset(&launch, 0, sizeof(launch));
   launch.num_bindings = t->num_bindings;
   launch.bindings = bindings;
   for (int k = 0; k < 3; ++k) launch.workgroup_count[k] = 1;
-  fw_status_t status;
-  if (w->kind == FW_TARGET_KIND_CPU) {
-    /* Candidates of one kernel: the CPU's tuner says which one this run takes. */
-    fw_module_t *m = t->module;
-    fw_tune_state_t state;
-    int64_t pick =
-        m ? pick_variant(&m->tuner, t, (const void *const *)m->cpu_kernels, &state) : -1;
-    if (pick >= 0) {
-      t->cpu_variant = (uint32_t)pick;
-      t->cpu_kernel = m->cpu_kernels[pick];
-      t->cpu_split = m->md.variants[pick].workgroup_size[0] == 0;
-      t->tune_state = (int)state;
-    }
-    launch.kernel.cpu = t->cpu_kernel;
-    fw_device_t *device = t->runtime->cpu_device;
-    status = t->cpu_split ? launch_split(s, w, t, &launch)
-                          : device->vtable->launch(device, NULL, &launch);
-    *workgroups = t->cpu_split ? s->num_cpu_workers : 1;
-  } else {
-    /* The GPU's own kernel for the executable (or the candidate its tuner picks), with
-     * its variant's block shape; the device sizes the grid (the kernels walk their work
-     * with a grid-stride loop). */
-    fw_module_t *m = t->module;
-    const fw_module_gpu_kernel_t *k = &m->gpu_kernels[w->device_index][t->executable];
-    fw_tune_state_t state;
-    int64_t pick = pick_variant(&m->gpu_tuners[w->device_index], t,
-                                m->gpu_variant_kernels[w->device_index], &state);
-    t->gpu_variant = pick >= 0 ? (uint32_t)pick : k->variant;
-    t->gpu_tune_state = (int)state;
-    const void *kernel = pick >= 0 ? m->gpu_variant_kernels[w->device_index][pick] : k->kernel;
-    const fw_md_variant_t *variant = &m->md.variants[t->gpu_variant];
-    launch.kernel.image = kernel;
-    for (int d = 0; d < 3; ++d) launch.workgroup_size[d] = variant->workgroup_size[d];
-    fw_device_t *device = t->runtime->devices[w->device_index];
-    status = launch_timed(w, device, &launch, t->gpu_tune_state == FW_TUNE_TRIAL,
-                          device_seconds);
-    if (status != FW_OK)
-      status = fw_status_annotate(status, "task @%s on %s", t->name,
-                                  t->runtime->device_info[w->device_index].name);
+  /* Candidates of one kernel: the CPU's tuner says which one this run takes. */
+  fw_module_t *m = t->module;
+  fw_tune_state_t state;
+  int64_t pick =
+      m ? fw_engine_pick_variant(&m->tuner, t, (const void *const *)m->cpu_kernels, &state)
+        : -1;
+  if (pick >= 0) {
+    t->cpu_variant = (uint32_t)pick;
+    t->cpu_kernel = m->cpu_kernels[pick];
+    t->cpu_split = m->md.variants[pick].workgroup_size[0] == 0;
+    t->tune_state = (int)state;
   }
+  launch.kernel.cpu = t->cpu_kernel;
+  fw_device_t *device = t->runtime->cpu_device;
+  fw_status_t status = t->cpu_split ? launch_split(s, w, t, &launch)
+                                    : device->vtable->launch(device, NULL, &launch);
+  *workgroups = t->cpu_split ? s->num_cpu_workers : 1;
   if (bindings != stack) free(bindings);
   return status;
 }
@@ -247,20 +204,41 @@ static fw_status_t run_fn(fw_task_t *t, void *const *data) {
   return FW_OK;
 }
 
-/* A task failed on GPU worker `w` (its memory released): it goes back to the scheduler
- * for another device, which the trace shows with the reason. */
-static fw_task_t *rerun(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, fw_status_t status,
-                        uint64_t since) {
-  fw_runtime_t *rt = s->runtime;
-  if (rt->trace.enabled) {
-    char what[400];
-    snprintf(what, sizeof(what), "failed, runs elsewhere: %s", fw_status_message(status));
-    fw_trace_add(&rt->trace, w->index, what, since, fw_now_ns(), 0);
+void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_status_t status,
+                          const fw_run_record_t *r) {
+  int cpu = w->kind == FW_TARGET_KIND_CPU;
+  t->start_ns = r->start; /* counted by fw_scheduler_complete */
+  t->end_ns = r->end;
+  double seconds = (double)(r->end - r->start) * 1e-9;
+  if (status == FW_OK) {
+    uint64_t bytes = fw_task_bytes(t);
+    if (r->profiled) {
+      const fw_md_variant_t *variant = NULL;
+      if (t->module) variant = &t->module->md.variants[cpu ? t->cpu_variant : t->gpu_variant];
+      fw_profile_record(&rt->profile, t->name,
+                        variant ? t->module->md.targets[variant->target].arch : "",
+                        variant ? variant->config : "",
+                        (cpu ? t->tune_state : t->gpu_tune_state) == FW_TUNE_CHOSEN, w->kind,
+                        r->workgroups, bytes, seconds, r->device_seconds, r->before, r->after,
+                        r->moved);
+    }
+    fw_history_record(&rt->history, t->name, w->kind, bytes, seconds);
+    if (cpu && t->tune_state == FW_TUNE_TRIAL)
+      fw_tuner_record(&t->module->tuner, t->executable, bytes, t->cpu_variant, seconds);
+    /* GPU candidates compare on the kernel's own time when events measured it. */
+    if (!cpu && t->gpu_tune_state == FW_TUNE_TRIAL)
+      fw_tuner_record(&t->module->gpu_tuners[w->device_index], t->executable, bytes,
+                      t->gpu_variant, r->device_seconds > 0 ? r->device_seconds : seconds);
   }
-  return fw_scheduler_rerun_and_next(s, t, w, status);
+  if (rt->trace.enabled) {
+    if (r->stall_ns)
+      fw_trace_add(&rt->trace, w->index, "wait for inputs", r->t0, r->t0 + r->stall_ns, 0);
+    fw_trace_add(&rt->trace, w->index, t->name, r->start, r->end, 0);
+  }
 }
 
-/* Runs `t`, completes it and returns the worker's next task, if one is ready. */
+/* Runs `t` on CPU worker `w`, completes it and returns the worker's next task, if one is
+ * ready. */
 static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   fw_runtime_t *rt = s->runtime;
   fw_status_t status = FW_OK;
@@ -270,72 +248,31 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
     if (!data) {
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
     } else {
-      uint64_t t0 = fw_now_ns(), stall = 0;
-      uint64_t moved[FW_NUM_TIERS][FW_NUM_TIERS]; /* profiling only */
-      if (rt->profile.enabled) memset(moved, 0, sizeof(moved));
-      status = fw_memory_acquire(&rt->memory, t, w->memory_node, data, &stall,
-                                 rt->profile.enabled ? moved : NULL);
+      fw_run_record_t r;
+      r.t0 = fw_now_ns();
+      r.profiled = rt->profile.enabled;
+      if (r.profiled) memset(r.moved, 0, sizeof(r.moved));
+      status = fw_memory_acquire(&rt->memory, t, w->memory_node, data, &r.stall_ns,
+                                 r.profiled ? r.moved : NULL);
       fw_memory_window_moved(&rt->memory);
-      if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
-        /* The GPU could not take its inputs (full, or a failed copy): elsewhere. */
-        if (data != stack) free(data);
-        return rerun(s, w, t, status, t0);
-      }
       if (status == FW_OK) {
-        uint64_t before[FW_PROFILE_MAX_COUNTERS], after[FW_PROFILE_MAX_COUNTERS];
-        if (rt->profile.enabled) {
+        if (r.profiled) {
           fw_profile_open_counters(&rt->profile, &w->counters);
-          fw_profile_read(&rt->profile, &w->counters, before);
+          fw_profile_read(&rt->profile, &w->counters, r.before);
         }
         /* Inputs taken on the fast path (nothing to wait for or move) took nanoseconds:
          * the clock read before them stands for the start (small tasks pay for clock
          * reads). */
-        int fast = !rt->profile.enabled && stall == 0 && (t->num_accesses == 0 || t->fast_memory);
-        uint64_t start = fast ? t0 : fw_now_ns();
-        double device_seconds = -1; /* GPU kernels, when profiling */
-        uint32_t workgroups = 0;     /* CPU kernels */
+        int fast = !r.profiled && r.stall_ns == 0 && (t->num_accesses == 0 || t->fast_memory);
+        r.start = fast ? r.t0 : fw_now_ns();
+        r.device_seconds = -1;
+        r.workgroups = 0;
         if (t->fn) status = run_fn(t, data);
-        else status = run_kernel(s, w, t, data, &device_seconds, &workgroups);
-        uint64_t end = fw_now_ns();
-        uint64_t bytes = status == FW_OK ? fw_task_bytes(t) : 0;
-        if (rt->profile.enabled && status == FW_OK) {
-          fw_profile_read(&rt->profile, &w->counters, after);
-          const fw_md_variant_t *variant = NULL;
-          int cpu = w->kind == FW_TARGET_KIND_CPU;
-          if (t->module)
-            variant = &t->module->md.variants[cpu ? t->cpu_variant : t->gpu_variant];
-          fw_profile_record(&rt->profile, t->name,
-                            variant ? t->module->md.targets[variant->target].arch : "",
-                            variant ? variant->config : "",
-                            (cpu ? t->tune_state : t->gpu_tune_state) == FW_TUNE_CHOSEN,
-                            w->kind, workgroups, bytes, (double)(end - start) * 1e-9,
-                            device_seconds,
-                            before, after, moved);
-        }
-        if (status != FW_OK && w->kind != FW_TARGET_KIND_CPU && fw_scheduler_can_rerun(t, w)) {
-          fw_memory_release_failed(&rt->memory, t, w->memory_node);
-          if (data != stack) free(data);
-          return rerun(s, w, t, status, start);
-        }
-        if (w->kind != FW_TARGET_KIND_CPU) fw_scheduler_launch_succeeded(w);
+        else status = run_kernel(s, w, t, data, &r.workgroups);
+        r.end = fw_now_ns();
+        if (r.profiled) fw_profile_read(&rt->profile, &w->counters, r.after);
         fw_memory_release(&rt->memory, t, w->memory_node);
-        t->start_ns = start; /* counted by fw_scheduler_complete */
-        t->end_ns = end;
-        if (status == FW_OK) {
-          fw_history_record(&rt->history, t->name, w->kind, bytes, (double)(end - start) * 1e-9);
-          if (t->tune_state == FW_TUNE_TRIAL && w->kind == FW_TARGET_KIND_CPU)
-            fw_tuner_record(&t->module->tuner, t->executable, bytes, t->cpu_variant,
-                            (double)(end - start) * 1e-9);
-          /* GPU candidates compare on the kernel's own time when events measured it. */
-          if (t->gpu_tune_state == FW_TUNE_TRIAL && w->kind != FW_TARGET_KIND_CPU)
-            fw_tuner_record(&t->module->gpu_tuners[w->device_index], t->executable, bytes,
-                            t->gpu_variant,
-                            device_seconds > 0 ? device_seconds : (double)(end - start) * 1e-9);
-        }
-        if (rt->trace.enabled) {
-          if (stall) fw_trace_add(&rt->trace, w->index, "wait for inputs", t0, t0 + stall, 0);
-          fw_trace_add(&rt->trace, w->index, t->name, start, end, 0);
-        }
+        fw_engine_record_run(rt, w, t, status, &r);
       }
       if (data != stack) free(data);
     }
@@ -343,6 +280,14 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   return fw_scheduler_complete_and_next(s, t, w, status);
 }
 
+/* Runs `t` and the tasks that follow it on `w` (completing one pops the next). */
+static void run_tasks(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
+  if (w->kind != FW_TARGET_KIND_CPU) {
+    fw_gpu_worker_run(s, w, t);
+    return;
+  }
+  while (t) t = run_task(s, w, t);
+}
 
 static void *worker_main(void *arg) {
   fw_worker_t *w = arg;
@@ -353,7 +298,7 @@ static void *worker_main(void *arg) {
     fw_task_t *t = fw_scheduler_pop_locked(s, w);
     if (t) {
       fw_sched_unlock(s);
-      while (t) t = run_task(s, w, t); /* completing one pops the next */
+      run_tasks(s, w, t);
       fw_sched_lock(s);
       continue;
     }
@@ -380,7 +325,7 @@ static void *worker_main(void *arg) {
     t = fw_scheduler_pop_locked(s, w);
     if (t) {
       fw_sched_unlock(s);
-      while (t) t = run_task(s, w, t);
+      run_tasks(s, w, t);
       fw_sched_lock(s);
       continue;
     }

@@ -475,9 +475,33 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
   return FW_OK;
 }
 
-fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
-                              uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS]) {
+/* Whether the task's buffers can be taken on `node` without waiting or copying (lock
+ * held): no copy of them in flight, room for the ones not allocated there without
+ * evicting, and each one valid there, or never written and either written whole or small
+ * enough to fill in place. */
+static int can_take_now(const fw_memory_t *m, const fw_task_t *task, uint32_t node) {
+  uint64_t need = 0;
+  for (size_t i = 0; i < task->num_accesses; ++i) {
+    const fw_buffer_t *b = task->accesses[i].buffer;
+    const fw_replica_t *r = &b->mem.replicas[node];
+    if (any_busy(m, b)) return 0;
+    if (!is_host_wrapped(b, node) && !r->allocated) need += b->byte_size;
+    if (r->valid) continue;
+    if (valid_elsewhere(m, b, node)) return 0;
+    int filled = (task->accesses[i].access & FW_ACCESS_READ) || task->fn;
+    if (filled && b->byte_size >= FW_FILL_UNLOCKED_BYTES) return 0;
+  }
+  const fw_memory_node_t *n = &m->nodes[node];
+  return !n->capacity || n->used + need <= n->capacity;
+}
+
+/* fw_memory_acquire; with `nowait`, *out_refused = 1 and nothing done when it would have
+ * to wait, evict or copy. */
+static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
+                           uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS],
+                           int nowait, int *out_refused) {
   *out_stall_ns = 0;
+  *out_refused = 0;
   size_t count = task->num_accesses;
   if (count == 0) return FW_OK;
   if (acquire_fast(m, task, node, out_data)) {
@@ -503,6 +527,11 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
    * and for room, evictions it makes, its own fetches. */
   uint64_t begin = fw_now_ns(), stall = 0;
   pthread_mutex_lock(&m->lock);
+  if (nowait && !can_take_now(m, task, node)) {
+    pthread_mutex_unlock(&m->lock);
+    *out_refused = 1;
+    return FW_OK;
+  }
   uint64_t evictions_before = m->evictions;
   for (;;) {
     int busy = 0;
@@ -573,6 +602,21 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
   *out_stall_ns = stall;
   pthread_mutex_unlock(&m->lock);
   return status == FW_OK ? FW_OK : fw_status_annotate(status, "%s", who);
+}
+
+fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
+                              uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS]) {
+  int refused;
+  return acquire(m, task, node, out_data, out_stall_ns, out_moved, 0, &refused);
+}
+
+fw_status_t fw_memory_try_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node,
+                                  void **out_data, int *out_taken) {
+  uint64_t stall;
+  int refused;
+  fw_status_t status = acquire(m, task, node, out_data, &stall, NULL, 1, &refused);
+  *out_taken = status == FW_OK && !refused;
+  return status;
 }
 
 /* Unpins; with `commit`, written buffers become valid on `node` only. */

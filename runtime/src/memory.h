@@ -142,6 +142,12 @@ void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *buffer);
  * for it between tiers. On failure nothing stays pinned. */
 fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
                               uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS]);
+/* fw_memory_acquire when it needs neither to wait (for copies in flight or for room) nor
+ * to evict or copy: `*out_taken` says whether it did. A GPU worker with kernels in flight
+ * takes its next task's buffers this way, so that it never waits for what only the
+ * completion of those kernels would give (the room their buffers hold). */
+fw_status_t fw_memory_try_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node,
+                                  void **out_data, int *out_taken);
 /* Unpins; written buffers become valid on `node` only. */
 void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node);
 /* Unpins after the task failed there: nothing it was to write changes state (the other

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
 
@@ -280,6 +281,11 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
   if ((v = env("FW_PREFETCH_THREADS")))
     status = parse_count("FW_PREFETCH_THREADS", v, 1, FW_MAX_PREFETCH_THREADS,
                          &rt->prefetch_threads);
+  if (status != FW_OK) return status;
+  /* Kernels a GPU worker keeps launched ahead of the one its GPU runs (gpu_worker.c). */
+  rt->gpu_pipeline = FW_DEFAULT_GPU_PIPELINE;
+  if ((v = env("FW_GPU_PIPELINE")))
+    status = parse_count("FW_GPU_PIPELINE", v, 1, FW_MAX_GPU_PIPELINE, &rt->gpu_pipeline);
   if (status != FW_OK) return status;
   status = parse_devices(rt, o->devices ? o->devices : env("FW_DEVICES"));
   if (status != FW_OK) return status;

@@ -33,6 +33,7 @@ struct fw_runtime_t {
                             without "cpu"); 0 when the scheduler chooses freely */
   uint32_t num_workers;
   uint32_t prefetch_threads;
+  uint32_t gpu_pipeline; /* tasks a GPU worker keeps in flight (FW_GPU_PIPELINE) */
   int autotune; /* measure the candidate variants of executables (FW_AUTOTUNE) */
   int buffered_storage; /* the storage tier never uses direct I/O (FW_STORAGE_IO) */
   fw_scheduler_kind_t scheduler;

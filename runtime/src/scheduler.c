@@ -240,11 +240,14 @@ void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
     fw_simulator_prefetch(s, t);
     return;
   }
+  fw_scheduler_prefetch_inputs(s, t, t->worker ? t->worker->memory_node : FW_NODE_HOST);
+}
+
+void fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t node) {
   /* Once anything was evicted, memory is contended: prefetching every placed task would
    * evict data the next tasks need, so the lookahead window (in execution order) decides
    * instead. */
   if (atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed)) return;
-  uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
   for (size_t i = 0; i < t->num_accesses; ++i)
     if (t->accesses[i].access & FW_ACCESS_READ)
       fw_memory_prefetch(&s->runtime->memory, t->accesses[i].buffer, node);
@@ -606,7 +609,7 @@ fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *t, fw_worke
   if (!same_kind) t->kind_mask &= ~(1u << w->kind);
   t->prefer_mask &= t->kind_mask;
   t->worker = NULL;
-  w->running = 0;
+  w->running = w->in_flight > 0;
   if (counts && ++w->failures >= FW_GPU_MAX_FAILURES && !w->lost) lose_worker(s, w);
   make_ready(s, t, NULL);
   fw_task_t *next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
@@ -620,6 +623,13 @@ fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w) {
   if (!t) return NULL;
   fw_scheduler_start_task(s, t);
   w->running = 1;
+  return t;
+}
+
+fw_task_t *fw_scheduler_pop(fw_scheduler_t *s, fw_worker_t *w) {
+  fw_sched_lock(s);
+  fw_task_t *t = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
+  fw_sched_unlock(s);
   return t;
 }
 
@@ -686,10 +696,12 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                          fw_status_t status, fw_task_t **out_next) {
   fw_sched_lock(s);
   int more = w && w->batch_head < w->batch_len;
-  if (w) w->running = more; /* idle for the successors placed below, unless it has a batch */
+  /* Idle for the successors placed below, unless it has a batch or kernels in flight. */
+  int busy = w && (more || w->in_flight > 0);
+  if (w) w->running = busy;
   finish_deferred_locked(s, w);
   finish_locked(s, task, w, status);
-  if (w && s->policy == &fw_policy_heft && w->heap.size == 0 && !more) {
+  if (w && s->policy == &fw_policy_heft && w->heap.size == 0 && !busy) {
     w->expected_free_at = fw_scheduler_now(s); /* an empty queue drains now */
   }
   if (out_next) {
@@ -987,13 +999,7 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
   }
   for (size_t k = 0; k < s->num_workers; ++k) {
     fw_profile_close_counters(&s->workers[k].counters);
-    fw_worker_t *w = &s->workers[k];
-    for (int e = 0; e < 2; ++e)
-      if (w->timing[e]) {
-        fw_device_t *device = s->runtime->devices[w->device_index];
-        device->vtable->event_destroy(device, w->timing[e]);
-        w->timing[e] = NULL;
-      }
+    fw_gpu_worker_fini(s, &s->workers[k]);
     fw_task_heap_free(&s->workers[k].heap);
     free(s->workers[k].plan);
     fw_task_deque_free(&s->workers[k].deque);

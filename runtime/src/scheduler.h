@@ -187,8 +187,11 @@ struct fw_worker_t {
   /* Statistics. */
   uint64_t tasks, busy_ns;
   fw_profile_counters_t counters; /* FW_RUNTIME_PROFILE: this thread's counters */
-  /* FW_RUNTIME_PROFILE on a GPU worker: events around each launch (device time). */
-  struct fw_device_event_t *timing[2];
+  /* GPU workers: their queue, events and the tasks launched and not yet complete
+   * (gpu_worker.c; made by the worker's thread on its first task), and how many those
+   * are (touched by its own thread alone). */
+  struct fw_gpu_worker_t *gpu;
+  uint32_t in_flight;
   /* Simulation: the device description and when the worker becomes free. */
   const fw_sim_device_t *sim;
   double sim_free_at;
@@ -336,6 +339,9 @@ int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task);
 /* Policy helpers (sched.lock held): a task was placed on `task->worker` (or, NULL, on
  * no worker yet): its inputs start moving there. */
 void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *task);
+/* Asks the prefetch threads to bring what `task` reads to `node` (unless memory is
+ * contended: then the lookahead window decides). No lock needed. */
+void fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *task, uint32_t node);
 /* Policy helpers (sched.lock held): tell worker `w` there is work for it (its mailbox;
  * a wake-up when it sleeps). Only the workers told retry the lock. */
 void fw_scheduler_notify(fw_scheduler_t *s, fw_worker_t *w);
@@ -356,6 +362,9 @@ int fw_runtime_is_own_thread(const fw_runtime_t *rt);
 void fw_runtime_mark_own_thread(fw_runtime_t *rt);
 /* Takes the next task for `w` from its policy and marks it running (sched.lock held). */
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w);
+/* fw_scheduler_pop_locked for a worker that does not hold the lock (a GPU worker with
+ * kernels in flight); NULL at shutdown. */
+fw_task_t *fw_scheduler_pop(fw_scheduler_t *s, fw_worker_t *w);
 /* fw_scheduler_complete, and in the same critical section the worker's next task (NULL
  * when none is ready for it). A CPU worker with a batch (FW_BATCH_MAX) returns the next
  * task of its batch, and may defer the completion to when it next takes the lock. */
@@ -385,6 +394,8 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
 /* The execution engines: threads (engine.c) and virtual time (simulator.c). */
 fw_status_t fw_engine_start(fw_scheduler_t *s);
 void fw_engine_stop(fw_scheduler_t *s);
+/* Releases a GPU worker's queue and events (after its thread was joined). */
+void fw_gpu_worker_fini(fw_scheduler_t *s, fw_worker_t *w);
 void fw_simulator_run(fw_scheduler_t *s);
 /* Simulation: records a task submitted with hold = 1 for the next run (0: out of
  * memory). */

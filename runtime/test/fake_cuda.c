@@ -15,9 +15,14 @@
  *                        FW_FAKE_CUDA_KERNEL_US (default 250) microseconds of a virtual
  *                        device clock that events record (results are garbage: only for
  *                        tests of timing, profiles and autotuning)
- *   FW_FAKE_CUDA_BLOCK_US  "128=400,512=90": noop launches with those threads per block
- *                        take that many microseconds instead, so that candidate variants
- *                        differ in speed by construction */
+ *                        "async": launches succeed without running anything either, each
+ *                        taking that long in real time on its stream after the work
+ *                        queued there before it, as a GPU's queue does: events and stream
+ *                        synchronization wait for it, and the log line of each launch ends
+ *                        with "behind N", the kernels still unfinished on its stream
+ *   FW_FAKE_CUDA_BLOCK_US  "128=400,512=90": noop and async launches with those threads per
+ *                        block take that many microseconds instead, so that candidate
+ *                        variants differ in speed by construction */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdarg.h>
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -75,9 +81,41 @@ static void log_line(const char *fmt, ...) {
 
 /* Handles are small heap objects; their contents are all the fake needs. */
 struct CUctx_st { int unused; };
-struct CUstream_st { int unused; };
+/* Async launches: when the work queued on the stream ends, and when each of its last
+ * kernels does (a ring), on the monotonic clock in ms. */
+#define FAKE_STREAM_KERNELS 64
+struct CUstream_st {
+  double busy_until_ms;
+  double kernel_end_ms[FAKE_STREAM_KERNELS];
+  unsigned kernels;
+};
+static struct CUstream_st g_default_stream; /* the legacy default stream (NULL) */
 struct CUevent_st { int recorded; double at_ms; };
 static double g_device_clock_ms; /* the virtual device clock of no-op launches */
+
+static int launch_mode_is(const char *mode) {
+  const char *v = getenv("FW_FAKE_CUDA_LAUNCH");
+  return v && !strcmp(v, mode);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void sleep_until_ms(double at_ms) {
+  double left = at_ms - now_ms();
+  if (left <= 0) return;
+  long long ns = (long long)(left * 1e6);
+  struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+static struct CUstream_st *stream_or_default(struct CUstream_st *s) {
+  return s ? s : &g_default_stream;
+}
 struct CUfunc_st { char name[128]; struct CUfunc_st *next; };
 struct CUmod_st { char target[16]; int ptx; struct CUfunc_st *functions; };
 
@@ -233,7 +271,10 @@ FAKE_EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *stream) {
 }
 
 FAKE_EXPORT CUresult cuStreamSynchronize(struct CUstream_st *stream) {
-  (void)stream;
+  pthread_mutex_lock(&g_lock);
+  double until = stream_or_default(stream)->busy_until_ms;
+  pthread_mutex_unlock(&g_lock);
+  sleep_until_ms(until);
   return CUDA_SUCCESS;
 }
 
@@ -256,22 +297,30 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(struct CUevent_st *event) {
   return CUDA_SUCCESS;
 }
 
+/* An event completes when the work queued on its stream before it does: at once, except
+ * behind async launches (then its time is that moment, on the monotonic clock). */
 FAKE_EXPORT CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st *stream) {
-  (void)stream;
   event->recorded = 1;
   pthread_mutex_lock(&g_lock);
-  event->at_ms = g_device_clock_ms;
+  if (launch_mode_is("async")) {
+    double now = now_ms(), busy = stream_or_default(stream)->busy_until_ms;
+    event->at_ms = busy > now ? busy : now;
+  } else {
+    event->at_ms = g_device_clock_ms;
+  }
   pthread_mutex_unlock(&g_lock);
   return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuEventSynchronize(struct CUevent_st *event) {
-  (void)event;
+  if (launch_mode_is("async")) sleep_until_ms(event->at_ms);
   return CUDA_SUCCESS;
 }
 
+enum { CUDA_ERROR_NOT_READY = 600 };
+
 FAKE_EXPORT CUresult cuEventQuery(struct CUevent_st *event) {
-  (void)event;
+  if (launch_mode_is("async") && now_ms() < event->at_ms) return CUDA_ERROR_NOT_READY;
   return CUDA_SUCCESS;
 }
 
@@ -360,12 +409,24 @@ FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsign
   (void)by;
   (void)bz;
   (void)shared;
-  (void)stream;
   (void)params;
   (void)extra;
+  if (launch_mode_is("async")) {
+    pthread_mutex_lock(&g_lock);
+    struct CUstream_st *s = stream_or_default(stream);
+    double now = now_ms();
+    unsigned behind = 0;
+    for (unsigned i = 0; i < FAKE_STREAM_KERNELS && i < s->kernels; ++i)
+      behind += s->kernel_end_ms[i] > now;
+    double start = s->busy_until_ms > now ? s->busy_until_ms : now;
+    s->busy_until_ms = start + kernel_us(bx) * 1e-3;
+    s->kernel_end_ms[s->kernels++ % FAKE_STREAM_KERNELS] = s->busy_until_ms;
+    pthread_mutex_unlock(&g_lock);
+    log_line("launch %s grid %u block %u behind %u", f->name, gx, bx, behind);
+    return CUDA_SUCCESS;
+  }
   log_line("launch %s grid %u block %u", f->name, gx, bx);
-  const char *mode = getenv("FW_FAKE_CUDA_LAUNCH");
-  if (mode && !strcmp(mode, "noop")) {
+  if (launch_mode_is("noop")) {
     pthread_mutex_lock(&g_lock);
     g_device_clock_ms += kernel_us(bx) * 1e-3;
     pthread_mutex_unlock(&g_lock);

@@ -268,6 +268,66 @@ TEST(TierRoomTest, ATaskKeepsItsOwnInputsWhileMakingRoom) {
   EXPECT_TRUE(isEmpty(dir)) << joined(dir.entries());
 }
 
+// What a GPU worker with kernels in flight uses for its next task: buffers taken only when
+// nothing must be waited for, evicted or copied; refused, nothing changes.
+TEST(TierRoomTest, TryAcquireTakesOnlyWhatNeedsNoWaitOrCopy) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_HEFT, 1, "host=768KiB", dir);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *b[4];
+  for (int i = 0; i < 4; ++i) {  // the fourth sends the first to storage
+    b[i] = makeU64Buffer(rt, kBig, contents(10 + i));
+    ASSERT_NE(b[i], nullptr);
+  }
+  fw_buffer_t *fresh = makeU64Buffer(rt, kBig);  // never written: no memory yet
+  ASSERT_NE(fresh, nullptr);
+  fw_memory_t *m = &rt->memory;
+  ASSERT_FALSE(fw_memory_is_valid_on(b[0], FW_NODE_HOST));
+  ASSERT_TRUE(fw_memory_is_valid_on(b[0], FW_NODE_STORAGE));
+  auto task = [&](std::vector<fw_task_access_t> accesses) {
+    fw_task_t *t = nullptr;
+    fw_status_t s = fw_task_create(rt, "t", accesses.data(), accesses.size(), &t);
+    EXPECT_EQ(s, nullptr) << fw_status_message(s);
+    fw_status_free(s);
+    return t;
+  };
+  void *data[2] = {nullptr, nullptr};
+  int taken = -1;
+  // In host memory: taken, pinned until released.
+  fw_task_t *here = task({{b[1], FW_ACCESS_READ}, {b[2], FW_ACCESS_READ_WRITE}});
+  FW_ASSERT_OK(fw_memory_try_acquire(m, here, FW_NODE_HOST, data, &taken));
+  EXPECT_EQ(taken, 1);
+  EXPECT_NE(data[0], nullptr);
+  EXPECT_EQ(m->task_pins, 2u);
+  fw_memory_release(m, here, FW_NODE_HOST);
+  EXPECT_EQ(m->task_pins, 0u);
+  // In storage: it would be copied back (after an eviction), so it is refused.
+  uint64_t moved = m->bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST];
+  uint64_t evictions = m->evictions;
+  fw_task_t *stored = task({{b[0], FW_ACCESS_READ}, {b[1], FW_ACCESS_READ}});
+  FW_ASSERT_OK(fw_memory_try_acquire(m, stored, FW_NODE_HOST, data, &taken));
+  EXPECT_EQ(taken, 0);
+  EXPECT_EQ(m->task_pins, 0u);
+  EXPECT_EQ(m->bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST], moved);
+  EXPECT_EQ(m->evictions, evictions);
+  // No room for a buffer not yet in host memory without evicting: refused.
+  fw_task_t *needs_room = task({{fresh, FW_ACCESS_WRITE}});
+  FW_ASSERT_OK(fw_memory_try_acquire(m, needs_room, FW_NODE_HOST, data, &taken));
+  EXPECT_EQ(taken, 0);
+  EXPECT_EQ(m->evictions, evictions);
+  // Waiting and evicting are what fw_memory_acquire is for: it takes both.
+  uint64_t stall = 0;
+  FW_ASSERT_OK(fw_memory_acquire(m, stored, FW_NODE_HOST, data, &stall, nullptr));
+  EXPECT_EQ(m->bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST], moved + kBig * sizeof(uint64_t));
+  EXPECT_EQ(static_cast<const uint64_t *>(data[0])[5], contents(10)[5]);
+  fw_memory_release(m, stored, FW_NODE_HOST);
+  for (fw_task_t *t : {here, stored, needs_room}) fw_task_release(t);
+  for (fw_buffer_t *x : b) fw_buffer_release(x);
+  fw_buffer_release(fresh);
+  fw_runtime_destroy(rt);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, TierTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),

@@ -1,0 +1,65 @@
+/* Internal: what the threaded engine's CPU workers (engine.c) and GPU workers
+ * (gpu_worker.c) share: the launch operands of a kernel task, and the record of a run
+ * (profile, history, autotuning, trace). */
+#ifndef FW_RUNTIME_SRC_ENGINE_H_
+#define FW_RUNTIME_SRC_ENGINE_H_
+
+#include <stdint.h>
+
+#include "device.h"
+#include "profile.h"
+#include "runtime_internal.h"
+#include "scheduler.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tasks a GPU worker keeps launched on its GPU (FW_GPU_PIPELINE): with 2, the next
+ * kernel waits on the GPU's queue while one runs, so the GPU does not idle between
+ * kernels while its worker completes one task and launches the next. */
+#define FW_DEFAULT_GPU_PIPELINE 2u
+#define FW_MAX_GPU_PIPELINE 8u
+
+#define FW_ENGINE_STACK_BINDINGS 16
+
+/* The launch operands of kernel task `t` whose access i is at data[i]: `stack` when
+ * there are at most FW_ENGINE_STACK_BINDINGS, else allocated (the caller frees what is
+ * not `stack`); NULL when out of memory. */
+fw_device_binding_t *fw_engine_bindings(const fw_task_t *t, void *const *data,
+                                        fw_device_binding_t *stack);
+
+/* The candidate `tuner` has a run of `t` take among the variants loaded where it runs
+ * (`kernels`, per variant), and whether that run is a trial; -1 (and FW_TUNE_NONE) when
+ * the executable has no candidates there. */
+int64_t fw_engine_pick_variant(fw_tuner_t *tuner, const fw_task_t *t,
+                               const void *const *kernels, fw_tune_state_t *state);
+
+/* One run of a task on a worker, as the engine measured it. */
+typedef struct fw_run_record_t {
+  uint64_t t0;            /* when its inputs were asked for */
+  uint64_t stall_ns;      /* of which spent waiting for them (or for room) */
+  uint64_t start, end;    /* the run itself */
+  double device_seconds;  /* GPU: the kernel alone, between two events; < 0: unknown */
+  uint32_t workgroups;    /* CPU kernels: how many workgroups its code divides it into */
+  int profiled;           /* counters and moves below were read (profiling) */
+  uint64_t before[FW_PROFILE_MAX_COUNTERS], after[FW_PROFILE_MAX_COUNTERS];
+  uint64_t moved[FW_NUM_TIERS][FW_NUM_TIERS];
+} fw_run_record_t;
+
+/* Records a run that ended with `status` (not consumed): the profile, the history and an
+ * autotuning trial when it succeeded; the trace in any case. Sets the task's start and
+ * end for the scheduler's statistics. */
+void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_status_t status,
+                          const fw_run_record_t *r);
+
+/* Runs `t` on GPU worker `w`, then whatever else it is given, with up to the runtime's
+ * gpu_pipeline tasks launched at a time; returns when none is in flight and none is ready
+ * for it. */
+void fw_gpu_worker_run(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
