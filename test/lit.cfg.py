@@ -19,7 +19,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # The runtime's settings reach fw-run, so the whole suite can be rerun under another
 # scheduling policy, worker count or tier limit.
 for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_DEVICES", "FW_TIER_LIMITS", "FW_PREFETCH",
-            "FW_PREFETCH_WINDOW", "FW_PREFETCH_THREADS", "FW_STORAGE_DIR", "TMPDIR"):
+            "FW_PREFETCH_WINDOW", "FW_PREFETCH_THREADS", "FW_GPU_PIPELINE", "FW_STORAGE_DIR",
+            "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
@@ -35,6 +36,10 @@ if os.environ.get("FW_TEST_GPU_DRIVER_PATH"):
 config.substitutions.append(("%fw-opt", os.path.join(config.fw_tools_dir, "fw-opt")))
 config.substitutions.append(("%fw-run", os.path.join(config.fw_run_dir, "fw-run")))
 config.substitutions.append(("%fwc", os.path.join(config.fw_tools_dir, "fwc")))
+# fw-run on the ThreadSanitizer build of the runtime, where the compiler supports it.
+if config.fw_run_tsan and os.path.exists(config.fw_run_tsan):
+    config.available_features.add("fw-run-tsan")
+    config.substitutions.append(("%fw-run-tsan", config.fw_run_tsan))
 config.substitutions.append(("%fw-device-check", os.path.join(config.fw_tools_dir, "fw-device-check")))
 config.substitutions.append(("%fake-cuda-dir", config.fw_fake_cuda_dir))
 config.substitutions.append(("%fake-hip-dir", config.fw_fake_hip_dir))
