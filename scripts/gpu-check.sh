@@ -17,7 +17,8 @@
 # (--devices=cuda: every kernel with NVIDIA code runs on the GPU), the results
 # of the benchmark matmuls against numpy (inputs made there), and the GPU
 # benchmarks against cuBLAS (PyTorch's torch.matmul) and the device's copy
-# bandwidth, and the same benchmarks built with GPU autotuning candidates (the
+# bandwidth, one launch at a time against two in flight (FW_GPU_PIPELINE), and the same
+# benchmarks built with GPU autotuning candidates (the
 # variant the runtime keeps, and its fastest call against the default build's).
 # Its GPU parts say "skipped" where there is no CUDA device.
 set -euo pipefail
@@ -70,6 +71,9 @@ prepare() {
     "$build/bin/fwc" "$b" --targets=x86-64-v3,sm_90 --autotune=4 \
       -o "$dir/gpu/tune_$(basename "$b" .mlir).fwb"
   done
+  # Four independent small kernels a call, for the GPU worker's kernels in flight.
+  "$build/bin/fwc" "$root/test/runtime/gpu_pipeline.mlir" --targets=x86-64-v3,sm_90 \
+    -o "$dir/gpu/pipeline.fwb"
   # One NVIDIA kernel, run directly on the CUDA device by fw-device-check.
   "$build/bin/fwc" "$root/test/runtime/device_check.mlir" --targets=x86-64-v3,sm_80,sm_90 \
     -o "$dir/cases/device_check.fwb"
@@ -194,6 +198,15 @@ PY
       >"$b.log" 2>&1 || { echo "FAIL $b"; sed 's/^/  /' "$b.log"; fail=1; continue; }
     echo "$(basename "$b" .fwb): $(grep -E '^(min|median):' "$b.log" | tr '\n' ' ')"
     grep -E 'GPU failures|device cuda' "$b.log" || true
+  done
+  echo "== kernels in flight: FW_GPU_PIPELINE=1 against 2, alternately (4 small kernels a call)"
+  for round in 1 2 3; do
+    for p in 1 2; do
+      FW_GPU_PIPELINE=$p limited ./fw-run gpu/pipeline.fwb --devices=cuda --benchmark=200 \
+        --print-max-elements=0 >gpu/pipeline.log 2>&1 ||
+        { echo "FAIL pipeline $p"; sed 's/^/  /' gpu/pipeline.log; fail=1; continue; }
+      echo "round $round, FW_GPU_PIPELINE=$p: $(grep -E '^(min|median):' gpu/pipeline.log | tr '\n' ' ')"
+    done
   done
   echo "== the benchmark GEMMs' results (inputs made here, numpy's product as the reference)"
   # The 4096^3 matmuls take the big GEMM tile (getSizedGemmTiling); the end-to-end cases
