@@ -140,19 +140,28 @@ int64_t fw_engine_pick_variant(fw_tuner_t *tuner, const fw_task_t *t,
   return -1;
 }
 
-fw_device_binding_t *fw_engine_bindings(const fw_task_t *t, void *const *data,
-                                        fw_device_binding_t *stack) {
+int fw_engine_launch_init(fw_device_launch_t *launch, const fw_task_t *t, void *const *data,
+                          fw_device_binding_t *stack) {
+  memset(launch, 0, sizeof(*launch));
   fw_device_binding_t *bindings = t->num_bindings <= FW_ENGINE_STACK_BINDINGS
                                       ? stack
                                       : calloc(t->num_bindings, sizeof(*bindings));
-  if (!bindings) return NULL;
+  if (!bindings) return 0;
   for (size_t i = 0; i < t->num_bindings; ++i) {
     uint32_t a = t->binding_access[i];
     bindings[i].data = data[a];
     bindings[i].rank = t->accesses[a].buffer->type.rank;
     bindings[i].dims = t->accesses[a].buffer->type.dims;
   }
-  return bindings;
+  launch->num_bindings = t->num_bindings;
+  launch->bindings = bindings;
+  for (int k = 0; k < 3; ++k) launch->workgroup_count[k] = 1;
+  return 1;
+}
+
+void fw_engine_launch_fini(fw_device_launch_t *launch, const fw_device_binding_t *stack) {
+  if (launch->bindings != stack) free((void *)launch->bindings);
+  launch->bindings = NULL;
 }
 
 /* Runs a kernel task on CPU worker `w`; `*workgroups` gets how many workgroups its code
@@ -161,13 +170,9 @@ fw_device_binding_t *fw_engine_bindings(const fw_task_t *t, void *const *data,
 static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
                               void *const *data, uint32_t *workgroups) {
   fw_device_binding_t stack[FW_ENGINE_STACK_BINDINGS];
-  fw_device_binding_t *bindings = fw_engine_bindings(t, data, stack);
-  if (!bindings) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   fw_device_launch_t launch;
-  memset(&launch, 0, sizeof(launch));
-  launch.num_bindings = t->num_bindings;
-  launch.bindings = bindings;
-  for (int k = 0; k < 3; ++k) launch.workgroup_count[k] = 1;
+  if (!fw_engine_launch_init(&launch, t, data, stack))
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   /* Candidates of one kernel: the CPU's tuner says which one this run takes. */
   fw_module_t *m = t->module;
   fw_tune_state_t state;
@@ -185,7 +190,7 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   fw_status_t status = t->cpu_split ? launch_split(s, w, t, &launch)
                                     : device->vtable->launch(device, NULL, &launch);
   *workgroups = t->cpu_split ? s->num_cpu_workers : 1;
-  if (bindings != stack) free(bindings);
+  fw_engine_launch_fini(&launch, stack);
   return status;
 }
 

@@ -23,11 +23,12 @@ extern "C" {
 
 #define FW_ENGINE_STACK_BINDINGS 16
 
-/* The launch operands of kernel task `t` whose access i is at data[i]: `stack` when
- * there are at most FW_ENGINE_STACK_BINDINGS, else allocated (the caller frees what is
- * not `stack`); NULL when out of memory. */
-fw_device_binding_t *fw_engine_bindings(const fw_task_t *t, void *const *data,
-                                        fw_device_binding_t *stack);
+/* Sets up `launch` for kernel task `t` whose access i is at data[i]: its operands (in
+ * `stack` when there are at most FW_ENGINE_STACK_BINDINGS, else allocated) and a grid of
+ * one workgroup; 0 when out of memory. fw_engine_launch_fini frees what it allocated. */
+int fw_engine_launch_init(fw_device_launch_t *launch, const fw_task_t *t, void *const *data,
+                          fw_device_binding_t *stack);
+void fw_engine_launch_fini(fw_device_launch_t *launch, const fw_device_binding_t *stack);
 
 /* The candidate `tuner` has a run of `t` take among the variants loaded where it runs
  * (`kernels`, per variant), and whether that run is a trial; -1 (and FW_TUNE_NONE) when

@@ -93,13 +93,9 @@ static int record(fw_gpu_worker_t *g, fw_device_event_t **event) {
 static fw_status_t launch(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g, fw_task_t *t,
                           void *const *data, fw_gpu_slot_t *slot) {
   fw_device_binding_t stack[FW_ENGINE_STACK_BINDINGS];
-  fw_device_binding_t *bindings = fw_engine_bindings(t, data, stack);
-  if (!bindings) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   fw_device_launch_t launch;
-  memset(&launch, 0, sizeof(launch));
-  launch.num_bindings = t->num_bindings;
-  launch.bindings = bindings;
-  for (int k = 0; k < 3; ++k) launch.workgroup_count[k] = 1;
+  if (!fw_engine_launch_init(&launch, t, data, stack))
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   fw_module_t *m = t->module;
   const fw_module_gpu_kernel_t *k = &m->gpu_kernels[w->device_index][t->executable];
   fw_tune_state_t state;
@@ -115,7 +111,7 @@ static fw_status_t launch(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g, 
   slot->timed = (rt->profile.enabled || state == FW_TUNE_TRIAL) && record(g, &slot->begin);
   fw_status_t status = g->device->vtable->launch(g->device, g->queue, &launch);
   slot->end_recorded = status == FW_OK && record(g, &slot->end);
-  if (bindings != stack) free(bindings);
+  fw_engine_launch_fini(&launch, stack);
   if (status != FW_OK)
     status = fw_status_annotate(status, "task @%s on %s", t->name,
                                 rt->device_info[w->device_index].name);
