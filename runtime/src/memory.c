@@ -638,6 +638,11 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
        * did not fill it): the rerun must not fetch it from here. */
       fw_memory_set_valid(b, node, 0);
     } else if (commit && (task->accesses[i].access & FW_ACCESS_WRITE)) {
+      /* A prefetch may be copying the buffer's old contents meanwhile (for a reader that
+       * waits for this task): it lands first and is then invalidated with the rest, rather
+       * than landing after and leaving the old contents valid there (or reading a file
+       * dropped under it). */
+      while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
       for (uint32_t k = 0; k < m->num_nodes; ++k)
         if (k != node && b->mem.replicas[k].valid) {
           if (k == FW_NODE_STORAGE) drop_replica(m, b, k); /* frees the file's room */
