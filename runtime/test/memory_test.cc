@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fw/runtime.h"
@@ -644,6 +645,104 @@ TEST(ReuseTest, ConcurrentReadersOfANeverWrittenBufferSeeZeros) {
     }
     fw_buffer_release(fresh);
   }
+  fw_runtime_destroy(rt);
+}
+
+// A device memory node whose copies to host memory wait until the test lets them go, so
+// that a copy can be held in flight.
+struct GatedDevice {
+  fw_device_t base;
+  std::atomic<bool> copying{false}, open{false};
+};
+
+fw_status_t gatedAlloc(fw_device_t *, size_t size, void **out) {
+  *out = std::aligned_alloc(FW_BUFFER_ALIGNMENT, (size + 63) / 64 * 64 + 64);
+  return *out ? FW_OK : fw_status_create(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+}
+void gatedFree(fw_device_t *, void *ptr, size_t) { std::free(ptr); }
+fw_status_t gatedCopy(fw_device_t *, fw_device_queue_t *, void *dst, const void *src,
+                      size_t size) {
+  std::memcpy(dst, src, size);
+  return FW_OK;
+}
+fw_status_t gatedCopyToHost(fw_device_t *d, fw_device_queue_t *, void *dst, const void *src,
+                            size_t size) {
+  auto *g = reinterpret_cast<GatedDevice *>(d);
+  g->copying = true;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!g->open && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  std::memcpy(dst, src, size);
+  return FW_OK;
+}
+
+const fw_device_vtable_t kGatedVtable = [] {
+  fw_device_vtable_t v{};
+  v.name = "gated";
+  v.target_kind = FW_TARGET_KIND_CUDA;
+  v.alloc = gatedAlloc;
+  v.free = gatedFree;
+  v.copy_to_device = gatedCopy;
+  v.copy_on_device = gatedCopy;
+  v.copy_to_host = gatedCopyToHost;
+  return v;
+}();
+
+// A prefetch copies a buffer's old contents out of device memory (for a reader that
+// waits) while the task writing it there runs; the task completes while the copy is in
+// flight. The copy must not land valid after the write: the completion waits for it, then
+// invalidates it.
+TEST(PrefetchTest, AWriteCompletesAfterAPrefetchOfTheOldContentsLands) {
+  if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_HEFT, 1, "host=512KiB", dir);
+  ASSERT_NE(rt, nullptr);
+  fw_memory_t *m = &rt->memory;
+  GatedDevice gated;
+  gated.base.vtable = &kGatedVtable;
+  uint32_t dev = static_cast<uint32_t>(m->num_nodes);
+  {  // a device node of the memory manager alone (no worker computes there)
+    pthread_mutex_lock(&m->lock);
+    fw_memory_node_t *n = &m->nodes[dev];
+    std::snprintf(n->name, sizeof(n->name), "gated");
+    n->tier = FW_TIER_DEVICE;
+    n->device = &gated.base;
+    n->lower = FW_NODE_HOST;
+    ++m->num_nodes;
+    pthread_mutex_unlock(&m->lock);
+  }
+  fw_buffer_t *x = makeU64Buffer(rt, kBig, contents(1));
+  fw_buffer_t *y = makeU64Buffer(rt, kBig, contents(2));
+  fw_buffer_t *z = makeU64Buffer(rt, kBig, contents(3));  // sends x to storage
+  ASSERT_TRUE(x && y && z);
+  ASSERT_FALSE(fw_memory_is_valid_on(x, FW_NODE_HOST));
+  fw_task_t *writer = nullptr;
+  fw_task_access_t access = {x, FW_ACCESS_READ_WRITE};
+  FW_ASSERT_OK(fw_task_create(rt, "writer", &access, 1, &writer));
+  void *data = nullptr;
+  uint64_t stall = 0;
+  FW_ASSERT_OK(fw_memory_acquire(m, writer, dev, &data, &stall, nullptr));
+  ASSERT_TRUE(fw_memory_is_valid_on(x, dev));
+  fw_buffer_release(z);  // room in host memory for the prefetch
+  fw_memory_prefetch(m, x, FW_NODE_HOST);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!gated.copying && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  ASSERT_TRUE(gated.copying) << "the prefetch did not start";
+  std::atomic<bool> released{false};
+  std::thread completion([&] {
+    fw_memory_release(m, writer, dev);
+    released = true;
+  });
+  sleepMs(50);
+  EXPECT_FALSE(released) << "the write completed with a copy of the old contents in flight";
+  gated.open = true;
+  completion.join();
+  EXPECT_TRUE(fw_memory_is_valid_on(x, dev));
+  EXPECT_FALSE(fw_memory_is_valid_on(x, FW_NODE_HOST));
+  EXPECT_FALSE(fw_memory_is_valid_on(x, FW_NODE_STORAGE));
+  fw_task_release(writer);
+  fw_buffer_release(x);
+  fw_buffer_release(y);
   fw_runtime_destroy(rt);
 }
 
