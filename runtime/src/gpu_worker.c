@@ -49,9 +49,7 @@ static fw_gpu_worker_t *state(fw_scheduler_t *s, fw_worker_t *w) {
   if (!g) return NULL;
   g->device = rt->devices[w->device_index];
   /* A profile reads the thread's counters around each run: one run at a time. */
-  g->depth = rt->profile.enabled ? 1 : rt->gpu_pipeline;
-  if (g->depth < 1) g->depth = 1;
-  if (g->depth > FW_MAX_GPU_PIPELINE) g->depth = FW_MAX_GPU_PIPELINE;
+  g->depth = rt->profile.enabled ? 1 : rt->gpu_pipeline; /* 1..FW_MAX_GPU_PIPELINE */
   fw_status_t status = g->device->vtable->queue_create(g->device, &g->queue);
   if (status != FW_OK) { /* the default queue, one launch at a time */
     fw_status_free(status);
@@ -62,7 +60,7 @@ static fw_gpu_worker_t *state(fw_scheduler_t *s, fw_worker_t *w) {
   return g;
 }
 
-void fw_gpu_worker_fini(fw_scheduler_t *s, fw_worker_t *w) {
+void fw_gpu_worker_fini(fw_worker_t *w) {
   fw_gpu_worker_t *g = w->gpu;
   if (!g) return;
   const fw_device_vtable_t *vt = g->device->vtable;
@@ -73,7 +71,6 @@ void fw_gpu_worker_fini(fw_scheduler_t *s, fw_worker_t *w) {
   if (g->queue) vt->queue_destroy(g->device, g->queue);
   free(g);
   w->gpu = NULL;
-  (void)s;
 }
 
 /* Records `*event` (made first when missing) on the worker's queue; 0 when it cannot. */
@@ -118,19 +115,21 @@ static fw_status_t launch(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g, 
   return status;
 }
 
-/* `t` failed on `w` (its buffers released): another device runs it if one can, which the
- * trace shows with the reason; else it completes with the error. Returns the worker's
- * next task. */
+/* `t` failed on `w` (its buffers released): another device runs it if one can, else it
+ * completes with the error; the trace shows the attempt with the reason either way.
+ * Returns the worker's next task. */
 static fw_task_t *failed(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, fw_status_t status,
                          uint64_t since) {
   fw_runtime_t *rt = s->runtime;
-  if (!fw_scheduler_can_rerun(t, w)) return fw_scheduler_complete_and_next(s, t, w, status);
+  int rerun = fw_scheduler_can_rerun(t, w);
   if (rt->trace.enabled) {
     char what[400];
-    snprintf(what, sizeof(what), "failed, runs elsewhere: %s", fw_status_message(status));
+    snprintf(what, sizeof(what), "%s: %s", rerun ? "failed, runs elsewhere" : "failed",
+             fw_status_message(status));
     fw_trace_add(&rt->trace, w->index, what, since, fw_now_ns(), 0);
   }
-  return fw_scheduler_rerun_and_next(s, t, w, status);
+  return rerun ? fw_scheduler_rerun_and_next(s, t, w, status)
+               : fw_scheduler_complete_and_next(s, t, w, status);
 }
 
 typedef enum { LAUNCHED, DONE, REFUSED } begin_result_t;

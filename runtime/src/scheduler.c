@@ -999,7 +999,7 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
   }
   for (size_t k = 0; k < s->num_workers; ++k) {
     fw_profile_close_counters(&s->workers[k].counters);
-    fw_gpu_worker_fini(s, &s->workers[k]);
+    fw_gpu_worker_fini(&s->workers[k]);
     fw_task_heap_free(&s->workers[k].heap);
     free(s->workers[k].plan);
     fw_task_deque_free(&s->workers[k].deque);

@@ -395,7 +395,7 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
 fw_status_t fw_engine_start(fw_scheduler_t *s);
 void fw_engine_stop(fw_scheduler_t *s);
 /* Releases a GPU worker's queue and events (after its thread was joined). */
-void fw_gpu_worker_fini(fw_scheduler_t *s, fw_worker_t *w);
+void fw_gpu_worker_fini(fw_worker_t *w);
 void fw_simulator_run(fw_scheduler_t *s);
 /* Simulation: records a task submitted with hold = 1 for the next run (0: out of
  * memory). */
