@@ -301,7 +301,8 @@ void fw_rt_prefetch(fw_invocation_t *inv, void *buffer, int32_t tier) {
   /* The CPU computes in host memory, so device and host both mean the host node; moving
    * data down to storage is left to eviction. */
   if (b && tier != FW_TIER_STORAGE)
-    fw_memory_prefetch(&inv->module->runtime->memory, b, FW_NODE_HOST);
+    fw_memory_prefetch(&inv->module->runtime->memory, b, FW_NODE_HOST,
+                       fw_scheduler_now(&inv->module->runtime->sched));
 }
 
 void fw_rt_wait(fw_invocation_t *inv, void *token) {

@@ -817,28 +817,6 @@ static void prefetch_refs_dropped(fw_memory_t *m, size_t count) {
   pthread_mutex_unlock(&m->lock);
 }
 
-/* Appends a request (prefetch_lock held); takes over one buffer reference. Returns 0
- * when it was not queued (already queued, or out of memory): the caller drops the
- * reference. */
-static int enqueue_locked(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node, int64_t protect) {
-  if (buffer->mem.prefetch_queued) return 0;
-  if (m->queue_size == m->queue_capacity) {
-    size_t cap = m->queue_capacity ? m->queue_capacity * 2 : 64;
-    fw_prefetch_request_t *q = malloc(cap * sizeof(*q));
-    if (!q) return 0; /* a prefetch is only a hint */
-    for (size_t i = 0; i < m->queue_size; ++i)
-      q[i] = m->queue[(m->queue_head + i) % m->queue_capacity];
-    free(m->queue);
-    m->queue = q;
-    m->queue_head = 0;
-    m->queue_capacity = cap;
-  }
-  buffer->mem.prefetch_queued = 1;
-  m->queue[(m->queue_head + m->queue_size++) % m->queue_capacity] =
-      (fw_prefetch_request_t){buffer, node, protect};
-  return 1;
-}
-
 /* One lookahead pass: marks what the window reads (and where first), then queues the
  * copies of what is not in place yet, in window order. */
 static void lookahead_pass(fw_memory_t *m, fw_buffer_t **buffers, uint32_t *nodes,
@@ -854,11 +832,13 @@ static void lookahead_pass(fw_memory_t *m, fw_buffer_t **buffers, uint32_t *node
     }
   pthread_mutex_unlock(&m->lock);
   size_t dropped = 0;
+  double now = fw_scheduler_now(&m->runtime->sched); /* needed now, in window order */
   pthread_mutex_lock(&m->prefetch_lock);
   for (size_t i = 0; i < count; ++i) {
     /* Each may displace only what is needed later than itself. */
     if (!fw_memory_is_valid_on(buffers[i], nodes[i]) &&
-        enqueue_locked(m, buffers[i], nodes[i], (int64_t)buffers[i]->mem.window_pos))
+        fw_prefetch_queue_push(&m->queue, buffers[i], nodes[i],
+                               (int64_t)buffers[i]->mem.window_pos, now))
       buffers[i] = NULL;
     else
       ++dropped;
@@ -877,14 +857,11 @@ static void *prefetch_main(void *arg) {
   uint32_t nodes[FW_LOOKAHEAD_MAX], positions[FW_LOOKAHEAD_MAX];
   pthread_mutex_lock(&m->prefetch_lock);
   for (;;) {
-    while (!m->prefetch_stop && m->queue_size == 0 && !(m->prefetch_kick && !m->lookahead_busy))
+    while (!m->prefetch_stop && m->queue.size == 0 && !(m->prefetch_kick && !m->lookahead_busy))
       pthread_cond_wait(&m->prefetch_cv, &m->prefetch_lock);
     if (m->prefetch_stop) break;
-    if (m->queue_size > 0) {
-      fw_prefetch_request_t req = m->queue[m->queue_head];
-      m->queue_head = (m->queue_head + 1) % m->queue_capacity;
-      --m->queue_size;
-      req.buffer->mem.prefetch_queued = 0;
+    fw_prefetch_request_t req;
+    if (fw_prefetch_queue_pop(&m->queue, &req)) {
       pthread_mutex_unlock(&m->prefetch_lock);
       prefetch_one(m, req.buffer, req.node, req.protect);
       fw_buffer_release(req.buffer);
@@ -922,13 +899,13 @@ fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt, uint32_t 
   return FW_OK;
 }
 
-void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node) {
+void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node, double need) {
   if (!m->prefetch_started || fw_memory_is_valid_on(buffer, node)) return;
   fw_buffer_retain(buffer);
   atomic_fetch_add_explicit(&m->prefetch_refs, 1, memory_order_relaxed);
   pthread_mutex_lock(&m->prefetch_lock);
   /* A placement request: it keeps everything the window needs. */
-  int queued = enqueue_locked(m, buffer, node, INT64_MAX);
+  int queued = fw_prefetch_queue_push(&m->queue, buffer, node, INT64_MAX, need);
   if (queued) pthread_cond_signal(&m->prefetch_cv);
   pthread_mutex_unlock(&m->prefetch_lock);
   if (!queued) {
@@ -948,13 +925,10 @@ void fw_memory_window_moved(fw_memory_t *m) {
 void fw_memory_drop_prefetches(fw_memory_t *m, int wait) {
   if (!m->prefetch_started) return;
   pthread_mutex_lock(&m->prefetch_lock);
-  while (m->queue_size > 0) {
-    fw_buffer_t *b = m->queue[m->queue_head].buffer;
-    m->queue_head = (m->queue_head + 1) % m->queue_capacity;
-    --m->queue_size;
-    b->mem.prefetch_queued = 0;
+  fw_prefetch_request_t req;
+  while (fw_prefetch_queue_pop(&m->queue, &req)) {
     pthread_mutex_unlock(&m->prefetch_lock);
-    fw_buffer_release(b);
+    fw_buffer_release(req.buffer);
     prefetch_refs_dropped(m, 1);
     pthread_mutex_lock(&m->prefetch_lock);
   }
@@ -976,19 +950,14 @@ void fw_memory_stop_prefetch(fw_memory_t *m) {
     pthread_join(m->prefetch_threads[i], NULL);
   m->num_prefetch_threads = 0;
   m->prefetch_started = 0;
-  for (size_t i = 0; i < m->queue_size; ++i) {
-    fw_buffer_t *b = m->queue[(m->queue_head + i) % m->queue_capacity].buffer;
-    b->mem.prefetch_queued = 0;
-    fw_buffer_release(b);
-  }
-  m->queue_size = 0;
+  fw_prefetch_request_t req;
+  while (fw_prefetch_queue_pop(&m->queue, &req)) fw_buffer_release(req.buffer);
   atomic_store_explicit(&m->prefetch_refs, 0, memory_order_relaxed);
 }
 
 void fw_memory_fini(fw_memory_t *m) {
   fw_memory_stop_prefetch(m);
-  free(m->queue);
-  m->queue = NULL;
+  fw_prefetch_queue_fini(&m->queue);
   fw_storage_fini(&m->storage);
   pthread_mutex_destroy(&m->lock);
   pthread_cond_destroy(&m->cv);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "prefetch_queue.h"
 #include "storage.h"
 #include "fw/runtime.h"
 
@@ -47,7 +48,8 @@ typedef struct fw_buffer_memory_t {
   uint64_t window_mark;      /* == fw_memory_t.window_epoch: used inside the window */
   uint32_t window_pos;       /* then: the place in the window of the first task using it */
   double sim_arrival[FW_MAX_MEMORY_NODES]; /* simulation: when a copy lands there */
-  int prefetch_queued;      /* a prefetch request for it waits (prefetch_lock) */
+  size_t prefetch_slot;     /* 1 + its place in the prefetch queue; 0: not queued
+                               (prefetch_lock) */
   fw_buffer_t *prev, *next; /* the manager's list of owned buffers */
 } fw_buffer_memory_t;
 
@@ -62,11 +64,6 @@ typedef struct fw_memory_node_t {
   uint32_t lower;      /* the node replicas move down to when evicted */
 } fw_memory_node_t;
 
-typedef struct fw_prefetch_request_t {
-  fw_buffer_t *buffer; /* one reference */
-  uint32_t node;
-  int64_t protect; /* keep window data needed at or before this place (INT64_MAX: all) */
-} fw_prefetch_request_t;
 
 #define FW_MAX_PREFETCH_THREADS 8
 
@@ -103,8 +100,7 @@ typedef struct fw_memory_t {
   int prefetch_stop, prefetch_kick;
   fw_runtime_t *runtime;
   struct fw_trace_t *trace;
-  fw_prefetch_request_t *queue;
-  size_t queue_head, queue_size, queue_capacity;
+  fw_prefetch_queue_t queue;
 } fw_memory_t;
 
 /* Parses "host=64MiB,storage=1GiB,device=8GiB" (units B, KiB, MiB, GiB, TiB, K/M/G/T,
@@ -160,8 +156,9 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *buffer, void **out_d
 /* A task was submitted on the buffer: the caller's mapping ends. */
 void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *buffer);
 
-/* Asks the prefetch thread to make the buffer valid on `node` (no-op when disabled). */
-void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node);
+/* Asks the prefetch threads to make the buffer valid on `node` for a reader that needs it
+ * at `need` (seconds on the scheduler's clock; no-op when disabled). */
+void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node, double need);
 /* A task started: the lookahead window moved (wakes the prefetch thread only when
  * something was ever evicted). */
 void fw_memory_window_moved(fw_memory_t *m);

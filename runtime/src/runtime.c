@@ -316,6 +316,7 @@ static void teardown(fw_runtime_t *rt, int stage) {
   for (uint32_t d = 1; d < rt->num_devices; ++d) rt->devices[d]->vtable->destroy(rt->devices[d]);
   if (rt->cpu_device) rt->cpu_device->vtable->destroy(rt->cpu_device);
   free(rt->history_path);
+  fw_simulator_fini(rt);
   fw_sim_bound_fini(&rt->sim_bound);
   free_machine(rt);
   free(rt);

@@ -13,6 +13,7 @@
 #include "profile.h"
 #include "scheduler.h"
 #include "sim_bound.h"
+#include "sim_links.h"
 #include "trace.h"
 #include "tuner.h"
 
@@ -48,7 +49,8 @@ struct fw_runtime_t {
    * links, and the running totals for the report. */
   fw_sim_machine_t machine;
   uint32_t sim_device_node[FW_MAX_MEMORY_NODES * 4];
-  struct { double link_free_at[2]; } sim_links[FW_MAX_MEMORY_NODES];
+  fw_sim_links_t sim_links[FW_MAX_MEMORY_NODES];
+  uint64_t sim_move_seq;
   double sim_makespan, sim_critical_path;
   fw_sim_bound_t sim_bound;
   uint64_t sim_tasks;

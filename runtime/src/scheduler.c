@@ -24,6 +24,10 @@ double fw_scheduler_now(const fw_scheduler_t *s) {
   return s->simulated ? s->sim_now : (double)fw_now_ns() * 1e-9;
 }
 
+double fw_scheduler_need(const fw_scheduler_t *s, const fw_task_t *t) {
+  return t->plan_worker ? t->plan_start : fw_scheduler_now(s);
+}
+
 /* ---- Tasks --------------------------------------------------------------------- */
 
 fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
@@ -248,9 +252,10 @@ void fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_
    * evict data the next tasks need, so the lookahead window (in execution order) decides
    * instead. */
   if (atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed)) return;
+  double need = fw_scheduler_need(s, t);
   for (size_t i = 0; i < t->num_accesses; ++i)
     if (t->accesses[i].access & FW_ACCESS_READ)
-      fw_memory_prefetch(&s->runtime->memory, t->accesses[i].buffer, node);
+      fw_memory_prefetch(&s->runtime->memory, t->accesses[i].buffer, node, need);
 }
 
 /* Task t completed on `w` (NULL: on no worker). Its successors that a plan placed on
@@ -276,8 +281,8 @@ static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_work
       for (size_t i = 0; i < t->num_accesses && !wrote; ++i)
         wrote = t->accesses[i].buffer == b && (t->accesses[i].access & FW_ACCESS_WRITE);
       if (!wrote) continue;
-      if (s->simulated) fw_simulator_prefetch_buffer(s, b, node);
-      else fw_memory_prefetch(&s->runtime->memory, b, node);
+      if (s->simulated) fw_simulator_prefetch_buffer(s, b, node, succ->plan_start);
+      else fw_memory_prefetch(&s->runtime->memory, b, node, succ->plan_start);
     }
   }
 }

@@ -342,6 +342,9 @@ void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *task);
 /* Asks the prefetch threads to bring what `task` reads to `node` (unless memory is
  * contended: then the lookahead window decides). No lock needed. */
 void fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *task, uint32_t node);
+/* When task `t` needs its inputs, for the order of the copies (prefetch_queue.h): its
+ * planned start, or now when no plan placed it. */
+double fw_scheduler_need(const fw_scheduler_t *s, const fw_task_t *t);
 /* Policy helpers (sched.lock held): tell worker `w` there is work for it (its mailbox;
  * a wake-up when it sleeps). Only the workers told retry the lock. */
 void fw_scheduler_notify(fw_scheduler_t *s, fw_worker_t *w);
@@ -402,8 +405,12 @@ void fw_simulator_run(fw_scheduler_t *s);
 int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: starts the input copies of a task just placed on a worker. */
 void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *task);
-/* Simulation: starts copying `buffer` to `node` (nothing when prefetch is off). */
-void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, uint32_t node);
+/* Simulation: starts copying `buffer` to `node` for a reader that needs it at `need`
+ * (virtual seconds; nothing when prefetch is off). */
+void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, uint32_t node,
+                                  double need);
+/* Frees the simulated links' queues. */
+void fw_simulator_fini(fw_runtime_t *rt);
 
 #ifdef __cplusplus
 }

@@ -9,11 +9,8 @@
 #include "memory.h"
 #include "runtime_internal.h"
 #include "scheduler.h"
+#include "sim_links.h"
 #include "trace.h"
-
-static fw_tier_t node_tier(const fw_runtime_t *rt, uint32_t node) {
-  return rt->memory.nodes[node].tier;
-}
 
 static const fw_sim_device_t *node_device(const fw_runtime_t *rt, uint32_t node) {
   const fw_sim_machine_t *m = rt->options.simulate;
@@ -22,28 +19,133 @@ static const fw_sim_device_t *node_device(const fw_runtime_t *rt, uint32_t node)
   return NULL;
 }
 
-/* One hop between host memory and a device node over that device's link; returns when
- * the copy lands. */
-static double sim_hop(fw_runtime_t *rt, uint32_t device_node, int to_device, uint64_t bytes,
-                      double ready) {
+/* ---- Links ------------------------------------------------------------------------ */
+
+static fw_sim_link_t *link_of(fw_runtime_t *rt, uint32_t source, uint32_t target) {
+  return target == FW_NODE_HOST ? &rt->sim_links[source].dir[1] : &rt->sim_links[target].dir[0];
+}
+
+/* When a hop's data is at its source (INFINITY: not known yet). */
+static double hop_ready_at(const fw_sim_move_t *m) {
+  return isnan(m->ready) ? m->buffer->mem.sim_arrival[m->source] : m->ready;
+}
+
+/* Lowers the need of the hop bringing `b` to `node`, and of those before it (the hop to
+ * host memory of a move between two devices). */
+static void raise_need(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double need) {
+  for (uint32_t n = 0; n < rt->memory.num_nodes; ++n) {
+    if (n == node || (n != FW_NODE_HOST && node != FW_NODE_HOST)) continue;
+    fw_sim_link_t *link = link_of(rt, n, node);
+    for (size_t i = 0; i < link->num_pending; ++i) {
+      fw_sim_move_t *m = &link->pending[i];
+      if (m->buffer != b || m->target != node) continue;
+      if (need < m->need) {
+        m->need = need;
+        if (hop_ready_at(m) == INFINITY) raise_need(rt, b, m->source, need);
+      }
+      return;
+    }
+  }
+}
+
+/* Starts hop `m` on its link at `start`; it lands when the link has carried it. */
+static void book(fw_runtime_t *rt, fw_sim_link_t *link, const fw_sim_move_t *m, double start) {
+  fw_buffer_t *b = m->buffer;
+  int to_device = m->target != FW_NODE_HOST;
+  uint32_t device_node = to_device ? m->target : m->source;
   const fw_sim_device_t *d = node_device(rt, device_node);
-  /* One copy at a time per direction: 0 host -> device, 1 device -> host. */
-  double *free_at = &rt->sim_links[device_node].link_free_at[to_device ? 0 : 1];
-  double start = ready > *free_at ? ready : *free_at;
-  double seconds = d ? fw_sim_hop_seconds(d, bytes)
-                     : (double)bytes / (FW_SIM_DEFAULT_LINK_GBPS * 1e9);
-  *free_at = start + seconds;
+  double seconds = d ? fw_sim_hop_seconds(d, b->byte_size)
+                     : (double)b->byte_size / (FW_SIM_DEFAULT_LINK_GBPS * 1e9);
+  link->free_at = start + seconds;
+  b->mem.sim_arrival[m->target] = start + seconds;
   fw_tier_t from = to_device ? FW_TIER_HOST : FW_TIER_DEVICE;
   fw_tier_t to = to_device ? FW_TIER_DEVICE : FW_TIER_HOST;
-  rt->memory.bytes_moved[from][to] += bytes;
-  fw_trace_add(&rt->trace, FW_TRACE_COPY_TRACK(from, to), "copy",
-               (uint64_t)(start * 1e9), (uint64_t)((start + seconds) * 1e9), bytes);
-  return start + seconds;
+  rt->memory.bytes_moved[from][to] += b->byte_size;
+  fw_trace_add(&rt->trace, FW_TRACE_COPY_TRACK(from, to), "copy", (uint64_t)(start * 1e9),
+               (uint64_t)((start + seconds) * 1e9), b->byte_size);
 }
+
+/* Asks for a hop of `b` from `source` to `target` (one of them host memory), needed at
+ * `need`, its data at the source at `ready` (NAN: when the source's replica lands); the
+ * target's replica is valid from now on and lands when the link has carried it (its
+ * arrival is unknown until then). The replicas it moves between stay pinned while it
+ * waits. */
+static void queue_hop(fw_runtime_t *rt, fw_buffer_t *b, uint32_t source, uint32_t target,
+                      double need, double ready) {
+  fw_sim_link_t *link = link_of(rt, source, target);
+  fw_memory_set_valid(b, target, 1);
+  if (link->num_pending == link->cap_pending) {
+    size_t cap = link->cap_pending ? link->cap_pending * 2 : 16;
+    fw_sim_move_t *grown = realloc(link->pending, cap * sizeof(*grown));
+    if (!grown) { /* out of memory: it goes in turn, behind what the link carries */
+      fw_sim_move_t m = {b, source, target, need, 0, ready};
+      double at = hop_ready_at(&m);
+      book(rt, link, &m, at > link->free_at ? at : link->free_at);
+      return;
+    }
+    link->pending = grown;
+    link->cap_pending = cap;
+  }
+  link->pending[link->num_pending++] =
+      (fw_sim_move_t){b, source, target, need, ++rt->sim_move_seq, ready};
+  b->mem.sim_arrival[target] = INFINITY;
+  if (isnan(ready)) ++b->mem.replicas[source].pins;
+  ++b->mem.replicas[target].pins;
+}
+
+/* Starts, on every idle link, the most needed hop whose data is at its source. */
+static void serve_links(fw_runtime_t *rt, double now) {
+  for (uint32_t n = 0; n < rt->memory.num_nodes; ++n) {
+    for (int d = 0; d < 2; ++d) {
+      fw_sim_link_t *link = &rt->sim_links[n].dir[d];
+      while (link->num_pending && link->free_at <= now) {
+        size_t best = link->num_pending;
+        for (size_t i = 0; i < link->num_pending; ++i) {
+          const fw_sim_move_t *m = &link->pending[i];
+          if (hop_ready_at(m) > now) continue;
+          if (best == link->num_pending || m->need < link->pending[best].need ||
+              (m->need == link->pending[best].need && m->seq < link->pending[best].seq))
+            best = i;
+        }
+        if (best == link->num_pending) break;
+        fw_sim_move_t m = link->pending[best];
+        link->pending[best] = link->pending[--link->num_pending];
+        if (isnan(m.ready)) --m.buffer->mem.replicas[m.source].pins;
+        --m.buffer->mem.replicas[m.target].pins;
+        if (m.buffer->mem.replicas[m.target].valid) book(rt, link, &m, now);
+        /* else it was overwritten meanwhile: nothing to carry */
+      }
+    }
+  }
+}
+
+/* When a link next has something to start (INFINITY: nothing waits whose data is known
+ * to come). */
+static double next_link_event(const fw_runtime_t *rt) {
+  double next = INFINITY;
+  for (uint32_t n = 0; n < rt->memory.num_nodes; ++n)
+    for (int d = 0; d < 2; ++d) {
+      const fw_sim_link_t *link = &rt->sim_links[n].dir[d];
+      for (size_t i = 0; i < link->num_pending; ++i) {
+        const fw_sim_move_t *m = &link->pending[i];
+        double at = hop_ready_at(m);
+        if (link->free_at > at) at = link->free_at;
+        if (at < next) next = at;
+      }
+    }
+  return next;
+}
+
+void fw_simulator_fini(fw_runtime_t *rt) {
+  for (uint32_t n = 0; n < FW_MAX_MEMORY_NODES; ++n)
+    for (int d = 0; d < 2; ++d) free(rt->sim_links[n].dir[d].pending);
+}
+
+/* ---- Memory -------------------------------------------------------------------- */
 
 /* Frees room on a device node by dropping least recently used replicas no running task
  * uses; a replica that is the only valid copy is first written back to host memory. */
-static void sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, double now) {
+static void sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need) {
   fw_memory_node_t *n = &rt->memory.nodes[node];
   while (n->capacity && n->used + need > n->capacity) {
     fw_buffer_t *victim = NULL;
@@ -55,9 +157,8 @@ static void sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, double
     if (!victim) return; /* over-subscribed: the model lets it run anyway */
     fw_replica_t *r = &victim->mem.replicas[node];
     if (r->valid && !victim->mem.replicas[FW_NODE_HOST].valid) {
-      double at = sim_hop(rt, node, 0, victim->byte_size, now);
-      fw_memory_set_valid(victim, FW_NODE_HOST, 1);
-      victim->mem.sim_arrival[FW_NODE_HOST] = at;
+      /* The write-back goes first: the room is needed now. Its data leaves with it. */
+      queue_hop(rt, victim, node, FW_NODE_HOST, -INFINITY, victim->mem.sim_arrival[node]);
       ++rt->memory.evictions;
     }
     fw_memory_set_valid(victim, node, 0);
@@ -66,14 +167,18 @@ static void sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, double
   }
 }
 
-/* Starts moving `b` to `node` at `now` (if it is not there or on its way); returns when
- * it will be there. */
-static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double now) {
+/* Makes `b` valid on `node`, moving it there if it is not there or on its way, needed at
+ * `need`; returns when it will be there (INFINITY: it waits for its link). */
+static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double now, double need) {
   fw_replica_t *r = &b->mem.replicas[node];
-  if (r->valid) return b->mem.sim_arrival[node] > now ? b->mem.sim_arrival[node] : now;
+  if (r->valid) {
+    double at = b->mem.sim_arrival[node];
+    if (at == INFINITY) raise_need(rt, b, node, need);
+    return at > now ? at : now;
+  }
   fw_memory_node_t *n = &rt->memory.nodes[node];
   if (!r->allocated && node != FW_NODE_HOST) {
-    sim_make_room(rt, node, b->byte_size, now);
+    sim_make_room(rt, node, b->byte_size);
     r->allocated = 1;
     n->used += b->byte_size;
     if (n->used > n->peak) n->peak = n->used;
@@ -84,47 +189,80 @@ static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double 
     for (uint32_t k = 0; k < rt->memory.num_nodes; ++k)
       if (b->mem.replicas[k].valid) source = k;
   }
-  double at = now;
-  if (source == rt->memory.num_nodes) {
-    at = now; /* never written: zeros need no copy */
-  } else {
-    double ready = b->mem.sim_arrival[source] > now ? b->mem.sim_arrival[source] : now;
-    if (source != FW_NODE_HOST && node_tier(rt, source) == FW_TIER_DEVICE) {
-      ready = sim_hop(rt, source, 0, b->byte_size, ready); /* through host memory */
-      fw_memory_set_valid(b, FW_NODE_HOST, 1);
-      b->mem.sim_arrival[FW_NODE_HOST] = ready;
-    }
-    at = node == FW_NODE_HOST ? ready : sim_hop(rt, node, 1, b->byte_size, ready);
+  if (source == rt->memory.num_nodes) { /* never written: zeros need no copy */
+    fw_memory_set_valid(b, node, 1);
+    b->mem.sim_arrival[node] = now;
+    return now;
   }
-  fw_memory_set_valid(b, node, 1);
-  b->mem.sim_arrival[node] = at;
-  return at;
+  if (source != FW_NODE_HOST && rt->memory.nodes[source].tier == FW_TIER_DEVICE)
+    queue_hop(rt, b, source, FW_NODE_HOST, need, NAN); /* through host memory */
+  source = FW_NODE_HOST;
+  if (node != FW_NODE_HOST) queue_hop(rt, b, source, node, need, NAN);
+  return INFINITY;
 }
 
-void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *b, uint32_t node) {
+void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *b, uint32_t node,
+                                  double need) {
   fw_runtime_t *rt = s->runtime;
   if (!rt->memory.prefetch_enabled) return;
   if (!b->mem.replicas[node].valid) ++rt->memory.prefetch_requests;
-  sim_fetch(rt, b, node, s->sim_now);
+  sim_fetch(rt, b, node, s->sim_now, need);
 }
 
 void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *t) {
   if (!t->worker) return;
   for (size_t i = 0; i < t->num_accesses; ++i)
     if (t->accesses[i].access & FW_ACCESS_READ)
-      fw_simulator_prefetch_buffer(s, t->accesses[i].buffer, t->worker->memory_node);
+      fw_simulator_prefetch_buffer(s, t->accesses[i].buffer, t->worker->memory_node,
+                                   fw_scheduler_need(s, t));
 }
 
+/* ---- Tasks ------------------------------------------------------------------------ */
+
+/* A task a simulated worker took: waiting for its inputs (`waiting`), then running. */
 typedef struct {
   fw_task_t *task;
   fw_worker_t *worker;
+  double taken; /* when the worker took it */
   double finish;
+  int waiting;
 } sim_running_t;
+
+/* The task starts running at `start`, its inputs there. */
+static void run_from(fw_scheduler_t *s, sim_running_t *slot, double start) {
+  fw_runtime_t *rt = s->runtime;
+  fw_task_t *t = slot->task;
+  fw_worker_t *w = slot->worker;
+  double run = t->cancelled ? 0 : fw_sim_task_seconds(w->sim, t);
+  rt->memory.stall_ns += (uint64_t)((start - slot->taken) * 1e9);
+  w->sim_free_at = start + run;
+  w->busy_ns += (uint64_t)(run * 1e9);
+  if (!t->cancelled) ++w->tasks;
+  fw_trace_add(&rt->trace, w->index, t->name, (uint64_t)(start * 1e9),
+               (uint64_t)((start + run) * 1e9), 0);
+  slot->waiting = 0;
+  slot->finish = start + run;
+}
+
+/* When the inputs of a taken task are all where it runs (INFINITY: some still wait for a
+ * link). */
+static double inputs_there(const sim_running_t *slot) {
+  const fw_task_t *t = slot->task;
+  uint32_t node = slot->worker->memory_node;
+  double start = slot->taken;
+  for (size_t i = 0; i < t->num_accesses && !t->cancelled; ++i) {
+    if (!(t->accesses[i].access & FW_ACCESS_READ)) continue;
+    double at = t->accesses[i].buffer->mem.sim_arrival[node];
+    if (at > start) start = at;
+  }
+  return start;
+}
 
 static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_running_t *slot) {
   fw_runtime_t *rt = s->runtime;
-  double start = s->sim_now;
   uint32_t node = w->memory_node;
+  double need = fw_scheduler_need(s, t); /* the worker waits: no later than now */
+  if (need > s->sim_now) need = s->sim_now;
   if (!t->cancelled) {
     for (size_t i = 0; i < t->num_accesses; ++i) {
       fw_buffer_t *b = t->accesses[i].buffer;
@@ -135,27 +273,23 @@ static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_runnin
         } else if (!r->valid) {
           ++rt->memory.demand_fetches;
         }
-        double at = sim_fetch(rt, b, node, s->sim_now);
-        if (at > start) start = at;
+        (void)sim_fetch(rt, b, node, s->sim_now, need);
       } else if (!r->allocated && node != FW_NODE_HOST) {
-        sim_make_room(rt, node, b->byte_size, s->sim_now);
+        sim_make_room(rt, node, b->byte_size);
         r->allocated = 1;
         rt->memory.nodes[node].used += b->byte_size;
       }
       ++r->pins;
     }
   }
-  double run = t->cancelled ? 0 : fw_sim_task_seconds(w->sim, t);
-  rt->memory.stall_ns += (uint64_t)((start - s->sim_now) * 1e9);
   w->sim_busy = 1;
-  w->sim_free_at = start + run;
-  w->busy_ns += (uint64_t)(run * 1e9);
-  if (!t->cancelled) ++w->tasks;
-  fw_trace_add(&rt->trace, w->index, t->name, (uint64_t)(start * 1e9),
-               (uint64_t)((start + run) * 1e9), 0);
   slot->task = t;
   slot->worker = w;
-  slot->finish = start + run;
+  slot->taken = s->sim_now;
+  slot->waiting = 1;
+  slot->finish = INFINITY;
+  double start = inputs_there(slot);
+  if (start < INFINITY) run_from(s, slot, start);
 }
 
 /* Bytes of the buffers `t` writes that `next` reads: what must move from where `t` ran to
@@ -250,7 +384,17 @@ int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task) {
   return ok;
 }
 
+/* The running task that ends first (the first of equals; `n`: none runs). */
+static size_t first_to_finish(const sim_running_t *running, size_t n) {
+  size_t first = n;
+  for (size_t i = 0; i < n; ++i)
+    if (!running[i].waiting && (first == n || running[i].finish < running[first].finish))
+      first = i;
+  return first;
+}
+
 void fw_simulator_run(fw_scheduler_t *s) {
+  fw_runtime_t *rt = s->runtime;
   if (s->num_sim_held) {
     /* Upward ranks over everything submitted, then the tasks may start. */
     size_t n = s->num_sim_held;
@@ -271,13 +415,34 @@ void fw_simulator_run(fw_scheduler_t *s) {
       start_on(s, w, t, &running[num_running++]);
     }
     fw_sched_unlock(s);
-    if (num_running == 0) break; /* nothing runs and nothing is ready: all done */
-    size_t first = 0;
-    for (size_t i = 1; i < num_running; ++i)
-      if (running[i].finish < running[first].finish) first = i;
+    size_t first = first_to_finish(running, num_running);
+    if (first == num_running || running[first].finish > s->sim_now) {
+      /* Every task ending at this instant has ended, so what was asked for at this
+       * instant is in: the links pick from all of it. */
+      serve_links(rt, s->sim_now);
+      for (size_t i = 0; i < num_running; ++i)
+        if (running[i].waiting) {
+          double start = inputs_there(&running[i]);
+          if (start < INFINITY) run_from(s, &running[i], start);
+        }
+      first = first_to_finish(running, num_running);
+      double link_next = next_link_event(rt);
+      if (first == num_running && link_next == INFINITY) {
+        /* A task waiting for a copy that no link will carry would be a bug here; it runs
+         * with what is there rather than hang the run. */
+        for (size_t i = 0; i < num_running; ++i)
+          if (running[i].waiting) run_from(s, &running[i], s->sim_now);
+        if (num_running == 0) break; /* all done */
+        continue;
+      }
+      if (first == num_running || link_next < running[first].finish) {
+        if (link_next > s->sim_now) s->sim_now = link_next;
+        continue;
+      }
+      if (running[first].finish > s->sim_now) s->sim_now = running[first].finish;
+    }
     sim_running_t done = running[first];
     running[first] = running[--num_running];
-    if (done.finish > s->sim_now) s->sim_now = done.finish;
     finish(s, &done);
   }
   free(running);

@@ -724,7 +724,7 @@ TEST(PrefetchTest, AWriteCompletesAfterAPrefetchOfTheOldContentsLands) {
   FW_ASSERT_OK(fw_memory_acquire(m, writer, dev, &data, &stall, nullptr));
   ASSERT_TRUE(fw_memory_is_valid_on(x, dev));
   fw_buffer_release(z);  // room in host memory for the prefetch
-  fw_memory_prefetch(m, x, FW_NODE_HOST);
+  fw_memory_prefetch(m, x, FW_NODE_HOST, 0);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!gated.copying && std::chrono::steady_clock::now() < deadline) sleepMs(1);
   ASSERT_TRUE(gated.copying) << "the prefetch did not start";
@@ -743,6 +743,36 @@ TEST(PrefetchTest, AWriteCompletesAfterAPrefetchOfTheOldContentsLands) {
   fw_task_release(writer);
   fw_buffer_release(x);
   fw_buffer_release(y);
+  fw_runtime_destroy(rt);
+}
+
+// The copy threads take the request needed first (the earliest planned start), equal
+// needs in the order asked for; asked for again, a request moves up to the sooner need and
+// never down.
+TEST(PrefetchTest, TheQueueServesTheMostNeededFirst) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  const double needs[] = {5, 1, 3, 1, 4, 2};
+  std::vector<fw_buffer_t *> b;
+  fw_prefetch_queue_t q;
+  std::memset(&q, 0, sizeof(q));
+  for (double need : needs) {
+    b.push_back(makeU64Buffer(rt, 8));
+    EXPECT_EQ(fw_prefetch_queue_push(&q, b.back(), FW_NODE_HOST, INT64_MAX, need), 1);
+  }
+  EXPECT_EQ(fw_prefetch_queue_push(&q, b[0], FW_NODE_HOST, INT64_MAX, 0.5), 0);
+  EXPECT_EQ(fw_prefetch_queue_push(&q, b[2], FW_NODE_HOST, INT64_MAX, 9), 0);
+  EXPECT_EQ(q.size, 6u);
+  std::vector<fw_buffer_t *> order;
+  fw_prefetch_request_t r;
+  while (fw_prefetch_queue_pop(&q, &r)) {
+    EXPECT_EQ(r.buffer->mem.prefetch_slot, 0u);
+    order.push_back(r.buffer);
+  }
+  EXPECT_EQ(order, (std::vector<fw_buffer_t *>{b[0], b[1], b[3], b[5], b[2], b[4]}));
+  fw_prefetch_queue_fini(&q);
+  for (fw_buffer_t *x : b) fw_buffer_release(x);
   fw_runtime_destroy(rt);
 }
 

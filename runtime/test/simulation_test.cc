@@ -648,6 +648,38 @@ TEST(SimulationHeftTest, OutputsMoveToAPlannedSuccessorAsSoonAsMade) {
   EXPECT_NEAR(twoProducersOneConsumer(FW_RUNTIME_NO_PREFETCH), 5 + 2 * hop + 1, 1e-3);
 }
 
+// A link carries the copy needed first, not the copy asked for first. Five cores make
+// five 128 MiB buffers (1 s each, the last 1.01 s) for five readers on a GPU behind a
+// 1 GB/s link (0.134 s a copy). The last one made is read by a 1 s task, the others by
+// 0.1 s tasks (10 s on a core), so the plan runs the long one first, at 1.144 s: its input
+// takes the link as soon as it is made. The GPU, idle until then, takes the first short
+// task at 1 s. The other four copies are asked for at 1 s; in the order asked for they
+// would hold the link until 1.537 s and the long task would start at 1.671 s (all done
+// at 2.97 s). Served by need, the first short task's input lands first, the long task's
+// next, and it starts at 1.268 s (all done at 2.57 s).
+TEST(SimulationHeftTest, TheLinkCarriesTheMostNeededCopyFirst) {
+  static const char *kernels[] = {"make", "use"};
+  static const double speeds[] = {1e-3, 1.0};
+  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 5, 1),
+                  gpuDevice("gpu0", 100, 1, 0, 2, kernels, speeds)},
+                 FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  const size_t bytes = size_t(128) << 20;
+  const double hop = double(bytes) / 1e9;
+  std::vector<fw_buffer_t *> made;
+  for (int i = 0; i < 5; ++i) {
+    made.push_back(sim.buffer(bytes));
+    sim.task("make", i < 4 ? 1e9 : 1.01e9, {{made.back(), FW_ACCESS_WRITE}});
+  }
+  for (int i = 0; i < 5; ++i)
+    sim.task("use", i < 4 ? 1e10 : 1e11,
+             {{made[i], FW_ACCESS_READ}, {sim.buffer(), FW_ACCESS_WRITE}});
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 10u);
+  EXPECT_EQ(sim.tasksOn("gpu0"), 5u);
+  EXPECT_NEAR(r.makespan_seconds, 1 + 2 * hop + 1 + 3 * 0.1, 1e-3);
+}
+
 // The plans queue the moves on a link one after another, as the devices' copy queues do.
 // Eight tasks, each reading its own 8 MiB from host memory over an 8 MB/s link (1.05 s a
 // move), run in 4 s on a core and 0.04 s on the GPU. A plan that took the link as free
