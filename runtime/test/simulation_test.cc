@@ -158,6 +158,33 @@ TEST_P(SimulationTest, ChainMakespanIsExact) {
   EXPECT_EQ(s.devices[0].tasks, uint64_t(kN));
 }
 
+// A GPU with room for three 1 MiB buffers, alone, runs sixteen tasks that each write one
+// (half of them read one written before). Whatever no longer fits and has no other copy
+// is written back over the link before its room is reused (at least 13 MiB), what a
+// task reads comes back, every task runs, and nothing waits forever for a copy.
+TEST_P(SimulationTest, AFullDeviceMemoryWritesBackOverTheLink) {
+  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
+  gpu.link_gbps = 1;
+  gpu.memory_bytes = 3 << 20;
+  Simulation sim({gpu}, GetParam());
+  ASSERT_NE(sim.rt(), nullptr);
+  std::vector<fw_buffer_t *> made;
+  for (int i = 0; i < 8; ++i) {
+    made.push_back(sim.buffer(1 << 20));
+    sim.task("make", 1e8, {{made.back(), FW_ACCESS_WRITE}});  // 1 ms
+  }
+  for (fw_buffer_t *b : made)
+    sim.task("use", 1e8, {{b, FW_ACCESS_READ}, {sim.buffer(1 << 20), FW_ACCESS_WRITE}});
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 16u);
+  fw_runtime_stats_t s = sim.stats();
+  EXPECT_GE(s.evictions, 13u);
+  EXPECT_EQ(s.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST], s.evictions << 20);
+  // Each input read back was written back first.
+  EXPECT_LE(s.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE], s.evictions << 20);
+  EXPECT_GE(r.makespan_seconds, 16e-3);
+}
+
 TEST_P(SimulationTest, IndependentTasksFillTheWorkers) {
   Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 4, 10)}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
