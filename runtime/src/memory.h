@@ -64,7 +64,6 @@ typedef struct fw_memory_node_t {
   uint32_t lower;      /* the node replicas move down to when evicted */
 } fw_memory_node_t;
 
-
 #define FW_MAX_PREFETCH_THREADS 8
 
 typedef struct fw_memory_t {
