@@ -4,16 +4,19 @@
 // accesses set, tasks named by kernel so that per-kernel device speeds apply) on buffers
 // created with data = NULL (the simulator never touches memory). For each DAG, machine
 // and policy, fw_runtime_simulation_report gives the makespan and the runtime's lower
-// bound = max(cp, area) where
+// bound = max(cp, area, win) where
 //   cp   = the critical path: each task at the earliest it could finish on each device
 //          class, a successor's inputs moved between the classes over the accelerator's
 //          link (latency + bytes / bandwidth; nothing within a class) (simulator.c: finish);
 //   area = the work bound (sim_bound.c): one device class: total work / workers; two
 //          classes (here: the 16 CPU cores and the 2 identical GPUs): the exact optimum
 //          of splitting the work fractionally between the classes (tasks sorted by
-//          relative speed, split at the point where both classes finish together).
-// This program recomputes both from the DAG and its own copy of the device model, as a
-// cross-check (a note is printed when they differ).
+//          relative speed, split at the point where both classes finish together);
+//   win  = the window bound (sim_window.c): the work that must fall within time windows
+//          [t1, makespan - t2], given each task's earliest start and least time to the end.
+// This program recomputes cp and area from the DAG and its own copy of the device model,
+// as a cross-check (a note is printed when they differ), and checks that no policy's
+// makespan is below the bound (a WARNING, and the benchmark fails, if one is).
 //
 // Policies: eager, ws and heft as the runtime runs them for fw_task_submit tasks (rank 0:
 // the runtime computes upward ranks only for compiled module calls, in
@@ -446,9 +449,11 @@ void writeDag(const std::string &dir, const Dag &d, const Machine &m,
   std::fprintf(out, " \"hop_latency_s\": %s, \"hop_bytes_per_s\": %s,\n",
                jsonNumber(accDev ? accDev->link_latency_us * 1e-6 : 0.0).c_str(),
                jsonNumber(gbps * 1e9).c_str());
-  std::fprintf(out, " \"critical_path_s\": %s, \"area_s\": %s, \"bound_s\": %s,\n",
+  std::fprintf(out,
+               " \"critical_path_s\": %s, \"area_s\": %s, \"window_s\": %s, \"bound_s\": %s,\n",
                jsonNumber(report.critical_path_seconds).c_str(),
                jsonNumber(report.work_bound_seconds).c_str(),
+               jsonNumber(report.window_bound_seconds).c_str(),
                jsonNumber(report.lower_bound_seconds).c_str());
   std::fprintf(out, " \"makespan_s\": {");
   for (size_t i = 0; i < makespans.size(); ++i)
@@ -515,7 +520,8 @@ bool runSched(const Options &opt) {
               opt.linkGbps);
   std::printf("from fw_runtime_simulation_report: cp = critical path (each task's earliest "
               "finish per device class, moves between classes over the link), area = work bound (exact fractional CPU/GPU split),\n"
-              "bound = max(cp, area); x bound = makespan / bound; "
+              "win = work in time windows (each window's work from the tasks' earliest starts and least times to the end), "
+              "bound = max(cp, area, win); x bound = makespan / bound; "
               "vs eager = eager's makespan / this makespan (> 1: faster than eager)\n");
   std::printf("+rank: upward ranks computed here, passed as fw_task_desc_t.priority; "
               "without: priority 0 (rank 0 for fw_task_submit tasks)\n");
@@ -524,7 +530,7 @@ bool runSched(const Options &opt) {
 
   bool ok = true;
   Table table({"dag", "machine", "policy", "tasks", "makespan ms", "cp ms", "area ms",
-               "bound ms", "x bound", "vs eager", "gpu tasks", "gpu busy", "h2d MiB", "plans",
+               "win ms", "bound ms", "x bound", "vs eager", "gpu tasks", "gpu busy", "h2d MiB", "plans",
                "plan ms"},
               3);
   struct Summary {
@@ -564,6 +570,13 @@ bool runSched(const Options &opt) {
                       "from the runtime\n",
                       d.name.c_str(), m.name.c_str(), v.name, own.criticalPath, own.area,
                       r.report.critical_path_seconds, r.report.work_bound_seconds);
+        if (r.report.lower_bound_seconds > r.report.makespan_seconds * (1 + 1e-9)) {
+          std::printf("WARNING: %s on %s, %s: the runtime's lower bound %.6f s is above the "
+                      "makespan %.6f s\n",
+                      d.name.c_str(), m.name.c_str(), v.name, r.report.lower_bound_seconds,
+                      r.report.makespan_seconds);
+          ok = false;
+        }
         if (!std::strcmp(v.name, "eager"))
           sum.eager = ms_;
         if (!std::strcmp(v.name, "heft"))
@@ -574,7 +587,8 @@ bool runSched(const Options &opt) {
         bool hetero = m.devices.size() > 1;
         table.row({d.name, m.name, v.name, fmt("%llu", (unsigned long long)r.report.tasks),
                    fmt("%.1f", ms_), fmt("%.1f", r.report.critical_path_seconds * 1e3),
-                   fmt("%.1f", r.report.work_bound_seconds * 1e3), fmt("%.1f", bound),
+                   fmt("%.1f", r.report.work_bound_seconds * 1e3),
+                   fmt("%.1f", r.report.window_bound_seconds * 1e3), fmt("%.1f", bound),
                    fmt("%.3f", ms_ / bound),
                    fmt("%.2f", sum.eager / ms_), hetero ? fmt("%llu", (unsigned long long)r.accTasks) : "-",
                    hetero ? fmt("%.0f%%", r.accBusy * 100) : "-",

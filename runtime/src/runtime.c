@@ -542,9 +542,12 @@ fw_status_t fw_runtime_simulation_report(fw_runtime_t *rt, fw_sim_report_t *out)
   out->makespan_seconds = rt->sim_makespan;
   out->critical_path_seconds = rt->sim_critical_path;
   out->work_bound_seconds = fw_sim_bound_area(&rt->sim_bound);
-  out->lower_bound_seconds = out->critical_path_seconds > out->work_bound_seconds
-                                 ? out->critical_path_seconds
-                                 : out->work_bound_seconds;
+  double known = out->critical_path_seconds > out->work_bound_seconds
+                     ? out->critical_path_seconds
+                     : out->work_bound_seconds;
+  out->window_bound_seconds = fw_sim_bound_windows(&rt->sim_bound, known);
+  out->lower_bound_seconds = out->window_bound_seconds > known ? out->window_bound_seconds
+                                                               : known;
   out->tasks = rt->sim_tasks;
   return FW_OK;
 }

@@ -122,8 +122,10 @@ struct fw_task_t {
   fw_task_t *next_staged;
   int staged_hold;
   /* Simulation: the earliest its inputs could be ready on each device class (the
-   * critical path bound, sim_bound.h). */
+   * critical path bound, sim_bound.h), and its id in the DAG the bounds keep (0: none
+   * yet). */
   double sim_ready[FW_SIM_MAX_CLASSES];
+  uint64_t sim_id;
 };
 
 typedef struct fw_policy_t {

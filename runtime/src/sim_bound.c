@@ -54,87 +54,178 @@ double fw_sim_bound_move_seconds(const fw_sim_bound_t *b, size_t from, size_t to
   return hop_seconds(b, from, bytes) + hop_seconds(b, to, bytes);
 }
 
-void fw_sim_bound_fini(fw_sim_bound_t *b) { free(b->times); }
+void fw_sim_bound_fini(fw_sim_bound_t *b) {
+  free(b->times);
+  free(b->heads);
+  free(b->counted);
+  free(b->first_edge);
+  free(b->edges);
+  free(b->id_task);
+}
 
-int fw_sim_bound_add(fw_sim_bound_t *b, const double *times) {
-  if (b->num_tasks == b->capacity) {
-    size_t cap = b->capacity ? b->capacity * 2 : 256;
-    double *grown = realloc(b->times, cap * b->num_classes * sizeof(double));
-    if (!grown) return 0;
-    b->times = grown;
-    b->capacity = cap;
-  }
-  memcpy(b->times + b->num_tasks * b->num_classes, times, b->num_classes * sizeof(double));
-  ++b->num_tasks;
+static int grow(void **array, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 1;
+  size_t n = *cap ? *cap : 256;
+  while (n < need) n *= 2;
+  void *grown = realloc(*array, n * elem);
+  if (!grown) return 0;
+  *array = grown;
+  *cap = n;
   return 1;
 }
 
-typedef struct {
-  double a, b; /* run time on class 0 and class 1 */
-} pair_t;
-
-/* Tasks most favourable to class 0 first (a/b ascending, by cross-multiplication so that
- * infinities order correctly). */
-static int compare_pairs(const void *x, const void *y) {
-  const pair_t *p = x, *q = y;
-  int pa = isinf(p->a), qa = isinf(q->a), pb = isinf(p->b), qb = isinf(q->b);
-  if (pa != qa) return pa - qa;      /* class-1-only tasks last */
-  if (pb != qb) return qb - pb;      /* class-0-only tasks first */
-  double l = p->a * q->b, r = q->a * p->b;
-  return (l > r) - (l < r);
+uint64_t fw_sim_bound_new_id(fw_sim_bound_t *b) {
+  size_t cap = (size_t)b->cap_ids;
+  if (!grow((void **)&b->id_task, &cap, (size_t)b->num_ids + 1, sizeof(size_t))) {
+    b->dag_lost = 1;
+    return 0;
+  }
+  b->cap_ids = cap;
+  b->id_task[b->num_ids] = SIZE_MAX;
+  return ++b->num_ids;
 }
 
-static double two_classes(const fw_sim_bound_t *b) {
-  size_t n = b->num_tasks;
-  pair_t *p = malloc((n ? n : 1) * sizeof(*p));
-  double *suffix = malloc((n + 1) * sizeof(double));
-  if (!p || !suffix) {
-    free(p);
-    free(suffix);
-    return 0; /* still a (useless) lower bound */
-  }
-  for (size_t i = 0; i < n; ++i) p[i] = (pair_t){b->times[2 * i], b->times[2 * i + 1]};
-  qsort(p, n, sizeof(*p), compare_pairs);
-  suffix[n] = 0;
-  for (size_t i = n; i-- > 0;) suffix[i] = suffix[i + 1] + p[i].b;
-  double wa = b->workers[0], wb = b->workers[1], best = INFINITY, prefix = 0;
-  /* Tasks [0, k) on class 0, task k split by f, the rest on class 1. */
-  for (size_t k = 0; k <= n; ++k) {
-    if (k == n) {
-      double t = fmax(prefix / wa, 0);
-      if (t < best) best = t;
-      break;
+void fw_sim_bound_add(fw_sim_bound_t *b, uint64_t id, const double *times,
+                      const double *heads, int counted) {
+  size_t n = b->num_tasks, k = b->num_classes, cap = b->capacity;
+  if (n == cap) {
+    size_t want = cap ? cap * 2 : 256;
+    double *t = realloc(b->times, want * k * sizeof(double));
+    if (t) b->times = t;
+    double *h = t ? realloc(b->heads, want * k * sizeof(double)) : NULL;
+    if (h) b->heads = h;
+    unsigned char *c = h ? realloc(b->counted, want) : NULL;
+    if (c) b->counted = c;
+    size_t *e = c ? realloc(b->first_edge, want * sizeof(size_t)) : NULL;
+    if (e) b->first_edge = e;
+    if (!e) { /* the task counts nothing: the bounds stay valid, looser */
+      b->dag_lost = 1;
+      return;
     }
-    double a = p[k].a, bb = p[k].b, rest = suffix[k + 1];
-    double f;
-    if (isinf(a)) f = 0;
-    else if (isinf(bb)) f = 1;
-    else {
-      f = (wa * (rest + bb) - wb * prefix) / (wb * a + wa * bb);
+    b->capacity = want;
+  }
+  memcpy(b->times + n * k, times, k * sizeof(double));
+  memcpy(b->heads + n * k, heads, k * sizeof(double));
+  b->counted[n] = counted != 0;
+  b->first_edge[n] = b->num_edges;
+  if (id == 0 || id > b->num_ids) b->dag_lost = 1;
+  else b->id_task[id - 1] = n;
+  ++b->num_tasks;
+}
+
+void fw_sim_bound_add_edge(fw_sim_bound_t *b, uint64_t to, uint64_t bytes) {
+  if (b->dag_lost || b->num_tasks == 0) return;
+  if (to == 0 || !grow((void **)&b->edges, &b->cap_edges, b->num_edges + 1, sizeof(*b->edges))) {
+    b->dag_lost = 1;
+    return;
+  }
+  b->edges[b->num_edges++] = (struct fw_sim_edge_t){to, bytes};
+}
+
+typedef struct {
+  double a, b; /* work on class 0 and class 1, both positive and finite */
+} pair_t;
+
+/* -1, 0, 1 as p's ratio a/b is below, equal to or above r's (cross-multiplied). */
+static int compare_ratio(const pair_t *p, const pair_t *r) {
+  double l = p->a * r->b, m = r->a * p->b;
+  return (l > m) - (l < m);
+}
+
+/* The exact optimum of the fractional assignment of `n` tasks between two classes of `wa`
+ * and `wb` workers, `fa` and `fb` of work already bound to each: the tasks most
+ * favourable to class 0 (a/b ascending) go there until the loads balance, and the task
+ * at the balance point splits. Found by selection (expected linear time), not sorting:
+ * the window bound evaluates it many times. Reorders `p`. */
+static double balance(pair_t *p, size_t n, double fa, double fb, double wa, double wb) {
+  for (size_t i = 0; i < n; ++i) fb += p[i].b; /* all on class 1 to begin with */
+  size_t lo = 0, hi = n; /* [0, lo) moved to class 0, [hi, n) stay, [lo, hi) open */
+  while (lo < hi) {
+    pair_t pivot = p[lo + (hi - lo) / 2];
+    /* Three ways: [lo, lt) below the pivot's ratio, [lt, gt) equal, [gt, hi) above. */
+    size_t lt = lo, i = lo, gt = hi;
+    double la = 0, lb = 0, ea = 0, eb = 0;
+    while (i < gt) {
+      int c = compare_ratio(&p[i], &pivot);
+      if (c < 0) {
+        la += p[i].a;
+        lb += p[i].b;
+        pair_t x = p[lt];
+        p[lt++] = p[i];
+        p[i++] = x;
+      } else if (c > 0) {
+        pair_t x = p[--gt];
+        p[gt] = p[i];
+        p[i] = x;
+      } else {
+        ea += p[i].a;
+        eb += p[i].b;
+        ++i;
+      }
+    }
+    if ((fa + la) / wa >= (fb - lb) / wb) { /* balanced within the lower part, or before */
+      hi = lt;
+      continue;
+    }
+    fa += la;
+    fb -= lb;
+    if ((fa + ea) / wa >= (fb - eb) / wb) { /* within the equal part: it splits as one task */
+      double f = (wa * fb - wb * fa) / (wb * ea + wa * eb);
       f = f < 0 ? 0 : f > 1 ? 1 : f;
+      return fmax((fa + f * ea) / wa, (fb - f * eb) / wb);
     }
-    double la = prefix + (f > 0 ? f * a : 0), lb = rest + (f < 1 ? (1 - f) * bb : 0);
-    double t = fmax(la / wa, lb / wb);
-    if (t < best) best = t;
-    if (isinf(a)) break; /* nothing further can run on class 0 */
-    prefix += a;
+    fa += ea;
+    fb -= eb;
+    lo = gt;
   }
-  free(p);
-  free(suffix);
-  return isfinite(best) ? best : 0;
+  return fmax(fa / wa, fb / wb);
+}
+
+double fw_sim_bound_area_of(const fw_sim_bound_t *b, const double *times, size_t n,
+                            void *scratch) {
+  size_t k = b->num_classes;
+  if (n == 0 || k == 0) return 0;
+  if (k == 2) {
+    pair_t *p = scratch;
+    size_t m = 0;
+    double fa = 0, fb = 0;
+    for (size_t i = 0; i < n; ++i) {
+      double a = times[2 * i], bb = times[2 * i + 1];
+      if (a <= 0 || bb <= 0) continue; /* free on one class */
+      if (isinf(a) && isinf(bb)) continue; /* runs nowhere: counts nothing */
+      if (isinf(bb)) fa += a;
+      else if (isinf(a)) fb += bb;
+      else p[m++] = (pair_t){a, bb};
+    }
+    return balance(p, m, fa, fb, b->workers[0], b->workers[1]);
+  }
+  double work = 0, workers = 0;
+  for (size_t c = 0; c < k; ++c) workers += b->workers[c];
+  for (size_t i = 0; i < n; ++i) {
+    double best = INFINITY;
+    for (size_t c = 0; c < k; ++c)
+      if (times[i * k + c] < best) best = times[i * k + c];
+    if (isfinite(best)) work += best;
+  }
+  return work / (k == 1 ? b->workers[0] : workers);
 }
 
 double fw_sim_bound_area(const fw_sim_bound_t *b) {
-  if (b->num_tasks == 0 || b->num_classes == 0) return 0;
-  if (b->num_classes == 2) return two_classes(b);
-  double work = 0, workers = 0;
-  for (size_t c = 0; c < b->num_classes; ++c) workers += b->workers[c];
-  for (size_t i = 0; i < b->num_tasks; ++i) {
-    double best = INFINITY;
-    for (size_t c = 0; c < b->num_classes; ++c)
-      if (b->times[i * b->num_classes + c] < best) best = b->times[i * b->num_classes + c];
-    if (isfinite(best)) work += best;
+  size_t n = b->num_tasks, k = b->num_classes;
+  if (n == 0 || k == 0) return 0;
+  double *times = malloc(n * k * sizeof(double));
+  pair_t *scratch = k == 2 ? malloc(n * sizeof(pair_t)) : NULL;
+  if (!times || (k == 2 && !scratch)) {
+    free(times);
+    free(scratch);
+    return 0; /* still a (useless) lower bound */
   }
-  if (b->num_classes == 1) return work / b->workers[0];
-  return work / workers;
+  /* The failed tasks count nothing. */
+  for (size_t i = 0; i < n; ++i)
+    for (size_t c = 0; c < k; ++c)
+      times[i * k + c] = b->counted[i] ? b->times[i * k + c] : 0;
+  double area = fw_sim_bound_area_of(b, times, n, scratch);
+  free(times);
+  free(scratch);
+  return area;
 }

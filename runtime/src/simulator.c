@@ -338,7 +338,8 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     finish_on[c] = t->sim_ready[c] + times[c];
     if (finish_on[c] < earliest) earliest = finish_on[c];
   }
-  if (!isfinite(earliest)) { /* no device can run it (it failed): passes its readiness on */
+  int runs = isfinite(earliest);
+  if (!runs) { /* no device can run it (it failed): passes its readiness on */
     for (size_t c = 0; c < bound->num_classes; ++c) {
       finish_on[c] = t->sim_ready[c];
       if (finish_on[c] < earliest) earliest = finish_on[c];
@@ -346,11 +347,14 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     if (!isfinite(earliest)) earliest = 0;
   }
   if (earliest > rt->sim_critical_path) rt->sim_critical_path = earliest;
-  /* Out of memory only loosens the bound (fewer tasks counted); it stays valid. */
-  if (!t->cancelled) (void)fw_sim_bound_add(bound, times);
+  /* The DAG as it ran, for the window bound (sim_window.c). */
+  if (!t->sim_id) t->sim_id = fw_sim_bound_new_id(bound);
+  fw_sim_bound_add(bound, t->sim_id, times, t->sim_ready, runs && !t->cancelled);
   for (size_t k = 0; k < t->num_successors; ++k) {
     fw_task_t *next = t->successors[k];
     uint64_t bytes = written_for(t, next);
+    if (!next->sim_id) next->sim_id = fw_sim_bound_new_id(bound);
+    fw_sim_bound_add_edge(bound, next->sim_id, bytes);
     for (size_t c = 0; c < bound->num_classes; ++c) {
       double arrive = INFINITY;
       for (size_t from = 0; from < bound->num_classes; ++from) {

@@ -4,7 +4,7 @@
 // RUN: %fw-run %t.fwb --default-dim=1024 --simulate=%S/Inputs/machine_cpu_gpu.json --stats | FileCheck %s
 // CHECK: simulation: 2 tasks
 // CHECK-NEXT: makespan: {{[0-9.]+}} {{[mu]?s}}
-// CHECK-NEXT: lower bound: {{[0-9.]+}} {{[mu]?s}} (critical path {{.*}}, work over capacity {{.*}})
+// CHECK-NEXT: lower bound: {{[0-9.]+}} {{[mu]?s}} (critical path {{.*}}, work over capacity {{.*}}, work in time windows {{.*}})
 // CHECK-NEXT: makespan / bound: {{1\.[0-9]+}}
 // CHECK: stats: scheduler heft, 2 tasks submitted, 2 executed, 0 failed
 // CHECK-NEXT: device cpu: 4 workers, 2 tasks

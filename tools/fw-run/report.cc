@@ -128,7 +128,8 @@ std::string formatSimulation(const fw_sim_report_t &r) {
   out += "  makespan: " + formatSeconds(r.makespan_seconds) + "\n";
   out += "  lower bound: " + formatSeconds(r.lower_bound_seconds) + " (critical path " +
          formatSeconds(r.critical_path_seconds) + ", work over capacity " +
-         formatSeconds(r.work_bound_seconds) + ")\n";
+         formatSeconds(r.work_bound_seconds) + ", work in time windows " +
+         formatSeconds(r.window_bound_seconds) + ")\n";
   if (r.lower_bound_seconds > 0)
     out += printf1("  makespan / bound: %.3f%s\n", r.makespan_seconds / r.lower_bound_seconds, "");
   return out;

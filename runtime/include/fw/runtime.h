@@ -46,7 +46,7 @@ extern "C" {
  * change that a program compiled against the previous header would misread (a field
  * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
  * until it is raised. */
-#define FW_RUNTIME_ABI_VERSION 3u
+#define FW_RUNTIME_ABI_VERSION 4u
 /* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
 FW_API uint32_t fw_runtime_abi_version(void);
 
@@ -585,7 +585,9 @@ typedef struct fw_sim_report_t {
   double critical_path_seconds; /* longest chain, each task at its earliest finish on some
                                    device class, moves between classes counted */
   double work_bound_seconds;    /* total work over the machine's capacity */
-  double lower_bound_seconds;   /* the larger of the two */
+  double window_bound_seconds;  /* the work that must fall within time windows (at least
+                                   the larger of the two above; docs/task-graph.md) */
+  double lower_bound_seconds;   /* the largest of the three */
   uint64_t tasks;
 } fw_sim_report_t;
 
