@@ -1,6 +1,7 @@
 /* The runtime object: options, devices, memory, scheduler, history and trace; and its
  * destruction, which may be triggered from one of its own threads. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,10 @@ static fw_status_t copy_machine(fw_runtime_t *rt, const fw_sim_machine_t *in) {
         src->link_latency_us < 0 || src->task_overhead_us < 0)
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                             "simulated device '%s' has a negative speed or latency", name);
+    if (!(src->history_speed >= 0) || isinf(src->history_speed))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "simulated device '%s': history_speed must be a finite number >= 0",
+                            name);
     workers += src->workers;
     *dst = *src;
     dst->name = strdup(name);
@@ -356,7 +361,9 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   }
   if (status == FW_OK && limits[FW_TIER_HOST])
     fw_device_cpu_set_pool_limit(rt->cpu_device, (size_t)(limits[FW_TIER_HOST] / 4));
-  if (status == FW_OK && rt->history_path && !o->simulate)
+  /* A simulation reads the history (devices with a history_speed take their times from
+   * it) but never writes it: nothing it runs is measured. */
+  if (status == FW_OK && rt->history_path)
     status = fw_history_load(&rt->history, rt->history_path);
   if (status != FW_OK) {
     teardown(rt, 0);

@@ -7,7 +7,8 @@
 
 static int same_device(const fw_sim_device_t *a, const fw_sim_device_t *b) {
   if (a->kind != b->kind || a->gflops != b->gflops || a->memory_gbps != b->memory_gbps ||
-      a->task_overhead_us != b->task_overhead_us || a->num_kernel_speeds != b->num_kernel_speeds)
+      a->task_overhead_us != b->task_overhead_us || a->history_speed != b->history_speed ||
+      a->num_kernel_speeds != b->num_kernel_speeds)
     return 0;
   for (size_t k = 0; k < a->num_kernel_speeds; ++k)
     if (strcmp(a->kernel_names[k], b->kernel_names[k]) != 0 ||

@@ -349,6 +349,11 @@ TEST(SimulationMachineTest, InvalidMachines) {
   d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
   d.task_overhead_us = -1;
   FW_EXPECT_ERROR(createSim(m), "negative speed or latency");
+  for (double bad : {-1.0, double(NAN), double(INFINITY)}) {
+    d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+    d.history_speed = bad;
+    FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0': history_speed must be a finite number >= 0");
+  }
   d = device("npu", fw_target_kind_t(42), 1, 10);
   FW_EXPECT_ERROR(createSim(m), "simulated device 'npu': unknown kind 42");
   d = device(nullptr, FW_TARGET_KIND_CPU, 0, 10);
@@ -373,6 +378,40 @@ TEST(SimulationMachineTest, InvalidMachines) {
   d.memory_gbps = 10;
   m = {1, &d};
   FW_EXPECT_OK(createSim(m));
+}
+
+// A device with a history_speed takes the time the history measured for a task on a
+// device of its kind (the median of the samples: an outlier does not count) divided by
+// that speed, plus its overhead; a task the history has not measured, or measured on
+// another kind only, takes the model's time.
+TEST(SimulationMachineTest, HistorySpeedTakesMeasuredTimes) {
+  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 1, 10);  // the model: 0.1 s / GFLOP
+  cpu.history_speed = 2;
+  cpu.task_overhead_us = 1000;
+  Simulation sim({cpu}, FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *a = sim.buffer();
+  fw_history_t *h = &sim.rt()->history;
+  for (double seconds : {0.4, 0.5, 9.0})
+    fw_history_record(h, "measured", FW_TARGET_KIND_CPU, fw_buffer_byte_size(a), seconds);
+  for (double seconds : {0.01, 0.01, 0.01})
+    fw_history_record(h, "on_gpus", FW_TARGET_KIND_CUDA, fw_buffer_byte_size(a), seconds);
+  sim.task("measured", 1e9, {{a, FW_ACCESS_READ_WRITE}});    // 0.5 / 2 + 0.001 s
+  sim.task("on_gpus", 1e9, {{a, FW_ACCESS_READ_WRITE}});     // 0.1 + 0.001 s
+  sim.task("unmeasured", 1e9, {{a, FW_ACCESS_READ_WRITE}});  // 0.1 + 0.001 s
+  EXPECT_NEAR(sim.report().makespan_seconds, 0.25 + 0.1 + 0.1 + 0.003, 1e-9);
+}
+
+// Without a history_speed the history is not used.
+TEST(SimulationMachineTest, NoHistorySpeedKeepsTheModel) {
+  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10)}, FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *a = sim.buffer();
+  for (double seconds : {0.4, 0.5, 0.6})
+    fw_history_record(&sim.rt()->history, "measured", FW_TARGET_KIND_CPU,
+                      fw_buffer_byte_size(a), seconds);
+  sim.task("measured", 1e9, {{a, FW_ACCESS_READ_WRITE}});
+  EXPECT_NEAR(sim.report().makespan_seconds, 0.1, 1e-9);
 }
 
 TEST(SimulationMachineTest, ReportNeedsASimulation) {

@@ -47,6 +47,27 @@
 // GPUONLY: fw-run: error: in @sim: task @sim.sim_dispatch_{{[0-9]+}}: no device here can run it (it runs on: cpu)
 // RUN: not %fw-run %t.fwb --simulate=%S/Inputs/machine_cpu_gpu.json --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
 // BENCH: fw-run: error: --benchmark cannot be combined with --simulate
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1, "history_speed": 0}]}' > %t.hs.json
+// RUN: not %fw-run %t.fwb --simulate=%t.hs.json 2>&1 | FileCheck %s --check-prefix=HSPEED
+// HSPEED: fw-run: error: {{.*}}: devices[0].history_speed: expected a positive number
+//
+// Calibrated by measured times: three real runs record the tasks' times in a history; a
+// simulated cpu with a history_speed takes its times from there, divided by it. At a
+// millionth of the measured speed each task takes seconds; without a history the same
+// machine falls back to its model (microseconds: with a dynamic dimension the compiler's
+// FLOP estimate is unknown, and the bytes at 10 GB/s count).
+// RUN: rm -f %t.history
+// RUN: %fw-run %t.fwb --default-dim=64 --history=%t.history --print-max-elements=0 > /dev/null
+// RUN: %fw-run %t.fwb --default-dim=64 --history=%t.history --print-max-elements=0 > /dev/null
+// RUN: %fw-run %t.fwb --default-dim=64 --history=%t.history --print-max-elements=0 > /dev/null
+// RUN: cp %t.history %t.history.before
+// RUN: echo '{"devices": [{"kind": "cpu", "workers": 4, "gflops": 20, "memory_gbps": 10, "history_speed": 1e-6}]}' > %t.slow.json
+// RUN: %fw-run %t.fwb --default-dim=64 --history=%t.history --simulate=%t.slow.json | FileCheck %s --check-prefix=HIST
+// HIST: makespan: {{[0-9.e+]+}} s{{$}}
+// The simulation reads the history and leaves it as it was.
+// RUN: cmp %t.history %t.history.before
+// RUN: %fw-run %t.fwb --default-dim=64 --simulate=%t.slow.json | FileCheck %s --check-prefix=MODEL
+// MODEL: makespan: {{[1-9][0-9.]*}} us
 
 func.func @sim(%x: tensor<?x256xf32>, %w: tensor<256x256xf32>) -> tensor<?x256xf32> {
   %zero = arith.constant 0.0 : f32

@@ -132,6 +132,8 @@ bool Machine::parse(const std::string &text, const std::string &where, std::stri
         if (!number(v, field, &dev.link_latency_us, error, false)) return false;
       } else if (key == "task_overhead_us") {
         if (!number(v, field, &dev.task_overhead_us, error, false)) return false;
+      } else if (key == "history_speed") {
+        if (!number(v, field, &dev.history_speed, error, true)) return false;
       } else if (key == "memory") {
         uint64_t bytes = 0;
         if (v.is_number_unsigned()) bytes = v.get<uint64_t>();
@@ -154,7 +156,7 @@ bool Machine::parse(const std::string &text, const std::string &where, std::stri
       } else {
         *error = at + ": unknown key \"" + key +
                  "\" (known: name, kind, workers, gflops, memory_gbps, memory, link_gbps, "
-                 "link_latency_us, task_overhead_us, kernel_speed)";
+                 "link_latency_us, task_overhead_us, kernel_speed, history_speed)";
         return false;
       }
     }

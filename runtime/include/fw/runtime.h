@@ -558,8 +558,11 @@ FW_API fw_status_t fw_runtime_save_history(fw_runtime_t *runtime, const char *pa
 /* A machine to simulate: the real scheduler runs in virtual time and no kernel executes.
  * A task's time on a device is max(flops / (gflops * speed), bytes / memory bandwidth)
  * plus the device's per-task overhead, where `speed` is the device's factor for the
- * task's kernel name (1 when not listed). Inputs move over the device's link to host
- * memory (latency + bytes / bandwidth, one copy at a time per direction). */
+ * task's kernel name (1 when not listed); or, on a device with a history_speed, the
+ * median time the history (fw_runtime_options_t.history_path) has measured for the task
+ * on a device of its kind, divided by history_speed, plus the overhead. Inputs move over
+ * the device's link to host memory (latency + bytes / bandwidth, one copy at a time per
+ * direction). */
 typedef struct fw_sim_device_t {
   const char *name;            /* "gpu0" */
   fw_target_kind_t kind;
@@ -573,6 +576,9 @@ typedef struct fw_sim_device_t {
   size_t num_kernel_speeds;
   const char *const *kernel_names;
   const double *kernel_speeds;
+  double history_speed;        /* > 0: measured times from the history, divided by this (1:
+                                  as fast as the device they were measured on); tasks it
+                                  has not measured use the model. 0: the model alone */
 } fw_sim_device_t;
 
 struct fw_sim_machine_t {
