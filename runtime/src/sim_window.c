@@ -121,6 +121,22 @@ static size_t usable(const window_t *w, int s, double limit) {
   return lo;
 }
 
+/* One pass of coordinate ascent: `t[side]` over `count` of its candidates (`usable` of
+ * them up to `limit`), the other end of the window fixed; keeps the best in `t`. */
+static void ascend(window_t *w, int side, size_t usable, size_t count, double limit,
+                   double t[2], double *best) {
+  for (size_t i = 0; i < count; ++i) {
+    double x[2] = {t[0], t[1]};
+    x[side] = pick(w, side, usable, i, count);
+    if (x[0] + x[1] > limit) break;
+    double v = evaluate(w, x[0], x[1]);
+    if (v > *best) {
+      *best = v;
+      t[side] = x[side];
+    }
+  }
+}
+
 static double search(window_t *w, double known) {
   size_t n = w->b->num_tasks;
   double per_round = kEvaluationBudget / kRounds / (double)(n * w->b->num_classes + 1);
@@ -133,7 +149,7 @@ static double search(window_t *w, double known) {
     double limit = bound;
     size_t u[2] = {usable(w, 0, limit), usable(w, 1, limit)};
     size_t g[2] = {grid < u[0] ? grid : u[0], grid < u[1] ? grid : u[1]};
-    double best = bound, t1 = 0, t2 = 0;
+    double best = bound, t[2] = {0, 0};
     for (size_t i = 0; i < g[0]; ++i)
       for (size_t j = 0; j < g[1]; ++j) {
         double a = pick(w, 0, u[0], i, g[0]), c = pick(w, 1, u[1], j, g[1]);
@@ -141,31 +157,13 @@ static double search(window_t *w, double known) {
         double x = evaluate(w, a, c);
         if (x > best) {
           best = x;
-          t1 = a;
-          t2 = c;
+          t[0] = a;
+          t[1] = c;
         }
       }
     size_t m[2] = {ascent < u[0] ? ascent : u[0], ascent < u[1] ? ascent : u[1]};
-    for (int pass = 0; pass < 2; ++pass) {
-      for (size_t i = 0; i < m[0]; ++i) {
-        double a = pick(w, 0, u[0], i, m[0]);
-        if (a + t2 > limit) break;
-        double x = evaluate(w, a, t2);
-        if (x > best) {
-          best = x;
-          t1 = a;
-        }
-      }
-      for (size_t j = 0; j < m[1]; ++j) {
-        double c = pick(w, 1, u[1], j, m[1]);
-        if (t1 + c > limit) break;
-        double x = evaluate(w, t1, c);
-        if (x > best) {
-          best = x;
-          t2 = c;
-        }
-      }
-    }
+    for (int pass = 0; pass < 2; ++pass)
+      for (int side = 0; side < 2; ++side) ascend(w, side, u[side], m[side], limit, t, &best);
     if (!(best > bound * (1 + 1e-9))) break;
     bound = best;
   }
