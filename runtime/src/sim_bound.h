@@ -28,12 +28,13 @@ typedef struct fw_sim_bound_t {
   int in_host_memory[FW_SIM_MAX_CLASSES];
   double link_latency_seconds[FW_SIM_MAX_CLASSES], link_gbps[FW_SIM_MAX_CLASSES];
   size_t device_class[FW_SIM_MAX_CLASSES * 4]; /* per simulated device */
-  /* The finished tasks, in the order they finished (an order of the DAG), num_classes
-   * values per task each: */
+  /* The finished tasks, in the order they finished (an order of the DAG). Per task and
+   * class (num_classes values per task): */
   double *times; /* run times (INFINITY: cannot run there) */
   double *heads; /* the earliest its inputs could be there (the critical path's) */
+  /* Per task: */
   unsigned char *counted; /* 1: its work counts; 0: it failed, and passed readiness on */
-  size_t *first_edge;     /* its edges: [first_edge[i], first_edge[i + 1]) */
+  size_t *first_edge;     /* its first edge; its last is before the next task's first */
   size_t num_tasks, capacity;
   /* Each task's edges to its successors, by the successor's id (fw_sim_bound_new_id) and
    * the bytes it wrote for it. */

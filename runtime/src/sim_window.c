@@ -104,13 +104,14 @@ static size_t distinct(const double *values, size_t n, double *out) {
   return u;
 }
 
-/* The i-th of `count` values spread evenly over the candidates of side `s` up to `limit`
- * (those are a prefix: the candidates ascend). */
+/* The i-th of `count` values spread evenly over the first `usable` candidates of side `s`
+ * (those up to the bound: the candidates ascend). */
 static double pick(const window_t *w, int s, size_t usable, size_t i, size_t count) {
   if (count >= usable) return w->cand[s][i];
   return w->cand[s][count > 1 ? i * (usable - 1) / (count - 1) : 0];
 }
 
+/* How many candidates of side `s` are no more than `limit`. */
 static size_t usable(const window_t *w, int s, double limit) {
   size_t lo = 0, hi = w->num_cand[s];
   while (lo < hi) {
