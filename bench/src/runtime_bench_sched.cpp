@@ -450,7 +450,8 @@ void writeDag(const std::string &dir, const Dag &d, const Machine &m,
                jsonNumber(accDev ? accDev->link_latency_us * 1e-6 : 0.0).c_str(),
                jsonNumber(gbps * 1e9).c_str());
   std::fprintf(out,
-               " \"critical_path_s\": %s, \"area_s\": %s, \"window_s\": %s, \"bound_s\": %s,\n",
+               " \"critical_path_s\": %s, \"area_s\": %s, \"window_s\": %s,"
+               " \"bound_s\": %s,\n",
                jsonNumber(report.critical_path_seconds).c_str(),
                jsonNumber(report.work_bound_seconds).c_str(),
                jsonNumber(report.window_bound_seconds).c_str(),
@@ -530,8 +531,8 @@ bool runSched(const Options &opt) {
 
   bool ok = true;
   Table table({"dag", "machine", "policy", "tasks", "makespan ms", "cp ms", "area ms",
-               "win ms", "bound ms", "x bound", "vs eager", "gpu tasks", "gpu busy", "h2d MiB", "plans",
-               "plan ms"},
+               "win ms", "bound ms", "x bound", "vs eager", "gpu tasks", "gpu busy", "h2d MiB",
+               "plans", "plan ms"},
               3);
   struct Summary {
     std::string what;
