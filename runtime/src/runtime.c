@@ -556,6 +556,7 @@ fw_status_t fw_runtime_simulation_report(fw_runtime_t *rt, fw_sim_report_t *out)
   out->lower_bound_seconds = out->window_bound_seconds > known ? out->window_bound_seconds
                                                                : known;
   out->tasks = rt->sim_tasks;
+  out->measured_tasks = rt->sim_measured_tasks;
   return FW_OK;
 }
 

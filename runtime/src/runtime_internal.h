@@ -53,7 +53,7 @@ struct fw_runtime_t {
   uint64_t sim_move_seq;
   double sim_makespan, sim_critical_path;
   fw_sim_bound_t sim_bound;
-  uint64_t sim_tasks;
+  uint64_t sim_tasks, sim_measured_tasks;
 };
 
 struct fw_buffer_t {

@@ -821,11 +821,13 @@ static double kernel_speed(const fw_sim_device_t *d, const char *name) {
   return 1.0;
 }
 
-double fw_sim_task_seconds(const fw_sim_device_t *d, const fw_task_t *t, fw_history_t *history) {
-  double measured;
-  if (d->history_speed > 0 && history &&
-      fw_history_estimate(history, t->name, d->kind, fw_task_bytes(t), &measured))
-    return measured / d->history_speed + d->task_overhead_us * 1e-6;
+double fw_sim_task_seconds(const fw_sim_device_t *d, const fw_task_t *t, fw_history_t *history,
+                           int *measured) {
+  double median;
+  int from_history = d->history_speed > 0 && history &&
+                     fw_history_estimate(history, t->name, d->kind, fw_task_bytes(t), &median);
+  if (measured) *measured = from_history;
+  if (from_history) return median / d->history_speed + d->task_overhead_us * 1e-6;
   double bytes = t->bytes > 0 ? t->bytes : (double)fw_task_bytes(t);
   double speed = kernel_speed(d, t->name);
   double compute = d->gflops > 0 ? t->flops / (d->gflops * 1e9 * speed) : 0;
@@ -840,7 +842,7 @@ double fw_sim_hop_seconds(const fw_sim_device_t *d, uint64_t bytes) {
 }
 
 double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
-  if (w->sim) return fw_sim_task_seconds(w->sim, t, &s->runtime->history);
+  if (w->sim) return fw_sim_task_seconds(w->sim, t, &s->runtime->history, NULL);
   double seconds;
   if (fw_history_estimate(&s->runtime->history, t->name, w->kind, fw_task_bytes(t), &seconds))
     return seconds;

@@ -360,9 +360,9 @@ void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w);
 /* Marks a popped task running (sched.lock held). */
 void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *task);
 /* The simulated run time of a task on a device (`history`: the runtime's, for a device
- * with a history_speed). */
+ * with a history_speed; `*measured`, when not NULL, says whether it came from there). */
 double fw_sim_task_seconds(const fw_sim_device_t *device, const fw_task_t *task,
-                           fw_history_t *history);
+                           fw_history_t *history, int *measured);
 /* One simulated hop of `bytes` over a device's link to host memory. */
 double fw_sim_hop_seconds(const fw_sim_device_t *device, uint64_t bytes);
 /* Whether the calling thread is one of the runtime's own (worker or prefetch). */

@@ -233,7 +233,9 @@ static void run_from(fw_scheduler_t *s, sim_running_t *slot, double start) {
   fw_runtime_t *rt = s->runtime;
   fw_task_t *t = slot->task;
   fw_worker_t *w = slot->worker;
-  double run = t->cancelled ? 0 : fw_sim_task_seconds(w->sim, t, &rt->history);
+  int measured = 0;
+  double run = t->cancelled ? 0 : fw_sim_task_seconds(w->sim, t, &rt->history, &measured);
+  rt->sim_measured_tasks += (uint64_t)measured;
   rt->memory.stall_ns += (uint64_t)((start - slot->taken) * 1e9);
   w->sim_free_at = start + run;
   w->busy_ns += (uint64_t)(run * 1e9);
@@ -331,7 +333,7 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     const fw_worker_t *w = &s->workers[i];
     if (!fw_worker_can_run(w, t)) continue;
     size_t c = bound->device_class[w->device_index];
-    double x = fw_sim_task_seconds(w->sim, t, &rt->history);
+    double x = fw_sim_task_seconds(w->sim, t, &rt->history, NULL);
     if (x < times[c]) times[c] = x;
   }
   for (size_t c = 0; c < bound->num_classes; ++c) {

@@ -38,7 +38,7 @@ TEST(AbiTest, PublicStructsHaveTheirRecordedSizes) {
       FW_SIZE(fw_runtime_stats_t, 1216),  FW_SIZE(fw_profile_entry_t, 1544),
       FW_SIZE(fw_power_info_t, 56),       FW_SIZE(fw_profile_info_t, 656),
       FW_SIZE(fw_sim_machine_t, 16),      FW_SIZE(fw_sim_device_t, 96),
-      FW_SIZE(fw_sim_report_t, 48),       FW_SIZE(fw_embedded_module_t, 40),
+      FW_SIZE(fw_sim_report_t, 56),       FW_SIZE(fw_embedded_module_t, 40),
       FW_SIZE(fw_workgroup_t, 24),
   };
   for (const Size &s : sizes)

@@ -63,11 +63,13 @@
 // RUN: cp %t.history %t.history.before
 // RUN: echo '{"devices": [{"kind": "cpu", "workers": 4, "gflops": 20, "memory_gbps": 10, "history_speed": 1e-6}]}' > %t.slow.json
 // RUN: %fw-run %t.fwb --default-dim=64 --history=%t.history --simulate=%t.slow.json | FileCheck %s --check-prefix=HIST
-// HIST: makespan: {{[0-9.e+]+}} s{{$}}
+// HIST: timed from the history: 2 of 2{{$}}
+// HIST-NEXT: makespan: {{[0-9.e+]+}} s{{$}}
 // The simulation reads the history and leaves it as it was.
 // RUN: cmp %t.history %t.history.before
 // RUN: %fw-run %t.fwb --default-dim=64 --simulate=%t.slow.json | FileCheck %s --check-prefix=MODEL
-// MODEL: makespan: {{[1-9][0-9.]*}} us
+// MODEL: timed from the history: 0 of 2 (it has no times for these tasks and sizes: run them with --history first)
+// MODEL-NEXT: makespan: {{[1-9][0-9.]*}} us
 
 func.func @sim(%x: tensor<?x256xf32>, %w: tensor<256x256xf32>) -> tensor<?x256xf32> {
   %zero = arith.constant 0.0 : f32

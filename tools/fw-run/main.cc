@@ -384,7 +384,10 @@ int run(int argc, char **argv) {
   if (options.simulate) {
     fw_sim_report_t report;
     if (fw_status_t s = fw_runtime_simulation_report(rt.get(), &report)) return fail(take(s));
-    std::printf("%s", fwrun::formatSimulation(report).c_str());
+    bool calibrated = false;
+    for (size_t d = 0; d < options.simulate->num_devices; ++d)
+      calibrated |= options.simulate->devices[d].history_speed > 0;
+    std::printf("%s", fwrun::formatSimulation(report, calibrated).c_str());
     return finish();
   }
 

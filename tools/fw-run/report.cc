@@ -123,8 +123,14 @@ std::string formatStats(const fw_runtime_stats_t &s) {
   return out;
 }
 
-std::string formatSimulation(const fw_sim_report_t &r) {
+std::string formatSimulation(const fw_sim_report_t &r, bool calibrated) {
   std::string out = "simulation: " + std::to_string(r.tasks) + " tasks\n";
+  if (calibrated)
+    out += "  timed from the history: " + std::to_string(r.measured_tasks) + " of " +
+           std::to_string(r.tasks) +
+           (r.measured_tasks == 0 ? " (it has no times for these tasks and sizes: run them "
+                                    "with --history first)\n"
+                                  : "\n");
   out += "  makespan: " + formatSeconds(r.makespan_seconds) + "\n";
   out += "  lower bound: " + formatSeconds(r.lower_bound_seconds) + " (critical path " +
          formatSeconds(r.critical_path_seconds) + ", work over capacity " +

@@ -27,7 +27,8 @@ std::string formatStats(const fw_runtime_stats_t &stats);
 // the module has none).
 std::string formatTuning(fw_module_t *module);
 // `--simulate`: makespan against the lower bound.
-std::string formatSimulation(const fw_sim_report_t &report);
+// `calibrated`: a simulated device takes its times from the history (history_speed).
+std::string formatSimulation(const fw_sim_report_t &report, bool calibrated);
 
 }  // namespace fwrun
 

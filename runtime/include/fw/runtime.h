@@ -595,6 +595,8 @@ typedef struct fw_sim_report_t {
                                    the larger of the two above; docs/task-graph.md) */
   double lower_bound_seconds;   /* the largest of the three */
   uint64_t tasks;
+  uint64_t measured_tasks;      /* of those, the runs timed from the history (devices with a
+                                   history_speed) */
 } fw_sim_report_t;
 
 /* Runs the tasks submitted so far in virtual time and reports on everything simulated
