@@ -134,6 +134,23 @@ void fw_rt_buffer_release(fw_invocation_t *inv, void *buffer) {
            "fw_rt_buffer_release: %p is not a live buffer allocated by this invocation", buffer);
 }
 
+/* The executable's operation count on this dispatch's buffers: the compiler's static
+ * estimate plus its terms in the bindings' dims (a dynamic shape's count). */
+static double dispatch_flops(const fw_metadata_t *md, const fw_md_executable_t *e,
+                             const fw_task_t *task) {
+  double flops = (double)e->cost_flops;
+  for (uint32_t i = 0; i < e->num_cost_terms; ++i) {
+    const fw_md_cost_term_t *t = &md->cost_terms[e->first_cost_term + i];
+    double term = (double)t->coefficient;
+    for (uint32_t k = 0; k < t->num_factors; ++k) {
+      const fw_buffer_t *b = task->accesses[task->binding_access[t->binding[k]]].buffer;
+      term *= (double)b->type.dims[t->dim[k]];
+    }
+    flops += term;
+  }
+  return flops;
+}
+
 void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
                      void *const *buffers) {
   if (!inv || inv->status) return NULL;
@@ -275,7 +292,7 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   fw_module_retain(inv->module);
   task->executable = (uint32_t)executable;
   task->priority = (int32_t)e->priority;
-  task->flops = (double)e->cost_flops;
+  task->flops = dispatch_flops(md, e, task);
   task->bytes = (double)e->cost_bytes;
   for (size_t i = 0; i < task->num_accesses; ++i) fw_memory_unmap(&rt->memory, task->accesses[i].buffer);
   fw_scheduler_submit(&rt->sched, task, &inv->call->group, 1);

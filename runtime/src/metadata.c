@@ -85,6 +85,7 @@ void fw_metadata_free(fw_metadata_t *md) {
   free(md->bindings);
   free(md->variants);
   free(md->images);
+  free(md->cost_terms);
   memset(md, 0, sizeof(*md));
 }
 
@@ -141,6 +142,8 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
   TRY(read_array(&p, 88, "images", 24, &images));
   md_array_t configs = {0, 0};
   if (minor >= 2) TRY(read_array(&p, 112, "variant_configs", 8, &configs));
+  md_array_t cost_terms = {0, 0};
+  if (minor >= 3) TRY(read_array(&p, 120, "cost_terms", 48, &cost_terms));
   if (configs.count && configs.count != variants.count)
     TRY(MD_ERR("variant_configs has %u entries for %u variants", configs.count,
                variants.count));
@@ -341,6 +344,46 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
     if (e->first_variant != next_variant)
       TRY(MD_ERR("executables[%u].first_variant is %u, expected %u (ranges must follow each "
                  "other)", i, e->first_variant, next_variant));
+  }
+
+  /* Cost terms (minor 3), in executable order: each executable's are contiguous. */
+  out->num_cost_terms = cost_terms.count;
+  out->cost_terms = alloc_array(cost_terms.count, sizeof(fw_md_cost_term_t));
+  if (!out->cost_terms) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0, previous = 0; i < cost_terms.count; ++i) {
+    const uint8_t *r = b + cost_terms.offset + (size_t)i * 48;
+    fw_md_cost_term_t *t = &out->cost_terms[i];
+    uint32_t exe = rd32(r);
+    t->num_factors = rd32(r + 4);
+    t->coefficient = rd64(r + 8);
+    if (exe >= executables.count)
+      TRY(MD_ERR("cost_terms[%u].executable %u is out of range (%u executables)", i, exe,
+                 executables.count));
+    if (exe < previous)
+      TRY(MD_ERR("cost_terms[%u].executable %u follows a term of executable %u (terms must be "
+                 "in executable order)", i, exe, previous));
+    previous = exe;
+    if (t->num_factors > FW_MD_MAX_COST_FACTORS)
+      TRY(MD_ERR("cost_terms[%u].num_factors %u exceeds %u", i, t->num_factors,
+                 FW_MD_MAX_COST_FACTORS));
+    fw_md_executable_t *e = &out->executables[exe];
+    if (e->num_cost_terms++ == 0) e->first_cost_term = i;
+    for (uint32_t k = 0; k < FW_MD_MAX_COST_FACTORS; ++k) {
+      t->binding[k] = rd16(r + 16 + 4 * k);
+      t->dim[k] = rd16(r + 18 + 4 * k);
+      if (k >= t->num_factors) {
+        if (t->binding[k] || t->dim[k])
+          TRY(MD_ERR("cost_terms[%u].factors[%u] is unused and must be zero", i, k));
+        continue;
+      }
+      if (t->binding[k] >= e->num_bindings)
+        TRY(MD_ERR("cost_terms[%u].factors[%u].binding %u is out of range (executable '%s' "
+                   "has %u bindings)", i, k, t->binding[k], e->name, e->num_bindings));
+      const fw_tensor_type_t *type = &out->bindings[e->first_binding + t->binding[k]].type;
+      if (t->dim[k] >= type->rank)
+        TRY(MD_ERR("cost_terms[%u].factors[%u].dim %u is out of range (binding %u of '%s' has "
+                   "rank %u)", i, k, t->dim[k], t->binding[k], e->name, type->rank));
+    }
   }
   return FW_OK;
 

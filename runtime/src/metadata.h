@@ -32,7 +32,18 @@ typedef struct fw_md_executable_t {
   uint64_t cost_flops, cost_bytes;
   uint32_t priority;
   uint32_t flags; /* FW_MD_EXECUTABLE_* (minor 2) */
+  uint32_t first_cost_term, num_cost_terms; /* into cost_terms (minor 3) */
 } fw_md_executable_t;
+
+/* One term of an executable's operation count (minor 3): coefficient times the product
+ * of the named dims of its bindings. */
+#define FW_MD_MAX_COST_FACTORS 8u
+typedef struct fw_md_cost_term_t {
+  uint64_t coefficient;
+  uint32_t num_factors;
+  uint16_t binding[FW_MD_MAX_COST_FACTORS]; /* index among the executable's bindings */
+  uint16_t dim[FW_MD_MAX_COST_FACTORS];
+} fw_md_cost_term_t;
 
 /* fw_md_executable_t.flags: its CPU variants are candidates to measure (fwc --autotune). */
 #define FW_MD_EXECUTABLE_AUTOTUNE 0x1u
@@ -73,6 +84,8 @@ typedef struct fw_metadata_t {
   fw_md_variant_t *variants;
   size_t num_images;
   fw_md_image_t *images;
+  size_t num_cost_terms;
+  fw_md_cost_term_t *cost_terms;
 } fw_metadata_t;
 
 /* Parses and validates the table in data[0, size) (any alignment). On success fills

@@ -543,6 +543,36 @@ fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
   return FW_OK;
 }
 
+size_t fw_module_cost_term_count(const fw_module_t *module, size_t executable) {
+  if (!module || executable >= module->md.num_executables) return 0;
+  return module->md.executables[executable].num_cost_terms;
+}
+
+fw_status_t fw_module_cost_term_info(const fw_module_t *module, size_t executable,
+                                     size_t term, fw_cost_term_info_t *out_info) {
+  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
+  memset(out_info, 0, sizeof(*out_info));
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (executable >= module->md.num_executables)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE,
+                          "executable index %zu is out of range (%zu executables)", executable,
+                          module->md.num_executables);
+  const fw_md_executable_t *e = &module->md.executables[executable];
+  if (term >= e->num_cost_terms)
+    return fw_status_make(FW_STATUS_OUT_OF_RANGE,
+                          "cost term %zu of @%s is out of range (%u terms)", term, e->name,
+                          e->num_cost_terms);
+  const fw_md_cost_term_t *t = &module->md.cost_terms[e->first_cost_term + term];
+  _Static_assert(FW_MAX_COST_FACTORS == FW_MD_MAX_COST_FACTORS, "one factor limit");
+  out_info->coefficient = t->coefficient;
+  out_info->num_factors = t->num_factors;
+  for (uint32_t k = 0; k < t->num_factors; ++k) {
+    out_info->binding[k] = t->binding[k];
+    out_info->dim[k] = t->dim[k];
+  }
+  return FW_OK;
+}
+
 size_t fw_module_image_count(const fw_module_t *module) {
   return module ? module->md.num_images : 0;
 }

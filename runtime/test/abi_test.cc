@@ -39,7 +39,7 @@ TEST(AbiTest, PublicStructsHaveTheirRecordedSizes) {
       FW_SIZE(fw_power_info_t, 56),       FW_SIZE(fw_profile_info_t, 656),
       FW_SIZE(fw_sim_machine_t, 16),      FW_SIZE(fw_sim_device_t, 96),
       FW_SIZE(fw_sim_report_t, 56),       FW_SIZE(fw_embedded_module_t, 40),
-      FW_SIZE(fw_workgroup_t, 24),
+      FW_SIZE(fw_workgroup_t, 24),        FW_SIZE(fw_cost_term_info_t, 80),
   };
   for (const Size &s : sizes)
     EXPECT_EQ(s.actual, s.recorded)

@@ -1,4 +1,4 @@
-// Test helper: serialises metadata tables (docs/fat-binary.md, version 1.0 to 1.2) and seals
+// Test helper: serialises metadata tables (docs/fat-binary.md, version 1.0 to 1.3) and seals
 // .fwb files. Used by the unit tests and by the fixture generator.
 #ifndef FW_RUNTIME_TEST_FWMD_BUILDER_H_
 #define FW_RUNTIME_TEST_FWMD_BUILDER_H_
@@ -34,6 +34,10 @@ struct Variant {
   uint32_t workgroup_size[3] = {1, 1, 1};
   std::string config; // minor 2: written when some variant has one
 };
+struct CostTerm {  // minor 3: coefficient × the product of (binding, dim) sizes
+  uint64_t coefficient = 1;
+  std::vector<std::pair<uint16_t, uint16_t>> factors;
+};
 struct Executable {
   std::string name;
   std::vector<Binding> bindings;
@@ -41,6 +45,7 @@ struct Executable {
   uint64_t cost_flops = 0, cost_bytes = 0;
   uint32_t priority = 0;
   uint32_t flags = 0; // minor 2
+  std::vector<CostTerm> cost_terms; // minor 3
 };
 struct Image {
   uint32_t target = 0, format = 1;
@@ -62,7 +67,7 @@ enum : size_t {
   kOffAbi = 16, kOffFlags = 20, kOffStrings = 24, kOffTargets = 32, kOffFunctions = 40,
   kOffValues = 48, kOffDims = 56, kOffExecutables = 64, kOffBindings = 72,
   kOffVariants = 80, kOffImages = 88, kOffModuleName = 96, kOffSourceId = 104,
-  kOffVariantConfigs = 112, kHeaderSize = 128,
+  kOffVariantConfigs = 112, kOffCostTerms = 120, kHeaderSize = 128,
 };
 
 inline void put32(std::vector<uint8_t> &b, size_t at, uint32_t v) {
@@ -93,9 +98,22 @@ class Writer {
       r.num_results = uint32_t(f.results.size());
       fns_.push_back(r);
     }
-    std::vector<uint8_t> execs, bindings, variants, configs;
+    std::vector<uint8_t> execs, bindings, variants, configs, terms;
     bool has_configs = false;
     for (const Executable &e : m.executables) {
+      for (const CostTerm &t : e.cost_terms) {
+        size_t tt = terms.size();
+        terms.resize(tt + 48);
+        put32(terms, tt, uint32_t(execs.size() / 48));
+        put32(terms, tt + 4, uint32_t(t.factors.size()));
+        put64(terms, tt + 8, t.coefficient);
+        for (size_t k = 0; k < t.factors.size() && k < 8; ++k) {
+          terms[tt + 16 + 4 * k] = uint8_t(t.factors[k].first);
+          terms[tt + 17 + 4 * k] = uint8_t(t.factors[k].first >> 8);
+          terms[tt + 18 + 4 * k] = uint8_t(t.factors[k].second);
+          terms[tt + 19 + 4 * k] = uint8_t(t.factors[k].second >> 8);
+        }
+      }
       size_t at = execs.size();
       execs.resize(at + 48);
       auto s = str(e.name);
@@ -198,6 +216,7 @@ class Writer {
     append(kOffVariants, variants, 32);
     append(kOffImages, images, 24);
     if (has_configs) append(kOffVariantConfigs, configs, 8);
+    if (!terms.empty()) append(kOffCostTerms, terms, 48);
     append(kOffStrings, pool_, 1);
     put32(out, kOffModuleName, module_name.first);
     put32(out, kOffModuleName + 4, module_name.second);

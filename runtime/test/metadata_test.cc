@@ -97,11 +97,11 @@ TEST(Metadata, AcceptsValidTable) {
 
 TEST(Metadata, AcceptsLaterMinorWithLargerHeaderAndTrailingBytes) {
   std::vector<uint8_t> b = fwtest::serialize(richModule());
-  b[fwtest::kOffMinor] = 3;
+  b[fwtest::kOffMinor] = 4;
   b.resize(b.size() + 64, 0xEE);  // section larger than total_size
   fw_metadata_t md;
   FW_ASSERT_OK(parse(b, &md));
-  EXPECT_EQ(md.version_minor, 3);
+  EXPECT_EQ(md.version_minor, 4);
   fw_metadata_free(&md);
 }
 
@@ -139,6 +139,83 @@ TEST(Metadata, RejectsBadMinor2Fields) {
   uint32_t at = get32(b, fwtest::kOffVariantConfigs);
   put32(b, at, 0xFFFFFF00u); // a config string outside the pool
   EXPECT_NE(parseError(b).find("variant_configs[0].config"), std::string::npos);
+}
+
+// Minor 3: an executable's operation count in its bindings' dims.
+fwtest::Module moduleWithCostTerms() {
+  fwtest::Module m = richModule();
+  m.version_minor = 3;
+  m.executables[0].cost_terms = {{8, {{0, 0}}}, {16, {{0, 0}, {2, 1}}}, {5, {}}};
+  return m;
+}
+
+TEST(Metadata, Minor3CarriesCostTerms) {
+  fwtest::Module m = moduleWithCostTerms();
+  fw_metadata_t md;
+  FW_ASSERT_OK(parse(fwtest::Writer().serialize(m), &md));
+  const fw_md_executable_t &e = md.executables[0];
+  ASSERT_EQ(e.num_cost_terms, 3u);
+  ASSERT_EQ(md.num_cost_terms, 3u);
+  const fw_md_cost_term_t *t = md.cost_terms + e.first_cost_term;
+  EXPECT_EQ(t[0].coefficient, 8u);
+  EXPECT_EQ(t[0].num_factors, 1u);
+  EXPECT_EQ(t[1].coefficient, 16u);
+  ASSERT_EQ(t[1].num_factors, 2u);
+  EXPECT_EQ(t[1].binding[1], 2u);
+  EXPECT_EQ(t[1].dim[1], 1u);
+  EXPECT_EQ(t[2].num_factors, 0u);
+  fw_metadata_free(&md);
+  // A minor 2 reader's view of the same header: the bytes are reserved, no terms.
+  m.version_minor = 2;
+  FW_ASSERT_OK(parse(fwtest::Writer().serialize(m), &md));
+  EXPECT_EQ(md.executables[0].num_cost_terms, 0u);
+  fw_metadata_free(&md);
+}
+
+TEST(Metadata, RejectsBadCostTerms) {
+  auto error = [](void (*edit)(fwtest::Module &)) {
+    fwtest::Module m = moduleWithCostTerms();
+    edit(m);
+    return parseError(fwtest::Writer().serialize(m));
+  };
+  EXPECT_NE(error([](fwtest::Module &m) { m.executables[0].cost_terms[1].factors[1].first = 3; })
+                .find("cost_terms[1].factors[1].binding 3 is out of range (executable "
+                      "'add_dispatch_0' has 3 bindings)"),
+            std::string::npos);
+  EXPECT_NE(error([](fwtest::Module &m) { m.executables[0].cost_terms[0].factors[0].second = 2; })
+                .find("cost_terms[0].factors[0].dim 2 is out of range (binding 0 of "
+                      "'add_dispatch_0' has rank 2)"),
+            std::string::npos);
+  EXPECT_NE(error([](fwtest::Module &m) {
+              m.executables[0].cost_terms[0].factors.assign(9, {0, 0});
+            }).find("cost_terms[0].num_factors 9 exceeds 8"),
+            std::string::npos);
+  // Byte-level damage: an executable out of range or out of order, a stray factor.
+  std::vector<uint8_t> b = fwtest::Writer().serialize(moduleWithCostTerms());
+  uint32_t at = get32(b, fwtest::kOffCostTerms);
+  auto c = b;
+  put32(c, at + 48, 7);
+  EXPECT_NE(parseError(c).find("cost_terms[1].executable 7 is out of range (1 executables)"),
+            std::string::npos);
+  c = b;
+  put32(c, at + 2 * 48 + 16 + 4, 1);  // term 2 has no factors, factor 1 is set
+  EXPECT_NE(parseError(c).find("cost_terms[2].factors[1] is unused and must be zero"),
+            std::string::npos);
+  c = b;
+  put32(c, fwtest::kOffCostTerms + 4, 1000);
+  EXPECT_NE(parseError(c).find("header.cost_terms"), std::string::npos);
+}
+
+TEST(Metadata, RejectsCostTermsOutOfExecutableOrder) {
+  fwtest::Module m = moduleWithCostTerms();
+  fwtest::Executable second = m.executables[0];
+  second.name = "add_dispatch_1";
+  m.executables.push_back(second);
+  std::vector<uint8_t> b = fwtest::Writer().serialize(m);
+  uint32_t at = get32(b, fwtest::kOffCostTerms);
+  put32(b, at + 4 * 48, 0);  // the second executable's second term names the first
+  EXPECT_NE(parseError(b).find("cost_terms[4].executable 0 follows a term of executable 1"),
+            std::string::npos);
 }
 
 TEST(Metadata, RejectsTooSmall) {

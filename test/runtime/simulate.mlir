@@ -54,8 +54,8 @@
 // Calibrated by measured times: three real runs record the tasks' times in a history; a
 // simulated cpu with a history_speed takes its times from there, divided by it. At a
 // millionth of the measured speed each task takes seconds; without a history the same
-// machine falls back to its model (microseconds: with a dynamic dimension the compiler's
-// FLOP estimate is unknown, and the bytes at 10 GB/s count).
+// machine falls back to its model (64 × 131584 and 64 × 131328 operations, one task after
+// the other, at 20 GFLOP/s).
 // RUN: rm -f %t.history
 // RUN: %fw-run %t.fwb --default-dim=64 --history=%t.history --print-max-elements=0 > /dev/null
 // RUN: %fw-run %t.fwb --default-dim=64 --history=%t.history --print-max-elements=0 > /dev/null
@@ -69,7 +69,19 @@
 // RUN: cmp %t.history %t.history.before
 // RUN: %fw-run %t.fwb --default-dim=64 --simulate=%t.slow.json | FileCheck %s --check-prefix=MODEL
 // MODEL: timed from the history: 0 of 2 (it has no times for these tasks and sizes: run them with --history first)
-// MODEL-NEXT: makespan: {{[1-9][0-9.]*}} us
+// MODEL-NEXT: makespan: 841 us
+//
+// The compiler counts the operations of a dynamic shape as terms in the bindings' dims
+// (fill, matmul and tanh: 256 + 2 × 256 × 256 + 256 per row of binding 0); the runtime
+// evaluates them at dispatch, so the model's time follows the input's size.
+// RUN: %fw-run %t.fwb --list | FileCheck %s --check-prefix=TERMS
+// TERMS: executable @sim_dispatch_0(read ?x256xf32, read 256x256xf32, write ?x256xf32) flops=131584*b0.d0 priority=
+// TERMS: executable @sim_dispatch_1(read ?x256xf32, read 256x256xf32, write ?x256xf32) flops=131328*b0.d0 priority=
+// RUN: echo '{"devices": [{"kind": "cpu", "workers": 1, "gflops": 1}]}' > %t.g1.json
+// RUN: %fw-run %t.fwb --default-dim=64 --simulate=%t.g1.json | FileCheck %s --check-prefix=DIM64
+// DIM64: makespan: 16.8 ms
+// RUN: %fw-run %t.fwb --default-dim=128 --simulate=%t.g1.json | FileCheck %s --check-prefix=DIM128
+// DIM128: makespan: 33.7 ms
 
 func.func @sim(%x: tensor<?x256xf32>, %w: tensor<256x256xf32>) -> tensor<?x256xf32> {
   %zero = arith.constant 0.0 : f32

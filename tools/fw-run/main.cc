@@ -91,7 +91,18 @@ int listModule(fw_module_t *m) {
       bindings += (b ? ", " : "") + std::string(accessName(e.bindings[b].access)) + " " +
                   typeString(e.bindings[b].type);
     std::string hints;
-    if (e.cost_flops) hints += " flops=" + std::to_string(e.cost_flops);
+    // With dynamic shapes the count is a sum of terms in the bindings' dims:
+    // "flops=16*b0.d0*b0.d1+8*b0.d0".
+    std::string flops = e.cost_flops ? std::to_string(e.cost_flops) : "";
+    for (size_t t = 0; t < fw_module_cost_term_count(m, i); ++t) {
+      fw_cost_term_info_t term;
+      s = fw_module_cost_term_info(m, i, t, &term);
+      if (s) return fail(take(s));
+      flops += (flops.empty() ? "" : "+") + std::to_string(term.coefficient);
+      for (uint32_t k = 0; k < term.num_factors; ++k)
+        flops += "*b" + std::to_string(term.binding[k]) + ".d" + std::to_string(term.dim[k]);
+    }
+    if (!flops.empty()) hints += " flops=" + flops;
     if (e.cost_bytes) hints += " bytes=" + std::to_string(e.cost_bytes);
     if (e.priority) hints += " priority=" + std::to_string(e.priority);
     std::printf("executable @%s(%s)%s\n", e.name, bindings.c_str(), hints.c_str());

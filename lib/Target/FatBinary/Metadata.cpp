@@ -24,6 +24,7 @@ public:
   uint32_t size() const { return bytes.size() / recordSize; }
   /// Starts a new record and returns its index.
   uint32_t begin() { return size(); }
+  void u16(uint16_t v) { append(v); }
   void u32(uint32_t v) { append(v); }
   void u64(uint64_t v) { append(v); }
   void i64(int64_t v) { append(v); }
@@ -150,6 +151,31 @@ private:
     return success();
   }
 
+  /// Minor 3: the terms of `exe`'s operation count in its bindings' dims.
+  LogicalResult writeCostTerms(uint32_t index, ExecutableOp exe) {
+    ArrayAttr terms = exe.getFlopsTermsAttr();
+    if (!terms)
+      return success();
+    if (exe.getBindings().size() > UINT16_MAX)
+      return exe.emitOpError("has ")
+             << exe.getBindings().size()
+             << " bindings; 'flops_terms' can name at most " << UINT16_MAX;
+    for (Attribute attr : terms) {
+      // The verifier checked the shape of each term.
+      ArrayRef<int64_t> term = cast<DenseI64ArrayAttr>(attr).asArrayRef();
+      uint32_t numFactors = (term.size() - 1) / 2;
+      costTerms.u32(index);
+      costTerms.u32(numFactors);
+      costTerms.u64(static_cast<uint64_t>(term[0]));
+      static_assert(kMaxFlopsTermFactors == 8, "fwmd_cost_term_t holds 8 factors");
+      for (uint32_t k = 0; k < kMaxFlopsTermFactors; ++k) {
+        costTerms.u16(k < numFactors ? term[1 + 2 * k] : 0);
+        costTerms.u16(k < numFactors ? term[2 + 2 * k] : 0);
+      }
+    }
+    return success();
+  }
+
   LogicalResult writeExecutables() {
     // In the order the host code numbered them.
     SmallVector<ExecutableOp> exes = llvm::to_vector(module.getOps<ExecutableOp>());
@@ -160,7 +186,9 @@ private:
                << kOrdinalAttrName << "' matching its position " << index
                << "; executables were reordered after the host lowering";
     }
-    for (ExecutableOp exe : exes) {
+    for (auto [index, exe] : llvm::enumerate(exes)) {
+      if (failed(writeCostTerms(index, exe)))
+        return failure();
       uint32_t firstBinding = bindings.size();
       for (auto [type, access] : llvm::zip(exe.getBindings(), exe.getAccess())) {
         FailureOr<uint32_t> value =
@@ -270,6 +298,7 @@ private:
       }
     }
     Placed pConfigs = place(configTable, hasConfigs ? variants.size() : 0);
+    Placed pCostTerms = place(costTerms.data(), costTerms.size()); // minor 3
     Placed pStrings = place(pool, pool.size());
     align8();
 
@@ -298,6 +327,8 @@ private:
     llvm::support::endian::write64le(&out[104], sourceId); // minor 1
     put32(112, pConfigs.offset);                          // minor 2
     put32(116, pConfigs.count);
+    put32(120, pCostTerms.offset);                        // minor 3
+    put32(124, pCostTerms.count);
     return out;
   }
 
@@ -311,7 +342,7 @@ private:
   llvm::DenseMap<uint32_t, std::pair<uint32_t, uint32_t>> configs;
   bool hasConfigs = false;
   Table targets{32}, functions{32}, values{16}, dims{8}, executables{48},
-      bindings{8}, variants{32}, images{24};
+      bindings{8}, variants{32}, images{24}, costTerms{48};
   const OffloadSection &offload;
 };
 

@@ -325,6 +325,20 @@ FW_API fw_status_t fw_module_executable_info(const fw_module_t *module, size_t i
 FW_API fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
                                           size_t variant, fw_variant_info_t *out_info);
 
+/* An executable's operation count where its loop ranges are dynamic sizes: a dispatch
+ * counts cost_flops plus, for each term, coefficient × the product over k of dimension
+ * dim[k] of its buffer for binding binding[k]. */
+#define FW_MAX_COST_FACTORS 8
+typedef struct fw_cost_term_info_t {
+  uint64_t coefficient;
+  uint32_t num_factors; /* <= FW_MAX_COST_FACTORS */
+  uint32_t binding[FW_MAX_COST_FACTORS]; /* index for fw_executable_info_t.bindings */
+  uint32_t dim[FW_MAX_COST_FACTORS];
+} fw_cost_term_info_t;
+FW_API size_t fw_module_cost_term_count(const fw_module_t *module, size_t executable);
+FW_API fw_status_t fw_module_cost_term_info(const fw_module_t *module, size_t executable,
+                                            size_t term, fw_cost_term_info_t *out_info);
+
 /* Autotuning (fwc --autotune): per executable with candidates and size class of its
  * calls so far, whether the runtime has chosen, and what. */
 typedef struct fw_tuning_info_t {

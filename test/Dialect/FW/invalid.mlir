@@ -451,3 +451,91 @@ func.func @assert_message(%c: i1) {
   fw.assert %c, ""
   return
 }
+
+// -----
+
+func.func @flops_terms_and_flops(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  // expected-error @+1 {{has both 'flops' and 'flops_terms'; the terms are the whole estimate}}
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%d) attributes {flops = 1 : i64, flops_terms = [array<i64: 1, 0, 0>]} {
+  ^bb0(%x: tensor<?xf32>):
+    fw.yield %x : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @flops_terms_not_array(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  // expected-error @+1 {{'flops_terms' #0 must be an array<i64: coefficient, binding, dim, ...>}}
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%d) attributes {flops_terms = [1]} {
+  ^bb0(%x: tensor<?xf32>):
+    fw.yield %x : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @flops_terms_half_pair(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  // expected-error @+1 {{'flops_terms' #1 must hold a coefficient and (binding, dim) pairs}}
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%d) attributes {flops_terms = [array<i64: 2, 0, 0>, array<i64: 1, 0>]} {
+  ^bb0(%x: tensor<?xf32>):
+    fw.yield %x : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @flops_terms_coefficient(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  // expected-error @+1 {{'flops_terms' #0 has coefficient 0; it must be at least 1}}
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%d) attributes {flops_terms = [array<i64: 0, 0, 0>]} {
+  ^bb0(%x: tensor<?xf32>):
+    fw.yield %x : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @flops_terms_factors(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  // expected-error @+1 {{'flops_terms' #0 multiplies 9 dims; at most 8 are supported}}
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%d) attributes {flops_terms = [array<i64: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>]} {
+  ^bb0(%x: tensor<?xf32>):
+    fw.yield %x : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @flops_terms_binding(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  // expected-error @+1 {{'flops_terms' #0 names binding 2 of 2}}
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%d) attributes {flops_terms = [array<i64: 1, 2, 0>]} {
+  ^bb0(%x: tensor<?xf32>):
+    fw.yield %x : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'flops_terms' #0 names dim 1 of binding 0 ('tensor<?x4xf32>'), which is not a dynamic dim}}
+fw.executable @flops_terms_static_dim attributes {access = [#fw.access<read>, #fw.access<write>],
+    bindings = [tensor<?x4xf32>, tensor<?x4xf32>], flops_terms = [array<i64: 2, 0, 1>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64">) {
+    builtin.module {}
+  }
+}

@@ -19,7 +19,7 @@ namespace mlir::fw {
 
 /// Version of the metadata table this compiler writes.
 constexpr uint16_t kMetadataVersionMajor = 1;
-constexpr uint16_t kMetadataVersionMinor = 2;
+constexpr uint16_t kMetadataVersionMinor = 3;
 /// Version of the host-code <-> runtime call ABI (docs/runtime.md).
 constexpr uint32_t kRuntimeAbiVersion = 1;
 

@@ -31,6 +31,48 @@ static LogicalResult verifyResultDims(Operation *op, TypeRange results,
          << dims.size();
 }
 
+/// Checks `flops_terms` against the types of the bindings it names: each term
+/// is `array<i64: c, b0, d0, ...>` with c >= 1, at most kMaxFlopsTermFactors
+/// (b, d) pairs, and each d a dynamic dim of binding b.
+static LogicalResult verifyFlopsTerms(Operation *op, ArrayAttr terms,
+                                      IntegerAttr flops, TypeRange bindings) {
+  if (!terms)
+    return success();
+  if (flops)
+    return op->emitOpError("has both 'flops' and 'flops_terms'; the terms are "
+                           "the whole estimate");
+  for (auto [i, attr] : llvm::enumerate(terms)) {
+    auto term = dyn_cast<DenseI64ArrayAttr>(attr);
+    if (!term)
+      return op->emitOpError("'flops_terms' #")
+             << i << " must be an array<i64: coefficient, binding, dim, ...>";
+    ArrayRef<int64_t> v = term.asArrayRef();
+    if (v.empty() || v.size() % 2 == 0)
+      return op->emitOpError("'flops_terms' #")
+             << i << " must hold a coefficient and (binding, dim) pairs";
+    if (v[0] < 1)
+      return op->emitOpError("'flops_terms' #")
+             << i << " has coefficient " << v[0] << "; it must be at least 1";
+    if ((v.size() - 1) / 2 > kMaxFlopsTermFactors)
+      return op->emitOpError("'flops_terms' #")
+             << i << " multiplies " << (v.size() - 1) / 2
+             << " dims; at most " << kMaxFlopsTermFactors << " are supported";
+    for (size_t k = 1; k < v.size(); k += 2) {
+      int64_t binding = v[k], dim = v[k + 1];
+      if (binding < 0 || binding >= static_cast<int64_t>(bindings.size()))
+        return op->emitOpError("'flops_terms' #")
+               << i << " names binding " << binding << " of "
+               << bindings.size();
+      auto type = cast<RankedTensorType>(bindings[binding]);
+      if (dim < 0 || dim >= type.getRank() || !type.isDynamicDim(dim))
+        return op->emitOpError("'flops_terms' #")
+               << i << " names dim " << dim << " of binding " << binding
+               << " (" << type << "), which is not a dynamic dim";
+    }
+  }
+  return success();
+}
+
 /// Verifies that a memref is placed in an fw memory tier.
 static LogicalResult verifyTierMemRef(Operation *op, MemRefType type) {
   if (isa_and_nonnull<TierAttr>(type.getMemorySpace()))
@@ -142,6 +184,11 @@ LogicalResult TaskOp::verify() {
              << i << " has type " << yieldType << " but result #" << i
              << " has type " << resultType;
   }
+  SmallVector<Type> bindings(getArgs().getTypes());
+  llvm::append_range(bindings, getResultTypes());
+  if (failed(verifyFlopsTerms(*this, getFlopsTermsAttr(), getFlopsAttr(),
+                              bindings)))
+    return failure();
   return verifyResultDims(*this, getResultTypes(), getResultDims());
 }
 
@@ -170,6 +217,11 @@ LogicalResult ExecutableOp::verify() {
     if (!type || !isa<RankedTensorType>(type.getValue()))
       return emitOpError("binding #") << i << " must be a ranked tensor type";
   }
+  SmallVector<Type> bindings = llvm::map_to_vector(
+      getBindings(), [](Attribute a) { return cast<TypeAttr>(a).getValue(); });
+  if (failed(verifyFlopsTerms(*this, getFlopsTermsAttr(), getFlopsAttr(),
+                              bindings)))
+    return failure();
   // Variants of one target are candidates that differ in their knobs.
   llvm::SmallDenseSet<std::pair<Attribute, Attribute>> targets;
   size_t numVariants = 0;

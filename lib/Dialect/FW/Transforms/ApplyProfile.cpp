@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/CostEstimate.h"
 #include "fw/Dialect/FW/Transforms/FormTasks.h"
 #include "fw/Dialect/FW/Transforms/ProfileAttrs.h"
 #include "fw/Profile/Profile.h"
@@ -289,11 +290,9 @@ TaskOp mergeTasks(TaskOp producer, TaskOp consumer) {
     yielded.push_back(mapping.lookupOrDefault(producerYield.getValues()[i]));
   YieldOp::create(inner, consumer.getLoc(), yielded);
 
-  // Costs add up; a placement both agree on stays.
-  if (producer.getFlops() && consumer.getFlops())
-    merged.setFlopsAttr(b.getI64IntegerAttr(*producer.getFlops() + *consumer.getFlops()));
-  if (producer.getBytes() && consumer.getBytes())
-    merged.setBytesAttr(b.getI64IntegerAttr(*producer.getBytes() + *consumer.getBytes()));
+  // Costs are counted again over the merged body (dynamic dims now name its
+  // bindings); a placement both agree on stays.
+  setCostEstimate(merged);
   if (producer.getHintAttr() == consumer.getHintAttr())
     merged.setHintAttr(consumer.getHintAttr());
   std::optional<double> a = getCpuSeconds(producer), c = getCpuSeconds(consumer);

@@ -9,6 +9,7 @@
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 
+#include "fw/Dialect/FW/Transforms/CostEstimate.h"
 #include "fw/Dialect/FW/Transforms/FormTasks.h"
 #include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
@@ -67,48 +68,6 @@ linalg::FillOp getExclusiveFill(Value init, Operation *user) {
       !fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
     return nullptr;
   return fill;
-}
-
-/// Element count of a static shape, or std::nullopt.
-std::optional<int64_t> staticBytes(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape())
-    return std::nullopt;
-  unsigned bits = shaped.getElementTypeBitWidth();
-  return shaped.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
-}
-
-/// Estimates the floating-point (or integer) operations and bytes touched by
-/// `ops`; std::nullopt when a shape is dynamic.
-std::optional<std::pair<int64_t, int64_t>>
-estimateCost(ArrayRef<Operation *> ops) {
-  int64_t flops = 0, bytes = 0;
-  for (Operation *op : ops) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp)
-      return std::nullopt;
-    int64_t iterations = 1;
-    for (int64_t range : linalgOp.getStaticLoopRanges()) {
-      if (ShapedType::isDynamic(range))
-        return std::nullopt;
-      iterations *= range;
-    }
-    int64_t bodyOps = 0;
-    for (Operation &inner : linalgOp.getBlock()->without_terminator()) {
-      (void)inner;
-      ++bodyOps;
-    }
-    flops += iterations * std::max<int64_t>(bodyOps, 1);
-    for (Value operand : op->getOperands()) {
-      if (!isa<ShapedType>(operand.getType()))
-        continue;
-      std::optional<int64_t> b = staticBytes(operand.getType());
-      if (!b)
-        return std::nullopt;
-      bytes += *b;
-    }
-  }
-  return std::make_pair(flops, bytes);
 }
 
 /// Returns the value outside the task that has the same shape as `value`:
@@ -343,10 +302,6 @@ FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
 
   auto task = TaskOp::create(b, loc, root->getResultTypes(), ValueRange{},
                              resultDims);
-  if (auto cost = estimateCost(ops)) {
-    task.setFlopsAttr(b.getI64IntegerAttr(cost->first));
-    task.setBytesAttr(b.getI64IntegerAttr(cost->second));
-  }
   root->replaceUsesWithIf(task.getResults(), [&](OpOperand &use) {
     return !task->isAncestor(use.getOwner());
   });
@@ -407,6 +362,7 @@ FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
     replaceAllUsesInRegionWith(capture, arg, task.getBody());
   }
   task.getArgsMutable().assign(tensorCaptures.getArrayRef());
+  setCostEstimate(task);
   return task;
 }
 

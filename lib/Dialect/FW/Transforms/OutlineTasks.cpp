@@ -109,6 +109,7 @@ struct OutlineTasksPass
                                         b.getArrayAttr(bindings),
                                         b.getArrayAttr(access));
         exe.setFlopsAttr(task.getFlopsAttr());
+        exe.setFlopsTermsAttr(task.getFlopsTermsAttr());
         exe.setBytesAttr(task.getBytesAttr());
         exe.setHintAttr(task.getHintAttr());
         if (Attribute profile = task->getAttr(kProfileAttrName))

@@ -2,6 +2,7 @@
 
 /// One elementwise op with a dynamic batch: the empty init and its size are
 /// rematerialized inside the task, the result size is computed on the host.
+/// The operation count is 4 per row of the first operand (dim 0 of binding 0).
 // CHECK-LABEL: func.func @elementwise
 // CHECK-SAME: (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<?x4xf32>)
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
@@ -9,7 +10,7 @@
 // CHECK: %[[DB:.*]] = tensor.dim %[[B]]
 // CHECK: %[[EQ:.*]] = arith.cmpi eq, %{{.*}}, %[[DB]]
 // CHECK: fw.assert %[[EQ]], "'linalg.generic': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
-// CHECK: %[[T:.*]] = fw.task(%[[A]], %[[B]]) : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> dims(%{{.*}}) {
+// CHECK: %[[T:.*]] = fw.task(%[[A]], %[[B]]) : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> dims(%{{.*}}) attributes {flops_terms = [array<i64: 4, 0, 0>]} {
 // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<?x4xf32>, %[[Y:.*]]: tensor<?x4xf32>):
 // CHECK: %[[XD:.*]] = tensor.dim %[[X]]
 // CHECK: %[[E:.*]] = tensor.empty(%[[XD]]) : tensor<?x4xf32>

@@ -48,3 +48,19 @@ func.func @f(%a: tensor<2xi32>) -> (tensor<2xi32>, tensor<2xi1>) {
   }
   return %r#0, %r#1 : tensor<2xi32>, tensor<2xi1>
 }
+
+// -----
+
+/// An operation count in dynamic dims carries over to the executable, whose
+/// bindings number the task's operands and then its results.
+// CHECK-LABEL: fw.executable @g_dispatch_0
+// CHECK-SAME: bindings = [tensor<?x4xf32>, tensor<?x4xf32>]
+// CHECK-SAME: flops_terms = [array<i64: 4, 1, 0>]
+func.func @g(%a: tensor<?x4xf32>, %d: index) -> tensor<?x4xf32> {
+  %r = fw.task(%a) : (tensor<?x4xf32>) -> tensor<?x4xf32> dims(%d) attributes {flops_terms = [array<i64: 4, 1, 0>]} {
+  ^bb0(%x: tensor<?x4xf32>):
+    %e = math.exp %x : tensor<?x4xf32>
+    fw.yield %e : tensor<?x4xf32>
+  }
+  return %r : tensor<?x4xf32>
+}

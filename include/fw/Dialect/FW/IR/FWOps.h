@@ -47,6 +47,10 @@ constexpr llvm::StringLiteral kOrdinalAttrName = "fw.ordinal";
 /// Name of the function attribute holding a host entry's source name.
 constexpr llvm::StringLiteral kEntryNameAttrName = "fw.entry_name";
 
+/// The most dims one term of `flops_terms` multiplies (the fat binary's
+/// fwmd_cost_term_t holds that many).
+constexpr unsigned kMaxFlopsTermFactors = 8;
+
 /// Returns the targets requested on `module` (the `fw.targets` attribute), or
 /// the default CPU target when there is none.
 SmallVector<TargetAttrInterface> getModuleTargets(ModuleOp module);

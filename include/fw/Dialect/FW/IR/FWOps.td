@@ -28,7 +28,12 @@ def FW_TaskOp : FW_Op<"task", [IsolatedFromAbove, AttrSizedOperandSegments,
     given as index operands after `dims`, in result order, so the host can
     allocate result buffers without running the task. An optional placement
     hint and compile-time cost estimates (floating-point operations and bytes
-    touched) guide the scheduler.
+    touched) guide the scheduler. Where a loop range is a dynamic size, the
+    operation count is `flops_terms` instead of `flops`: a sum of terms, each
+    `array<i64: c, b0, d0, b1, d1, ...>` meaning c × (dim d0 of b0) ×
+    (dim d1 of b1) × ..., where b numbers the operands and then the results
+    (the bindings of the outlined executable), so the runtime evaluates it at
+    dispatch from the buffers' shapes.
 
     ```mlir
     %r = fw.task(%a, %b) : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
@@ -43,6 +48,7 @@ def FW_TaskOp : FW_Op<"task", [IsolatedFromAbove, AttrSizedOperandSegments,
                        Variadic<Index>:$result_dims,
                        OptionalAttr<FW_DeviceKindAttr>:$hint,
                        OptionalAttr<I64Attr>:$flops,
+                       OptionalAttr<ArrayAttr>:$flops_terms,
                        OptionalAttr<I64Attr>:$bytes);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
@@ -86,7 +92,9 @@ def FW_ExecutableOp : FW_Op<"executable", [IsolatedFromAbove, SymbolTable,
     module defines a kernel function named like the executable, taking one
     memref per binding. `bindings` gives the tensor type of each binding and
     `access` how the kernel uses it; the runtime checks every dispatch against
-    them. `flops` and `bytes` are compile-time cost estimates.
+    them. `flops` and `bytes` are compile-time cost estimates; `flops_terms`
+    (see `fw.task`) gives the operation count in terms of the bindings' dynamic
+    dims.
 
     ```mlir
     fw.executable @main_dispatch_0 attributes {
@@ -102,6 +110,7 @@ def FW_ExecutableOp : FW_Op<"executable", [IsolatedFromAbove, SymbolTable,
                        TypeArrayAttr:$bindings,
                        FW_AccessArrayAttr:$access,
                        OptionalAttr<I64Attr>:$flops,
+                       OptionalAttr<ArrayAttr>:$flops_terms,
                        OptionalAttr<I64Attr>:$bytes,
                        OptionalAttr<FW_DeviceKindAttr>:$hint);
   let regions = (region SizedRegion<1>:$body);
