@@ -399,6 +399,31 @@ static int plan_append(fw_worker_t *w, fw_task_t *t) {
   return 1;
 }
 
+/* The plan counts on the batch's inputs from outside it moving to the devices planned to
+ * read them from when the batch is released, each hop at the first gap on its link
+ * (plan_moves.c), so they start moving now, in the order the plan needs them; those
+ * produced in the batch move when their producers end (forward_outputs in scheduler.c).
+ * Not once memory is contended (fw_scheduler_placed), nor while a task outside the batch
+ * is still to write the buffer. */
+static void prefetch_batch_inputs(planner_t *p) {
+  fw_scheduler_t *s = p->s;
+  if (!s->simulated && atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed))
+    return;
+  for (size_t i = 0; i < p->count; ++i) {
+    const fw_task_t *t = p->batch[i];
+    const fw_worker_t *w = t->plan_worker;
+    if (!w || w->memory_node == FW_NODE_HOST) continue;
+    for (size_t a = 0; a < t->num_accesses; ++a) {
+      fw_buffer_t *b = t->accesses[a].buffer;
+      if (!(t->accesses[a].access & FW_ACCESS_READ) || p->producer[p->access_at[i] + a] != NONE ||
+          b->last_writer)
+        continue;
+      if (s->simulated) fw_simulator_prefetch_buffer(s, b, w->memory_node, t->plan_start);
+      else fw_memory_prefetch(&s->runtime->memory, b, w->memory_node, t->plan_start);
+    }
+  }
+}
+
 /* Gives the tasks their planned workers and starts (`late`: seconds since the plan's
  * time zero, which it took to make), and the workers their lists in planned start order
  * (ties in the order the plan placed them). */
@@ -419,6 +444,7 @@ static void commit(planner_t *p, const plan_t *plan, double late) {
     if (tasks[k]->plan_worker && !plan_append(tasks[k]->plan_worker, tasks[k]))
       tasks[k]->plan_worker = NULL; /* out of memory: placed as it comes */
   free(tasks);
+  prefetch_batch_inputs(p);
 }
 
 /* Plans beyond the first are made only when they can pay for themselves: they are made

@@ -234,9 +234,33 @@ static int worker_accepts(const void *ctx, const fw_task_t *t) {
 
 static int is_task(const void *ctx, const fw_task_t *t) { return (const void *)t == ctx; }
 
+/* The time what `t` writes would reach the successors planned on other memory nodes, were
+ * it to end on `w` at `finish`: the latest of those moves. */
+static double delivered(const fw_task_t *t, const fw_worker_t *w, double finish) {
+  double latest = finish;
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    const fw_task_t *succ = t->successors[k];
+    const fw_worker_t *to = succ->plan_worker;
+    if (!to || to->memory_node == w->memory_node) continue;
+    double moves = 0;
+    for (size_t a = 0; a < succ->num_accesses; ++a) {
+      if (!(succ->accesses[a].access & FW_ACCESS_READ)) continue;
+      for (size_t i = 0; i < t->num_accesses; ++i)
+        if (t->accesses[i].buffer == succ->accesses[a].buffer &&
+            (t->accesses[i].access & FW_ACCESS_WRITE)) {
+          moves += fw_scheduler_link_seconds(w, to, succ->accesses[a].buffer->byte_size);
+          break;
+        }
+    }
+    if (finish + moves > latest) latest = finish + moves;
+  }
+  return latest;
+}
+
 /* An idle worker takes a ready task planned on another worker when it would finish it
  * before that worker could (estimates were off: that worker is behind its plan, or this
- * one ran ahead), provided it still starts its own next planned task on time. */
+ * one ran ahead), counting the moves of its outputs to the successors planned elsewhere,
+ * provided it still starts its own next planned task on time. */
 static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w, double now) {
   const fw_task_t *head = w->plan_head < w->plan_len ? w->plan[w->plan_head] : NULL;
   if (head && head->state != FW_TASK_PENDING) return NULL;
@@ -255,7 +279,8 @@ static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w, double now) {
       double transfer = fw_scheduler_transfer_estimate(s, t, w);
       double mine = now + transfer + run;
       double theirs = (t->plan_start > now ? t->plan_start : now) + fw_scheduler_estimate(s, t, v);
-      if (mine >= theirs || (head && mine > head->plan_start)) continue;
+      if (delivered(t, w, mine) >= delivered(t, v, theirs) || (head && mine > head->plan_start))
+        continue;
       best = t;
       victim = v;
       best_run = run;

@@ -867,17 +867,19 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
     const fw_buffer_t *b = t->accesses[i].buffer;
     if (!(t->accesses[i].access & FW_ACCESS_READ) || fw_memory_is_valid_on(b, w->memory_node))
       continue;
-    if (w->sim) {
-      seconds += fw_sim_hop_seconds(w->sim, b->byte_size);
-    } else {
-      /* From storage when that is the only copy, else over the host link. */
-      unsigned mask = atomic_load_explicit(&b->mem.valid_mask, memory_order_relaxed);
-      double gbps = mask == (1u << FW_NODE_STORAGE) ? FW_STORAGE_NOMINAL_GBPS
-                                                    : FW_LINK_NOMINAL_GBPS;
-      seconds += (double)b->byte_size / (gbps * 1e9);
+    /* Up to host memory first when it is not there: from a device, over that device's
+     * link (a copy between devices goes through host memory), or from storage (which a
+     * simulation does not have). */
+    unsigned mask = atomic_load_explicit(&b->mem.valid_mask, memory_order_relaxed);
+    unsigned devices = mask & ~((1u << FW_NODE_HOST) | (1u << FW_NODE_STORAGE));
+    if (!(mask & (1u << FW_NODE_HOST))) {
+      const fw_worker_t *from = devices ? s->node_worker[__builtin_ctz(devices)] : NULL;
+      if (from) seconds += fw_scheduler_hop_seconds(from, b->byte_size);
+      else if (!w->sim) seconds += (double)b->byte_size / (FW_STORAGE_NOMINAL_GBPS * 1e9);
     }
+    /* Then down its own link. */
+    if (w->memory_node != FW_NODE_HOST) seconds += fw_scheduler_hop_seconds(w, b->byte_size);
   }
-  (void)s;
   return seconds;
 }
 
@@ -989,6 +991,8 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
     }
   }
   for (k = 0; k < n; ++k) {
+    uint32_t node = s->workers[k].memory_node;
+    if (node < FW_MAX_MEMORY_NODES && !s->node_worker[node]) s->node_worker[node] = &s->workers[k];
     s->kind_mask |= 1u << s->workers[k].kind;
     s->num_cpu_workers += s->workers[k].kind == FW_TARGET_KIND_CPU;
     s->workers[k].index = (uint32_t)k;

@@ -21,6 +21,7 @@
 #include "device.h"
 #include "fw/runtime.h"
 #include "history.h"
+#include "memory.h"
 #include "profile.h"
 #include "sim_bound.h"
 #include "task_pool.h"
@@ -247,6 +248,8 @@ struct fw_scheduler_t {
   const fw_policy_t *policy;
   size_t num_workers;
   fw_worker_t *workers;
+  /* The first worker of each device memory node: whose link a copy off that node takes. */
+  const fw_worker_t *node_worker[FW_MAX_MEMORY_NODES];
   uint32_t num_cpu_workers; /* workers of kind CPU: how many workgroups a divided kernel gets */
   uint32_t kind_mask; /* bit per device kind some worker in service has */
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */

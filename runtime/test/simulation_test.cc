@@ -824,6 +824,24 @@ TEST(SimulationHeftTest, OutputsMoveToAPlannedSuccessorAsSoonAsMade) {
   EXPECT_NEAR(twoProducersOneConsumer(FW_RUNTIME_NO_PREFETCH), 5 + 2 * hop + 1, 1e-3);
 }
 
+// An idle worker weighs taking a task planned elsewhere with the moves it would need, over
+// the links they would really take. A GPU makes 1 GiB (0.01 s) that a task reads next:
+// 0.6 s on the GPU, 0.5 s on the idle CPU but for the 1.07 s its input takes over the
+// GPU's 1 GB/s link. The CPU leaves it to the GPU: all done at 0.61 s.
+TEST(SimulationHeftTest, ATaskStaysWhereItsInputIs) {
+  static const char *kernels[] = {"make", "use"};
+  static const double speeds[] = {1.0, 0.5 / 0.6 / 100};
+  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 1),
+                  gpuDevice("gpu0", 100, 1, 0, 2, kernels, speeds)},
+                 FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *made = sim.buffer(size_t(1) << 30);
+  sim.task("make", 1e9, {{made, FW_ACCESS_WRITE}});
+  sim.task("use", 0.5e9, {{made, FW_ACCESS_READ}, {sim.buffer(), FW_ACCESS_WRITE}});
+  EXPECT_NEAR(sim.report().makespan_seconds, 0.61, 1e-6);
+  EXPECT_EQ(sim.tasksOn("gpu0"), 2u);
+}
+
 // A link carries the copy needed first, not the copy asked for first. Five cores make
 // five 128 MiB buffers (1 s each, the last 1.01 s) for five readers on a GPU behind a
 // 1 GB/s link (0.134 s a copy). The last one made is read by a 1 s task, the others by

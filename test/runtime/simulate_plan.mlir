@@ -1,0 +1,33 @@
+// heft plans a module call as a whole, and a simulated run of it follows the plan. Here
+// every task goes to gpu0 (64 rows: 42 us per task on a CPU worker, 5 us on a GPU plus
+// 12.6 us per 64 KiB input over its 25 GB/s, 10 us link).
+// - The weights the later tasks read start moving when the plan is made, one after
+//   another in the order the plan needs them, so the link never idles: the last task
+//   ends at 5 copies × 12.6 us + 5 us.
+// - An idle CPU worker could end the second projection 0.9 us before gpu0 would, but its
+//   result would then cross the link back to gpu0 for the next task: it leaves it there.
+// REQUIRES: ptxas
+// RUN: %fwc %s --targets=cpu,sm_90 --module-name=plan -o %t.fwb
+// RUN: %fw-run %t.fwb --default-dim=64 --simulate=%S/../../examples/machines/cpu16-h100x2.json --stats | FileCheck %s
+// CHECK: simulation: 4 tasks
+// CHECK-NEXT: makespan: 68.2 us
+// CHECK: device cpu: 16 workers, 0 tasks
+// CHECK-NEXT: device gpu0: 1 worker, 4 tasks
+
+func.func @proj(%x: tensor<?x256xf32>, %wq: tensor<256x64xf32>, %wk: tensor<256x64xf32>,
+                %wv: tensor<256x64xf32>, %wo: tensor<64x256xf32>) -> tensor<?x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x256xf32>
+  %eh = tensor.empty(%n) : tensor<?x64xf32>
+  %zh = linalg.fill ins(%zero : f32) outs(%eh : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<?x256xf32>, tensor<256x64xf32>) outs(%zh : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<?x256xf32>, tensor<256x64xf32>) outs(%zh : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %v = linalg.matmul ins(%x, %wv : tensor<?x256xf32>, tensor<256x64xf32>) outs(%zh : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %s = arith.addf %q, %k : tensor<?x64xf32>
+  %t = arith.mulf %s, %v : tensor<?x64xf32>
+  %eo = tensor.empty(%n) : tensor<?x256xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %o = linalg.matmul ins(%t, %wo : tensor<?x64xf32>, tensor<64x256xf32>) outs(%zo : tensor<?x256xf32>) -> tensor<?x256xf32>
+  return %o : tensor<?x256xf32>
+}
