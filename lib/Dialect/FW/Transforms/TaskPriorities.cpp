@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <cmath>
+
 namespace mlir::fw {
 #define GEN_PASS_DEF_TASKPRIORITIESPASS
 #include "fw/Dialect/FW/Transforms/Passes.h.inc"
@@ -23,10 +25,24 @@ using namespace mlir::fw;
 static constexpr llvm::StringLiteral kLevelAttrName = "fw.level";
 static constexpr llvm::StringLiteral kPriorityAttrName = "fw.priority";
 
+/// The size a dynamic dim is taken to have when ranking: the ranks need the
+/// executables' costs relative to each other, and the terms of one call's
+/// executables are mostly in the same dims (its batch).
+static constexpr double kNominalDynamicSize = 1024;
+
 /// The estimated cost of running `exe` once.
 static double getCost(ExecutableOp exe) {
   if (exe && exe.getFlops() && *exe.getFlops() > 0)
     return static_cast<double>(*exe.getFlops());
+  if (ArrayAttr terms = exe ? exe.getFlopsTermsAttr() : nullptr) {
+    double flops = 0;
+    for (Attribute attr : terms) {
+      ArrayRef<int64_t> term = cast<DenseI64ArrayAttr>(attr).asArrayRef();
+      flops += static_cast<double>(term[0]) *
+               std::pow(kNominalDynamicSize, (term.size() - 1) / 2);
+    }
+    return flops;
+  }
   if (exe && exe.getBytes() && *exe.getBytes() > 0)
     return static_cast<double>(*exe.getBytes());
   return 1.0;

@@ -50,3 +50,27 @@ func.func @diamond(%in: memref<4xf32, #fw.tier<host>>) -> memref<4xf32, #fw.tier
   fw.wait %t0, %t1, %t2, %t3, %t4
   return %w : memref<4xf32, #fw.tier<host>>
 }
+
+/// Counts in dynamic dims rank with every such dim taken as 1024: the count
+/// quadratic in the batch (1 × 1024 × 1024) ranks first, the linear one
+/// (10 × 1024) at a hundredth of it, rather than both alike.
+fw.executable @linear attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<?xf32>, tensor<?xf32>], flops_terms = [array<i64: 10, 0, 0>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {}
+  }
+}
+fw.executable @quadratic attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<?xf32>, tensor<?x?xf32>], flops_terms = [array<i64: 1, 1, 0, 1, 1>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {}
+  }
+}
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK: fw.dispatch @linear{{.*}}fw.level = 0 : i64, fw.priority = 20971520 : i64
+// CHECK: fw.dispatch @quadratic{{.*}}fw.level = 0 : i64, fw.priority = 2147483647 : i64
+func.func @dynamic(%in: memref<?xf32, #fw.tier<host>>, %a: memref<?xf32, #fw.tier<host>>, %b: memref<?x?xf32, #fw.tier<host>>) {
+  %t0 = fw.dispatch @linear(%in, %a) access([#fw.access<read>, #fw.access<write>]) : memref<?xf32, #fw.tier<host>>, memref<?xf32, #fw.tier<host>>
+  %t1 = fw.dispatch @quadratic(%in, %b) access([#fw.access<read>, #fw.access<write>]) : memref<?xf32, #fw.tier<host>>, memref<?x?xf32, #fw.tier<host>>
+  fw.wait %t0, %t1
+  return
+}

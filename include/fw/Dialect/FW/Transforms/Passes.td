@@ -278,7 +278,8 @@ def TaskPrioritiesPass : Pass<"fw-task-priorities", "ModuleOp"> {
     - each dispatch and its executable with `fw.priority`, the upward rank
       (the dispatch's cost plus the largest rank among the dispatches that
       depend on it, HEFT-style), from the executables' `flops` estimates
-      (bytes, or 1, when unknown), scaled to 32 bits. The fat binary's
+      (`flops_terms` with every dynamic dim taken as 1024; bytes, or 1, when
+      unknown), scaled to 32 bits. The fat binary's
       metadata carries the executable priority to the runtime's scheduler.
 
     ```mlir
