@@ -875,7 +875,8 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
     if (!(mask & (1u << FW_NODE_HOST))) {
       const fw_worker_t *from = devices ? s->node_worker[__builtin_ctz(devices)] : NULL;
       if (from) seconds += fw_scheduler_hop_seconds(from, b->byte_size);
-      else if (!w->sim) seconds += (double)b->byte_size / (FW_STORAGE_NOMINAL_GBPS * 1e9);
+      else if ((mask & (1u << FW_NODE_STORAGE)) && !w->sim)
+        seconds += (double)b->byte_size / (FW_STORAGE_NOMINAL_GBPS * 1e9);
     }
     /* Then down its own link. */
     if (w->memory_node != FW_NODE_HOST) seconds += fw_scheduler_hop_seconds(w, b->byte_size);
