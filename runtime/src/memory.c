@@ -756,6 +756,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
       for (uint32_t k = 0; k < m->num_nodes; ++k)
         if (k != FW_NODE_HOST) drop_replica(m, b, k);
       atomic_store_explicit(&b->mem.mapped, 1, memory_order_relaxed);
+      b->mem.sim_written = 0; /* what a simulated task wrote: now from host memory */
       r->last_use = ++m->tick;
       *out_data = r->ptr;
     }

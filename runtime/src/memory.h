@@ -16,6 +16,7 @@
 
 #include "device.h"
 #include "prefetch_queue.h"
+#include "sim_bound.h"
 #include "storage.h"
 #include "fw/runtime.h"
 
@@ -48,6 +49,10 @@ typedef struct fw_buffer_memory_t {
   uint64_t window_mark;      /* == fw_memory_t.window_epoch: used inside the window */
   uint32_t window_pos;       /* then: the place in the window of the first task using it */
   double sim_arrival[FW_MAX_MEMORY_NODES]; /* simulation: when a copy lands there */
+  /* Simulation, for the bounds: once a task wrote it (sim_written), the earliest its data
+   * could be on each device class (sim_bound.h); until then it moves from host memory. */
+  double sim_bound_ready[FW_SIM_MAX_CLASSES];
+  uint8_t sim_written;
   size_t prefetch_slot;     /* 1 + its place in the prefetch queue; 0: not queued
                                (prefetch_lock) */
   fw_buffer_t *prev, *next; /* the manager's list of owned buffers */

@@ -289,6 +289,7 @@ static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_work
 
 static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   t->state = FW_TASK_READY;
+  if (s->simulated) fw_simulator_released(s, t);
   if (s->policy->push(s, t, from)) {
     atomic_fetch_add_explicit(&s->num_ready, 1, memory_order_release);
     return;

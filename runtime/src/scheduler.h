@@ -411,6 +411,9 @@ void fw_simulator_run(fw_scheduler_t *s);
 /* Simulation: records a task submitted with hold = 1 for the next run (0: out of
  * memory). */
 int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task);
+/* Simulation: a task's predecessors are done; raises the earliest its inputs could be on
+ * each device class (for the bounds) to where what it reads was written, or host memory. */
+void fw_simulator_released(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: starts the input copies of a task just placed on a worker. */
 void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: starts copying `buffer` to `node` for a reader that needs it at `need`

@@ -55,6 +55,20 @@ double fw_sim_bound_move_seconds(const fw_sim_bound_t *b, size_t from, size_t to
   return hop_seconds(b, from, bytes) + hop_seconds(b, to, bytes);
 }
 
+double fw_sim_bound_from_host_seconds(const fw_sim_bound_t *b, size_t c, uint64_t bytes) {
+  return bytes ? hop_seconds(b, c, bytes) : 0;
+}
+
+double fw_sim_bound_arrival(const fw_sim_bound_t *b, const double *finish_on, size_t to,
+                            uint64_t bytes) {
+  double arrive = INFINITY;
+  for (size_t from = 0; from < b->num_classes; ++from) {
+    double at = finish_on[from] + fw_sim_bound_move_seconds(b, from, to, bytes);
+    if (at < arrive) arrive = at;
+  }
+  return arrive;
+}
+
 void fw_sim_bound_fini(fw_sim_bound_t *b) {
   free(b->times);
   free(b->heads);

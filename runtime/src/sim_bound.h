@@ -80,6 +80,12 @@ double fw_sim_bound_windows(const fw_sim_bound_t *b, double known);
  * their own) or between classes in host memory, else a hop over each device's link. */
 double fw_sim_bound_move_seconds(const fw_sim_bound_t *b, size_t from, size_t to,
                                  uint64_t bytes);
+/* The least time to move `bytes` from host memory to class `c` (0 when it works there). */
+double fw_sim_bound_from_host_seconds(const fw_sim_bound_t *b, size_t c, uint64_t bytes);
+/* The earliest `bytes` written by a task that could finish at `finish_on[k]` on class k
+ * (over all classes) could be on class `to`. */
+double fw_sim_bound_arrival(const fw_sim_bound_t *b, const double *finish_on, size_t to,
+                            uint64_t bytes);
 
 #ifdef __cplusplus
 }

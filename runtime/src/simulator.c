@@ -358,18 +358,40 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     if (!next->sim_id) next->sim_id = fw_sim_bound_new_id(bound);
     fw_sim_bound_add_edge(bound, next->sim_id, bytes);
     for (size_t c = 0; c < bound->num_classes; ++c) {
-      double arrive = INFINITY;
-      for (size_t from = 0; from < bound->num_classes; ++from) {
-        double at = finish_on[from] + fw_sim_bound_move_seconds(bound, from, c, bytes);
-        if (at < arrive) arrive = at;
-      }
+      double arrive = fw_sim_bound_arrival(bound, finish_on, c, bytes);
       if (arrive > next->sim_ready[c]) next->sim_ready[c] = arrive;
     }
+  }
+  /* What it wrote, for the tasks that read it later without an edge from it (submitted
+   * after it finished). */
+  for (size_t i = 0; i < t->num_accesses && runs && !t->cancelled; ++i) {
+    fw_buffer_t *b = t->accesses[i].buffer;
+    if (!(t->accesses[i].access & FW_ACCESS_WRITE)) continue;
+    for (size_t c = 0; c < bound->num_classes; ++c)
+      b->mem.sim_bound_ready[c] = fw_sim_bound_arrival(bound, finish_on, c, b->byte_size);
+    b->mem.sim_written = 1;
   }
   slot->worker->sim_busy = 0;
   if (slot->finish > rt->sim_makespan) rt->sim_makespan = slot->finish;
   ++rt->sim_tasks;
   fw_scheduler_complete(s, t, slot->worker, FW_OK);
+}
+
+void fw_simulator_released(fw_scheduler_t *s, fw_task_t *t) {
+  const fw_sim_bound_t *bound = &s->runtime->sim_bound;
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    if (!(t->accesses[i].access & FW_ACCESS_READ)) continue;
+    const fw_buffer_t *b = t->accesses[i].buffer;
+    /* Data no task wrote came from host memory, unless it is nowhere yet (zeros). */
+    int from_host = !b->mem.sim_written &&
+                    atomic_load_explicit(&b->mem.valid_mask, memory_order_relaxed) != 0;
+    for (size_t c = 0; c < bound->num_classes; ++c) {
+      double at = b->mem.sim_written ? b->mem.sim_bound_ready[c]
+                  : from_host        ? fw_sim_bound_from_host_seconds(bound, c, b->byte_size)
+                                     : 0;
+      if (at > t->sim_ready[c]) t->sim_ready[c] = at;
+    }
+  }
 }
 
 int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task) {

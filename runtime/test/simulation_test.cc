@@ -66,6 +66,11 @@ class Simulation {
     buffers_.push_back(makeU64Buffer(rt_, bytes / 8));
     return buffers_.back();
   }
+  // A buffer whose data the caller gave: it starts in host memory.
+  fw_buffer_t *input(size_t bytes = 4096) {
+    buffers_.push_back(makeU64Buffer(rt_, bytes / 8, std::vector<uint64_t>(bytes / 8, 1)));
+    return buffers_.back();
+  }
   // A task with no body (simulation needs none).
   void task(const char *name, double flops, std::vector<fw_task_access_t> accesses) {
     fw_task_desc_t d;
@@ -276,6 +281,30 @@ TEST_P(SimulationTest, CriticalPathCountsMovesBetweenClasses) {
   EXPECT_NEAR(criticalPath(8000000), 0.1 + 5e-6 + 0.008 + 0.01, 1e-9);
   // 200 MB would take 0.2 s to move: the cpu alone is quicker.
   EXPECT_NEAR(criticalPath(200000000), 0.2, 1e-9);
+}
+
+// The critical path counts the first move of the caller's data from host memory, and a
+// task that reads what an earlier call wrote (no edge: its writer was done when it was
+// submitted) counts when and where that was written.
+TEST_P(SimulationTest, CriticalPathCountsWhereTheDataStarts) {
+  const char *names[] = {"cpu_kind", "gpu_kind"};
+  const double gpu_speeds[] = {0.01, 1.0};
+  fw_sim_device_t gpu = gpuDevice("gpu0", 100, 1, 5, 2, names, gpu_speeds);
+  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, GetParam());
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *in = sim.input(8000000), *out = sim.buffer(8000000);
+  sim.task("gpu_kind", 1e9, {{in, FW_ACCESS_READ}, {out, FW_ACCESS_WRITE}});
+  fw_sim_report_t r = sim.report();
+  // 8 MB over 1 GB/s, then 0.01 s on the gpu; 0.1 s on the cpu.
+  EXPECT_NEAR(r.critical_path_seconds, 5e-6 + 0.008 + 0.01, 1e-9);
+  EXPECT_GE(r.makespan_seconds, r.lower_bound_seconds * (1 - 1e-12));
+  // The next call reads `out`, which can be on the gpu at 0.018 s at the earliest: it
+  // ends at 0.028 s there at the earliest (0.118 s on the cpu once `out` came back).
+  fw_buffer_t *next = sim.buffer();
+  sim.task("gpu_kind", 1e9, {{out, FW_ACCESS_READ}, {next, FW_ACCESS_WRITE}});
+  r = sim.report();
+  EXPECT_NEAR(r.critical_path_seconds, 5e-6 + 0.008 + 0.02, 1e-9);
+  EXPECT_GE(r.makespan_seconds, r.lower_bound_seconds * (1 - 1e-12));
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, SimulationTest,
@@ -529,8 +558,11 @@ TEST(SimulationBoundTest, NoScheduleBeatsTheBound) {
       ASSERT_NE(sim.rt(), nullptr);
       std::mt19937 rng(seed);
       std::uniform_real_distribution<double> exponent(7, 9);
+      // The first layer reads the caller's data; the second half is a second call.
       std::vector<fw_buffer_t *> previous, current;
+      for (int i = 0; i < 4; ++i) previous.push_back(sim.input(size_t(1) << (16 + rng() % 8)));
       for (int layer = 0; layer < 8; ++layer) {
+        if (layer == 4) FW_EXPECT_OK(fw_runtime_wait_all(sim.rt()));
         current.clear();
         for (int i = 0; i < 6; ++i) {
           std::vector<fw_task_access_t> accesses = readsOfLayer(rng, previous);

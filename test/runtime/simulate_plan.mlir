@@ -4,6 +4,8 @@
 // - The weights the later tasks read start moving when the plan is made, one after
 //   another in the order the plan needs them, so the link never idles: the last task
 //   ends at 5 copies × 12.6 us + 5 us.
+// - The lower bound's critical path counts the first move of the inputs: 12.6 us before a
+//   task can start on a GPU (one link each; that the five copies share it, it does not).
 // - An idle CPU worker could end the second projection 0.9 us before gpu0 would, but its
 //   result would then cross the link back to gpu0 for the next task: it leaves it there.
 // REQUIRES: ptxas
@@ -11,6 +13,7 @@
 // RUN: %fw-run %t.fwb --default-dim=64 --simulate=%S/../../examples/machines/cpu16-h100x2.json --stats | FileCheck %s
 // CHECK: simulation: 4 tasks
 // CHECK-NEXT: makespan: 68.2 us
+// CHECK-NEXT: lower bound: 27.8 us (critical path 27.8 us,
 // CHECK: device cpu: 16 workers, 0 tasks
 // CHECK-NEXT: device gpu0: 1 worker, 4 tasks
 
