@@ -227,7 +227,8 @@ void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_sta
                         r->workgroups, bytes, seconds, r->device_seconds, r->before, r->after,
                         r->moved);
     }
-    fw_history_record(&rt->history, t->name, w->kind, bytes, seconds);
+    fw_history_record(&rt->history, t->name, w->kind, bytes, seconds,
+                      fw_scheduler_model_seconds(&rt->sched, t, w));
     if (cpu && t->tune_state == FW_TUNE_TRIAL)
       fw_tuner_record(&t->module->tuner, t->executable, bytes, t->cpu_variant, seconds);
     /* GPU candidates compare on the kernel's own time when events measured it. */

@@ -1,6 +1,8 @@
 /* Execution-time history (history.h). Estimates are the median of the last 32 samples,
  * so a few outliers (a page fault storm, a preempted worker) do not move them; the
- * median absolute deviation is kept as the spread. */
+ * median absolute deviation is kept as the spread. Each sample also keeps its ratio to
+ * the device model's estimate, whose median calibrates the model for the size classes
+ * that have no samples yet. */
 #define _GNU_SOURCE
 #include "history.h"
 
@@ -12,7 +14,8 @@
 
 #include "status_internal.h"
 
-#define FW_HISTORY_MAGIC "fw-history 1"
+#define FW_HISTORY_MAGIC "fw-history 2"
+#define FW_HISTORY_MAGIC_V1 "fw-history 1" /* no ratios; still read */
 
 void fw_history_init(fw_history_t *h) {
   memset(h, 0, sizeof(*h));
@@ -109,32 +112,91 @@ static double median_of(double *v, size_t n) {
   return 0.5 * (lower + upper);
 }
 
-static void update_statistics(fw_history_entry_t *e) {
+/* Marks, in the (name, kind)'s summary entry, whether `e`'s size class has a ratio. */
+static void note_ratio(fw_history_t *h, fw_history_entry_t *e) {
+  int has = e->ratio > 0;
+  uint64_t bit = 1ull << e->size_class;
+  fw_history_entry_t *summary = find(h, e->name, e->kind, FW_HISTORY_SUMMARY, has);
+  if (!summary) return; /* nothing to clear, or out of memory: no ratio to offer */
+  summary->ratio_classes = has ? summary->ratio_classes | bit : summary->ratio_classes & ~bit;
+}
+
+static void update_statistics(fw_history_t *h, fw_history_entry_t *e) {
   size_t n = e->count < FW_HISTORY_SAMPLES ? (size_t)e->count : FW_HISTORY_SAMPLES;
   double v[FW_HISTORY_SAMPLES];
   memcpy(v, e->samples, n * sizeof(double));
   e->median = median_of(v, n);
   for (size_t i = 0; i < n; ++i) v[i] = fabs(e->samples[i] - e->median);
   e->mad = median_of(v, n);
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (e->ratios[i] > 0) v[m++] = e->ratios[i];
+  double ratio = m >= FW_HISTORY_MIN_SAMPLES ? median_of(v, m) : 0;
+  if ((ratio > 0) != (e->ratio > 0) || ratio != e->ratio) {
+    e->ratio = ratio;
+    note_ratio(h, e); /* may move the table: `e` is not used after this */
+  }
 }
 
-static void add_sample(fw_history_entry_t *e, double seconds) {
+static void push_sample(fw_history_entry_t *e, double seconds, double ratio) {
   e->samples[e->count % FW_HISTORY_SAMPLES] = seconds;
+  e->ratios[e->count % FW_HISTORY_SAMPLES] = ratio;
   ++e->count;
+}
+
+/* May move the table (a new summary entry): `e` is not valid after it. */
+static void add_sample(fw_history_t *h, fw_history_entry_t *e, double seconds, double ratio) {
+  push_sample(e, seconds, ratio);
   /* Two selections over 32 samples cost more than a small task, under the history's one
    * lock: refresh the statistics while the ring fills, then every 8th sample, and every
    * 32nd once an entry has a thousand (each refresh still sees the 32 latest). */
   uint64_t every = e->count < 1024 ? 8 : FW_HISTORY_SAMPLES;
-  if (e->count <= FW_HISTORY_SAMPLES || e->count % every == 0) update_statistics(e);
+  if (e->count <= FW_HISTORY_SAMPLES || e->count % every == 0) update_statistics(h, e);
 }
 
 void fw_history_record(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
-                       double seconds) {
+                       double seconds, double model_seconds) {
   if (!(seconds >= 0) || !isfinite(seconds)) return;
+  double ratio = model_seconds > 0 && isfinite(model_seconds) ? seconds / model_seconds : 0;
+  if (!(ratio > 0) || !isfinite(ratio)) ratio = 0; /* a run of 0 s says nothing of it */
   pthread_mutex_lock(&h->lock);
   fw_history_entry_t *e = find(h, name, kind, fw_history_size_class(bytes), 1);
-  if (e) add_sample(e, seconds);
+  if (e) add_sample(h, e, seconds, ratio);
   pthread_mutex_unlock(&h->lock);
+}
+
+/* The ratio of size class `c` of (name, kind) (its entry has one: the summary says so). */
+static double ratio_of(fw_history_t *h, const char *name, uint32_t kind, uint32_t c) {
+  const fw_history_entry_t *e = find(h, name, kind, c, 0);
+  return e ? e->ratio : 0;
+}
+
+int fw_history_model_ratio(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
+                           double *out_ratio) {
+  uint32_t c = fw_history_size_class(bytes);
+  pthread_mutex_lock(&h->lock);
+  const fw_history_entry_t *summary = find(h, name, kind, FW_HISTORY_SUMMARY, 0);
+  uint64_t classes = summary ? summary->ratio_classes : 0;
+  double ratio = 0;
+  if (classes) {
+    /* The nearest class at or below c, and the nearest above. */
+    uint64_t below = classes & (c >= 63 ? ~0ull : (2ull << c) - 1);
+    uint64_t above = c >= 63 ? 0 : classes & ~((2ull << c) - 1);
+    int lo = below ? 63 - __builtin_clzll(below) : -1;
+    int hi = above ? __builtin_ctzll(above) : -1;
+    double rlo = lo >= 0 ? ratio_of(h, name, kind, (uint32_t)lo) : 0;
+    double rhi = hi >= 0 ? ratio_of(h, name, kind, (uint32_t)hi) : 0;
+    if (rlo > 0 && rhi > 0) { /* geometric: linear in the logarithms */
+      double f = (double)((int)c - lo) / (double)(hi - lo);
+      ratio = exp((1 - f) * log(rlo) + f * log(rhi));
+    } else {
+      ratio = rlo > 0 ? rlo : rhi;
+    }
+  }
+  pthread_mutex_unlock(&h->lock);
+  if (!(ratio > 0) || !isfinite(ratio)) return 0;
+  *out_ratio = ratio;
+  return 1;
 }
 
 int fw_history_estimate(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
@@ -156,6 +218,7 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
   }
   char line[4096];
   unsigned lineno = 0;
+  int with_ratios = 0;
   fw_status_t status = FW_OK;
   pthread_mutex_lock(&h->lock);
   while (status == FW_OK && fgets(line, sizeof(line), f)) {
@@ -163,10 +226,12 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
     size_t len = strlen(line);
     if (len && line[len - 1] == '\n') line[--len] = 0;
     if (lineno == 1) {
-      if (strcmp(line, FW_HISTORY_MAGIC) != 0)
+      with_ratios = strcmp(line, FW_HISTORY_MAGIC) == 0;
+      if (!with_ratios && strcmp(line, FW_HISTORY_MAGIC_V1) != 0)
         status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                                "'%s' is not an fw history file (expected the first line '%s')",
-                                path, FW_HISTORY_MAGIC);
+                                "'%s' is not an fw history file (expected the first line "
+                                "'%s' or '%s')",
+                                path, FW_HISTORY_MAGIC, FW_HISTORY_MAGIC_V1);
       continue;
     }
     if (len == 0 || line[0] == '#') continue;
@@ -175,7 +240,7 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
     int used = 0;
     char *p = line;
     if (sscanf(p, "%u %u %llu %u%n", &kind, &size_class, &count, &n, &used) != 4 ||
-        n > FW_HISTORY_SAMPLES || size_class > 64 || n > count) {
+        n > FW_HISTORY_SAMPLES || size_class > 63 || n > count) {
       status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                               "history file '%s', line %u: malformed entry", path, lineno);
       break;
@@ -187,6 +252,15 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
           !isfinite(samples[i]))
         status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                                 "history file '%s', line %u: malformed sample %u", path,
+                                lineno, i + 1);
+      p += used;
+    }
+    double ratios[FW_HISTORY_SAMPLES] = {0};
+    for (unsigned i = 0; with_ratios && i < n && status == FW_OK; ++i) {
+      if (sscanf(p, " %lf%n", &ratios[i], &used) != 1 || !(ratios[i] >= 0) ||
+          !isfinite(ratios[i]))
+        status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                "history file '%s', line %u: malformed model ratio %u", path,
                                 lineno, i + 1);
       p += used;
     }
@@ -202,10 +276,10 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
       break;
     }
     uint64_t before = e->count;
-    for (unsigned i = 0; i < n; ++i) add_sample(e, samples[i]);
+    for (unsigned i = 0; i < n; ++i) push_sample(e, samples[i], ratios[i]);
     /* Samples ever recorded, not only the ones kept (when the ring was full). */
     if (n == FW_HISTORY_SAMPLES) e->count = before + count;
-    update_statistics(e);
+    update_statistics(h, e);
   }
   pthread_mutex_unlock(&h->lock);
   fclose(f);
@@ -219,11 +293,12 @@ fw_status_t fw_history_save(fw_history_t *h, const char *path) {
   if (!f)
     return fw_status_make(FW_STATUS_IO, "cannot write the history file '%s': %s",
                           tmp, strerror(errno));
-  fprintf(f, "%s\n# kind size_class count n samples... name\n", FW_HISTORY_MAGIC);
+  fprintf(f, "%s\n# kind size_class count n samples... model_ratios... name\n",
+          FW_HISTORY_MAGIC);
   pthread_mutex_lock(&h->lock);
   for (size_t i = 0; i < h->capacity; ++i) {
     const fw_history_entry_t *e = &h->entries[i];
-    if (!e->name) continue;
+    if (!e->name || e->size_class == FW_HISTORY_SUMMARY) continue;
     /* One line per entry, read back with a 4096-byte line buffer: names with control
      * characters or too long for that are not kept. */
     int printable = strlen(e->name) <= 1024;
@@ -233,6 +308,7 @@ fw_status_t fw_history_save(fw_history_t *h, const char *path) {
     size_t n = e->count < FW_HISTORY_SAMPLES ? (size_t)e->count : FW_HISTORY_SAMPLES;
     fprintf(f, "%u %u %llu %zu", e->kind, e->size_class, (unsigned long long)e->count, n);
     for (size_t k = 0; k < n; ++k) fprintf(f, " %.9g", e->samples[k]);
+    for (size_t k = 0; k < n; ++k) fprintf(f, " %.6g", e->ratios[k]);
     fprintf(f, " %s\n", e->name);
   }
   pthread_mutex_unlock(&h->lock);

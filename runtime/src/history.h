@@ -18,11 +18,20 @@ extern "C" {
 typedef struct fw_history_entry_t {
   char *name;
   uint32_t kind;
-  uint32_t size_class; /* floor(log2(bytes touched)) */
+  uint32_t size_class; /* floor(log2(bytes touched)); FW_HISTORY_SUMMARY: see below */
   uint64_t count;      /* samples ever recorded (the ring keeps the last 32) */
   double samples[FW_HISTORY_SAMPLES];
+  /* Per sample, its time over the device model's estimate for that run (0: the model
+   * had none). */
+  double ratios[FW_HISTORY_SAMPLES];
   double median, mad;  /* robust centre and spread of the kept samples */
+  double ratio;        /* the median of the kept ratios; 0 with fewer than 3 */
+  /* The summary entry of a (name, kind), size class FW_HISTORY_SUMMARY (never saved):
+   * bit c set when size class c has a ratio. */
+  uint64_t ratio_classes;
 } fw_history_entry_t;
+
+#define FW_HISTORY_SUMMARY 255u
 
 typedef struct fw_history_t {
   pthread_mutex_t lock;
@@ -33,11 +42,20 @@ typedef struct fw_history_t {
 void fw_history_init(fw_history_t *h);
 void fw_history_fini(fw_history_t *h);
 uint32_t fw_history_size_class(uint64_t bytes);
+/* Records a run of `seconds`; `model_seconds` is what the device model (the estimate
+ * without history) expected of it (<= 0: it had no estimate). */
 void fw_history_record(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
-                       double seconds);
+                       double seconds, double model_seconds);
 /* The median of the kept samples when there are enough of them. */
 int fw_history_estimate(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
                         double *out_seconds);
+/* For a size class without enough samples: how far off the device model was for the
+ * same task on the same kind of device at the nearest size classes that have enough
+ * (the median of measured over modelled time), interpolated in the size class between
+ * the nearest one below and the nearest one above (StarPU's regression-based models,
+ * with the device model as the regression's shape). 0 when there is none. */
+int fw_history_model_ratio(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
+                           double *out_ratio);
 /* Merges the entries of a history file (a missing file is not an error). */
 fw_status_t fw_history_load(fw_history_t *h, const char *path);
 fw_status_t fw_history_save(fw_history_t *h, const char *path);

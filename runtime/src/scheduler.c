@@ -844,9 +844,19 @@ double fw_sim_hop_seconds(const fw_sim_device_t *d, uint64_t bytes) {
 
 double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
   if (w->sim) return fw_sim_task_seconds(w->sim, t, &s->runtime->history, NULL);
-  double seconds;
-  if (fw_history_estimate(&s->runtime->history, t->name, w->kind, fw_task_bytes(t), &seconds))
+  fw_history_t *history = &s->runtime->history;
+  double seconds, ratio;
+  if (fw_history_estimate(history, t->name, w->kind, fw_task_bytes(t), &seconds))
     return seconds;
+  seconds = fw_scheduler_model_seconds(s, t, w);
+  /* A size class not seen yet: the model, as far off as it was for the nearest ones. */
+  if (fw_history_model_ratio(history, t->name, w->kind, fw_task_bytes(t), &ratio))
+    seconds *= ratio;
+  return seconds;
+}
+
+double fw_scheduler_model_seconds(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
+  double seconds;
   double bytes = t->bytes > 0 ? t->bytes : (double)fw_task_bytes(t);
   double gflops = FW_CPU_NOMINAL_GFLOPS, gbps = FW_CPU_NOMINAL_GBPS, overhead = 0;
   if (w->kind != FW_TARGET_KIND_CPU) {

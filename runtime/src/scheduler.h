@@ -333,8 +333,12 @@ void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all);
 double fw_scheduler_now(const fw_scheduler_t *s);
 uint64_t fw_now_ns(void);
 
-/* Expected run time of `task` on `worker` (history, else the device model). */
+/* Expected run time of `task` on `worker`: the history of its size class, else the
+ * device model calibrated by the history of the nearest size classes, else the model. */
 double fw_scheduler_estimate(fw_scheduler_t *s, const fw_task_t *task, const fw_worker_t *w);
+/* The device model's estimate alone: FLOPs and bytes at the device's nominal speeds. */
+double fw_scheduler_model_seconds(fw_scheduler_t *s, const fw_task_t *task,
+                                  const fw_worker_t *w);
 /* Expected time to bring the task's inputs to the worker's memory node. */
 double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *task,
                                       const fw_worker_t *w);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fw/runtime.h"
+#include "runtime_internal.h"
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -62,10 +63,17 @@ TEST(HistoryTest, SavedAtDestructionAndLoadedAgain) {
   fw_runtime_destroy(rt);
 
   std::string text = slurp(path);
-  ASSERT_EQ(text.rfind("fw-history 1\n", 0), 0u) << text;
-  // kind 1 (cpu), size class 9 (512 bytes), 10 samples, then the name.
-  EXPECT_NE(text.find("\n1 9 10 10 "), std::string::npos) << text;
-  EXPECT_NE(text.find(" k\n"), std::string::npos) << text;
+  ASSERT_EQ(text.rfind("fw-history 2\n", 0), 0u) << text;
+  // kind 1 (cpu), size class 9 (512 bytes), 10 samples, each sample's ratio to the
+  // device model (the model has an estimate for every run: the bytes), then the name.
+  size_t at = text.find("\n1 9 10 10 ");
+  ASSERT_NE(at, std::string::npos) << text;
+  std::istringstream line(text.substr(at + 1, text.find('\n', at + 1) - at - 1));
+  std::vector<std::string> fields;
+  for (std::string field; line >> field;) fields.push_back(field);
+  ASSERT_EQ(fields.size(), 4u + 20u + 1u) << text;
+  for (size_t i = 4; i < 24; ++i) EXPECT_GT(std::stod(fields[i]), 0) << text;
+  EXPECT_EQ(fields[24], "k");
   EXPECT_FALSE(std::ifstream(path + ".tmp").good());
 
   // Loaded by the next runtime, merged with its new samples and saved again.
@@ -79,6 +87,39 @@ TEST(HistoryTest, SavedAtDestructionAndLoadedAgain) {
   EXPECT_NE(saved.find("\n1 9 15 15 "), std::string::npos) << saved;
   EXPECT_NE(saved.find(" other task\n"), std::string::npos) << saved;
   EXPECT_EQ(slurp(path), saved);  // destruction saved the same history
+}
+
+// The scheduler's estimate for a size class without samples is the device model times
+// the ratio of measured to modelled time at the nearest classes of the same task: the
+// runs record what the model expected of them.
+TEST(HistoryTest, EstimatesOfNewSizesAreCalibrated) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  runTasks(rt, "k", 8);  // 512 bytes: size class 9
+  fw_scheduler_t *s = &rt->sched;
+  ASSERT_GE(s->num_workers, 1u);
+  const fw_worker_t *w = &s->workers[0];
+  fw_task_t t;
+  std::memset(&t, 0, sizeof(t));
+  char k[] = "k", never_run[] = "never run";
+  t.name = k;
+  t.data_bytes = 512;
+  double measured = fw_scheduler_estimate(s, &t, w);  // the history's median
+  double model = fw_scheduler_model_seconds(s, &t, w);
+  ASSERT_GT(measured, 0);
+  ASSERT_GT(model, 0);
+  // 64 KiB (class 16): no samples; the model scaled by the ratio of class 9.
+  t.data_bytes = 65536;
+  double ratio = 0;
+  ASSERT_TRUE(fw_history_model_ratio(&rt->history, "k", w->kind, 512, &ratio));
+  EXPECT_GT(ratio, 0);
+  EXPECT_DOUBLE_EQ(fw_scheduler_estimate(s, &t, w), fw_scheduler_model_seconds(s, &t, w) * ratio);
+  EXPECT_GT(fw_scheduler_model_seconds(s, &t, w), model);  // the model grows with the bytes
+  // Another task: the model alone.
+  t.name = never_run;
+  EXPECT_DOUBLE_EQ(fw_scheduler_estimate(s, &t, w), fw_scheduler_model_seconds(s, &t, w));
+  fw_runtime_destroy(rt);
 }
 
 TEST(HistoryTest, MalformedFilesAreRejected) {
@@ -98,7 +139,12 @@ TEST(HistoryTest, MalformedFilesAreRejected) {
       {"fw-history 1\n1 3 1 33 0.5 k\n", "line 2: malformed entry"},  // more than 32 samples
       {"fw-history 1\n1 3 1 2 0.5 0.5 k\n", "line 2: malformed entry"},  // n > count
       {"fw-history 1\n1 99 1 1 0.5 k\n", "line 2: malformed entry"},    // size class
-      {"fw-history 2\n", "'" + path + "' is not an fw history file"},
+      {"fw-history 1\n1 64 1 1 0.5 k\n", "line 2: malformed entry"},    // size class
+      {"fw-history 2\n1 3 2 2 0.5 0.5 1 -1 k\n", "line 2: malformed model ratio 2"},
+      {"fw-history 2\n1 3 2 2 0.5 0.5 1 inf k\n", "line 2: malformed model ratio 2"},
+      {"fw-history 2\n1 3 2 2 0.5 0.5 1 k\n", "line 2: malformed model ratio 2"},
+      {"fw-history 2\n1 3 1 1 0.5 1\n", "line 2: missing task name"},
+      {"fw-history 3\n", "'" + path + "' is not an fw history file"},
   };
   for (const Case &c : cases) {
     writeFile(path, c.text);
@@ -133,7 +179,10 @@ TEST(HistoryTest, WellFormedEdgeCasesLoad) {
   std::string copy = dir.file("copy.txt");
   FW_ASSERT_OK(fw_runtime_save_history(rt, copy.c_str()));
   std::string saved = slurp(copy);
-  EXPECT_NE(saved.find(" 0.001 0.002 0.003 name with spaces\n"), std::string::npos) << saved;
+  // A file of the first format (no model ratios) loads; it is saved in the second.
+  EXPECT_EQ(saved.rfind("fw-history 2\n", 0), 0u) << saved;
+  EXPECT_NE(saved.find(" 0.001 0.002 0.003 0 0 0 name with spaces\n"), std::string::npos)
+      << saved;
   EXPECT_NE(saved.find(" empty\n"), std::string::npos) << saved;
   // A full ring keeps the count of samples ever recorded.
   std::string full = "fw-history 1\n1 4 100 32";
@@ -148,6 +197,18 @@ TEST(HistoryTest, WellFormedEdgeCasesLoad) {
   FW_ASSERT_OK(fw_runtime_save_history(rt2, full_copy.c_str()));
   EXPECT_NE(slurp(full_copy).find("1 4 100 32 0.5"), std::string::npos) << slurp(full_copy);
   fw_runtime_destroy(rt2);
+  // The second format keeps each sample's model ratio.
+  std::string v2_path = dir.file("v2.txt");
+  writeFile(v2_path, "fw-history 2\n2 9 3 3 0.001 0.002 0.003 2 2.5 0 calibrated\n");
+  fw_runtime_options_t o3 = historyOptions(v2_path);
+  fw_runtime_t *rt3 = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o3, &rt3));
+  std::string v2_copy = dir.file("v2-copy.txt");
+  FW_ASSERT_OK(fw_runtime_save_history(rt3, v2_copy.c_str()));
+  EXPECT_NE(slurp(v2_copy).find("\n2 9 3 3 0.001 0.002 0.003 2 2.5 0 calibrated\n"),
+            std::string::npos)
+      << slurp(v2_copy);
+  fw_runtime_destroy(rt3);
   FW_EXPECT_ERROR(fw_runtime_save_history(rt, "/nonexistent/dir/history.txt"),
                   "cannot write the history file");
   FW_EXPECT_ERROR(fw_runtime_save_history(rt, nullptr), "path is NULL");

@@ -422,9 +422,9 @@ TEST(SimulationMachineTest, HistorySpeedTakesMeasuredTimes) {
   fw_buffer_t *a = sim.buffer();
   fw_history_t *h = &sim.rt()->history;
   for (double seconds : {0.4, 0.5, 9.0})
-    fw_history_record(h, "measured", FW_TARGET_KIND_CPU, fw_buffer_byte_size(a), seconds);
+    fw_history_record(h, "measured", FW_TARGET_KIND_CPU, fw_buffer_byte_size(a), seconds, 0);
   for (double seconds : {0.01, 0.01, 0.01})
-    fw_history_record(h, "on_gpus", FW_TARGET_KIND_CUDA, fw_buffer_byte_size(a), seconds);
+    fw_history_record(h, "on_gpus", FW_TARGET_KIND_CUDA, fw_buffer_byte_size(a), seconds, 0);
   sim.task("measured", 1e9, {{a, FW_ACCESS_READ_WRITE}});    // 0.5 / 2 + 0.001 s
   sim.task("on_gpus", 1e9, {{a, FW_ACCESS_READ_WRITE}});     // 0.1 + 0.001 s
   sim.task("unmeasured", 1e9, {{a, FW_ACCESS_READ_WRITE}});  // 0.1 + 0.001 s
@@ -441,7 +441,7 @@ TEST(SimulationMachineTest, NoHistorySpeedKeepsTheModel) {
   fw_buffer_t *a = sim.buffer();
   for (double seconds : {0.4, 0.5, 0.6})
     fw_history_record(&sim.rt()->history, "measured", FW_TARGET_KIND_CPU,
-                      fw_buffer_byte_size(a), seconds);
+                      fw_buffer_byte_size(a), seconds, 0);
   sim.task("measured", 1e9, {{a, FW_ACCESS_READ_WRITE}});
   fw_sim_report_t r = sim.report();
   EXPECT_NEAR(r.makespan_seconds, 0.1, 1e-9);
