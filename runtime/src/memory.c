@@ -222,6 +222,16 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t
     fw_memory_set_valid(b, to, 1);
     m->bytes_moved[m->nodes[from].tier][m->nodes[to].tier] += b->byte_size;
     m->copy_ns[m->nodes[from].tier][m->nodes[to].tier] += t1 - t0;
+    uint32_t device = m->nodes[to].tier == FW_TIER_DEVICE     ? to
+                      : m->nodes[from].tier == FW_TIER_DEVICE ? from
+                                                              : m->num_nodes;
+    uint32_t other = device == to ? from : to;
+    if (device < m->num_nodes && m->nodes[other].tier == FW_TIER_HOST &&
+        b->byte_size >= FW_LINK_SAMPLE_BYTES) {
+      atomic_fetch_add_explicit(&m->nodes[device].link_bytes, b->byte_size,
+                                memory_order_relaxed);
+      atomic_fetch_add_explicit(&m->nodes[device].link_ns, t1 - t0, memory_order_relaxed);
+    }
   }
   pthread_cond_broadcast(&m->cv);
   return status;
@@ -964,6 +974,14 @@ void fw_memory_fini(fw_memory_t *m) {
   pthread_cond_destroy(&m->cv);
   pthread_mutex_destroy(&m->prefetch_lock);
   pthread_cond_destroy(&m->prefetch_cv);
+}
+
+double fw_memory_link_gbps(const fw_memory_t *m, uint32_t node) {
+  if (node >= m->num_nodes) return 0;
+  uint64_t bytes = atomic_load_explicit(&m->nodes[node].link_bytes, memory_order_relaxed);
+  uint64_t ns = atomic_load_explicit(&m->nodes[node].link_ns, memory_order_relaxed);
+  if (bytes < FW_LINK_MEASURED_BYTES || ns == 0) return 0;
+  return (double)bytes / (double)ns; /* bytes per ns = GB/s */
 }
 
 void fw_memory_copy_seconds(const fw_memory_t *m, double out[FW_NUM_TIERS][FW_NUM_TIERS]) {

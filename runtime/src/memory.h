@@ -67,6 +67,9 @@ typedef struct fw_memory_node_t {
   int capped;          /* capacity != 0, fixed at setup (read without the lock) */
   uint64_t used, peak;
   uint32_t lower;      /* the node replicas move down to when evicted */
+  /* A device node's link: the bytes and time of its copies to and from host memory of
+   * FW_LINK_SAMPLE_BYTES or more (lock-free: the scheduler's estimates read them). */
+  _Atomic uint64_t link_bytes, link_ns;
 } fw_memory_node_t;
 
 #define FW_MAX_PREFETCH_THREADS 8
@@ -172,6 +175,13 @@ void fw_memory_set_valid(fw_buffer_t *buffer, uint32_t node, int valid);
 int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node);
 /* How long the copies counted in bytes_moved took, per tier pair (lock held). */
 void fw_memory_copy_seconds(const fw_memory_t *m, double out[FW_NUM_TIERS][FW_NUM_TIERS]);
+/* Copies this large or larger measure a link's bandwidth (smaller ones, its latency). */
+#define FW_LINK_SAMPLE_BYTES (1u << 20)
+/* A link is measured once this much went over it in such copies. */
+#define FW_LINK_MEASURED_BYTES (8u << 20)
+/* The bandwidth the copies between host memory and device node `node` got, in GB/s (0:
+ * not measured yet). */
+double fw_memory_link_gbps(const fw_memory_t *m, uint32_t node);
 /* Starts `threads` prefetch threads (after the scheduler exists: the lookahead reads
  * it); nothing when prefetch is off. */
 fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt, uint32_t threads);

@@ -486,6 +486,8 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
     ++out->devices[d].workers;
     out->devices[d].tasks += w->tasks;
     out->devices[d].busy_seconds += (double)w->busy_ns * 1e-9;
+    if (!w->sim && w->memory_node != FW_NODE_HOST)
+      out->devices[d].link_gbps = fw_memory_link_gbps(&rt->memory, w->memory_node);
   }
   fw_sched_unlock(s);
   fw_memory_t *m = &rt->memory;

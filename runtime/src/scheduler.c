@@ -897,7 +897,10 @@ double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
 
 double fw_scheduler_hop_seconds(const fw_worker_t *w, uint64_t bytes) {
   if (w->sim) return fw_sim_hop_seconds(w->sim, bytes);
-  return (double)bytes / (FW_LINK_NOMINAL_GBPS * 1e9);
+  /* The rate the link's copies got, once it is measured (the two bytes counts are read
+   * apart: a copy that lands in between moves the rate by a hair). */
+  double gbps = fw_memory_link_gbps(&w->sched->runtime->memory, w->memory_node);
+  return (double)bytes / ((gbps > 0 ? gbps : FW_LINK_NOMINAL_GBPS) * 1e9);
 }
 
 double fw_scheduler_link_seconds(const fw_worker_t *from, const fw_worker_t *to,

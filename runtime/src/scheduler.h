@@ -299,7 +299,8 @@ void fw_scheduler_unplan(fw_task_t *t);
 double fw_scheduler_link_seconds(const fw_worker_t *from, const fw_worker_t *to,
                                  uint64_t bytes);
 /* Expected time of one hop of `bytes` over the link between worker `w`'s device memory
- * and host memory. */
+ * and host memory: at the rate its copies got (fw_memory_link_gbps) once measured, at a
+ * nominal 16 GB/s before; a simulated device's link as described. */
 double fw_scheduler_hop_seconds(const fw_worker_t *w, uint64_t bytes);
 /* Creates the workers (threads unless simulating). */
 fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s);

@@ -83,7 +83,11 @@ std::string formatStats(const fw_runtime_stats_t &s) {
     out += "  device " + std::string(s.devices[d].name) + ": " +
            std::to_string(s.devices[d].workers) + (s.devices[d].workers == 1 ? " worker, " : " workers, ") +
            std::to_string(s.devices[d].tasks) + " tasks, busy " +
-           formatSeconds(s.devices[d].busy_seconds) + "\n";
+           formatSeconds(s.devices[d].busy_seconds) +
+           (s.devices[d].link_gbps > 0
+                ? printf1(", link %.2f GB/s measured", s.devices[d].link_gbps, "")
+                : std::string()) +
+           "\n";
   bool moved = false;
   for (int a = 0; a < FW_NUM_TIERS; ++a)
     for (int b = 0; b < FW_NUM_TIERS; ++b)

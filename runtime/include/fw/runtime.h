@@ -444,6 +444,10 @@ typedef struct fw_runtime_stats_t {
     uint32_t workers;
     uint64_t tasks;
     double busy_seconds; /* summed over the device's workers */
+    /* A GPU's link to host memory as its copies of 1 MiB or more measured it, in GB/s:
+     * the rate the scheduler's estimates of moves use (0: fewer than 8 MiB measured yet;
+     * they use a nominal 16 GB/s). */
+    double link_gbps;
   } devices[FW_STATS_MAX_DEVICES];
   uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS]; /* [from][to] */
   uint64_t evictions;          /* copies moved down a tier */
