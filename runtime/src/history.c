@@ -132,10 +132,9 @@ static void update_statistics(fw_history_t *h, fw_history_entry_t *e) {
   for (size_t i = 0; i < n; ++i)
     if (e->ratios[i] > 0) v[m++] = e->ratios[i];
   double ratio = m >= FW_HISTORY_MIN_SAMPLES ? median_of(v, m) : 0;
-  if ((ratio > 0) != (e->ratio > 0) || ratio != e->ratio) {
-    e->ratio = ratio;
-    note_ratio(h, e); /* may move the table: `e` is not used after this */
-  }
+  int changed = (ratio > 0) != (e->ratio > 0);
+  e->ratio = ratio;
+  if (changed) note_ratio(h, e); /* may move the table: `e` is not used after this */
 }
 
 static void push_sample(fw_history_entry_t *e, double seconds, double ratio) {
@@ -209,6 +208,20 @@ int fw_history_estimate(fw_history_t *h, const char *name, uint32_t kind, uint64
   return ok;
 }
 
+/* Reads `n` numbers, each finite and not negative, from `*p` on, and moves `*p` past them. */
+static fw_status_t read_values(char **p, double *out, unsigned n, const char *path,
+                               unsigned lineno, const char *what) {
+  for (unsigned i = 0; i < n; ++i) {
+    int used = 0;
+    if (sscanf(*p, " %lf%n", &out[i], &used) != 1 || !(out[i] >= 0) || !isfinite(out[i]))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "history file '%s', line %u: malformed %s %u", path, lineno, what,
+                            i + 1);
+    *p += used;
+  }
+  return FW_OK;
+}
+
 fw_status_t fw_history_load(fw_history_t *h, const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) {
@@ -246,24 +259,10 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
       break;
     }
     p += used;
-    double samples[FW_HISTORY_SAMPLES];
-    for (unsigned i = 0; i < n && status == FW_OK; ++i) {
-      if (sscanf(p, " %lf%n", &samples[i], &used) != 1 || !(samples[i] >= 0) ||
-          !isfinite(samples[i]))
-        status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                                "history file '%s', line %u: malformed sample %u", path,
-                                lineno, i + 1);
-      p += used;
-    }
-    double ratios[FW_HISTORY_SAMPLES] = {0};
-    for (unsigned i = 0; with_ratios && i < n && status == FW_OK; ++i) {
-      if (sscanf(p, " %lf%n", &ratios[i], &used) != 1 || !(ratios[i] >= 0) ||
-          !isfinite(ratios[i]))
-        status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                                "history file '%s', line %u: malformed model ratio %u", path,
-                                lineno, i + 1);
-      p += used;
-    }
+    double samples[FW_HISTORY_SAMPLES], ratios[FW_HISTORY_SAMPLES] = {0};
+    status = read_values(&p, samples, n, path, lineno, "sample");
+    if (status == FW_OK && with_ratios)
+      status = read_values(&p, ratios, n, path, lineno, "model ratio");
     if (status != FW_OK) break;
     if (*p != ' ' || !p[1]) {
       status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
