@@ -65,10 +65,16 @@ def main():
             classes = []
             for dim in (args.small, args.large):
                 before = read_history(history) if os.path.exists(history) else {}
-                subprocess.run([args.fw_run, module, f"--default-dim={dim}",
-                                f"--benchmark={args.benchmark}", f"--history={history}",
-                                "--print-max-elements=0"],
-                               check=True, stdout=subprocess.DEVNULL)
+                command = [args.fw_run, module, f"--default-dim={dim}",
+                           f"--benchmark={args.benchmark}", f"--history={history}",
+                           "--print-max-elements=0"]
+                try:
+                    run = subprocess.run(command, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True)
+                except OSError as e:
+                    sys.exit(f"cannot run {args.fw_run}: {e.strerror}")
+                if run.returncode != 0:
+                    sys.exit(f"{' '.join(command)} failed:\n{run.stderr.strip()}")
                 after = read_history(history)
                 # The size classes this run added, per task.
                 classes.append({key: set(after[key]) - set(before.get(key, {}))
