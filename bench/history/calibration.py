@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
 """How far off the runtime's run-time estimates are for a size it has not run yet.
 
-Runs a compiled module with fw-run at a small size, then at a large one, into one
-history file (fw-run --history). Each sample of the history keeps its ratio to the
-device model's estimate for that run (measured / modelled), so from the file alone,
-per task, with r_small and r_large the median ratios at the two sizes:
+Runs a compiled module with fw-run at one or more small sizes into a history file
+(fw-run --history), then at a large size twice with a trace (fw-run --trace): once with
+that history, once without. In a trace each task's run carries what the runtime expected
+of it before it counted ("expected_us"), so for each task whose large size falls in a size
+class the small runs did not reach, the first run's estimate is compared with the median
+of the large size's measured runs (both runs'):
 
-  - the device model alone (before any run at the large size) is off by 1 / r_large;
-  - the model calibrated by the small size's history (what the runtime uses for a size
-    class without samples) is off by r_small / r_large.
+  - without a history, the estimate is the device model alone;
+  - with the small sizes' history, it is the model calibrated by them: the model times
+    the ratio of measured to modelled time of the nearest size class that has samples
+    (interpolated between the nearest on either side).
 
 Both are printed as factors >= 1 (x or 1/x, whichever is larger), with their geometric
 mean over the tasks.
 
   bench/history/calibration.py --fw-run=build/tools/fw-run/fw-run \\
-      --small=64 --large=1024 model.fwb [more.fwb ...]
+      --small=64,128 --large=1024 model.fwb [more.fwb ...]
 """
 import argparse
+import json
 import math
 import os
 import statistics
@@ -25,23 +29,52 @@ import sys
 import tempfile
 
 
-def read_history(path):
-    """{(task, kind): {size_class: median ratio}} of a history file (format 2)."""
+def size_classes(path):
+    """{(task, kind): {size classes with samples}} of a history file."""
+    if not os.path.exists(path):
+        return {}
     with open(path) as f:
         lines = f.read().splitlines()
-    if not lines or lines[0] != "fw-history 2":
-        sys.exit(f"{path}: not a history file of format 2")
+    if not lines or lines[0] not in ("fw-history 1", "fw-history 2"):
+        sys.exit(f"{path}: not an fw history file")
+    v2 = lines[0] == "fw-history 2"
     table = {}
     for line in lines[1:]:
         if not line or line.startswith("#"):
             continue
         fields = line.split(" ")
         kind, size_class, n = int(fields[0]), int(fields[1]), int(fields[3])
-        ratios = [float(r) for r in fields[4 + n:4 + 2 * n] if float(r) > 0]
-        name = " ".join(fields[4 + 2 * n:])
-        if len(ratios) >= 3:
-            table.setdefault((name, kind), {})[size_class] = statistics.median(ratios)
+        name = " ".join(fields[4 + (2 if v2 else 1) * n:])
+        table.setdefault((name, kind), set()).add(size_class)
     return table
+
+
+def task_runs(path):
+    """{task: (the first run's expected us, [each run's us])} of a trace."""
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    runs = {}
+    for e in sorted((e for e in events if e.get("ph") == "X"), key=lambda e: e["ts"]):
+        expected = e.get("args", {}).get("expected_us")
+        if expected:  # a task's run (a helper's share of a dispatch has none)
+            runs.setdefault(e["name"], []).append((expected, e["dur"]))
+    return {name: (r[0][0], [d for _, d in r]) for name, r in runs.items()}
+
+
+def fw_run(args, module, dim, history=None, trace=None):
+    command = [args.fw_run, module, f"--default-dim={dim}", f"--benchmark={args.benchmark}",
+               "--print-max-elements=0"]
+    if history:
+        command.append(f"--history={history}")
+    if trace:
+        command.append(f"--trace={trace}")
+    try:
+        run = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+    except OSError as e:
+        sys.exit(f"cannot run {args.fw_run}: {e.strerror}")
+    if run.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{run.stderr.strip()}")
 
 
 def off(x):
@@ -51,45 +84,39 @@ def off(x):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--fw-run", required=True)
-    p.add_argument("--small", type=int, default=64, help="--default-dim of the first run")
-    p.add_argument("--large", type=int, default=1024, help="--default-dim of the second")
+    p.add_argument("--small", default="64",
+                   help="--default-dim of the calibrating runs, comma-separated")
+    p.add_argument("--large", type=int, default=1024, help="--default-dim of the new size")
     p.add_argument("--benchmark", type=int, default=5, help="calls per run")
     p.add_argument("modules", nargs="+")
     args = p.parse_args()
+    try:
+        small = [int(d) for d in args.small.split(",")]
+    except ValueError:
+        sys.exit(f"--small={args.small}: expected comma-separated sizes")
     alone, calibrated = [], []
-    print("| task | model alone off by | calibrated at the small size, off by |")
+    print(f"| task | model alone off by | calibrated at {args.small}, off by |")
     print("|---|---|---|")
     for module in args.modules:
         with tempfile.TemporaryDirectory() as tmp:
             history = os.path.join(tmp, "history")
-            classes = []
-            for dim in (args.small, args.large):
-                before = read_history(history) if os.path.exists(history) else {}
-                command = [args.fw_run, module, f"--default-dim={dim}",
-                           f"--benchmark={args.benchmark}", f"--history={history}",
-                           "--print-max-elements=0"]
-                try:
-                    run = subprocess.run(command, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE, text=True)
-                except OSError as e:
-                    sys.exit(f"cannot run {args.fw_run}: {e.strerror}")
-                if run.returncode != 0:
-                    sys.exit(f"{' '.join(command)} failed:\n{run.stderr.strip()}")
-                after = read_history(history)
-                # The size classes this run added, per task.
-                classes.append({key: set(after[key]) - set(before.get(key, {}))
-                                for key in after})
-            table = read_history(history)
-        for key, by_class in sorted(table.items()):
-            small, large = classes[0].get(key, set()), classes[1].get(key, set())
-            if len(small) != 1 or len(large) != 1:
-                continue  # the two sizes fell in one size class
-            r_small, r_large = by_class[min(small)], by_class[min(large)]
-            alone.append(off(1 / r_large))
-            calibrated.append(off(r_small / r_large))
-            print(f"| {key[0]} | {alone[-1]:.2f}x | {calibrated[-1]:.2f}x |")
+            for dim in small:
+                fw_run(args, module, dim, history=history)
+            before = size_classes(history)
+            with_history, without = os.path.join(tmp, "with.json"), os.path.join(tmp, "without.json")
+            fw_run(args, module, args.large, history=history, trace=with_history)
+            after = size_classes(history)
+            fw_run(args, module, args.large, trace=without)
+            new_class = {name for (name, kind), classes in after.items()
+                         if classes - before.get((name, kind), set())}
+            model, fitted = task_runs(without), task_runs(with_history)
+        for name in sorted(new_class & set(model) & set(fitted)):
+            measured = statistics.median(model[name][1] + fitted[name][1])
+            alone.append(off(model[name][0] / measured))
+            calibrated.append(off(fitted[name][0] / measured))
+            print(f"| {name} | {alone[-1]:.2f}x | {calibrated[-1]:.2f}x |")
     if not alone:
-        sys.exit("no task ran in distinct size classes at the two sizes")
+        sys.exit("no task ran in a new size class at the large size")
     geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
     print(f"| geometric mean ({len(alone)} tasks) | {geo(alone):.2f}x | {geo(calibrated):.2f}x |")
 

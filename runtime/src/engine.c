@@ -215,6 +215,8 @@ void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_sta
   t->start_ns = r->start; /* counted by fw_scheduler_complete */
   t->end_ns = r->end;
   double seconds = (double)(r->end - r->start) * 1e-9;
+  /* The trace shows what the runtime expected of the run before it counted. */
+  double expected = rt->trace.enabled ? fw_scheduler_estimate(&rt->sched, t, w) : 0;
   if (status == FW_OK) {
     uint64_t bytes = fw_task_bytes(t);
     if (r->profiled) {
@@ -239,7 +241,7 @@ void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_sta
   if (rt->trace.enabled) {
     if (r->stall_ns)
       fw_trace_add(&rt->trace, w->index, "wait for inputs", r->t0, r->t0 + r->stall_ns, 0);
-    fw_trace_add(&rt->trace, w->index, t->name, r->start, r->end, 0);
+    fw_trace_add_run(&rt->trace, w->index, t->name, r->start, r->end, expected);
   }
 }
 

@@ -4,6 +4,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@ void fw_trace_fini(fw_trace_t *t) {
   pthread_mutex_destroy(&t->lock);
 }
 
-void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
-                  uint64_t end_ns, uint64_t bytes) {
+static void add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
+                uint64_t end_ns, uint64_t bytes, double expected_seconds) {
   if (!t->enabled) return;
   pthread_mutex_lock(&t->lock);
   if (t->size == t->capacity) {
@@ -55,7 +56,18 @@ void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t star
   e->start_ns = start_ns;
   e->end_ns = end_ns;
   e->bytes = bytes;
+  e->expected_seconds = expected_seconds;
   pthread_mutex_unlock(&t->lock);
+}
+
+void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
+                  uint64_t end_ns, uint64_t bytes) {
+  add(t, track, name, start_ns, end_ns, bytes, 0);
+}
+
+void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
+                      uint64_t end_ns, double expected_seconds) {
+  add(t, track, name, start_ns, end_ns, 0, expected_seconds);
 }
 
 static void write_json_string(FILE *f, const char *s) {
@@ -100,6 +112,8 @@ fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *w
             e->track, (double)start / 1000.0, (double)dur / 1000.0);
     write_json_string(f, e->name);
     if (e->bytes) fprintf(f, ",\"args\":{\"bytes\":%llu}", (unsigned long long)e->bytes);
+    else if (e->expected_seconds > 0 && isfinite(e->expected_seconds))
+      fprintf(f, ",\"args\":{\"expected_us\":%.3f}", e->expected_seconds * 1e6);
     fprintf(f, "}");
   }
   pthread_mutex_unlock(&t->lock);

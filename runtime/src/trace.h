@@ -19,6 +19,7 @@ typedef struct fw_trace_event_t {
   uint32_t track;
   uint64_t start_ns, end_ns;
   uint64_t bytes;
+  double expected_seconds; /* a task's: the runtime's estimate of its run (0: none) */
 } fw_trace_event_t;
 
 typedef struct fw_trace_t {
@@ -33,6 +34,9 @@ void fw_trace_init(fw_trace_t *t, int enabled, uint64_t origin_ns);
 void fw_trace_fini(fw_trace_t *t);
 void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
                   uint64_t end_ns, uint64_t bytes);
+/* A task's run, with what the runtime expected it to take (written as "expected_us"). */
+void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
+                      uint64_t end_ns, double expected_seconds);
 /* `worker_names[i]` names track i. */
 fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *worker_names,
                            size_t num_workers);

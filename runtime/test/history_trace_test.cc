@@ -1,10 +1,12 @@
 // The execution-time history file and Chrome traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -436,6 +438,43 @@ TEST(TraceTest, WritesChromeJson) {
   FW_EXPECT_ERROR(fw_runtime_write_trace(rt, nullptr), "path is NULL");
   FW_EXPECT_ERROR(fw_runtime_write_trace(nullptr, path.c_str()), "runtime is NULL");
   for (fw_buffer_t *b : bufs) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+// Each task's run in the trace carries what the runtime expected of it before it counted:
+// the device model until the history has 3 samples, then their median.
+TEST(TraceTest, RunsShowWhatWasExpected) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 1);
+  o.flags = FW_RUNTIME_TRACE;
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_task_t t;
+  std::memset(&t, 0, sizeof(t));
+  char name[] = "k";
+  t.name = name;
+  t.data_bytes = 512;  // what runTasks' tasks touch
+  double model = fw_scheduler_model_seconds(&rt->sched, &t, &rt->sched.workers[0]);
+  for (int i = 0; i < 5; ++i) runTasks(rt, "k", 1);  // one at a time
+  std::string path = dir.file("trace.json");
+  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
+  std::string text = slurp(path);
+  EXPECT_TRUE(JsonChecker(text).valid()) << text;
+  std::vector<double> runs, expected;
+  std::regex event("\\{[^{}]*\"dur\":([0-9.]+),\"name\":\"k\",\"args\":\\{\"expected_us\":([0-9.]+)\\}\\}");
+  for (std::sregex_iterator m(text.begin(), text.end(), event), end; m != end; ++m) {
+    runs.push_back(std::stod((*m)[1].str()));
+    expected.push_back(std::stod((*m)[2].str()));
+  }
+  ASSERT_EQ(runs.size(), 5u) << text;
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(expected[i], model * 1e6, 0.001);
+  std::vector<double> first(runs.begin(), runs.begin() + 3);
+  std::sort(first.begin(), first.end());
+  EXPECT_NEAR(expected[3], first[1], 0.002);  // the median of 3
+  std::vector<double> four(runs.begin(), runs.begin() + 4);
+  std::sort(four.begin(), four.end());
+  EXPECT_NEAR(expected[4], (four[1] + four[2]) / 2, 0.002);  // of 4
   fw_runtime_destroy(rt);
 }
 

@@ -12,9 +12,12 @@
 // RUN: %fw-run %t.fwb --workers=2 --scheduler=eager --stats --print-max-elements=0 | FileCheck %s --check-prefix=EAGER
 // EAGER: stats: scheduler eager
 // EAGER-NOT: planning:
-// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); ev=d['traceEvents']; names={e['args']['name'] for e in ev if e.get('name')=='thread_name'}; tasks=[e['name'] for e in ev if e.get('ph')=='X']; print(sorted(n for n in names if 'worker' in n)); print(sorted(set(tasks)))" %t.json | FileCheck %s --check-prefix=TRACE
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); ev=d['traceEvents']; names={e['args']['name'] for e in ev if e.get('name')=='thread_name'}; tasks=[e['name'] for e in ev if e.get('ph')=='X']; print(sorted(n for n in names if 'worker' in n)); print(sorted(set(tasks))); print(sorted({e['name'] for e in ev if e.get('args', {}).get('expected_us', 0) > 0}))" %t.json | FileCheck %s --check-prefix=TRACE
 // TRACE: ['cpu worker 0', 'cpu worker 1']
 // TRACE: ['ts.ts_dispatch_0', 'ts.ts_dispatch_1']
+// Each task's run carries the runtime's estimate of it (a helper's share of a dispatch's
+// workgroups, on another worker, does not).
+// TRACE-NEXT: ['ts.ts_dispatch_0', 'ts.ts_dispatch_1']
 //
 // RUN: not %fw-run %t.fwb --scheduler=fifo 2>&1 | FileCheck %s --check-prefix=SCHED
 // SCHED: fw-run: error: --scheduler: fifo not in {eager,ws,heft}
