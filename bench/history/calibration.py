@@ -35,16 +35,16 @@ def size_classes(path):
         return {}
     with open(path) as f:
         lines = f.read().splitlines()
-    if not lines or lines[0] not in ("fw-history 1", "fw-history 2"):
+    if not lines or lines[0] not in ("fw-history 1", "fw-history 2", "fw-history 3"):
         sys.exit(f"{path}: not an fw history file")
-    v2 = lines[0] == "fw-history 2"
+    with_ratios = lines[0] != "fw-history 1"
     table = {}
     for line in lines[1:]:
-        if not line or line.startswith("#"):
+        if not line or line.startswith("#") or line.startswith("link "):
             continue
         fields = line.split(" ")
         kind, size_class, n = int(fields[0]), int(fields[1]), int(fields[3])
-        name = " ".join(fields[4 + (2 if v2 else 1) * n:])
+        name = " ".join(fields[4 + (2 if with_ratios else 1) * n:])
         table.setdefault((name, kind), set()).add(size_class)
     return table
 

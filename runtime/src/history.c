@@ -14,8 +14,9 @@
 
 #include "status_internal.h"
 
-#define FW_HISTORY_MAGIC "fw-history 2"
-#define FW_HISTORY_MAGIC_V1 "fw-history 1" /* no ratios; still read */
+#define FW_HISTORY_MAGIC "fw-history 3"
+#define FW_HISTORY_MAGIC_V2 "fw-history 2" /* no links; still read */
+#define FW_HISTORY_MAGIC_V1 "fw-history 1" /* no ratios either; still read */
 
 void fw_history_init(fw_history_t *h) {
   memset(h, 0, sizeof(*h));
@@ -25,6 +26,8 @@ void fw_history_init(fw_history_t *h) {
 void fw_history_fini(fw_history_t *h) {
   for (size_t i = 0; i < h->capacity; ++i) free(h->entries[i].name);
   free(h->entries);
+  for (size_t i = 0; i < h->num_links; ++i) free(h->links[i].device);
+  free(h->links);
   pthread_mutex_destroy(&h->lock);
 }
 
@@ -208,6 +211,44 @@ int fw_history_estimate(fw_history_t *h, const char *name, uint32_t kind, uint64
   return ok;
 }
 
+static fw_history_link_t *find_link(fw_history_t *h, const char *device) {
+  for (size_t i = 0; i < h->num_links; ++i)
+    if (strcmp(h->links[i].device, device) == 0) return &h->links[i];
+  return NULL;
+}
+
+int fw_history_link(fw_history_t *h, const char *device, uint64_t *bytes, uint64_t *ns) {
+  pthread_mutex_lock(&h->lock);
+  const fw_history_link_t *l = find_link(h, device);
+  if (l) *bytes = l->bytes, *ns = l->ns;
+  pthread_mutex_unlock(&h->lock);
+  return l != NULL;
+}
+
+/* Under the lock. */
+static void set_link(fw_history_t *h, const char *device, uint64_t bytes, uint64_t ns) {
+  fw_history_link_t *l = find_link(h, device);
+  if (!l) {
+    char *copy = strdup(device);
+    fw_history_link_t *grown = copy ? realloc(h->links, (h->num_links + 1) * sizeof(*grown)) : NULL;
+    if (!grown) {
+      free(copy);
+      return;
+    }
+    h->links = grown;
+    l = &h->links[h->num_links++];
+    l->device = copy;
+  }
+  l->bytes = bytes;
+  l->ns = ns;
+}
+
+void fw_history_set_link(fw_history_t *h, const char *device, uint64_t bytes, uint64_t ns) {
+  pthread_mutex_lock(&h->lock);
+  set_link(h, device, bytes, ns);
+  pthread_mutex_unlock(&h->lock);
+}
+
 /* Reads `n` numbers, each finite and not negative, from `*p` on, and moves `*p` past them. */
 static fw_status_t read_values(char **p, double *out, unsigned n, const char *path,
                                unsigned lineno, const char *what) {
@@ -231,7 +272,7 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
   }
   char line[4096];
   unsigned lineno = 0;
-  int with_ratios = 0;
+  int version = 0;
   fw_status_t status = FW_OK;
   pthread_mutex_lock(&h->lock);
   while (status == FW_OK && fgets(line, sizeof(line), f)) {
@@ -239,15 +280,34 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
     size_t len = strlen(line);
     if (len && line[len - 1] == '\n') line[--len] = 0;
     if (lineno == 1) {
-      with_ratios = strcmp(line, FW_HISTORY_MAGIC) == 0;
-      if (!with_ratios && strcmp(line, FW_HISTORY_MAGIC_V1) != 0)
+      version = strcmp(line, FW_HISTORY_MAGIC) == 0      ? 3
+                : strcmp(line, FW_HISTORY_MAGIC_V2) == 0 ? 2
+                : strcmp(line, FW_HISTORY_MAGIC_V1) == 0 ? 1
+                                                         : 0;
+      if (!version)
         status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                                 "'%s' is not an fw history file (expected the first line "
-                                "'%s' or '%s')",
-                                path, FW_HISTORY_MAGIC, FW_HISTORY_MAGIC_V1);
+                                "'%s', '%s' or '%s')",
+                                path, FW_HISTORY_MAGIC, FW_HISTORY_MAGIC_V2,
+                                FW_HISTORY_MAGIC_V1);
       continue;
     }
     if (len == 0 || line[0] == '#') continue;
+    if (version >= 3 && strncmp(line, "link ", 5) == 0) {
+      unsigned long long bytes = 0, ns = 0;
+      int used = 0;
+      size_t numeric = strspn(line + 5, "0123456789 "); /* no signs: %llu takes "-1" */
+      if (sscanf(line + 5, "%llu %llu %n", &bytes, &ns, &used) != 2 || (size_t)used > numeric ||
+          !bytes || !ns || !line[5 + used]) {
+        status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                "history file '%s', line %u: malformed link (expected 'link "
+                                "BYTES NANOSECONDS DEVICE')",
+                                path, lineno);
+        break;
+      }
+      set_link(h, line + 5 + used, bytes, ns);
+      continue;
+    }
     unsigned kind = 0, size_class = 0, n = 0;
     unsigned long long count = 0;
     int used = 0;
@@ -261,7 +321,7 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
     p += used;
     double samples[FW_HISTORY_SAMPLES], ratios[FW_HISTORY_SAMPLES] = {0};
     status = read_values(&p, samples, n, path, lineno, "sample");
-    if (status == FW_OK && with_ratios)
+    if (status == FW_OK && version >= 2)
       status = read_values(&p, ratios, n, path, lineno, "model ratio");
     if (status != FW_OK) break;
     if (*p != ' ' || !p[1]) {
@@ -285,6 +345,14 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
   return status;
 }
 
+/* Whether `name` fits on one line that the loader's 4096-byte buffer reads back. */
+static int printable(const char *name) {
+  if (strlen(name) > 1024) return 0;
+  for (const char *c = name; *c; ++c)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) return 0;
+  return 1;
+}
+
 fw_status_t fw_history_save(fw_history_t *h, const char *path) {
   char tmp[4200];
   snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -292,24 +360,26 @@ fw_status_t fw_history_save(fw_history_t *h, const char *path) {
   if (!f)
     return fw_status_make(FW_STATUS_IO, "cannot write the history file '%s': %s",
                           tmp, strerror(errno));
-  fprintf(f, "%s\n# kind size_class count n samples... model_ratios... name\n",
+  fprintf(f,
+          "%s\n# kind size_class count n samples... model_ratios... name\n"
+          "# link bytes nanoseconds device\n",
           FW_HISTORY_MAGIC);
   pthread_mutex_lock(&h->lock);
   for (size_t i = 0; i < h->capacity; ++i) {
     const fw_history_entry_t *e = &h->entries[i];
     if (!e->name || e->size_class == FW_HISTORY_SUMMARY) continue;
-    /* One line per entry, read back with a 4096-byte line buffer: names with control
-     * characters or too long for that are not kept. */
-    int printable = strlen(e->name) <= 1024;
-    for (const char *c = e->name; printable && *c; ++c)
-      if ((unsigned char)*c < 0x20 || *c == 0x7f) printable = 0;
-    if (!printable) continue;
+    /* One line per entry: names with control characters or too long are not kept. */
+    if (!printable(e->name)) continue;
     size_t n = e->count < FW_HISTORY_SAMPLES ? (size_t)e->count : FW_HISTORY_SAMPLES;
     fprintf(f, "%u %u %llu %zu", e->kind, e->size_class, (unsigned long long)e->count, n);
     for (size_t k = 0; k < n; ++k) fprintf(f, " %.9g", e->samples[k]);
     for (size_t k = 0; k < n; ++k) fprintf(f, " %.6g", e->ratios[k]);
     fprintf(f, " %s\n", e->name);
   }
+  for (size_t i = 0; i < h->num_links; ++i)
+    if (printable(h->links[i].device))
+      fprintf(f, "link %llu %llu %s\n", (unsigned long long)h->links[i].bytes,
+            (unsigned long long)h->links[i].ns, h->links[i].device);
   pthread_mutex_unlock(&h->lock);
   int failed = ferror(f);
   failed |= fclose(f);

@@ -33,10 +33,19 @@ typedef struct fw_history_entry_t {
 
 #define FW_HISTORY_SUMMARY 255u
 
+/* A measured link between host memory and a device: the bytes its large copies moved and
+ * the time they took (StarPU's bus calibration), kept per device ("cuda:0 NVIDIA H200"). */
+typedef struct fw_history_link_t {
+  char *device;
+  uint64_t bytes, ns;
+} fw_history_link_t;
+
 typedef struct fw_history_t {
   pthread_mutex_t lock;
   fw_history_entry_t *entries; /* open addressing */
   size_t size, capacity;
+  fw_history_link_t *links;
+  size_t num_links;
 } fw_history_t;
 
 void fw_history_init(fw_history_t *h);
@@ -56,6 +65,10 @@ int fw_history_estimate(fw_history_t *h, const char *name, uint32_t kind, uint64
  * with the device model as the regression's shape). 0 when there is none. */
 int fw_history_model_ratio(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,
                            double *out_ratio);
+/* The link measured for `device` (1), if the history has one. */
+int fw_history_link(fw_history_t *h, const char *device, uint64_t *bytes, uint64_t *ns);
+/* Keeps (replaces) the link measured for `device`; nothing when out of memory. */
+void fw_history_set_link(fw_history_t *h, const char *device, uint64_t bytes, uint64_t ns);
 /* Merges the entries of a history file (a missing file is not an error). */
 fw_status_t fw_history_load(fw_history_t *h, const char *path);
 fw_status_t fw_history_save(fw_history_t *h, const char *path);

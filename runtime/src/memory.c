@@ -984,6 +984,24 @@ double fw_memory_link_gbps(const fw_memory_t *m, uint32_t node) {
   return (double)bytes / (double)ns; /* bytes per ns = GB/s */
 }
 
+int fw_memory_link_measure(const fw_memory_t *m, uint32_t node, uint64_t *bytes, uint64_t *ns) {
+  if (node >= m->num_nodes) return 0;
+  *bytes = atomic_load_explicit(&m->nodes[node].link_bytes, memory_order_relaxed);
+  *ns = atomic_load_explicit(&m->nodes[node].link_ns, memory_order_relaxed);
+  return *bytes >= FW_LINK_MEASURED_BYTES && *ns > 0;
+}
+
+void fw_memory_seed_link(fw_memory_t *m, uint32_t node, uint64_t bytes, uint64_t ns) {
+  if (node >= m->num_nodes || !bytes || !ns) return;
+  if (bytes > FW_LINK_SEED_BYTES) {
+    ns = (uint64_t)((double)ns * ((double)FW_LINK_SEED_BYTES / (double)bytes));
+    bytes = FW_LINK_SEED_BYTES;
+  }
+  if (!ns) return; /* faster than a nanosecond for 64 MiB: not a link */
+  atomic_store_explicit(&m->nodes[node].link_bytes, bytes, memory_order_relaxed);
+  atomic_store_explicit(&m->nodes[node].link_ns, ns, memory_order_relaxed);
+}
+
 void fw_memory_copy_seconds(const fw_memory_t *m, double out[FW_NUM_TIERS][FW_NUM_TIERS]) {
   for (int from = 0; from < FW_NUM_TIERS; ++from)
     for (int to = 0; to < FW_NUM_TIERS; ++to) out[from][to] = (double)m->copy_ns[from][to] * 1e-9;

@@ -182,6 +182,13 @@ void fw_memory_copy_seconds(const fw_memory_t *m, double out[FW_NUM_TIERS][FW_NU
 /* The bandwidth the copies between host memory and device node `node` got, in GB/s (0:
  * not measured yet). */
 double fw_memory_link_gbps(const fw_memory_t *m, uint32_t node);
+/* The bytes and time counted on device node `node`'s link (1 once it is measured). */
+int fw_memory_link_measure(const fw_memory_t *m, uint32_t node, uint64_t *bytes, uint64_t *ns);
+/* Starts the counts of `node`'s link from an earlier run's (`bytes` in `ns`), weighed as
+ * at most FW_LINK_SEED_BYTES: the rate is known from the first estimate, and this run's
+ * copies soon outweigh it. */
+#define FW_LINK_SEED_BYTES (64u << 20)
+void fw_memory_seed_link(fw_memory_t *m, uint32_t node, uint64_t bytes, uint64_t ns);
 /* Starts `threads` prefetch threads (after the scheduler exists: the lookahead reads
  * it); nothing when prefetch is off. */
 fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt, uint32_t threads);

@@ -300,6 +300,32 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
   return FW_OK;
 }
 
+/* The history keeps each GPU's measured link under its node and device names ("cuda:0
+ * NVIDIA H200"): a run on the same machine starts with the rate the last one measured. */
+static void link_key(const fw_runtime_t *rt, uint32_t d, char *out, size_t size) {
+  snprintf(out, size, "%s %s", rt->memory.nodes[rt->device_node[d]].name, rt->device_info[d].name);
+}
+
+static void load_links(fw_runtime_t *rt) {
+  for (uint32_t d = 1; d < rt->num_devices; ++d) {
+    char key[320];
+    uint64_t bytes, ns;
+    link_key(rt, d, key, sizeof(key));
+    if (fw_history_link(&rt->history, key, &bytes, &ns))
+      fw_memory_seed_link(&rt->memory, rt->device_node[d], bytes, ns);
+  }
+}
+
+static void save_links(fw_runtime_t *rt) {
+  for (uint32_t d = 1; d < rt->num_devices; ++d) {
+    char key[320];
+    uint64_t bytes, ns;
+    link_key(rt, d, key, sizeof(key));
+    if (fw_memory_link_measure(&rt->memory, rt->device_node[d], &bytes, &ns))
+      fw_history_set_link(&rt->history, key, bytes, ns);
+  }
+}
+
 /* Tears down what fw_runtime_create set up, in reverse; `stage` says how far it got. */
 static void teardown(fw_runtime_t *rt, int stage) {
   if (stage >= 4) {
@@ -308,6 +334,7 @@ static void teardown(fw_runtime_t *rt, int stage) {
   }
   if (stage >= 3) {
     if (rt->history_path && !rt->options.simulate) {
+      save_links(rt);
       fw_status_t status = fw_history_save(&rt->history, rt->history_path);
       fw_status_free(status); /* nobody to report to at destruction */
     }
@@ -382,6 +409,7 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
     teardown(rt, 3);
     return status;
   }
+  if (!o->simulate) load_links(rt);
   status = fw_scheduler_init(rt, &rt->sched);
   if (status != FW_OK) {
     teardown(rt, 4);

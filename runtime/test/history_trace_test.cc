@@ -65,7 +65,7 @@ TEST(HistoryTest, SavedAtDestructionAndLoadedAgain) {
   fw_runtime_destroy(rt);
 
   std::string text = slurp(path);
-  ASSERT_EQ(text.rfind("fw-history 2\n", 0), 0u) << text;
+  ASSERT_EQ(text.rfind("fw-history 3\n", 0), 0u) << text;
   // kind 1 (cpu), size class 9 (512 bytes), 10 samples, each sample's ratio to the
   // device model (the model has an estimate for every run: the bytes), then the name.
   size_t at = text.find("\n1 9 10 10 ");
@@ -146,7 +146,13 @@ TEST(HistoryTest, MalformedFilesAreRejected) {
       {"fw-history 2\n1 3 2 2 0.5 0.5 1 inf k\n", "line 2: malformed model ratio 2"},
       {"fw-history 2\n1 3 2 2 0.5 0.5 1 k\n", "line 2: malformed model ratio 2"},
       {"fw-history 2\n1 3 1 1 0.5 1\n", "line 2: missing task name"},
-      {"fw-history 3\n", "'" + path + "' is not an fw history file"},
+      {"fw-history 3\nlink 1 k\n", "line 2: malformed link (expected 'link BYTES NANOSECONDS DEVICE')"},
+      {"fw-history 3\nlink 1 2\n", "line 2: malformed link"},  // no device
+      {"fw-history 3\nlink -1 2 cuda:0 x\n", "line 2: malformed link"},
+      {"fw-history 3\nlink 1 0 cuda:0 x\n", "line 2: malformed link"},
+      {"fw-history 3\nlink 0 5 cuda:0 x\n", "line 2: malformed link"},
+      {"fw-history 2\nlink 1 2 cuda:0 x\n", "line 2: malformed entry"},  // not in format 2
+      {"fw-history 4\n", "'" + path + "' is not an fw history file"},
   };
   for (const Case &c : cases) {
     writeFile(path, c.text);
@@ -181,8 +187,8 @@ TEST(HistoryTest, WellFormedEdgeCasesLoad) {
   std::string copy = dir.file("copy.txt");
   FW_ASSERT_OK(fw_runtime_save_history(rt, copy.c_str()));
   std::string saved = slurp(copy);
-  // A file of the first format (no model ratios) loads; it is saved in the second.
-  EXPECT_EQ(saved.rfind("fw-history 2\n", 0), 0u) << saved;
+  // A file of the first format (no model ratios) loads; it is saved in the third.
+  EXPECT_EQ(saved.rfind("fw-history 3\n", 0), 0u) << saved;
   EXPECT_NE(saved.find(" 0.001 0.002 0.003 0 0 0 name with spaces\n"), std::string::npos)
       << saved;
   EXPECT_NE(saved.find(" empty\n"), std::string::npos) << saved;
@@ -211,6 +217,17 @@ TEST(HistoryTest, WellFormedEdgeCasesLoad) {
             std::string::npos)
       << slurp(v2_copy);
   fw_runtime_destroy(rt3);
+  // The third keeps the links measured; a device this machine lacks is kept too.
+  std::string v3_path = dir.file("v3.txt");
+  writeFile(v3_path, "fw-history 3\nlink 67108864 5000000 cuda:1 Some GPU\n");
+  fw_runtime_options_t o4 = historyOptions(v3_path);
+  fw_runtime_t *rt4 = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o4, &rt4));
+  std::string v3_copy = dir.file("v3-copy.txt");
+  FW_ASSERT_OK(fw_runtime_save_history(rt4, v3_copy.c_str()));
+  EXPECT_NE(slurp(v3_copy).find("\nlink 67108864 5000000 cuda:1 Some GPU\n"), std::string::npos)
+      << slurp(v3_copy);
+  fw_runtime_destroy(rt4);
   FW_EXPECT_ERROR(fw_runtime_save_history(rt, "/nonexistent/dir/history.txt"),
                   "cannot write the history file");
   FW_EXPECT_ERROR(fw_runtime_save_history(rt, nullptr), "path is NULL");

@@ -51,13 +51,13 @@
 // PREFETCH: fw-run: error: FW_PREFETCH='maybe': expected 0 or 1
 // RUN: echo "not a history" > %t.hist
 // RUN: not %fw-run %t.fwb --history=%t.hist 2>&1 | FileCheck %s --check-prefix=HIST
-// HIST: fw-run: error: '{{.*}}.hist' is not an fw history file (expected the first line 'fw-history 2' or 'fw-history 1')
+// HIST: fw-run: error: '{{.*}}.hist' is not an fw history file (expected the first line 'fw-history 3', 'fw-history 2' or 'fw-history 1')
 //
 // The history file is created at exit and read back by the next run.
 // RUN: rm -f %t.good.hist
 // RUN: %fw-run %t.fwb --history=%t.good.hist --benchmark=3 > /dev/null
 // RUN: head -1 %t.good.hist | FileCheck %s --check-prefix=GOODHIST
-// GOODHIST: fw-history 2
+// GOODHIST: fw-history 3
 // RUN: %fw-run %t.fwb --history=%t.good.hist --print-max-elements=0 > /dev/null
 
 func.func @ts(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
