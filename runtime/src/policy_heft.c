@@ -12,7 +12,12 @@
  * worker with room; the walk goes on with the next task. Placing a task starts its input
  * copies (prefetch), and the bounded queues keep placement late enough that a more
  * critical task released later still runs first (committing every ready task at once
- * cannot do that). */
+ * cannot do that). Submissions inserted together (those staged while another thread held
+ * the scheduler lock) go into the pool first and are placed in one pass. A pass per task
+ * looked over up to 64 pool tasks each time; when none could be placed (a worker waiting
+ * for the lock still had a task queued, so every task waited for the other, full one) the
+ * inserting thread held the lock through the whole run, up to a second for 200000 empty
+ * tasks on two workers. */
 #include "scheduler.h"
 
 #include "heft_plan.h"
@@ -151,6 +156,18 @@ static void dispatch(fw_scheduler_t *s, fw_worker_t *from, double now) {
   for (size_t i = 0; i < num_waiting; ++i) (void)fw_task_heap_push(&s->ready, waiting[i]);
 }
 
+/* `task` waits in the pool: a worker its plan holds back (idle, with tasks queued) may
+ * take it. */
+static void wake_held_back(fw_scheduler_t *s, const fw_task_t *task) {
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    fw_worker_t *w = &s->workers[i];
+    if (!w->lost && !w->running && w->heap.size && fw_worker_can_run(w, task)) {
+      fw_scheduler_notify(s, w);
+      return;
+    }
+  }
+}
+
 static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   if (!fw_scheduler_can_run(s, task)) return 0;
   double now = fw_scheduler_now(s);
@@ -172,16 +189,17 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   }
   if (!fw_task_heap_push(&s->ready, task)) return 0;
   task->worker = NULL;
+  if (s->inserting) return 1; /* heft_settle places the run of submissions */
   dispatch(s, from, now);
-  if (!task->worker) /* still in the pool: a worker its plan holds back may take it */
-    for (size_t i = 0; i < s->num_workers; ++i) {
-      fw_worker_t *w = &s->workers[i];
-      if (!w->lost && !w->running && w->heap.size && fw_worker_can_run(w, task)) {
-        fw_scheduler_notify(s, w);
-        break;
-      }
-    }
+  if (!task->worker) wake_held_back(s, task);
   return 1;
+}
+
+/* After a run of submissions went into the pool: one placement pass, then a worker held
+ * back by its plan may take what is left. */
+static void heft_settle(fw_scheduler_t *s) {
+  dispatch(s, NULL, fw_scheduler_now(s));
+  if (s->ready.size) wake_held_back(s, fw_task_heap_at(&s->ready, 0));
 }
 
 /* What a worker may start now, given the next task its plans give it (`head`: the first
@@ -320,4 +338,4 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
   return t;
 }
 
-const fw_policy_t fw_policy_heft = {"heft", heft_push, heft_pop, fw_heft_plan};
+const fw_policy_t fw_policy_heft = {"heft", heft_push, heft_pop, fw_heft_plan, heft_settle};

@@ -347,11 +347,18 @@ static void drain_staged(fw_scheduler_t *s) {
     oldest = newest;
     newest = next;
   }
+  /* Placing each task as it comes would look over the ready ones once per task. */
+  int several = oldest->next_staged != NULL && s->policy->settle;
+  s->inserting = several;
   while (oldest) {
     fw_task_t *next = oldest->next_staged;
     oldest->next_staged = NULL;
     insert_locked(s, oldest);
     oldest = next;
+  }
+  if (several) {
+    s->inserting = 0;
+    s->policy->settle(s);
   }
 }
 

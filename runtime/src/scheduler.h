@@ -141,6 +141,9 @@ typedef struct fw_policy_t {
    * before any of them is pushed, with sched.lock held; it may let the lock go meanwhile
    * (the batch's tasks stay held) and takes it back before it returns. */
   void (*plan)(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count);
+  /* Optional: called after a run of submissions was inserted at once (sched.lock held);
+   * during the run `inserting` is set, and push may leave placing to this. */
+  void (*settle)(fw_scheduler_t *s);
 } fw_policy_t;
 
 extern const fw_policy_t fw_policy_eager, fw_policy_ws, fw_policy_heft;
@@ -235,6 +238,7 @@ struct fw_scheduler_t {
    * looks at this list. */
   _Atomic(fw_task_t *) staged;
   FW_CACHE_LINE_PAD(pad_staged);
+  int inserting; /* staged submissions are being inserted (fw_policy_t.settle) */
   /* Threads waiting for completions sleep on done_cv with done_lock until done_epoch
    * moves (bumped by completions while someone waits). */
   pthread_mutex_t done_lock;
