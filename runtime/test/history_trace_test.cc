@@ -171,6 +171,19 @@ TEST(HistoryTest, MalformedFilesAreRejected) {
   fw_status_free(s);
 }
 
+// Loads `text` as a history file into a runtime and returns what that runtime saves.
+std::string roundTrip(fwtest::TempDir &dir, const std::string &name, const std::string &text) {
+  std::string path = dir.file(name + ".txt"), copy = dir.file(name + "-copy.txt");
+  writeFile(path, text);
+  fw_runtime_options_t o = historyOptions(path);
+  fw_runtime_t *rt = nullptr;
+  FW_EXPECT_OK(fw_runtime_create(&o, &rt));
+  if (!rt) return "";
+  FW_EXPECT_OK(fw_runtime_save_history(rt, copy.c_str()));
+  fw_runtime_destroy(rt);
+  return slurp(copy);
+}
+
 TEST(HistoryTest, WellFormedEdgeCasesLoad) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
@@ -196,38 +209,14 @@ TEST(HistoryTest, WellFormedEdgeCasesLoad) {
   std::string full = "fw-history 1\n1 4 100 32";
   for (int i = 0; i < 32; ++i) full += " 0.5";
   full += " full\n";
-  std::string full_path = dir.file("full.txt");
-  writeFile(full_path, full);
-  fw_runtime_options_t o2 = historyOptions(full_path);
-  fw_runtime_t *rt2 = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o2, &rt2));
-  std::string full_copy = dir.file("full-copy.txt");
-  FW_ASSERT_OK(fw_runtime_save_history(rt2, full_copy.c_str()));
-  EXPECT_NE(slurp(full_copy).find("1 4 100 32 0.5"), std::string::npos) << slurp(full_copy);
-  fw_runtime_destroy(rt2);
+  std::string saved_full = roundTrip(dir, "full", full);
+  EXPECT_NE(saved_full.find("1 4 100 32 0.5"), std::string::npos) << saved_full;
   // The second format keeps each sample's model ratio.
-  std::string v2_path = dir.file("v2.txt");
-  writeFile(v2_path, "fw-history 2\n2 9 3 3 0.001 0.002 0.003 2 2.5 0 calibrated\n");
-  fw_runtime_options_t o3 = historyOptions(v2_path);
-  fw_runtime_t *rt3 = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o3, &rt3));
-  std::string v2_copy = dir.file("v2-copy.txt");
-  FW_ASSERT_OK(fw_runtime_save_history(rt3, v2_copy.c_str()));
-  EXPECT_NE(slurp(v2_copy).find("\n2 9 3 3 0.001 0.002 0.003 2 2.5 0 calibrated\n"),
-            std::string::npos)
-      << slurp(v2_copy);
-  fw_runtime_destroy(rt3);
+  std::string v2 = roundTrip(dir, "v2", "fw-history 2\n2 9 3 3 0.001 0.002 0.003 2 2.5 0 calibrated\n");
+  EXPECT_NE(v2.find("\n2 9 3 3 0.001 0.002 0.003 2 2.5 0 calibrated\n"), std::string::npos) << v2;
   // The third keeps the links measured; a device this machine lacks is kept too.
-  std::string v3_path = dir.file("v3.txt");
-  writeFile(v3_path, "fw-history 3\nlink 67108864 5000000 cuda:1 Some GPU\n");
-  fw_runtime_options_t o4 = historyOptions(v3_path);
-  fw_runtime_t *rt4 = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o4, &rt4));
-  std::string v3_copy = dir.file("v3-copy.txt");
-  FW_ASSERT_OK(fw_runtime_save_history(rt4, v3_copy.c_str()));
-  EXPECT_NE(slurp(v3_copy).find("\nlink 67108864 5000000 cuda:1 Some GPU\n"), std::string::npos)
-      << slurp(v3_copy);
-  fw_runtime_destroy(rt4);
+  std::string v3 = roundTrip(dir, "v3", "fw-history 3\nlink 67108864 5000000 cuda:1 Some GPU\n");
+  EXPECT_NE(v3.find("\nlink 67108864 5000000 cuda:1 Some GPU\n"), std::string::npos) << v3;
   FW_EXPECT_ERROR(fw_runtime_save_history(rt, "/nonexistent/dir/history.txt"),
                   "cannot write the history file");
   FW_EXPECT_ERROR(fw_runtime_save_history(rt, nullptr), "path is NULL");
