@@ -379,7 +379,7 @@ fw_status_t fw_history_save(fw_history_t *h, const char *path) {
   for (size_t i = 0; i < h->num_links; ++i)
     if (printable(h->links[i].device))
       fprintf(f, "link %llu %llu %s\n", (unsigned long long)h->links[i].bytes,
-            (unsigned long long)h->links[i].ns, h->links[i].device);
+              (unsigned long long)h->links[i].ns, h->links[i].device);
   pthread_mutex_unlock(&h->lock);
   int failed = ferror(f);
   failed |= fclose(f);
