@@ -976,19 +976,17 @@ void fw_memory_fini(fw_memory_t *m) {
   pthread_cond_destroy(&m->prefetch_cv);
 }
 
-double fw_memory_link_gbps(const fw_memory_t *m, uint32_t node) {
-  if (node >= m->num_nodes) return 0;
-  uint64_t bytes = atomic_load_explicit(&m->nodes[node].link_bytes, memory_order_relaxed);
-  uint64_t ns = atomic_load_explicit(&m->nodes[node].link_ns, memory_order_relaxed);
-  if (bytes < FW_LINK_MEASURED_BYTES || ns == 0) return 0;
-  return (double)bytes / (double)ns; /* bytes per ns = GB/s */
-}
-
 int fw_memory_link_measure(const fw_memory_t *m, uint32_t node, uint64_t *bytes, uint64_t *ns) {
   if (node >= m->num_nodes) return 0;
   *bytes = atomic_load_explicit(&m->nodes[node].link_bytes, memory_order_relaxed);
   *ns = atomic_load_explicit(&m->nodes[node].link_ns, memory_order_relaxed);
   return *bytes >= FW_LINK_MEASURED_BYTES && *ns > 0;
+}
+
+double fw_memory_link_gbps(const fw_memory_t *m, uint32_t node) {
+  uint64_t bytes, ns;
+  if (!fw_memory_link_measure(m, node, &bytes, &ns)) return 0;
+  return (double)bytes / (double)ns; /* bytes per ns = GB/s */
 }
 
 void fw_memory_seed_link(fw_memory_t *m, uint32_t node, uint64_t bytes, uint64_t ns) {

@@ -523,16 +523,25 @@ size_t fw_module_executable_count(const fw_module_t *module) {
   return module ? module->md.num_executables : 0;
 }
 
-fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
-                                      fw_executable_info_t *out_info) {
-  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
-  memset(out_info, 0, sizeof(*out_info));
+/* Executable `index` of `module`, or the error naming what is wrong. */
+static fw_status_t executable_at(const fw_module_t *module, size_t index,
+                                 const fw_md_executable_t **out) {
   if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
   if (index >= module->md.num_executables)
     return fw_status_make(FW_STATUS_OUT_OF_RANGE,
                           "executable index %zu is out of range (%zu executables)", index,
                           module->md.num_executables);
-  const fw_md_executable_t *e = &module->md.executables[index];
+  *out = &module->md.executables[index];
+  return FW_OK;
+}
+
+fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
+                                      fw_executable_info_t *out_info) {
+  if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
+  memset(out_info, 0, sizeof(*out_info));
+  const fw_md_executable_t *e;
+  fw_status_t status = executable_at(module, index, &e);
+  if (status != FW_OK) return status;
   out_info->name = e->name;
   out_info->num_bindings = e->num_bindings;
   out_info->bindings = module->md.bindings + e->first_binding;
@@ -552,12 +561,9 @@ fw_status_t fw_module_cost_term_info(const fw_module_t *module, size_t executabl
                                      size_t term, fw_cost_term_info_t *out_info) {
   if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
   memset(out_info, 0, sizeof(*out_info));
-  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
-  if (executable >= module->md.num_executables)
-    return fw_status_make(FW_STATUS_OUT_OF_RANGE,
-                          "executable index %zu is out of range (%zu executables)", executable,
-                          module->md.num_executables);
-  const fw_md_executable_t *e = &module->md.executables[executable];
+  const fw_md_executable_t *e;
+  fw_status_t status = executable_at(module, executable, &e);
+  if (status != FW_OK) return status;
   if (term >= e->num_cost_terms)
     return fw_status_make(FW_STATUS_OUT_OF_RANGE,
                           "cost term %zu of @%s is out of range (%u terms)", term, e->name,
@@ -596,11 +602,9 @@ fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
                                    fw_variant_info_t *out_info) {
   if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
   memset(out_info, 0, sizeof(*out_info));
-  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
-  if (executable >= module->md.num_executables)
-    return fw_status_make(FW_STATUS_OUT_OF_RANGE, "executable index %zu is out of range",
-                          executable);
-  const fw_md_executable_t *e = &module->md.executables[executable];
+  const fw_md_executable_t *e;
+  fw_status_t status = executable_at(module, executable, &e);
+  if (status != FW_OK) return status;
   if (variant >= e->num_variants)
     return fw_status_make(FW_STATUS_OUT_OF_RANGE,
                           "variant index %zu of executable @%s is out of range (%u variants)",

@@ -94,6 +94,15 @@ TEST_F(ModuleTest, LoadFileAndReflect) {
   EXPECT_EQ(v.kind, FW_VARIANT_KIND_CPU_SYMBOL);
   FW_EXPECT_ERROR(fw_module_variant_info(m, 0, 1, &v), "out of range");
   FW_EXPECT_ERROR(fw_module_executable_info(m, 1, &e), "out of range");
+  FW_EXPECT_ERROR(fw_module_variant_info(m, 1, 0, &v), "executable index 1 is out of range (1 executables)");
+  // A static shape: no cost terms.
+  EXPECT_EQ(fw_module_cost_term_count(m, 0), 0u);
+  EXPECT_EQ(fw_module_cost_term_count(m, 1), 0u);
+  fw_cost_term_info_t term;
+  FW_EXPECT_ERROR(fw_module_cost_term_info(m, 0, 0, &term), "cost term 0 of @add_dispatch_0 is out of range (0 terms)");
+  FW_EXPECT_ERROR(fw_module_cost_term_info(m, 1, 0, &term), "executable index 1 is out of range");
+  FW_EXPECT_ERROR(fw_module_cost_term_info(nullptr, 0, 0, &term), "module is NULL");
+  FW_EXPECT_ERROR(fw_module_cost_term_info(m, 0, 0, nullptr), "out_info is NULL");
   FW_EXPECT_ERROR(fw_module_function_info(m, 1, &f), "out of range");
   FW_EXPECT_ERROR(fw_module_target_info(m, 1, &t), "out of range");
   size_t index = 99;
