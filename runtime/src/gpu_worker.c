@@ -7,11 +7,13 @@
  * kernel is seen complete, when its outputs become valid there (fw_memory_release) and
  * its successors ready; tasks complete in the order they were launched. Every task in
  * flight was ready when it was taken, so none depends on another in flight. The next task
- * is launched early only when its buffers can be taken at once: one whose inputs must
- * still move, or which needs room that the tasks in flight hold, has its inputs start
- * moving on the prefetch threads, waits for those tasks to complete, and is then taken
- * like any task. A kernel that fails, at launch or when it is seen complete, gives its
- * task back to the scheduler for another device. */
+ * is launched early only when its buffers can be taken without waiting: one whose inputs
+ * must still move has them start moving on the prefetch threads while the kernels in
+ * flight keep the GPU busy, completes those seen to end meanwhile, and launches behind
+ * the others once its inputs are there. One that needs room the tasks in flight hold (or
+ * whose inputs cannot start moving: prefetch off, memory contended) waits for those tasks
+ * to complete and is then taken like any task. A kernel that fails, at launch or when it
+ * is seen complete, gives its task back to the scheduler for another device. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +235,46 @@ static fw_task_t *finish_oldest(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker
   return NULL;
 }
 
+/* Whether the oldest kernel in flight is seen to have ended, without waiting: 1 or 0, and
+ * -1 when the worker cannot tell (no event after it: finish_oldest waits for its queue). */
+static int oldest_ended(fw_gpu_worker_t *g) {
+  fw_gpu_slot_t *slot = &g->slots[g->head];
+  if (!slot->end_recorded) return -1;
+  return g->device->vtable->event_is_complete(g->device, slot->end);
+}
+
+/* How long a worker waiting for inputs lets the kernels in flight be before it looks at
+ * them again: until the oldest is expected to end, within [20 us, 1 ms]. */
+static uint64_t look_again_ns(const fw_gpu_worker_t *g) {
+  const fw_gpu_slot_t *slot = &g->slots[g->head];
+  double end = (double)slot->run.start + slot->task->expected_seconds * 1e9;
+  double left = end - (double)fw_now_ns();
+  return left < 20e3 ? 20000u : left > 1e6 ? 1000000u : (uint64_t)left;
+}
+
+/* `t`'s inputs are on their way (prefetch threads): while kernels are in flight, it is
+ * launched behind them as soon as its buffers can be taken, and those seen to end
+ * meanwhile complete. REFUSED when the kernels in flight all completed first (or the
+ * worker cannot tell when they end): it is then taken like any task. */
+static begin_result_t begin_when_inputs_land(fw_scheduler_t *s, fw_worker_t *w,
+                                             fw_gpu_worker_t *g, fw_task_t *t,
+                                             fw_task_t **next) {
+  fw_memory_t *m = &s->runtime->memory;
+  while (g->count) {
+    int ended = oldest_ended(g);
+    if (ended < 0) break;
+    if (ended) {
+      finish_oldest(s, w, g, 0);
+      continue;
+    }
+    uint64_t seen = fw_memory_changes(m);
+    begin_result_t result = begin(s, w, g, t, 1, next);
+    if (result != REFUSED) return result;
+    fw_memory_wait_change(m, seen, look_again_ns(g));
+  }
+  return REFUSED;
+}
+
 void fw_gpu_worker_run(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   fw_gpu_worker_t *g = state(s, w);
   if (!g) {
@@ -247,11 +289,11 @@ void fw_gpu_worker_run(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
     while (t) {
       fw_task_t *next = NULL;
       begin_result_t result = begin(s, w, g, t, g->count > 0, &next);
+      if (result == REFUSED && fw_scheduler_prefetch_inputs(s, t, w->memory_node))
+        result = begin_when_inputs_land(s, w, g, t, &next);
       if (result == REFUSED) {
-        /* Its inputs must move, or it needs room the tasks in flight may hold: the inputs
-         * start moving on the prefetch threads while those complete, then it takes its
-         * buffers like any task. */
-        fw_scheduler_prefetch_inputs(s, t, w->memory_node);
+        /* It needs room the tasks in flight may hold, or its inputs could not start
+         * moving: those complete first, then it takes its buffers like any task. */
         while (g->count) finish_oldest(s, w, g, 0);
         continue;
       }

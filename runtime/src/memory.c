@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime_internal.h"
 #include "scheduler.h"
@@ -92,7 +93,11 @@ fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
   fw_status_t status = fw_storage_init(&m->storage, storage_dir, buffered_storage);
   if (status != FW_OK) return status;
   pthread_mutex_init(&m->lock, NULL);
-  pthread_cond_init(&m->cv, NULL);
+  pthread_condattr_t monotonic;
+  pthread_condattr_init(&monotonic);
+  pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+  pthread_cond_init(&m->cv, &monotonic);
+  pthread_condattr_destroy(&monotonic);
   pthread_mutex_init(&m->prefetch_lock, NULL);
   pthread_cond_init(&m->prefetch_cv, NULL);
   m->num_nodes = 2;
@@ -129,6 +134,12 @@ static int valid_elsewhere(const fw_memory_t *m, const fw_buffer_t *b, uint32_t 
   for (uint32_t n = 0; n < m->num_nodes; ++n)
     if (n != node && b->mem.replicas[n].valid) return 1;
   return 0;
+}
+
+/* What waiters on the memory's state wait for happened (lock held). */
+static void changed(fw_memory_t *m) {
+  ++m->changes;
+  pthread_cond_broadcast(&m->cv);
 }
 
 /* Whether a copy into or out of any replica of the buffer is in flight. */
@@ -233,7 +244,7 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t
       atomic_fetch_add_explicit(&m->nodes[device].link_ns, t1 - t0, memory_order_relaxed);
     }
   }
-  pthread_cond_broadcast(&m->cv);
+  changed(m);
   return status;
 }
 
@@ -259,7 +270,7 @@ static fw_status_t fill_zero(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   pthread_mutex_lock(&m->lock);
   --m->transfers;
   r->busy = 0;
-  pthread_cond_broadcast(&m->cv);
+  changed(m);
   return status;
 }
 
@@ -404,6 +415,25 @@ static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64
     if (evictions) ++*evictions;
   }
   return FW_OK;
+}
+
+uint64_t fw_memory_changes(fw_memory_t *m) {
+  pthread_mutex_lock(&m->lock);
+  uint64_t changes = m->changes;
+  pthread_mutex_unlock(&m->lock);
+  return changes;
+}
+
+void fw_memory_wait_change(fw_memory_t *m, uint64_t seen, uint64_t timeout_ns) {
+  struct timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  uint64_t ns = (uint64_t)deadline.tv_nsec + timeout_ns;
+  deadline.tv_sec += (time_t)(ns / 1000000000u);
+  deadline.tv_nsec = (long)(ns % 1000000000u);
+  pthread_mutex_lock(&m->lock);
+  while (m->changes == seen)
+    if (pthread_cond_timedwait(&m->cv, &m->lock, &deadline) != 0) break; /* timed out */
+  pthread_mutex_unlock(&m->lock);
 }
 
 static void wait_memory(fw_memory_t *m, uint64_t *stall_ns) {
@@ -603,7 +633,7 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
       --task->accesses[i].buffer->mem.replicas[node].pins;
       --m->task_pins;
     }
-    pthread_cond_broadcast(&m->cv);
+    changed(m);
   }
   /* Time spent here is a stall only when there was something to wait for or to move:
    * the lock and the bookkeeping alone are not. */
@@ -661,7 +691,7 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
       fw_memory_set_valid(b, node, 1);
     }
   }
-  pthread_cond_broadcast(&m->cv);
+  changed(m);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -727,7 +757,7 @@ void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *b) {
   for (uint32_t k = 0; k < m->num_nodes; ++k)
     if (!is_host_wrapped(b, k)) drop_replica(m, b, k);
   if (!b->wrapped) unlink_buffer(m, b);
-  pthread_cond_broadcast(&m->cv);
+  changed(m);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -780,7 +810,7 @@ void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *b) {
   pthread_mutex_lock(&m->lock);
   if (atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) {
     atomic_store_explicit(&b->mem.mapped, 0, memory_order_relaxed);
-    pthread_cond_broadcast(&m->cv);
+    changed(m);
   }
   pthread_mutex_unlock(&m->lock);
 }
@@ -810,7 +840,7 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t 
     --r->pins;
     if (status == FW_OK) r->prefetched = 1;
     r->last_use = ++m->tick;
-    pthread_cond_broadcast(&m->cv);
+    changed(m);
   }
   /* A failed prefetch is harmless: the task fetches on demand and reports the error. */
   fw_status_free(status);
@@ -824,7 +854,7 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t 
 static void prefetch_refs_dropped(fw_memory_t *m, size_t count) {
   pthread_mutex_lock(&m->lock);
   atomic_fetch_sub_explicit(&m->prefetch_refs, (unsigned)count, memory_order_relaxed);
-  pthread_cond_broadcast(&m->cv);
+  changed(m);
   pthread_mutex_unlock(&m->lock);
 }
 

@@ -76,7 +76,8 @@ typedef struct fw_memory_node_t {
 
 typedef struct fw_memory_t {
   pthread_mutex_t lock;
-  pthread_cond_t cv; /* a replica stopped being busy or was unpinned */
+  pthread_cond_t cv; /* a replica stopped being busy or was unpinned (CLOCK_MONOTONIC) */
+  uint64_t changes;  /* advanced with each broadcast of cv */
   size_t num_nodes;
   fw_memory_node_t nodes[FW_MAX_MEMORY_NODES];
   fw_storage_t storage; /* the storage node's files */
@@ -151,6 +152,11 @@ fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, vo
  * completion of those kernels would give (the room their buffers hold). */
 fw_status_t fw_memory_try_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node,
                                   void **out_data, int *out_taken);
+/* How many times the memory's state changed as fw_memory_acquire waits for (a copy landed,
+ * a replica was unpinned or freed): fw_memory_wait_change waits for the next one. */
+uint64_t fw_memory_changes(fw_memory_t *m);
+/* Waits until the count has moved past `seen`, or for `timeout_ns` at most. */
+void fw_memory_wait_change(fw_memory_t *m, uint64_t seen, uint64_t timeout_ns);
 /* Unpins; written buffers become valid on `node` only. */
 void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node);
 /* Unpins after the task failed there: nothing it was to write changes state (the other

@@ -244,18 +244,20 @@ void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
     fw_simulator_prefetch(s, t);
     return;
   }
-  fw_scheduler_prefetch_inputs(s, t, t->worker ? t->worker->memory_node : FW_NODE_HOST);
+  (void)fw_scheduler_prefetch_inputs(s, t, t->worker ? t->worker->memory_node : FW_NODE_HOST);
 }
 
-void fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t node) {
+int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t node) {
+  fw_memory_t *m = &s->runtime->memory;
   /* Once anything was evicted, memory is contended: prefetching every placed task would
    * evict data the next tasks need, so the lookahead window (in execution order) decides
    * instead. */
-  if (atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed)) return;
+  if (!m->prefetch_started || atomic_load_explicit(&m->spilled, memory_order_relaxed)) return 0;
   double need = fw_scheduler_need(s, t);
   for (size_t i = 0; i < t->num_accesses; ++i)
     if (t->accesses[i].access & FW_ACCESS_READ)
-      fw_memory_prefetch(&s->runtime->memory, t->accesses[i].buffer, node, need);
+      fw_memory_prefetch(m, t->accesses[i].buffer, node, need);
+  return 1;
 }
 
 /* Task t completed on `w` (NULL: on no worker). Its successors that a plan placed on

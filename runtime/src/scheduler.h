@@ -355,8 +355,9 @@ int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task);
  * no worker yet): its inputs start moving there. */
 void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *task);
 /* Asks the prefetch threads to bring what `task` reads to `node` (unless memory is
- * contended: then the lookahead window decides). No lock needed. */
-void fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *task, uint32_t node);
+ * contended: then the lookahead window decides). No lock needed. Returns whether it
+ * asked (prefetch on, memory not contended). */
+int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *task, uint32_t node);
 /* When task `t` needs its inputs, for the order of the copies (prefetch_queue.h): its
  * planned start, or now when no plan placed it. */
 double fw_scheduler_need(const fw_scheduler_t *s, const fw_task_t *t);

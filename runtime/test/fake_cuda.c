@@ -22,7 +22,11 @@
  *                        with "behind N", the kernels still unfinished on its stream
  *   FW_FAKE_CUDA_BLOCK_US  "128=400,512=90": noop and async launches with those threads per
  *                        block take that many microseconds instead, so that candidate
- *                        variants differ in speed by construction */
+ *                        variants differ in speed by construction
+ *   FW_FAKE_CUDA_COPY_US with "async" launches, each copy also takes that many
+ *                        microseconds of real time on its stream, after the work queued
+ *                        there (its bytes are in place at once; a wait for the stream
+ *                        waits for its time) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdarg.h>
@@ -236,26 +240,37 @@ FAKE_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_
   return CUDA_SUCCESS;
 }
 
+/* An async-mode copy's time on its stream (FW_FAKE_CUDA_COPY_US). */
+static void copy_takes_time(struct CUstream_st *stream) {
+  int us = env_int("FW_FAKE_CUDA_COPY_US", 0);
+  if (us <= 0 || !launch_mode_is("async")) return;
+  pthread_mutex_lock(&g_lock);
+  struct CUstream_st *s = stream_or_default(stream);
+  double now = now_ms();
+  s->busy_until_ms = (s->busy_until_ms > now ? s->busy_until_ms : now) + us * 1e-3;
+  pthread_mutex_unlock(&g_lock);
+}
+
 FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
                                           struct CUstream_st *s) {
-  (void)s;
   memcpy((void *)(uintptr_t)dst, src, n);
   log_line("copy to device %zu", n);
+  copy_takes_time(s);
   return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
                                           struct CUstream_st *s) {
-  (void)s;
   memcpy(dst, (const void *)(uintptr_t)src, n);
   log_line("copy to host %zu", n);
+  copy_takes_time(s);
   return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n,
                                           struct CUstream_st *s) {
-  (void)s;
   memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+  copy_takes_time(s);
   return CUDA_SUCCESS;
 }
 
