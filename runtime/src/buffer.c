@@ -173,14 +173,19 @@ void fw_buffer_unmap(fw_buffer_t *buffer) {
   if (buffer) fw_memory_unmap(&buffer->runtime->memory, buffer);
 }
 
-void *fw_buffer_data(fw_buffer_t *buffer) {
-  if (!buffer) return NULL;
+fw_status_t fw_buffer_map(fw_buffer_t *buffer, void **out_data) {
+  if (!out_data) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_data is NULL");
+  *out_data = NULL;
+  if (!buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "buffer is NULL");
   /* Sequential consistency: the caller sees the buffer after every task submitted on it,
    * and may write it once the readers are done. */
   fw_scheduler_wait_buffer(&buffer->runtime->sched, buffer, 1);
+  return fw_memory_map_host(&buffer->runtime->memory, buffer, out_data);
+}
+
+void *fw_buffer_data(fw_buffer_t *buffer) {
   void *data = NULL;
-  fw_status_t status = fw_memory_map_host(&buffer->runtime->memory, buffer, &data);
-  fw_status_free(status);
+  fw_status_free(fw_buffer_map(buffer, &data));
   return data;
 }
 

@@ -94,7 +94,7 @@ typedef struct fw_device_vtable_t {
   fw_status_t (*queue_wait_event)(fw_device_t *device, fw_device_queue_t *queue,
                                   fw_device_event_t *event);
   fw_status_t (*event_synchronize)(fw_device_t *device, fw_device_event_t *event);
-  /* 1 when complete, 0 when pending. */
+  /* 0 while pending; 1 when complete, or when it failed (event_synchronize says why). */
   int (*event_is_complete)(fw_device_t *device, fw_device_event_t *event);
   fw_status_t (*event_elapsed)(fw_device_t *device, fw_device_event_t *start,
                                fw_device_event_t *end, double *out_seconds);

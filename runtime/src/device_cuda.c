@@ -37,6 +37,7 @@ typedef struct CUevent_st *fw_CUevent;
 
 enum {
   FW_CUDA_SUCCESS = 0,
+  FW_CUDA_ERROR_NOT_READY = 600,
   FW_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   FW_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   FW_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
@@ -392,8 +393,12 @@ static fw_status_t cu_event_synchronize(fw_device_t *device, fw_device_event_t *
 }
 
 static int cu_event_is_complete(fw_device_t *device, fw_device_event_t *event) {
-  if (bind((cuda_device_t *)device) != FW_OK) return 0;
-  return g_api.cuEventQuery(event->event) == FW_CUDA_SUCCESS;
+  fw_status_t s = bind((cuda_device_t *)device);
+  if (s) {
+    fw_status_free(s);
+    return 1; /* event_synchronize reports it */
+  }
+  return g_api.cuEventQuery(event->event) != FW_CUDA_ERROR_NOT_READY;
 }
 
 static fw_status_t cu_event_elapsed(fw_device_t *device, fw_device_event_t *start,

@@ -39,6 +39,7 @@ typedef struct ihipModuleSymbol_t *fw_hipFunction_t;
 
 enum {
   FW_HIP_SUCCESS = 0,
+  FW_HIP_ERROR_NOT_READY = 600,
   FW_HIP_ATTRIBUTE_MULTIPROCESSOR_COUNT = 63,
   FW_HIP_STREAM_NON_BLOCKING = 1,
   FW_HIP_MEMCPY_HOST_TO_DEVICE = 1,
@@ -397,8 +398,12 @@ static fw_status_t hip_event_synchronize(fw_device_t *device, fw_device_event_t 
 }
 
 static int hip_event_is_complete(fw_device_t *device, fw_device_event_t *event) {
-  if (bind((hip_device_t *)device) != FW_OK) return 0;
-  return g_api.hipEventQuery(event->event) == FW_HIP_SUCCESS;
+  fw_status_t s = bind((hip_device_t *)device);
+  if (s) {
+    fw_status_free(s);
+    return 1; /* event_synchronize reports it */
+  }
+  return g_api.hipEventQuery(event->event) != FW_HIP_ERROR_NOT_READY;
 }
 
 static fw_status_t hip_event_elapsed(fw_device_t *device, fw_device_event_t *start,

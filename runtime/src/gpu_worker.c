@@ -119,9 +119,10 @@ static fw_status_t launch(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g, 
 
 /* `t` failed on `w` (its buffers released): another device runs it if one can, else it
  * completes with the error; the trace shows the attempt with the reason either way.
- * Returns the worker's next task. */
+ * With `pop`, returns the worker's next task (else NULL: the worker has kernels in flight
+ * to complete first, and would drop a task taken now). */
 static fw_task_t *failed(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, fw_status_t status,
-                         uint64_t since) {
+                         uint64_t since, int pop) {
   fw_runtime_t *rt = s->runtime;
   int rerun = fw_scheduler_can_rerun(t, w);
   if (rt->trace.enabled) {
@@ -130,8 +131,12 @@ static fw_task_t *failed(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, fw_sta
              fw_status_message(status));
     fw_trace_add(&rt->trace, w->index, what, since, fw_now_ns(), 0);
   }
-  return rerun ? fw_scheduler_rerun_and_next(s, t, w, status)
-               : fw_scheduler_complete_and_next(s, t, w, status);
+  if (pop)
+    return rerun ? fw_scheduler_rerun_and_next(s, t, w, status)
+                 : fw_scheduler_complete_and_next(s, t, w, status);
+  if (rerun) fw_scheduler_rerun(s, t, w, status);
+  else fw_scheduler_complete(s, t, w, status);
+  return NULL;
 }
 
 typedef enum { LAUNCHED, DONE, REFUSED } begin_result_t;
@@ -186,7 +191,7 @@ static begin_result_t begin(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker_t *
   }
   if (data != stack) free(data);
   if (status != FW_OK) {
-    *next = failed(s, w, t, status, r->t0);
+    *next = failed(s, w, t, status, r->t0, 1);
     return DONE;
   }
   slot->task = t;
@@ -225,7 +230,7 @@ static fw_task_t *finish_oldest(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker
     status = fw_status_annotate(status, "task @%s on %s", t->name,
                                 rt->device_info[w->device_index].name);
     fw_memory_release_failed(&rt->memory, t, w->memory_node);
-    return failed(s, w, t, status, r->start);
+    return failed(s, w, t, status, r->start, pop);
   }
   fw_scheduler_launch_succeeded(w);
   fw_memory_release(&rt->memory, t, w->memory_node);
@@ -282,7 +287,7 @@ void fw_gpu_worker_run(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
       t = failed(s, w, t,
                  fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory for "
                                 "the GPU worker", t->name),
-                 fw_now_ns());
+                 fw_now_ns(), 1);
     return;
   }
   for (;;) {

@@ -608,8 +608,9 @@ static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
     if (&s->workers[i] != w && !s->workers[i].lost) fw_scheduler_notify(s, &s->workers[i]);
 }
 
-fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w,
-                                       fw_status_t status) {
+/* fw_scheduler_rerun_and_next; with `pop` 0, pops nothing and returns NULL. */
+static fw_task_t *rerun(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w, fw_status_t status,
+                        int pop) {
   /* Running out of device memory says nothing about the device's health. */
   int counts = fw_status_code(status) != FW_STATUS_RESOURCE_EXHAUSTED;
   fw_status_free(status);
@@ -627,9 +628,18 @@ fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *t, fw_worke
   w->running = w->in_flight > 0;
   if (counts && ++w->failures >= FW_GPU_MAX_FAILURES && !w->lost) lose_worker(s, w);
   make_ready(s, t, NULL);
-  fw_task_t *next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
+  fw_task_t *next = s->shutdown || !pop ? NULL : fw_scheduler_pop_locked(s, w);
   fw_sched_unlock(s);
   return next;
+}
+
+fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w,
+                                       fw_status_t status) {
+  return rerun(s, t, w, status, 1);
+}
+
+void fw_scheduler_rerun(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w, fw_status_t status) {
+  (void)rerun(s, t, w, status, 0);
 }
 
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w) {

@@ -399,6 +399,8 @@ fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw
 #define FW_GPU_MAX_FAILURES 3u
 fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                                        fw_status_t status);
+/* The same without taking a next task (a GPU worker completing a task in flight). */
+void fw_scheduler_rerun(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, fw_status_t status);
 /* Whether a task that failed on `w` can run on another device. */
 int fw_scheduler_can_rerun(const fw_task_t *task, const fw_worker_t *w);
 /* A launch succeeded on `w` (resets its failure count; lock-free). */

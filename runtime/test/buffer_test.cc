@@ -30,6 +30,10 @@ TEST_F(BufferTest, CreateWithDataAndQuery) {
   EXPECT_EQ(fw_buffer_byte_size(b), sizeof(data));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(fw_buffer_data(b)) % 64, 0u);
   EXPECT_EQ(std::memcmp(fw_buffer_data(b), data, sizeof(data)), 0);
+  void *mapped = nullptr;
+  FW_EXPECT_OK(fw_buffer_map(b, &mapped));
+  EXPECT_EQ(mapped, fw_buffer_data(b));
+  FW_EXPECT_ERROR(fw_buffer_map(b, nullptr), "out_data is NULL");
   fw_tensor_type_t t;
   FW_EXPECT_OK(fw_buffer_type(b, &t));
   EXPECT_EQ(t.rank, 2u);
@@ -115,6 +119,9 @@ TEST_F(BufferTest, AccessorsTolerateNull) {
   EXPECT_EQ(fw_buffer_rank(nullptr), 0u);
   EXPECT_EQ(fw_buffer_dim(nullptr, 0), -1);
   EXPECT_EQ(fw_buffer_data(nullptr), nullptr);
+  void *data = reinterpret_cast<void *>(0x1);
+  FW_EXPECT_ERROR(fw_buffer_map(nullptr, &data), "buffer is NULL");
+  EXPECT_EQ(data, nullptr);
   EXPECT_EQ(fw_buffer_byte_size(nullptr), 0u);
   fw_tensor_type_t t;
   FW_EXPECT_ERROR(fw_buffer_type(nullptr, &t), "NULL");

@@ -26,7 +26,12 @@
  *   FW_FAKE_CUDA_COPY_US with "async" launches, each copy also takes that many
  *                        microseconds of real time on its stream, after the work queued
  *                        there (its bytes are in place at once; a wait for the stream
- *                        waits for its time) */
+ *                        waits for its time)
+ *   FW_FAKE_CUDA_FAULT_AT with "async" launches, the launch with this number (from 1)
+ *                        faults on the device as a kernel that fails while it runs: the
+ *                        launch itself succeeds, and from then on the context is broken
+ *                        as CUDA's is after such a fault: copies, waits and queries of
+ *                        events and streams return CUDA_ERROR_LAUNCH_FAILED */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdarg.h>
@@ -96,6 +101,15 @@ struct CUstream_st {
 static struct CUstream_st g_default_stream; /* the legacy default stream (NULL) */
 struct CUevent_st { int recorded; double at_ms; };
 static double g_device_clock_ms; /* the virtual device clock of no-op launches */
+static unsigned g_async_launches; /* FW_FAKE_CUDA_FAULT_AT counts them */
+static int g_faulted;             /* the context is broken (FW_FAKE_CUDA_FAULT_AT) */
+
+static int faulted(void) {
+  pthread_mutex_lock(&g_lock);
+  int f = g_faulted;
+  pthread_mutex_unlock(&g_lock);
+  return f;
+}
 
 static int launch_mode_is(const char *mode) {
   const char *v = getenv("FW_FAKE_CUDA_LAUNCH");
@@ -253,6 +267,7 @@ static void copy_takes_time(struct CUstream_st *stream) {
 
 FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
                                           struct CUstream_st *s) {
+  if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
   memcpy((void *)(uintptr_t)dst, src, n);
   log_line("copy to device %zu", n);
   copy_takes_time(s);
@@ -261,6 +276,7 @@ FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size
 
 FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
                                           struct CUstream_st *s) {
+  if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
   memcpy(dst, (const void *)(uintptr_t)src, n);
   log_line("copy to host %zu", n);
   copy_takes_time(s);
@@ -269,6 +285,7 @@ FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
 
 FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n,
                                           struct CUstream_st *s) {
+  if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
   memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
   copy_takes_time(s);
   return CUDA_SUCCESS;
@@ -286,6 +303,7 @@ FAKE_EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *stream) {
 }
 
 FAKE_EXPORT CUresult cuStreamSynchronize(struct CUstream_st *stream) {
+  if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
   pthread_mutex_lock(&g_lock);
   double until = stream_or_default(stream)->busy_until_ms;
   pthread_mutex_unlock(&g_lock);
@@ -328,6 +346,7 @@ FAKE_EXPORT CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st 
 }
 
 FAKE_EXPORT CUresult cuEventSynchronize(struct CUevent_st *event) {
+  if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
   if (launch_mode_is("async")) sleep_until_ms(event->at_ms);
   return CUDA_SUCCESS;
 }
@@ -335,6 +354,7 @@ FAKE_EXPORT CUresult cuEventSynchronize(struct CUevent_st *event) {
 enum { CUDA_ERROR_NOT_READY = 600 };
 
 FAKE_EXPORT CUresult cuEventQuery(struct CUevent_st *event) {
+  if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
   if (launch_mode_is("async") && now_ms() < event->at_ms) return CUDA_ERROR_NOT_READY;
   return CUDA_SUCCESS;
 }
@@ -427,6 +447,7 @@ FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsign
   (void)params;
   (void)extra;
   if (launch_mode_is("async")) {
+    if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
     pthread_mutex_lock(&g_lock);
     struct CUstream_st *s = stream_or_default(stream);
     double now = now_ms();
@@ -435,6 +456,7 @@ FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsign
       behind += s->kernel_end_ms[i] > now;
     double start = s->busy_until_ms > now ? s->busy_until_ms : now;
     s->busy_until_ms = start + kernel_us(bx) * 1e-3;
+    if (++g_async_launches == (unsigned)env_int("FW_FAKE_CUDA_FAULT_AT", 0)) g_faulted = 1;
     s->kernel_end_ms[s->kernels++ % FAKE_STREAM_KERNELS] = s->busy_until_ms;
     pthread_mutex_unlock(&g_lock);
     log_line("launch %s grid %u block %u behind %u", f->name, gx, bx, behind);

@@ -452,6 +452,8 @@ TEST_F(TierErrorTest, NothingLeftToEvict) {
   fw_buffer_t *empty = makeU64Buffer(rt_, kBig);
   ASSERT_NE(empty, nullptr);
   EXPECT_EQ(fw_buffer_data(empty), nullptr);
+  void *host = nullptr;
+  FW_EXPECT_ERROR(fw_buffer_map(empty, &host), "nothing left in it can be evicted");
   int ran = 0;
   fw_task_t *t = nullptr;
   FW_ASSERT_OK(submit(rt_, "starved", markTask, &ran, {{empty, FW_ACCESS_WRITE}}, &t));

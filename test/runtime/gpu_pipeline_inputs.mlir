@@ -20,6 +20,22 @@
 // RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_LAUNCH=async FW_FAKE_CUDA_KERNEL_US=20000 FW_FAKE_CUDA_COPY_US=3000 FW_FAKE_CUDA_LOG=%t.off.log %fw-run %t.fwb --devices=cuda --benchmark=1 --no-prefetch --print-max-elements=0 > /dev/null
 // RUN: %python %S/Inputs/launches_behind.py %t.off.log --first=4 | FileCheck %s --check-prefix=OFF
 // OFF: first launches behind: 0 0 0 0
+// The first kernel faults on the GPU while it runs (the launch succeeds; from then on the
+// context is broken, as CUDA's is after a fault): the worker sees it end in failure while
+// the next task waits for its inputs, and every task reruns on the CPU. The task the
+// worker took meanwhile is not lost (the run used to hang on it).
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_LAUNCH=async FW_FAKE_CUDA_KERNEL_US=20000 FW_FAKE_CUDA_COPY_US=3000 FW_FAKE_CUDA_FAULT_AT=1 %fw-run %t.fwb --devices=cuda --input=4096xf32=1 --input=4096xf32=2 --input=4096xf32=3 --input=4096xf32=4 --input=4096xf32=5 --input=4096xf32=6 --input=4096xf32=7 --input=4096xf32=8 --print-max-elements=2 --stats | FileCheck %s --check-prefix=FAULT
+// FAULT: result[0]: 4096xf32
+// FAULT-NEXT: 4096xf32=3 3 ...
+// FAULT: 4096xf32=12 12 ...
+// FAULT: 4096xf32=-1 -1 ...
+// FAULT: 4096xf32=8 8 ...
+// FAULT: GPU failures: 3 tasks rerun elsewhere, 1 device taken out of service
+// When the fault comes after kernels completed there, their results had their only copy
+// on the GPU and are lost with its context: an error that says so, not a hang or wrong
+// numbers.
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_LAUNCH=async FW_FAKE_CUDA_KERNEL_US=20000 FW_FAKE_CUDA_COPY_US=3000 FW_FAKE_CUDA_FAULT_AT=3 not %fw-run %t.fwb --devices=cuda --print-max-elements=0 2>&1 | FileCheck %s --check-prefix=LOST
+// LOST: error: result 0: its contents cannot be brought back to host memory: CUDA cuMemcpyDtoHAsync failed
 
 // Four independent kernels a call, each reading two inputs of its own.
 func.func @main(%a: tensor<4096xf32>, %b: tensor<4096xf32>, %c: tensor<4096xf32>,

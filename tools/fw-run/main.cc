@@ -165,14 +165,20 @@ bool pickFunction(fw_module_t *m, const std::string &requested, size_t *out_inde
   return false;
 }
 
-HostTensor readBuffer(fw_buffer_t *b) {
+/* The buffer's contents, or in `error` why they cannot be brought back. */
+HostTensor readBuffer(fw_buffer_t *b, std::string &error) {
   HostTensor t;
   fw_tensor_type_t type;
   fw_status_free(fw_buffer_type(b, &type));
   t.type = type.element_type;
   t.dims.assign(type.dims, type.dims + type.rank);
-  const uint8_t *p = static_cast<const uint8_t *>(fw_buffer_data(b));
-  if (p) t.data.assign(p, p + fw_buffer_byte_size(b));
+  void *data = nullptr;
+  if (fw_status_t s = fw_buffer_map(b, &data)) {
+    error = take(s);
+    return t;
+  }
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  t.data.assign(p, p + fw_buffer_byte_size(b));
   fw_buffer_unmap(b);  // copied: the runtime may move it again (a capped host tier)
   return t;
 }
@@ -403,11 +409,11 @@ int run(int argc, char **argv) {
   }
 
   for (size_t i = 0; i < results.size(); ++i) {
-    HostTensor t = readBuffer(results[i].get());
-    if (t.data.size() != fw_buffer_byte_size(results[i].get()))
+    std::string why;
+    HostTensor t = readBuffer(results[i].get(), why);
+    if (!why.empty())
       return fail("result " + std::to_string(i) +
-                  ": its contents cannot be brought back to host memory (raise the host "
-                  "tier's limit)");
+                  ": its contents cannot be brought back to host memory: " + why);
     if (!outputs.empty() && outputs[i] != "-") {
       error = fwrun::writeNpy(outputs[i].substr(1), t);
       if (!error.empty()) return fail("result " + std::to_string(i) + ": " + error);

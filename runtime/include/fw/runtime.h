@@ -203,6 +203,9 @@ FW_API size_t fw_buffer_byte_size(const fw_buffer_t *buffer);
  * NULL when the contents cannot be brought back to host memory (the host tier is full
  * of pinned data, or the storage tier failed). */
 FW_API void *fw_buffer_data(fw_buffer_t *buffer);
+/* fw_buffer_data, with the reason when the contents cannot be brought back (the host tier
+ * full of pinned data, the storage tier or the device that held the only copy failed). */
+FW_API fw_status_t fw_buffer_map(fw_buffer_t *buffer, void **out_data);
 /* Ends the view fw_buffer_data gave (the pointer must not be used afterwards): the buffer
  * may move between memory tiers again. Does nothing when the buffer is not mapped. */
 FW_API void fw_buffer_unmap(fw_buffer_t *buffer);
