@@ -162,7 +162,9 @@ fw_status_t fw_fwb_parse(const void *data, size_t size, fw_fwb_view_t *out_view)
 fw_status_t fw_read_file(const char *path, uint8_t **out_data, size_t *out_size) {
   *out_data = NULL;
   *out_size = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* Non-blocking: opening a FIFO without a writer would wait forever (it is refused
+   * below; a regular file ignores the flag). */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return fw_status_make(FW_STATUS_IO, "cannot open: %s", strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {

@@ -7,10 +7,13 @@
 #include "history.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "status_internal.h"
 
@@ -264,10 +267,23 @@ static fw_status_t read_values(char **p, double *out, unsigned n, const char *pa
 }
 
 fw_status_t fw_history_load(fw_history_t *h, const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
+  /* Non-blocking: opening a FIFO without a writer would wait forever. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
     if (errno == ENOENT) return FW_OK; /* the first run creates it */
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "cannot read the history file '%s': %s",
+                          path, strerror(errno));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "the history file '%s' is %s", path,
+                          S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+  }
+  FILE *f = fdopen(fd, "r");
+  if (!f) {
+    close(fd);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "cannot read the history file '%s': %s",
                           path, strerror(errno));
   }
   char line[4096];
@@ -351,6 +367,20 @@ static int printable(const char *name) {
   for (const char *c = name; *c; ++c)
     if ((unsigned char)*c < 0x20 || *c == 0x7f) return 0;
   return 1;
+}
+
+fw_status_t fw_history_check_writable(const char *path) {
+  /* The save writes a temporary file beside it and renames it over it. */
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  if (!slash) snprintf(dir, sizeof(dir), ".");
+  else if (slash == path) snprintf(dir, sizeof(dir), "/");
+  else snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+  if (access(dir, W_OK | X_OK) != 0)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "the history file '%s' cannot be written (its directory '%s': %s)",
+                          path, dir, strerror(errno));
+  return FW_OK;
 }
 
 fw_status_t fw_history_save(fw_history_t *h, const char *path) {

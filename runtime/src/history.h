@@ -72,6 +72,9 @@ void fw_history_set_link(fw_history_t *h, const char *device, uint64_t bytes, ui
 /* Merges the entries of a history file (a missing file is not an error). */
 fw_status_t fw_history_load(fw_history_t *h, const char *path);
 fw_status_t fw_history_save(fw_history_t *h, const char *path);
+/* Whether fw_history_save could write `path` (its directory exists and is writable): a run
+ * finds out at its start rather than lose its measurements at the end. */
+fw_status_t fw_history_check_writable(const char *path);
 
 #ifdef __cplusplus
 }

@@ -392,6 +392,8 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
    * it) but never writes it: nothing it runs is measured. */
   if (status == FW_OK && rt->history_path)
     status = fw_history_load(&rt->history, rt->history_path);
+  if (status == FW_OK && rt->history_path && !o->simulate)
+    status = fw_history_check_writable(rt->history_path);
   if (status != FW_OK) {
     teardown(rt, 0);
     return status;

@@ -24,4 +24,4 @@
 // BENCH-NEXT: min: {{[0-9.e+-]+}} {{us|ms|s}}
 // BENCH-NEXT: median: {{[0-9.e+-]+}} {{us|ms|s}}
 // RUN: not %fw-run %t.fwb --benchmark=-1 2>&1 | FileCheck %s --check-prefix=BADBENCH
-// BADBENCH: fw-run: error: --benchmark must be >= 0
+// BADBENCH: fw-run: error: --benchmark: Value -1 not in range 0 to 1000000000

@@ -47,6 +47,27 @@
 // GPUONLY: fw-run: error: in @sim: task @sim.sim_dispatch_{{[0-9]+}}: no device here can run it (it runs on: cpu)
 // RUN: not %fw-run %t.fwb --simulate=%S/Inputs/machine_cpu_gpu.json --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
 // BENCH: fw-run: error: --benchmark cannot be combined with --simulate
+// RUN: not %fw-run %t.fwb --simulate=%S/Inputs/machine_cpu_gpu.json --devices=cpu 2>&1 | FileCheck %s --check-prefix=SIMDEV
+// SIMDEV: fw-run: error: --devices cannot be combined with --simulate (the machine file lists the devices)
+// RUN: not %fw-run %t.fwb --simulate=%S/Inputs/machine_cpu_gpu.json --workers=1 2>&1 | FileCheck %s --check-prefix=SIMWORKERS
+// SIMWORKERS: fw-run: error: --workers cannot be combined with --simulate
+// A machine file that is not a regular file (a FIFO would block, /dev/zero never ends).
+// RUN: rm -f %t.fifo && mkfifo %t.fifo
+// RUN: not %fw-run %t.fwb --simulate=%t.fifo 2>&1 | FileCheck %s --check-prefix=FIFO
+// FIFO: fw-run: error: cannot read the machine file '{{.*}}.fifo': not a regular file
+// RUN: not %fw-run %t.fwb --simulate=/dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: fw-run: error: cannot read the machine file '/dev/zero': not a regular file
+// RUN: not %fw-run %t.fifo 2>&1 | FileCheck %s --check-prefix=FIFOMODULE
+// FIFOMODULE: fw-run: error: {{.*}}.fifo: not a regular file
+// RUN: not %fw-run %t.fwb --history=%t.fifo 2>&1 | FileCheck %s --check-prefix=FIFOHIST
+// FIFOHIST: fw-run: error: the history file '{{.*}}.fifo' is not a regular file
+// RUN: not %fw-run %t.fwb --history=%t.nodir/h.txt 2>&1 | FileCheck %s --check-prefix=NODIR
+// NODIR: fw-run: error: the history file '{{.*}}.nodir/h.txt' cannot be written (its directory '{{.*}}.nodir': No such file or directory)
+// An empty value after '=' is an error, not the next argument taken as the value.
+// RUN: not %fw-run %t.fwb --trace= --stats 2>&1 | FileCheck %s --check-prefix=EMPTYVALUE
+// EMPTYVALUE: fw-run: error: option --trace needs a value after '='
+// RUN: not %fw-run %t.fwb --benchmark=99999999999999999999 2>&1 | FileCheck %s --check-prefix=HUGEBENCH
+// HUGEBENCH: fw-run: error: --benchmark: Value 99999999999999999999 not in range 0 to 1000000000
 // RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1, "history_speed": 0}]}' > %t.hs.json
 // RUN: not %fw-run %t.fwb --simulate=%t.hs.json 2>&1 | FileCheck %s --check-prefix=HSPEED
 // HSPEED: fw-run: error: {{.*}}: devices[0].history_speed: expected a positive number

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
+
+#include "read_file.h"
 
 namespace fwrun {
 namespace {
@@ -52,14 +52,14 @@ bool parseByteSize(const std::string &text, uint64_t *out) {
 }
 
 bool Machine::parseFile(const std::string &path, std::string *error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read the machine file '" + path + "'";
-    return false;
+  std::string text, why;
+  switch (readRegularFile(path, &text, &why)) {
+  case ReadResult::kRead: return parse(text, path, error);
+  case ReadResult::kMissing: why = "no such file"; break;
+  case ReadResult::kFailed: break;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path, error);
+  *error = "cannot read the machine file '" + path + "': " + why;
+  return false;
 }
 
 bool Machine::parse(const std::string &text, const std::string &where, std::string *error) {

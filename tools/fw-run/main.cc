@@ -234,7 +234,8 @@ int run(int argc, char **argv) {
   app.add_option("--benchmark", benchmark,
                  "After the first call (a warm-up whose results are output as "
                  "usual), call the function N more times on the same inputs and "
-                 "print the minimum and median time per call");
+                 "print the minimum and median time per call")
+      ->check(CLI::Range(int64_t(0), int64_t(1000000000)));
   std::string trace_path, simulate_path, scheduler, tier_limits, storage_dir, history, devices,
       profile_path;
   bool stats = false, no_prefetch = false;
@@ -263,6 +264,12 @@ int run(int argc, char **argv) {
   app.add_option("--simulate", simulate_path,
                  "Run the scheduler in virtual time on the machine described by this JSON "
                  "file, without executing kernels, and report the makespan");
+  // "--trace=" with nothing after the '=' would take the next argument as its value.
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.size() > 3 && arg.compare(0, 2, "--") == 0 && arg.back() == '=')
+      return fail("option " + arg.substr(0, arg.size() - 1) + " needs a value after '='");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -273,7 +280,6 @@ int run(int argc, char **argv) {
   if (list_devices) return listDevices();
   if (module_path.empty()) return fail("no module given (fw-run MODULE.fwb ...; --help)");
   if (print_max < 0) return fail("--print-max-elements must be >= 0");
-  if (benchmark < 0) return fail("--benchmark must be >= 0");
 
   fwrun::Machine machine;
   fw_runtime_options_t options = {};
@@ -281,6 +287,12 @@ int run(int argc, char **argv) {
     std::string error;
     if (!machine.parseFile(simulate_path, &error)) return fail(error);
     if (benchmark > 0) return fail("--benchmark cannot be combined with --simulate");
+    // The machine file says which devices there are and how many workers each has.
+    if (!devices.empty())
+      return fail("--devices cannot be combined with --simulate (the machine file lists the "
+                  "devices)");
+    if (workers) return fail("--workers cannot be combined with --simulate (the machine file "
+                             "gives each device's workers)");
     if (!outputs.empty()) return fail("--output cannot be combined with --simulate (no kernel runs)");
     options.simulate = machine.get();
   }

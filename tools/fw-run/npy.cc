@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <sys/stat.h>
 #include <fstream>
-#include <sstream>
+
+#include "read_file.h"
 
 namespace fwrun {
 namespace {
@@ -147,14 +147,13 @@ std::string parseNpy(const std::string &b, HostTensor *out) {
 }
 
 std::string readNpy(const std::string &path, HostTensor *out) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return path + ": cannot open: " + std::strerror(errno);
-  if (!S_ISREG(st.st_mode)) return path + ": not a regular file";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return path + ": cannot open: " + std::strerror(errno);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string err = parseNpy(ss.str(), out);
+  std::string text, why;
+  switch (readRegularFile(path, &text, &why)) {
+  case ReadResult::kRead: break;
+  case ReadResult::kMissing: return path + ": cannot open: " + std::strerror(ENOENT);
+  case ReadResult::kFailed: return path + ": " + why;
+  }
+  std::string err = parseNpy(text, out);
   return err.empty() ? err : path + ": " + err;
 }
 

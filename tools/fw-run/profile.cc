@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "read_file.h"
 #include "report.h"
 
 using nlohmann::json;
@@ -99,11 +100,11 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   std::vector<std::string> oldNames;
 
   // What the file holds already.
-  std::ifstream in(path, std::ios::binary);
-  if (in) {
-    std::stringstream text;
-    text << in.rdbuf();
-    json old = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  std::string text, why;
+  ReadResult read = readRegularFile(path, &text, &why);
+  if (read == ReadResult::kFailed) return fail(error, path, why + " (not overwritten)");
+  if (read == ReadResult::kRead) {
+    json old = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (old.is_discarded() || !old.is_object() || old.value("format", "") != "fw-profile")
       return fail(error, path, "exists and is not an fw profile (not overwritten)");
     if (!old["version"].is_number_integer() || old["version"].get<int>() != kVersion)

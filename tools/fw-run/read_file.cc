@@ -1,0 +1,44 @@
+#include "read_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fwrun {
+
+ReadResult readRegularFile(const std::string &path, std::string *contents, std::string *error) {
+  contents->clear();
+  // Non-blocking: opening a FIFO without a writer would wait forever.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT) return ReadResult::kMissing;
+    *error = std::string("cannot open: ") + std::strerror(errno);
+    return ReadResult::kFailed;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *error = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+    ::close(fd);
+    return ReadResult::kFailed;
+  }
+  contents->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < contents->size()) {
+    ssize_t n = ::read(fd, &(*contents)[done], contents->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = std::string("cannot read: ") + std::strerror(errno);
+      ::close(fd);
+      return ReadResult::kFailed;
+    }
+    if (n == 0) break;  // shrank meanwhile
+    done += static_cast<size_t>(n);
+  }
+  contents->resize(done);
+  ::close(fd);
+  return ReadResult::kRead;
+}
+
+}  // namespace fwrun
