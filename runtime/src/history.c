@@ -274,7 +274,7 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "cannot read the history file '%s': %s",
                           path, strerror(errno));
   }
-  struct stat st;
+  struct stat st = {0}; /* zeroed: a failed fstat reads as "not a regular file" */
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "the history file '%s' is %s", path,

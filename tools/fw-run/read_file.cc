@@ -17,7 +17,7 @@ ReadResult readRegularFile(const std::string &path, std::string *contents, std::
     *error = std::string("cannot open: ") + std::strerror(errno);
     return ReadResult::kFailed;
   }
-  struct stat st;
+  struct stat st{};  // zeroed: a failed fstat reads as "not a regular file"
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     *error = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
     ::close(fd);
