@@ -123,14 +123,7 @@ static fw_status_t launch(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g, 
  * to complete first, and would drop a task taken now). */
 static fw_task_t *failed(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, fw_status_t status,
                          uint64_t since, int pop) {
-  fw_runtime_t *rt = s->runtime;
-  int rerun = fw_scheduler_can_rerun(t, w);
-  if (rt->trace.enabled) {
-    char what[400];
-    snprintf(what, sizeof(what), "%s: %s", rerun ? "failed, runs elsewhere" : "failed",
-             fw_status_message(status));
-    fw_trace_add(&rt->trace, w->index, what, since, fw_now_ns(), 0);
-  }
+  int rerun = fw_scheduler_trace_failure(s, t, w, status, since, fw_now_ns());
   if (pop)
     return rerun ? fw_scheduler_rerun_and_next(s, t, w, status)
                  : fw_scheduler_complete_and_next(s, t, w, status);

@@ -252,18 +252,36 @@ void fw_history_set_link(fw_history_t *h, const char *device, uint64_t bytes, ui
   pthread_mutex_unlock(&h->lock);
 }
 
-/* Reads `n` numbers, each finite and not negative, from `*p` on, and moves `*p` past them. */
-static fw_status_t read_values(char **p, double *out, unsigned n, const char *path,
+/* Reads `n` numbers from `*p` on, each from 0 to `max`, and moves `*p` past them. */
+static fw_status_t read_values(char **p, double *out, unsigned n, double max, const char *path,
                                unsigned lineno, const char *what) {
   for (unsigned i = 0; i < n; ++i) {
     int used = 0;
-    if (sscanf(*p, " %lf%n", &out[i], &used) != 1 || !(out[i] >= 0) || !isfinite(out[i]))
+    if (sscanf(*p, " %lf%n", &out[i], &used) != 1 || !(out[i] >= 0) || !(out[i] <= max))
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                            "history file '%s', line %u: malformed %s %u", path, lineno, what,
-                            i + 1);
+                            "history file '%s', line %u: malformed %s %u (expected a number "
+                            "from 0 to %g)",
+                            path, lineno, what, i + 1, max);
     *p += used;
   }
   return FW_OK;
+}
+
+/* Reads a space and an unsigned decimal integer no larger than `max` (digits only: scanf's
+ * %u takes "-1" and wraps it) from `*p` on, and moves `*p` past them. */
+static int read_count(char **p, int leading_space, uint64_t max, uint64_t *out) {
+  char *c = *p;
+  if (leading_space && *c++ != ' ') return 0;
+  if (*c < '0' || *c > '9') return 0;
+  uint64_t value = 0;
+  for (; *c >= '0' && *c <= '9'; ++c) {
+    uint64_t digit = (uint64_t)(*c - '0');
+    if (digit > max || value > (max - digit) / 10) return 0;
+    value = value * 10 + digit;
+  }
+  *out = value;
+  *p = c;
+  return 1;
 }
 
 fw_status_t fw_history_load(fw_history_t *h, const char *path) {
@@ -294,7 +312,14 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
   while (status == FW_OK && fgets(line, sizeof(line), f)) {
     ++lineno;
     size_t len = strlen(line);
+    if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
+      status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                              "history file '%s', line %u: longer than %zu bytes", path, lineno,
+                              sizeof(line) - 2);
+      break;
+    }
     if (len && line[len - 1] == '\n') line[--len] = 0;
+    if (len && line[len - 1] == '\r') line[--len] = 0; /* written on Windows */
     if (lineno == 1) {
       version = strcmp(line, FW_HISTORY_MAGIC) == 0      ? 3
                 : strcmp(line, FW_HISTORY_MAGIC_V2) == 0 ? 2
@@ -310,50 +335,53 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
     }
     if (len == 0 || line[0] == '#') continue;
     if (version >= 3 && strncmp(line, "link ", 5) == 0) {
-      unsigned long long bytes = 0, ns = 0;
-      int used = 0;
-      size_t numeric = strspn(line + 5, "0123456789 "); /* no signs: %llu takes "-1" */
-      if (sscanf(line + 5, "%llu %llu %n", &bytes, &ns, &used) != 2 || (size_t)used > numeric ||
-          !bytes || !ns || !line[5 + used]) {
+      uint64_t bytes = 0, ns = 0;
+      char *p = line + 4;
+      if (!read_count(&p, 1, UINT64_MAX / 4, &bytes) || !read_count(&p, 1, UINT64_MAX / 4, &ns) ||
+          !bytes || !ns || *p != ' ' || !p[1]) {
         status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                                 "history file '%s', line %u: malformed link (expected 'link "
                                 "BYTES NANOSECONDS DEVICE')",
                                 path, lineno);
         break;
       }
-      set_link(h, line + 5 + used, bytes, ns);
+      set_link(h, p + 1, bytes, ns);
       continue;
     }
-    unsigned kind = 0, size_class = 0, n = 0;
-    unsigned long long count = 0;
-    int used = 0;
+    uint64_t kind = 0, size_class = 0, count = 0, n = 0;
     char *p = line;
-    if (sscanf(p, "%u %u %llu %u%n", &kind, &size_class, &count, &n, &used) != 4 ||
-        n > FW_HISTORY_SAMPLES || size_class > 63 || n > count) {
+    if (!read_count(&p, 0, FW_TARGET_KIND_HIP, &kind) || kind < FW_TARGET_KIND_CPU ||
+        !read_count(&p, 1, 63, &size_class) || !read_count(&p, 1, UINT64_MAX / 2, &count) ||
+        !read_count(&p, 1, FW_HISTORY_SAMPLES, &n) || n > count) {
       status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                              "history file '%s', line %u: malformed entry", path, lineno);
+                              "history file '%s', line %u: malformed entry (expected 'KIND "
+                              "SIZE_CLASS COUNT N' with KIND 1 to 3, SIZE_CLASS 0 to 63 and N "
+                              "at most %d and at most COUNT)",
+                              path, lineno, FW_HISTORY_SAMPLES);
       break;
     }
-    p += used;
     double samples[FW_HISTORY_SAMPLES], ratios[FW_HISTORY_SAMPLES] = {0};
-    status = read_values(&p, samples, n, path, lineno, "sample");
+    status = read_values(&p, samples, (unsigned)n, FW_HISTORY_MAX_SECONDS, path, lineno,
+                         "sample");
     if (status == FW_OK && version >= 2)
-      status = read_values(&p, ratios, n, path, lineno, "model ratio");
+      status = read_values(&p, ratios, (unsigned)n, FW_HISTORY_MAX_RATIO, path, lineno,
+                           "model ratio");
     if (status != FW_OK) break;
     if (*p != ' ' || !p[1]) {
       status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                               "history file '%s', line %u: missing task name", path, lineno);
       break;
     }
-    fw_history_entry_t *e = find(h, p + 1, kind, size_class, 1);
+    fw_history_entry_t *e = find(h, p + 1, (uint32_t)kind, (uint32_t)size_class, 1);
     if (!e) {
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
       break;
     }
     uint64_t before = e->count;
-    for (unsigned i = 0; i < n; ++i) push_sample(e, samples[i], ratios[i]);
+    for (uint64_t i = 0; i < n; ++i) push_sample(e, samples[i], ratios[i]);
     /* Samples ever recorded, not only the ones kept (when the ring was full). */
-    if (n == FW_HISTORY_SAMPLES) e->count = before + count;
+    if (n == FW_HISTORY_SAMPLES)
+      e->count = count > UINT64_MAX - before ? UINT64_MAX : before + count; /* saturates */
     update_statistics(h, e);
   }
   pthread_mutex_unlock(&h->lock);

@@ -13,6 +13,11 @@ extern "C" {
 #endif
 
 #define FW_HISTORY_SAMPLES 32 /* the most recent samples kept per entry */
+/* What a loaded history may hold: a task of more than a day, or a measurement more than
+ * 10^6 times its model's estimate, is a damaged file (and would overflow the schedules
+ * built on it). */
+#define FW_HISTORY_MAX_SECONDS 86400.0
+#define FW_HISTORY_MAX_RATIO 1e6
 #define FW_HISTORY_MIN_SAMPLES 3 /* fewer: the device model is used instead */
 
 typedef struct fw_history_entry_t {

@@ -44,6 +44,7 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
   for (int t = 0; t < FW_NUM_TIERS; ++t) limits[t] = 0;
   if (!text) return FW_OK;
   const char *p = text;
+  unsigned seen = 0;
   while (*p) {
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -52,6 +53,11 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
     for (int t = 0; eq && t < FW_NUM_TIERS; ++t)
       if ((size_t)(eq - p) == strlen(kTierNames[t]) && !strncmp(p, kTierNames[t], eq - p))
         tier = t;
+    if (tier >= 0 && (seen & (1u << tier)))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "tier limits '%s': the %s tier is given twice", text,
+                            kTierNames[tier]);
+    if (tier >= 0) seen |= 1u << tier;
     uint64_t value = 0;
     size_t value_len = eq ? len - (size_t)(eq - p) - 1 : 0;
     if (tier >= 0 && value_len == 3 && !strncmp(eq + 1, "min", 3)) {
@@ -69,7 +75,8 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                             "tier limits '%s': expected a comma-separated list of "
                             "TIER=SIZE with TIER one of device, host, storage and SIZE a "
-                            "positive number with an optional unit (B, KiB, MiB, GiB, TiB), "
+                            "positive number with an optional unit (B; K, KiB or KB; M, MiB "
+                            "or MB; G, GiB or GB; T, TiB or TB), "
                             "or 'min' for the device and host tiers, got '%.*s'",
                             text, (int)len, p);
     limits[tier] = value;
@@ -537,6 +544,23 @@ static int can_take_now(const fw_memory_t *m, const fw_task_t *task, uint32_t no
 
 /* fw_memory_acquire; with `nowait`, *out_refused = 1 and nothing done when it would have
  * to wait, evict or copy. */
+fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, uint32_t node) {
+  const fw_memory_node_t *n = &m->nodes[node];
+  if (n->minimal || !n->capacity) return FW_OK; /* a minimal node grows; none is unbounded */
+  uint64_t working_set = 0;
+  for (size_t i = 0; i < task->num_accesses; ++i)
+    if (!is_host_wrapped(task->accesses[i].buffer, node))
+      working_set += task->accesses[i].buffer->byte_size;
+  if (working_set <= n->capacity) return FW_OK;
+  return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                        "task @%s needs %llu bytes of %s memory at once, but the %s tier holds "
+                        "at most %llu bytes (%s)",
+                        task->name, (unsigned long long)working_set, n->name,
+                        kTierNames[n->tier], (unsigned long long)n->capacity,
+                        n->tier == FW_TIER_DEVICE ? "the device's memory, or FW_TIER_LIMITS"
+                                                  : "FW_TIER_LIMITS");
+}
+
 static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
                            uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS],
                            int nowait, int *out_refused) {
@@ -549,20 +573,10 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
     return FW_OK;
   }
   task->fast_memory = 0;
-  fw_memory_node_t *n = &m->nodes[node];
   char who[200];
   snprintf(who, sizeof(who), "task @%s", task->name);
-  uint64_t working_set = 0;
-  for (size_t i = 0; i < count; ++i)
-    if (!is_host_wrapped(task->accesses[i].buffer, node))
-      working_set += task->accesses[i].buffer->byte_size;
-  if (!n->minimal && n->capacity && working_set > n->capacity) { /* fixed unless minimal */
-    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                          "%s needs %llu bytes of %s memory at once, but the %s tier holds at "
-                          "most %llu bytes (FW_TIER_LIMITS)",
-                          who, (unsigned long long)working_set, n->name, kTierNames[n->tier],
-                          (unsigned long long)n->capacity);
-  }
+  fw_status_t fits = fw_memory_check_fits(m, task, node);
+  if (fits != FW_OK) return fits;
   /* The worker stalls from here until its inputs are in place: waits for copies in flight
    * and for room, evictions it makes, its own fetches. */
   uint64_t begin = fw_now_ns(), stall = 0;

@@ -50,8 +50,11 @@ static fw_status_t copy_machine(fw_runtime_t *rt, const fw_sim_machine_t *in) {
   if (!devices) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   rt->machine.devices = devices;
   rt->machine.num_devices = in->num_devices;
-  if (in->num_devices > sizeof(rt->sim_device_node) / sizeof(rt->sim_device_node[0]))
-    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "the simulated machine has too many devices");
+  size_t max_devices = sizeof(rt->sim_device_node) / sizeof(rt->sim_device_node[0]);
+  if (in->num_devices > max_devices)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "the simulated machine has too many devices: %zu (at most %zu)",
+                          in->num_devices, max_devices);
   uint64_t workers = 0;
   for (size_t d = 0; d < in->num_devices; ++d) {
     const fw_sim_device_t *src = &in->devices[d];
@@ -67,14 +70,22 @@ static fw_status_t copy_machine(fw_runtime_t *rt, const fw_sim_machine_t *in) {
     if (!(src->gflops > 0) && !(src->memory_gbps > 0))
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                             "simulated device '%s' needs a positive gflops or memory_gbps", name);
-    if (src->gflops < 0 || src->memory_gbps < 0 || src->link_gbps < 0 ||
-        src->link_latency_us < 0 || src->task_overhead_us < 0)
-      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                            "simulated device '%s' has a negative speed or latency", name);
-    if (!(src->history_speed >= 0) || isinf(src->history_speed))
-      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                            "simulated device '%s': history_speed must be a finite number >= 0",
-                            name);
+    const struct {
+      const char *what;
+      double value, min, max;
+    } kRanges[] = {{"gflops", src->gflops, FW_SIM_MIN_RATE, FW_SIM_MAX_RATE},
+                   {"memory_gbps", src->memory_gbps, FW_SIM_MIN_RATE, FW_SIM_MAX_RATE},
+                   {"link_gbps", src->link_gbps, FW_SIM_MIN_RATE, FW_SIM_MAX_RATE},
+                   {"link_latency_us", src->link_latency_us, 0, FW_SIM_MAX_US},
+                   {"task_overhead_us", src->task_overhead_us, 0, FW_SIM_MAX_US},
+                   {"history_speed", src->history_speed, FW_SIM_MIN_SPEED, FW_SIM_MAX_SPEED}};
+    for (size_t r = 0; r < sizeof(kRanges) / sizeof(kRanges[0]); ++r)
+      if (kRanges[r].value != 0 &&
+          !(kRanges[r].value >= kRanges[r].min && kRanges[r].value <= kRanges[r].max))
+        return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                              "simulated device '%s': %s is %g, outside %g to %g (or 0)", name,
+                              kRanges[r].what, kRanges[r].value, kRanges[r].min,
+                              kRanges[r].max);
     workers += src->workers;
     *dst = *src;
     dst->name = strdup(name);
@@ -97,10 +108,11 @@ static fw_status_t copy_machine(fw_runtime_t *rt, const fw_sim_machine_t *in) {
         names[k] = strdup(src->kernel_names[k] ? src->kernel_names[k] : "");
         speeds[k] = src->kernel_speeds[k];
         if (!names[k]) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-        if (!(speeds[k] > 0))
+        if (!(speeds[k] >= FW_SIM_MIN_SPEED && speeds[k] <= FW_SIM_MAX_SPEED))
           return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                                "simulated device '%s': the speed of kernel '%s' must be positive",
-                                name, names[k]);
+                                "simulated device '%s': the speed of kernel '%s' is %g, "
+                                "outside %g to %g",
+                                name, names[k], speeds[k], FW_SIM_MIN_SPEED, FW_SIM_MAX_SPEED);
       }
     }
   }

@@ -13,6 +13,7 @@
 #include "memory.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
+#include "trace.h"
 
 uint64_t fw_now_ns(void) {
   struct timespec ts;
@@ -580,10 +581,19 @@ fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw
 
 /* ---- GPU failures ---------------------------------------------------------------- */
 
-int fw_scheduler_can_rerun(const fw_task_t *t, const fw_worker_t *w) {
-  uint32_t kinds = t->kind_mask & ~(1u << w->kind);
+int fw_scheduler_can_rerun(const fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
+  uint32_t kinds = t->kind_mask & s->kind_mask & ~(1u << w->kind);
   uint32_t others = t->gpu_mask & ~(1u << w->device_index);
   return kinds != 0 || others != 0;
+}
+
+int fw_scheduler_trace_failure(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w,
+                               fw_status_t status, uint64_t start_ns, uint64_t end_ns) {
+  int rerun = fw_scheduler_can_rerun(s, t, w);
+  fw_trace_t *trace = &s->runtime->trace;
+  fw_trace_add_detail(trace, w->index, rerun ? "failed, runs elsewhere" : "failed",
+                      fw_status_message(status), start_ns, end_ns);
+  return rerun;
 }
 
 void fw_scheduler_launch_succeeded(fw_worker_t *w) { w->failures = 0; }

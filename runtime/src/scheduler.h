@@ -401,8 +401,13 @@ fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *task, fw_wo
                                        fw_status_t status);
 /* The same without taking a next task (a GPU worker completing a task in flight). */
 void fw_scheduler_rerun(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, fw_status_t status);
-/* Whether a task that failed on `w` can run on another device. */
-int fw_scheduler_can_rerun(const fw_task_t *task, const fw_worker_t *w);
+/* Whether a task that failed on `w` can run on another device in service. */
+int fw_scheduler_can_rerun(const fw_scheduler_t *s, const fw_task_t *task, const fw_worker_t *w);
+/* fw_scheduler_can_rerun, after recording the attempt in the trace (when it records):
+ * from `start_ns` to `end_ns` on `w`'s track, "failed" or "failed, runs elsewhere", with
+ * the status's message as its reason. */
+int fw_scheduler_trace_failure(fw_scheduler_t *s, const fw_task_t *task, const fw_worker_t *w,
+                               fw_status_t status, uint64_t start_ns, uint64_t end_ns);
 /* A launch succeeded on `w` (resets its failure count; lock-free). */
 void fw_scheduler_launch_succeeded(fw_worker_t *w);
 /* Marks a popped task finished with `status` (consumed) and makes its successors ready.

@@ -12,6 +12,13 @@
 #include "sim_links.h"
 #include "trace.h"
 
+/* Virtual seconds in nanoseconds, saturated (a conversion out of range is undefined):
+ * the machine's limits keep times finite, not below 585 years. */
+static uint64_t sim_ns(double seconds) {
+  if (!(seconds > 0)) return 0;
+  return seconds < 1.8e10 ? (uint64_t)(seconds * 1e9) : UINT64_MAX;
+}
+
 static const fw_sim_device_t *node_device(const fw_runtime_t *rt, uint32_t node) {
   const fw_sim_machine_t *m = rt->options.simulate;
   for (size_t d = 0; d < m->num_devices; ++d)
@@ -61,8 +68,8 @@ static void book(fw_runtime_t *rt, fw_sim_link_t *link, const fw_sim_move_t *m, 
   fw_tier_t from = to_device ? FW_TIER_HOST : FW_TIER_DEVICE;
   fw_tier_t to = to_device ? FW_TIER_DEVICE : FW_TIER_HOST;
   rt->memory.bytes_moved[from][to] += b->byte_size;
-  fw_trace_add(&rt->trace, FW_TRACE_COPY_TRACK(from, to), "copy", (uint64_t)(start * 1e9),
-               (uint64_t)((start + seconds) * 1e9), b->byte_size);
+  fw_trace_add(&rt->trace, FW_TRACE_COPY_TRACK(from, to), "copy", sim_ns(start),
+               sim_ns(start + seconds), b->byte_size);
 }
 
 /* Asks for a hop of `b` from `source` to `target` (one of them host memory), needed at
@@ -143,18 +150,35 @@ void fw_simulator_fini(fw_runtime_t *rt) {
 
 /* ---- Memory -------------------------------------------------------------------- */
 
-/* Frees room on a device node by dropping least recently used replicas no running task
- * uses; a replica that is the only valid copy is first written back to host memory. */
-static void sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need) {
+/* Whether a replica of `b` on `node` may be dropped for room: no running task uses it,
+ * and, for a prefetch, no prefetch brought it for a task that has not run yet (two
+ * prefetches would evict each other's copies before either is used). */
+static int sim_evictable(const fw_buffer_t *b, uint32_t node, int prefetch) {
+  const fw_replica_t *r = &b->mem.replicas[node];
+  return r->allocated && !r->pins && !(prefetch && r->prefetched);
+}
+
+/* Frees room for `need` bytes on a device node by dropping least recently used replicas;
+ * a replica that is the only valid copy is first written back to host memory. Returns
+ * whether there is room now. A prefetch evicts nothing unless it can make all the room
+ * (as the runtime's, it gives up instead); a task's own fetch over-subscribes the node
+ * when replicas other workers' tasks hold leave too little (the runtime's would wait). */
+static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, int prefetch) {
   fw_memory_node_t *n = &rt->memory.nodes[node];
-  while (n->capacity && n->used + need > n->capacity) {
+  if (!n->capacity || n->used + need <= n->capacity) return 1;
+  if (prefetch) {
+    uint64_t free = n->capacity > n->used ? n->capacity - n->used : 0;
+    for (fw_buffer_t *b = rt->memory.buffers; b && free < need; b = b->mem.next)
+      if (sim_evictable(b, node, 1)) free += b->byte_size;
+    if (free < need) return 0;
+  }
+  while (n->used + need > n->capacity) {
     fw_buffer_t *victim = NULL;
-    for (fw_buffer_t *b = rt->memory.buffers; b; b = b->mem.next) {
-      fw_replica_t *r = &b->mem.replicas[node];
-      if (!r->allocated || r->pins) continue;
-      if (!victim || r->last_use < victim->mem.replicas[node].last_use) victim = b;
-    }
-    if (!victim) return; /* over-subscribed: the model lets it run anyway */
+    for (fw_buffer_t *b = rt->memory.buffers; b; b = b->mem.next)
+      if (sim_evictable(b, node, prefetch) &&
+          (!victim || b->mem.replicas[node].last_use < victim->mem.replicas[node].last_use))
+        victim = b;
+    if (!victim) return 0;
     fw_replica_t *r = &victim->mem.replicas[node];
     if (r->valid && !victim->mem.replicas[FW_NODE_HOST].valid) {
       /* The write-back goes first: the room is needed now. Its data leaves with it. */
@@ -163,26 +187,35 @@ static void sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need) {
     }
     fw_memory_set_valid(victim, node, 0);
     r->allocated = 0;
+    r->prefetched = 0;
     n->used -= victim->byte_size;
   }
+  return 1;
+}
+
+/* Gives `b` room on device node `node`, evicting what it must; a prefetch gets none when
+ * that would take more than it may evict (returns 0). */
+static int sim_allocate(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, int prefetch) {
+  fw_memory_node_t *n = &rt->memory.nodes[node];
+  if (!sim_make_room(rt, node, b->byte_size, prefetch) && prefetch) return 0;
+  b->mem.replicas[node].allocated = 1;
+  n->used += b->byte_size;
+  if (n->used > n->peak) n->peak = n->used;
+  return 1;
 }
 
 /* Makes `b` valid on `node`, moving it there if it is not there or on its way, needed at
- * `need`; returns when it will be there (INFINITY: it waits for its link). */
-static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double now, double need) {
+ * `need`; returns when it will be there (INFINITY: it waits for its link; NAN: a prefetch
+ * that found no room and gave up). */
+static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double now, double need,
+                        int prefetch) {
   fw_replica_t *r = &b->mem.replicas[node];
   if (r->valid) {
     double at = b->mem.sim_arrival[node];
     if (at == INFINITY) raise_need(rt, b, node, need);
     return at > now ? at : now;
   }
-  fw_memory_node_t *n = &rt->memory.nodes[node];
-  if (!r->allocated && node != FW_NODE_HOST) {
-    sim_make_room(rt, node, b->byte_size);
-    r->allocated = 1;
-    n->used += b->byte_size;
-    if (n->used > n->peak) n->peak = n->used;
-  }
+  if (!r->allocated && node != FW_NODE_HOST && !sim_allocate(rt, b, node, prefetch)) return NAN;
   uint32_t source = FW_NODE_HOST;
   if (!b->mem.replicas[FW_NODE_HOST].valid) {
     source = rt->memory.num_nodes;
@@ -204,9 +237,16 @@ static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double 
 void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *b, uint32_t node,
                                   double need) {
   fw_runtime_t *rt = s->runtime;
+  fw_replica_t *r = &b->mem.replicas[node];
   if (!rt->memory.prefetch_enabled) return;
-  if (!b->mem.replicas[node].valid) ++rt->memory.prefetch_requests;
-  sim_fetch(rt, b, node, s->sim_now, need);
+  if (r->valid) {
+    (void)sim_fetch(rt, b, node, s->sim_now, need, 1); /* on its way: needed sooner */
+    return;
+  }
+  if (sim_fetch(rt, b, node, s->sim_now, need, 1) == INFINITY) { /* a copy it asked for */
+    ++rt->memory.prefetch_requests;
+    r->prefetched = 1;
+  }
 }
 
 void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *t) {
@@ -236,12 +276,12 @@ static void run_from(fw_scheduler_t *s, sim_running_t *slot, double start) {
   int measured = 0;
   double run = t->cancelled ? 0 : fw_sim_task_seconds(w->sim, t, &rt->history, &measured);
   rt->sim_measured_tasks += (uint64_t)measured;
-  rt->memory.stall_ns += (uint64_t)((start - slot->taken) * 1e9);
+  rt->memory.stall_ns += sim_ns(start - slot->taken);
   w->sim_free_at = start + run;
-  w->busy_ns += (uint64_t)(run * 1e9);
+  w->busy_ns += sim_ns(run);
   if (!t->cancelled) ++w->tasks;
-  fw_trace_add(&rt->trace, w->index, t->name, (uint64_t)(start * 1e9),
-               (uint64_t)((start + run) * 1e9), 0);
+  fw_trace_add(&rt->trace, w->index, t->name, sim_ns(start),
+               sim_ns(start + run), 0);
   slot->waiting = 0;
   slot->finish = start + run;
 }
@@ -270,17 +310,14 @@ static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_runnin
       fw_buffer_t *b = t->accesses[i].buffer;
       fw_replica_t *r = &b->mem.replicas[node];
       if (t->accesses[i].access & FW_ACCESS_READ) {
-        if (r->valid && b->mem.sim_arrival[node] <= s->sim_now) {
-          if (r->prefetched) ++rt->memory.prefetch_hits;
-        } else if (!r->valid) {
-          ++rt->memory.demand_fetches;
-        }
-        (void)sim_fetch(rt, b, node, s->sim_now, need);
+        /* As the runtime counts: a prefetched copy, landed or still on its way, is a hit. */
+        if (r->valid && r->prefetched) ++rt->memory.prefetch_hits;
+        else if (!r->valid) ++rt->memory.demand_fetches;
+        (void)sim_fetch(rt, b, node, s->sim_now, need, 0);
       } else if (!r->allocated && node != FW_NODE_HOST) {
-        sim_make_room(rt, node, b->byte_size);
-        r->allocated = 1;
-        rt->memory.nodes[node].used += b->byte_size;
+        (void)sim_allocate(rt, b, node, 0);
       }
+      r->prefetched = 0;
       ++r->pins;
     }
   }
@@ -319,7 +356,10 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     r->last_use = ++rt->memory.tick;
     if (t->accesses[i].access & FW_ACCESS_WRITE) {
       for (uint32_t k = 0; k < rt->memory.num_nodes; ++k)
-        if (k != node) fw_memory_set_valid(b, k, 0);
+        if (k != node) {
+          fw_memory_set_valid(b, k, 0);
+          b->mem.replicas[k].prefetched = 0;
+        }
       fw_memory_set_valid(b, node, 1);
       b->mem.sim_arrival[node] = slot->finish;
     }
@@ -412,6 +452,23 @@ int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task) {
   return ok;
 }
 
+/* A task a worker took but cannot run: its buffers do not fit the worker's memory. */
+typedef struct {
+  fw_task_t *task;
+  fw_worker_t *worker;
+  fw_status_t status;
+} sim_refused_t;
+
+/* As a real worker whose fw_memory_acquire fails: another device runs the task if one
+ * can, else it completes with the error (and the run with it); the trace shows the
+ * attempt either way. */
+static void refuse(fw_scheduler_t *s, sim_refused_t *r) {
+  uint64_t now = sim_ns(s->sim_now);
+  int rerun = fw_scheduler_trace_failure(s, r->task, r->worker, r->status, now, now);
+  if (rerun) fw_scheduler_rerun(s, r->task, r->worker, r->status);
+  else fw_scheduler_complete(s, r->task, r->worker, r->status);
+}
+
 /* The running task that ends first (the first of equals; `n`: none runs). */
 static size_t first_to_finish(const sim_running_t *running, size_t n) {
   size_t first = n;
@@ -429,10 +486,17 @@ void fw_simulator_run(fw_scheduler_t *s) {
     s->num_sim_held = 0;
     fw_scheduler_release_held(s, s->sim_held, n);
   }
-  sim_running_t *running = calloc(s->num_workers ? s->num_workers : 1, sizeof(*running));
-  if (!running) return;
+  size_t slots = s->num_workers ? s->num_workers : 1;
+  sim_running_t *running = calloc(slots, sizeof(*running));
+  sim_refused_t *refused = calloc(slots, sizeof(*refused));
+  if (!running || !refused) {
+    free(running);
+    free(refused);
+    return;
+  }
   size_t num_running = 0;
   for (;;) {
+    size_t num_refused = 0;
     fw_sched_lock(s);
     for (size_t i = 0; i < s->num_workers; ++i) {
       fw_worker_t *w = &s->workers[i];
@@ -440,9 +504,16 @@ void fw_simulator_run(fw_scheduler_t *s) {
       fw_task_t *t = s->policy->pop(s, w);
       if (!t) continue;
       fw_scheduler_start_task(s, t);
-      start_on(s, w, t, &running[num_running++]);
+      fw_status_t fits =
+          t->cancelled ? FW_OK : fw_memory_check_fits(&rt->memory, t, w->memory_node);
+      if (fits != FW_OK) refused[num_refused++] = (sim_refused_t){t, w, fits};
+      else start_on(s, w, t, &running[num_running++]);
     }
     fw_sched_unlock(s);
+    if (num_refused) { /* they go elsewhere (or fail) now; the workers look again */
+      for (size_t i = 0; i < num_refused; ++i) refuse(s, &refused[i]);
+      continue;
+    }
     size_t first = first_to_finish(running, num_running);
     if (first == num_running || running[first].finish > s->sim_now) {
       /* Every task ending at this instant has ended, so what was asked for at this
@@ -474,4 +545,5 @@ void fw_simulator_run(fw_scheduler_t *s) {
     finish(s, &done);
   }
   free(running);
+  free(refused);
 }

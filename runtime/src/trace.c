@@ -21,19 +21,22 @@ void fw_trace_init(fw_trace_t *t, int enabled, uint64_t origin_ns) {
 }
 
 void fw_trace_fini(fw_trace_t *t) {
+  for (size_t i = 0; i < t->size; ++i) free(t->events[i].detail);
   free(t->events);
   pthread_mutex_destroy(&t->lock);
 }
 
 static void add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
-                uint64_t end_ns, uint64_t bytes, double expected_seconds) {
+                uint64_t end_ns, uint64_t bytes, double expected_seconds, const char *detail) {
   if (!t->enabled) return;
+  char *owned = detail ? strdup(detail) : NULL; /* NULL when out of memory: no reason */
   pthread_mutex_lock(&t->lock);
   if (t->size == t->capacity) {
     size_t cap = t->capacity ? t->capacity * 2 : 1024;
     fw_trace_event_t *grown = realloc(t->events, cap * sizeof(*grown));
     if (!grown) { /* a trace is best effort: drop the event */
       pthread_mutex_unlock(&t->lock);
+      free(owned);
       return;
     }
     t->events = grown;
@@ -57,17 +60,23 @@ static void add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_
   e->end_ns = end_ns;
   e->bytes = bytes;
   e->expected_seconds = expected_seconds;
+  e->detail = owned;
   pthread_mutex_unlock(&t->lock);
 }
 
 void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
                   uint64_t end_ns, uint64_t bytes) {
-  add(t, track, name, start_ns, end_ns, bytes, 0);
+  add(t, track, name, start_ns, end_ns, bytes, 0, NULL);
+}
+
+void fw_trace_add_detail(fw_trace_t *t, uint32_t track, const char *name, const char *detail,
+                         uint64_t start_ns, uint64_t end_ns) {
+  add(t, track, name, start_ns, end_ns, 0, 0, detail);
 }
 
 void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
                       uint64_t end_ns, double expected_seconds) {
-  add(t, track, name, start_ns, end_ns, 0, expected_seconds);
+  add(t, track, name, start_ns, end_ns, 0, expected_seconds, NULL);
 }
 
 static void write_json_string(FILE *f, const char *s) {
@@ -111,7 +120,13 @@ fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *w
     fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"name\":",
             e->track, (double)start / 1000.0, (double)dur / 1000.0);
     write_json_string(f, e->name);
-    if (e->bytes) fprintf(f, ",\"args\":{\"bytes\":%llu}", (unsigned long long)e->bytes);
+    if (e->detail) {
+      fprintf(f, ",\"args\":{\"reason\":");
+      write_json_string(f, e->detail);
+      fprintf(f, "}");
+    } else if (e->bytes) {
+      fprintf(f, ",\"args\":{\"bytes\":%llu}", (unsigned long long)e->bytes);
+    }
     else if (e->expected_seconds > 0 && isfinite(e->expected_seconds))
       fprintf(f, ",\"args\":{\"expected_us\":%.3f}", e->expected_seconds * 1e6);
     fprintf(f, "}");

@@ -20,6 +20,7 @@ typedef struct fw_trace_event_t {
   uint64_t start_ns, end_ns;
   uint64_t bytes;
   double expected_seconds; /* a task's: the runtime's estimate of its run (0: none) */
+  char *detail;            /* owned; written as "reason" (NULL: none) */
 } fw_trace_event_t;
 
 typedef struct fw_trace_t {
@@ -37,6 +38,9 @@ void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t star
 /* A task's run, with what the runtime expected it to take (written as "expected_us"). */
 void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
                       uint64_t end_ns, double expected_seconds);
+/* An event with a reason of any length (a failure's message), written as "reason". */
+void fw_trace_add_detail(fw_trace_t *t, uint32_t track, const char *name, const char *detail,
+                         uint64_t start_ns, uint64_t end_ns);
 /* `worker_names[i]` names track i. */
 fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *worker_names,
                            size_t num_workers);

@@ -8,6 +8,7 @@
  * Settings (environment):
  *   FW_FAKE_CUDA_ARCH    compute capability as major*10+minor (default 90: sm_90)
  *   FW_FAKE_CUDA_MEMORY  device memory in bytes (default 1 GiB)
+ *   FW_FAKE_CUDA_DEVICES 0: the driver loads but finds no GPU (default 1)
  *   FW_FAKE_CUDA_CUBIN   "refuse": cuModuleLoadData rejects cubins (a driver too old
  *                        for them), so the runtime must fall back to the PTX
  *   FW_FAKE_CUDA_LOG     a file each driver call worth checking is appended to
@@ -158,7 +159,7 @@ FAKE_EXPORT CUresult cuGetErrorString(CUresult error, const char **str) {
 
 FAKE_EXPORT CUresult cuDeviceGetCount(int *count) {
   if (!g_initialized) return CUDA_ERROR_NOT_INITIALIZED;
-  *count = 1;
+  *count = env_int("FW_FAKE_CUDA_DEVICES", 1) > 0; /* 0: a driver without a GPU */
   return CUDA_SUCCESS;
 }
 

@@ -153,6 +153,17 @@ TEST(HistoryTest, MalformedFilesAreRejected) {
       {"fw-history 3\nlink 0 5 cuda:0 x\n", "line 2: malformed link"},
       {"fw-history 2\nlink 1 2 cuda:0 x\n", "line 2: malformed entry"},  // not in format 2
       {"fw-history 4\n", "'" + path + "' is not an fw history file"},
+      // Integers are digits only, in range: scanf would wrap "-1" and saturate 2^64.
+      {"fw-history 1\n-1 3 1 1 0.5 k\n", "line 2: malformed entry (expected 'KIND SIZE_CLASS COUNT N'"},
+      {"fw-history 1\n0 3 1 1 0.5 k\n", "line 2: malformed entry"},  // no such device kind
+      {"fw-history 1\n4 3 1 1 0.5 k\n", "line 2: malformed entry"},
+      {"fw-history 1\n1 3 -5 1 0.5 k\n", "line 2: malformed entry"},
+      {"fw-history 1\n1 3 18446744073709551616 1 0.5 k\n", "line 2: malformed entry"},
+      {"fw-history 1\n1 +3 1 1 0.5 k\n", "line 2: malformed entry"},
+      {"fw-history 3\nlink 99999999999999999999 5 cuda:0 x\n", "line 2: malformed link"},
+      // Values that would make schedules overflow.
+      {"fw-history 1\n1 3 1 1 1e308 k\n", "line 2: malformed sample 1 (expected a number from 0 to 86400)"},
+      {"fw-history 2\n1 3 1 1 0.5 1e7 k\n", "line 2: malformed model ratio 1 (expected a number from 0 to 1e+06)"},
   };
   for (const Case &c : cases) {
     writeFile(path, c.text);
@@ -160,6 +171,9 @@ TEST(HistoryTest, MalformedFilesAreRejected) {
     FW_EXPECT_ERROR(fw_runtime_create(&o, &rt), c.error);
     EXPECT_EQ(rt, nullptr);
   }
+  // A line the reader cannot hold whole.
+  writeFile(path, "fw-history 1\n1 3 1 1 0.5 " + std::string(5000, 'k') + "\n");
+  FW_EXPECT_ERROR(fw_runtime_create(&o, &rt), "line 2: longer than 4094 bytes");
   // A directory where the file should be.
   std::string sub = dir.file("sub");
   ASSERT_EQ(mkdir(sub.c_str(), 0700), 0);
@@ -214,6 +228,9 @@ TEST(HistoryTest, WellFormedEdgeCasesLoad) {
   // The second format keeps each sample's model ratio.
   std::string v2 = roundTrip(dir, "v2", "fw-history 2\n2 9 3 3 0.001 0.002 0.003 2 2.5 0 calibrated\n");
   EXPECT_NE(v2.find("\n2 9 3 3 0.001 0.002 0.003 2 2.5 0 calibrated\n"), std::string::npos) << v2;
+  // Windows line ends load (the name does not keep the carriage return).
+  std::string crlf = roundTrip(dir, "crlf", "fw-history 3\r\n1 3 1 1 0.5 1 windows\r\n");
+  EXPECT_NE(crlf.find("\n1 3 1 1 0.5 1 windows\n"), std::string::npos) << crlf;
   // The third keeps the links measured; a device this machine lacks is kept too.
   std::string v3 = roundTrip(dir, "v3", "fw-history 3\nlink 67108864 5000000 cuda:1 Some GPU\n");
   EXPECT_NE(v3.find("\nlink 67108864 5000000 cuda:1 Some GPU\n"), std::string::npos) << v3;
@@ -421,11 +438,18 @@ TEST(TraceTest, WritesChromeJson) {
   std::string long_name = std::string(54, 'x') + "\xc3\xa9-and-more";
   FW_ASSERT_OK(submit(rt, long_name.c_str(), touchTask, nullptr, {{bufs[0], FW_ACCESS_READ_WRITE}}));
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  // A failure's reason is kept whole, however long, and escaped.
+  std::string reason = "driver said \"no\"\n" + std::string(300, 'r');
+  fw_trace_add_detail(&rt->trace, 0, "failed", reason.c_str(), rt->trace.origin_ns,
+                      rt->trace.origin_ns + 1000);
   std::string path = dir.file("trace.json");
   FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
   std::string text = slurp(path);
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text[0], '{');
+  EXPECT_NE(text.find("\"name\":\"failed\",\"args\":{\"reason\":\"driver said \\\"no\\\"\\u000a" +
+                      std::string(300, 'r') + "\"}"),
+            std::string::npos);
   JsonChecker json(text);
   EXPECT_TRUE(json.valid()) << "invalid JSON at byte " << json.where() << ":\n" << text;
   EXPECT_NE(text.find("\"traceEvents\""), std::string::npos);

@@ -760,6 +760,10 @@ TEST(RuntimeOptionsTest, BadTierLimits) {
   FW_EXPECT_ERROR(createWith(o), "TIER=SIZE");
   o.tier_limits = "host=99999999999999999999";
   FW_EXPECT_ERROR(createWith(o), "TIER=SIZE");
+  o.tier_limits = "host=1MiB,device=2MiB,host=3MiB";
+  FW_EXPECT_ERROR(createWith(o), "tier limits 'host=1MiB,device=2MiB,host=3MiB': the host tier is given twice");
+  o.tier_limits = "host=5X";
+  FW_EXPECT_ERROR(createWith(o), "(B; K, KiB or KB; M, MiB or MB; G, GiB or GB; T, TiB or TB)");
   o.tier_limits = "host=1MiB,storage=2GB,device=3K";
   FW_EXPECT_OK(createWith(o));
   o.tier_limits = "host=min,device=min";

@@ -36,7 +36,7 @@
 // U32: fw-run: error: input 0: {{.*}}u32.npy: unsupported .npy dtype '<u4'
 // NPYTRUNC: fw-run: error: input 0: {{.*}}truncated.npy: truncated .npy data
 // NPYMAGIC: fw-run: error: input 0: {{.*}}random.fwb: not a .npy file (bad magic)
-// OUTDIR: fw-run: error: result 0: {{.*}}no-such-dir/o.npy: cannot open for writing
+// OUTDIR: fw-run: error: --output: cannot write '{{.*}}no-such-dir/o.npy': its directory '{{.*}}no-such-dir': No such file or directory
 
 func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %r = arith.addf %a, %b : tensor<4xf32>

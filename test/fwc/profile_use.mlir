@@ -24,7 +24,7 @@
 // REMARKS: --- !Analysis
 // REMARKS: Name: VariantEvidence
 // REMARKS: Function: main_dispatch_0
-// REMARKS: 3 CPU variant(s) measured
+// REMARKS: {{[23]}} CPU variant(s) measured
 // REMARKS: --- !Passed
 // REMARKS: Name: KeepVariant
 // REMARKS: Function: main_dispatch_0

@@ -53,6 +53,10 @@
 // BADKIND: fw-run: error: unknown device kind 'tpu' in the device list 'cpu,tpu' (FW_DEVICES): expected a comma-separated list of cpu, cuda, hip
 // RUN: env FW_DEVICES=, not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: fw-run: error: unknown device kind '' in the device list ',' (FW_DEVICES)
+// --devices naming a kind this machine lacks: the run goes on, on the CPU, and says so.
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_DEVICES=0 %fw-run %t.fwb --devices=cuda --stats --print-max-elements=0 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: fw-run: warning: --devices lists cuda, but this machine has none ({{.+}}); its kernels run on the CPU
+// NONE: device cpu: {{[0-9]+}} workers, 3 tasks
 
 func.func @fb(%a: tensor<64x48xf32>, %b: tensor<48x64xf32>) -> (tensor<64x48xf32>, tensor<48xf32>) {
   %e0 = tensor.empty() : tensor<48x64xf32>

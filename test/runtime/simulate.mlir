@@ -21,7 +21,10 @@
 // MISSING: fw-run: error: cannot read the machine file '{{.*}}missing.json'
 // RUN: echo '{"devices": [' > %t.trunc.json
 // RUN: not %fw-run %t.fwb --simulate=%t.trunc.json 2>&1 | FileCheck %s --check-prefix=TRUNC
-// TRUNC: fw-run: error: {{.*}}trunc.json: not valid JSON
+// TRUNC: fw-run: error: {{.*}}trunc.json:2:1: not valid JSON
+// RUN: printf '{"devices": [\n  {"kind": "cpu", "gflops": 1,}\n]}\n' > %t.comma.json
+// RUN: not %fw-run %t.fwb --simulate=%t.comma.json 2>&1 | FileCheck %s --check-prefix=COMMA
+// COMMA: fw-run: error: {{.*}}comma.json:2:31: not valid JSON
 // RUN: echo '{"devices": []}' > %t.empty.json
 // RUN: not %fw-run %t.fwb --simulate=%t.empty.json 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: fw-run: error: {{.*}}: "devices" must be a non-empty array
@@ -30,7 +33,14 @@
 // KIND: fw-run: error: {{.*}}: devices[0].kind: expected "cpu", "cuda" or "hip"
 // RUN: echo '{"devices": [{"kind": "cpu", "gflops": -1}]}' > %t.neg.json
 // RUN: not %fw-run %t.fwb --simulate=%t.neg.json 2>&1 | FileCheck %s --check-prefix=NEG
-// NEG: fw-run: error: {{.*}}: devices[0].gflops: expected a positive number
+// NEG: fw-run: error: {{.*}}: devices[0].gflops: expected a number from 0.001 to 1e+09
+// Speeds so small or large that times would be infinite are refused too.
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1e-320}]}' > %t.tiny.json
+// RUN: not %fw-run %t.fwb --simulate=%t.tiny.json 2>&1 | FileCheck %s --check-prefix=TINY
+// TINY: fw-run: error: {{.*}}: devices[0].gflops: expected a number from 0.001 to 1e+09
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1, "kernel_speed": {"k": 1e-30}}]}' > %t.kspeed.json
+// RUN: not %fw-run %t.fwb --simulate=%t.kspeed.json 2>&1 | FileCheck %s --check-prefix=KSPEED
+// KSPEED: fw-run: error: {{.*}}: devices[0].kernel_speed.k: expected a number from 1e-06 to 1e+06
 // RUN: echo '{"devices": [{"kind": "cpu", "gflop": 1}]}' > %t.typo.json
 // RUN: not %fw-run %t.fwb --simulate=%t.typo.json 2>&1 | FileCheck %s --check-prefix=TYPO
 // TYPO: fw-run: error: {{.*}}: devices[0]: unknown key "gflop"
@@ -63,6 +73,12 @@
 // FIFOHIST: fw-run: error: the history file '{{.*}}.fifo' is not a regular file
 // RUN: not %fw-run %t.fwb --history=%t.nodir/h.txt 2>&1 | FileCheck %s --check-prefix=NODIR
 // NODIR: fw-run: error: the history file '{{.*}}.nodir/h.txt' cannot be written (its directory '{{.*}}.nodir': No such file or directory)
+// What a run writes at its end is checked before it runs.
+// RUN: not %fw-run %t.fwb --trace=%t.nodir/t.json 2>&1 | FileCheck %s --check-prefix=NOTRACE
+// NOTRACE: fw-run: error: --trace: cannot write '{{.*}}.nodir/t.json': its directory '{{.*}}.nodir': No such file or directory
+// RUN: rm -rf %t.outdir && mkdir %t.outdir
+// RUN: not %fw-run %t.fwb --output=@%t.outdir 2>&1 | FileCheck %s --check-prefix=OUTDIR
+// OUTDIR: fw-run: error: --output: cannot write '{{.*}}.outdir': is a directory
 // An empty value after '=' is an error, not the next argument taken as the value.
 // RUN: not %fw-run %t.fwb --trace= --stats 2>&1 | FileCheck %s --check-prefix=EMPTYVALUE
 // EMPTYVALUE: fw-run: error: option --trace needs a value after '='
@@ -70,7 +86,7 @@
 // HUGEBENCH: fw-run: error: --benchmark: Value 99999999999999999999 not in range 0 to 1000000000
 // RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1, "history_speed": 0}]}' > %t.hs.json
 // RUN: not %fw-run %t.fwb --simulate=%t.hs.json 2>&1 | FileCheck %s --check-prefix=HSPEED
-// HSPEED: fw-run: error: {{.*}}: devices[0].history_speed: expected a positive number
+// HSPEED: fw-run: error: {{.*}}: devices[0].history_speed: expected a number from 1e-06 to 1e+06
 //
 // Calibrated by measured times: three real runs record the tasks' times in a history; a
 // simulated cpu with a history_speed takes its times from there, divided by it. At a

@@ -125,6 +125,31 @@ void storeFloat(fw_element_type_t t, double v, uint8_t *p) {
   }
 }
 
+// Whether the float of type `t` at `p` is infinite.
+bool isInfinite(fw_element_type_t t, const uint8_t *p) {
+  uint16_t h = 0;
+  switch (t) {
+  case FW_ELEMENT_TYPE_F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return std::isinf(f);
+  }
+  case FW_ELEMENT_TYPE_F64: {
+    double d;
+    std::memcpy(&d, p, 8);
+    return std::isinf(d);
+  }
+  case FW_ELEMENT_TYPE_F16:
+    std::memcpy(&h, p, 2);
+    return (h & 0x7fff) == 0x7c00;
+  case FW_ELEMENT_TYPE_BF16:
+    std::memcpy(&h, p, 2);
+    return (h & 0x7fff) == 0x7f80;
+  default:
+    return false;
+  }
+}
+
 void storeInt(fw_element_type_t t, int64_t v, uint8_t *p) {
   switch (t) {
   case FW_ELEMENT_TYPE_I1:
@@ -159,6 +184,9 @@ std::string parseValue(fw_element_type_t t, const std::string &s, uint8_t *p) {
     double v = std::strtod(s.c_str(), &end);
     if (end == s.c_str() || *end) return "invalid " + std::string(fw_element_type_name(t)) + " value '" + s + "'";
     storeFloat(t, v, p);
+    // A finite value the type cannot hold would become infinite ("inf" says so itself).
+    if ((errno == ERANGE && std::isinf(v)) || (std::isfinite(v) && isInfinite(t, p)))
+      return "value '" + s + "' is out of range for " + fw_element_type_name(t);
     return "";
   }
   if (t == FW_ELEMENT_TYPE_I1) {
@@ -214,17 +242,30 @@ std::string parseInlineTensor(const std::string &text, HostTensor *out) {
   size_t esize = fw_element_type_size(type), count = 0;
   if (!elementCount(dims, esize, &count))
     return "tensor type '" + type_text + "' is too large";
+  // Values are separated by commas, spaces or both; a comma with no value before it (or
+  // after the last) is a mistake, not a value.
   std::vector<std::string> tokens;
   std::string cur;
-  for (char c : values) {
+  bool blank = values.find_first_not_of(" \t\n\r\f\v") == std::string::npos;
+  bool after_comma = false;
+  for (size_t i = 0; i <= values.size() && !blank; ++i) {
+    char c = i < values.size() ? values[i] : ',';
     if (c == ',' || std::isspace((unsigned char)c)) {
-      if (!cur.empty()) tokens.push_back(cur);
+      if (!cur.empty()) {
+        tokens.push_back(cur);
+        after_comma = false;
+      } else if (c == ',' && (after_comma || tokens.empty())) {
+        return "empty value " +
+               (tokens.empty() ? std::string("before the first comma")
+                               : "after value " + std::to_string(tokens.size())) +
+               " in '" + values + "'";
+      }
+      if (c == ',') after_comma = true;
       cur.clear();
     } else {
       cur += c;
     }
   }
-  if (!cur.empty()) tokens.push_back(cur);
   if (tokens.size() != count && tokens.size() != 1)
     return std::to_string(tokens.size()) + " values given for " + formatType(type, dims) +
            " (" + std::to_string(count) + " elements)";

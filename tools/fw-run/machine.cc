@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
-#include "read_file.h"
+#include "files.h"
 
 namespace fwrun {
 namespace {
@@ -20,11 +22,13 @@ constexpr Unit kUnits[] = {{"", 1},          {"B", 1},           {"KiB", 1ull <<
                            {"KB", 1000ull},   {"MB", 1000000ull}, {"GB", 1000000000ull},
                            {"TB", 1000000000000ull}};
 
-bool number(const json &v, const std::string &where, double *out, std::string *error,
-            bool positive) {
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
-      (positive && v.get<double>() == 0)) {
-    *error = where + ": expected a " + (positive ? "positive" : "non-negative") + " number";
+// A number from `min` to `max` (the ranges fw_runtime_create accepts).
+bool number(const json &v, const std::string &where, double min, double max, double *out,
+            std::string *error) {
+  if (!v.is_number() || !(v.get<double>() >= min && v.get<double>() <= max)) {
+    std::ostringstream os;
+    os << where << ": expected a number from " << min << " to " << max;
+    *error = os.str();
     return false;
   }
   *out = v.get<double>();
@@ -63,9 +67,16 @@ bool Machine::parseFile(const std::string &path, std::string *error) {
 }
 
 bool Machine::parse(const std::string &text, const std::string &where, std::string *error) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    *error = where + ": not valid JSON";
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error &e) {
+    // e.byte: where the parser stopped, from 1 (0: before anything).
+    size_t stop = std::min<size_t>(e.byte ? e.byte - 1 : 0, text.size()), line = 1, column = 1;
+    for (size_t i = 0; i < stop; ++i, ++column)
+      if (text[i] == '\n') line += 1, column = 0;
+    *error = where + ":" + std::to_string(line) + ":" + std::to_string(column) +
+             ": not valid JSON";
     return false;
   }
   if (!doc.is_object()) {
@@ -123,17 +134,17 @@ bool Machine::parse(const std::string &text, const std::string &where, std::stri
         }
         dev.workers = uint32_t(v.get<uint64_t>());
       } else if (key == "gflops") {
-        if (!number(v, field, &dev.gflops, error, true)) return false;
+        if (!number(v, field, FW_SIM_MIN_RATE, FW_SIM_MAX_RATE, &dev.gflops, error)) return false;
       } else if (key == "memory_gbps") {
-        if (!number(v, field, &dev.memory_gbps, error, true)) return false;
+        if (!number(v, field, FW_SIM_MIN_RATE, FW_SIM_MAX_RATE, &dev.memory_gbps, error)) return false;
       } else if (key == "link_gbps") {
-        if (!number(v, field, &dev.link_gbps, error, true)) return false;
+        if (!number(v, field, FW_SIM_MIN_RATE, FW_SIM_MAX_RATE, &dev.link_gbps, error)) return false;
       } else if (key == "link_latency_us") {
-        if (!number(v, field, &dev.link_latency_us, error, false)) return false;
+        if (!number(v, field, 0, FW_SIM_MAX_US, &dev.link_latency_us, error)) return false;
       } else if (key == "task_overhead_us") {
-        if (!number(v, field, &dev.task_overhead_us, error, false)) return false;
+        if (!number(v, field, 0, FW_SIM_MAX_US, &dev.task_overhead_us, error)) return false;
       } else if (key == "history_speed") {
-        if (!number(v, field, &dev.history_speed, error, true)) return false;
+        if (!number(v, field, FW_SIM_MIN_SPEED, FW_SIM_MAX_SPEED, &dev.history_speed, error)) return false;
       } else if (key == "memory") {
         uint64_t bytes = 0;
         if (v.is_number_unsigned()) bytes = v.get<uint64_t>();
@@ -149,7 +160,7 @@ bool Machine::parse(const std::string &text, const std::string &where, std::stri
         }
         for (auto k = v.begin(); k != v.end(); ++k) {
           double speed = 0;
-          if (!number(k.value(), field + "." + k.key(), &speed, error, true)) return false;
+          if (!number(k.value(), field + "." + k.key(), FW_SIM_MIN_SPEED, FW_SIM_MAX_SPEED, &speed, error)) return false;
           own.kernelNames.push_back(k.key());
           own.kernelSpeeds.push_back(speed);
         }

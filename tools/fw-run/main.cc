@@ -15,9 +15,12 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "files.h"
 #include "fw/runtime.h"
 #include "host_tensor.h"
 #include "machine.h"
@@ -183,13 +186,24 @@ HostTensor readBuffer(fw_buffer_t *b, std::string &error) {
   return t;
 }
 
+/* The devices fw_probe_devices finds, and the kinds it does not with the reason. */
+bool probeDevices(std::vector<fw_device_report_t> *reports, std::string *error) {
+  size_t count = 0;
+  fw_status_t s = fw_probe_devices(nullptr, 0, &count);
+  if (!s) {
+    reports->resize(count);
+    s = fw_probe_devices(reports->data(), reports->size(), &count);
+    reports->resize(std::min(count, reports->size()));
+  }
+  if (s) *error = take(s);
+  return !s;
+}
+
 /* --list-devices: one line per device found, and per kind missing with the reason. */
 int listDevices() {
-  size_t count = 0;
-  if (fw_status_t s = fw_probe_devices(nullptr, 0, &count)) return fail(take(s));
-  std::vector<fw_device_report_t> reports(count);
-  if (fw_status_t s = fw_probe_devices(reports.data(), reports.size(), &count))
-    return fail(take(s));
+  std::vector<fw_device_report_t> reports;
+  std::string error;
+  if (!probeDevices(&reports, &error)) return fail(error);
   for (const fw_device_report_t &r : reports) {
     const char *kind = fwrun::targetKindName(r.kind);
     if (!r.available) {
@@ -203,6 +217,30 @@ int listDevices() {
     std::printf("\n");
   }
   return 0;
+}
+
+/* --devices names a GPU kind this machine lacks: the run goes on, its kernels on the CPU,
+ * but a run meant for a GPU should not pass for one silently. */
+void warnMissingDevices(const std::string &devices) {
+  std::vector<fw_device_report_t> reports;
+  std::string error;
+  if (!probeDevices(&reports, &error)) return;
+  std::stringstream list(devices);
+  for (std::string kind; std::getline(list, kind, ',');) {
+    if (kind == "cpu") continue;
+    bool found = false;
+    std::string why = "not found";
+    for (const fw_device_report_t &r : reports)
+      if (kind == fwrun::targetKindName(r.kind)) {
+        found |= r.available != 0;
+        if (!r.available) why = r.why;
+      }
+    if (!found)
+      std::fprintf(stderr,
+                   "fw-run: warning: --devices lists %s, but this machine has none (%s); its "
+                   "kernels run on the CPU\n",
+                   kind.c_str(), why.c_str());
+  }
 }
 
 int run(int argc, char **argv) {
@@ -314,6 +352,7 @@ int run(int argc, char **argv) {
   fw_runtime_t *raw_rt = nullptr;
   if (fw_status_t s = fw_runtime_create(&options, &raw_rt)) return fail(take(s));
   std::unique_ptr<fw_runtime_t, RuntimeDeleter> rt(raw_rt);
+  if (!devices.empty()) warnMissingDevices(devices);
   fw_module_t *raw_module = nullptr;
   if (fw_status_t s = fw_module_load_file(rt.get(), module_path.c_str(), &raw_module))
     return fail(take(s));
@@ -373,6 +412,14 @@ int run(int argc, char **argv) {
   for (const std::string &o : outputs)
     if (o != "-" && (o.size() < 2 || o[0] != '@'))
       return fail("--output must be @FILE.npy or -, got '" + o + "'");
+  // What the run writes at its end can be written: checked now, not after the work.
+  std::vector<std::pair<std::string, std::string>> written = {{"--trace", trace_path},
+                                                              {"--profile-out", profile_path}};
+  for (const std::string &o : outputs)
+    if (o != "-") written.emplace_back("--output", o.substr(1));
+  for (const auto &[flag, path] : written)
+    if (!path.empty() && !fwrun::canWriteFile(path, &error))
+      return fail(flag + ": cannot write '" + path + "': " + error);
 
   std::vector<fw_buffer_t *> arg_ptrs;
   for (const HostTensor &h : host_inputs) {

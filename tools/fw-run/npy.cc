@@ -8,7 +8,7 @@
 
 #include <fstream>
 
-#include "read_file.h"
+#include "files.h"
 
 namespace fwrun {
 namespace {

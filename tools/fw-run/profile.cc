@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "read_file.h"
+#include "files.h"
 #include "report.h"
 
 using nlohmann::json;

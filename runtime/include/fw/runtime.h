@@ -284,8 +284,8 @@ typedef struct fw_device_report_t {
 
 /* Probes the machine: the CPU, each NVIDIA GPU (through libcuda.so.1, opened with dlopen)
  * or why there is none, and AMD GPUs. Writes up to `capacity` reports and the number
- * there are to *out_count. The runtime schedules tasks on the CPU only in this
- * version; the CUDA device is probed and implemented, not yet given tasks. */
+ * there are to *out_count. A runtime uses what this finds (fw_runtime_options_t.devices
+ * narrows it). */
 FW_API fw_status_t fw_probe_devices(fw_device_report_t *out, size_t capacity,
                                     size_t *out_count);
 
@@ -583,7 +583,17 @@ FW_API fw_status_t fw_runtime_save_history(fw_runtime_t *runtime, const char *pa
  * median time the history (fw_runtime_options_t.history_path) has measured for the task
  * on a device of its kind, divided by history_speed, plus the overhead. Inputs move over
  * the device's link to host memory (latency + bytes / bandwidth, one copy at a time per
- * direction). */
+ * direction).
+ *
+ * fw_runtime_create refuses a device outside these ranges (they keep every simulated time
+ * finite): gflops, memory_gbps and link_gbps 0 (unset) or from FW_SIM_MIN_RATE to
+ * FW_SIM_MAX_RATE; link_latency_us and task_overhead_us from 0 to FW_SIM_MAX_US; kernel
+ * speeds, and history_speed unless 0, from FW_SIM_MIN_SPEED to FW_SIM_MAX_SPEED. */
+#define FW_SIM_MIN_RATE 1e-3
+#define FW_SIM_MAX_RATE 1e9
+#define FW_SIM_MAX_US 1e9
+#define FW_SIM_MIN_SPEED 1e-6
+#define FW_SIM_MAX_SPEED 1e6
 typedef struct fw_sim_device_t {
   const char *name;            /* "gpu0" */
   fw_target_kind_t kind;

@@ -61,6 +61,19 @@ TEST(InlineTensor, RejectsBadInput) {
             std::string::npos);
   EXPECT_NE(fwrun::parseInlineTensor("4294967296x4294967296xf32=1", &t).find("too large"),
             std::string::npos);
+  // A comma with no value before it is a mistake, not a value (nor nothing).
+  EXPECT_EQ(fwrun::parseInlineTensor("2xf32=1,,2", &t), "empty value after value 1 in '1,,2'");
+  EXPECT_EQ(fwrun::parseInlineTensor("2xf32=1, ,2", &t), "empty value after value 1 in '1, ,2'");
+  EXPECT_EQ(fwrun::parseInlineTensor("2xf32=,1,2", &t), "empty value before the first comma in ',1,2'");
+  EXPECT_EQ(fwrun::parseInlineTensor("2xf32=1,2,", &t), "empty value after value 2 in '1,2,'");
+  // Finite values the type cannot hold; "inf" itself is fine.
+  EXPECT_EQ(fwrun::parseInlineTensor("1xf64=1e999", &t), "value '1e999' is out of range for f64");
+  EXPECT_EQ(fwrun::parseInlineTensor("1xf32=1e39", &t), "value '1e39' is out of range for f32");
+  EXPECT_EQ(fwrun::parseInlineTensor("1xf16=70000", &t), "value '70000' is out of range for f16");
+  EXPECT_EQ(fwrun::parseInlineTensor("1xbf16=-1e39", &t), "value '-1e39' is out of range for bf16");
+  EXPECT_EQ(fwrun::parseInlineTensor("2xf32=inf,-inf", &t), "");
+  EXPECT_EQ(fwrun::parseInlineTensor("1xf16=65504", &t), "");
+  EXPECT_EQ(fwrun::parseInlineTensor("1xf32=1e-60", &t), "");  // underflows to zero: fine
 }
 
 TEST(Half, RoundTripsAndRounds) {

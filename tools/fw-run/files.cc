@@ -1,4 +1,4 @@
-#include "read_file.h"
+#include "files.h"
 
 #include <cerrno>
 #include <cstring>
@@ -39,6 +39,21 @@ ReadResult readRegularFile(const std::string &path, std::string *contents, std::
   contents->resize(done);
   ::close(fd);
   return ReadResult::kRead;
+}
+
+bool canWriteFile(const std::string &path, std::string *error) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) *error = "is a directory";
+    else if (::access(path.c_str(), W_OK) != 0) *error = std::strerror(errno);
+    else return true;
+    return false;
+  }
+  std::string::size_type slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::access(dir.c_str(), W_OK | X_OK) == 0) return true;
+  *error = "its directory '" + dir + "': " + std::strerror(errno);
+  return false;
 }
 
 }  // namespace fwrun
