@@ -582,7 +582,8 @@ fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw
 /* ---- GPU failures ---------------------------------------------------------------- */
 
 int fw_scheduler_can_rerun(const fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
-  uint32_t kinds = t->kind_mask & s->kind_mask & ~(1u << w->kind);
+  uint32_t kinds = t->kind_mask &
+                   atomic_load_explicit(&s->kind_mask, memory_order_relaxed) & ~(1u << w->kind);
   uint32_t others = t->gpu_mask & ~(1u << w->device_index);
   return kinds != 0 || others != 0;
 }
@@ -604,9 +605,10 @@ void fw_scheduler_launch_succeeded(fw_worker_t *w) { w->failures = 0; }
 static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
   w->lost = 1;
   ++s->devices_lost;
-  s->kind_mask = 0;
+  uint32_t kinds = 0; /* stored at once: a reader never sees a kind missing meanwhile */
   for (size_t i = 0; i < s->num_workers; ++i)
-    if (!s->workers[i].lost) s->kind_mask |= 1u << s->workers[i].kind;
+    if (!s->workers[i].lost) kinds |= 1u << s->workers[i].kind;
+  atomic_store_explicit(&s->kind_mask, kinds, memory_order_relaxed);
   fw_task_t *t;
   while ((t = fw_task_heap_pop(&w->heap)) || (t = fw_task_deque_pop_back(&w->deque))) {
     atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);

@@ -255,7 +255,9 @@ struct fw_scheduler_t {
   /* The first worker of each device memory node: whose link a copy off that node takes. */
   const fw_worker_t *node_worker[FW_MAX_MEMORY_NODES];
   uint32_t num_cpu_workers; /* workers of kind CPU: how many workgroups a divided kernel gets */
-  uint32_t kind_mask; /* bit per device kind some worker in service has */
+  /* Bit per device kind some worker in service has (written under the lock, read
+   * without it by a GPU worker deciding whether a failed task can run elsewhere). */
+  _Atomic uint32_t kind_mask;
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
   uint64_t next_seq;
