@@ -142,7 +142,8 @@ void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *buffer);
 
 /* Whether the buffers of `task` fit `node` at once: RESOURCE_EXHAUSTED, naming the task,
  * the node and both sizes, when they exceed its fixed capacity (the task cannot run there
- * however much is evicted). fw_memory_acquire checks it first; the simulator too. */
+ * however much is evicted). fw_memory_acquire checks it first; the scheduler gives no
+ * worker a task too large for its device memory, and says so when none is left. */
 fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, uint32_t node);
 /* Makes every buffer of `task` valid on `node` and pins it; `out_data[i]` receives
  * access i's address there, `*out_stall_ns` the time spent waiting for data or room (and

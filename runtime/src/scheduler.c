@@ -102,7 +102,8 @@ void fw_task_release(fw_task_t *task) {
   fw_runtime_release_internal(rt);
 }
 
-int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {
+/* fw_worker_can_run but for the memory. */
+static int has_code(const fw_worker_t *w, const fw_task_t *task) {
   if (!((task->kind_mask >> w->kind) & 1u) || w->lost) return 0;
   /* A real GPU runs the tasks whose code loaded on it. */
   if (w->kind != FW_TARGET_KIND_CPU && !w->sim && !((task->gpu_mask >> w->device_index) & 1u))
@@ -114,9 +115,23 @@ int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {
   return 1;
 }
 
+/* Whether the task's buffers fit `w`'s device memory at once: a task that does not would
+ * be refused there every time (fw_memory_check_fits), so no policy plans it there. Host
+ * memory is left to fw_memory_acquire (it may hold the caller's own buffers). */
+static int fits(const fw_worker_t *w, const fw_task_t *task) {
+  if (w->memory_node == FW_NODE_HOST) return 1;
+  const fw_memory_node_t *n = &task->runtime->memory.nodes[w->memory_node];
+  return n->minimal || !n->capacity || task->data_bytes <= n->capacity;
+}
+
+int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {
+  return has_code(w, task) && fits(w, task);
+}
+
 int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task) {
-  if (!(task->kind_mask & s->kind_mask)) return 0;
-  if ((task->kind_mask >> FW_TARGET_KIND_CPU) & 1u) return 1; /* CPU workers never leave */
+  uint32_t kinds = task->kind_mask & atomic_load_explicit(&s->kind_mask, memory_order_relaxed);
+  if (!kinds) return 0;
+  if ((kinds >> FW_TARGET_KIND_CPU) & 1u) return 1; /* CPU workers never leave */
   for (size_t i = 0; i < s->num_workers; ++i)
     if (fw_worker_can_run(&s->workers[i], task)) return 1;
   return 0;
@@ -290,8 +305,32 @@ static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_work
   }
 }
 
+/* Why no worker can run `t` when some device has its code: its buffers exceed that
+ * device's memory (NULL: no device has its code). */
+static fw_status_t too_large(const fw_scheduler_t *s, const fw_task_t *t) {
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *w = &s->workers[i];
+    if (has_code(w, t) && !fits(w, t))
+      return fw_memory_check_fits(&s->runtime->memory, t, w->memory_node);
+  }
+  return NULL;
+}
+
+/* A preferred kind none of whose devices can hold the task's buffers is preferred no
+ * longer: the task may go elsewhere rather than nowhere. */
+static void drop_preferences_that_cannot_hold(const fw_scheduler_t *s, fw_task_t *t) {
+  uint32_t holding = 0;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *w = &s->workers[i];
+    if (((t->prefer_mask >> w->kind) & 1u) && fits(w, t)) holding |= 1u << w->kind;
+  }
+  t->prefer_mask &= holding;
+}
+
 static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
+  fw_status_t reason;
   t->state = FW_TASK_READY;
+  if (t->prefer_mask) drop_preferences_that_cannot_hold(s, t);
   if (s->simulated) fw_simulator_released(s, t);
   if (s->policy->push(s, t, from)) {
     atomic_fetch_add_explicit(&s->num_ready, 1, memory_order_release);
@@ -300,6 +339,8 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   if (fw_scheduler_can_run(s, t)) {
     fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                                 "task @%s: out of memory queueing it", t->name));
+  } else if ((reason = too_large(s, t))) {
+    fail_task(t, reason);
   } else {
     static const char *const kKinds[] = {"", "cpu", "cuda", "hip"};
     char kinds[64] = "";

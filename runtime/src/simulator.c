@@ -452,23 +452,6 @@ int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task) {
   return ok;
 }
 
-/* A task a worker took but cannot run: its buffers do not fit the worker's memory. */
-typedef struct {
-  fw_task_t *task;
-  fw_worker_t *worker;
-  fw_status_t status;
-} sim_refused_t;
-
-/* As a real worker whose fw_memory_acquire fails: another device runs the task if one
- * can, else it completes with the error (and the run with it); the trace shows the
- * attempt either way. */
-static void refuse(fw_scheduler_t *s, sim_refused_t *r) {
-  uint64_t now = sim_ns(s->sim_now);
-  int rerun = fw_scheduler_trace_failure(s, r->task, r->worker, r->status, now, now);
-  if (rerun) fw_scheduler_rerun(s, r->task, r->worker, r->status);
-  else fw_scheduler_complete(s, r->task, r->worker, r->status);
-}
-
 /* The running task that ends first (the first of equals; `n`: none runs). */
 static size_t first_to_finish(const sim_running_t *running, size_t n) {
   size_t first = n;
@@ -486,17 +469,11 @@ void fw_simulator_run(fw_scheduler_t *s) {
     s->num_sim_held = 0;
     fw_scheduler_release_held(s, s->sim_held, n);
   }
-  size_t slots = s->num_workers ? s->num_workers : 1;
-  sim_running_t *running = calloc(slots, sizeof(*running));
-  sim_refused_t *refused = calloc(slots, sizeof(*refused));
-  if (!running || !refused) {
-    free(running);
-    free(refused);
-    return;
-  }
+  /* A task too large for a worker's memory is never given to it (fw_worker_can_run). */
+  sim_running_t *running = calloc(s->num_workers ? s->num_workers : 1, sizeof(*running));
+  if (!running) return;
   size_t num_running = 0;
   for (;;) {
-    size_t num_refused = 0;
     fw_sched_lock(s);
     for (size_t i = 0; i < s->num_workers; ++i) {
       fw_worker_t *w = &s->workers[i];
@@ -504,16 +481,9 @@ void fw_simulator_run(fw_scheduler_t *s) {
       fw_task_t *t = s->policy->pop(s, w);
       if (!t) continue;
       fw_scheduler_start_task(s, t);
-      fw_status_t fits =
-          t->cancelled ? FW_OK : fw_memory_check_fits(&rt->memory, t, w->memory_node);
-      if (fits != FW_OK) refused[num_refused++] = (sim_refused_t){t, w, fits};
-      else start_on(s, w, t, &running[num_running++]);
+      start_on(s, w, t, &running[num_running++]);
     }
     fw_sched_unlock(s);
-    if (num_refused) { /* they go elsewhere (or fail) now; the workers look again */
-      for (size_t i = 0; i < num_refused; ++i) refuse(s, &refused[i]);
-      continue;
-    }
     size_t first = first_to_finish(running, num_running);
     if (first == num_running || running[first].finish > s->sim_now) {
       /* Every task ending at this instant has ended, so what was asked for at this
@@ -545,5 +515,4 @@ void fw_simulator_run(fw_scheduler_t *s) {
     finish(s, &done);
   }
   free(running);
-  free(refused);
 }

@@ -53,6 +53,12 @@
 // BADKIND: fw-run: error: unknown device kind 'tpu' in the device list 'cpu,tpu' (FW_DEVICES): expected a comma-separated list of cpu, cuda, hip
 // RUN: env FW_DEVICES=, not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: fw-run: error: unknown device kind '' in the device list ',' (FW_DEVICES)
+// A GPU whose memory cannot hold a task's buffers at once is not given it, even when
+// preferred: the CPU runs it, and no launch fails on the way.
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_TIER_LIMITS=device=1KiB %fw-run %t.fwb --devices=cuda --stats --print-max-elements=0 | FileCheck %s --check-prefix=TOOBIG
+// TOOBIG-NOT: GPU failures
+// TOOBIG: device cpu: {{[0-9]+}} workers, 3 tasks
+// TOOBIG-NEXT: device cuda:0 Fake GPU: 1 worker, 0 tasks
 // --devices naming a kind this machine lacks: the run goes on, on the CPU, and says so.
 // RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_DEVICES=0 %fw-run %t.fwb --devices=cuda --stats --print-max-elements=0 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: fw-run: warning: --devices lists cuda, but this machine has none ({{.+}}); its kernels run on the CPU
