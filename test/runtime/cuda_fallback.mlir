@@ -63,6 +63,9 @@
 // RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_DEVICES=0 %fw-run %t.fwb --devices=cuda --stats --print-max-elements=0 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: fw-run: warning: --devices lists cuda, but this machine has none ({{.+}}); its kernels run on the CPU
 // NONE: device cpu: {{[0-9]+}} workers, 3 tasks
+// The same list in the environment says so too.
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_DEVICES=0 FW_DEVICES=cpu,cuda %fw-run %t.fwb --print-max-elements=0 2>&1 | FileCheck %s --check-prefix=ENVNONE
+// ENVNONE: fw-run: warning: FW_DEVICES lists cuda, but this machine has none ({{.+}}); its kernels run on the CPU
 
 func.func @fb(%a: tensor<64x48xf32>, %b: tensor<48x64xf32>) -> (tensor<64x48xf32>, tensor<48xf32>) {
   %e0 = tensor.empty() : tensor<48x64xf32>

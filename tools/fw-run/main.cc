@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include <cstdio>
 #include <exception>
@@ -219,9 +220,10 @@ int listDevices() {
   return 0;
 }
 
-/* --devices names a GPU kind this machine lacks: the run goes on, its kernels on the CPU,
- * but a run meant for a GPU should not pass for one silently. */
-void warnMissingDevices(const std::string &devices) {
+/* --devices (or FW_DEVICES, named by `source`) lists a GPU kind this machine lacks: the
+ * run goes on, its kernels on the CPU, but a run meant for a GPU should not pass for one
+ * silently. */
+void warnMissingDevices(const std::string &devices, const char *source) {
   std::vector<fw_device_report_t> reports;
   std::string error;
   if (!probeDevices(&reports, &error)) return;
@@ -237,9 +239,9 @@ void warnMissingDevices(const std::string &devices) {
       }
     if (!found)
       std::fprintf(stderr,
-                   "fw-run: warning: --devices lists %s, but this machine has none (%s); its "
+                   "fw-run: warning: %s lists %s, but this machine has none (%s); its "
                    "kernels run on the CPU\n",
-                   kind.c_str(), why.c_str());
+                   source, kind.c_str(), why.c_str());
   }
 }
 
@@ -352,7 +354,12 @@ int run(int argc, char **argv) {
   fw_runtime_t *raw_rt = nullptr;
   if (fw_status_t s = fw_runtime_create(&options, &raw_rt)) return fail(take(s));
   std::unique_ptr<fw_runtime_t, RuntimeDeleter> rt(raw_rt);
-  if (!devices.empty()) warnMissingDevices(devices);
+  if (!devices.empty()) {
+    warnMissingDevices(devices, "--devices");
+  } else if (!options.simulate) {
+    const char *env = std::getenv("FW_DEVICES");
+    if (env && *env) warnMissingDevices(env, "FW_DEVICES");
+  }
   fw_module_t *raw_module = nullptr;
   if (fw_status_t s = fw_module_load_file(rt.get(), module_path.c_str(), &raw_module))
     return fail(take(s));
