@@ -13,6 +13,13 @@ build="${FW_BUILD_DIR:-$root/build}"
 echo "== unit tests (ctest)"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 
+# The runtime benchmark, as docs/performance.md builds it: the runtime compiled again by
+# the system's C compiler (gcc), whose warnings differ from clang's, as errors.
+echo "== the runtime benchmark builds (bench/, system C compiler)"
+cmake -S "$root/bench" -B "$build/bench" -G Ninja -DFW_BENCH_BUILD_RUNTIME=ON \
+  -DFW_BENCH_KERNELS=OFF > /dev/null
+ninja -C "$build/bench" fw-runtime-bench
+
 echo "== compiler and end-to-end tests (lit)"
 lit=/usr/lib/llvm-22/bin/lit
 "$lit" -sv "$build/test"

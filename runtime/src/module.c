@@ -539,7 +539,7 @@ fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
                                       fw_executable_info_t *out_info) {
   if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
   memset(out_info, 0, sizeof(*out_info));
-  const fw_md_executable_t *e;
+  const fw_md_executable_t *e = NULL;
   fw_status_t status = executable_at(module, index, &e);
   if (status != FW_OK) return status;
   out_info->name = e->name;
@@ -561,7 +561,7 @@ fw_status_t fw_module_cost_term_info(const fw_module_t *module, size_t executabl
                                      size_t term, fw_cost_term_info_t *out_info) {
   if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
   memset(out_info, 0, sizeof(*out_info));
-  const fw_md_executable_t *e;
+  const fw_md_executable_t *e = NULL;
   fw_status_t status = executable_at(module, executable, &e);
   if (status != FW_OK) return status;
   if (term >= e->num_cost_terms)
@@ -602,7 +602,7 @@ fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
                                    fw_variant_info_t *out_info) {
   if (!out_info) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_info is NULL");
   memset(out_info, 0, sizeof(*out_info));
-  const fw_md_executable_t *e;
+  const fw_md_executable_t *e = NULL;
   fw_status_t status = executable_at(module, executable, &e);
   if (status != FW_OK) return status;
   if (variant >= e->num_variants)

@@ -523,7 +523,8 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
       if (d == FW_STATS_MAX_DEVICES) continue;
       ++out->num_devices;
       device_of[d] = w->device_index;
-      snprintf(out->devices[d].name, sizeof(out->devices[d].name), "%s", name);
+      snprintf(out->devices[d].name, sizeof(out->devices[d].name), "%.*s",
+               (int)sizeof(out->devices[d].name) - 1, name);
     }
     ++out->devices[d].workers;
     out->devices[d].tasks += w->tasks;
@@ -556,7 +557,7 @@ fw_status_t fw_runtime_write_trace(fw_runtime_t *rt, const char *path) {
   if (!rt) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
   if (!path) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "path is NULL");
   fw_scheduler_t *s = &rt->sched;
-  char (*names)[64] = calloc(s->num_workers ? s->num_workers : 1, sizeof(*names));
+  char (*names)[96] = calloc(s->num_workers ? s->num_workers : 1, sizeof(*names));
   const char **pointers = calloc(s->num_workers ? s->num_workers : 1, sizeof(*pointers));
   if (!names || !pointers) {
     free(names);
