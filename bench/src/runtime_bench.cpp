@@ -113,6 +113,7 @@ void usage() {
       "  --layers=L          random DAG layers (default 20)\n"
       "  --widths=W,...      random DAG tasks per layer (default 20,60)\n"
       "  --link-gbps=G       the simulated GPUs' link bandwidth in GB/s (default 25)\n"
+      "  --gpu-memory-mib=M  the simulated GPUs' memory in MiB (default 16384)\n"
 
       "tiers (real tasks, a storage directory under $TMPDIR or /tmp):\n"
       "  --buffers=N         buffers in the working set (default 64)\n"
@@ -202,6 +203,8 @@ int main(int argc, char **argv) {
       opt.widths = parseList<int>(value);
     } else if (key == "--link-gbps") {
       opt.linkGbps = std::atof(value.c_str());
+    } else if (key == "--gpu-memory-mib") {
+      opt.gpuMemoryMiB = std::strtoull(value.c_str(), nullptr, 10);
     } else if (key == "--trace-dir") {
       opt.traceDir = value;
     } else if (key == "--dag-dir") {
@@ -230,7 +233,8 @@ int main(int argc, char **argv) {
   }
   if (opt.tasks == 0 || opt.workers.empty() || opt.tile <= 0 || opt.layers <= 0 ||
       opt.widths.empty() || opt.tierBuffers == 0 || opt.tierBufferMiB == 0 || opt.sweeps <= 0 ||
-      opt.tierWorkers <= 0 || !(opt.computeRatio > 0) || !(opt.linkGbps > 0)) {
+      opt.tierWorkers <= 0 || !(opt.computeRatio > 0) || !(opt.linkGbps > 0) ||
+      opt.gpuMemoryMiB == 0) {
     usage();
     return 2;
   }

@@ -22,6 +22,7 @@ struct Options {
   int layers = 20;
   std::vector<int> widths = {20, 60};     // sched: random layered DAG widths
   double linkGbps = 25;                   // sched: the GPUs' link bandwidth
+  uint64_t gpuMemoryMiB = 16 << 10;       // sched: each GPU's memory
   std::string traceDir;                   // sched: write a Chrome trace per simulation
   std::string dagDir;                     // sched: write each DAG, machine and result as JSON
   size_t tierBuffers = 64;     // tiers: buffers of tierBufferMiB each

@@ -193,14 +193,14 @@ fw_sim_device_t cpu16() {
   return d;
 }
 
-fw_sim_device_t gpu(const char *name, double linkGbps) {
+fw_sim_device_t gpu(const char *name, double linkGbps, uint64_t memoryMiB) {
   fw_sim_device_t d = {};
   d.name = name;
   d.kind = FW_TARGET_KIND_CUDA;
   d.workers = 1;
   d.gflops = 1000;
   d.memory_gbps = 2000;
-  d.memory_bytes = 16ull << 30;
+  d.memory_bytes = memoryMiB << 20;
   d.link_gbps = linkGbps;
   d.link_latency_us = 10;
   d.task_overhead_us = 5;
@@ -210,9 +210,10 @@ fw_sim_device_t gpu(const char *name, double linkGbps) {
   return d;
 }
 
-std::vector<Machine> machines(double linkGbps) {
+std::vector<Machine> machines(double linkGbps, uint64_t gpuMemoryMiB) {
   return {{"cpu16", {cpu16()}},
-          {"cpu16+2gpu", {cpu16(), gpu("gpu0", linkGbps), gpu("gpu1", linkGbps)}}};
+          {"cpu16+2gpu",
+           {cpu16(), gpu("gpu0", linkGbps, gpuMemoryMiB), gpu("gpu1", linkGbps, gpuMemoryMiB)}}};
 }
 
 // The simulator's run time of a task on a device (scheduler.c: fw_sim_task_seconds).
@@ -504,20 +505,23 @@ bool runSched(const Options &opt) {
   for (int w : opt.widths)
     for (uint64_t s : opt.seeds)
       dags.push_back(layered(opt.layers, w, s));
-  std::vector<Machine> ms = machines(opt.linkGbps);
+  std::vector<Machine> ms = machines(opt.linkGbps, opt.gpuMemoryMiB);
   const Variant variants[] = {{"eager", FW_SCHEDULER_EAGER, false},
                               {"eager+rank", FW_SCHEDULER_EAGER, true},
                               {"ws", FW_SCHEDULER_WS, false},
                               {"heft", FW_SCHEDULER_HEFT, false},
                               {"heft+rank", FW_SCHEDULER_HEFT, true}};
 
+  unsigned long long mib = opt.gpuMemoryMiB;
+  std::string gpuMemory = mib % 1024 ? fmt("%llu MiB", mib) : fmt("%llu GiB", mib >> 10);
   std::printf("== sched: simulated makespans (virtual time), Cholesky tile b=%d "
               "(POTRF b^3/3, TRSM b^3, SYRK b^3, GEMM 2b^3 flops)\n",
               opt.tile);
   std::printf("machines: cpu16 = 16 workers x 50 gflops, 10 GB/s, 1 us/task;\n"
               "          cpu16+2gpu = cpu16 + 2 CUDA devices x 1 worker, 1000 gflops x kernel "
               "speed (potrf 0.02, trsm 0.6, syrk 0.8, gemm 1, dense 1, mixed 0.3, serial 0.02),\n"
-              "          2000 GB/s, 16 GiB, link %g GB/s + 10 us, 5 us/task\n",
+              "          2000 GB/s, %s, link %g GB/s + 10 us, 5 us/task\n",
+              gpuMemory.c_str(),
               opt.linkGbps);
   std::printf("from fw_runtime_simulation_report: cp = critical path (each task's earliest "
               "finish per device class, moves between classes over the link), area = work bound (exact fractional CPU/GPU split),\n"

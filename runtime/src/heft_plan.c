@@ -407,7 +407,7 @@ static int plan_append(fw_worker_t *w, fw_task_t *t) {
  * is still to write the buffer. */
 static void prefetch_batch_inputs(planner_t *p) {
   fw_scheduler_t *s = p->s;
-  if (!s->simulated && atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed))
+  if (atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed))
     return;
   for (size_t i = 0; i < p->count; ++i) {
     const fw_task_t *t = p->batch[i];

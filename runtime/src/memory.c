@@ -308,9 +308,7 @@ static int evictable(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) 
          !b->wrapped;
 }
 
-/* How valuable a replica is: 0 when no submitted task needs the buffer, 1 when one
- * does but not within the prefetch window, 2 when a task in the window does. */
-static unsigned value_class(const fw_memory_t *m, const fw_buffer_t *b) {
+unsigned fw_memory_value_class(const fw_memory_t *m, const fw_buffer_t *b) {
   if (atomic_load_explicit(&((fw_buffer_t *)b)->mem.future_uses, memory_order_relaxed) == 0)
     return 0;
   return b->mem.window_mark == m->window_epoch && m->window_epoch ? 2 : 1;
@@ -348,7 +346,7 @@ static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect,
   unsigned best_class = 0;
   for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
     if (!evictable(m, b, node) || !can_leave(m, b, node) || accesses(keep, b)) continue;
-    unsigned c = value_class(m, b);
+    unsigned c = fw_memory_value_class(m, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
     int better;
     if (!best || c < best_class) better = 1;

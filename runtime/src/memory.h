@@ -182,6 +182,10 @@ void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node, doub
 void fw_memory_window_moved(fw_memory_t *m);
 /* Marks the replica on `node` valid or not (lock held, or the simulator's one thread). */
 void fw_memory_set_valid(fw_buffer_t *buffer, uint32_t node, int valid);
+/* How valuable a buffer's replicas are, for eviction: 0 when no submitted task needs the
+ * buffer, 1 when one does but not within the prefetch window, 2 when a task in the window
+ * does (lock held, or the simulator's one thread). */
+unsigned fw_memory_value_class(const fw_memory_t *m, const fw_buffer_t *b);
 /* Whether the buffer has a valid replica on `node` (lock-free, for estimates). */
 int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node);
 /* How long the copies counted in bytes_moved took, per tier pair (lock held). */

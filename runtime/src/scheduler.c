@@ -260,7 +260,21 @@ void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
     fw_simulator_prefetch(s, t);
     return;
   }
-  (void)fw_scheduler_prefetch_inputs(s, t, t->worker ? t->worker->memory_node : FW_NODE_HOST);
+  uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
+  if (fw_scheduler_prefetch_inputs(s, t, node) || node == FW_NODE_HOST) return;
+  /* Memory is contended, and the task is to run on a device: its inputs still start
+   * moving now, displacing nothing the lookahead window reads (fw_memory_prefetch). The
+   * window lists tasks in submission order, and a plan runs a GPU's tasks in another:
+   * without these copies the GPU waited for its next task's inputs (in simulation, tiled
+   * Cholesky T=24 on two GPUs of 128 MiB ran 10 % longer; docs/performance.md). A host
+   * tier under contention is left to the window: every ready task is placed at once
+   * under eager and ws, and their copies would evict each other. */
+  fw_memory_t *m = &s->runtime->memory;
+  if (!m->prefetch_started) return;
+  double need = fw_scheduler_need(s, t);
+  for (size_t i = 0; i < t->num_accesses; ++i)
+    if (t->accesses[i].access & FW_ACCESS_READ)
+      fw_memory_prefetch(m, t->accesses[i].buffer, node, need);
 }
 
 int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t node) {
@@ -284,7 +298,7 @@ int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t
 static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
   uint32_t from = w ? w->memory_node : FW_NODE_HOST;
   if (t->status != FW_OK) return;
-  if (!s->simulated && atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed))
+  if (atomic_load_explicit(&s->runtime->memory.spilled, memory_order_relaxed))
     return; /* memory is contended (fw_scheduler_placed) */
   for (size_t k = 0; k < t->num_successors; ++k) {
     const fw_task_t *succ = t->successors[k];

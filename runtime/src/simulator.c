@@ -150,41 +150,75 @@ void fw_simulator_fini(fw_runtime_t *rt) {
 
 /* ---- Memory -------------------------------------------------------------------- */
 
+/* Who asks for a copy, as in the runtime: a task about to run (may evict anything but
+ * what running tasks hold), a placement's prefetch (keeps what the lookahead window reads
+ * and other prefetches' unused copies), or a window prefetch (keeps what the window
+ * reads no later than its own position). */
+typedef enum { SIM_DEMAND, SIM_PLACEMENT, SIM_WINDOW } sim_asker_t;
+
 /* Whether a replica of `b` on `node` may be dropped for room: no running task uses it,
- * and, for a prefetch, no prefetch brought it for a task that has not run yet (two
- * prefetches would evict each other's copies before either is used). */
-static int sim_evictable(const fw_buffer_t *b, uint32_t node, int prefetch) {
+ * and, for a placement's prefetch, no prefetch brought it for a task that has not run yet
+ * (two prefetches would evict each other's copies before either is used). */
+static int sim_evictable(const fw_buffer_t *b, uint32_t node, sim_asker_t prefetch) {
   const fw_replica_t *r = &b->mem.replicas[node];
-  return r->allocated && !r->pins && !(prefetch && r->prefetched);
+  return r->allocated && !r->pins && !(prefetch == SIM_PLACEMENT && r->prefetched);
 }
 
-/* Frees room for `need` bytes on a device node by dropping least recently used replicas;
- * a replica that is the only valid copy is first written back to host memory. Returns
- * whether there is room now. A prefetch evicts nothing unless it can make all the room
- * (as the runtime's, it gives up instead); a task's own fetch over-subscribes the node
- * when replicas other workers' tasks hold leave too little (the runtime's would wait). */
-static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, int prefetch) {
+/* The replica to drop from `node` for room, as the runtime chooses (memory.c: pick_victim):
+ * what no submitted task needs, then what the lookahead window does not read (least
+ * recently used first), then what the window reads furthest ahead; a window prefetch for
+ * position `protect` keeps what the window reads at or before it. NULL: none. */
+static fw_buffer_t *sim_victim(fw_runtime_t *rt, uint32_t node, sim_asker_t prefetch,
+                               int64_t protect) {
+  fw_buffer_t *victim = NULL;
+  unsigned victim_class = 0;
+  for (fw_buffer_t *b = rt->memory.buffers; b; b = b->mem.next) {
+    if (!sim_evictable(b, node, prefetch)) continue;
+    unsigned c = fw_memory_value_class(&rt->memory, b);
+    if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
+    int better;
+    if (!victim || c != victim_class) better = !victim || c < victim_class;
+    else if (c == 2 && b->mem.window_pos != victim->mem.window_pos)
+      better = b->mem.window_pos > victim->mem.window_pos;
+    else better = b->mem.replicas[node].last_use < victim->mem.replicas[node].last_use;
+    if (better) {
+      victim = b;
+      victim_class = c;
+    }
+  }
+  return victim;
+}
+
+/* Frees room for `need` bytes on a device node (sim_victim's choice); a replica that is
+ * the only valid copy is first written back to host memory. Returns whether there is
+ * room now. A prefetch evicts nothing unless it can make all the room (as the runtime's,
+ * it gives up instead); a task's own fetch over-subscribes the node when replicas other
+ * workers' tasks hold leave too little (the runtime's would wait). */
+static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, sim_asker_t prefetch,
+                         int64_t protect) {
   fw_memory_node_t *n = &rt->memory.nodes[node];
   if (!n->capacity || n->used + need <= n->capacity) return 1;
   if (prefetch) {
     uint64_t free = n->capacity > n->used ? n->capacity - n->used : 0;
     for (fw_buffer_t *b = rt->memory.buffers; b && free < need; b = b->mem.next)
-      if (sim_evictable(b, node, 1)) free += b->byte_size;
+      if (sim_evictable(b, node, prefetch) &&
+          !(fw_memory_value_class(&rt->memory, b) == 2 &&
+            (int64_t)b->mem.window_pos <= protect))
+        free += b->byte_size;
     if (free < need) return 0;
   }
   while (n->used + need > n->capacity) {
-    fw_buffer_t *victim = NULL;
-    for (fw_buffer_t *b = rt->memory.buffers; b; b = b->mem.next)
-      if (sim_evictable(b, node, prefetch) &&
-          (!victim || b->mem.replicas[node].last_use < victim->mem.replicas[node].last_use))
-        victim = b;
+    fw_buffer_t *victim = sim_victim(rt, node, prefetch, protect);
     if (!victim) return 0;
     fw_replica_t *r = &victim->mem.replicas[node];
     if (r->valid && !victim->mem.replicas[FW_NODE_HOST].valid) {
       /* The write-back goes first: the room is needed now. Its data leaves with it. */
       queue_hop(rt, victim, node, FW_NODE_HOST, -INFINITY, victim->mem.sim_arrival[node]);
-      ++rt->memory.evictions;
     }
+    /* As the runtime counts them: a replica dropped for room is an eviction, and from
+     * then on the lookahead window decides what moves (fw_simulator_window). */
+    ++rt->memory.evictions;
+    atomic_store_explicit(&rt->memory.spilled, 1, memory_order_relaxed);
     fw_memory_set_valid(victim, node, 0);
     r->allocated = 0;
     r->prefetched = 0;
@@ -195,9 +229,10 @@ static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, int pre
 
 /* Gives `b` room on device node `node`, evicting what it must; a prefetch gets none when
  * that would take more than it may evict (returns 0). */
-static int sim_allocate(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, int prefetch) {
+static int sim_allocate(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, sim_asker_t asker,
+                        int64_t protect) {
   fw_memory_node_t *n = &rt->memory.nodes[node];
-  if (!sim_make_room(rt, node, b->byte_size, prefetch) && prefetch) return 0;
+  if (!sim_make_room(rt, node, b->byte_size, asker, protect) && asker != SIM_DEMAND) return 0;
   b->mem.replicas[node].allocated = 1;
   n->used += b->byte_size;
   if (n->used > n->peak) n->peak = n->used;
@@ -208,14 +243,15 @@ static int sim_allocate(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, int pre
  * `need`; returns when it will be there (INFINITY: it waits for its link; NAN: a prefetch
  * that found no room and gave up). */
 static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double now, double need,
-                        int prefetch) {
+                        sim_asker_t asker, int64_t protect) {
   fw_replica_t *r = &b->mem.replicas[node];
   if (r->valid) {
     double at = b->mem.sim_arrival[node];
     if (at == INFINITY) raise_need(rt, b, node, need);
     return at > now ? at : now;
   }
-  if (!r->allocated && node != FW_NODE_HOST && !sim_allocate(rt, b, node, prefetch)) return NAN;
+  if (!r->allocated && node != FW_NODE_HOST && !sim_allocate(rt, b, node, asker, protect))
+    return NAN;
   uint32_t source = FW_NODE_HOST;
   if (!b->mem.replicas[FW_NODE_HOST].valid) {
     source = rt->memory.num_nodes;
@@ -234,27 +270,67 @@ static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double 
   return INFINITY;
 }
 
-void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *b, uint32_t node,
-                                  double need) {
+static void sim_prefetch(fw_scheduler_t *s, fw_buffer_t *b, uint32_t node, double need,
+                         sim_asker_t asker, int64_t protect) {
   fw_runtime_t *rt = s->runtime;
   fw_replica_t *r = &b->mem.replicas[node];
   if (!rt->memory.prefetch_enabled) return;
   if (r->valid) {
-    (void)sim_fetch(rt, b, node, s->sim_now, need, 1); /* on its way: needed sooner */
+    (void)sim_fetch(rt, b, node, s->sim_now, need, asker, protect); /* needed sooner */
     return;
   }
-  if (sim_fetch(rt, b, node, s->sim_now, need, 1) == INFINITY) { /* a copy it asked for */
+  if (sim_fetch(rt, b, node, s->sim_now, need, asker, protect) == INFINITY) { /* a copy */
     ++rt->memory.prefetch_requests;
     r->prefetched = 1;
   }
 }
 
+void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *b, uint32_t node,
+                                  double need) {
+  sim_prefetch(s, b, node, need, SIM_PLACEMENT, INT64_MAX);
+}
+
 void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *t) {
+  /* As fw_scheduler_placed: a task placed on a device has its inputs move, memory
+   * contended or not (simulated host memory has no limit). */
   if (!t->worker) return;
   for (size_t i = 0; i < t->num_accesses; ++i)
     if (t->accesses[i].access & FW_ACCESS_READ)
       fw_simulator_prefetch_buffer(s, t->accesses[i].buffer, t->worker->memory_node,
                                    fw_scheduler_need(s, t));
+}
+
+/* The window moved (a task started), memory being contended: as the runtime's lookahead
+ * pass (memory.c), marks what the first `prefetch_window` submitted tasks read, where
+ * first, then brings what their devices lack, in window order, each copy displacing only
+ * what is read later than itself. */
+static void sim_window(fw_scheduler_t *s) {
+  fw_memory_t *m = &s->runtime->memory;
+  if (!m->prefetch_enabled || !m->prefetch_window ||
+      !atomic_load_explicit(&m->spilled, memory_order_relaxed))
+    return;
+  ++m->window_epoch;
+  uint32_t seen = 0;
+  for (fw_task_t *t = s->lookahead_head; t && seen < m->prefetch_window;
+       t = t->lookahead_next, ++seen)
+    for (size_t i = 0; i < t->num_accesses; ++i) {
+      fw_buffer_t *b = t->accesses[i].buffer;
+      if ((t->accesses[i].access & FW_ACCESS_READ) && b->mem.window_mark != m->window_epoch) {
+        b->mem.window_mark = m->window_epoch;
+        b->mem.window_pos = seen;
+      }
+    }
+  seen = 0;
+  for (fw_task_t *t = s->lookahead_head; t && seen < m->prefetch_window;
+       t = t->lookahead_next, ++seen) {
+    if (!t->worker || t->cancelled || t->worker->memory_node == FW_NODE_HOST) continue;
+    for (size_t i = 0; i < t->num_accesses; ++i) {
+      fw_buffer_t *b = t->accesses[i].buffer;
+      uint32_t node = t->worker->memory_node;
+      if ((t->accesses[i].access & FW_ACCESS_READ) && !b->mem.replicas[node].valid)
+        sim_prefetch(s, b, node, s->sim_now, SIM_WINDOW, (int64_t)b->mem.window_pos);
+    }
+  }
 }
 
 /* ---- Tasks ------------------------------------------------------------------------ */
@@ -312,9 +388,9 @@ static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_runnin
         /* As the runtime counts: a prefetched copy, landed or still on its way, is a hit. */
         if (r->valid && r->prefetched) ++rt->memory.prefetch_hits;
         else if (!r->valid) ++rt->memory.demand_fetches;
-        (void)sim_fetch(rt, b, node, s->sim_now, need, 0);
+        (void)sim_fetch(rt, b, node, s->sim_now, need, SIM_DEMAND, -1);
       } else if (!r->allocated && node != FW_NODE_HOST) {
-        (void)sim_allocate(rt, b, node, 0);
+        (void)sim_allocate(rt, b, node, SIM_DEMAND, -1);
       }
       r->prefetched = 0;
       ++r->pins;
@@ -328,6 +404,7 @@ static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_runnin
   slot->finish = INFINITY;
   double start = inputs_there(slot);
   if (start < INFINITY) run_from(s, slot, start);
+  sim_window(s);
 }
 
 /* Bytes of the buffers `t` writes that `next` reads: what must move from where `t` ran to
