@@ -314,6 +314,14 @@ unsigned fw_memory_value_class(const fw_memory_t *m, const fw_buffer_t *b) {
   return b->mem.window_mark == m->window_epoch && m->window_epoch ? 2 : 1;
 }
 
+int fw_memory_better_victim(const fw_buffer_t *b, unsigned c, const fw_buffer_t *best,
+                            unsigned best_class, uint32_t node) {
+  if (!best || c != best_class) return !best || c < best_class;
+  if (c == 2 && b->mem.window_pos != best->mem.window_pos)
+    return b->mem.window_pos > best->mem.window_pos;
+  return b->mem.replicas[node].last_use < best->mem.replicas[node].last_use;
+}
+
 /* Everything may go (a task needs the room now). */
 #define FW_PROTECT_NONE (-1)
 
@@ -348,13 +356,7 @@ static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect,
     if (!evictable(m, b, node) || !can_leave(m, b, node) || accesses(keep, b)) continue;
     unsigned c = fw_memory_value_class(m, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
-    int better;
-    if (!best || c < best_class) better = 1;
-    else if (c > best_class) better = 0;
-    else if (c == 2 && b->mem.window_pos != best->mem.window_pos)
-      better = b->mem.window_pos > best->mem.window_pos;
-    else better = b->mem.replicas[node].last_use < best->mem.replicas[node].last_use;
-    if (better) {
+    if (fw_memory_better_victim(b, c, best, best_class, node)) {
       best = b;
       best_class = c;
     }

@@ -186,6 +186,11 @@ void fw_memory_set_valid(fw_buffer_t *buffer, uint32_t node, int valid);
  * buffer, 1 when one does but not within the prefetch window, 2 when a task in the window
  * does (lock held, or the simulator's one thread). */
 unsigned fw_memory_value_class(const fw_memory_t *m, const fw_buffer_t *b);
+/* Whether `b`'s replica on `node` (value class `c`) is to be evicted before `best`'s
+ * (class `best_class`; NULL: none chosen yet): the lower class first; in the window's
+ * class, what it reads furthest ahead; else the least recently used. */
+int fw_memory_better_victim(const fw_buffer_t *b, unsigned c, const fw_buffer_t *best,
+                            unsigned best_class, uint32_t node);
 /* Whether the buffer has a valid replica on `node` (lock-free, for estimates). */
 int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node);
 /* How long the copies counted in bytes_moved took, per tier pair (lock held). */

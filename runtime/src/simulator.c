@@ -176,12 +176,7 @@ static fw_buffer_t *sim_victim(fw_runtime_t *rt, uint32_t node, sim_asker_t pref
     if (!sim_evictable(b, node, prefetch)) continue;
     unsigned c = fw_memory_value_class(&rt->memory, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
-    int better;
-    if (!victim || c != victim_class) better = !victim || c < victim_class;
-    else if (c == 2 && b->mem.window_pos != victim->mem.window_pos)
-      better = b->mem.window_pos > victim->mem.window_pos;
-    else better = b->mem.replicas[node].last_use < victim->mem.replicas[node].last_use;
-    if (better) {
+    if (fw_memory_better_victim(b, c, victim, victim_class, node)) {
       victim = b;
       victim_class = c;
     }
