@@ -193,7 +193,7 @@ static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, sim_ask
                          int64_t protect) {
   fw_memory_node_t *n = &rt->memory.nodes[node];
   if (!n->capacity || n->used + need <= n->capacity) return 1;
-  if (prefetch) {
+  if (prefetch != SIM_DEMAND) {
     uint64_t free = n->capacity > n->used ? n->capacity - n->used : 0;
     for (fw_buffer_t *b = rt->memory.buffers; b && free < need; b = b->mem.next)
       if (sim_evictable(b, node, prefetch) &&
@@ -211,7 +211,7 @@ static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, sim_ask
       queue_hop(rt, victim, node, FW_NODE_HOST, -INFINITY, victim->mem.sim_arrival[node]);
     }
     /* As the runtime counts them: a replica dropped for room is an eviction, and from
-     * then on the lookahead window decides what moves (fw_simulator_window). */
+     * then on the lookahead window's passes run too (sim_window). */
     ++rt->memory.evictions;
     atomic_store_explicit(&rt->memory.spilled, 1, memory_order_relaxed);
     fw_memory_set_valid(victim, node, 0);
