@@ -177,6 +177,8 @@ fw_status_t fw_buffer_map(fw_buffer_t *buffer, void **out_data) {
   if (!out_data) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_data is NULL");
   *out_data = NULL;
   if (!buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "buffer is NULL");
+  fw_status_t refused = fw_engine_check_wait(buffer->runtime, "fw_buffer_map");
+  if (refused != FW_OK) return refused;
   /* Sequential consistency: the caller sees the buffer after every task submitted on it,
    * and may write it once the readers are done. */
   fw_scheduler_wait_buffer(&buffer->runtime->sched, buffer, 1);

@@ -20,9 +20,21 @@
 #define FW_SPIN_NS 50000ull
 
 static _Thread_local fw_runtime_t *tls_owner;
+/* The task whose body runs on this thread (a CPU worker), NULL between bodies. */
+static _Thread_local const fw_task_t *tls_body;
 
 int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
 void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
+
+fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call) {
+  const fw_task_t *body = tls_body;
+  if (!body || body->runtime != rt) return FW_OK;
+  return fw_status_make(FW_STATUS_FAILED_PRECONDITION,
+                        "%s from the body of task '%s': a task body cannot wait for tasks of "
+                        "its own runtime (the worker running it may be the one the wait needs); "
+                        "submit a task that reads the results instead",
+                        call, body->name);
+}
 
 /* ---- Workgroups shared with idle workers ---------------------------------------- */
 
@@ -196,16 +208,21 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
 
 /* Runs a C task's body: data[i] is the address of access i of its description. */
 static fw_status_t run_fn(fw_task_t *t, void *const *data) {
-  if (!t->binding_access) {
-    t->fn(t->user_data, data, t->num_accesses);
-    return FW_OK;
-  }
   void *stack[16];
-  void **user = t->num_bindings <= 16 ? stack : calloc(t->num_bindings, sizeof(void *));
-  if (!user) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
-  for (size_t i = 0; i < t->num_bindings; ++i) user[i] = data[t->binding_access[i]];
-  t->fn(t->user_data, user, t->num_bindings);
-  if (user != stack) free(user);
+  void **user = (void **)data;
+  size_t num = t->num_accesses;
+  if (t->binding_access) {
+    num = t->num_bindings;
+    user = num <= 16 ? stack : calloc(num, sizeof(void *));
+    if (!user)
+      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
+    for (size_t i = 0; i < num; ++i) user[i] = data[t->binding_access[i]];
+  }
+  /* The body may submit tasks (the graph grows while it runs) but not wait for them. */
+  tls_body = t;
+  t->fn(t->user_data, user, num);
+  tls_body = NULL;
+  if (user != data && user != stack) free(user);
   return FW_OK;
 }
 

@@ -284,6 +284,33 @@ static int read_count(char **p, int leading_space, uint64_t max, uint64_t *out) 
   return 1;
 }
 
+/* Whether `name` fits on one line that the loader's 4096-byte buffer reads back. */
+#define FW_HISTORY_MAX_NAME 1024
+static int printable(const char *name) {
+  if (strlen(name) > FW_HISTORY_MAX_NAME) return 0;
+  for (const char *c = name; *c; ++c)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) return 0;
+  return 1;
+}
+
+typedef enum { LINE_OK, LINE_END, LINE_LONG, LINE_NUL } line_t;
+
+/* Reads one line of `f` without its newline into `buf` (NUL-terminated, `*len` bytes):
+ * LINE_END at the end of the file, LINE_LONG when it does not fit, LINE_NUL when it holds
+ * a NUL byte (which would cut a name short). */
+static line_t read_line(FILE *f, char *buf, size_t size, size_t *len) {
+  size_t n = 0;
+  int c;
+  while ((c = getc_unlocked(f)) != EOF && c != '\n') { /* f is this thread's alone */
+    if (n + 1 >= size) return LINE_LONG;
+    if (c == 0) return LINE_NUL;
+    buf[n++] = (char)c;
+  }
+  buf[n] = 0;
+  *len = n;
+  return c == EOF && n == 0 ? LINE_END : LINE_OK;
+}
+
 fw_status_t fw_history_load(fw_history_t *h, const char *path) {
   /* Non-blocking: opening a FIFO without a writer would wait forever. */
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -309,16 +336,19 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
   int version = 0;
   fw_status_t status = FW_OK;
   pthread_mutex_lock(&h->lock);
-  while (status == FW_OK && fgets(line, sizeof(line), f)) {
+  size_t len;
+  line_t got;
+  while (status == FW_OK && (got = read_line(f, line, sizeof(line), &len)) != LINE_END) {
     ++lineno;
-    size_t len = strlen(line);
-    if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
-      status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                              "history file '%s', line %u: longer than %zu bytes", path, lineno,
-                              sizeof(line) - 2);
+    if (got != LINE_OK) {
+      status = got == LINE_LONG
+                   ? fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                    "history file '%s', line %u: longer than %zu bytes", path,
+                                    lineno, sizeof(line) - 1)
+                   : fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                    "history file '%s', line %u: holds a NUL byte", path, lineno);
       break;
     }
-    if (len && line[len - 1] == '\n') line[--len] = 0;
     if (len && line[len - 1] == '\r') line[--len] = 0; /* written on Windows */
     if (lineno == 1) {
       version = strcmp(line, FW_HISTORY_MAGIC) == 0      ? 3
@@ -343,6 +373,13 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
                                 "history file '%s', line %u: malformed link (expected 'link "
                                 "BYTES NANOSECONDS DEVICE')",
                                 path, lineno);
+        break;
+      }
+      if (!printable(p + 1)) {
+        status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                                "history file '%s', line %u: the device name is longer than %d "
+                                "bytes or holds control characters",
+                                path, lineno, FW_HISTORY_MAX_NAME);
         break;
       }
       set_link(h, p + 1, bytes, ns);
@@ -372,6 +409,13 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
                               "history file '%s', line %u: missing task name", path, lineno);
       break;
     }
+    if (!printable(p + 1)) { /* the save would drop it: refused rather than half used */
+      status = fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                              "history file '%s', line %u: the task name is longer than %d "
+                              "bytes or holds control characters",
+                              path, lineno, FW_HISTORY_MAX_NAME);
+      break;
+    }
     fw_history_entry_t *e = find(h, p + 1, (uint32_t)kind, (uint32_t)size_class, 1);
     if (!e) {
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
@@ -387,14 +431,6 @@ fw_status_t fw_history_load(fw_history_t *h, const char *path) {
   pthread_mutex_unlock(&h->lock);
   fclose(f);
   return status;
-}
-
-/* Whether `name` fits on one line that the loader's 4096-byte buffer reads back. */
-static int printable(const char *name) {
-  if (strlen(name) > 1024) return 0;
-  for (const char *c = name; *c; ++c)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) return 0;
-  return 1;
 }
 
 fw_status_t fw_history_check_writable(const char *path) {

@@ -331,6 +331,12 @@ void fw_rt_wait(fw_invocation_t *inv, void *token) {
     inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "fw_rt_wait: invalid token %p", token);
     return;
   }
+  /* Host code that a task body called (fw_module_call_async) cannot wait either. */
+  fw_status_t refused = fw_engine_check_wait(inv->module->runtime, "fw_rt_wait");
+  if (refused != FW_OK) {
+    inv_set_status(inv, refused);
+    return;
+  }
   inv_release_held(inv);
   fw_scheduler_wait_task(&inv->module->runtime->sched, task);
 }
@@ -499,6 +505,8 @@ fw_status_t fw_call_wait(fw_call_t *call, fw_buffer_t **out_results, size_t num_
   if (out_results)
     for (size_t i = 0; i < num_results; ++i) out_results[i] = NULL;
   if (!call) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "call is NULL");
+  fw_status_t refused = fw_engine_check_wait(call->module->runtime, "fw_call_wait");
+  if (refused != FW_OK) return refused;
   fw_scheduler_wait_group(&call->module->runtime->sched, &call->group);
   const fw_md_function_t *f = &call->module->md.functions[call->function_index];
   fw_status_t status = FW_OK;
@@ -529,6 +537,9 @@ fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
   if (out_results)
     for (size_t i = 0; i < num_results; ++i) out_results[i] = NULL;
   fw_status_t status = check_call(module, function_index, args, num_args);
+  if (status != FW_OK) return status;
+  /* Refused before anything is submitted (fw_module_call_async may be called there). */
+  status = fw_engine_check_wait(module->runtime, "fw_module_call");
   if (status != FW_OK) return status;
   const fw_md_function_t *f = &module->md.functions[function_index];
   if (num_results != f->num_results)

@@ -40,6 +40,10 @@ static int parse_size(const char *s, size_t len, uint64_t *out) {
   return 0;
 }
 
+int fw_parse_byte_size(const char *text, uint64_t *out_bytes) {
+  return text && out_bytes && parse_size(text, strlen(text), out_bytes);
+}
+
 fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]) {
   for (int t = 0; t < FW_NUM_TIERS; ++t) limits[t] = 0;
   if (!text) return FW_OK;
@@ -86,6 +90,10 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
 }
 
 /* ---- Setup --------------------------------------------------------------------- */
+
+uint64_t fw_memory_device_limit(uint64_t own, uint64_t cap) {
+  return cap && (cap == FW_TIER_LIMIT_MIN || !own || cap < own) ? cap : own;
+}
 
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit) {
   node->minimal = limit == FW_TIER_LIMIT_MIN;
@@ -326,14 +334,16 @@ int fw_memory_better_victim(const fw_buffer_t *b, unsigned c, const fw_buffer_t 
 #define FW_PROTECT_NONE (-1)
 
 /* Whether the replica can leave `node` now: dropped (another valid copy, or none needed),
- * or written one tier down where there is room. */
-static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
+ * or written one tier down where there is room (with `any_room_below`, whether or not
+ * there is). */
+static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node,
+                     int any_room_below) {
   const fw_replica_t *r = &b->mem.replicas[node];
   if (!r->valid || valid_elsewhere(m, b, node)) return 1;
   uint32_t lower = m->nodes[node].lower;
   if (lower == node) return 0;
   const fw_memory_node_t *ln = &m->nodes[lower];
-  return !ln->capacity || b->mem.replicas[lower].allocated ||
+  return any_room_below || !ln->capacity || b->mem.replicas[lower].allocated ||
          ln->used + b->byte_size <= ln->capacity;
 }
 
@@ -347,13 +357,15 @@ static int accesses(const fw_task_t *task, const fw_buffer_t *b) {
 /* The least valuable evictable replica on `node` that `keep` does not access: class 0,
  * then class 1 (least recently used first), then class 2 needed furthest in the window
  * first (Belady's choice within what the window shows). Class-2 replicas needed at or
- * before window position `protect` are kept. NULL when none. */
+ * before window position `protect` are kept. With `any_room_below`, also one that the
+ * tier below has no room for yet. NULL when none. */
 static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect,
-                                const fw_task_t *keep) {
+                                const fw_task_t *keep, int any_room_below) {
   fw_buffer_t *best = NULL;
   unsigned best_class = 0;
   for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
-    if (!evictable(m, b, node) || !can_leave(m, b, node) || accesses(keep, b)) continue;
+    if (!evictable(m, b, node) || !can_leave(m, b, node, any_room_below) || accesses(keep, b))
+      continue;
     unsigned c = fw_memory_value_class(m, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
     if (fw_memory_better_victim(b, c, best, best_class, node)) {
@@ -364,13 +376,43 @@ static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect,
   return best;
 }
 
+/* Makes room for `b` on the node below `node` by dropping replicas there that have a
+ * valid copy on another node (the least valuable first; nothing is written): the copies
+ * a tier keeps of what was brought up from it. Whether the room is there. */
+static int room_below(fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
+  uint32_t lower = m->nodes[node].lower;
+  fw_memory_node_t *ln = &m->nodes[lower];
+  while (ln->capacity && ln->used + b->byte_size > ln->capacity) {
+    fw_buffer_t *best = NULL;
+    unsigned best_class = 0;
+    for (fw_buffer_t *d = m->buffers; d; d = d->mem.next) {
+      if (!evictable(m, d, lower) || !d->mem.replicas[lower].valid ||
+          !valid_elsewhere(m, d, lower))
+        continue;
+      unsigned c = fw_memory_value_class(m, d);
+      if (fw_memory_better_victim(d, c, best, best_class, lower)) {
+        best = d;
+        best_class = c;
+      }
+    }
+    if (!best) return 0;
+    drop_replica(m, best, lower);
+    ++m->evictions;
+  }
+  return 1;
+}
+
 /* Moves one replica off `node`: dropped when another node holds a valid copy, else
- * written to the node below first. Returns FW_OK with *evicted = 0 when nothing could go.
- * May drop the lock. */
+ * written to the node below first (where duplicates are dropped for its room when there
+ * is none). Returns FW_OK with *evicted = 0 when nothing could go. May drop the lock. */
 static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
                              const fw_task_t *keep, int *evicted) {
   *evicted = 0;
-  fw_buffer_t *b = pick_victim(m, node, protect, keep);
+  fw_buffer_t *b = pick_victim(m, node, protect, keep, 0);
+  /* Every candidate lacks room below: duplicates there may make it (without them a full
+   * host tier over a full storage tier stayed stuck while the storage tier held the copies
+   * of what had been brought up from it). */
+  if (!b && (b = pick_victim(m, node, protect, keep, 1)) && !room_below(m, b, node)) b = NULL;
   if (!b) return FW_OK;
   fw_replica_t *r = &b->mem.replicas[node];
   if (r->valid && !valid_elsewhere(m, b, node)) {

@@ -117,6 +117,9 @@ typedef struct fw_memory_t {
 #define FW_TIER_LIMIT_MIN UINT64_MAX
 fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]);
 
+/* The limit of a device's node: the device's own memory `own` (0: unbounded), or the
+ * device tier's cap `cap` (0: none; FW_TIER_LIMIT_MIN: minimal) when that is lower. */
+uint64_t fw_memory_device_limit(uint64_t own, uint64_t cap);
 /* Sets a node's capacity from a parsed limit (FW_TIER_LIMIT_MIN: minimal). */
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit);
 /* Sets up the host and storage nodes. `storage_dir` may be NULL (a fresh temporary

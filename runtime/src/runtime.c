@@ -154,7 +154,8 @@ static fw_status_t add_sim_nodes(fw_runtime_t *rt, uint64_t device_limit) {
     fw_memory_node_t *n = &rt->memory.nodes[node];
     snprintf(n->name, sizeof(n->name), "%s", dev->name);
     n->tier = FW_TIER_DEVICE;
-    fw_memory_node_limit(n, dev->memory_bytes ? dev->memory_bytes : device_limit);
+    /* Its memory, or the device tier's cap where that is lower (as on a real device). */
+    fw_memory_node_limit(n, fw_memory_device_limit(dev->memory_bytes, device_limit));
     n->lower = FW_NODE_HOST;
     rt->sim_device_node[d] = node;
   }
@@ -222,10 +223,7 @@ static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
       /* The driver, the kernels' code and other processes need some of it. */
       uint64_t usable = info.memory_bytes / 10 * 9;
       /* A cap (or "device=min") below what is usable, else what is usable. */
-      fw_memory_node_limit(n, device_limit && (device_limit < usable || !usable ||
-                                               device_limit == FW_TIER_LIMIT_MIN)
-                                  ? device_limit
-                                  : usable);
+      fw_memory_node_limit(n, fw_memory_device_limit(usable, device_limit));
       n->lower = FW_NODE_HOST;
       rt->device_node[d] = node;
     }
@@ -580,6 +578,7 @@ fw_status_t fw_runtime_write_trace(fw_runtime_t *rt, const char *path) {
 fw_status_t fw_runtime_save_history(fw_runtime_t *rt, const char *path) {
   if (!rt) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
   if (!path) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "path is NULL");
+  save_links(rt); /* the links' measured rates, as at destruction */
   return fw_history_save(&rt->history, path);
 }
 

@@ -102,17 +102,23 @@ void fw_task_release(fw_task_t *task) {
   fw_runtime_release_internal(rt);
 }
 
-/* fw_worker_can_run but for the memory. */
-static int has_code(const fw_worker_t *w, const fw_task_t *task) {
+/* Whether `w` is in service and has code for `task` (preferences aside). */
+static int runs_code(const fw_worker_t *w, const fw_task_t *task) {
   if (!((task->kind_mask >> w->kind) & 1u) || w->lost) return 0;
   /* A real GPU runs the tasks whose code loaded on it. */
-  if (w->kind != FW_TARGET_KIND_CPU && !w->sim && !((task->gpu_mask >> w->device_index) & 1u))
-    return 0;
-  /* Preferred kinds take it while one of their workers is in service. */
-  if (task->prefer_mask && !((task->prefer_mask >> w->kind) & 1u) &&
-      (task->prefer_mask & w->sched->kind_mask))
-    return 0;
-  return 1;
+  return w->kind == FW_TARGET_KIND_CPU || w->sim || ((task->gpu_mask >> w->device_index) & 1u);
+}
+
+/* Whether another kind than `kind` is preferred for `task` and in service: then workers
+ * of `kind` leave it to those. */
+static int preferred_elsewhere(const fw_scheduler_t *s, const fw_task_t *task, unsigned kind) {
+  return task->prefer_mask && !((task->prefer_mask >> kind) & 1u) &&
+         (task->prefer_mask & atomic_load_explicit(&s->kind_mask, memory_order_relaxed));
+}
+
+/* fw_worker_can_run but for the memory. */
+static int has_code(const fw_worker_t *w, const fw_task_t *task) {
+  return runs_code(w, task) && !preferred_elsewhere(w->sched, task, w->kind);
 }
 
 /* Whether the task's buffers fit `w`'s device memory at once: a task that does not would
@@ -131,7 +137,9 @@ int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {
 int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task) {
   uint32_t kinds = task->kind_mask & atomic_load_explicit(&s->kind_mask, memory_order_relaxed);
   if (!kinds) return 0;
-  if ((kinds >> FW_TARGET_KIND_CPU) & 1u) return 1; /* CPU workers never leave */
+  /* CPU workers never leave, and host memory holds what they run. */
+  if (((kinds >> FW_TARGET_KIND_CPU) & 1u) && !preferred_elsewhere(s, task, FW_TARGET_KIND_CPU))
+    return 1;
   for (size_t i = 0; i < s->num_workers; ++i)
     if (fw_worker_can_run(&s->workers[i], task)) return 1;
   return 0;
@@ -330,13 +338,15 @@ static fw_status_t too_large(const fw_scheduler_t *s, const fw_task_t *t) {
   return NULL;
 }
 
-/* A preferred kind none of whose devices can hold the task's buffers is preferred no
- * longer: the task may go elsewhere rather than nowhere. */
+/* A preferred kind none of whose devices in service can run the task (its code did not
+ * load there, or its buffers exceed the device's memory) is preferred no longer: the task
+ * may go elsewhere rather than nowhere. */
 static void drop_preferences_that_cannot_hold(const fw_scheduler_t *s, fw_task_t *t) {
   uint32_t holding = 0;
   for (size_t i = 0; i < s->num_workers; ++i) {
     const fw_worker_t *w = &s->workers[i];
-    if (((t->prefer_mask >> w->kind) & 1u) && fits(w, t)) holding |= 1u << w->kind;
+    if (((t->prefer_mask >> w->kind) & 1u) && runs_code(w, t) && fits(w, t))
+      holding |= 1u << w->kind;
   }
   t->prefer_mask &= holding;
 }
@@ -636,11 +646,15 @@ fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw
 
 /* ---- GPU failures ---------------------------------------------------------------- */
 
-int fw_scheduler_can_rerun(const fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
-  uint32_t kinds = t->kind_mask &
-                   atomic_load_explicit(&s->kind_mask, memory_order_relaxed) & ~(1u << w->kind);
-  uint32_t others = t->gpu_mask & ~(1u << w->device_index);
-  return kinds != 0 || others != 0;
+int fw_scheduler_can_rerun(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
+  int any = 0;
+  fw_sched_lock(s);
+  for (size_t i = 0; i < s->num_workers && !any; ++i) {
+    const fw_worker_t *o = &s->workers[i];
+    any = o->device_index != w->device_index && runs_code(o, t) && fits(o, t);
+  }
+  fw_sched_unlock(s);
+  return any;
 }
 
 int fw_scheduler_trace_failure(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w,
@@ -680,7 +694,6 @@ static fw_task_t *rerun(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w, fw_stat
                         int pop) {
   /* Running out of device memory says nothing about the device's health. */
   int counts = fw_status_code(status) != FW_STATUS_RESOURCE_EXHAUSTED;
-  fw_status_free(status);
   fw_sched_lock(s);
   ++s->tasks_rerun;
   t->gpu_mask &= ~(1u << w->device_index);
@@ -694,6 +707,10 @@ static fw_task_t *rerun(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w, fw_stat
   t->worker = NULL;
   w->running = w->in_flight > 0;
   if (counts && ++w->failures >= FW_GPU_MAX_FAILURES && !w->lost) lose_worker(s, w);
+  /* When nothing can take it after all, it fails with what happened here, not with why
+   * no device is left (make_ready keeps the first error). */
+  if (fw_scheduler_can_run(s, t)) fw_status_free(status);
+  else fail_task(t, status);
   make_ready(s, t, NULL);
   fw_task_t *next = s->shutdown || !pop ? NULL : fw_scheduler_pop_locked(s, w);
   fw_sched_unlock(s);

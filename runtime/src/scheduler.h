@@ -385,6 +385,11 @@ double fw_sim_hop_seconds(const fw_sim_device_t *device, uint64_t bytes);
 /* Whether the calling thread is one of the runtime's own (worker or prefetch). */
 int fw_runtime_is_own_thread(const fw_runtime_t *rt);
 void fw_runtime_mark_own_thread(fw_runtime_t *rt);
+/* FW_OK, or why `call` (a public function that waits for tasks: "fw_task_wait", ...) may
+ * not wait on this thread: it runs the body of a task of `rt`, and the worker running it
+ * may be the one the wait needs (the awaited task queued behind the body, or already run
+ * in the worker's batch but not yet completed). */
+fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call);
 /* Takes the next task for `w` from its policy and marks it running (sched.lock held). */
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w);
 /* fw_scheduler_pop_locked for a worker that does not hold the lock (a GPU worker with
@@ -399,14 +404,16 @@ fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw
  * policy for a device that has code for it, never `w`'s kind again; after
  * FW_GPU_MAX_FAILURES failures in a row `w` is taken out of service and the tasks queued
  * on it move elsewhere. Returns the worker's next task, like
- * fw_scheduler_complete_and_next. The caller checked fw_scheduler_can_rerun. */
+ * fw_scheduler_complete_and_next. The caller checked fw_scheduler_can_rerun; when no
+ * device can take it after all (one left service meanwhile), it fails with `status`. */
 #define FW_GPU_MAX_FAILURES 3u
 fw_task_t *fw_scheduler_rerun_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                                        fw_status_t status);
 /* The same without taking a next task (a GPU worker completing a task in flight). */
 void fw_scheduler_rerun(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, fw_status_t status);
-/* Whether a task that failed on `w` can run on another device in service. */
-int fw_scheduler_can_rerun(const fw_scheduler_t *s, const fw_task_t *task, const fw_worker_t *w);
+/* Whether a task that failed on `w` can run on another device in service: one with its
+ * code whose memory holds its buffers (takes sched.lock). */
+int fw_scheduler_can_rerun(fw_scheduler_t *s, const fw_task_t *task, const fw_worker_t *w);
 /* fw_scheduler_can_rerun, after recording the attempt in the trace (when it records):
  * from `start_ns` to `end_ns` on `w`'s track, "failed" or "failed, runs elsewhere", with
  * the status's message as its reason. */

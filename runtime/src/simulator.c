@@ -76,7 +76,8 @@ static void book(fw_runtime_t *rt, fw_sim_link_t *link, const fw_sim_move_t *m, 
  * `need`, its data at the source at `ready` (NAN: when the source's replica lands); the
  * target's replica is valid from now on and lands when the link has carried it (its
  * arrival is unknown until then). The replicas it moves between stay pinned while it
- * waits. */
+ * waits, and the buffer referenced: the task that asked may be cancelled, and complete,
+ * before the link carries the hop. */
 static void queue_hop(fw_runtime_t *rt, fw_buffer_t *b, uint32_t source, uint32_t target,
                       double need, double ready) {
   fw_sim_link_t *link = link_of(rt, source, target);
@@ -95,6 +96,7 @@ static void queue_hop(fw_runtime_t *rt, fw_buffer_t *b, uint32_t source, uint32_
   }
   link->pending[link->num_pending++] =
       (fw_sim_move_t){b, source, target, need, ++rt->sim_move_seq, ready};
+  fw_buffer_retain(b);
   b->mem.sim_arrival[target] = INFINITY;
   if (isnan(ready)) ++b->mem.replicas[source].pins;
   ++b->mem.replicas[target].pins;
@@ -121,9 +123,25 @@ static void serve_links(fw_runtime_t *rt, double now) {
         --m.buffer->mem.replicas[m.target].pins;
         if (m.buffer->mem.replicas[m.target].valid) book(rt, link, &m, now);
         /* else it was overwritten meanwhile: nothing to carry */
+        fw_buffer_release(m.buffer);
       }
     }
   }
+}
+
+/* Drops the hops still waiting when nothing is left to run: their data never comes (a
+ * bug elsewhere, which the run survives). */
+static void drop_pending(fw_runtime_t *rt) {
+  for (uint32_t n = 0; n < rt->memory.num_nodes; ++n)
+    for (int d = 0; d < 2; ++d) {
+      fw_sim_link_t *link = &rt->sim_links[n].dir[d];
+      while (link->num_pending) {
+        fw_sim_move_t m = link->pending[--link->num_pending];
+        if (isnan(m.ready)) --m.buffer->mem.replicas[m.source].pins;
+        --m.buffer->mem.replicas[m.target].pins;
+        fw_buffer_release(m.buffer);
+      }
+    }
 }
 
 /* When a link next has something to start (INFINITY: nothing waits whose data is known
@@ -164,16 +182,25 @@ static int sim_evictable(const fw_buffer_t *b, uint32_t node, sim_asker_t prefet
   return r->allocated && !r->pins && !(prefetch == SIM_PLACEMENT && r->prefetched);
 }
 
+/* Whether `task` accesses `b`. */
+static int sim_accesses(const fw_task_t *task, const fw_buffer_t *b) {
+  for (size_t i = 0; task && i < task->num_accesses; ++i)
+    if (task->accesses[i].buffer == b) return 1;
+  return 0;
+}
+
 /* The replica to drop from `node` for room, as the runtime chooses (memory.c: pick_victim):
  * what no submitted task needs, then what the lookahead window does not read (least
  * recently used first), then what the window reads furthest ahead; a window prefetch for
- * position `protect` keeps what the window reads at or before it. NULL: none. */
+ * position `protect` keeps what the window reads at or before it, and a task making room
+ * for its own accesses (`keep`) keeps those (evicting one would only bring it back).
+ * NULL: none. */
 static fw_buffer_t *sim_victim(fw_runtime_t *rt, uint32_t node, sim_asker_t prefetch,
-                               int64_t protect) {
+                               int64_t protect, const fw_task_t *keep) {
   fw_buffer_t *victim = NULL;
   unsigned victim_class = 0;
   for (fw_buffer_t *b = rt->memory.buffers; b; b = b->mem.next) {
-    if (!sim_evictable(b, node, prefetch)) continue;
+    if (!sim_evictable(b, node, prefetch) || sim_accesses(keep, b)) continue;
     unsigned c = fw_memory_value_class(&rt->memory, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
     if (fw_memory_better_victim(b, c, victim, victim_class, node)) {
@@ -186,11 +213,12 @@ static fw_buffer_t *sim_victim(fw_runtime_t *rt, uint32_t node, sim_asker_t pref
 
 /* Frees room for `need` bytes on a device node (sim_victim's choice); a replica that is
  * the only valid copy is first written back to host memory. Returns whether there is
- * room now. A prefetch evicts nothing unless it can make all the room (as the runtime's,
- * it gives up instead); a task's own fetch over-subscribes the node when replicas other
- * workers' tasks hold leave too little (the runtime's would wait). */
+ * room now. A prefetch evicts nothing unless it can make all the room (the runtime's
+ * evicts what it may one replica at a time and gives up when nothing more can go, which
+ * may leave some evicted for nothing); a task's own fetch over-subscribes the node when
+ * replicas other workers' tasks hold leave too little (the runtime's would wait). */
 static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, sim_asker_t prefetch,
-                         int64_t protect) {
+                         int64_t protect, const fw_task_t *keep) {
   fw_memory_node_t *n = &rt->memory.nodes[node];
   if (!n->capacity || n->used + need <= n->capacity) return 1;
   if (prefetch != SIM_DEMAND) {
@@ -203,17 +231,19 @@ static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, sim_ask
     if (free < need) return 0;
   }
   while (n->used + need > n->capacity) {
-    fw_buffer_t *victim = sim_victim(rt, node, prefetch, protect);
+    fw_buffer_t *victim = sim_victim(rt, node, prefetch, protect, keep);
     if (!victim) return 0;
     fw_replica_t *r = &victim->mem.replicas[node];
     if (r->valid && !victim->mem.replicas[FW_NODE_HOST].valid) {
-      /* The write-back goes first: the room is needed now. Its data leaves with it. */
+      /* The write-back goes first: the room is needed now. Its data leaves with it. As
+       * the runtime's, a write-back marks memory contended: from then on the lookahead
+       * window's passes run (sim_window) and placements stop prefetching. */
       queue_hop(rt, victim, node, FW_NODE_HOST, -INFINITY, victim->mem.sim_arrival[node]);
+      atomic_store_explicit(&rt->memory.spilled, 1, memory_order_relaxed);
     }
-    /* As the runtime counts them: a replica dropped for room is an eviction, and from
-     * then on the lookahead window's passes run too (sim_window). */
+    /* As the runtime counts them: a replica dropped for room is an eviction, written
+     * back or not. */
     ++rt->memory.evictions;
-    atomic_store_explicit(&rt->memory.spilled, 1, memory_order_relaxed);
     fw_memory_set_valid(victim, node, 0);
     r->allocated = 0;
     r->prefetched = 0;
@@ -225,9 +255,10 @@ static int sim_make_room(fw_runtime_t *rt, uint32_t node, uint64_t need, sim_ask
 /* Gives `b` room on device node `node`, evicting what it must; a prefetch gets none when
  * that would take more than it may evict (returns 0). */
 static int sim_allocate(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, sim_asker_t asker,
-                        int64_t protect) {
+                        int64_t protect, const fw_task_t *keep) {
   fw_memory_node_t *n = &rt->memory.nodes[node];
-  if (!sim_make_room(rt, node, b->byte_size, asker, protect) && asker != SIM_DEMAND) return 0;
+  if (!sim_make_room(rt, node, b->byte_size, asker, protect, keep) && asker != SIM_DEMAND)
+    return 0;
   b->mem.replicas[node].allocated = 1;
   n->used += b->byte_size;
   if (n->used > n->peak) n->peak = n->used;
@@ -238,14 +269,14 @@ static int sim_allocate(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, sim_ask
  * `need`; returns when it will be there (INFINITY: it waits for its link; NAN: a prefetch
  * that found no room and gave up). */
 static double sim_fetch(fw_runtime_t *rt, fw_buffer_t *b, uint32_t node, double now, double need,
-                        sim_asker_t asker, int64_t protect) {
+                        sim_asker_t asker, int64_t protect, const fw_task_t *keep) {
   fw_replica_t *r = &b->mem.replicas[node];
   if (r->valid) {
     double at = b->mem.sim_arrival[node];
     if (at == INFINITY) raise_need(rt, b, node, need);
     return at > now ? at : now;
   }
-  if (!r->allocated && node != FW_NODE_HOST && !sim_allocate(rt, b, node, asker, protect))
+  if (!r->allocated && node != FW_NODE_HOST && !sim_allocate(rt, b, node, asker, protect, keep))
     return NAN;
   uint32_t source = FW_NODE_HOST;
   if (!b->mem.replicas[FW_NODE_HOST].valid) {
@@ -271,10 +302,10 @@ static void sim_prefetch(fw_scheduler_t *s, fw_buffer_t *b, uint32_t node, doubl
   fw_replica_t *r = &b->mem.replicas[node];
   if (!rt->memory.prefetch_enabled) return;
   if (r->valid) {
-    (void)sim_fetch(rt, b, node, s->sim_now, need, asker, protect); /* needed sooner */
+    (void)sim_fetch(rt, b, node, s->sim_now, need, asker, protect, NULL); /* needed sooner */
     return;
   }
-  if (sim_fetch(rt, b, node, s->sim_now, need, asker, protect) == INFINITY) { /* a copy */
+  if (sim_fetch(rt, b, node, s->sim_now, need, asker, protect, NULL) == INFINITY) { /* a copy */
     ++rt->memory.prefetch_requests;
     r->prefetched = 1;
   }
@@ -383,9 +414,9 @@ static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_runnin
         /* As the runtime counts: a prefetched copy, landed or still on its way, is a hit. */
         if (r->valid && r->prefetched) ++rt->memory.prefetch_hits;
         else if (!r->valid) ++rt->memory.demand_fetches;
-        (void)sim_fetch(rt, b, node, s->sim_now, need, SIM_DEMAND, -1);
+        (void)sim_fetch(rt, b, node, s->sim_now, need, SIM_DEMAND, -1, t);
       } else if (!r->allocated && node != FW_NODE_HOST) {
-        (void)sim_allocate(rt, b, node, SIM_DEMAND, -1);
+        (void)sim_allocate(rt, b, node, SIM_DEMAND, -1, t);
       }
       r->prefetched = 0;
       ++r->pins;
@@ -572,7 +603,10 @@ void fw_simulator_run(fw_scheduler_t *s) {
          * with what is there rather than hang the run. */
         for (size_t i = 0; i < num_running; ++i)
           if (running[i].waiting) run_from(s, &running[i], s->sim_now);
-        if (num_running == 0) break; /* all done */
+        if (num_running == 0) { /* all done */
+          drop_pending(rt);
+          break;
+        }
         continue;
       }
       if (first == num_running || link_next < running[first].finish) {

@@ -64,6 +64,8 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
 
 fw_status_t fw_task_wait(fw_task_t *task) {
   if (!task) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task is NULL");
+  fw_status_t refused = fw_engine_check_wait(task->runtime, "fw_task_wait");
+  if (refused != FW_OK) return refused;
   fw_scheduler_t *s = &task->runtime->sched;
   fw_scheduler_wait_task(s, task);
   fw_sched_lock(s);
@@ -77,6 +79,8 @@ fw_status_t fw_task_wait(fw_task_t *task) {
 
 fw_status_t fw_runtime_wait_all(fw_runtime_t *runtime) {
   if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  fw_status_t refused = fw_engine_check_wait(runtime, "fw_runtime_wait_all");
+  if (refused != FW_OK) return refused;
   fw_scheduler_t *s = &runtime->sched;
   fw_scheduler_wait_group(s, NULL);
   fw_sched_lock(s);

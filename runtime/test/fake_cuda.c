@@ -1,4 +1,4 @@
-/* A stand-in for NVIDIA's libcuda.so.1, for tests on machines without a GPU: one device
+/* A stand-in for NVIDIA's libcuda.so.1, for tests on machines without a GPU: devices
  * whose memory is host memory, so the runtime's CUDA device, image choice, module
  * loading, copies and memory node run for real; kernels cannot execute here, so every
  * launch fails the way a faulting kernel does, which exercises the runtime's rerun of the
@@ -7,8 +7,12 @@
  *
  * Settings (environment):
  *   FW_FAKE_CUDA_ARCH    compute capability as major*10+minor (default 90: sm_90)
- *   FW_FAKE_CUDA_MEMORY  device memory in bytes (default 1 GiB)
- *   FW_FAKE_CUDA_DEVICES 0: the driver loads but finds no GPU (default 1)
+ *   FW_FAKE_CUDA_MEMORY  device memory in bytes (default 1 GiB); "A,B": A for device 0, B
+ *                        for device 1 and after
+ *   FW_FAKE_CUDA_DEVICES how many GPUs, up to 8 (default 1); 0: the driver loads but finds
+ *                        none
+ *   FW_FAKE_CUDA_NO_CODE_ON  a device ordinal whose driver loads no module (every image is
+ *                        refused there: a GPU the fat binary has no code for)
  *   FW_FAKE_CUDA_CUBIN   "refuse": cuModuleLoadData rejects cubins (a driver too old
  *                        for them), so the runtime must fall back to the PTX
  *   FW_FAKE_CUDA_LOG     a file each driver call worth checking is appended to
@@ -60,16 +64,30 @@ enum {
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_initialized;
-static size_t g_used;
+#define FAKE_MAX_DEVICES 8
+static size_t g_used[FAKE_MAX_DEVICES];
 
 static int env_int(const char *name, int fallback) {
   const char *v = getenv(name);
   return v && *v ? atoi(v) : fallback;
 }
 
-static size_t memory_size(void) {
+static int device_count(void) {
+  int n = env_int("FW_FAKE_CUDA_DEVICES", 1);
+  return n < 0 ? 0 : n > FAKE_MAX_DEVICES ? FAKE_MAX_DEVICES : n;
+}
+
+/* Device `dev`'s memory: the dev-th of FW_FAKE_CUDA_MEMORY's comma-separated sizes, or
+ * its last. */
+static size_t memory_size(int dev) {
   const char *v = getenv("FW_FAKE_CUDA_MEMORY");
-  return v && *v ? (size_t)strtoull(v, NULL, 10) : (size_t)1 << 30;
+  if (!v || !*v) return (size_t)1 << 30;
+  for (int i = 0; i < dev; ++i) {
+    const char *comma = strchr(v, ',');
+    if (!comma) break;
+    v = comma + 1;
+  }
+  return (size_t)strtoull(v, NULL, 10);
 }
 
 static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -90,7 +108,7 @@ static void log_line(const char *fmt, ...) {
 }
 
 /* Handles are small heap objects; their contents are all the fake needs. */
-struct CUctx_st { int unused; };
+struct CUctx_st { int device; };
 /* Async launches: when the work queued on the stream ends, and when each of its last
  * kernels does (a ring), on the monotonic clock in ms. */
 #define FAKE_STREAM_KERNELS 64
@@ -138,7 +156,10 @@ static struct CUstream_st *stream_or_default(struct CUstream_st *s) {
 struct CUfunc_st { char name[128]; struct CUfunc_st *next; };
 struct CUmod_st { char target[16]; int ptx; struct CUfunc_st *functions; };
 
-static struct CUctx_st g_context;
+/* Each device's primary context; the calling thread's current one picks the device that
+ * allocations and module loads go to. */
+static struct CUctx_st g_contexts[FAKE_MAX_DEVICES];
+static __thread int t_device;
 
 FAKE_EXPORT CUresult cuInit(unsigned int flags) {
   (void)flags;
@@ -159,13 +180,13 @@ FAKE_EXPORT CUresult cuGetErrorString(CUresult error, const char **str) {
 
 FAKE_EXPORT CUresult cuDeviceGetCount(int *count) {
   if (!g_initialized) return CUDA_ERROR_NOT_INITIALIZED;
-  *count = env_int("FW_FAKE_CUDA_DEVICES", 1) > 0; /* 0: a driver without a GPU */
+  *count = device_count(); /* 0: a driver without a GPU */
   return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal) {
-  if (ordinal != 0) return CUDA_ERROR_INVALID_VALUE;
-  *device = 0;
+  if (ordinal < 0 || ordinal >= device_count()) return CUDA_ERROR_INVALID_VALUE;
+  *device = ordinal;
   return CUDA_SUCCESS;
 }
 
@@ -176,8 +197,7 @@ FAKE_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
 }
 
 FAKE_EXPORT CUresult cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice dev) {
-  (void)dev;
-  snprintf(bus_id, (size_t)len, "0000:41:00.0");
+  snprintf(bus_id, (size_t)len, "0000:%02x:00.0", 0x41 + dev);
   return CUDA_SUCCESS;
 }
 
@@ -193,14 +213,14 @@ FAKE_EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice de
 }
 
 FAKE_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) {
-  (void)dev;
-  *bytes = memory_size();
+  *bytes = memory_size(dev);
   return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, CUdevice dev) {
-  (void)dev;
-  *ctx = &g_context;
+  if (dev < 0 || dev >= device_count()) return CUDA_ERROR_INVALID_VALUE;
+  g_contexts[dev].device = dev;
+  *ctx = &g_contexts[dev];
   return CUDA_SUCCESS;
 }
 
@@ -210,19 +230,23 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
 }
 
 FAKE_EXPORT CUresult cuCtxSetCurrent(struct CUctx_st *ctx) {
-  return ctx == &g_context ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (ctx < g_contexts || ctx >= g_contexts + FAKE_MAX_DEVICES) return CUDA_ERROR_INVALID_VALUE;
+  t_device = ctx->device;
+  return CUDA_SUCCESS;
 }
 
 /* Device memory: host memory with its size in front, so frees give the room back. */
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size) {
+  int dev = t_device;
   pthread_mutex_lock(&g_lock);
-  int fits = g_used + size <= memory_size();
-  if (fits) g_used += size;
+  int fits = g_used[dev] + size <= memory_size(dev);
+  if (fits) g_used[dev] += size;
   pthread_mutex_unlock(&g_lock);
   if (!fits) return CUDA_ERROR_OUT_OF_MEMORY;
   size_t *block = aligned_alloc(256, 256 + ((size + 255) / 256) * 256);
   if (!block) return CUDA_ERROR_OUT_OF_MEMORY;
   block[0] = size;
+  block[1] = (size_t)dev;
   *ptr = (CUdeviceptr)(uintptr_t)((char *)block + 256);
   return CUDA_SUCCESS;
 }
@@ -231,7 +255,7 @@ FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
   if (!ptr) return CUDA_SUCCESS;
   size_t *block = (size_t *)((char *)(uintptr_t)ptr - 256);
   pthread_mutex_lock(&g_lock);
-  g_used -= block[0];
+  g_used[block[1]] -= block[0];
   pthread_mutex_unlock(&g_lock);
   free(block);
   return CUDA_SUCCESS;
@@ -370,6 +394,11 @@ FAKE_EXPORT CUresult cuEventElapsedTime(float *ms, struct CUevent_st *start,
 /* Accepts a cubin (an ELF image) or NUL-terminated PTX text naming its target. */
 FAKE_EXPORT CUresult cuModuleLoadData(struct CUmod_st **module, const void *image) {
   const char *bytes = image;
+  const char *no_code = getenv("FW_FAKE_CUDA_NO_CODE_ON");
+  if (no_code && *no_code && atoi(no_code) == t_device) {
+    log_line("refuse image on device %d", t_device);
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
   struct CUmod_st *m = calloc(1, sizeof(*m));
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
   if (memcmp(bytes, "\x7f" "ELF", 4) == 0) {

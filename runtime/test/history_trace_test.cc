@@ -173,7 +173,19 @@ TEST(HistoryTest, MalformedFilesAreRejected) {
   }
   // A line the reader cannot hold whole.
   writeFile(path, "fw-history 1\n1 3 1 1 0.5 " + std::string(5000, 'k') + "\n");
-  FW_EXPECT_ERROR(fw_runtime_create(&o, &rt), "line 2: longer than 4094 bytes");
+  FW_EXPECT_ERROR(fw_runtime_create(&o, &rt), "line 2: longer than 4095 bytes");
+  // Names the save would drop (too long for it, control characters) or that a NUL would
+  // cut short: refused, with the line, rather than loaded and lost at the next save.
+  writeFile(path, "fw-history 1\n1 3 1 1 0.5 " + std::string(2000, 'k') + "\n");
+  FW_EXPECT_ERROR(fw_runtime_create(&o, &rt),
+                  "line 2: the task name is longer than 1024 bytes or holds control characters");
+  writeFile(path, "fw-history 1\n1 3 1 1 0.5 tab\there\n");
+  FW_EXPECT_ERROR(fw_runtime_create(&o, &rt), "line 2: the task name is longer than 1024");
+  writeFile(path, std::string("fw-history 1\n1 3 1 1 0.5 cut\0short\n", 33));
+  FW_EXPECT_ERROR(fw_runtime_create(&o, &rt), "line 2: holds a NUL byte");
+  writeFile(path, "fw-history 3\nlink 1 2 " + std::string(1100, 'g') + "\n");
+  FW_EXPECT_ERROR(fw_runtime_create(&o, &rt), "line 2: the device name is longer than 1024");
+  EXPECT_EQ(rt, nullptr);
   // A directory where the file should be.
   std::string sub = dir.file("sub");
   ASSERT_EQ(mkdir(sub.c_str(), 0700), 0);
@@ -231,6 +243,14 @@ TEST(HistoryTest, WellFormedEdgeCasesLoad) {
   // Windows line ends load (the name does not keep the carriage return).
   std::string crlf = roundTrip(dir, "crlf", "fw-history 3\r\n1 3 1 1 0.5 1 windows\r\n");
   EXPECT_NE(crlf.find("\n1 3 1 1 0.5 1 windows\n"), std::string::npos) << crlf;
+  // A last line that fills the reader's buffer (4095 bytes), no newline after it, loads.
+  std::string name(1024, 'n'), line = "1 5 32 32";
+  for (int i = 0; i < 64; ++i) line += " 0.5";
+  line += " " + name;
+  line.insert(line.find(" 0.5") + 4, std::string(4095 - line.size(), '0'));  // 0.5000...
+  ASSERT_EQ(line.size(), 4095u);
+  std::string edge = roundTrip(dir, "edge", "fw-history 2\n" + line);
+  EXPECT_NE(edge.find(" 0.5 " + name + "\n"), std::string::npos) << edge.size();
   // The third keeps the links measured; a device this machine lacks is kept too.
   std::string v3 = roundTrip(dir, "v3", "fw-history 3\nlink 67108864 5000000 cuda:1 Some GPU\n");
   EXPECT_NE(v3.find("\nlink 67108864 5000000 cuda:1 Some GPU\n"), std::string::npos) << v3;

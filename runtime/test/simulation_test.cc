@@ -263,6 +263,59 @@ TEST_P(SimulationTest, AFullDeviceDropsWhatNoTaskReadsFirst) {
   EXPECT_EQ(s.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE], 0u);                // Y stayed
 }
 
+// A task making room for its inputs keeps those it has (as the runtime's fw_memory_acquire
+// does): t1 and t2 write B and C (1 MiB each) on a GPU with room for exactly two, then t3
+// reads A (from the host) and B, t4 reads C. Room for A comes from C, written back and
+// read again for t4 (room for it from A, which has its copy in host memory); B, t3's own
+// input, is never written back to make room for A and fetched again (which made 3
+// evictions, 2 MiB written back and 3 MiB read).
+TEST_P(SimulationTest, ATaskKeepsItsOwnInputsWhenItMakesRoom) {
+  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
+  gpu.link_gbps = 1;
+  gpu.memory_bytes = 2 << 20;
+  Simulation sim({gpu}, GetParam(), FW_RUNTIME_NO_PREFETCH);
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *a = sim.input(1 << 20), *b = sim.buffer(1 << 20), *c = sim.buffer(1 << 20);
+  sim.task("t1", 1e8, {{b, FW_ACCESS_WRITE}});
+  sim.task("t2", 1e8, {{c, FW_ACCESS_WRITE}});
+  sim.task("t3", 1e8, {{a, FW_ACCESS_READ}, {b, FW_ACCESS_READ}});
+  sim.task("t4", 1e8, {{c, FW_ACCESS_READ}});
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 4u);
+  fw_runtime_stats_t s = sim.stats();
+  // ws runs them in another order here, which needs one eviction and no read back.
+  bool ws = GetParam() == FW_SCHEDULER_WS;
+  EXPECT_EQ(s.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST], uint64_t(1) << 20);
+  EXPECT_EQ(s.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE], uint64_t(ws ? 1 : 2) << 20);
+  EXPECT_EQ(s.evictions, ws ? 1u : 2u);
+}
+
+// A copy asked for a task that is then cancelled (its predecessor fails: its buffers
+// exceed the only device's memory) may still wait for the busy link when the task
+// completes and drops its references, here the last ones to the copy's buffer: the link
+// holds the buffer until it has carried it (the AddressSanitizer build catches a use
+// after free otherwise).
+TEST_P(SimulationTest, AQueuedCopyOutlivesTheCancelledTaskThatAskedForIt) {
+  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 2, 100);
+  gpu.link_gbps = 1;
+  gpu.memory_bytes = 8 << 20;
+  Simulation sim({gpu}, GetParam());
+  ASSERT_NE(sim.rt(), nullptr);
+  fw_buffer_t *p1 = sim.input(2 << 20), *p2 = sim.input(2 << 20);
+  fw_buffer_t *x = makeU64Buffer(sim.rt(), (1 << 20) / 8, std::vector<uint64_t>((1 << 20) / 8));
+  fw_buffer_t *y = makeU64Buffer(sim.rt(), 512), *z = makeU64Buffer(sim.rt(), (9 << 20) / 8);
+  ASSERT_TRUE(x && y && z);
+  sim.task("t0a", 1e8, {{p1, FW_ACCESS_READ}});  // keep the link busy
+  sim.task("t0b", 1e8, {{p2, FW_ACCESS_READ}});
+  sim.task("big", 1e8, {{y, FW_ACCESS_WRITE}, {z, FW_ACCESS_WRITE}});  // 9 MiB: fails
+  sim.task("after", 1e8, {{x, FW_ACCESS_READ}, {y, FW_ACCESS_READ}});  // cancelled
+  for (fw_buffer_t *b : {x, y, z}) fw_buffer_release(b);
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 3u);  // the two readers and the failed one
+  fw_runtime_stats_t s = sim.stats();
+  EXPECT_EQ(s.tasks_failed, 2u);
+}
+
 TEST_P(SimulationTest, IndependentTasksFillTheWorkers) {
   Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 4, 10)}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);

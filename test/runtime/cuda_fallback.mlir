@@ -59,6 +59,22 @@
 // TOOBIG-NOT: GPU failures
 // TOOBIG: device cpu: {{[0-9]+}} workers, 3 tasks
 // TOOBIG-NEXT: device cuda:0 Fake GPU: 1 worker, 0 tasks
+// Two GPUs, the second without code for the module (its driver refuses every image):
+// once the first is taken out of service the kernels, which prefer CUDA, go to the CPU
+// (they waited forever, or failed with "no device here can run it", while the second GPU
+// kept CUDA in service).
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_DEVICES=2 FW_FAKE_CUDA_NO_CODE_ON=1 timeout 60 %fw-run %t.fwb --devices=cuda --benchmark=2 --stats --output=@%t.two0.npy --output=@%t.two1.npy | FileCheck %s --check-prefix=NOCODE
+// NOCODE: stats: scheduler heft, 9 tasks submitted, 9 executed, 0 failed
+// NOCODE-NEXT: GPU failures: 3 tasks rerun elsewhere, 1 device taken out of service
+// NOCODE: device cuda:0 Fake GPU: 1 worker, 0 tasks
+// NOCODE-NEXT: device cuda:1 Fake GPU: 1 worker, 0 tasks
+// RUN: %python -c "import numpy as np,sys; a=sys.argv[1:]; ok=all(np.array_equal(np.load(a[i]),np.load(a[i+2])) for i in (0,1)); print('same' if ok else 'different')" %t.cpu0.npy %t.cpu1.npy %t.two0.npy %t.two1.npy | FileCheck %s --check-prefix=SAME
+// Kernels with NVIDIA code only, and a second GPU too small for them: a launch that fails
+// on the first has nowhere to go, and the call fails with what happened there (not with
+// the second GPU's size).
+// RUN: %fwc %s --targets=sm_90 -o %t.gpuonly.fwb
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_DEVICES=2 FW_FAKE_CUDA_MEMORY=1073741824,4096 not %fw-run %t.gpuonly.fwb --devices=cuda 2>&1 | FileCheck %s --check-prefix=NOWHERE
+// NOWHERE: fw-run: error: in @fb: task @{{.*}}fb_dispatch_0 on Fake GPU: CUDA cuLaunchKernel failed: unspecified launch failure
 // --devices naming a kind this machine lacks: the run goes on, on the CPU, and says so.
 // RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_DEVICES=0 %fw-run %t.fwb --devices=cuda --stats --print-max-elements=0 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: fw-run: warning: --devices lists cuda, but this machine has none ({{.+}}); its kernels run on the CPU

@@ -84,6 +84,30 @@
 // EMPTYVALUE: fw-run: error: option --trace needs a value after '='
 // RUN: not %fw-run %t.fwb --benchmark=99999999999999999999 2>&1 | FileCheck %s --check-prefix=HUGEBENCH
 // HUGEBENCH: fw-run: error: --benchmark: Value 99999999999999999999 not in range 0 to 1000000000
+// A key given twice, a number beyond a double, and memory sizes that would mean something
+// else (0 was "no limit", 2^64 - 1 "as little as the tasks allow") or do not apply.
+// RUN: echo '{"devices": [{"kind": "cpu", "workers": 4, "workers": 8, "gflops": 1}]}' > %t.dup.json
+// RUN: not %fw-run %t.fwb --simulate=%t.dup.json 2>&1 | FileCheck %s --check-prefix=DUP
+// DUP: fw-run: error: {{.*}}dup.json: the key "workers" appears twice in one object
+// RUN: printf '{"devices": [\n  {"kind": "cpu", "gflops": 1e400}]}\n' > %t.huge.json
+// RUN: not %fw-run %t.fwb --simulate=%t.huge.json 2>&1 | FileCheck %s --check-prefix=HUGENUM
+// HUGENUM: fw-run: error: {{.*}}huge.json:2:29: not valid JSON (a number out of range: 1e400)
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1}, {"kind": "cuda", "gflops": 1, "memory": 0}]}' > %t.mem0.json
+// RUN: not %fw-run %t.fwb --simulate=%t.mem0.json 2>&1 | FileCheck %s --check-prefix=MEMSIZE
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1}, {"kind": "cuda", "gflops": 1, "memory": 18446744073709551615}]}' > %t.memmax.json
+// RUN: not %fw-run %t.fwb --simulate=%t.memmax.json 2>&1 | FileCheck %s --check-prefix=MEMSIZE
+// MEMSIZE: fw-run: error: {{.*}}devices[1].memory: expected a size from 1 byte to 1 EiB
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1, "memory": "1GiB"}]}' > %t.cpumem.json
+// RUN: not %fw-run %t.fwb --simulate=%t.cpumem.json 2>&1 | FileCheck %s --check-prefix=CPUMEM
+// CPUMEM: fw-run: error: {{.*}}devices[0].memory: a CPU computes in host memory, whose limit is the host tier's
+// Sizes take the units of --tier-limits (K is KiB there too).
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": 20}, {"name": "gpu0", "kind": "cuda", "gflops": 2000, "memory": "64M"}]}' > %t.units.json
+// RUN: %fw-run %t.fwb --default-dim=1024 --simulate=%t.units.json --stats | FileCheck %s --check-prefix=UNITS
+// UNITS: peak device: {{.*}} of 64.0 MiB
+// A device tier cap below a simulated device's memory applies, as on a real device.
+// RUN: %fw-run %t.fwb --default-dim=1024 --simulate=%S/Inputs/machine_cpu_gpu.json --tier-limits=device=1MiB --stats | FileCheck %s --check-prefix=DEVCAP
+// DEVCAP: peak device: {{.*}} of 1.0 MiB
+
 // RUN: echo '{"devices": [{"kind": "cpu", "gflops": 1, "history_speed": 0}]}' > %t.hs.json
 // RUN: not %fw-run %t.fwb --simulate=%t.hs.json 2>&1 | FileCheck %s --check-prefix=HSPEED
 // HSPEED: fw-run: error: {{.*}}: devices[0].history_speed: expected a number from 1e-06 to 1e+06

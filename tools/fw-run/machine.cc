@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "files.h"
 
@@ -13,14 +15,38 @@ namespace {
 
 using nlohmann::json;
 
-struct Unit {
-  const char *suffix;
-  uint64_t scale;
+// A simulated device's memory at most (the runtime takes 2^64 - 1 for "as little as the
+// tasks allow").
+constexpr uint64_t kMaxMemoryBytes = 1ull << 60;
+
+// Refuses an object that names a key twice (the JSON library keeps the last one, which
+// would silently take the second of two "workers").
+struct DuplicateKey {
+  std::string key;
 };
-constexpr Unit kUnits[] = {{"", 1},          {"B", 1},           {"KiB", 1ull << 10},
-                           {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
-                           {"KB", 1000ull},   {"MB", 1000000ull}, {"GB", 1000000000ull},
-                           {"TB", 1000000000000ull}};
+
+json parseRefusingDuplicates(const std::string &text) {
+  std::vector<std::vector<std::string>> keys;  // per open object
+  return json::parse(text, [&](int, json::parse_event_t event, json &parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    else if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    else if (event == json::parse_event_t::key && !keys.empty()) {
+      std::string key = parsed.get<std::string>();
+      std::vector<std::string> &seen = keys.back();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) throw DuplicateKey{key};
+      seen.push_back(key);
+    }
+    return true;
+  });
+}
+
+// Line and column (from 1) of byte `offset` of `text`.
+std::string position(const std::string &text, size_t offset) {
+  size_t stop = std::min(offset, text.size()), line = 1, column = 1;
+  for (size_t i = 0; i < stop; ++i, ++column)
+    if (text[i] == '\n') line += 1, column = 0;
+  return std::to_string(line) + ":" + std::to_string(column);
+}
 
 // A number from `min` to `max` (the ranges fw_runtime_create accepts).
 bool number(const json &v, const std::string &where, double min, double max, double *out,
@@ -37,24 +63,6 @@ bool number(const json &v, const std::string &where, double min, double max, dou
 
 }  // namespace
 
-bool parseByteSize(const std::string &text, uint64_t *out) {
-  size_t i = 0;
-  uint64_t value = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-    if (value > (UINT64_MAX - 9) / 10) return false;
-    value = value * 10 + uint64_t(text[i++] - '0');
-  }
-  if (i == 0) return false;
-  std::string suffix = text.substr(i);
-  for (const Unit &u : kUnits)
-    if (suffix == u.suffix) {
-      if (value > UINT64_MAX / u.scale) return false;
-      *out = value * u.scale;
-      return true;
-    }
-  return false;
-}
-
 bool Machine::parseFile(const std::string &path, std::string *error) {
   std::string text, why;
   switch (readRegularFile(path, &text, &why)) {
@@ -69,14 +77,23 @@ bool Machine::parseFile(const std::string &path, std::string *error) {
 bool Machine::parse(const std::string &text, const std::string &where, std::string *error) {
   json doc;
   try {
-    doc = json::parse(text);
+    doc = parseRefusingDuplicates(text);
   } catch (const json::parse_error &e) {
     // e.byte: where the parser stopped, from 1 (0: before anything).
-    size_t stop = std::min<size_t>(e.byte ? e.byte - 1 : 0, text.size()), line = 1, column = 1;
-    for (size_t i = 0; i < stop; ++i, ++column)
-      if (text[i] == '\n') line += 1, column = 0;
-    *error = where + ":" + std::to_string(line) + ":" + std::to_string(column) +
-             ": not valid JSON";
+    *error = where + ":" + position(text, e.byte ? e.byte - 1 : 0) + ": not valid JSON";
+    return false;
+  } catch (const json::out_of_range &e) {
+    // A number beyond a double ("1e400"): the library names the text, not where it is.
+    std::string what = e.what(), token;
+    size_t quote = what.find("parsing '");
+    if (quote != std::string::npos) token = what.substr(quote + 9, what.rfind('\'') - quote - 9);
+    size_t at = token.empty() ? std::string::npos : text.find(token);
+    *error = where + (at == std::string::npos ? "" : ":" + position(text, at)) +
+             ": not valid JSON (a number out of range" +
+             (token.empty() ? std::string() : ": " + token) + ")";
+    return false;
+  } catch (const DuplicateKey &d) {
+    *error = where + ": the key \"" + d.key + "\" appears twice in one object";
     return false;
   }
   if (!doc.is_object()) {
@@ -106,7 +123,7 @@ bool Machine::parse(const std::string &text, const std::string &where, std::stri
     fw_sim_device_t &dev = devices_[i];
     dev.workers = 1;
     dev.link_gbps = 16;
-    bool haveKind = false;
+    bool haveKind = false, haveMemory = false;
     for (auto it = d.begin(); it != d.end(); ++it) {
       const std::string &key = it.key();
       const json &v = it.value();
@@ -148,11 +165,15 @@ bool Machine::parse(const std::string &text, const std::string &where, std::stri
       } else if (key == "memory") {
         uint64_t bytes = 0;
         if (v.is_number_unsigned()) bytes = v.get<uint64_t>();
-        else if (!v.is_string() || !parseByteSize(v.get<std::string>(), &bytes)) {
-          *error = field + ": expected a size in bytes or a string like \"16GiB\"";
+        else if (v.is_string()) fw_parse_byte_size(v.get<std::string>().c_str(), &bytes);
+        if (bytes == 0 || bytes > kMaxMemoryBytes) {
+          *error = field +
+                   ": expected a size from 1 byte to 1 EiB, in bytes or a string like "
+                   "\"16GiB\" (leave it out for a device without a limit)";
           return false;
         }
         dev.memory_bytes = bytes;
+        haveMemory = true;
       } else if (key == "kernel_speed") {
         if (!v.is_object()) {
           *error = field + ": expected an object of kernel name -> relative speed";
@@ -173,6 +194,11 @@ bool Machine::parse(const std::string &text, const std::string &where, std::stri
     }
     if (!haveKind) {
       *error = at + ": missing \"kind\"";
+      return false;
+    }
+    if (haveMemory && dev.kind == FW_TARGET_KIND_CPU) {
+      *error = at + ".memory: a CPU computes in host memory, whose limit is the host tier's "
+                    "(--tier-limits=host=SIZE)";
       return false;
     }
     if (dev.gflops == 0 && dev.memory_gbps == 0) {

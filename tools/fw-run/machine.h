@@ -31,9 +31,6 @@ private:
   fw_sim_machine_t machine_{};
 };
 
-// Parses "64GiB", "512MiB", "1000000" into bytes; false when malformed.
-bool parseByteSize(const std::string &text, uint64_t *out);
-
 }  // namespace fwrun
 
 #endif

@@ -460,6 +460,11 @@ int run(int argc, char **argv) {
         return fail(error);
       if (!warning.empty()) std::fprintf(stderr, "fw-run: warning: %s\n", warning.c_str());
     }
+    // The runtime saves the history again when it is destroyed, where a failure has no
+    // one to report to: saved here first, a full disk is an error.
+    const char *history_file = !history.empty() ? history.c_str() : std::getenv("FW_HISTORY");
+    if (history_file && *history_file && !options.simulate)
+      if (fw_status_t s = fw_runtime_save_history(rt.get(), history_file)) return fail(take(s));
     if (std::fflush(stdout) != 0) return fail("cannot write to stdout");
     return 0;
   };

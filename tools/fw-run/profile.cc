@@ -2,9 +2,11 @@
 #include "profile.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -351,7 +353,13 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << out.dump(1) << "\n";
-    if (!f) return fail(error, path, "cannot be written");
+    errno = 0;
+    f.close();  // what did not fit on the disk fails here, not before
+    if (!f) {
+      std::string why = errno ? std::strerror(errno) : "write failed";
+      std::remove(tmp.c_str());
+      return fail(error, path, "cannot be written: " + why + " (an earlier profile is kept)");
+    }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());

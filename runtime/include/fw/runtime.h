@@ -161,6 +161,11 @@ typedef struct fw_runtime_options_t {
                                     back when that device fails) */
 } fw_runtime_options_t;
 
+/* A byte size as tier limits and machine descriptions write it: digits and an optional
+ * unit (B; K, KiB or KB; M, MiB or MB; G, GiB or GB; T, TiB or TB: K, M, G, T are
+ * binary), the whole of `text`. Returns 0 when malformed or above 2^64 - 1. */
+FW_API int fw_parse_byte_size(const char *text, uint64_t *out_bytes);
+
 /* `options` may be NULL for defaults. */
 FW_API fw_status_t fw_runtime_create(const fw_runtime_options_t *options,
                                      fw_runtime_t **out_runtime);
@@ -201,7 +206,7 @@ FW_API size_t fw_buffer_byte_size(const fw_buffer_t *buffer);
  * the caller may read and write through it. The pointer stays valid until the buffer is
  * next passed to a call or task (which may move it between memory tiers) or released.
  * NULL when the contents cannot be brought back to host memory (the host tier is full
- * of pinned data, or the storage tier failed). */
+ * of pinned data, or the storage tier failed), and from a task body (fw_task_wait). */
 FW_API void *fw_buffer_data(fw_buffer_t *buffer);
 /* fw_buffer_data, with the reason when the contents cannot be brought back (the host tier
  * full of pinned data, the storage tier or the device that held the only copy failed). */
@@ -365,7 +370,8 @@ FW_API fw_status_t fw_module_tuning(fw_module_t *module, fw_tuning_visit_fn_t vi
 /* Validates `args` against the signature of function `function_index` (count, element
  * type, rank, static dims), runs it and, on success, stores one new reference per result
  * in `out_results[0..num_results)` (num_results must equal the signature's). On failure
- * `out_results` is filled with NULL. */
+ * `out_results` is filled with NULL. From a task body: FW_STATUS_FAILED_PRECONDITION,
+ * nothing submitted (a body cannot wait; fw_module_call_async can be called there). */
 FW_API fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
                                   fw_buffer_t *const *args, size_t num_args,
                                   fw_buffer_t **out_results, size_t num_results);
@@ -382,7 +388,9 @@ FW_API fw_status_t fw_module_call_async(fw_module_t *module, size_t function_ind
 /* Whether every task of the call has finished (never blocks). */
 FW_API int fw_call_is_done(const fw_call_t *call);
 /* Waits for the call, stores its results like fw_module_call and frees the call object
- * (on success or failure; `call` must not be used again). */
+ * (on success or failure; `call` must not be used again). From a task body of the same
+ * runtime it returns FW_STATUS_FAILED_PRECONDITION at once and leaves the call valid, for
+ * another thread to wait for. */
 FW_API fw_status_t fw_call_wait(fw_call_t *call, fw_buffer_t **out_results,
                                 size_t num_results);
 
@@ -416,17 +424,23 @@ typedef struct fw_task_desc_t {
 } fw_task_desc_t;
 
 /* Submits a task. On success `*out_task`, when out_task is non-NULL, holds a reference
- * the caller releases with fw_task_release. */
+ * the caller releases with fw_task_release. A task body may submit tasks (and create
+ * buffers): the graph grows while it runs. Each submission takes its place in submission
+ * order when it is made, so a task submitted earlier that reads a buffer a later one
+ * writes runs before that write (write after read), whichever thread submitted them. */
 FW_API fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
                                   fw_task_t **out_task);
-/* Waits for the task; returns its error (or the error of a task it depended on). Not
- * from a task body (nor fw_runtime_wait_all, nor fw_buffer_data): the worker that runs
- * the body may be the one the awaited task is queued on, or already ran it without
- * having completed it yet (workers complete short tasks in batches). */
+/* Waits for the task; returns its error (or the error of a task it depended on). From a
+ * task body of the same runtime it returns FW_STATUS_FAILED_PRECONDITION at once, as do
+ * fw_runtime_wait_all, fw_buffer_map (fw_buffer_data: NULL), fw_call_wait and
+ * fw_module_call: the worker that runs the body may be the one the awaited task is
+ * queued on, or already ran it without having completed it yet (workers complete short
+ * tasks in batches), so the wait could never end. */
 FW_API fw_status_t fw_task_wait(fw_task_t *task);
 FW_API void fw_task_release(fw_task_t *task);
-/* Waits for every task submitted so far; returns (and clears) the first error of a
- * task submitted with fw_task_submit since the previous call. */
+/* Waits for every task submitted so far, and those their bodies submit while it waits;
+ * returns (and clears) the first error of a task submitted with fw_task_submit since the
+ * previous call. */
 FW_API fw_status_t fw_runtime_wait_all(fw_runtime_t *runtime);
 
 /* ---- Statistics and traces ---------------------------------------------------- */
