@@ -264,13 +264,13 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
   if (*prefetch && (v = env("FW_PREFETCH"))) {
     if (!strcmp(v, "0") || !strcmp(v, "off")) *prefetch = 0;
     else if (strcmp(v, "1") && strcmp(v, "on"))
-      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_PREFETCH='%s': expected 0 or 1", v);
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_PREFETCH='%s': expected 0, 1, off or on", v);
   }
   rt->autotune = !(o->flags & FW_RUNTIME_NO_AUTOTUNE);
   if (rt->autotune && (v = env("FW_AUTOTUNE"))) {
     if (!strcmp(v, "0") || !strcmp(v, "off")) rt->autotune = 0;
     else if (strcmp(v, "1") && strcmp(v, "on"))
-      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_AUTOTUNE='%s': expected 0 or 1", v);
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_AUTOTUNE='%s': expected 0, 1, off or on", v);
   }
   /* The environment is checked even when the flag already asks for the page cache. */
   rt->buffered_storage = (o->flags & FW_RUNTIME_BUFFERED_STORAGE) != 0;

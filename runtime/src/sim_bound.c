@@ -151,24 +151,26 @@ static int compare_ratio(const pair_t *p, const pair_t *r) {
  * and `wb` workers, `fa` and `fb` of work already bound to each: the tasks most
  * favourable to class 0 (a/b ascending) go there until the loads balance, and the task
  * at the balance point splits. Found by selection (expected linear time), not sorting:
- * the window bound evaluates it many times. Reorders `p`. */
+ * the window bound evaluates it many times. Reorders `p`. Each load is a sum of what is
+ * on that class, never a total minus what left it: a class whose times are far larger
+ * than the other's (a GPU with a second of overhead beside picosecond CPU tasks) would
+ * otherwise leave rounding noise above the whole answer. */
 static double balance(pair_t *p, size_t n, double fa, double fb, double wa, double wb) {
-  for (size_t i = 0; i < n; ++i) fb += p[i].b; /* all on class 1 to begin with */
-  size_t lo = 0, hi = n; /* [0, lo) moved to class 0, [hi, n) stay, [lo, hi) open */
+  size_t lo = 0, hi = n; /* [0, lo) moved to class 0, [hi, n) stay on 1 (in fb), [lo, hi) open */
   while (lo < hi) {
     pair_t pivot = p[lo + (hi - lo) / 2];
     /* Three ways: [lo, lt) below the pivot's ratio, [lt, gt) equal, [gt, hi) above. */
     size_t lt = lo, i = lo, gt = hi;
-    double la = 0, lb = 0, ea = 0, eb = 0;
+    double la = 0, ea = 0, eb = 0, gb = 0;
     while (i < gt) {
       int c = compare_ratio(&p[i], &pivot);
       if (c < 0) {
         la += p[i].a;
-        lb += p[i].b;
         pair_t x = p[lt];
         p[lt++] = p[i];
         p[i++] = x;
       } else if (c > 0) {
+        gb += p[i].b;
         pair_t x = p[--gt];
         p[gt] = p[i];
         p[i] = x;
@@ -178,19 +180,21 @@ static double balance(pair_t *p, size_t n, double fa, double fb, double wa, doub
         ++i;
       }
     }
-    if ((fa + la) / wa >= (fb - lb) / wb) { /* balanced within the lower part, or before */
+    if ((fa + la) / wa >= (fb + eb + gb) / wb) { /* balanced within the lower part, or before */
+      fb += eb + gb;
       hi = lt;
       continue;
     }
     fa += la;
-    fb -= lb;
-    if ((fa + ea) / wa >= (fb - eb) / wb) { /* within the equal part: it splits as one task */
-      double f = (wa * fb - wb * fa) / (wb * ea + wa * eb);
-      f = f < 0 ? 0 : f > 1 ? 1 : f;
-      return fmax((fa + f * ea) / wa, (fb - f * eb) / wb);
+    double stay = fb + gb; /* class 1 if the equal part moves: [gt, hi) is still open */
+    if ((fa + ea) / wa >= stay / wb) { /* within the equal part: it splits as one task */
+      /* The share g that stays on class 1 (f = 1 - g moves), solved for directly: 1 - f
+       * would cancel when f is within rounding of 1. */
+      double g = (wb * (fa + ea) - wa * stay) / (wb * ea + wa * eb);
+      g = g < 0 ? 0 : g > 1 ? 1 : g;
+      return fmax((fa + (1 - g) * ea) / wa, (stay + g * eb) / wb);
     }
     fa += ea;
-    fb -= eb;
     lo = gt;
   }
   return fmax(fa / wa, fb / wb);

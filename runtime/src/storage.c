@@ -27,7 +27,8 @@ static fw_status_t check_dir(const char *dir) {
   int fd = mkstemp(probe);
   if (fd < 0)
     return fw_status_make(FW_STATUS_IO,
-                          "storage directory '%s' is not writable: %s", dir, strerror(errno));
+                          "storage directory '%s' is not writable (creating a file there: %s)",
+                          dir, strerror(errno));
   close(fd);
   unlink(probe);
   return FW_OK;

@@ -679,6 +679,26 @@ TEST(SimulationBoundTest, NoScheduleBeatsTheBound) {
 // fractional assignment, here found by sorting the tasks by relative speed and trying
 // every split point, on random tasks (some that run on one class only, some with equal
 // ratios).
+// Classes whose times differ by twenty orders of magnitude (picosecond tasks on the CPU,
+// a GPU with 1000 s of overhead per task): the area bound is the CPU's work, not that plus
+// the rounding noise of sums of the GPU's times (it was 1.27 times the makespan).
+TEST(SimulationBoundTest, FarApartClassesLeaveNoRoundingInTheBound) {
+  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 1, 1e9);
+  cpu.memory_gbps = 1e9;
+  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 1e-3);
+  gpu.task_overhead_us = 1e9;
+  Simulation sim({cpu, gpu}, FW_SCHEDULER_HEFT);
+  ASSERT_NE(sim.rt(), nullptr);
+  for (int i = 0; i < 8; ++i)
+    sim.task("t", 1e4 * (i + 1), {{sim.buffer(4096), FW_ACCESS_WRITE}});
+  fw_sim_report_t r = sim.report();
+  EXPECT_EQ(r.tasks, 8u);
+  EXPECT_NEAR(r.makespan_seconds, 36e4 / 1e18, 1e-24);  // all on the CPU, one after another
+  EXPECT_LE(r.work_bound_seconds, r.makespan_seconds * (1 + 1e-12));
+  EXPECT_LE(r.lower_bound_seconds, r.makespan_seconds * (1 + 1e-12));
+  EXPECT_NEAR(r.work_bound_seconds, r.makespan_seconds, r.makespan_seconds * 1e-9);
+}
+
 TEST(SimulationBoundTest, AreaSplitIsTheSortedOptimum) {
   fw_sim_device_t devices[] = {device("cpu", FW_TARGET_KIND_CPU, 16, 50),
                                device("gpu", FW_TARGET_KIND_CUDA, 2, 1000)};

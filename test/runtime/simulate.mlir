@@ -76,6 +76,20 @@
 // What a run writes at its end is checked before it runs.
 // RUN: not %fw-run %t.fwb --trace=%t.nodir/t.json 2>&1 | FileCheck %s --check-prefix=NOTRACE
 // NOTRACE: fw-run: error: --trace: cannot write '{{.*}}.nodir/t.json': its directory '{{.*}}.nodir': No such file or directory
+// A file where the directory should be is named as such.
+// RUN: rm -f %t.afile && touch %t.afile
+// RUN: not %fw-run %t.fwb --trace=%t.afile/t.json 2>&1 | FileCheck %s --check-prefix=FILEDIR
+// FILEDIR: fw-run: error: --trace: cannot write '{{.*}}.afile/t.json': '{{.*}}.afile' is not a directory
+// Listings that cannot be written are errors too.
+// RUN: not %fw-run --list %t.fwb > /dev/full 2> %t.full.err
+// RUN: FileCheck %s --check-prefix=FULL < %t.full.err
+// RUN: not %fw-run --list-devices > /dev/full 2> %t.full.err
+// RUN: FileCheck %s --check-prefix=FULL < %t.full.err
+// FULL: fw-run: error: cannot write to stdout
+// A device name with a control character would garble --stats.
+// RUN: printf '{"devices": [{"name": "a\\nb", "kind": "cpu", "gflops": 1}]}' > %t.ctl.json
+// RUN: not %fw-run %t.fwb --simulate=%t.ctl.json 2>&1 | FileCheck %s --check-prefix=CTL
+// CTL: fw-run: error: {{.*}}devices[0].name: expected a non-empty string without control characters
 // RUN: rm -rf %t.outdir && mkdir %t.outdir
 // RUN: not %fw-run %t.fwb --output=@%t.outdir 2>&1 | FileCheck %s --check-prefix=OUTDIR
 // OUTDIR: fw-run: error: --output: cannot write '{{.*}}.outdir': is a directory
@@ -104,6 +118,13 @@
 // RUN: echo '{"devices": [{"kind": "cpu", "gflops": 20}, {"name": "gpu0", "kind": "cuda", "gflops": 2000, "memory": "64M"}]}' > %t.units.json
 // RUN: %fw-run %t.fwb --default-dim=1024 --simulate=%t.units.json --stats | FileCheck %s --check-prefix=UNITS
 // UNITS: peak device: {{.*}} of 64.0 MiB
+// A kernel name in a machine file that no kernel of the module has is a warning (a typo
+// would change nothing silently); the run goes on.
+// RUN: echo '{"devices": [{"kind": "cpu", "gflops": 20}, {"name": "gpu0", "kind": "cuda", "gflops": 2000, "kernel_speed": {"sim.sim_dispatch_0": 0.5, "sim.typo": 2}}]}' > %t.ks.json
+// RUN: %fw-run %t.fwb --simulate=%t.ks.json 2>&1 | FileCheck %s --check-prefix=KTYPO
+// KTYPO: fw-run: warning: {{.*}}ks.json: devices[1].kernel_speed names 'sim.typo', which is no kernel of module sim
+// KTYPO-NOT: sim_dispatch_0'
+// KTYPO: makespan:
 // A device tier cap below a simulated device's memory applies, as on a real device.
 // RUN: %fw-run %t.fwb --default-dim=1024 --simulate=%S/Inputs/machine_cpu_gpu.json --tier-limits=device=1MiB --stats | FileCheck %s --check-prefix=DEVCAP
 // DEVCAP: peak device: {{.*}} of 1.0 MiB

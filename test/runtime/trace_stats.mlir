@@ -48,7 +48,7 @@
 // RUN: env FW_STORAGE_IO=mmap not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=STORAGEIO
 // STORAGEIO: fw-run: error: FW_STORAGE_IO='mmap': expected direct or buffered
 // RUN: env FW_PREFETCH=maybe not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=PREFETCH
-// PREFETCH: fw-run: error: FW_PREFETCH='maybe': expected 0 or 1
+// PREFETCH: fw-run: error: FW_PREFETCH='maybe': expected 0, 1, off or on
 // RUN: echo "not a history" > %t.hist
 // RUN: not %fw-run %t.fwb --history=%t.hist 2>&1 | FileCheck %s --check-prefix=HIST
 // HIST: fw-run: error: '{{.*}}.hist' is not an fw history file (expected the first line 'fw-history 3', 'fw-history 2' or 'fw-history 1')

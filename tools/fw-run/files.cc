@@ -51,6 +51,10 @@ bool canWriteFile(const std::string &path, std::string *error) {
   }
   std::string::size_type slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+    *error = "'" + dir + "' is not a directory";
+    return false;
+  }
   if (::access(dir.c_str(), W_OK | X_OK) == 0) return true;
   *error = "its directory '" + dir + "': " + std::strerror(errno);
   return false;

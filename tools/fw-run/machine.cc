@@ -63,6 +63,21 @@ bool number(const json &v, const std::string &where, double min, double max, dou
 
 }  // namespace
 
+std::vector<std::string> Machine::unknownKernels(const fw_module_t *module) const {
+  std::vector<std::string> known, unknown;
+  for (size_t e = 0; e < fw_module_executable_count(module); ++e) {
+    fw_executable_info_t info;
+    if (fw_module_executable_info(module, e, &info) == FW_OK)
+      known.push_back(std::string(fw_module_name(module)) + "." + info.name);
+  }
+  for (size_t d = 0; d < owned_.size(); ++d)
+    for (const std::string &name : owned_[d].kernelNames)
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        unknown.push_back("devices[" + std::to_string(d) + "].kernel_speed names '" + name +
+                          "', which is no kernel of module " + fw_module_name(module));
+  return unknown;
+}
+
 bool Machine::parseFile(const std::string &path, std::string *error) {
   std::string text, why;
   switch (readRegularFile(path, &text, &why)) {
@@ -129,8 +144,11 @@ bool Machine::parse(const std::string &text, const std::string &where, std::stri
       const json &v = it.value();
       std::string field = at + "." + key;
       if (key == "name") {
-        if (!v.is_string() || v.get<std::string>().empty()) {
-          *error = field + ": expected a non-empty string";
+        std::string text = v.is_string() ? v.get<std::string>() : "";
+        if (text.empty() || std::any_of(text.begin(), text.end(), [](char c) {
+              return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+            })) {
+          *error = field + ": expected a non-empty string without control characters";
           return false;
         }
         own.name = v.get<std::string>();

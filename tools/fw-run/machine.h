@@ -18,6 +18,9 @@ public:
   bool parseFile(const std::string &path, std::string *error);
   bool parse(const std::string &text, const std::string &where, std::string *error);
   const fw_sim_machine_t *get() const { return &machine_; }
+  // "devices[1].kernel_speed names 'x'" for each kernel name no kernel of `module` has
+  // (its tasks are named MODULE.EXECUTABLE): a typo there would silently change nothing.
+  std::vector<std::string> unknownKernels(const fw_module_t *module) const;
 
 private:
   struct Device {

@@ -138,7 +138,7 @@ int listModule(fw_module_t *m) {
                 im.format >= 1 && im.format <= 4 ? kFormats[im.format] : kFormats[0],
                 (unsigned long long)im.size);
   }
-  return 0;
+  return std::fflush(stdout) == 0 ? 0 : fail("cannot write to stdout");
 }
 
 // Picks --function, the only function, or @main.
@@ -217,7 +217,7 @@ int listDevices() {
       std::printf(", %.1f GiB", double(r.memory_bytes) / double(1ull << 30));
     std::printf("\n");
   }
-  return 0;
+  return std::fflush(stdout) == 0 ? 0 : fail("cannot write to stdout");
 }
 
 /* --devices (or FW_DEVICES, named by `source`) lists a GPU kind this machine lacks: the
@@ -368,6 +368,9 @@ int run(int argc, char **argv) {
   std::vector<BufferPtr> args, results;
 
   if (list) return listModule(module.get());
+  if (options.simulate)
+    for (const std::string &w : machine.unknownKernels(module.get()))
+      std::fprintf(stderr, "fw-run: warning: %s: %s\n", simulate_path.c_str(), w.c_str());
 
   size_t index = 0;
   std::string error;
