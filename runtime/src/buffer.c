@@ -97,7 +97,8 @@ fw_status_t fw_buffer_create(fw_runtime_t *runtime, fw_element_type_t element_ty
   if (status != FW_OK) return status;
   if (data && data_size != b->byte_size) return size_mismatch(b, data_size);
   /* Memory comes lazily: when a task first touches the buffer, or now with `data`. */
-  status = fw_memory_buffer_init(&runtime->memory, b, data);
+  /* In a task body, room its own task holds cannot come while it waits. */
+  status = fw_memory_buffer_init(&runtime->memory, b, data, fw_engine_body_pins(runtime));
   if (status != FW_OK) {
     buffer_discard(b);
     return status;

@@ -26,6 +26,12 @@ static _Thread_local const fw_task_t *tls_body;
 int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
 void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
 
+uint32_t fw_engine_body_pins(const fw_runtime_t *rt) {
+  const fw_task_t *body = tls_body;
+  if (!body || body->runtime != rt || body->fast_memory) return 0;
+  return (uint32_t)body->num_accesses;
+}
+
 fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call) {
   const fw_task_t *body = tls_body;
   if (!body || body->runtime != rt) return FW_OK;

@@ -331,7 +331,8 @@ void fw_rt_wait(fw_invocation_t *inv, void *token) {
     inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "fw_rt_wait: invalid token %p", token);
     return;
   }
-  /* Host code that a task body called (fw_module_call_async) cannot wait either. */
+  /* Host code never runs in a task body (fw_module_call_async refuses there); if it did,
+   * its wait would be refused too. */
   fw_status_t refused = fw_engine_check_wait(inv->module->runtime, "fw_rt_wait");
   if (refused != FW_OK) {
     inv_set_status(inv, refused);
@@ -427,6 +428,28 @@ static void call_free(fw_call_t *call) {
   free(call);
 }
 
+/* One of the call's owners lets go (runtime_internal.h); the last frees the call. A
+ * detached call's error, which nobody waits for, goes to the runtime's next
+ * fw_runtime_wait_all. */
+static void call_let_go(fw_call_t *call) {
+  if (atomic_fetch_sub(&call->owners, 1) != 1) return;
+  if (atomic_load(&call->detached)) {
+    fw_status_t error = call->status != FW_OK ? call->status : call->group.status;
+    if (error != FW_OK) {
+      fw_scheduler_t *s = &call->module->runtime->sched;
+      const fw_md_function_t *f = &call->module->md.functions[call->function_index];
+      fw_sched_lock(s);
+      if (s->api_group.status == FW_OK)
+        s->api_group.status = fw_status_make(fw_status_code(error), "in @%s (detached): %s",
+                                             f->name, fw_status_message(error));
+      fw_sched_unlock(s);
+    }
+  }
+  call_free(call);
+}
+
+static void call_tasks_done(void *call) { call_let_go(call); }
+
 void fw_call_run_host(fw_call_t *call) {
   fw_module_t *module = call->module;
   const fw_md_function_t *f = &module->md.functions[call->function_index];
@@ -471,6 +494,10 @@ fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
   *out_call = NULL;
   fw_status_t status = check_call(module, function_index, args, num_args);
   if (status != FW_OK) return status;
+  /* A compiled function's host code waits for its tasks before it returns (fw.wait), which
+   * a task body cannot: refused before anything is submitted. */
+  status = fw_engine_check_wait(module->runtime, "fw_module_call_async");
+  if (status != FW_OK) return status;
   const fw_md_function_t *f = &module->md.functions[function_index];
   fw_call_t *call = calloc(1, sizeof(*call));
   if (call) {
@@ -491,9 +518,29 @@ fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
     call->args[i] = args[i];
     fw_buffer_retain(args[i]);
   }
+  atomic_init(&call->owners, 2);
+  atomic_init(&call->detached, 0);
+  call->group.on_done = call_tasks_done;
+  call->group.done_arg = call;
+  /* The group is not done while the host code submits (its tasks may finish meanwhile). */
+  fw_scheduler_group_hold(&call->group);
   fw_call_run_host(call);
   *out_call = call;
+  fw_scheduler_group_release(&module->runtime->sched, &call->group);
   return FW_OK;
+}
+
+void fw_call_detach(fw_call_t *call) {
+  if (!call) return;
+  atomic_store(&call->detached, 1);
+  call_let_go(call);
+}
+
+int fw_runtime_in_task_body(const fw_runtime_t *runtime) {
+  fw_status_t refused = fw_engine_check_wait(runtime, "");
+  int in_body = refused != FW_OK;
+  fw_status_free(refused);
+  return in_body;
 }
 
 int fw_call_is_done(const fw_call_t *call) {
@@ -527,7 +574,7 @@ fw_status_t fw_call_wait(fw_call_t *call, fw_buffer_t **out_results, size_t num_
       call->results[i] = NULL;
     }
   }
-  call_free(call);
+  call_let_go(call);
   return status;
 }
 
@@ -538,7 +585,7 @@ fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
     for (size_t i = 0; i < num_results; ++i) out_results[i] = NULL;
   fw_status_t status = check_call(module, function_index, args, num_args);
   if (status != FW_OK) return status;
-  /* Refused before anything is submitted (fw_module_call_async may be called there). */
+  /* Refused before anything is submitted. */
   status = fw_engine_check_wait(module->runtime, "fw_module_call");
   if (status != FW_OK) return status;
   const fw_md_function_t *f = &module->md.functions[function_index];

@@ -334,17 +334,33 @@ int fw_memory_better_victim(const fw_buffer_t *b, unsigned c, const fw_buffer_t 
 #define FW_PROTECT_NONE (-1)
 
 /* Whether the replica can leave `node` now: dropped (another valid copy, or none needed),
- * or written one tier down where there is room (with `any_room_below`, whether or not
- * there is). */
+ * or written one tier down where there is room, counting `extra_below` bytes that could be
+ * made there. */
 static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node,
-                     int any_room_below) {
+                     uint64_t extra_below) {
   const fw_replica_t *r = &b->mem.replicas[node];
   if (!r->valid || valid_elsewhere(m, b, node)) return 1;
   uint32_t lower = m->nodes[node].lower;
   if (lower == node) return 0;
   const fw_memory_node_t *ln = &m->nodes[lower];
-  return any_room_below || !ln->capacity || b->mem.replicas[lower].allocated ||
-         ln->used + b->byte_size <= ln->capacity;
+  return !ln->capacity || b->mem.replicas[lower].allocated ||
+         ln->used + b->byte_size <= ln->capacity + extra_below;
+}
+
+/* Whether the replica on `node` could be dropped for room there without writing anything:
+ * nothing uses it and another node holds a valid copy. */
+static int droppable(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
+  return evictable(m, b, node) && b->mem.replicas[node].valid && valid_elsewhere(m, b, node);
+}
+
+/* The bytes such replicas hold on the node below `node` (0 at the bottom). */
+static uint64_t droppable_below(const fw_memory_t *m, uint32_t node) {
+  uint32_t lower = m->nodes[node].lower;
+  uint64_t bytes = 0;
+  if (lower == node) return 0;
+  for (const fw_buffer_t *b = m->buffers; b; b = b->mem.next)
+    if (droppable(m, b, lower)) bytes += b->byte_size;
+  return bytes;
 }
 
 /* Whether `task` accesses `b`. */
@@ -357,14 +373,14 @@ static int accesses(const fw_task_t *task, const fw_buffer_t *b) {
 /* The least valuable evictable replica on `node` that `keep` does not access: class 0,
  * then class 1 (least recently used first), then class 2 needed furthest in the window
  * first (Belady's choice within what the window shows). Class-2 replicas needed at or
- * before window position `protect` are kept. With `any_room_below`, also one that the
- * tier below has no room for yet. NULL when none. */
+ * before window position `protect` are kept. Those that must be written below count
+ * `extra_below` bytes more room there (can_leave). NULL when none. */
 static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect,
-                                const fw_task_t *keep, int any_room_below) {
+                                const fw_task_t *keep, uint64_t extra_below) {
   fw_buffer_t *best = NULL;
   unsigned best_class = 0;
   for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
-    if (!evictable(m, b, node) || !can_leave(m, b, node, any_room_below) || accesses(keep, b))
+    if (!evictable(m, b, node) || !can_leave(m, b, node, extra_below) || accesses(keep, b))
       continue;
     unsigned c = fw_memory_value_class(m, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
@@ -377,8 +393,9 @@ static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect,
 }
 
 /* Makes room for `b` on the node below `node` by dropping replicas there that have a
- * valid copy on another node (the least valuable first; nothing is written): the copies
- * a tier keeps of what was brought up from it. Whether the room is there. */
+ * valid copy on another node (the least valuable first; nothing is written, and nothing
+ * moves down a tier, so it is no eviction): the copies a tier keeps of what was brought
+ * up from it. Whether the room is there. */
 static int room_below(fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
   uint32_t lower = m->nodes[node].lower;
   fw_memory_node_t *ln = &m->nodes[lower];
@@ -386,9 +403,7 @@ static int room_below(fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
     fw_buffer_t *best = NULL;
     unsigned best_class = 0;
     for (fw_buffer_t *d = m->buffers; d; d = d->mem.next) {
-      if (!evictable(m, d, lower) || !d->mem.replicas[lower].valid ||
-          !valid_elsewhere(m, d, lower))
-        continue;
+      if (!droppable(m, d, lower)) continue;
       unsigned c = fw_memory_value_class(m, d);
       if (fw_memory_better_victim(d, c, best, best_class, lower)) {
         best = d;
@@ -397,7 +412,6 @@ static int room_below(fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
     }
     if (!best) return 0;
     drop_replica(m, best, lower);
-    ++m->evictions;
   }
   return 1;
 }
@@ -409,10 +423,14 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
                              const fw_task_t *keep, int *evicted) {
   *evicted = 0;
   fw_buffer_t *b = pick_victim(m, node, protect, keep, 0);
-  /* Every candidate lacks room below: duplicates there may make it (without them a full
-   * host tier over a full storage tier stayed stuck while the storage tier held the copies
-   * of what had been brought up from it). */
-  if (!b && (b = pick_victim(m, node, protect, keep, 1)) && !room_below(m, b, node)) b = NULL;
+  /* Every candidate lacks room below: dropping duplicates there may make it for one that
+   * they can make it for (without them a full host tier over a full storage tier stayed
+   * stuck while the storage tier held the copies of what had been brought up from it). */
+  if (!b) {
+    uint64_t extra = droppable_below(m, node);
+    if (extra && (b = pick_victim(m, node, protect, keep, extra)) && !room_below(m, b, node))
+      b = NULL;
+  }
   if (!b) return FW_OK;
   fw_replica_t *r = &b->mem.replicas[node];
   if (r->valid && !valid_elsewhere(m, b, node)) {
@@ -496,9 +514,10 @@ static int is_host_wrapped(const fw_buffer_t *b, uint32_t node) {
 }
 
 /* Whether something in flight may still free room: running tasks unpin, copies finish,
- * the prefetch thread drops buffer references (lock held). */
-static int room_may_come(const fw_memory_t *m) {
-  return m->task_pins > 0 || m->transfers > 0 ||
+ * the prefetch thread drops buffer references (lock held). `own_pins` of the pins are the
+ * caller's (a task body's task), which cannot go while it waits. */
+static int room_may_come(const fw_memory_t *m, uint32_t own_pins) {
+  return m->task_pins > own_pins || m->transfers > 0 ||
          atomic_load_explicit(&((fw_memory_t *)m)->prefetch_refs, memory_order_relaxed) > 0;
 }
 
@@ -508,7 +527,8 @@ static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const c
   return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                         "%s needs %llu bytes of %s memory that it does not have yet, but "
                         "%llu of the %s tier's %llu bytes are in use and nothing left in it can "
-                        "be evicted (the caller holds it through fw_buffer_data, or it cannot "
+                        "be evicted (the caller holds it through fw_buffer_data, or a task whose "
+                        "body asks for the room holds it, or it cannot "
                         "move down a tier); release buffers or raise FW_TIER_LIMITS",
                         who, (unsigned long long)need, n->name, (unsigned long long)n->used,
                         kTierNames[n->tier], (unsigned long long)n->capacity);
@@ -537,7 +557,7 @@ static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **o
  * ("TIER=min"), which grows by what is missing instead. */
 static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
                                 const fw_task_t *task, const char *who, uint64_t *stall_ns,
-                                int *again) {
+                                uint32_t own_pins, int *again) {
   fw_memory_node_t *n = &m->nodes[node];
   *again = 0;
   if (!n->capacity || n->used + need <= n->capacity) return FW_OK;
@@ -553,11 +573,11 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
     return FW_OK;
   }
   if (!made) {
-    if (n->minimal && !room_may_come(m)) {
+    if (n->minimal && !room_may_come(m, own_pins)) {
       n->capacity = n->used + need;
       return FW_OK;
     }
-    if (!room_may_come(m)) return nothing_to_evict(m, node, who, need);
+    if (!room_may_come(m, own_pins)) return nothing_to_evict(m, node, who, need);
     wait_memory(m, stall_ns); /* running tasks will unpin */
   }
   *again = 1;
@@ -642,7 +662,7 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
       continue;
     }
     int again = 0;
-    fw_status_t status = reserve_room(m, node, need, task, who, &stall, &again);
+    fw_status_t status = reserve_room(m, node, need, task, who, &stall, 0, &again);
     if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
       return status;
@@ -761,7 +781,8 @@ void fw_memory_release_failed(fw_memory_t *m, fw_task_t *task, uint32_t node) {
 
 /* ---- Buffers ------------------------------------------------------------------- */
 
-fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *data) {
+fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *data,
+                                  uint32_t own_pins) {
   pthread_mutex_lock(&m->lock);
   b->mem.id = ++m->next_id;
   if (!data) {
@@ -779,7 +800,7 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
   }
   for (int again = 1; again;) {
     fw_status_t status =
-        reserve_room(m, FW_NODE_HOST, b->byte_size, NULL, "a new buffer", NULL, &again);
+        reserve_room(m, FW_NODE_HOST, b->byte_size, NULL, "a new buffer", NULL, own_pins, &again);
     if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
       return status;
@@ -832,7 +853,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
     }
     if (b->mem.replicas[FW_NODE_HOST].allocated) break;
     int again = 0;
-    status = reserve_room(m, FW_NODE_HOST, b->byte_size, NULL, "fw_buffer_data", NULL, &again);
+    status = reserve_room(m, FW_NODE_HOST, b->byte_size, NULL, "fw_buffer_data", NULL, 0, &again);
     if (status != FW_OK) break;
     if (again) continue;
     status = allocate_replica(m, b, FW_NODE_HOST);

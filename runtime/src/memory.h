@@ -138,7 +138,8 @@ void fw_memory_drop_prefetches(fw_memory_t *m, int wait);
 
 /* Registers an owned buffer; with `data`, copies `size` bytes into a new host replica
  * (which may evict other buffers). Without, the buffer reads as zeros until written. */
-fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *buffer, const void *data);
+fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *buffer, const void *data,
+                                  uint32_t own_pins);
 /* Registers a wrapped buffer: the caller's memory is its host replica, pinned. */
 void fw_memory_buffer_init_wrapped(fw_memory_t *m, fw_buffer_t *buffer, void *data);
 void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *buffer);

@@ -114,6 +114,10 @@ struct fw_call_t {
   size_t num_results;
   fw_task_group_t group;
   fw_status_t status; /* an error of the host code itself */
+  /* Who still needs the call: the caller's handle (until fw_call_wait or fw_call_detach)
+   * and its tasks (until the group is done); the last one frees it. */
+  atomic_uint owners;
+  atomic_int detached; /* fw_call_detach: its first error goes to fw_runtime_wait_all */
 };
 
 /* Runs a function's host code, submitting its tasks into `call->group`. */

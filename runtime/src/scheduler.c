@@ -599,9 +599,7 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
  * waiters after lowering them (both sequentially consistent), so one of the two always
  * sees the other; the broadcast takes the lock, so it cannot fall between a waiter's look
  * and its sleep. */
-static void leave_group(fw_scheduler_t *s, fw_task_group_t *group) {
-  int group_done = atomic_fetch_sub(&group->outstanding, 1) == 1;
-  int all_done = atomic_fetch_sub(&s->outstanding, 1) == 1;
+static void wake_waiters(fw_scheduler_t *s, int group_done, int all_done) {
   if (atomic_load(&s->other_waiters) > 0 ||
       ((group_done || all_done) && atomic_load(&s->group_waiters) > 0)) {
     pthread_mutex_lock(&s->done_lock);
@@ -609,6 +607,27 @@ static void leave_group(fw_scheduler_t *s, fw_task_group_t *group) {
     pthread_cond_broadcast(&s->done_cv);
     pthread_mutex_unlock(&s->done_lock);
   }
+}
+
+static void leave_group(fw_scheduler_t *s, fw_task_group_t *group) {
+  void (*on_done)(void *) = group->on_done;
+  void *done_arg = group->done_arg;
+  int group_done = atomic_fetch_sub(&group->outstanding, 1) == 1;
+  int all_done = atomic_fetch_sub(&s->outstanding, 1) == 1;
+  wake_waiters(s, group_done, all_done);
+  if (group_done && on_done) on_done(done_arg);
+}
+
+void fw_scheduler_group_hold(fw_task_group_t *group) {
+  atomic_fetch_add(&group->outstanding, 1);
+}
+
+void fw_scheduler_group_release(fw_scheduler_t *s, fw_task_group_t *group) {
+  void (*on_done)(void *) = group->on_done;
+  void *done_arg = group->done_arg;
+  if (atomic_fetch_sub(&group->outstanding, 1) != 1) return;
+  wake_waiters(s, 1, 0);
+  if (on_done) on_done(done_arg);
 }
 
 void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
@@ -708,7 +727,9 @@ static fw_task_t *rerun(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w, fw_stat
   w->running = w->in_flight > 0;
   if (counts && ++w->failures >= FW_GPU_MAX_FAILURES && !w->lost) lose_worker(s, w);
   /* When nothing can take it after all, it fails with what happened here, not with why
-   * no device is left (make_ready keeps the first error). */
+   * no device is left (make_ready keeps the first error). A preference no device in service
+   * can meet goes first, as make_ready drops it: the CPU may take the task then. */
+  if (t->prefer_mask) drop_preferences_that_cannot_hold(s, t);
   if (fw_scheduler_can_run(s, t)) fw_status_free(status);
   else fail_task(t, status);
   make_ready(s, t, NULL);

@@ -46,6 +46,11 @@ typedef enum {
 typedef struct fw_task_group_t {
   atomic_size_t outstanding; /* raised under sched.lock, lowered without it */
   fw_status_t status;
+  /* Called once, on the thread that saw it, when `outstanding` fell to 0 (NULL: nothing):
+   * read before the count falls, so a waiter that frees the group meanwhile is no
+   * matter. */
+  void (*on_done)(void *arg);
+  void *done_arg;
 } fw_task_group_t;
 
 typedef struct fw_task_access_internal_t {
@@ -326,6 +331,10 @@ void fw_task_retain(fw_task_t *task);
  * lock is free, else by the thread that holds it; either way before any later taking of
  * the lock. With `hold`, the task does not become ready before fw_scheduler_release_held.
  * Consumes no reference. */
+/* Keeps `group` from being done while its tasks are still being submitted (a call's host
+ * code), and lets it go (maybe done then: waiters wake, on_done runs). */
+void fw_scheduler_group_hold(fw_task_group_t *group);
+void fw_scheduler_group_release(fw_scheduler_t *s, fw_task_group_t *group);
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group,
                          int hold);
 /* Computes upward ranks over `tasks` (in submission order) and lets them run. */
@@ -390,6 +399,9 @@ void fw_runtime_mark_own_thread(fw_runtime_t *rt);
  * may be the one the wait needs (the awaited task queued behind the body, or already run
  * in the worker's batch but not yet completed). */
 fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call);
+/* The memory pins the task whose body runs on this thread holds (0 outside a body of
+ * `rt`). */
+uint32_t fw_engine_body_pins(const fw_runtime_t *rt);
 /* Takes the next task for `w` from its policy and marks it running (sched.lock held). */
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w);
 /* fw_scheduler_pop_locked for a worker that does not hold the lock (a GPU worker with

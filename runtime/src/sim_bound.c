@@ -188,11 +188,13 @@ static double balance(pair_t *p, size_t n, double fa, double fb, double wa, doub
     fa += la;
     double stay = fb + gb; /* class 1 if the equal part moves: [gt, hi) is still open */
     if ((fa + ea) / wa >= stay / wb) { /* within the equal part: it splits as one task */
-      /* The share g that stays on class 1 (f = 1 - g moves), solved for directly: 1 - f
-       * would cancel when f is within rounding of 1. */
-      double g = (wb * (fa + ea) - wa * stay) / (wb * ea + wa * eb);
+      /* The share f that moves and the share g = 1 - f that stays, each solved for
+       * directly: one computed from the other cancels when it is within rounding of 1. */
+      double den = wb * ea + wa * eb;
+      double f = (wa * (stay + eb) - wb * fa) / den, g = (wb * (fa + ea) - wa * stay) / den;
+      f = f < 0 ? 0 : f > 1 ? 1 : f;
       g = g < 0 ? 0 : g > 1 ? 1 : g;
-      return fmax((fa + (1 - g) * ea) / wa, (stay + g * eb) / wb);
+      return fmax((fa + f * ea) / wa, (stay + g * eb) / wb);
     }
     fa += ea;
     lo = gt;

@@ -145,6 +145,72 @@ TEST_P(AsyncCallTest, Errors) {
   fw_buffer_release(args[1]);
 }
 
+// A detached call finishes on its own: fw_runtime_wait_all waits for it, its references
+// go when it is done (the AddressSanitizer build checks for leaks), and the first error of
+// one goes to fw_runtime_wait_all.
+TEST_P(AsyncCallTest, DetachedCallsFinishOnTheirOwn) {
+  fw_buffer_t *args[2] = {tensor(64, 1), tensor(64, 2)};
+  for (int i = 0; i < 8; ++i) {
+    fw_call_t *call = nullptr;
+    FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
+    fw_call_detach(call);
+  }
+  fw_call_detach(nullptr);
+  FW_EXPECT_OK(fw_runtime_wait_all(rt_));
+  fw_buffer_t *bad[2] = {args[0], tensor(3, 0)};
+  fw_call_t *call = nullptr;
+  FW_ASSERT_OK(fw_module_call_async(module_, 0, bad, 2, &call));
+  fw_call_detach(call);
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt_),
+                  "in @add (detached): in @add: assertion failed: dimension 0 of the operands");
+  FW_EXPECT_OK(fw_runtime_wait_all(rt_));  // reported once
+  fw_buffer_release(bad[1]);
+  fw_buffer_release(args[0]);
+  fw_buffer_release(args[1]);
+}
+
+// From a task body a call is refused before anything is submitted: a compiled function's
+// host code waits for its tasks before it returns, which a body cannot.
+struct BodyCall {
+  fw_runtime_t *rt;
+  fw_module_t *module;
+  fw_buffer_t *args[2];
+  int in_body = 0;
+  std::string async_error, sync_error;
+};
+
+void callFromBody(void *user, void *const *, size_t) {
+  auto *b = static_cast<BodyCall *>(user);
+  b->in_body = fw_runtime_in_task_body(b->rt);
+  fw_call_t *call = nullptr;
+  fw_status_t s = fw_module_call_async(b->module, 0, b->args, 2, &call);
+  b->async_error = s ? fw_status_message(s) : "";
+  fw_status_free(s);
+  fw_call_detach(call);  // NULL: nothing
+  fw_buffer_t *r = nullptr;
+  s = fw_module_call(b->module, 0, b->args, 2, &r, 1);
+  b->sync_error = s ? fw_status_message(s) : "";
+  fw_status_free(s);
+}
+
+TEST_P(AsyncCallTest, CallsFromATaskBodyAreRefused) {
+  BodyCall b;
+  b.rt = rt_;
+  b.module = module_;
+  b.args[0] = tensor(16, 1);
+  b.args[1] = tensor(16, 2);
+  EXPECT_EQ(fw_runtime_in_task_body(rt_), 0);
+  FW_ASSERT_OK(fwtest::submit(rt_, "caller", callFromBody, &b, {}));
+  FW_EXPECT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(b.in_body, 1);
+  EXPECT_NE(b.async_error.find("fw_module_call_async from the body of task 'caller'"),
+            std::string::npos) << b.async_error;
+  EXPECT_NE(b.sync_error.find("fw_module_call from the body of task 'caller'"),
+            std::string::npos) << b.sync_error;
+  fw_buffer_release(b.args[0]);
+  fw_buffer_release(b.args[1]);
+}
+
 // A kernel that divides its work runs as one workgroup per CPU worker, concurrently on
 // the idle ones, each row written once; many calls at a time share the workers.
 TEST_P(AsyncCallTest, WorkgroupsCoverTheKernelOnce) {

@@ -961,6 +961,40 @@ TEST(StorageTest, FullStorageDropsCopiesOfWhatCameBack) {
   fw_runtime_destroy(rt);
 }
 
+// Room below is made only for a victim it can be made for: a 512 KiB host buffer that the
+// storage tier's duplicates cannot make room for is passed over for a 256 KiB one they
+// can (the larger one had all the duplicates dropped for nothing, and the task failed with
+// "nothing left in it can be evicted").
+TEST(StorageTest, RoomBelowGoesToAVictimItFits) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  o.tier_limits = "host=1MiB,storage=768KiB";
+  o.storage_dir = dir.path().c_str();
+  o.flags = FW_RUNTIME_NO_PREFETCH;
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  const size_t kKibs[5] = {256, 256, 512, 256, 256};  // A, X1, D, Y2, Y3
+  std::vector<fw_buffer_t *> bufs;
+  for (uint64_t i = 0; i < 5; ++i) {
+    bufs.push_back(makeU64Buffer(rt, kKibs[i] * kKiB / 8, contents(i + 1, kKibs[i] * kKiB / 8)));
+    ASSERT_NE(bufs.back(), nullptr);
+  }
+  int first = 0, second = 0;
+  FW_ASSERT_OK(submit(rt, "read_a", markTask, &first, {{bufs[0], FW_ACCESS_READ}}));
+  FW_EXPECT_OK(fw_runtime_wait_all(rt));
+  FW_ASSERT_OK(submit(rt, "read_a_x1", markTask, &second,
+                      {{bufs[0], FW_ACCESS_READ}, {bufs[1], FW_ACCESS_READ}}));
+  FW_EXPECT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(first + second, 2);
+  for (uint64_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(fwtest::readU64(bufs[i]), contents(i + 1, kKibs[i] * kKiB / 8)) << i;
+    fw_buffer_unmap(bufs[i]);
+  }
+  for (fw_buffer_t *b : bufs) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
 // Buffers of 1 MiB and more go to storage and back with direct I/O where the file system
 // takes it (a partial last block included), through the page cache when asked to; the
 // data is the same either way.

@@ -213,6 +213,41 @@ TEST_P(NestedTaskTest, BodyMayWaitForAnotherRuntime) {
   fw_runtime_destroy(o.rt);
 }
 
+// A body that creates a buffer the host tier has no room for while its own task holds
+// the rest: an error at once (the room its task holds cannot come while it waits; it
+// waited forever).
+struct MakeInBody {
+  fw_runtime_t *rt;
+  std::string error;
+};
+
+void makeTooMuch(void *user, void *const *, size_t) {
+  auto *m = static_cast<MakeInBody *>(user);
+  std::vector<uint64_t> data(512 * 1024 / 8, 7);
+  const int64_t dims[1] = {int64_t(data.size())};
+  fw_buffer_t *b = nullptr;
+  fw_status_t s = fw_buffer_create(m->rt, FW_ELEMENT_TYPE_I64, 1, dims, data.data(),
+                                   data.size() * 8, &b);
+  m->error = s ? fw_status_message(s) : "";
+  fw_status_free(s);
+  fw_buffer_release(b);
+}
+
+TEST_P(NestedTaskTest, ABodyCreatingABufferThatCannotFitFails) {
+  fw_runtime_destroy(rt_);
+  fw_runtime_options_t o = fwtest::taskOptions(std::get<0>(GetParam()), std::get<1>(GetParam()));
+  o.tier_limits = "host=1MiB";
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
+  fw_buffer_t *big = makeU64Buffer(rt_, 768 * 1024 / 8);
+  ASSERT_NE(big, nullptr);
+  MakeInBody m{rt_, ""};
+  FW_ASSERT_OK(submit(rt_, "maker", makeTooMuch, &m, {{big, FW_ACCESS_WRITE}}));
+  FW_EXPECT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_NE(m.error.find("a new buffer needs 524288 bytes of host memory"), std::string::npos)
+      << m.error;
+  fw_buffer_release(big);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Policies, NestedTaskTest,
     ::testing::Combine(::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,

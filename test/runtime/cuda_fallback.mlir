@@ -69,6 +69,12 @@
 // NOCODE: device cuda:0 Fake GPU: 1 worker, 0 tasks
 // NOCODE-NEXT: device cuda:1 Fake GPU: 1 worker, 0 tasks
 // RUN: %python -c "import numpy as np,sys; a=sys.argv[1:]; ok=all(np.array_equal(np.load(a[i]),np.load(a[i+2])) for i in (0,1)); print('same' if ok else 'different')" %t.cpu0.npy %t.cpu1.npy %t.two0.npy %t.two1.npy | FileCheck %s --check-prefix=SAME
+// The same two GPUs with a CPU variant: what fails on the first and does not fit the
+// second runs on the CPU (the preference for CUDA yields), and the call succeeds.
+// RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_DEVICES=2 FW_FAKE_CUDA_MEMORY=1073741824,4096 %fw-run %t.fwb --devices=cuda --stats --output=@%t.small0.npy --output=@%t.small1.npy | FileCheck %s --check-prefix=SMALLGPU
+// SMALLGPU: stats: scheduler heft, 3 tasks submitted, 3 executed, 0 failed
+// SMALLGPU: device cuda:1 Fake GPU: 1 worker, 0 tasks
+// RUN: %python -c "import numpy as np,sys; a=sys.argv[1:]; ok=all(np.array_equal(np.load(a[i]),np.load(a[i+2])) for i in (0,1)); print('same' if ok else 'different')" %t.cpu0.npy %t.cpu1.npy %t.small0.npy %t.small1.npy | FileCheck %s --check-prefix=SAME
 // Kernels with NVIDIA code only, and a second GPU too small for them: a launch that fails
 // on the first has nowhere to go, and the call fails with what happened there (not with
 // the second GPU's size).

@@ -371,7 +371,8 @@ FW_API fw_status_t fw_module_tuning(fw_module_t *module, fw_tuning_visit_fn_t vi
  * type, rank, static dims), runs it and, on success, stores one new reference per result
  * in `out_results[0..num_results)` (num_results must equal the signature's). On failure
  * `out_results` is filled with NULL. From a task body: FW_STATUS_FAILED_PRECONDITION,
- * nothing submitted (a body cannot wait; fw_module_call_async can be called there). */
+ * nothing submitted (a body cannot wait, and a function's host code waits for its tasks);
+ * fw_module_call_async too. */
 FW_API fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
                                   fw_buffer_t *const *args, size_t num_args,
                                   fw_buffer_t **out_results, size_t num_results);
@@ -390,9 +391,16 @@ FW_API int fw_call_is_done(const fw_call_t *call);
 /* Waits for the call, stores its results like fw_module_call and frees the call object
  * (on success or failure; `call` must not be used again). From a task body of the same
  * runtime it returns FW_STATUS_FAILED_PRECONDITION at once and leaves the call valid, for
- * another thread to wait for. */
+ * another thread to wait for or to detach. */
 FW_API fw_status_t fw_call_wait(fw_call_t *call, fw_buffer_t **out_results,
                                 size_t num_results);
+/* Lets the call finish on its own, without waiting (a task body may): its results are
+ * released when its tasks are done, and its first error, if any, is returned by the next
+ * fw_runtime_wait_all. `call` must not be used again. */
+FW_API void fw_call_detach(fw_call_t *call);
+/* Whether the calling thread runs a task body of `runtime`, where waits for its tasks are
+ * refused (fw_task_wait). */
+FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
 
 /* ---- Tasks ---------------------------------------------------------------------- */
 
@@ -432,9 +440,9 @@ FW_API fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *d
                                   fw_task_t **out_task);
 /* Waits for the task; returns its error (or the error of a task it depended on). From a
  * task body of the same runtime it returns FW_STATUS_FAILED_PRECONDITION at once, as do
- * fw_runtime_wait_all, fw_buffer_map (fw_buffer_data: NULL), fw_call_wait and
- * fw_module_call: the worker that runs the body may be the one the awaited task is
- * queued on, or already ran it without having completed it yet (workers complete short
+ * fw_runtime_wait_all, fw_buffer_map (fw_buffer_data: NULL), fw_call_wait, fw_module_call
+ * and fw_module_call_async: the worker that runs the body may be the one the awaited task
+ * is queued on, or already ran it without having completed it yet (workers complete short
  * tasks in batches), so the wait could never end. */
 FW_API fw_status_t fw_task_wait(fw_task_t *task);
 FW_API void fw_task_release(fw_task_t *task);

@@ -469,15 +469,28 @@ public:
     }
     PendingCall &operator=(PendingCall &&) = delete;
     PendingCall(const PendingCall &) = delete;
+    /// Waits, dropping the results; in a task body, where waiting is refused, the call
+    /// finishes on its own (fw_call_detach) and an error goes to Runtime::waitAll.
     ~PendingCall() {
-      if (call_)
-        fw_status_free(fw_call_wait(call_, nullptr, 0)); // waits; results are dropped
+      if (!call_)
+        return;
+      if (fw_runtime_in_task_body(runtime_.get()))
+        fw_call_detach(call_);
+      else
+        fw_status_free(fw_call_wait(call_, nullptr, 0));
+    }
+    /// Lets the call finish without waiting for it (fw_call_detach).
+    void detach() {
+      fw_call_detach(call_);
+      call_ = nullptr;
     }
     bool done() const { return fw_call_is_done(call_) != 0; }
     /// Waits and returns the results; the call is finished afterwards.
     Result<std::vector<Buffer>> wait() {
       if (!call_)
         return Status(FW_STATUS_FAILED_PRECONDITION, "the call was already waited for");
+      if (fw_runtime_in_task_body(runtime_.get())) // refused; the call stays pending
+        return Status(fw_call_wait(call_, nullptr, 0));
       std::vector<fw_buffer_t *> results(numResults_, nullptr);
       fw_call_t *call = call_;
       call_ = nullptr;
