@@ -921,14 +921,11 @@ TEST(StorageTest, FullStorageEvictsWhatCanBeDropped) {
   fw_runtime_destroy(rt);
 }
 
-// A full host tier over a full storage tier: the storage tier holds a copy of what came
-// back from it, and dropping that copy makes the room the host tier needs below. Host
-// holds four buffers, storage three: A and B go to storage as C..F are made; reading A
-// sends C down (storage full) and brings A back (its storage copy stays). A task reading
-// A and B then needs room for B: D, E and F have no other copy and storage is full, and A
-// is the task's own. The storage copy of A goes, D goes down, B comes up (this was
-// "nothing left in it can be evicted").
-TEST(StorageTest, FullStorageDropsCopiesOfWhatCameBack) {
+// Host tier 1 MiB over a 768 KiB storage tier (one eager worker, no prefetch): buffers of
+// `kibs` KiB made in turn (the first ones go down as the later ones come), then a task
+// reading the first buffer and one reading the first two; both must run, and every
+// buffer comes back bit-identical.
+void readTwoOverFullStorage(const std::vector<size_t> &kibs) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
@@ -938,12 +935,13 @@ TEST(StorageTest, FullStorageDropsCopiesOfWhatCameBack) {
   fw_runtime_t *rt = nullptr;
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   std::vector<fw_buffer_t *> bufs;
-  for (uint64_t i = 0; i < 6; ++i) {
-    bufs.push_back(makeU64Buffer(rt, kBig, contents(i + 1)));
+  for (size_t i = 0; i < kibs.size(); ++i) {
+    bufs.push_back(makeU64Buffer(rt, kibs[i] * kKiB / 8, contents(i + 1, kibs[i] * kKiB / 8)));
     ASSERT_NE(bufs.back(), nullptr);
   }
   int first = 0, second = 0;
   FW_ASSERT_OK(submit(rt, "read_a", markTask, &first, {{bufs[0], FW_ACCESS_READ}}));
+  FW_EXPECT_OK(fw_runtime_wait_all(rt));
   FW_ASSERT_OK(submit(rt, "read_a_b", markTask, &second,
                       {{bufs[0], FW_ACCESS_READ}, {bufs[1], FW_ACCESS_READ}}));
   FW_EXPECT_OK(fw_runtime_wait_all(rt));
@@ -952,47 +950,32 @@ TEST(StorageTest, FullStorageDropsCopiesOfWhatCameBack) {
   fw_runtime_stats_t stats;
   FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
   EXPECT_LE(stats.peak_bytes[FW_TIER_STORAGE], 768 * kKiB);
-  // Every buffer comes back bit-identical (each read makes room for itself).
-  for (uint64_t i = 0; i < 6; ++i) {
-    EXPECT_EQ(fwtest::readU64(bufs[i]), contents(i + 1)) << i;
+  for (size_t i = 0; i < kibs.size(); ++i) {  // each read makes room for itself
+    EXPECT_EQ(fwtest::readU64(bufs[i]), contents(i + 1, kibs[i] * kKiB / 8)) << i;
     fw_buffer_unmap(bufs[i]);
   }
   for (fw_buffer_t *b : bufs) fw_buffer_release(b);
   fw_runtime_destroy(rt);
 }
 
-// Room below is made only for a victim it can be made for: a 512 KiB host buffer that the
-// storage tier's duplicates cannot make room for is passed over for a 256 KiB one they
-// can (the larger one had all the duplicates dropped for nothing, and the task failed with
+// A full host tier over a full storage tier: the storage tier holds a copy of what came
+// back from it, and dropping that copy makes the room the host tier needs below. Host
+// holds four buffers, storage three: A and B go to storage as C..F are made; reading A
+// sends C down (storage full) and brings A back (its storage copy stays). A task reading
+// A and B then needs room for B: D, E and F have no other copy and storage is full, and A
+// is the task's own. The storage copy of A goes, D goes down, B comes up (this was
 // "nothing left in it can be evicted").
+TEST(StorageTest, FullStorageDropsCopiesOfWhatCameBack) {
+  readTwoOverFullStorage({256, 256, 256, 256, 256, 256});
+}
+
+// Room below is made only for a victim it can be made for: with A, X1 (256 KiB), D
+// (512 KiB), Y2 and Y3 (256 KiB), a victim of 512 KiB that the storage tier's duplicates
+// cannot make room for is passed over for one of 256 KiB they can (the larger one had
+// every duplicate dropped for nothing, and the task failed with "nothing left in it can
+// be evicted").
 TEST(StorageTest, RoomBelowGoesToAVictimItFits) {
-  fwtest::TempDir dir;
-  ASSERT_TRUE(dir.ok());
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
-  o.tier_limits = "host=1MiB,storage=768KiB";
-  o.storage_dir = dir.path().c_str();
-  o.flags = FW_RUNTIME_NO_PREFETCH;
-  fw_runtime_t *rt = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
-  const size_t kKibs[5] = {256, 256, 512, 256, 256};  // A, X1, D, Y2, Y3
-  std::vector<fw_buffer_t *> bufs;
-  for (uint64_t i = 0; i < 5; ++i) {
-    bufs.push_back(makeU64Buffer(rt, kKibs[i] * kKiB / 8, contents(i + 1, kKibs[i] * kKiB / 8)));
-    ASSERT_NE(bufs.back(), nullptr);
-  }
-  int first = 0, second = 0;
-  FW_ASSERT_OK(submit(rt, "read_a", markTask, &first, {{bufs[0], FW_ACCESS_READ}}));
-  FW_EXPECT_OK(fw_runtime_wait_all(rt));
-  FW_ASSERT_OK(submit(rt, "read_a_x1", markTask, &second,
-                      {{bufs[0], FW_ACCESS_READ}, {bufs[1], FW_ACCESS_READ}}));
-  FW_EXPECT_OK(fw_runtime_wait_all(rt));
-  EXPECT_EQ(first + second, 2);
-  for (uint64_t i = 0; i < 5; ++i) {
-    EXPECT_EQ(fwtest::readU64(bufs[i]), contents(i + 1, kKibs[i] * kKiB / 8)) << i;
-    fw_buffer_unmap(bufs[i]);
-  }
-  for (fw_buffer_t *b : bufs) fw_buffer_release(b);
-  fw_runtime_destroy(rt);
+  readTwoOverFullStorage({256, 256, 512, 256, 256});
 }
 
 // Buffers of 1 MiB and more go to storage and back with direct I/O where the file system

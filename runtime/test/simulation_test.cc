@@ -42,6 +42,15 @@ fw_sim_device_t gpuDevice(const char *name, double gflops, double link_gbps, dou
   return d;
 }
 
+// A GPU alone, of `workers` workers at 100 GFLOP/s, with `memory` bytes behind a 1 GB/s
+// link: what does not fit moves, slowly enough to see.
+fw_sim_device_t smallGpu(uint32_t workers, uint64_t memory) {
+  fw_sim_device_t d = device("gpu0", FW_TARGET_KIND_CUDA, workers, 100);
+  d.link_gbps = 1;
+  d.memory_bytes = memory;
+  return d;
+}
+
 class Simulation {
  public:
   Simulation(std::vector<fw_sim_device_t> devices, fw_scheduler_kind_t kind,
@@ -212,9 +221,7 @@ TEST_P(SimulationTest, ChainMakespanIsExact) {
 // is written back over the link before its room is reused (at least 13 MiB), what a
 // task reads comes back, every task runs, and nothing waits forever for a copy.
 TEST_P(SimulationTest, AFullDeviceMemoryWritesBackOverTheLink) {
-  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
-  gpu.link_gbps = 1;
-  gpu.memory_bytes = 3 << 20;
+  fw_sim_device_t gpu = smallGpu(1, 3 << 20);
   Simulation sim({gpu}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   std::vector<fw_buffer_t *> made;
@@ -244,9 +251,7 @@ TEST_P(SimulationTest, AFullDeviceMemoryWritesBackOverTheLink) {
 // the last one reads Y. X goes to make room for W (Y, written before it, is kept), so Y
 // never comes back over the link.
 TEST_P(SimulationTest, AFullDeviceDropsWhatNoTaskReadsFirst) {
-  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
-  gpu.link_gbps = 1;
-  gpu.memory_bytes = (3 << 20) + 4096;
+  fw_sim_device_t gpu = smallGpu(1, (3 << 20) + 4096);
   Simulation sim({gpu}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   fw_buffer_t *token = sim.buffer(4096);
@@ -270,9 +275,7 @@ TEST_P(SimulationTest, AFullDeviceDropsWhatNoTaskReadsFirst) {
 // input, is never written back to make room for A and fetched again (which made 3
 // evictions, 2 MiB written back and 3 MiB read).
 TEST_P(SimulationTest, ATaskKeepsItsOwnInputsWhenItMakesRoom) {
-  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
-  gpu.link_gbps = 1;
-  gpu.memory_bytes = 2 << 20;
+  fw_sim_device_t gpu = smallGpu(1, 2 << 20);
   Simulation sim({gpu}, GetParam(), FW_RUNTIME_NO_PREFETCH);
   ASSERT_NE(sim.rt(), nullptr);
   fw_buffer_t *a = sim.input(1 << 20), *b = sim.buffer(1 << 20), *c = sim.buffer(1 << 20);
@@ -296,9 +299,7 @@ TEST_P(SimulationTest, ATaskKeepsItsOwnInputsWhenItMakesRoom) {
 // holds the buffer until it has carried it (the AddressSanitizer build catches a use
 // after free otherwise).
 TEST_P(SimulationTest, AQueuedCopyOutlivesTheCancelledTaskThatAskedForIt) {
-  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 2, 100);
-  gpu.link_gbps = 1;
-  gpu.memory_bytes = 8 << 20;
+  fw_sim_device_t gpu = smallGpu(2, 8 << 20);
   Simulation sim({gpu}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   fw_buffer_t *p1 = sim.input(2 << 20), *p2 = sim.input(2 << 20);
