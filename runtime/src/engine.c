@@ -26,6 +26,10 @@ static _Thread_local const fw_task_t *tls_body;
 int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
 void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
 
+int fw_engine_in_body(const fw_runtime_t *rt) {
+  return tls_body && tls_body->runtime == rt;
+}
+
 uint32_t fw_engine_body_pins(const fw_runtime_t *rt) {
   const fw_task_t *body = tls_body;
   if (!body || body->runtime != rt || body->fast_memory) return 0;

@@ -536,13 +536,6 @@ void fw_call_detach(fw_call_t *call) {
   call_let_go(call);
 }
 
-int fw_runtime_in_task_body(const fw_runtime_t *runtime) {
-  fw_status_t refused = fw_engine_check_wait(runtime, "");
-  int in_body = refused != FW_OK;
-  fw_status_free(refused);
-  return in_body;
-}
-
 int fw_call_is_done(const fw_call_t *call) {
   if (!call) return 1;
   return atomic_load(&((fw_call_t *)call)->group.outstanding) == 0;

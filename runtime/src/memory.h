@@ -137,7 +137,9 @@ void fw_memory_stop_prefetch(fw_memory_t *m);
 void fw_memory_drop_prefetches(fw_memory_t *m, int wait);
 
 /* Registers an owned buffer; with `data`, copies `size` bytes into a new host replica
- * (which may evict other buffers). Without, the buffer reads as zeros until written. */
+ * (which may evict other buffers, or wait for running tasks to free room: not for the
+ * `own_pins` pins the caller's own task holds, a task body's). Without, the buffer reads
+ * as zeros until written. */
 fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *buffer, const void *data,
                                   uint32_t own_pins);
 /* Registers a wrapped buffer: the caller's memory is its host replica, pinned. */

@@ -399,6 +399,8 @@ void fw_runtime_mark_own_thread(fw_runtime_t *rt);
  * may be the one the wait needs (the awaited task queued behind the body, or already run
  * in the worker's batch but not yet completed). */
 fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call);
+/* Whether this thread runs the body of a task of `rt`. */
+int fw_engine_in_body(const fw_runtime_t *rt);
 /* The memory pins the task whose body runs on this thread holds (0 outside a body of
  * `rt`). */
 uint32_t fw_engine_body_pins(const fw_runtime_t *rt);

@@ -1,4 +1,5 @@
-/* The public task API: fw_task_submit, fw_task_wait, fw_runtime_wait_all. */
+/* The public task API: fw_task_submit, fw_task_wait, fw_runtime_wait_all,
+ * fw_runtime_in_task_body. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -60,6 +61,10 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
   if (out_task) *out_task = task;
   else fw_task_release(task);
   return FW_OK;
+}
+
+int fw_runtime_in_task_body(const fw_runtime_t *runtime) {
+  return runtime && fw_engine_in_body(runtime);
 }
 
 fw_status_t fw_task_wait(fw_task_t *task) {

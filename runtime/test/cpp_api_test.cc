@@ -210,6 +210,12 @@ TEST_F(CppApiTest, AsyncCallsOverlapAndWait) {
   EXPECT_GE(stats->tasks_executed, 8u);
   // A call dropped without waiting still completes before its handle goes.
   { Result<Module::PendingCall> dropped = m.callAsync("add", {*a, *a}); }
+  // A detached one finishes on its own; waitAll covers it, and waiting is over.
+  Result<Module::PendingCall> detached = m.callAsync("add", {*a, *a});
+  ASSERT_TRUE(detached.ok());
+  detached->detach();
+  EXPECT_FALSE(detached->wait().ok());
+  EXPECT_TRUE(rt_.waitAll().ok());
 }
 
 TEST_F(CppApiTest, RuntimeOptions) {
