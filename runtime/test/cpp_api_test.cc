@@ -112,6 +112,14 @@ TEST_F(CppApiTest, BufferCopiesShareAndMovesTransfer) {
   EXPECT_EQ(b->dims(), std::vector<int64_t>{3});
   EXPECT_EQ(b->byteSize(), 12u);
   EXPECT_EQ(b->type().str(), "3xi32");
+  // read<T>() says why when it cannot give the contents.
+  Result<std::vector<int32_t>> values = b->read<int32_t>();
+  ASSERT_TRUE(values.ok()) << values.status().message();
+  EXPECT_EQ(*values, (std::vector<int32_t>{0, 5, 0}));
+  Result<std::vector<float>> wrong = b->read<float>();
+  EXPECT_FALSE(wrong.ok());
+  EXPECT_TRUE(contains(wrong.status().message(), "the buffer holds i32, not f32"))
+      << wrong.status().message();
 }
 
 TEST_F(CppApiTest, NullHandlesReportErrors) {

@@ -296,14 +296,21 @@ public:
     return Status();
   }
 
-  /// A copy of the contents, or an empty vector when checkType<T>() fails.
-  template <typename T> std::vector<T> toVector() const {
-    if (!checkType<T>().ok())
-      return {};
-    const auto *bytes = static_cast<const uint8_t *>(fw_buffer_data(buffer_));
-    if (!bytes)
-      return {}; // the contents could not be brought back to host memory
+  /// A copy of the contents, or why there is none: checkType<T>() fails, the contents
+  /// cannot come back to host memory (fw_buffer_map says why), or it is asked from a task
+  /// body (where waiting for the buffer's tasks is refused).
+  template <typename T> Result<std::vector<T>> read() const {
+    Status type = checkType<T>();
+    if (!type.ok())
+      return type;
+    void *data = nullptr;
+    Status mapped(fw_buffer_map(buffer_, &data));
+    if (!mapped.ok())
+      return mapped;
+    const auto *bytes = static_cast<const uint8_t *>(data);
     size_t count = elementCount();
+    if (!bytes && count)
+      return Status(FW_STATUS_INTERNAL, "fw_buffer_map gave no data");
     std::vector<T> values(count);
     if constexpr (std::is_same_v<T, bool>) {
       for (size_t i = 0; i < count; ++i)
@@ -313,6 +320,11 @@ public:
     }
     fw_buffer_unmap(buffer_); // copied: the runtime may move it between tiers again
     return values;
+  }
+  /// read<T>() without the reason: an empty vector when it fails.
+  template <typename T> std::vector<T> toVector() const {
+    Result<std::vector<T>> values = read<T>();
+    return values.ok() ? std::move(values).value() : std::vector<T>();
   }
 
   /// Takes over one reference to `buffer` (e.g. a result of fw_module_call). The runtime
