@@ -363,8 +363,7 @@ static uint64_t droppable_below(const fw_memory_t *m, uint32_t node) {
   return bytes;
 }
 
-/* Whether `task` accesses `b`. */
-static int accesses(const fw_task_t *task, const fw_buffer_t *b) {
+int fw_memory_task_accesses(const fw_task_t *task, const fw_buffer_t *b) {
   for (size_t i = 0; task && i < task->num_accesses; ++i)
     if (task->accesses[i].buffer == b) return 1;
   return 0;
@@ -380,7 +379,8 @@ static fw_buffer_t *pick_victim(fw_memory_t *m, uint32_t node, int64_t protect,
   fw_buffer_t *best = NULL;
   unsigned best_class = 0;
   for (fw_buffer_t *b = m->buffers; b; b = b->mem.next) {
-    if (!evictable(m, b, node) || !can_leave(m, b, node, extra_below) || accesses(keep, b))
+    if (!evictable(m, b, node) || !can_leave(m, b, node, extra_below) ||
+        fw_memory_task_accesses(keep, b))
       continue;
     unsigned c = fw_memory_value_class(m, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;

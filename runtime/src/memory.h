@@ -192,6 +192,8 @@ void fw_memory_set_valid(fw_buffer_t *buffer, uint32_t node, int valid);
  * buffer, 1 when one does but not within the prefetch window, 2 when a task in the window
  * does (lock held, or the simulator's one thread). */
 unsigned fw_memory_value_class(const fw_memory_t *m, const fw_buffer_t *b);
+/* Whether `task` (NULL: none) accesses `b`: a task making room keeps its own buffers. */
+int fw_memory_task_accesses(const fw_task_t *task, const fw_buffer_t *b);
 /* Whether `b`'s replica on `node` (value class `c`) is to be evicted before `best`'s
  * (class `best_class`; NULL: none chosen yet): the lower class first; in the window's
  * class, what it reads furthest ahead; else the least recently used. */

@@ -182,13 +182,6 @@ static int sim_evictable(const fw_buffer_t *b, uint32_t node, sim_asker_t prefet
   return r->allocated && !r->pins && !(prefetch == SIM_PLACEMENT && r->prefetched);
 }
 
-/* Whether `task` accesses `b`. */
-static int sim_accesses(const fw_task_t *task, const fw_buffer_t *b) {
-  for (size_t i = 0; task && i < task->num_accesses; ++i)
-    if (task->accesses[i].buffer == b) return 1;
-  return 0;
-}
-
 /* The replica to drop from `node` for room, as the runtime chooses (memory.c: pick_victim):
  * what no submitted task needs, then what the lookahead window does not read (least
  * recently used first), then what the window reads furthest ahead; a window prefetch for
@@ -200,7 +193,7 @@ static fw_buffer_t *sim_victim(fw_runtime_t *rt, uint32_t node, sim_asker_t pref
   fw_buffer_t *victim = NULL;
   unsigned victim_class = 0;
   for (fw_buffer_t *b = rt->memory.buffers; b; b = b->mem.next) {
-    if (!sim_evictable(b, node, prefetch) || sim_accesses(keep, b)) continue;
+    if (!sim_evictable(b, node, prefetch) || fw_memory_task_accesses(keep, b)) continue;
     unsigned c = fw_memory_value_class(&rt->memory, b);
     if (c == 2 && (int64_t)b->mem.window_pos <= protect) continue;
     if (fw_memory_better_victim(b, c, victim, victim_class, node)) {
