@@ -106,6 +106,8 @@ void usage() {
       "overhead:\n"
       "  --tasks=N           empty tasks per measurement (default 200000)\n"
       "  --workers=A,B       CPU worker counts (default 1,2)\n"
+      "  --policies=P,...    scheduling policies among eager, ws, heft (default: all three)\n"
+      "  --cases=C,...       among independent, chain, buffers (default: all three)\n"
       "sched (simulated):\n"
       "  --tile=B            Cholesky tile size (default 512)\n"
       "  --cholesky=T,...    tile counts (default 8,16,24)\n"
@@ -191,6 +193,37 @@ int main(int argc, char **argv) {
       opt.tasks = std::strtoull(value.c_str(), nullptr, 10);
     } else if (key == "--workers") {
       opt.workers = parseList<int>(value);
+    } else if (key == "--policies") {
+      opt.policies.clear();
+      std::stringstream ss(value);
+      std::string name;
+      while (std::getline(ss, name, ',')) {
+        fw_scheduler_kind_t kind;
+        if (name == "eager")
+          kind = FW_SCHEDULER_EAGER;
+        else if (name == "ws")
+          kind = FW_SCHEDULER_WS;
+        else if (name == "heft")
+          kind = FW_SCHEDULER_HEFT;
+        else {
+          std::fprintf(stderr, "fw-runtime-bench: unknown policy '%s'\n", name.c_str());
+          usage();
+          return 2;
+        }
+        opt.policies.push_back(kind);
+      }
+    } else if (key == "--cases") {
+      opt.overheadCases.clear();
+      std::stringstream ss(value);
+      std::string name;
+      while (std::getline(ss, name, ',')) {
+        if (name != "independent" && name != "chain" && name != "buffers") {
+          std::fprintf(stderr, "fw-runtime-bench: unknown case '%s'\n", name.c_str());
+          usage();
+          return 2;
+        }
+        opt.overheadCases.push_back(name);
+      }
     } else if (key == "--tile") {
       opt.tile = std::atoi(value.c_str());
     } else if (key == "--cholesky") {

@@ -16,6 +16,9 @@ struct Options {
   int reps = 3;               // repetitions (best of) for the timed parts
   size_t tasks = 200000;      // overhead: tasks per measurement
   std::vector<int> workers = {1, 2};
+  std::vector<fw_scheduler_kind_t> policies = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
+                                               FW_SCHEDULER_HEFT}; // overhead
+  std::vector<std::string> overheadCases = {"independent", "chain", "buffers"};
   int tile = 512;             // sched: Cholesky tile size b
   std::vector<int> choleskyTiles = {8, 16, 24};
   std::vector<uint64_t> seeds = {1, 2, 3}; // sched: random layered DAGs

@@ -116,11 +116,13 @@ bool runOverhead(const Options &opt) {
   Table table({"case", "policy", "workers", "ns/task", "median", "submit", "x target", "x StarPU"},
               2);
   bool ok = true;
-  const fw_scheduler_kind_t policies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                          FW_SCHEDULER_HEFT};
-  const Case cases[] = {Case::Independent, Case::Chain, Case::TwoBuffers};
+  std::vector<Case> cases;
+  for (const std::string &name : opt.overheadCases)
+    cases.push_back(name == "independent" ? Case::Independent
+                    : name == "chain"     ? Case::Chain
+                                          : Case::TwoBuffers);
   for (Case c : cases) {
-    for (fw_scheduler_kind_t p : policies) {
+    for (fw_scheduler_kind_t p : opt.policies) {
       for (int w : opt.workers) {
         std::vector<Sample> samples;
         for (int r = 0; r < opt.reps; ++r) {
@@ -137,7 +139,7 @@ bool runOverhead(const Options &opt) {
                    fmt("%.2f", 4000.0 / best.totalNs)});
       }
     }
-    if (c != Case::TwoBuffers)
+    if (c != cases.back())
       table.separator();
   }
   table.print();
