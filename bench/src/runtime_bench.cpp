@@ -135,15 +135,53 @@ void usage() {
       "                      (more workers than cores behave as on a machine with more cores)");
 }
 
-template <typename T> std::vector<T> parseList(const std::string &text) {
-  std::vector<T> out;
+// The non-empty items of a comma-separated list.
+std::vector<std::string> splitList(const std::string &text) {
+  std::vector<std::string> out;
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ','))
     if (!item.empty())
-      out.push_back(static_cast<T>(std::strtoull(item.c_str(), nullptr, 10)));
+      out.push_back(item);
   return out;
 }
+
+template <typename T> std::vector<T> parseList(const std::string &text) {
+  std::vector<T> out;
+  for (const std::string &item : splitList(text))
+    out.push_back(static_cast<T>(std::strtoull(item.c_str(), nullptr, 10)));
+  return out;
+}
+
+// The names of a list option (at least one, each one `known` accepts), or a message
+// and the usage.
+bool nameList(const std::string &key, const std::string &value, const char *what,
+              bool (*known)(const std::string &), std::vector<std::string> *out) {
+  std::vector<std::string> names = splitList(value);
+  if (names.empty()) {
+    std::fprintf(stderr, "fw-runtime-bench: %s needs at least one %s\n", key.c_str(), what);
+    usage();
+    return false;
+  }
+  for (const std::string &name : names)
+    if (!known(name)) {
+      std::fprintf(stderr, "fw-runtime-bench: unknown %s '%s'\n", what, name.c_str());
+      usage();
+      return false;
+    }
+  *out = std::move(names);
+  return true;
+}
+
+// The policy policyName() calls `name`; FW_SCHEDULER_DEFAULT when none does.
+fw_scheduler_kind_t policyByName(const std::string &name) {
+  for (fw_scheduler_kind_t kind : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT})
+    if (name == rtbench::policyName(kind))
+      return kind;
+  return FW_SCHEDULER_DEFAULT;
+}
+
+bool isPolicy(const std::string &name) { return policyByName(name) != FW_SCHEDULER_DEFAULT; }
 
 } // namespace
 
@@ -194,36 +232,15 @@ int main(int argc, char **argv) {
     } else if (key == "--workers") {
       opt.workers = parseList<int>(value);
     } else if (key == "--policies") {
+      std::vector<std::string> names;
+      if (!nameList(key, value, "policy", isPolicy, &names))
+        return 2;
       opt.policies.clear();
-      std::stringstream ss(value);
-      std::string name;
-      while (std::getline(ss, name, ',')) {
-        fw_scheduler_kind_t kind;
-        if (name == "eager")
-          kind = FW_SCHEDULER_EAGER;
-        else if (name == "ws")
-          kind = FW_SCHEDULER_WS;
-        else if (name == "heft")
-          kind = FW_SCHEDULER_HEFT;
-        else {
-          std::fprintf(stderr, "fw-runtime-bench: unknown policy '%s'\n", name.c_str());
-          usage();
-          return 2;
-        }
-        opt.policies.push_back(kind);
-      }
+      for (const std::string &name : names)
+        opt.policies.push_back(policyByName(name));
     } else if (key == "--cases") {
-      opt.overheadCases.clear();
-      std::stringstream ss(value);
-      std::string name;
-      while (std::getline(ss, name, ',')) {
-        if (name != "independent" && name != "chain" && name != "buffers") {
-          std::fprintf(stderr, "fw-runtime-bench: unknown case '%s'\n", name.c_str());
-          usage();
-          return 2;
-        }
-        opt.overheadCases.push_back(name);
-      }
+      if (!nameList(key, value, "case", rtbench::isOverheadCase, &opt.overheadCases))
+        return 2;
     } else if (key == "--tile") {
       opt.tile = std::atoi(value.c_str());
     } else if (key == "--cholesky") {

@@ -49,6 +49,8 @@ inline double nowSeconds() {
 }
 
 const char *policyName(fw_scheduler_kind_t kind);
+// Whether the overhead part has a case of that name (independent, chain, buffers).
+bool isOverheadCase(const std::string &name);
 
 // A plain-text table: columns right-aligned except the first ones marked left.
 class Table {

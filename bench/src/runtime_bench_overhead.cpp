@@ -22,6 +22,13 @@ void emptyTask(void *, void *const *, size_t) {}
 enum class Case { Independent, Chain, TwoBuffers };
 constexpr int kPool = 64;
 
+// The names --cases takes.
+const struct {
+  const char *name;
+  Case value;
+} kCaseNames[] = {{"independent", Case::Independent}, {"chain", Case::Chain},
+                  {"buffers", Case::TwoBuffers}};
+
 const char *caseName(Case c) {
   switch (c) {
   case Case::Independent:
@@ -106,6 +113,13 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, Sample *
 
 } // namespace
 
+bool isOverheadCase(const std::string &name) {
+  for (const auto &known : kCaseNames)
+    if (name == known.name)
+      return true;
+  return false;
+}
+
 bool runOverhead(const Options &opt) {
   std::printf("== overhead: empty C tasks, %zu per run, best of %d (fresh runtime per run)\n",
               opt.tasks, opt.reps);
@@ -118,10 +132,11 @@ bool runOverhead(const Options &opt) {
   bool ok = true;
   std::vector<Case> cases;
   for (const std::string &name : opt.overheadCases)
-    cases.push_back(name == "independent" ? Case::Independent
-                    : name == "chain"     ? Case::Chain
-                                          : Case::TwoBuffers);
-  for (Case c : cases) {
+    for (const auto &known : kCaseNames)
+      if (name == known.name)
+        cases.push_back(known.value);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    Case c = cases[k];
     for (fw_scheduler_kind_t p : opt.policies) {
       for (int w : opt.workers) {
         std::vector<Sample> samples;
@@ -139,7 +154,7 @@ bool runOverhead(const Options &opt) {
                    fmt("%.2f", 4000.0 / best.totalNs)});
       }
     }
-    if (c != cases.back())
+    if (k + 1 < cases.size())
       table.separator();
   }
   table.print();
