@@ -1,6 +1,6 @@
-// Recycled task memory: blocks come back zeroed, large requests bypass the pool, the pool
-// keeps at most FW_TASK_POOL_MAX blocks, and blocks freed by other threads while the owner
-// allocates are never handed out twice.
+// Recycled task memory: blocks come back zeroed, large requests bypass the pool, blocks
+// are cut from chunks that go back (all but one) when every block is home, and blocks
+// freed by other threads while the owner allocates are never handed out twice.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,7 +19,8 @@ class TaskPoolTest : public ::testing::Test {
  protected:
   void SetUp() override { fw_task_pool_init(&pool_); }
   void TearDown() override { fw_task_pool_fini(&pool_); }
-  unsigned pooled() { return atomic_load(&pool_.pooled); }
+  size_t outstanding() { return atomic_load(&pool_.outstanding); }
+  size_t chunks() { return atomic_load(&pool_.num_chunks); }
   fw_task_pool_t pool_;
 };
 
@@ -35,12 +36,12 @@ TEST_F(TaskPoolTest, ReusedBlocksComeBackZeroed) {
   ASSERT_NE(a, nullptr);
   EXPECT_TRUE(allZero(a, 500));
   std::memset(a, 0xAB, 500);
+  EXPECT_EQ(outstanding(), 1u);
   fw_task_pool_free(&pool_, a, 500);
-  EXPECT_EQ(pooled(), 1u);
+  EXPECT_EQ(outstanding(), 0u);
   void *b = fw_task_pool_alloc(&pool_, 300);  // any request up to the block size fits
   EXPECT_EQ(b, a);
   EXPECT_TRUE(allZero(b, 300));
-  EXPECT_EQ(pooled(), 0u);
   fw_task_pool_free(&pool_, b, 300);
 }
 
@@ -49,16 +50,48 @@ TEST_F(TaskPoolTest, LargeRequestsBypassThePool) {
   void *a = fw_task_pool_alloc(&pool_, big);
   ASSERT_NE(a, nullptr);
   EXPECT_TRUE(allZero(a, big));
+  EXPECT_EQ(outstanding(), 0u);
+  EXPECT_EQ(chunks(), 0u);
   fw_task_pool_free(&pool_, a, big);
-  EXPECT_EQ(pooled(), 0u);
 }
 
-TEST_F(TaskPoolTest, KeepsAtMostTheCap) {
+// A burst needs several chunks; they stay while any block is out, and all but one go when
+// the last comes back. Blocks are distinct, on cache lines, and reusable afterwards.
+TEST_F(TaskPoolTest, ChunksBeyondTheFirstGoBackWhenEveryBlockIsHome) {
+  const size_t per_chunk = FW_TASK_POOL_CHUNK_BLOCKS;
   std::vector<void *> blocks;
-  for (unsigned i = 0; i < FW_TASK_POOL_MAX + 10; ++i)
-    blocks.push_back(fw_task_pool_alloc(&pool_, 64));
+  std::set<uintptr_t> distinct;
+  for (size_t i = 0; i < per_chunk * 5 / 2; ++i) {
+    void *p = fw_task_pool_alloc(&pool_, FW_TASK_POOL_BLOCK);
+    ASSERT_NE(p, nullptr);
+    ASSERT_TRUE(allZero(p, FW_TASK_POOL_BLOCK));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    std::memset(p, 0xCD, FW_TASK_POOL_BLOCK);  // overlapping blocks would show below
+    distinct.insert(reinterpret_cast<uintptr_t>(p));
+    blocks.push_back(p);
+  }
+  EXPECT_EQ(distinct.size(), blocks.size());
+  EXPECT_EQ(chunks(), 3u);
+  void *last = blocks.back();
+  blocks.pop_back();
+  for (void *b : blocks) fw_task_pool_free(&pool_, b, FW_TASK_POOL_BLOCK);
+  EXPECT_EQ(chunks(), 3u);  // one block is still out
+  fw_task_pool_free(&pool_, last, FW_TASK_POOL_BLOCK);
+  EXPECT_EQ(chunks(), 1u);
+  EXPECT_EQ(outstanding(), 0u);
+  // The chunk kept is cut again: a chunk's worth fits in it, zeroed, before a second one.
+  blocks.clear();
+  for (size_t i = 0; i < per_chunk; ++i) {
+    void *p = fw_task_pool_alloc(&pool_, FW_TASK_POOL_BLOCK);
+    ASSERT_NE(p, nullptr);
+    ASSERT_TRUE(allZero(p, FW_TASK_POOL_BLOCK));
+    blocks.push_back(p);
+  }
+  EXPECT_EQ(chunks(), 1u);
+  blocks.push_back(fw_task_pool_alloc(&pool_, 64));
+  EXPECT_EQ(chunks(), 2u);
   for (void *b : blocks) fw_task_pool_free(&pool_, b, 64);
-  EXPECT_EQ(pooled(), FW_TASK_POOL_MAX);
+  EXPECT_EQ(chunks(), 1u);
 }
 
 // One thread allocates (as a submitter does) while four free what it hands them (as
@@ -108,7 +141,8 @@ TEST_F(TaskPoolTest, BlocksFreedByOtherThreadsAreHandedOutOnce) {
   EXPECT_EQ(duplicates.load(), 0);
   EXPECT_EQ(dirty.load(), 0);
   EXPECT_TRUE(live.empty());
-  EXPECT_LE(pooled(), FW_TASK_POOL_MAX);
+  EXPECT_EQ(outstanding(), 0u);
+  EXPECT_EQ(chunks(), 1u);
 }
 
 }  // namespace
