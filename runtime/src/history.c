@@ -40,10 +40,14 @@ uint32_t fw_history_size_class(uint64_t bytes) {
   return c;
 }
 
-static uint64_t hash_key(const char *name, uint32_t kind, uint32_t size_class) {
+uint64_t fw_history_name_hash(const char *name) { /* FNV-1a */
   uint64_t h = 1469598103934665603ull;
   for (const char *p = name; *p; ++p) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  h = (h ^ kind) * 1099511628211ull;
+  return h;
+}
+
+static uint64_t hash_key(const char *name, uint32_t kind, uint32_t size_class) {
+  uint64_t h = (fw_history_name_hash(name) ^ kind) * 1099511628211ull;
   return (h ^ size_class) * 1099511628211ull;
 }
 
@@ -141,6 +145,7 @@ static void update_statistics(fw_history_t *h, fw_history_entry_t *e) {
   int changed = (ratio > 0) != (e->ratio > 0);
   e->ratio = ratio;
   if (changed) note_ratio(h, e); /* may move the table: `e` is not used after this */
+  atomic_fetch_add_explicit(&h->generation, 1, memory_order_release);
 }
 
 static void push_sample(fw_history_entry_t *e, double seconds, double ratio) {

@@ -4,6 +4,7 @@
 #define FW_RUNTIME_SRC_HISTORY_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "fw/runtime.h"
@@ -47,6 +48,9 @@ typedef struct fw_history_link_t {
 
 typedef struct fw_history_t {
   pthread_mutex_t lock;
+  /* Moves whenever an estimate the history gives may have changed (read without the
+   * lock by those who keep estimates). */
+  atomic_uint_fast64_t generation;
   fw_history_entry_t *entries; /* open addressing */
   size_t size, capacity;
   fw_history_link_t *links;
@@ -56,6 +60,8 @@ typedef struct fw_history_t {
 void fw_history_init(fw_history_t *h);
 void fw_history_fini(fw_history_t *h);
 uint32_t fw_history_size_class(uint64_t bytes);
+/* A 64-bit hash of a task name (the table's, and what tasks keep of their name). */
+uint64_t fw_history_name_hash(const char *name);
 /* Records a run of `seconds`; `model_seconds` is what the device model (the estimate
  * without history) expected of it (<= 0: it had no estimate). */
 void fw_history_record(fw_history_t *h, const char *name, uint32_t kind, uint64_t bytes,

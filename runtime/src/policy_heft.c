@@ -77,28 +77,55 @@ static void dequeued(fw_worker_t *w, const fw_task_t *t) {
   w->queued_seconds = w->heap.size ? w->queued_seconds - t->expected_seconds : 0;
 }
 
+/* Points the estimate memo at `task`: kept when the memo was made for a task alike (same
+ * name, sizes and work) and the history has not changed since, emptied otherwise. Names
+ * are compared by their 64-bit hash, which the task keeps: its name is not read again
+ * (a different name with the same hash, sizes and work would get the other's estimate,
+ * a placement a little off, never a wrong result). */
+static void memo_for(fw_scheduler_t *s, const fw_task_t *task) {
+  fw_estimate_memo_t *m = &s->heft_memo;
+  uint64_t generation =
+      atomic_load_explicit(&s->runtime->history.generation, memory_order_acquire);
+  if (m->kinds && m->generation == generation && m->name_hash == task->name_hash &&
+      m->data_bytes == task->data_bytes && m->flops == task->flops && m->bytes == task->bytes)
+    return;
+  m->kinds = 0;
+  m->generation = generation;
+  m->name_hash = task->name_hash;
+  m->data_bytes = task->data_bytes;
+  m->flops = task->flops;
+  m->bytes = task->bytes;
+}
+
+/* Worker `w`'s expected run time for the task memo_for last pointed the memo at. Real
+ * workers of one kind share an estimate (one history lookup per kind, and none for a
+ * task alike the last); simulated workers each have their device's model. */
+static double run_estimate(fw_scheduler_t *s, const fw_task_t *task, const fw_worker_t *w) {
+  fw_estimate_memo_t *m = &s->heft_memo;
+  if (w->sim || w->kind >= FW_ESTIMATE_MEMO_KINDS) return fw_scheduler_estimate(s, task, w);
+  if ((m->kinds >> w->kind) & 1u) return m->run[w->kind];
+  double run = fw_scheduler_estimate(s, task, w);
+  m->run[w->kind] = run;
+  m->kinds |= 1u << w->kind;
+  return run;
+}
+
+/* Worker `w`'s expected run time for `task`, through the memo. */
+static double estimate(fw_scheduler_t *s, const fw_task_t *task, const fw_worker_t *w) {
+  memo_for(s, task);
+  return run_estimate(s, task, w);
+}
+
 /* The worker with the earliest expected finish for `task` (`best`), and the same among
  * the workers with room in their queue (`open`). */
 static void choose(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from, double now,
                    choice_t *best, choice_t *open) {
   best->worker = open->worker = NULL;
-  double cached[8] = {0};
-  unsigned cached_kinds = 0;
+  memo_for(s, task);
   for (size_t i = 0; i < s->num_workers; ++i) {
     fw_worker_t *w = &s->workers[i];
     if (!fw_worker_can_run(w, task)) continue;
-    /* Real workers of one kind share an estimate (one history lookup per kind);
-     * simulated workers each have their device's model. */
-    double run;
-    if (!w->sim && w->kind < 8 && ((cached_kinds >> w->kind) & 1u)) {
-      run = cached[w->kind];
-    } else {
-      run = fw_scheduler_estimate(s, task, w);
-      if (!w->sim && w->kind < 8) {
-        cached[w->kind] = run;
-        cached_kinds |= 1u << w->kind;
-      }
-    }
+    double run = run_estimate(s, task, w);
     double start = expected_start(s, w, now);
     double transfer = fw_scheduler_transfer_estimate(s, task, w);
     choice_t c = {w, start, start + transfer + run, run, transfer};
@@ -175,7 +202,7 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   fw_worker_t *planned = task->plan_worker;
   if (planned && !planned->lost && fw_worker_can_run(planned, task)) {
     if (!fw_task_heap_push(&planned->heap, task)) return 0;
-    place(s, task, planned, now, fw_scheduler_estimate(s, task, planned),
+    place(s, task, planned, now, estimate(s, task, planned),
           fw_scheduler_transfer_estimate(s, task, planned), 1);
     if (planned->running && !s->simulated) { /* an idle worker may do it sooner */
       fw_worker_t *idle = fw_scheduler_idle_worker(s, task);
@@ -223,7 +250,7 @@ static int plan_allows(const void *ctx, const fw_task_t *t) {
       t->plan_start <= g->head->plan_start)
     return 1;
   if (g->head->state != FW_TASK_PENDING) return 0;
-  return g->now + fw_scheduler_estimate(g->s, t, g->worker) <= g->head->plan_start;
+  return g->now + estimate(g->s, t, g->worker) <= g->head->plan_start;
 }
 
 /* Whether the task on a plan list is still to start on that worker. */
@@ -293,10 +320,10 @@ static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w, double now) {
       if (t->plan_worker != v || !fw_worker_can_run(w, t) ||
           (best && !fw_task_before(t, best)))
         continue;
-      double run = fw_scheduler_estimate(s, t, w);
+      double run = estimate(s, t, w);
       double transfer = fw_scheduler_transfer_estimate(s, t, w);
       double mine = now + transfer + run;
-      double theirs = (t->plan_start > now ? t->plan_start : now) + fw_scheduler_estimate(s, t, v);
+      double theirs = (t->plan_start > now ? t->plan_start : now) + estimate(s, t, v);
       if (delivered(t, w, mine) >= delivered(t, v, theirs) || (head && mine > head->plan_start))
         continue;
       best = t;
@@ -326,7 +353,7 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
      * without a plan must not wait behind planned ones). */
     t = fw_task_heap_pop_if(&s->ready, worker_accepts, worker);
     if (t)
-      place(s, t, worker, now, fw_scheduler_estimate(s, t, worker),
+      place(s, t, worker, now, estimate(s, t, worker),
             fw_scheduler_transfer_estimate(s, t, worker), 0);
   }
   if (!t) t = steal_planned(s, worker, now);

@@ -65,6 +65,7 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
   t->accesses = (fw_task_access_internal_t *)(t + 1);
   t->name = (char *)(t + 1) + accesses_size;
   memcpy(t->name, label, label_size);
+  t->name_hash = fw_history_name_hash(label);
   atomic_init(&t->refcount, 1);
   t->runtime = rt;
   fw_runtime_retain_internal(rt);

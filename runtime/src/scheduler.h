@@ -87,6 +87,7 @@ struct fw_task_t {
   fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each; stored
                                           right after the task */
   uint64_t data_bytes; /* the accesses' buffers, in bytes (fw_task_bytes) */
+  uint64_t name_hash;  /* fw_history_name_hash(name) */
   /* Compiled kernels: binding i of the executable is access binding_access[i]. C tasks
    * that name a buffer in several accesses (merged above): access i of the description is
    * access binding_access[i] (NULL when no access was merged). */
@@ -227,6 +228,18 @@ typedef struct fw_split_slot_t {
  * scheduler lives in a calloc'ed runtime, so the padding does not rely on alignment). */
 #define FW_CACHE_LINE_PAD(name) char name[64]
 
+/* heft's run-time estimates per kind of real worker, made for the last task it chose a
+ * worker for, and what they were made for (the task's name hash, sizes and work, and the
+ * history's generation): the tasks of a run alike get them without a history lookup each
+ * (policy_heft.c). */
+#define FW_ESTIMATE_MEMO_KINDS 8
+typedef struct fw_estimate_memo_t {
+  uint64_t name_hash, data_bytes, generation;
+  double flops, bytes;
+  double run[FW_ESTIMATE_MEMO_KINDS];
+  uint32_t kinds; /* bit per kind with an estimate in `run`; 0: the memo is empty */
+} fw_estimate_memo_t;
+
 struct fw_scheduler_t {
   fw_runtime_t *runtime;
   fw_split_slot_t split[FW_SPLIT_SLOTS];
@@ -287,6 +300,7 @@ struct fw_scheduler_t {
   uint64_t planning_ns; /* heft: wall time planning took */
   uint32_t heft_plan_mask; /* heft: which of its plans to make, a bit each (heft_plan.c);
                               0: all. Tests set it to check one plan alone. */
+  fw_estimate_memo_t heft_memo; /* heft: under the lock */
   FW_CACHE_LINE_PAD(pad_pool);
   fw_task_pool_t task_pool; /* the tasks' memory */
 };

@@ -49,6 +49,31 @@ TEST_F(History, RepeatedValuesAndFewSamples) {
   EXPECT_FALSE(fw_history_estimate(&h_, "same", 2, 4096, &seconds)); // another device kind
 }
 
+// Those who keep estimates (heft keeps the last task's) know them current while the
+// generation stands still: it moves whenever an estimate or a model ratio may have
+// changed, and lookups leave it alone.
+TEST_F(History, TheGenerationMovesWheneverAnEstimateChanges) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> run(1e-6, 9e-6);
+  double before = -1, ratio_before = -1;
+  for (int i = 0; i < 2000; ++i) {
+    uint64_t g = atomic_load(&h_.generation);
+    fw_history_record(&h_, "g", 1, 4096, run(rng), 1e-6);
+    double now = -1, ratio_now = -1;
+    (void)fw_history_estimate(&h_, "g", 1, 4096, &now);
+    (void)fw_history_model_ratio(&h_, "g", 1, 1 << 20, &ratio_now);
+    if (now != before || ratio_now != ratio_before) {
+      EXPECT_NE(atomic_load(&h_.generation), g) << "sample " << i;
+    }
+    before = now;
+    ratio_before = ratio_now;
+  }
+  uint64_t g = atomic_load(&h_.generation);
+  double seconds;
+  for (int i = 0; i < 10; ++i) (void)fw_history_estimate(&h_, "g", 1, 4096, &seconds);
+  EXPECT_EQ(atomic_load(&h_.generation), g);
+}
+
 // Size classes without samples take the device model, as far off as it was for the same
 // task and kind at the nearest classes that have samples.
 TEST_F(History, TheModelIsCalibratedAcrossSizeClasses) {
