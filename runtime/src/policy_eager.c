@@ -20,4 +20,4 @@ static fw_task_t *eager_pop(fw_scheduler_t *s, fw_worker_t *worker) {
   return fw_task_heap_pop_if(&s->ready, can_run, worker);
 }
 
-const fw_policy_t fw_policy_eager = {"eager", eager_push, eager_pop, NULL, NULL};
+const fw_policy_t fw_policy_eager = {"eager", eager_push, eager_pop, NULL, NULL, NULL};

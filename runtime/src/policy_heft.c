@@ -59,17 +59,37 @@ typedef struct {
   double start, finish, run, transfer;
 } choice_t;
 
+/* A running worker is late once what it took since it was last idle (or since its last
+ * completion) has run more than twice its expected time, and by more than this. Tasks of
+ * a few microseconds count too: a task no history knows yet is expected to take 1 us. */
+#define FW_HEFT_LATE_SECONDS 200e-6
+
+/* How much longer real worker `w` is expected to run what it has taken, when it runs
+ * late: as long again as it has run so far (the estimate was wrong, and a task that has
+ * run for t is as likely as not to need another t); 0 otherwise (its expected drain time
+ * holds). Without this a worker whose task overran its estimate looked free at once, and
+ * tasks queued behind it (a task taught 2 ms that ran 80 held the one behind it for 80
+ * while the other worker idled). */
+static double late_remaining(const fw_scheduler_t *s, const fw_worker_t *w, double now) {
+  if (s->simulated || !w->running) return 0;
+  double elapsed = now - w->busy_since;
+  double over = elapsed - w->busy_expected;
+  return over > w->busy_expected && over > FW_HEFT_LATE_SECONDS ? elapsed : 0;
+}
+
 /* When worker `w` could start a task placed now: when its queue is expected to drain, and
  * in a real run not before the tasks waiting in its queue have had their expected time
- * from now. A queue runs late when its thread was preempted or its tasks ran longer than
- * expected; without the second bound such a worker, full and seemingly free since long
- * ago, looked best for every task, which then waited for it while the others idled
- * (empty tasks with estimates 20x their run time, two workers: 4.7 us each, 2.0-2.6 with
- * this bound, 0.6 with true estimates). Simulated workers run exactly as planned. */
+ * from now, after what it runs late (late_remaining). A queue runs late when its thread
+ * was preempted or its tasks ran longer than expected; without the second bound such a
+ * worker, full and seemingly free since long ago, looked best for every task, which then
+ * waited for it while the others idled (empty tasks with estimates 20x their run time,
+ * two workers: 4.7 us each, 2.0-2.6 with this bound, 0.6 with true estimates). Simulated
+ * workers run exactly as planned. */
 static double expected_start(const fw_scheduler_t *s, const fw_worker_t *w, double now) {
   double start = w->expected_free_at > now ? w->expected_free_at : now;
-  if (!s->simulated && now + w->queued_seconds > start) start = now + w->queued_seconds;
-  return start;
+  if (s->simulated) return start;
+  double drain = now + late_remaining(s, w, now) + w->queued_seconds;
+  return drain > start ? drain : start;
 }
 
 /* A task left worker `w`'s queue (to run, or taken by another worker). */
@@ -337,11 +357,12 @@ static double delivered(const fw_task_t *t, const fw_worker_t *w, double finish)
   return latest;
 }
 
-/* An idle worker takes a ready task planned on another worker when it would finish it
- * before that worker could (estimates were off: that worker is behind its plan, or this
- * one ran ahead), counting the moves of its outputs to the successors planned elsewhere,
- * provided it still starts its own next planned task on time. */
-static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w, double now) {
+/* An idle worker takes a ready task queued on another worker when it would finish it
+ * before that worker could, counting the moves of its outputs to the successors planned
+ * elsewhere, provided it still starts its own next planned task on time: a task a plan
+ * put there (estimates were off: that worker is behind its plan, or this one ran ahead),
+ * or any task queued on a worker that runs late (late_remaining). */
+static fw_task_t *steal_queued(fw_scheduler_t *s, fw_worker_t *w, double now) {
   const fw_task_t *head = w->plan_head < w->plan_len ? w->plan[w->plan_head] : NULL;
   if (head && head->state != FW_TASK_PENDING) return NULL;
   fw_task_t *best = NULL;
@@ -349,16 +370,19 @@ static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w, double now) {
   double best_run = 0, best_transfer = 0;
   for (size_t i = 0; i < s->num_workers; ++i) {
     fw_worker_t *v = &s->workers[i];
-    if (v == w) continue;
+    if (v == w || v->heap.size == 0) continue;
+    double late = late_remaining(s, v, now);
     for (size_t k = 0; k < v->heap.size; ++k) {
       fw_task_t *t = fw_task_heap_at(&v->heap, k);
-      if (t->plan_worker != v || !fw_worker_can_run(w, t) ||
+      int planned = t->plan_worker == v;
+      if ((!planned && late == 0) || !fw_worker_can_run(w, t) ||
           (best && !fw_task_before(t, best)))
         continue;
       double run = estimate(s, t, w);
       double transfer = fw_scheduler_transfer_estimate(s, t, w);
       double mine = now + transfer + run;
-      double theirs = (t->plan_start > now ? t->plan_start : now) + estimate(s, t, v);
+      double v_start = planned && t->plan_start > now + late ? t->plan_start : now + late;
+      double theirs = v_start + estimate(s, t, v);
       if (delivered(t, w, mine) >= delivered(t, v, theirs) || (head && mine > head->plan_start))
         continue;
       best = t;
@@ -370,10 +394,22 @@ static fw_task_t *steal_planned(fw_scheduler_t *s, fw_worker_t *w, double now) {
   if (!best) return NULL;
   (void)fw_task_heap_pop_if(&victim->heap, is_task, best);
   dequeued(victim, best);
-  fw_scheduler_unplan(best);
-  best->plan_worker = NULL;
+  if (best->plan_worker) {
+    fw_scheduler_unplan(best);
+    best->plan_worker = NULL;
+  }
   place(s, best, w, now, best_run, best_transfer, 0);
   return best;
+}
+
+/* Worker `w` took `t` to run (late_remaining's account): its expected run time, and the
+ * moves of its inputs still to come (a task waiting for its inputs is not late). */
+static void taken(fw_scheduler_t *s, fw_worker_t *w, const fw_task_t *t, double now) {
+  if (!w->running) {
+    w->busy_since = now;
+    w->busy_expected = 0;
+  }
+  w->busy_expected += t->expected_seconds + fw_scheduler_transfer_estimate(s, t, w);
 }
 
 static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
@@ -391,8 +427,9 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
       place(s, t, worker, now, estimate(s, t, worker),
             fw_scheduler_transfer_estimate(s, t, worker), 0);
   }
-  if (!t) t = steal_planned(s, worker, now);
+  if (!t) t = steal_queued(s, worker, now);
   if (t) {
+    taken(s, worker, t, now);
     dispatch(s, worker, now); /* a slot opened: place the next task now, so its inputs move */
   } else if (worker->expected_free_at < now) {
     worker->expected_free_at = now;
@@ -400,4 +437,30 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
   return t;
 }
 
-const fw_policy_t fw_policy_heft = {"heft", heft_push, heft_pop, fw_heft_plan, heft_settle};
+/* A worker about to sleep looks again when a worker with tasks queued that it could take
+ * runs late (late_remaining), or, where that one runs late already, when it has run as
+ * long again: nobody wakes it for that, and without this it slept while the tasks waited
+ * behind the late one. */
+static double heft_wake_at(fw_scheduler_t *s, const fw_worker_t *w) {
+  double now = fw_scheduler_now(s), at = 0;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *v = &s->workers[i];
+    if (v == w || !v->running || v->heap.size == 0) continue;
+    int takes = 0;
+    for (size_t k = 0; k < v->heap.size && !takes; ++k) {
+      const fw_task_t *t = fw_task_heap_at(&v->heap, k);
+      takes = t->plan_worker != v && fw_worker_can_run(w, t);
+    }
+    if (!takes) continue;
+    double late_from = v->busy_expected + (v->busy_expected > FW_HEFT_LATE_SECONDS
+                                               ? v->busy_expected
+                                               : FW_HEFT_LATE_SECONDS);
+    double when = v->busy_since + late_from + 1e-6;
+    if (when <= now) when = now + (now - v->busy_since);
+    if (at == 0 || when < at) at = when;
+  }
+  return at;
+}
+
+const fw_policy_t fw_policy_heft = {"heft",      heft_push,   heft_pop,
+                                    fw_heft_plan, heft_settle, heft_wake_at};

@@ -46,4 +46,4 @@ static fw_task_t *ws_pop(fw_scheduler_t *s, fw_worker_t *worker) {
   return t;
 }
 
-const fw_policy_t fw_policy_ws = {"ws", ws_push, ws_pop, NULL, NULL};
+const fw_policy_t fw_policy_ws = {"ws", ws_push, ws_pop, NULL, NULL, NULL};

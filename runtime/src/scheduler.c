@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "scheduler.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -475,11 +476,16 @@ void fw_sched_unlock(fw_scheduler_t *s) {
 
 void fw_scheduler_sleep(fw_scheduler_t *s, fw_worker_t *w) {
   w->sleeping = 1;
+  double at = s->policy->wake_at && !s->simulated ? s->policy->wake_at(s, w) : 0;
   /* Letting the lock go may insert staged tasks, and a push for this worker leaves it a
    * token: then it does not sleep at all. */
   fw_sched_unlock(s);
+  struct timespec until = {(time_t)at, (long)((at - (double)(time_t)at) * 1e9)};
   pthread_mutex_lock(&w->sleep_lock);
-  while (!w->wake_token) pthread_cond_wait(&w->cv, &w->sleep_lock);
+  while (!w->wake_token) {
+    if (at <= 0) pthread_cond_wait(&w->cv, &w->sleep_lock);
+    else if (pthread_cond_timedwait(&w->cv, &w->sleep_lock, &until) == ETIMEDOUT) break;
+  }
   w->wake_token = 0;
   pthread_mutex_unlock(&w->sleep_lock);
   fw_sched_lock(s);
@@ -832,8 +838,15 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
   if (w) w->running = busy;
   finish_deferred_locked(s, w);
   finish_locked(s, task, w, status);
-  if (w && s->policy == &fw_policy_heft && w->heap.size == 0 && !busy) {
-    w->expected_free_at = fw_scheduler_now(s); /* an empty queue drains now */
+  if (w && s->policy == &fw_policy_heft && (busy || w->heap.size == 0)) {
+    double now = fw_scheduler_now(s);
+    if (w->heap.size == 0 && !busy) w->expected_free_at = now; /* an empty queue drains now */
+    if (busy) { /* what it still runs (a batch, kernels in flight) is late from now on */
+      w->busy_since = now;
+      w->busy_expected = w->busy_expected > task->expected_seconds
+                             ? w->busy_expected - task->expected_seconds
+                             : 0;
+    }
   }
   if (out_next) {
     if (more) {
@@ -1138,7 +1151,11 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
     s->workers[k].index = (uint32_t)k;
     s->workers[k].sched = s;
     pthread_mutex_init(&s->workers[k].sleep_lock, NULL);
-    pthread_cond_init(&s->workers[k].cv, NULL);
+    pthread_condattr_t monotonic; /* fw_scheduler_now's clock, for wake_at */
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->workers[k].cv, &monotonic);
+    pthread_condattr_destroy(&monotonic);
   }
   return s->simulated ? FW_OK : fw_engine_start(s);
 }

@@ -150,6 +150,9 @@ typedef struct fw_policy_t {
   /* Optional: called after a run of submissions was inserted at once (sched.lock held);
    * during the run `inserting` is set, and push may leave placing to this. */
   void (*settle)(fw_scheduler_t *s);
+  /* Optional: when (fw_scheduler_now) idle worker `worker`, about to sleep, is to look for
+   * work again though nobody wakes it (sched.lock held; real runs); 0: only when woken. */
+  double (*wake_at)(fw_scheduler_t *s, const fw_worker_t *worker);
 } fw_policy_t;
 
 extern const fw_policy_t fw_policy_eager, fw_policy_ws, fw_policy_heft;
@@ -183,6 +186,10 @@ struct fw_worker_t {
   fw_task_deque_t deque; /* ws */
   double expected_free_at; /* heft: when its queue is expected to drain */
   double queued_seconds;   /* heft: the expected run times of the tasks in `heap` */
+  /* heft, real runs: since when the worker runs what it took (from when it went from idle
+   * to running, or from its last completion), and that work's expected time (run times,
+   * and the moves of inputs still to come when it took them): how late it runs. */
+  double busy_since, busy_expected;
   /* heft: the tasks plans gave this worker that have not completed, by planned start
    * (entries from plan_head on; NULL where one completed out of order). */
   fw_task_t **plan;

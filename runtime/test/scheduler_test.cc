@@ -457,6 +457,59 @@ TEST_P(PolicyTest, LongTasksAfterShortOnesRunSideBySide) {
   }
 }
 
+// A task that runs far longer than its history says does not hold up the tasks behind it:
+// "late" is taught 2 ms and runs 80, "mid" is taught and runs 10. With the late task on
+// one worker and a mid task on the other, a third task is placed either once the late
+// one has overrun (its worker no longer looks free at once) or before (queued behind it
+// by the estimates, it is taken by the other worker when that one goes idle). Either way
+// it starts long before the late task ends.
+TEST_P(PolicyTest, TaskQueuedBehindAnOverrunningTaskRunsElsewhere) {
+  auto teach = [&](const char *name, int ms) {
+    for (int i = 0; i < 3; ++i) {
+      Span warm;
+      warm.ms = ms;
+      FW_ASSERT_OK(submit(rt_, name, spanTask, &warm, {}));
+      FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+    }
+  };
+  teach("late", 2);
+  teach("mid", 10);
+  for (int placedLate : {1, 0}) {
+    Span late, mid, next;
+    late.ms = 80;
+    mid.ms = next.ms = 10;
+    FW_ASSERT_OK(submit(rt_, "late", spanTask, &late, {}));
+    FW_ASSERT_OK(submit(rt_, "mid", spanTask, &mid, {}));
+    if (placedLate) sleepMs(6);
+    FW_ASSERT_OK(submit(rt_, "mid", spanTask, &next, {}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+    EXPECT_LT(next.start.load(), late.end.load()) << "placed after the overrun: " << placedLate;
+  }
+}
+
+// The same when the other worker finds nothing to take before the late task overruns:
+// "late" is taught 2 ms and runs 80, "short" is taught and runs 3. The third task is
+// queued behind the late one (expected to finish there first); the other worker, done at
+// 3 ms while the late one is not late yet, looks again when it is rather than sleep.
+TEST_P(PolicyTest, IdleWorkerLooksAgainWhenAnotherRunsLate) {
+  for (auto [name, ms] : {std::pair<const char *, int>{"late", 2}, {"short", 3}}) {
+    for (int i = 0; i < 3; ++i) {
+      Span warm;
+      warm.ms = ms;
+      FW_ASSERT_OK(submit(rt_, name, spanTask, &warm, {}));
+      FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+    }
+  }
+  Span late, first, next;
+  late.ms = 80;
+  first.ms = next.ms = 3;
+  FW_ASSERT_OK(submit(rt_, "late", spanTask, &late, {}));
+  FW_ASSERT_OK(submit(rt_, "short", spanTask, &first, {}));
+  FW_ASSERT_OK(submit(rt_, "short", spanTask, &next, {}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_LT(next.start.load(), late.end.load());
+}
+
 // A worker completes a batch of short tasks together, but never holds a completion back
 // while it runs a task of another kind: the task right before a long one in a batch is
 // seen complete before the long one ends. One worker, and every alignment of the two in
