@@ -64,6 +64,12 @@ typedef struct {
  * a few microseconds count too: a task no history knows yet is expected to take 1 us. */
 #define FW_HEFT_LATE_SECONDS 200e-6
 
+/* How long worker `w` may run what it took before it is late. */
+static double late_after(const fw_worker_t *w) {
+  double e = w->busy_expected;
+  return e + (e > FW_HEFT_LATE_SECONDS ? e : FW_HEFT_LATE_SECONDS);
+}
+
 /* How much longer real worker `w` is expected to run what it has taken, when it runs
  * late: as long again as it has run so far (the estimate was wrong, and a task that has
  * run for t is as likely as not to need another t); 0 otherwise (its expected drain time
@@ -73,8 +79,7 @@ typedef struct {
 static double late_remaining(const fw_scheduler_t *s, const fw_worker_t *w, double now) {
   if (s->simulated || !w->running) return 0;
   double elapsed = now - w->busy_since;
-  double over = elapsed - w->busy_expected;
-  return over > w->busy_expected && over > FW_HEFT_LATE_SECONDS ? elapsed : 0;
+  return elapsed > late_after(w) ? elapsed : 0;
 }
 
 /* When worker `w` could start a task placed now: when its queue is expected to drain, and
@@ -452,10 +457,7 @@ static double heft_wake_at(fw_scheduler_t *s, const fw_worker_t *w) {
       takes = t->plan_worker != v && fw_worker_can_run(w, t);
     }
     if (!takes) continue;
-    double late_from = v->busy_expected + (v->busy_expected > FW_HEFT_LATE_SECONDS
-                                               ? v->busy_expected
-                                               : FW_HEFT_LATE_SECONDS);
-    double when = v->busy_since + late_from + 1e-6;
+    double when = v->busy_since + late_after(v) + 1e-6;
     if (when <= now) when = now + (now - v->busy_since);
     if (at == 0 || when < at) at = when;
   }
