@@ -89,6 +89,20 @@ void fw_metadata_free(fw_metadata_t *md) {
   memset(md, 0, sizeof(*md));
 }
 
+fw_status_t fw_metadata_check_images(const fw_metadata_t *md, const uint8_t *offload,
+                                     size_t offload_size) {
+  for (size_t i = 0; i < md->num_images; ++i) {
+    const fw_md_image_t *im = &md->images[i];
+    if (!offload || im->offset > offload_size || im->size > offload_size - im->offset)
+      return fw_status_make(FW_STATUS_DATA_LOSS,
+                            ".fw.meta: images[%zu] (offset %llu, size %llu) lies outside the "
+                            ".llvm.offloading section (%zu bytes)",
+                            i, (unsigned long long)im->offset, (unsigned long long)im->size,
+                            offload ? offload_size : (size_t)0);
+  }
+  return FW_OK;
+}
+
 #define TRY(expr)                       \
   do {                                  \
     status = (expr);                    \

@@ -95,6 +95,11 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
                               fw_metadata_t *out_metadata);
 void fw_metadata_free(fw_metadata_t *metadata);
 
+/* Checks that every image the table lists lies inside the container's device-image
+ * section (`offload`, `offload_size` bytes; NULL when the container has none). */
+fw_status_t fw_metadata_check_images(const fw_metadata_t *metadata, const uint8_t *offload,
+                                     size_t offload_size);
+
 #ifdef __cplusplus
 }
 #endif

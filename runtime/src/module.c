@@ -304,18 +304,8 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
   if (status != FW_OK) goto fail;
   const fw_metadata_t *md = &m->md;
 
-  for (size_t i = 0; i < md->num_images; ++i) {
-    const fw_md_image_t *im = &md->images[i];
-    if (!view.offload || im->offset > view.offload_size ||
-        im->size > view.offload_size - im->offset) {
-      status = fw_status_make(FW_STATUS_DATA_LOSS,
-                              ".fw.meta: images[%zu] (offset %llu, size %llu) lies outside "
-                              "the .llvm.offloading section (%zu bytes)",
-                              i, (unsigned long long)im->offset, (unsigned long long)im->size,
-                              view.offload ? view.offload_size : (size_t)0);
-      goto fail;
-    }
-  }
+  status = fw_metadata_check_images(md, view.offload, view.offload_size);
+  if (status != FW_OK) goto fail;
   /* A CPU variant is usable when this processor supports its ISA level. Every
    * executable needs at least one variant that can run here: a CPU variant
    * this processor supports, or a device variant (placed at dispatch). */
