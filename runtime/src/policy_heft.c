@@ -189,58 +189,61 @@ static int inputs_valid_on(const fw_task_t *task, unsigned nodes) {
   return 1;
 }
 
-/* Whether `a` and `b` get the same choice from the same workers: the same estimates
- * (memo_for's key), the same workers that can and would run them (fw_worker_can_run
- * reads the kinds, GPUs, preferences and sizes), and no input to move for either
- * (inputs_valid_on, checked by the caller). */
-static int alike(const fw_task_t *a, const fw_task_t *b) {
-  return a->name_hash == b->name_hash && a->data_bytes == b->data_bytes &&
-         a->flops == b->flops && a->bytes == b->bytes && a->kind_mask == b->kind_mask &&
-         a->gpu_mask == b->gpu_mask && a->prefer_mask == b->prefer_mask;
+/* A placement pass over the pool (dispatch). */
+typedef struct {
+  fw_scheduler_t *s;
+  fw_worker_t *from;
+  double now;
+  unsigned nodes; /* the memory nodes of the workers in service */
+  /* The last task to wait with nothing to move, since a placement: its placement key. */
+  int waited;
+  uint64_t waited_key;
+} dispatch_t;
+
+/* Places `task` (pool entry `e`) or leaves it in the pool. A task alike the last that
+ * waited (the same placement key: the same estimates, the same workers that can and would
+ * run it; and no input to move for either) waits too without a choice of its own: no task
+ * was placed in between, so the workers look the same to it. */
+static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_t *e) {
+  dispatch_t *d = ctx;
+  fw_scheduler_t *s = d->s;
+  if (d->waited && e->placement_key == d->waited_key &&
+      (!e->reads || inputs_valid_on(task, d->nodes)))
+    return FW_TASK_HEAP_LEAVE;
+  choice_t best, open;
+  choose(s, task, d->from, d->now, &best, &open);
+  /* The best worker is full: the task waits for it if it costs less there (faster
+   * device, or its inputs already there). When only the queues differ, the earliest
+   * worker with room takes it if that worker would start it at once, or finish it no
+   * later; not one with a long task queued, which the full one will finish before. */
+  int faster = best.worker && open.worker &&
+               best.run + best.transfer < open.run + open.transfer;
+  int open_now = open.worker && (open.start <= d->now || open.finish <= best.finish);
+  choice_t *pick = best.worker && has_room(best.worker) ? &best
+                   : open.worker && !faster && open_now   ? &open
+                                                           : NULL;
+  if (pick && fw_task_heap_push(&pick->worker->heap, task)) {
+    place(s, task, pick->worker, d->now, pick->run, pick->transfer, 1);
+    d->waited = 0;
+    return FW_TASK_HEAP_TAKE | (any_room(s) ? 0 : FW_TASK_HEAP_STOP);
+  }
+  d->waited = !s->simulated && (!e->reads || inputs_valid_on(task, d->nodes));
+  d->waited_key = e->placement_key;
+  return FW_TASK_HEAP_LEAVE;
 }
 
-/* Moves pool tasks onto workers with room, best first (a task whose worker queue cannot
- * grow for lack of memory stays in the pool). A task alike one that just waited (no task
- * placed in between, so the workers look the same) waits too without a choice of its
- * own: with 8 workers a task used to be chosen for 3 times on average, most of them to
- * wait again behind one like it. */
+/* Moves pool tasks onto workers with room, best first, looking at FW_HEFT_SCAN of them at
+ * most (a task whose worker queue cannot grow for lack of memory stays in the pool). With
+ * 8 workers a task used to be chosen for 3 times on average, most of them to wait again
+ * behind one like it; those now wait without a choice (place_from_pool), and where they
+ * are (fw_task_heap_walk: taking each out of the pool and putting it back cost more than
+ * the choice, 13 of them per task placed with 8 workers on 2 cores). */
 static void dispatch(fw_scheduler_t *s, fw_worker_t *from, double now) {
   if (s->ready.size == 0 || !any_room(s)) return;
-  unsigned nodes = 0; /* the memory nodes of the workers in service */
+  dispatch_t d = {s, from, now, 0, 0, 0};
   for (size_t i = 0; i < s->num_workers; ++i)
-    if (!s->workers[i].lost) nodes |= 1u << s->workers[i].memory_node;
-  fw_task_t *waiting[FW_HEFT_SCAN];
-  size_t num_waiting = 0;
-  const fw_task_t *waited = NULL; /* the last to wait with nothing to move, since a placement */
-  for (size_t scanned = 0; scanned < FW_HEFT_SCAN && s->ready.size > 0; ++scanned) {
-    fw_task_t *task = fw_task_heap_pop(&s->ready);
-    if (waited && !s->simulated && alike(waited, task) && inputs_valid_on(task, nodes)) {
-      waiting[num_waiting++] = task;
-      continue;
-    }
-    choice_t best, open;
-    choose(s, task, from, now, &best, &open);
-    /* The best worker is full: the task waits for it if it costs less there (faster
-     * device, or its inputs already there). When only the queues differ, the earliest
-     * worker with room takes it if that worker would start it at once, or finish it no
-     * later; not one with a long task queued, which the full one will finish before. */
-    int faster = best.worker && open.worker &&
-                 best.run + best.transfer < open.run + open.transfer;
-    int open_now = open.worker && (open.start <= now || open.finish <= best.finish);
-    choice_t *pick = best.worker && has_room(best.worker) ? &best
-                     : open.worker && !faster && open_now   ? &open
-                                                             : NULL;
-    if (pick && fw_task_heap_push(&pick->worker->heap, task)) {
-      place(s, task, pick->worker, now, pick->run, pick->transfer, 1);
-      waited = NULL;
-    } else {
-      waiting[num_waiting++] = task;
-      waited = !s->simulated && inputs_valid_on(task, nodes) ? task : NULL;
-    }
-    if (!any_room(s)) break;
-  }
-  /* Back into the pool: it held them a moment ago, so this never needs to grow it. */
-  for (size_t i = 0; i < num_waiting; ++i) (void)fw_task_heap_push(&s->ready, waiting[i]);
+    if (!s->workers[i].lost) d.nodes |= 1u << s->workers[i].memory_node;
+  fw_task_heap_walk(&s->ready, FW_HEFT_SCAN, place_from_pool, &d);
 }
 
 /* `task` waits in the pool: a worker its plan holds back (idle, with tasks queued) may
@@ -445,20 +448,30 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
 /* A worker about to sleep looks again when a worker with tasks queued that it could take
  * runs late (late_remaining), or, where that one runs late already, when it has run as
  * long again: nobody wakes it for that, and without this it slept while the tasks waited
- * behind the late one. */
+ * behind the late one. A worker with such tasks that has not started yet (woken, it has
+ * not had the lock since) cannot be timed: the sleeper looks again after the shortest
+ * time to run late (FW_HEFT_LATE_SECONDS), when that one has started. Without this a
+ * worker slept for good when it found the other not started (a loaded machine): the
+ * other then ran a task far longer than its estimate with the next one queued behind it
+ * (2 times in 400 runs of IdleWorkerLooksAgainWhenAnotherRunsLate beside two busy loops). */
 static double heft_wake_at(fw_scheduler_t *s, const fw_worker_t *w) {
   double now = fw_scheduler_now(s), at = 0;
   for (size_t i = 0; i < s->num_workers; ++i) {
     const fw_worker_t *v = &s->workers[i];
-    if (v == w || !v->running || v->heap.size == 0) continue;
+    if (v == w || v->heap.size == 0) continue;
     int takes = 0;
     for (size_t k = 0; k < v->heap.size && !takes; ++k) {
       const fw_task_t *t = fw_task_heap_at(&v->heap, k);
       takes = t->plan_worker != v && fw_worker_can_run(w, t);
     }
     if (!takes) continue;
-    double when = v->busy_since + late_after(v) + 1e-6;
-    if (when <= now) when = now + (now - v->busy_since);
+    double when;
+    if (!v->running) {
+      when = now + FW_HEFT_LATE_SECONDS;
+    } else {
+      when = v->busy_since + late_after(v) + 1e-6;
+      if (when <= now) when = now + (now - v->busy_since);
+    }
     if (at == 0 || when < at) at = when;
   }
   return at;

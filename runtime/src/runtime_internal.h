@@ -67,10 +67,16 @@ struct fw_buffer_t {
   void *user_data;
   fw_buffer_memory_t mem;
   /* Dependency inference (sched.lock): the unfinished tasks that last wrote it and that
-   * read it since. */
+   * read it since, in submission order. Readers are numbered over the buffer's life:
+   * reader n is readers[n % cap_readers] while first_reader <= n < end_readers, NULL once
+   * it completed (first_reader then moves past the leading NULLs). A task keeps its
+   * number, so completing it touches no other task (moving the last reader into its slot
+   * read and wrote that task's memory, a cache miss per completion). */
   fw_task_t *last_writer;
   fw_task_t **readers;
-  size_t num_readers, cap_readers;
+  uint64_t first_reader, end_readers;
+  size_t cap_readers; /* a power of two */
+  size_t num_readers; /* not NULL among them */
   /* The error of the last task that was to write it and failed: its contents are not what
    * the program says, so later tasks that read it fail too, until a task overwrites it
    * (sched.lock). */

@@ -195,17 +195,55 @@ static void depend(fw_task_t *pred, fw_task_t *t) {
   }
 }
 
-static int add_reader(fw_buffer_t *b, fw_task_t *t, size_t access) {
-  if (b->num_readers == b->cap_readers) {
-    size_t cap = b->cap_readers ? b->cap_readers * 2 : 4;
-    fw_task_t **grown = realloc(b->readers, cap * sizeof(*grown));
-    if (!grown) return 0;
-    b->readers = grown;
-    b->cap_readers = cap;
+/* Reader n's slot. */
+static fw_task_t **reader_slot(const fw_buffer_t *b, uint64_t n) {
+  return &b->readers[n & (b->cap_readers - 1)];
+}
+
+/* Makes room for one more reader: the list is renumbered without its NULLs when at most
+ * half of it is live (each live reader is told its new number: amortized, one task
+ * touched per reader added), and grows otherwise. */
+static int reader_room(fw_buffer_t *b) {
+  uint64_t span = b->end_readers - b->first_reader;
+  if (span < b->cap_readers) return 1;
+  size_t cap = !b->cap_readers                           ? 4
+               : b->num_readers * 2 <= b->cap_readers ? b->cap_readers
+                                                      : b->cap_readers * 2;
+  fw_task_t **list = malloc(cap * sizeof(*list));
+  if (!list) return 0;
+  uint64_t next = b->first_reader;
+  for (uint64_t n = b->first_reader; n < b->end_readers; ++n) {
+    fw_task_t *t = *reader_slot(b, n);
+    if (!t) continue;
+    if (next != n)
+      for (size_t k = 0; k < t->num_accesses; ++k)
+        if (t->accesses[k].buffer == b) t->accesses[k].reader_index = next;
+    list[next & (cap - 1)] = t;
+    ++next;
   }
-  t->accesses[access].reader_index = b->num_readers;
-  b->readers[b->num_readers++] = t;
+  free(b->readers);
+  b->readers = list;
+  b->cap_readers = cap;
+  b->end_readers = next;
   return 1;
+}
+
+static int add_reader(fw_buffer_t *b, fw_task_t *t, size_t access) {
+  if (!reader_room(b)) return 0;
+  t->accesses[access].reader_index = b->end_readers;
+  *reader_slot(b, b->end_readers++) = t;
+  ++b->num_readers;
+  return 1;
+}
+
+/* Takes `t` off the readers of `b`, if it is still there (a writer since then cleared
+ * the list: its number is then below first_reader). */
+static void remove_reader(fw_buffer_t *b, const fw_task_t *t, uint64_t n) {
+  if (n < b->first_reader || n >= b->end_readers || *reader_slot(b, n) != t) return;
+  *reader_slot(b, n) = NULL;
+  --b->num_readers;
+  while (b->first_reader < b->end_readers && !*reader_slot(b, b->first_reader))
+    ++b->first_reader;
 }
 
 /* Sequential consistency per buffer: RAW and WAW on the last writer, WAR on the readers
@@ -235,7 +273,9 @@ static void infer_dependencies(fw_task_t *t) {
     }
     if (b->num_readers > 0) {
       /* Every reader already runs after the last writer. */
-      for (size_t r = 0; r < b->num_readers; ++r) depend(b->readers[r], t);
+      for (uint64_t n = b->first_reader; n < b->end_readers; ++n)
+        if (*reader_slot(b, n)) depend(*reader_slot(b, n), t);
+      b->first_reader = b->end_readers;
       b->num_readers = 0;
     } else if (b->last_writer) {
       depend(b->last_writer, t);
@@ -249,15 +289,7 @@ static void forget_accesses(fw_task_t *t) {
     fw_buffer_t *b = t->accesses[i].buffer;
     atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if (b->last_writer == t) b->last_writer = NULL;
-    /* O(1): the slot is remembered (a stale one, after a writer cleared the list, no
-     * longer holds this task); the last reader moves into it. */
-    size_t r = t->accesses[i].reader_index;
-    if (r < b->num_readers && b->readers[r] == t) {
-      fw_task_t *moved = b->readers[--b->num_readers];
-      b->readers[r] = moved;
-      for (size_t k = 0; moved != t && k < moved->num_accesses; ++k)
-        if (moved->accesses[k].buffer == b) moved->accesses[k].reader_index = r;
-    }
+    if (t->accesses[i].access == FW_ACCESS_READ) remove_reader(b, t, t->accesses[i].reader_index);
   }
 }
 

@@ -56,7 +56,7 @@ typedef struct fw_task_group_t {
 typedef struct fw_task_access_internal_t {
   fw_buffer_t *buffer; /* one reference */
   fw_access_t access;
-  size_t reader_index; /* its place in buffer->readers while it is a pending reader */
+  uint64_t reader_index; /* its number among buffer->readers while it is a pending reader */
 } fw_task_access_internal_t;
 
 struct fw_task_t {

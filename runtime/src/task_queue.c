@@ -2,12 +2,42 @@
 #include "task_queue.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "scheduler.h"
 
 static fw_task_heap_entry_t entry_of(const fw_task_t *t) {
-  fw_task_heap_entry_t e = {t->priority, t->plan_worker != NULL, t->plan_start, t->rank, t->seq,
-                            (fw_task_t *)t};
+  fw_task_heap_entry_t e = {t->priority, t->plan_worker != NULL, 0, t->plan_start, t->rank,
+                            t->seq, 0, (fw_task_t *)t};
+  return e;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h ^= h >> 31;
+  return h * 0xbf58476d1ce4e5b9ull;
+}
+
+static uint64_t bits_of(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof(u));
+  return u;
+}
+
+uint64_t fw_task_placement_key(const fw_task_t *t) {
+  uint64_t h = mix(t->name_hash, t->data_bytes);
+  h = mix(h, bits_of(t->flops));
+  h = mix(h, bits_of(t->bytes));
+  h = mix(h, (uint64_t)t->kind_mask << 32 | t->prefer_mask);
+  return mix(h, t->gpu_mask);
+}
+
+/* The entry a push stores: the keys, and what placement passes read of the task. */
+static fw_task_heap_entry_t pushed_entry(const fw_task_t *t) {
+  fw_task_heap_entry_t e = entry_of(t);
+  for (size_t i = 0; i < t->num_accesses && !e.reads; ++i)
+    e.reads = (t->accesses[i].access & FW_ACCESS_READ) != 0;
+  e.placement_key = fw_task_placement_key(t);
   return e;
 }
 
@@ -87,7 +117,7 @@ static int heap_insert(fw_task_heap_t *h, const fw_task_heap_entry_t *e) {
 }
 
 int fw_task_heap_push(fw_task_heap_t *h, fw_task_t *task) {
-  fw_task_heap_entry_t e = entry_of(task);
+  fw_task_heap_entry_t e = pushed_entry(task);
   if (h->run_size == 0 || entry_before(run_entry(h, h->run_size - 1), &e))
     return run_append(h, &e);
   return heap_insert(h, &e);
@@ -107,7 +137,10 @@ static fw_task_t *remove_at(fw_task_heap_t *h, size_t i) {
   }
   size_t k = i - h->heap_size;
   fw_task_t *t = run_entry(h, k)->task;
-  if (k == 0) {
+  /* The entries on the shorter side of it move up by one: those before it (then the run
+   * starts one later) or those after it. */
+  if (k < h->run_size / 2) {
+    for (; k > 0; --k) *run_entry(h, k) = *run_entry(h, k - 1);
     h->run_head = (h->run_head + 1) & (h->run_capacity - 1);
   } else {
     for (; k + 1 < h->run_size; ++k) *run_entry(h, k) = *run_entry(h, k + 1);
@@ -144,6 +177,33 @@ fw_task_t *fw_task_heap_pop_if(fw_task_heap_t *h, int (*accept)(const void *, co
     if (best == h->size || entry_before(entry_at(h, i), entry_at(h, best))) best = i;
   }
   return best < h->size ? remove_at(h, best) : NULL;
+}
+
+void fw_task_heap_walk(fw_task_heap_t *h, size_t limit, fw_task_heap_visit_t visit, void *ctx) {
+  /* The heap's entries are in no order: the walk takes each out as it comes to it (its
+   * root, the first of what is left) and puts back those left. The run's are in order:
+   * the walk reads them where they are. */
+  fw_task_heap_entry_t left[FW_TASK_HEAP_WALK_MAX];
+  size_t num_left = 0, k = 0; /* k: the next run entry to visit */
+  if (limit > FW_TASK_HEAP_WALK_MAX) limit = FW_TASK_HEAP_WALK_MAX;
+  for (size_t n = 0; n < limit; ++n) {
+    int from_heap = h->heap_size > 0 &&
+                    (k == h->run_size || entry_before(&h->items[0], run_entry(h, k)));
+    if (!from_heap && k == h->run_size) break;
+    fw_task_heap_entry_t e = from_heap ? h->items[0] : *run_entry(h, k);
+    int what = visit(ctx, e.task, &e);
+    if (from_heap) {
+      (void)remove_at(h, 0);
+      if (!(what & FW_TASK_HEAP_TAKE)) left[num_left++] = e;
+    } else if (what & FW_TASK_HEAP_TAKE) {
+      (void)remove_at(h, h->heap_size + k);
+    } else {
+      ++k;
+    }
+    if (what & FW_TASK_HEAP_STOP) break;
+  }
+  /* Back where they were: the heap held them a moment ago, so it never needs to grow. */
+  for (size_t i = 0; i < num_left; ++i) (void)heap_insert(h, &left[i]);
 }
 
 void fw_task_heap_free(fw_task_heap_t *h) {

@@ -17,10 +17,14 @@ typedef struct fw_task_t fw_task_t;
  * heap's own array and not a task per comparison. */
 typedef struct fw_task_heap_entry_t {
   int32_t priority;
-  int32_t planned;
+  uint16_t planned;
+  uint16_t reads; /* the task reads a buffer */
   double plan_start;
   double rank;
   uint64_t seq;
+  /* Equal for tasks that any worker would run alike: a hash of the name and of the work,
+   * the data size and the devices it can and would run on (fw_task_placement_key). */
+  uint64_t placement_key;
   fw_task_t *task;
 } fw_task_heap_entry_t;
 
@@ -52,6 +56,21 @@ static inline fw_task_t *fw_task_heap_at(const fw_task_heap_t *h, size_t i) {
 }
 /* Whether a runs before b. */
 int fw_task_before(const fw_task_t *a, const fw_task_t *b);
+
+/* What fw_task_heap_walk's visitor does with an entry: leaves it, takes it out, and/or
+ * ends the walk. */
+enum { FW_TASK_HEAP_LEAVE = 0, FW_TASK_HEAP_TAKE = 1, FW_TASK_HEAP_STOP = 2 };
+#define FW_TASK_HEAP_WALK_MAX 64
+typedef int (*fw_task_heap_visit_t)(void *ctx, fw_task_t *task,
+                                    const fw_task_heap_entry_t *entry);
+/* Visits the first `limit` (at most FW_TASK_HEAP_WALK_MAX) entries in the order they pop,
+ * taking out those the visitor says to, which must not change `h` itself. Entries left
+ * in place cost a read of the heap's own array, not a pop and a push: a placement pass
+ * that leaves most of the tasks it looks at where they were stays cheap. */
+void fw_task_heap_walk(fw_task_heap_t *h, size_t limit, fw_task_heap_visit_t visit, void *ctx);
+
+/* Equal for tasks that every worker would run alike (the heap entries' placement_key). */
+uint64_t fw_task_placement_key(const fw_task_t *t);
 
 /* A growable double-ended queue (work stealing: the owner pops the back, thieves take
  * the front). */

@@ -436,6 +436,73 @@ void spanTask(void *user, void *const *, size_t) {
   span->end = nowNs();
 }
 
+// Many readers completing out of order while two run on (the first submitted, and one in
+// the middle): the buffer's list of readers is renumbered without the completed ones as
+// more are added, and a writer submitted after all of them still waits for both.
+TEST_P(PolicyTest, WriterWaitsForReadersLeftAmongManyCompleted) {
+  create(3);  // two workers held by the gates, one for the rest
+  fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(5));
+  ASSERT_NE(a, nullptr);
+  struct Gate {
+    std::atomic<bool> started{false}, open{false};
+    std::atomic<int64_t> end{0};
+  };
+  auto gateTask = [](void *user, void *const *, size_t) {
+    auto *g = static_cast<Gate *>(user);
+    g->started = true;
+    while (!g->open.load()) sleepMs(1);
+    g->end = nowNs();
+  };
+  // Once a gate runs, no task submitted later waits behind it in a batch of its worker
+  // (and none submitted before, when those completed before it was submitted).
+  auto started = [](const Gate &g) {
+    for (int waited = 0; !g.started.load() && waited < 20000; ++waited) sleepMs(1);
+    return g.started.load();
+  };
+  auto readTask = [](void *user, void *const *, size_t) {
+    static_cast<std::atomic<int> *>(user)->fetch_add(1);
+  };
+  auto readersDone = [](const std::atomic<int> &done, int n) {
+    for (int waited = 0; done.load() < n && waited < 20000; ++waited) sleepMs(1);
+    return done.load();
+  };
+  Gate first, middle;
+  std::atomic<int> done{0};
+  FW_ASSERT_OK(submit(rt_, "gate", gateTask, &first, {{a, FW_ACCESS_READ}}));
+  ASSERT_TRUE(started(first));
+  for (int i = 0; i < 300; ++i)
+    FW_ASSERT_OK(submit(rt_, "read", readTask, &done, {{a, FW_ACCESS_READ}}));
+  ASSERT_EQ(readersDone(done, 300), 300);  // none left for a batch with the next gate
+  FW_ASSERT_OK(submit(rt_, "gate", gateTask, &middle, {{a, FW_ACCESS_READ}}));
+  ASSERT_TRUE(started(middle));
+  for (int i = 0; i < 300; ++i)
+    FW_ASSERT_OK(submit(rt_, "read", readTask, &done, {{a, FW_ACCESS_READ}}));
+  ASSERT_EQ(readersDone(done, 600), 600);
+  // Two of 602 readers left: the next ones make the list drop the completed.
+  for (int i = 0; i < 2000; ++i)
+    FW_ASSERT_OK(submit(rt_, "read", readTask, &done, {{a, FW_ACCESS_READ}}));
+  ASSERT_EQ(readersDone(done, 2600), 2600);
+  struct Overwrite {
+    Fill fill{77, 0};
+    std::atomic<int64_t> start{0};
+  } writer;
+  auto writeTask = [](void *user, void *const *data, size_t num) {
+    auto *w = static_cast<Overwrite *>(user);
+    w->start = nowNs();
+    fillTask(&w->fill, data, num);
+  };
+  FW_ASSERT_OK(submit(rt_, "overwrite", writeTask, &writer, {{a, FW_ACCESS_WRITE}}));
+  middle.open = true;
+  sleepMs(20);
+  EXPECT_EQ(writer.start.load(), 0) << "the writer ran while the first reader ran";
+  first.open = true;
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_GE(writer.start.load(), first.end.load());
+  EXPECT_GE(writer.start.load(), middle.end.load());
+  EXPECT_EQ(readU64(a), expectedFill(77));
+  fw_buffer_release(a);
+}
+
 TEST_P(PolicyTest, LongTasksAfterShortOnesRunSideBySide) {
   auto noop = [](void *, void *const *, size_t) {};
   constexpr int kLongMs = 40;

@@ -76,10 +76,37 @@ TEST(TaskHeapTest, MixedPushesPopsAndConditionalPopsFollowTheOrder) {
                                    : tasks.make(0, 0.0);
         ASSERT_TRUE(fw_task_heap_push(&h, t));
         reference.insert(t);
-      } else if (op < 8) {
+      } else if (op < 7) {
         fw_task_t *t = fw_task_heap_pop(&h);
         ASSERT_EQ(t, *reference.begin()) << "round " << round << " step " << step;
         reference.erase(reference.begin());
+      } else if (op < 9) {
+        // A walk over the first entries in pop order, taking those with a sequence number
+        // divisible by 3, and ending early now and then.
+        struct Walk {
+          std::vector<fw_task_t *> visited;
+          size_t stop_after;
+        } walk = {{}, rng() % 4 == 0 ? size_t(rng() % 8) : SIZE_MAX};
+        size_t limit = 1 + rng() % 80;
+        fw_task_heap_walk(
+            &h, limit,
+            [](void *ctx, fw_task_t *t, const fw_task_heap_entry_t *e) {
+              auto *w = static_cast<Walk *>(ctx);
+              EXPECT_EQ(e->task, t);
+              w->visited.push_back(t);
+              int what = t->seq % 3 == 0 ? FW_TASK_HEAP_TAKE : FW_TASK_HEAP_LEAVE;
+              return what | (w->visited.size() > w->stop_after ? FW_TASK_HEAP_STOP : 0);
+            },
+            &walk);
+        size_t stop = walk.stop_after == SIZE_MAX ? SIZE_MAX : walk.stop_after + 1;
+        size_t expected_visits =
+            std::min({limit, size_t(FW_TASK_HEAP_WALK_MAX), reference.size(), stop});
+        ASSERT_EQ(walk.visited.size(), expected_visits) << "round " << round << " step " << step;
+        auto it = reference.begin();
+        for (fw_task_t *t : walk.visited) {
+          ASSERT_EQ(t, *it) << "round " << round << " step " << step;
+          it = t->seq % 3 == 0 ? reference.erase(it) : std::next(it);
+        }
       } else {
         // Only tasks with an even sequence number: the best of those.
         auto even = [](const void *, const fw_task_t *t) { return int(t->seq % 2 == 0); };
@@ -106,6 +133,36 @@ TEST(TaskHeapTest, MixedPushesPopsAndConditionalPopsFollowTheOrder) {
     }
     EXPECT_EQ(fw_task_heap_pop(&h), nullptr);
     fw_task_heap_free(&h);
+  }
+}
+
+// Tasks alike for placement (name, work, data size, devices) share a key; a difference in
+// any of them gives another.
+TEST(TaskHeapTest, PlacementKeySeparatesTasksThatWorkersRunDifferently) {
+  Tasks tasks;
+  fw_task_t *a = tasks.make(0, 0.0), *b = tasks.make(3, 1.0);
+  for (fw_task_t *t : {a, b}) {
+    t->name_hash = 42;
+    t->data_bytes = 4096;
+    t->flops = 1e6;
+    t->bytes = 8192;
+    t->kind_mask = 1u << FW_TARGET_KIND_CPU;
+  }
+  EXPECT_EQ(fw_task_placement_key(a), fw_task_placement_key(b));  // order keys do not count
+  std::vector<void (*)(fw_task_t *)> changes = {
+      [](fw_task_t *t) { t->name_hash = 43; },
+      [](fw_task_t *t) { t->data_bytes = 4097; },
+      [](fw_task_t *t) { t->flops = 2e6; },
+      [](fw_task_t *t) { t->bytes = 1; },
+      [](fw_task_t *t) { t->kind_mask |= 1u << FW_TARGET_KIND_CUDA; },
+      [](fw_task_t *t) { t->prefer_mask = 1u << FW_TARGET_KIND_CUDA; },
+      [](fw_task_t *t) { t->gpu_mask = 2; },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    fw_task_t saved = *b;
+    changes[i](b);
+    EXPECT_NE(fw_task_placement_key(a), fw_task_placement_key(b)) << "change " << i;
+    *b = saved;
   }
 }
 
