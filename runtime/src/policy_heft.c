@@ -197,7 +197,7 @@ typedef struct {
   unsigned nodes; /* the memory nodes of the workers in service */
   /* The last task to wait with nothing to move, since a placement: its placement key. */
   int waited;
-  uint64_t waited_key;
+  uint32_t waited_key;
 } dispatch_t;
 
 /* Places `task` (pool entry `e`) or leaves it in the pool. A task alike the last that

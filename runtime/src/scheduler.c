@@ -383,6 +383,7 @@ static void drop_preferences_that_cannot_hold(const fw_scheduler_t *s, fw_task_t
       holding |= 1u << w->kind;
   }
   t->prefer_mask &= holding;
+  t->placement_key = fw_task_placement_key(t);
 }
 
 static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
@@ -464,8 +465,24 @@ static void drain_staged(fw_scheduler_t *s) {
   }
 }
 
+/* FW_RUNTIME_LOCK_STATS (cmake -DFW_RUNTIME_LOCK_STATS=ON): the time the lock is held,
+ * which bounds how many tasks a second any number of workers complete; printed when the
+ * scheduler goes (fw_scheduler_fini). Two clock readings per acquisition: off unless
+ * asked for. */
+#ifdef FW_RUNTIME_LOCK_STATS
+static void lock_taken(fw_scheduler_t *s) {
+  s->lock_since_ns = fw_now_ns();
+  ++s->lock_acquisitions;
+}
+static void lock_releasing(fw_scheduler_t *s) { s->lock_held_ns += fw_now_ns() - s->lock_since_ns; }
+#else
+static void lock_taken(fw_scheduler_t *s) { (void)s; }
+static void lock_releasing(fw_scheduler_t *s) { (void)s; }
+#endif
+
 void fw_sched_lock(fw_scheduler_t *s) {
   pthread_mutex_lock(&s->lock);
+  lock_taken(s);
   drain_staged(s);
 }
 
@@ -477,11 +494,13 @@ static int unlock_and_drain(fw_scheduler_t *s) {
   int orphans = 0;
   for (;;) {
     orphans |= s->orphans != NULL;
+    lock_releasing(s);
     pthread_mutex_unlock(&s->lock);
     atomic_thread_fence(memory_order_seq_cst);
     if (!atomic_load_explicit(&s->staged, memory_order_relaxed) ||
         pthread_mutex_trylock(&s->lock) != 0)
       return orphans;
+    lock_taken(s);
     drain_staged(s);
   }
 }
@@ -541,6 +560,10 @@ static void wait_done_after(fw_scheduler_t *s, uint64_t seen) {
 
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group, int hold) {
   fw_task_retain(task); /* the graph's reference, dropped after completion */
+  task->placement_key = fw_task_placement_key(task);
+  task->reads_buffer = 0;
+  for (size_t i = 0; i < task->num_accesses; ++i)
+    task->reads_buffer |= (task->accesses[i].access & FW_ACCESS_READ) != 0;
   task->group = group;
   task->staged_hold = hold;
   atomic_fetch_add(&group->outstanding, 1);
@@ -559,6 +582,7 @@ void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *gr
   /* Taken: its holder inserts the task when it lets go. */
   atomic_thread_fence(memory_order_seq_cst);
   if (pthread_mutex_trylock(&s->lock) != 0) return;
+  lock_taken(s);
   drain_staged(s);
   fw_sched_unlock(s);
 }
@@ -762,6 +786,7 @@ static fw_task_t *rerun(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w, fw_stat
   }
   if (!same_kind) t->kind_mask &= ~(1u << w->kind);
   t->prefer_mask &= t->kind_mask;
+  t->placement_key = fw_task_placement_key(t);
   t->worker = NULL;
   w->running = w->in_flight > 0;
   if (counts && ++w->failures >= FW_GPU_MAX_FAILURES && !w->lost) lose_worker(s, w);
@@ -1193,6 +1218,13 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
 }
 
 void fw_scheduler_fini(fw_scheduler_t *s) {
+#ifdef FW_RUNTIME_LOCK_STATS
+  if (s->tasks_submitted)
+    fprintf(stderr, "fw: scheduler lock held %.0f ns per task (%.2f acquisitions per task, %llu tasks)\n",
+            (double)s->lock_held_ns / (double)s->tasks_submitted,
+            (double)s->lock_acquisitions / (double)s->tasks_submitted,
+            (unsigned long long)s->tasks_submitted);
+#endif
   if (!s->workers) {
     fw_task_pool_fini(&s->task_pool);
     return;

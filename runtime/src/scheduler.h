@@ -88,6 +88,10 @@ struct fw_task_t {
                                           right after the task */
   uint64_t data_bytes; /* the accesses' buffers, in bytes (fw_task_bytes) */
   uint64_t name_hash;  /* fw_history_name_hash(name) */
+  /* fw_task_placement_key of the fields above, and whether an access reads: set when it is
+   * submitted, the key again whenever its masks change (queue entries copy both). */
+  uint32_t placement_key;
+  int reads_buffer;
   /* Compiled kernels: binding i of the executable is access binding_access[i]. C tasks
    * that name a buffer in several accesses (merged above): access i of the description is
    * access binding_access[i] (NULL when no access was merged). */
@@ -305,6 +309,9 @@ struct fw_scheduler_t {
   uint64_t plans; /* heft: batches planned so far */
   uint64_t plans_made; /* heft: plans made for them, complete (several per batch) */
   uint64_t planning_ns; /* heft: wall time planning took */
+  /* Built with FW_RUNTIME_LOCK_STATS: how long `lock` was held, summed, and how often it
+   * was taken (sched.lock); since when the holder holds it (scheduler.c). */
+  uint64_t lock_held_ns, lock_acquisitions, lock_since_ns;
   uint32_t heft_plan_mask; /* heft: which of its plans to make, a bit each (heft_plan.c);
                               0: all. Tests set it to check one plan alone. */
   fw_estimate_memo_t heft_memo; /* heft: under the lock */

@@ -6,9 +6,11 @@
 
 #include "scheduler.h"
 
+_Static_assert(sizeof(fw_task_heap_entry_t) == 40, "a queue entry grew: pools of ready tasks grow with it");
+
 static fw_task_heap_entry_t entry_of(const fw_task_t *t) {
-  fw_task_heap_entry_t e = {t->priority, t->plan_worker != NULL, 0, t->plan_start, t->rank,
-                            t->seq, 0, (fw_task_t *)t};
+  fw_task_heap_entry_t e = {t->priority, 0, t->plan_start, t->rank, t->seq,
+                            t->plan_worker != NULL, 0, (fw_task_t *)t};
   return e;
 }
 
@@ -24,20 +26,20 @@ static uint64_t bits_of(double d) {
   return u;
 }
 
-uint64_t fw_task_placement_key(const fw_task_t *t) {
+uint32_t fw_task_placement_key(const fw_task_t *t) {
   uint64_t h = mix(t->name_hash, t->data_bytes);
   h = mix(h, bits_of(t->flops));
   h = mix(h, bits_of(t->bytes));
   h = mix(h, (uint64_t)t->kind_mask << 32 | t->prefer_mask);
-  return mix(h, t->gpu_mask);
+  h = mix(h, t->gpu_mask);
+  return (uint32_t)(h ^ h >> 32);
 }
 
 /* The entry a push stores: the keys, and what placement passes read of the task. */
 static fw_task_heap_entry_t pushed_entry(const fw_task_t *t) {
   fw_task_heap_entry_t e = entry_of(t);
-  for (size_t i = 0; i < t->num_accesses && !e.reads; ++i)
-    e.reads = (t->accesses[i].access & FW_ACCESS_READ) != 0;
-  e.placement_key = fw_task_placement_key(t);
+  e.reads = t->reads_buffer != 0;
+  e.placement_key = t->placement_key;
   return e;
 }
 

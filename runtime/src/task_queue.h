@@ -17,16 +17,16 @@ typedef struct fw_task_t fw_task_t;
  * heap's own array and not a task per comparison. */
 typedef struct fw_task_heap_entry_t {
   int32_t priority;
-  uint16_t planned;
-  uint16_t reads; /* the task reads a buffer */
-  double plan_start;
-  double rank;
-  uint64_t seq;
   /* Equal for tasks that any worker would run alike: a hash of the name and of the work,
    * the data size and the devices it can and would run on (fw_task_placement_key). */
-  uint64_t placement_key;
+  uint32_t placement_key;
+  double plan_start;
+  double rank;
+  uint64_t seq : 62;
+  uint64_t planned : 1;
+  uint64_t reads : 1; /* the task reads a buffer */
   fw_task_t *task;
-} fw_task_heap_entry_t;
+} fw_task_heap_entry_t; /* 40 bytes: a pool of 10^5 ready tasks is 4 MB of them */
 
 /* The entries are in two parts: a binary heap, and a run of entries that were pushed in
  * the order they pop (each after the one pushed before it), in a ring. A queue filled in
@@ -69,8 +69,10 @@ typedef int (*fw_task_heap_visit_t)(void *ctx, fw_task_t *task,
  * that leaves most of the tasks it looks at where they were stays cheap. */
 void fw_task_heap_walk(fw_task_heap_t *h, size_t limit, fw_task_heap_visit_t visit, void *ctx);
 
-/* Equal for tasks that every worker would run alike (the heap entries' placement_key). */
-uint64_t fw_task_placement_key(const fw_task_t *t);
+/* Equal for tasks that every worker would run alike (the heap entries' placement_key);
+ * two tasks that are not alike share it once in 2^32 (a placement a pass later, never a
+ * wrong result). */
+uint32_t fw_task_placement_key(const fw_task_t *t);
 
 /* A growable double-ended queue (work stealing: the owner pops the back, thieves take
  * the front). */
