@@ -147,12 +147,22 @@ static void choose(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from, 
                    choice_t *best, choice_t *open) {
   best->worker = open->worker = NULL;
   memo_for(s, task);
+  /* The moves to host memory are the same for every worker there (the CPU's): counted
+   * once, not once per worker (each reads every input's validity, lines other threads
+   * write). */
+  double host_transfer = -1;
   for (size_t i = 0; i < s->num_workers; ++i) {
     fw_worker_t *w = &s->workers[i];
     if (!fw_worker_can_run(w, task)) continue;
     double run = run_estimate(s, task, w);
     double start = expected_start(s, w, now);
-    double transfer = fw_scheduler_transfer_estimate(s, task, w);
+    double transfer;
+    if (w->memory_node != FW_NODE_HOST) {
+      transfer = fw_scheduler_transfer_estimate(s, task, w);
+    } else {
+      if (host_transfer < 0) host_transfer = fw_scheduler_transfer_estimate(s, task, w);
+      transfer = host_transfer;
+    }
     choice_t c = {w, start, start + transfer + run, run, transfer};
     choice_t *targets[2] = {best, has_room(w) ? open : NULL};
     for (int k = 0; k < 2; ++k) {

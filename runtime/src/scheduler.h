@@ -167,37 +167,55 @@ extern const fw_policy_t fw_policy_eager, fw_policy_ws, fw_policy_heft;
 #define FW_SHORT_TASK_NS 5000ull
 #define FW_DEFER_NS 10000ull
 
+/* Padding that keeps the fields before it and after it off a common cache line (the
+ * scheduler lives in a calloc'ed runtime, so the padding does not rely on alignment). */
+#define FW_CACHE_LINE_PAD(name) char name[64]
+
 struct fw_worker_t {
+  /* What placing a task reads of every worker (heft's choice reads it for each worker,
+   * for each task): who it is, and its queue and timing, written under sched.lock. Kept
+   * together and apart from the lines its own thread or its wakers write without that
+   * lock (below), so that a choice among 16 workers reads few lines and finds them where
+   * the last holder of the lock left them. */
   uint32_t index;
   uint32_t device_index; /* into the runtime's device list */
   fw_target_kind_t kind;
   uint32_t memory_node;
   fw_scheduler_t *sched;
-  pthread_t thread;
-  /* Asleep (fw_scheduler_sleep) until a wake-up leaves a token; on a lock of its own, so
-   * that it lets the scheduler lock go like everyone else (fw_sched_unlock). */
-  pthread_mutex_t sleep_lock;
-  pthread_cond_t cv;
-  int wake_token; /* sleep_lock */
-  int sleeping;   /* sleeps or is about to, and was not woken yet (sched.lock) */
-  atomic_uint mail; /* bumped when there is work for this worker (polled lock-free) */
-  int notified;     /* told so and has not looked yet (sched.lock) */
+  const fw_sim_device_t *sim; /* simulation: the device description */
+  int sleeping; /* sleeps or is about to, and was not woken yet (sched.lock) */
+  int notified; /* told there is work and has not looked yet (sched.lock) */
   int running;  /* threads: runs a task it popped */
   int lost;     /* its device failed repeatedly: it takes no more tasks (sched.lock) */
-  uint32_t failures; /* launches failed in a row on its device */
   /* Policy state. */
-  fw_task_heap_t heap;   /* heft: assigned tasks by priority */
-  fw_task_deque_t deque; /* ws */
   double expected_free_at; /* heft: when its queue is expected to drain */
   double queued_seconds;   /* heft: the expected run times of the tasks in `heap` */
   /* heft, real runs: since when the worker runs what it took (from when it went from idle
    * to running, or from its last completion), and that work's expected time (run times,
    * and the moves of inputs still to come when it took them): how late it runs. */
   double busy_since, busy_expected;
+  double sim_free_at; /* simulation: when the worker becomes free */
+  int sim_busy;
+  uint32_t failures; /* launches failed in a row on its device */
+  fw_task_heap_t heap;   /* heft: assigned tasks by priority */
+  fw_task_deque_t deque; /* ws */
   /* heft: the tasks plans gave this worker that have not completed, by planned start
    * (entries from plan_head on; NULL where one completed out of order). */
   fw_task_t **plan;
   size_t plan_head, plan_len, plan_cap;
+  /* Statistics (sched.lock). */
+  uint64_t tasks, busy_ns;
+  FW_CACHE_LINE_PAD(pad_placement);
+
+  /* Asleep (fw_scheduler_sleep) until a wake-up leaves a token; on a lock of its own, so
+   * that it lets the scheduler lock go like everyone else (fw_sched_unlock). */
+  pthread_t thread;
+  pthread_mutex_t sleep_lock;
+  pthread_cond_t cv;
+  int wake_token;   /* sleep_lock */
+  atomic_uint mail; /* bumped when there is work for this worker (polled lock-free) */
+  FW_CACHE_LINE_PAD(pad_sleep);
+
   /* A CPU worker running short tasks takes several at a time: the ones after the current,
    * which it runs in order without the lock (batch[batch_head..batch_len)), and the ones it
    * ran since it last took the lock, which it completes together when it next does
@@ -208,18 +226,12 @@ struct fw_worker_t {
   uint32_t num_deferred;
   uint64_t deferred_since;
   uint64_t last_task_ns; /* how long its last task ran */
-  /* Statistics. */
-  uint64_t tasks, busy_ns;
   fw_profile_counters_t counters; /* FW_RUNTIME_PROFILE: this thread's counters */
   /* GPU workers: their queue, events and the tasks launched and not yet complete
    * (gpu_worker.c; made by the worker's thread on its first task), and how many those
    * are (touched by its own thread alone). */
   struct fw_gpu_worker_t *gpu;
   uint32_t in_flight;
-  /* Simulation: the device description and when the worker becomes free. */
-  const fw_sim_device_t *sim;
-  double sim_free_at;
-  int sim_busy;
 };
 
 /* The workgroups of one kernel launch that idle CPU workers help run (engine.c). */
@@ -234,10 +246,6 @@ typedef struct fw_split_slot_t {
 } fw_split_slot_t;
 
 #define FW_SPLIT_SLOTS 16
-
-/* Padding that keeps the fields before it and after it off a common cache line (the
- * scheduler lives in a calloc'ed runtime, so the padding does not rely on alignment). */
-#define FW_CACHE_LINE_PAD(name) char name[64]
 
 /* heft's run-time estimates per kind of real worker, made for the last task it chose a
  * worker for, and what they were made for (the task's name hash, sizes and work, and the
