@@ -857,10 +857,17 @@ static void finish_unlocked(fw_scheduler_t *s, fw_task_t *task) {
 }
 
 /* Pops more tasks for a CPU worker whose tasks are short (lock held), up to its share of
- * the ready ones. */
-static void refill_batch(fw_scheduler_t *s, fw_worker_t *w) {
+ * the ready ones, to run after `next` when `next` is like the task it just ran (`done`,
+ * short): tasks like it, presumably as short, and at most one of another kind, last,
+ * which may run longer. Nothing in a batch waits behind a task that may run longer than
+ * those before it (a task batched behind a long one waited for all of it while other
+ * workers idled). */
+static void refill_batch(fw_scheduler_t *s, fw_worker_t *w, const fw_task_t *done,
+                         const fw_task_t *next) {
   w->batch_head = w->batch_len = 0;
-  if (w->kind != FW_TARGET_KIND_CPU || w->last_task_ns >= FW_SHORT_TASK_NS) return;
+  if (w->kind != FW_TARGET_KIND_CPU || w->last_task_ns >= FW_SHORT_TASK_NS ||
+      !like_task(next, done))
+    return;
   size_t share = atomic_load_explicit(&s->num_ready, memory_order_relaxed) / s->num_workers;
   if (share > FW_BATCH_MAX) share = FW_BATCH_MAX;
   while (w->batch_len < share) {
@@ -868,6 +875,7 @@ static void refill_batch(fw_scheduler_t *s, fw_worker_t *w) {
     if (!t) break;
     fw_scheduler_start_task(s, t);
     w->batch[w->batch_len++] = t;
+    if (!like_task(t, next)) break;
   }
 }
 
@@ -910,7 +918,7 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
       *out_next = w->batch[w->batch_head++];
     } else {
       *out_next = s->shutdown ? NULL : fw_scheduler_pop_locked(s, w);
-      if (*out_next) refill_batch(s, w);
+      if (*out_next) refill_batch(s, w, task, *out_next);
     }
   }
   int orphans = unlock_and_drain(s);

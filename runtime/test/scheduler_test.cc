@@ -606,6 +606,30 @@ TEST(BatchTest, CompletionIsNotHeldBehindALongTask) {
   }
 }
 
+// A worker running short tasks takes several at once, but none of them waits behind a
+// task of another kind, which may run long: with a long task among short ones, the other
+// worker runs every short one before the long one ends.
+TEST_P(PolicyTest, NoTaskWaitsInABatchBehindALongOne) {
+  auto noop = [](void *, void *const *, size_t) {};
+  for (int i = 0; i < 2000; ++i) FW_ASSERT_OK(submit(rt_, "tiny", noop, nullptr, {}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));  // both workers' last tasks were short
+  constexpr int kTiny = 400;
+  std::vector<std::atomic<int64_t>> ends(kTiny);
+  auto tinyTask = [](void *user, void *const *, size_t) {
+    static_cast<std::atomic<int64_t> *>(user)->store(nowNs());
+  };
+  Span slow;
+  slow.ms = 100;
+  for (int i = 0; i < kTiny; ++i) {
+    if (i == kTiny / 2) FW_ASSERT_OK(submit(rt_, "slow", spanTask, &slow, {}));
+    FW_ASSERT_OK(submit(rt_, "tiny", tinyTask, &ends[i], {}));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  int after = 0;
+  for (auto &end : ends) after += end.load() > slow.end.load();
+  EXPECT_EQ(after, 0) << after << " short tasks ended after the long one";
+}
+
 // Destroying the runtime while tasks run: buffers keep it alive, the tasks finish, and
 // the last reference (here a buffer's) tears it down.
 TEST_P(PolicyTest, DestroyWhileTasksRun) {
