@@ -907,10 +907,10 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
     double now = fw_scheduler_now(s);
     if (w->heap.size == 0 && !busy) w->expected_free_at = now; /* an empty queue drains now */
     if (busy) { /* what it still runs (a batch, kernels in flight) is late from now on */
+      double done = task->expected_seconds; /* and the batch's deferred completions */
+      for (uint32_t i = 0; i < w->num_deferred; ++i) done += w->deferred[i]->expected_seconds;
       w->busy_since = now;
-      w->busy_expected = w->busy_expected > task->expected_seconds
-                             ? w->busy_expected - task->expected_seconds
-                             : 0;
+      w->busy_expected = w->busy_expected > done ? w->busy_expected - done : 0;
     }
   }
   if (out_next) {
