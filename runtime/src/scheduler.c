@@ -289,7 +289,8 @@ static void forget_accesses(fw_task_t *t) {
     fw_buffer_t *b = t->accesses[i].buffer;
     atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if (b->last_writer == t) b->last_writer = NULL;
-    if (t->accesses[i].access == FW_ACCESS_READ) remove_reader(b, t, t->accesses[i].reader_index);
+    if (t->accesses[i].access == FW_ACCESS_READ)
+      remove_reader(b, t, t->accesses[i].reader_index);
   }
 }
 
@@ -474,7 +475,9 @@ static void lock_taken(fw_scheduler_t *s) {
   s->lock_since_ns = fw_now_ns();
   ++s->lock_acquisitions;
 }
-static void lock_releasing(fw_scheduler_t *s) { s->lock_held_ns += fw_now_ns() - s->lock_since_ns; }
+static void lock_releasing(fw_scheduler_t *s) {
+  s->lock_held_ns += fw_now_ns() - s->lock_since_ns;
+}
 #else
 static void lock_taken(fw_scheduler_t *s) { (void)s; }
 static void lock_releasing(fw_scheduler_t *s) { (void)s; }
@@ -1228,7 +1231,9 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
 void fw_scheduler_fini(fw_scheduler_t *s) {
 #ifdef FW_RUNTIME_LOCK_STATS
   if (s->tasks_submitted)
-    fprintf(stderr, "fw: scheduler lock held %.0f ns per task (%.2f acquisitions per task, %llu tasks)\n",
+    fprintf(stderr,
+            "fw: scheduler lock held %.0f ns per task (%.2f acquisitions per task, %llu "
+            "tasks)\n",
             (double)s->lock_held_ns / (double)s->tasks_submitted,
             (double)s->lock_acquisitions / (double)s->tasks_submitted,
             (unsigned long long)s->tasks_submitted);

@@ -6,7 +6,8 @@
 
 #include "scheduler.h"
 
-_Static_assert(sizeof(fw_task_heap_entry_t) == 40, "a queue entry grew: pools of ready tasks grow with it");
+_Static_assert(sizeof(fw_task_heap_entry_t) == 40,
+               "a queue entry grew: pools of ready tasks grow with it");
 
 static fw_task_heap_entry_t entry_of(const fw_task_t *t) {
   fw_task_heap_entry_t e = {t->priority, 0, t->plan_start, t->rank, t->seq,
