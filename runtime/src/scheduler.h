@@ -60,10 +60,63 @@ typedef struct fw_task_access_internal_t {
 } fw_task_access_internal_t;
 
 struct fw_task_t {
+  /* What the scheduler reads and writes of every task under its lock (inserting it,
+   * placing it, starting it, completing it) comes first, together: the lock's holder
+   * finds it in few cache lines, which the submitting thread wrote last. */
+  uint64_t seq; /* submission order */
+  fw_task_state_t state;    /* sched.lock */
+  uint32_t pending; /* unfinished predecessors, + 1 while the batch holds it (sched.lock) */
+  int32_t priority;
+  /* fw_task_placement_key of the masks and the work below, and whether an access reads:
+   * set when it is submitted, the key again whenever its masks change (queue entries copy
+   * both). */
+  uint32_t placement_key;
+  int reads_buffer;
+  uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */
+  uint32_t prefer_mask; /* kinds that should run it while one of their workers is in
+                           service (FW_DEVICES without "cpu"); 0: any of kind_mask */
+  uint32_t gpu_mask;    /* bit per runtime device (fw_runtime_t.devices) whose GPU code
+                           for it is loaded */
+  double rank; /* upward rank in seconds (heft), computed when the batch is released */
+  /* Placement. */
+  fw_worker_t *worker; /* heft/ws: the worker whose queue holds it */
+  /* heft: the worker a plan of its batch gave it (NULL: none), when the plan starts it
+   * there, its place in that worker's plan list, and where it is in the batch while the
+   * plan is made (plan_batch: which plan). */
+  fw_worker_t *plan_worker;
+  double plan_start;
+  double expected_seconds;
+  size_t num_accesses;
+  fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each; stored
+                                          right after the task */
+  uint64_t data_bytes; /* the accesses' buffers, in bytes (fw_task_bytes) */
+  uint64_t name_hash;  /* fw_history_name_hash(name) */
+  double flops, bytes;
+  /* Graph state (sched.lock). */
+  fw_task_t **successors; /* one reference each; inline_successors until it grows */
+  size_t num_successors, cap_successors;
+  fw_task_t *inline_successors[2];
+  fw_task_group_t *group;
+  fw_status_t status; /* its own failure, or the failure of a predecessor */
+  int cancelled;
+  int fast_memory; /* acquired without the memory lock (memory.c) */
+  /* Submitted tasks that have not started, in submission order (the prefetch lookahead
+   * window). */
+  fw_task_t *lookahead_prev, *lookahead_next;
+  int in_lookahead;
+  /* Submitted, not in the graph yet: on fw_scheduler_t.staged, and whether it was
+   * submitted with hold. */
+  int staged_hold;
+  fw_task_t *next_staged;
+  fw_task_t *next_orphan; /* on fw_scheduler_t.orphans */
+  size_t plan_slot;
+  uint64_t plan_batch;
+  size_t plan_index;
+
+  /* What the submitting thread and the worker running it use. */
   atomic_size_t refcount;
   fw_runtime_t *runtime;
   size_t alloc_size; /* of the task's allocation (task_pool.h) */
-  uint64_t seq; /* submission order */
   char *name; /* stored after the accesses, in the task's allocation */
   /* The body: a C function (fw_task_submit) or a compiled kernel. */
   fw_task_fn_t fn;
@@ -78,61 +131,12 @@ struct fw_task_t {
   int gpu_tune_state;
   fw_module_t *module; /* one reference while the task lives */
   uint32_t executable;
-  uint32_t kind_mask; /* bit (1 << fw_target_kind_t) per device kind that can run it */
-  uint32_t prefer_mask; /* kinds that should run it while one of their workers is in
-                           service (FW_DEVICES without "cpu"); 0: any of kind_mask */
-  uint32_t gpu_mask;    /* bit per runtime device (fw_runtime_t.devices) whose GPU code
-                           for it is loaded */
-  size_t num_accesses;
-  fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each; stored
-                                          right after the task */
-  uint64_t data_bytes; /* the accesses' buffers, in bytes (fw_task_bytes) */
-  uint64_t name_hash;  /* fw_history_name_hash(name) */
-  /* fw_task_placement_key of the fields above, and whether an access reads: set when it is
-   * submitted, the key again whenever its masks change (queue entries copy both). */
-  uint32_t placement_key;
-  int reads_buffer;
   /* Compiled kernels: binding i of the executable is access binding_access[i]. C tasks
    * that name a buffer in several accesses (merged above): access i of the description is
    * access binding_access[i] (NULL when no access was merged). */
   size_t num_bindings;
   uint32_t *binding_access;
-  int32_t priority;
-  double flops, bytes;
-  double rank; /* upward rank in seconds (heft), computed when the batch is released */
-
-  /* Graph state (sched.lock). */
-  fw_task_state_t state;
-  uint32_t pending; /* unfinished predecessors, + 1 while the batch holds it */
-  fw_task_t **successors; /* one reference each; inline_successors until it grows */
-  size_t num_successors, cap_successors;
-  fw_task_t *inline_successors[2];
-  fw_task_group_t *group;
-  fw_status_t status; /* its own failure, or the failure of a predecessor */
-  int cancelled;
-  int fast_memory; /* acquired without the memory lock (memory.c) */
-
-  /* Placement. */
-  fw_worker_t *worker; /* heft/ws: the worker whose queue holds it */
-  /* heft: the worker a plan of its batch gave it (NULL: none), when the plan starts it
-   * there, its place in that worker's plan list, and where it is in the batch while the
-   * plan is made (plan_batch: which plan). */
-  fw_worker_t *plan_worker;
-  double plan_start;
-  size_t plan_slot;
-  uint64_t plan_batch;
-  size_t plan_index;
-  double expected_seconds;
   uint64_t start_ns, end_ns;
-  /* Submitted tasks that have not started, in submission order (the prefetch lookahead
-   * window). */
-  fw_task_t *lookahead_prev, *lookahead_next;
-  int in_lookahead;
-  fw_task_t *next_orphan; /* on fw_scheduler_t.orphans */
-  /* Submitted, not in the graph yet: on fw_scheduler_t.staged, and whether it was
-   * submitted with hold. */
-  fw_task_t *next_staged;
-  int staged_hold;
   /* Simulation: the earliest its inputs could be ready on each device class (the
    * critical path bound, sim_bound.h), and its id in the DAG the bounds keep (0: none
    * yet). */
