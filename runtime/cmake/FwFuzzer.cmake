@@ -6,7 +6,8 @@
 #   NAME.search  mutates them for RUNS executions from a fixed seed, into a directory
 #                emptied first (the same search wherever it runs: NAME.found in the build
 #                directory, with a crashing input as NAME-crash-* beside it).
-# `ctest -L fuzz` runs them alone; NAME -max_total_time=600 CORPUS searches longer.
+# `ctest -L fuzz` runs them alone; `NAME -max_total_time=600 NEW_DIR CORPUS` searches
+# longer, writing what it finds into NEW_DIR (the first directory is written to).
 # The libraries must be built with -fsanitize=fuzzer-no-link (fw_runtime_fuzz is).
 function(fw_add_fuzzer name)
   cmake_parse_arguments(ARG "" "CORPUS;RUNS;MAX_LEN" "SOURCES;LIBRARIES" ${ARGN})
