@@ -81,6 +81,9 @@ prepare() {
   # The runtime benchmark (per-task overhead, simulated schedules, tiers) when built.
   local rb="${FW_BENCH_BUILD_DIR:-$root/build-bench}/fw-runtime-bench"
   if [ -x "$rb" ]; then cp "$rb" "$dir/fw-runtime-bench"; fi
+  # And, when built with -DFW_RUNTIME_LOCK_STATS=ON, the same timing its scheduler lock.
+  local rbl="${FW_BENCH_LOCK_BUILD_DIR:-$root/build-bench-lock}/fw-runtime-bench"
+  if [ -x "$rbl" ]; then cp "$rbl" "$dir/fw-runtime-bench-lock"; fi
   echo "prepared $dir ($(du -sh "$dir" | cut -f1))"
 }
 
@@ -148,6 +151,11 @@ PY
   if [ -x ./fw-runtime-bench ]; then
     echo "== runtime benchmark"
     limited_long ./fw-runtime-bench --workers=1,2,8,16 || { echo "FAIL fw-runtime-bench"; fail=1; }
+    if [ -x ./fw-runtime-bench-lock ]; then
+      echo "== scheduler lock held per task (FW_RUNTIME_LOCK_STATS), 3 runs per row"
+      limited_long ./fw-runtime-bench-lock --only=overhead --policies=eager,heft \
+        --workers=2,8,16 --reps=3 || { echo "FAIL fw-runtime-bench-lock"; fail=1; }
+    fi
     limited_long ./fw-runtime-bench --only=tiers --tier-workers=8 || { echo "FAIL fw-runtime-bench tiers"; fail=1; }
     # Every core computing; a tier with room beyond the 16 running tasks' inputs.
     # With direct I/O a compute / read of 1 asks 16 reads at once of the disk; at 8 the
