@@ -210,6 +210,12 @@ typedef struct {
   uint32_t waited_key;
 } dispatch_t;
 
+/* Whether none of the inputs of `task` (pool entry `e`) has to move to any worker. */
+static int nothing_to_move(const dispatch_t *d, const fw_task_t *task,
+                           const fw_task_heap_entry_t *e) {
+  return !e->reads || inputs_valid_on(task, d->nodes);
+}
+
 /* Places `task` (pool entry `e`) or leaves it in the pool. A task alike the last that
  * waited (the same placement key: the same estimates, the same workers that can and would
  * run it; and no input to move for either) waits too without a choice of its own: no task
@@ -217,8 +223,7 @@ typedef struct {
 static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_t *e) {
   dispatch_t *d = ctx;
   fw_scheduler_t *s = d->s;
-  if (d->waited && e->placement_key == d->waited_key &&
-      (!e->reads || inputs_valid_on(task, d->nodes)))
+  if (d->waited && e->placement_key == d->waited_key && nothing_to_move(d, task, e))
     return FW_TASK_HEAP_LEAVE;
   choice_t best, open;
   choose(s, task, d->from, d->now, &best, &open);
@@ -237,7 +242,7 @@ static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_
     d->waited = 0;
     return FW_TASK_HEAP_TAKE | (any_room(s) ? 0 : FW_TASK_HEAP_STOP);
   }
-  d->waited = !s->simulated && (!e->reads || inputs_valid_on(task, d->nodes));
+  d->waited = !s->simulated && nothing_to_move(d, task, e);
   d->waited_key = e->placement_key;
   return FW_TASK_HEAP_LEAVE;
 }
