@@ -142,35 +142,34 @@ static double estimate(fw_scheduler_t *s, const fw_task_t *task, const fw_worker
 }
 
 /* The worker with the earliest expected finish for `task` (`best`), and the same among
- * the workers with room in their queue (`open`). */
+ * the workers with room in their queue (`open`). Alike workers (fw_worker_t.alike_end)
+ * are asked once whether they can run it and for its run time and moves, and each only
+ * when it could start: with 16 CPU workers a choice read each one's code, memory and
+ * estimate for the same answer. */
 static void choose(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from, double now,
                    choice_t *best, choice_t *open) {
   best->worker = open->worker = NULL;
   memo_for(s, task);
-  /* The moves to host memory are the same for every worker there (the CPU's): counted
-   * once, not once per worker (each reads every input's validity, lines other threads
-   * write). */
-  double host_transfer = -1;
-  for (size_t i = 0; i < s->num_workers; ++i) {
-    fw_worker_t *w = &s->workers[i];
-    if (!fw_worker_can_run(w, task)) continue;
-    double run = run_estimate(s, task, w);
-    double start = expected_start(s, w, now);
-    double transfer;
-    if (w->memory_node != FW_NODE_HOST) {
-      transfer = fw_scheduler_transfer_estimate(s, task, w);
-    } else {
-      if (host_transfer < 0) host_transfer = fw_scheduler_transfer_estimate(s, task, w);
-      transfer = host_transfer;
-    }
-    choice_t c = {w, start, start + transfer + run, run, transfer};
-    choice_t *targets[2] = {best, has_room(w) ? open : NULL};
-    for (int k = 0; k < 2; ++k) {
-      choice_t *t = targets[k];
-      if (!t) continue;
-      if (!t->worker || c.finish < t->finish ||
-          (c.finish == t->finish && tie_rank(w, from) > tie_rank(t->worker, from)))
-        *t = c;
+  for (size_t i = 0; i < s->num_workers; i = s->workers[i].alike_end) {
+    size_t end = s->workers[i].alike_end, first = i;
+    while (first < end && s->workers[first].lost) ++first;
+    if (first == end || !fw_worker_can_run(&s->workers[first], task)) continue;
+    const fw_worker_t *like = &s->workers[first];
+    double run = run_estimate(s, task, like);
+    double transfer = fw_scheduler_transfer_estimate(s, task, like);
+    for (size_t k = first; k < end; ++k) {
+      fw_worker_t *w = &s->workers[k];
+      if (w->lost) continue;
+      double start = expected_start(s, w, now);
+      choice_t c = {w, start, start + transfer + run, run, transfer};
+      choice_t *targets[2] = {best, has_room(w) ? open : NULL};
+      for (int t = 0; t < 2; ++t) {
+        choice_t *o = targets[t];
+        if (!o) continue;
+        if (!o->worker || c.finish < o->finish ||
+            (c.finish == o->finish && tie_rank(w, from) > tie_rank(o->worker, from)))
+          *o = c;
+      }
     }
   }
 }
@@ -255,9 +254,7 @@ static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_
  * the choice, 13 of them per task placed with 8 workers on 2 cores). */
 static void dispatch(fw_scheduler_t *s, fw_worker_t *from, double now) {
   if (s->ready.size == 0 || !any_room(s)) return;
-  dispatch_t d = {s, from, now, 0, 0, 0};
-  for (size_t i = 0; i < s->num_workers; ++i)
-    if (!s->workers[i].lost) d.nodes |= 1u << s->workers[i].memory_node;
+  dispatch_t d = {s, from, now, s->service_nodes, 0, 0};
   fw_task_heap_walk(&s->ready, FW_HEFT_SCAN, place_from_pool, &d);
 }
 
@@ -275,12 +272,11 @@ static void wake_held_back(fw_scheduler_t *s, const fw_task_t *task) {
 
 static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   if (!fw_scheduler_can_run(s, task)) return 0;
-  double now = fw_scheduler_now(s);
   /* A planned task goes to its worker: the plan saw the whole batch. */
   fw_worker_t *planned = task->plan_worker;
   if (planned && !planned->lost && fw_worker_can_run(planned, task)) {
     if (!fw_task_heap_push(&planned->heap, task)) return 0;
-    place(s, task, planned, now, estimate(s, task, planned),
+    place(s, task, planned, fw_scheduler_now(s), estimate(s, task, planned),
           fw_scheduler_transfer_estimate(s, task, planned), 1);
     if (planned->running && !s->simulated) { /* an idle worker may do it sooner */
       fw_worker_t *idle = fw_scheduler_idle_worker(s, task);
@@ -295,7 +291,7 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   if (!fw_task_heap_push(&s->ready, task)) return 0;
   task->worker = NULL;
   if (s->inserting) return 1; /* heft_settle places the run of submissions */
-  dispatch(s, from, now);
+  dispatch(s, from, fw_scheduler_now(s));
   if (!task->worker) wake_held_back(s, task);
   return 1;
 }

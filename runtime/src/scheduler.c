@@ -297,6 +297,23 @@ static void forget_accesses(fw_task_t *t) {
 static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w);
 static void leave_group(fw_scheduler_t *s, fw_task_group_t *group);
 
+/* Starts moving to `node` the inputs of `t` that are not valid there. When they all are
+ * (every task placed on a CPU whose inputs a CPU wrote), the clock is not read: that is
+ * most placements, each under the scheduler lock. */
+static void prefetch_reads(fw_scheduler_t *s, const fw_task_t *t, uint32_t node) {
+  fw_memory_t *m = &s->runtime->memory;
+  if (!m->prefetch_started) return;
+  int timed = 0;
+  double need = 0;
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    fw_buffer_t *b = t->accesses[i].buffer;
+    if (!(t->accesses[i].access & FW_ACCESS_READ) || fw_memory_is_valid_on(b, node)) continue;
+    if (!timed) need = fw_scheduler_need(s, t);
+    timed = 1;
+    fw_memory_prefetch(m, b, node, need);
+  }
+}
+
 void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
   if (t->cancelled) return;
   if (s->simulated) {
@@ -312,12 +329,7 @@ void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
    * Cholesky T=24 on two GPUs of 128 MiB ran 10 % longer; docs/performance.md). A host
    * tier under contention is left to the window: every ready task is placed at once
    * under eager and ws, and their copies would evict each other. */
-  fw_memory_t *m = &s->runtime->memory;
-  if (!m->prefetch_started) return;
-  double need = fw_scheduler_need(s, t);
-  for (size_t i = 0; i < t->num_accesses; ++i)
-    if (t->accesses[i].access & FW_ACCESS_READ)
-      fw_memory_prefetch(m, t->accesses[i].buffer, node, need);
+  prefetch_reads(s, t, node);
 }
 
 int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t node) {
@@ -326,10 +338,7 @@ int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t
    * evict data the next tasks need, so the lookahead window (in execution order) decides
    * instead. */
   if (!m->prefetch_started || atomic_load_explicit(&m->spilled, memory_order_relaxed)) return 0;
-  double need = fw_scheduler_need(s, t);
-  for (size_t i = 0; i < t->num_accesses; ++i)
-    if (t->accesses[i].access & FW_ACCESS_READ)
-      fw_memory_prefetch(m, t->accesses[i].buffer, node, need);
+  prefetch_reads(s, t, node);
   return 1;
 }
 
@@ -763,6 +772,9 @@ static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
   for (size_t i = 0; i < s->num_workers; ++i)
     if (!s->workers[i].lost) kinds |= 1u << s->workers[i].kind;
   atomic_store_explicit(&s->kind_mask, kinds, memory_order_relaxed);
+  s->service_nodes = 0;
+  for (size_t i = 0; i < s->num_workers; ++i)
+    if (!s->workers[i].lost) s->service_nodes |= 1u << s->workers[i].memory_node;
   fw_task_t *t;
   while ((t = fw_task_heap_pop(&w->heap)) || (t = fw_task_deque_pop_back(&w->deque))) {
     atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);
@@ -1211,9 +1223,16 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
       s->workers[k].memory_node = rt->device_node[d];
     }
   }
+  for (k = n; k-- > 0;) {
+    const fw_worker_t *w = &s->workers[k], *next = k + 1 < n ? w + 1 : NULL;
+    int alike = next && next->kind == w->kind && next->memory_node == w->memory_node &&
+                next->device_index == w->device_index && next->sim == w->sim;
+    s->workers[k].alike_end = alike ? next->alike_end : (uint32_t)(k + 1);
+  }
   for (k = 0; k < n; ++k) {
     uint32_t node = s->workers[k].memory_node;
     if (node < FW_MAX_MEMORY_NODES && !s->node_worker[node]) s->node_worker[node] = &s->workers[k];
+    s->service_nodes |= 1u << node;
     s->kind_mask |= 1u << s->workers[k].kind;
     s->num_cpu_workers += s->workers[k].kind == FW_TARGET_KIND_CPU;
     s->workers[k].index = (uint32_t)k;

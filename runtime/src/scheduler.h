@@ -191,6 +191,11 @@ struct fw_worker_t {
   int notified; /* told there is work and has not looked yet (sched.lock) */
   int running;  /* threads: runs a task it popped */
   int lost;     /* its device failed repeatedly: it takes no more tasks (sched.lock) */
+  /* One past the last of the workers from this one on that every task finds alike but
+   * for their queues (same kind, memory node, device and simulated device: the CPU
+   * workers, a simulated device's workers): each can run a task or none can, but for those
+   * out of service, and all expect the same run time and moves. Set once, at creation. */
+  uint32_t alike_end;
   /* Policy state. */
   double expected_free_at; /* heft: when its queue is expected to drain */
   double queued_seconds;   /* heft: the expected run times of the tasks in `heap` */
@@ -299,6 +304,7 @@ struct fw_scheduler_t {
   /* Bit per device kind some worker in service has (written under the lock, read
    * without it by a GPU worker deciding whether a failed task can run elsewhere). */
   _Atomic uint32_t kind_mask;
+  uint32_t service_nodes; /* bit per memory node some worker in service has (lock) */
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
   uint64_t next_seq;
