@@ -105,6 +105,8 @@ void usage() {
       "                      (the input of bench/sched/optimal.py)\n"
       "overhead:\n"
       "  --tasks=N           empty tasks per measurement (default 200000)\n"
+      "  --rounds=R          submit them in R rounds of tasks/R, fw_runtime_wait_all after each\n"
+      "                      (a program calling the runtime again and again; default 1)\n"
       "  --workers=A,B       CPU worker counts (default 1,2)\n"
       "  --policies=P,...    scheduling policies among eager, ws, heft (default: all three)\n"
       "  --cases=C,...       among independent, chain, buffers (default: all three)\n"
@@ -229,6 +231,8 @@ int main(int argc, char **argv) {
       opt.reps = std::max(1, std::atoi(value.c_str()));
     } else if (key == "--tasks") {
       opt.tasks = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (key == "--rounds") {
+      opt.rounds = std::strtoull(value.c_str(), nullptr, 10);
     } else if (key == "--workers") {
       opt.workers = parseList<int>(value);
     } else if (key == "--policies") {
@@ -281,7 +285,7 @@ int main(int argc, char **argv) {
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
-  if (opt.tasks == 0 || opt.workers.empty() || opt.tile <= 0 || opt.layers <= 0 ||
+  if (opt.tasks == 0 || opt.rounds == 0 || opt.rounds > opt.tasks || opt.workers.empty() || opt.tile <= 0 || opt.layers <= 0 ||
       opt.widths.empty() || opt.tierBuffers == 0 || opt.tierBufferMiB == 0 || opt.sweeps <= 0 ||
       opt.tierWorkers <= 0 || !(opt.computeRatio > 0) || !(opt.linkGbps > 0) ||
       opt.gpuMemoryMiB == 0) {

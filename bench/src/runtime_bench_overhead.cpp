@@ -2,8 +2,10 @@
 //
 // For each case, policy and worker count: a fresh runtime (prefetch and everything else
 // at their defaults), N submissions of a task whose function does nothing, then
-// fw_runtime_wait_all. Reported: (wall time from the first fw_task_submit to the return
-// of fw_runtime_wait_all) / N, best of --reps runs (and the median), plus the part of it
+// fw_runtime_wait_all (with --rounds=R: R rounds of N/R submissions, each followed by
+// fw_runtime_wait_all, as a program that calls the runtime again and again). Reported:
+// (wall time from the first fw_task_submit to the return of the last
+// fw_runtime_wait_all) / N, best of --reps runs (and the median), plus the part of it
 // spent in the submitting thread's fw_task_submit calls.
 //   independent  no buffers: no dependencies
 //   chain        every task reads and writes the same buffer: a chain of N tasks
@@ -46,7 +48,30 @@ struct Sample {
   double submitNs = 0; // per task
 };
 
-bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, Sample *out) {
+// Submits tasks [first, last) of case `c`.
+void submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in,
+                 const std::vector<fw_buffer_t *> &outb, size_t first, size_t last,
+                 fw_runtime_t *rt) {
+  fw_task_access_t acc[2];
+  for (size_t i = first; i < last; ++i) {
+    if (c == Case::Chain) {
+      acc[0] = {outb[0], FW_ACCESS_READ_WRITE};
+      d.accesses = acc;
+      d.num_accesses = 1;
+    } else if (c == Case::TwoBuffers) {
+      acc[0] = {in[i % kPool], FW_ACCESS_READ};
+      acc[1] = {outb[i % kPool], FW_ACCESS_READ_WRITE};
+      d.accesses = acc;
+      d.num_accesses = 2;
+    }
+    fw_status_t s = fw_task_submit(rt, &d, nullptr);
+    if (s != FW_OK)
+      check(s, "fw_task_submit");
+  }
+}
+
+bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, size_t rounds,
+             Sample *out) {
   fw_runtime_options_t o = {};
   o.num_workers = static_cast<uint32_t>(workers);
   o.devices = "cpu"; // CPU tasks only: a GPU found on the machine would only add its worker
@@ -68,25 +93,14 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, Sample *
   fw_task_desc_t d = {};
   d.name = "empty";
   d.fn = emptyTask;
-  fw_task_access_t acc[2];
-  double t0 = nowSeconds();
-  for (size_t i = 0; i < n; ++i) {
-    if (c == Case::Chain) {
-      acc[0] = {outb[0], FW_ACCESS_READ_WRITE};
-      d.accesses = acc;
-      d.num_accesses = 1;
-    } else if (c == Case::TwoBuffers) {
-      acc[0] = {in[i % kPool], FW_ACCESS_READ};
-      acc[1] = {outb[i % kPool], FW_ACCESS_READ_WRITE};
-      d.accesses = acc;
-      d.num_accesses = 2;
-    }
-    fw_status_t s = fw_task_submit(rt, &d, nullptr);
-    if (s != FW_OK)
-      check(s, "fw_task_submit");
+  double t0 = nowSeconds(), submitSeconds = 0;
+  fw_status_t waited = FW_OK;
+  for (size_t r = 0; r < rounds && waited == FW_OK; ++r) {
+    double s0 = nowSeconds();
+    submitRound(c, d, in, outb, n * r / rounds, n * (r + 1) / rounds, rt);
+    submitSeconds += nowSeconds() - s0;
+    waited = fw_runtime_wait_all(rt);
   }
-  double t1 = nowSeconds();
-  fw_status_t waited = fw_runtime_wait_all(rt);
   double t2 = nowSeconds();
   bool ok = true;
   if (waited != FW_OK) {
@@ -107,7 +121,7 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, Sample *
     fw_buffer_release(b);
   fw_runtime_destroy(rt);
   out->totalNs = (t2 - t0) * 1e9 / double(n);
-  out->submitNs = (t1 - t0) * 1e9 / double(n);
+  out->submitNs = submitSeconds * 1e9 / double(n);
   return ok;
 }
 
@@ -123,6 +137,9 @@ bool isOverheadCase(const std::string &name) {
 bool runOverhead(const Options &opt) {
   std::printf("== overhead: empty C tasks, %zu per run, best of %d (fresh runtime per run)\n",
               opt.tasks, opt.reps);
+  if (opt.rounds > 1)
+    std::printf("each run in %zu rounds of about %zu tasks, fw_runtime_wait_all after each\n",
+                opt.rounds, opt.tasks / opt.rounds);
   std::printf("ns/task = (first fw_task_submit .. fw_runtime_wait_all returns) / tasks; "
               "submit = the fw_task_submit calls alone\n");
   std::printf("target: <= 1000 ns/task (StarPU: about 4000 ns/task); "
@@ -142,7 +159,7 @@ bool runOverhead(const Options &opt) {
         std::vector<Sample> samples;
         for (int r = 0; r < opt.reps; ++r) {
           Sample s;
-          ok &= measure(c, p, w, opt.tasks, &s);
+          ok &= measure(c, p, w, opt.tasks, opt.rounds, &s);
           samples.push_back(s);
         }
         std::sort(samples.begin(), samples.end(),

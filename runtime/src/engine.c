@@ -2,6 +2,7 @@
  * task from the policy, makes its buffers valid in host memory, runs it, and completes
  * it; GPU workers (gpu_worker.c) keep a few tasks launched at a time. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,11 @@
 #include "trace.h"
 
 /* How long an idle worker polls for new work before it sleeps: short enough not to burn
- * a core, long enough that a stream of small tasks never pays for a wake-up. */
+ * a core, long enough that a stream of small tasks never pays for a wake-up. A poller
+ * yields its core every 32 polls: with a worker per core, the thread that submits (and
+ * polls too while it waits, fw_scheduler_wait_group) is one thread more than the cores,
+ * and a task for a worker whose thread the system left off its cores waited up to tens
+ * of microseconds behind the pollers that held them (docs/performance.md). */
 #define FW_SPIN_NS 50000ull
 
 static _Thread_local fw_runtime_t *tls_owner;
@@ -351,7 +356,10 @@ static void *worker_main(void *arg) {
         until = fw_now_ns() + FW_SPIN_NS;
         continue;
       }
-      if (polls % 32 == 31 && fw_now_ns() >= until) break;
+      if (polls % 32 == 31) {
+        if (fw_now_ns() >= until) break;
+        sched_yield();
+      }
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif

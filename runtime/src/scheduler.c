@@ -68,6 +68,7 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
   memcpy(t->name, label, label_size);
   t->name_hash = fw_history_name_hash(label);
   atomic_init(&t->refcount, 1);
+  atomic_init(&t->done, 0);
   t->runtime = rt;
   fw_runtime_retain_internal(rt);
   t->kind_mask = 1u << FW_TARGET_KIND_CPU;
@@ -644,6 +645,7 @@ void fw_scheduler_unplan(fw_task_t *t) {
 
 static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   t->state = FW_TASK_DONE;
+  atomic_store_explicit(&t->done, 1, memory_order_release);
   fw_scheduler_unplan(t);
   forget_accesses(t);
   if (t->status != FW_OK) {
@@ -945,16 +947,42 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
 /* ---- Waiting ------------------------------------------------------------------- */
 
 
+/* How long a thread waiting for tasks polls before it sleeps. A wait for a few short
+ * tasks (a call of a small module) then ends without a wake-up, which on a virtual
+ * machine takes 10-20 us when the waiter's core went idle (docs/performance.md). */
+#define FW_WAIT_SPIN_NS 50000ull
+
+static int is_zero(const void *count) {
+  return atomic_load_explicit((const atomic_size_t *)count, memory_order_acquire) == 0;
+}
+
+static int is_done(const void *task) {
+  return atomic_load_explicit(&((const fw_task_t *)task)->done, memory_order_acquire) != 0;
+}
+
+/* Polls `ready(arg)` for FW_WAIT_SPIN_NS at most: whether it held. */
+static int spin_until(int (*ready)(const void *), const void *arg) {
+  uint64_t until = fw_now_ns() + FW_WAIT_SPIN_NS;
+  for (unsigned polls = 0; !ready(arg); ++polls) {
+    if (polls % 32 == 31 && fw_now_ns() >= until) return 0;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  return 1;
+}
+
 void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group) {
   if (s->simulated) {
     fw_simulator_run(s);
     return;
   }
+  atomic_size_t *outstanding = group ? &group->outstanding : &s->outstanding;
+  if (spin_until(is_zero, outstanding)) return;
   atomic_fetch_add(&s->group_waiters, 1); /* before looking: see leave_group */
   for (;;) {
     uint64_t seen = done_epoch(s);
-    if (group ? atomic_load(&group->outstanding) == 0 : atomic_load(&s->outstanding) == 0)
-      break;
+    if (atomic_load(outstanding) == 0) break;
     wait_done_after(s, seen);
   }
   atomic_fetch_sub(&s->group_waiters, 1);
@@ -965,6 +993,7 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
     fw_simulator_run(s);
     return;
   }
+  if (spin_until(is_done, task)) return;
   atomic_fetch_add(&s->other_waiters, 1); /* before looking: see leave_group */
   for (;;) {
     uint64_t seen = done_epoch(s);

@@ -100,6 +100,7 @@ struct fw_task_t {
   fw_status_t status; /* its own failure, or the failure of a predecessor */
   int cancelled;
   int fast_memory; /* acquired without the memory lock (memory.c) */
+  atomic_int done; /* set with state FW_TASK_DONE: a waiter polls it without the lock */
   /* Submitted tasks that have not started, in submission order (the prefetch lookahead
    * window). */
   fw_task_t *lookahead_prev, *lookahead_next;
