@@ -5,6 +5,7 @@
 #include "scheduler.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -949,7 +950,10 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
 
 /* How long a thread waiting for tasks polls before it sleeps. A wait for a few short
  * tasks (a call of a small module) then ends without a wake-up, which on a virtual
- * machine takes 10-20 us when the waiter's core went idle (docs/performance.md). */
+ * machine takes 10-20 us when the waiter's core went idle (docs/performance.md). It
+ * yields its core every 32 polls, as idle workers do (engine.c): with a worker per core
+ * it is one thread more than the cores, and polling without yielding beside workers that
+ * computed took a third of two cores from them. */
 #define FW_WAIT_SPIN_NS 50000ull
 
 static int is_zero(const void *count) {
@@ -964,7 +968,10 @@ static int is_done(const void *task) {
 static int spin_until(int (*ready)(const void *), const void *arg) {
   uint64_t until = fw_now_ns() + FW_WAIT_SPIN_NS;
   for (unsigned polls = 0; !ready(arg); ++polls) {
-    if (polls % 32 == 31 && fw_now_ns() >= until) return 0;
+    if (polls % 32 == 31) {
+      if (fw_now_ns() >= until) return 0;
+      sched_yield();
+    }
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
