@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "planner.h"
 #include "runtime_internal.h"
@@ -472,8 +471,7 @@ static int extra_plans_worth(const planner_t *p, size_t extras, double per_plan,
     for (size_t w = 0; w < p->s->num_workers; ++w)
       cores += p->s->workers[w].kind == FW_TARGET_KIND_CPU && !p->lost[w];
   } else {
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    cores = online > 0 ? (size_t)online : 1;
+    cores = p->s->host_cores;
   }
   size_t side_by_side = !*parallel || cores == 0 ? 1 : cores < extras ? cores : extras;
   size_t rounds = (extras + side_by_side - 1) / side_by_side;

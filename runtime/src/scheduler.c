@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "history.h"
 #include "memory.h"
@@ -1226,6 +1227,8 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   case FW_SCHEDULER_WS: s->policy = &fw_policy_ws; break;
   default: s->policy = &fw_policy_heft; break;
   }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  s->host_cores = cores > 0 ? (uint32_t)cores : 1;
   const fw_sim_machine_t *machine = rt->options.simulate;
   size_t n = 0;
   if (machine) {
