@@ -151,6 +151,11 @@ PY
   if [ -x ./fw-runtime-bench ]; then
     echo "== runtime benchmark"
     limited_long ./fw-runtime-bench --workers=1,2,8,16 || { echo "FAIL fw-runtime-bench"; fail=1; }
+    echo "== one task's round trip (submit, run, wait), and calls of 100 tasks"
+    limited_long ./fw-runtime-bench --only=overhead --cases=independent,chain --workers=1,16 \
+      --tasks=20000 --rounds=20000 || { echo "FAIL fw-runtime-bench round trip"; fail=1; }
+    limited_long ./fw-runtime-bench --only=overhead --cases=independent --workers=16 \
+      --tasks=200000 --rounds=2000 || { echo "FAIL fw-runtime-bench rounds of 100"; fail=1; }
     if [ -x ./fw-runtime-bench-lock ]; then
       echo "== scheduler lock held per task (FW_RUNTIME_LOCK_STATS), 3 runs per row"
       limited_long ./fw-runtime-bench-lock --only=overhead --policies=eager,heft \
