@@ -50,15 +50,21 @@ static void inv_set_status(fw_invocation_t *inv, fw_status_t status) {
 
 /* Maps a handle from compiled code to a live buffer of this invocation (an argument or a
  * buffer allocated through it and not yet released); records an error otherwise. */
-static fw_buffer_t *inv_lookup(fw_invocation_t *inv, void *handle, const char *what) {
+/* The call's buffer behind `handle` (an argument or a buffer it allocated), or NULL. */
+static fw_buffer_t *inv_find(const fw_invocation_t *inv, void *handle) {
   if (handle) {
     for (size_t i = 0; i < inv->num_args; ++i)
       if ((void *)inv->args[i] == handle) return inv->args[i];
     for (size_t i = 0; i < inv->num_allocs; ++i)
       if (inv->allocs[i] && (void *)inv->allocs[i] == handle) return inv->allocs[i];
   }
-  inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "%s: invalid buffer handle %p", what, handle);
   return NULL;
+}
+
+static fw_buffer_t *inv_lookup(fw_invocation_t *inv, void *handle, const char *what) {
+  fw_buffer_t *b = inv_find(inv, handle);
+  if (!b) inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "%s: invalid buffer handle %p", what, handle);
+  return b;
 }
 
 /* ---- Host call ABI ---------------------------------------------------------- */
@@ -174,10 +180,12 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
     return NULL;
   }
   for (uint32_t i = 0; i < e->num_bindings; ++i) {
-    char what[128];
-    snprintf(what, sizeof(what), "dispatch of @%s: buffer %u", e->name, i);
-    fw_buffer_t *b = inv_lookup(inv, buffers[i], what);
+    /* The errors name the dispatch and the buffer ("dispatch of @%s: buffer %u"), formatted
+     * when they happen: dispatches run on every call. */
+    fw_buffer_t *b = inv_find(inv, buffers[i]);
     if (!b) {
+      inv_fail(inv, FW_STATUS_INVALID_ARGUMENT,
+               "dispatch of @%s: buffer %u: invalid buffer handle %p", e->name, i, buffers[i]);
       free(accesses);
       return NULL;
     }
@@ -186,7 +194,8 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
       char want[256], got[256];
       fw_type_string(expected, want, sizeof(want));
       fw_type_string(&b->type, got, sizeof(got));
-      inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "%s: expected %s, got %s", what, want, got);
+      inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "dispatch of @%s: buffer %u: expected %s, got %s",
+               e->name, i, want, got);
       free(accesses);
       return NULL;
     }
@@ -195,8 +204,9 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
       for (size_t a = 0; a < inv->num_args; ++a) {
         if (inv->args[a] != b) continue;
         inv_fail(inv, FW_STATUS_INVALID_ARGUMENT,
-                 "%s: the executable writes argument %zu of the call, which is read-only", what,
-                 a);
+                 "dispatch of @%s: buffer %u: the executable writes argument %zu of the call, "
+                 "which is read-only",
+                 e->name, i, a);
         free(accesses);
         return NULL;
       }
@@ -256,10 +266,9 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
     inv->cap_tasks = cap;
   }
   fw_runtime_t *rt = inv->module->runtime;
-  char name[512];
-  snprintf(name, sizeof(name), "%s.%s", md->module_name, e->name);
   fw_task_t *task = NULL;
-  fw_status_t status = fw_task_create(rt, name, accesses, e->num_bindings, &task);
+  fw_status_t status = fw_task_create(rt, inv->module->task_names[executable], accesses,
+                                      e->num_bindings, &task);
   if (status == FW_OK) {
     task->binding_access = calloc(e->num_bindings ? e->num_bindings : 1, sizeof(uint32_t));
     if (!task->binding_access) {

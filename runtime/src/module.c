@@ -279,6 +279,8 @@ static void module_free(fw_module_t *m) {
   if (m->fd >= 0) close(m->fd);
   free(m->entries);
   free(m->cpu_kernels);
+  for (size_t i = 0; m->task_names && i < m->md.num_executables; ++i) free(m->task_names[i]);
+  free(m->task_names);
   fw_tuner_fini(&m->tuner);
   fw_metadata_free(&m->md);
   if (m->runtime) fw_runtime_release_internal(m->runtime);
@@ -338,9 +340,19 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
 
   m->entries = calloc(md->num_functions ? md->num_functions : 1, sizeof(*m->entries));
   m->cpu_kernels = calloc(md->num_variants ? md->num_variants : 1, sizeof(*m->cpu_kernels));
-  if (!m->entries || !m->cpu_kernels) {
+  m->task_names = calloc(md->num_executables ? md->num_executables : 1, sizeof(*m->task_names));
+  if (!m->entries || !m->cpu_kernels || !m->task_names) {
     status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     goto fail;
+  }
+  for (size_t i = 0; i < md->num_executables; ++i) {
+    size_t size = strlen(md->module_name) + strlen(md->executables[i].name) + 2;
+    m->task_names[i] = malloc(size);
+    if (!m->task_names[i]) {
+      status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      goto fail;
+    }
+    snprintf(m->task_names[i], size, "%s.%s", md->module_name, md->executables[i].name);
   }
 
   status = open_via_memfd(view.payload, view.payload_size, &m->dl_handle, &m->fd);

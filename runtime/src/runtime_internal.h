@@ -97,6 +97,7 @@ struct fw_module_t {
   uint64_t build_id; /* FNV-1a of the file */
   fw_host_entry_fn_t *entries;      /* per function */
   fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
+  char **task_names; /* per executable: "module.executable", the name of its tasks */
   fw_tuner_t tuner;                 /* which CPU candidate each dispatch runs */
   /* GPU code, per runtime device (index into fw_runtime_t.devices; none for the CPU):
    * the images loaded there, and per executable the kernel it runs there (NULL: no
