@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fw/runtime.h"
@@ -83,6 +84,51 @@ TEST_P(AsyncCallTest, ManyCallsInFlight) {
     for (size_t k = 0; k < got.size(); ++k)
       EXPECT_EQ(got[k], float(i) + float(100 * i) + 2.0f * float(k)) << i << " " << k;
     fw_buffer_release(r);
+  }
+}
+
+// Application threads that call the module at once, each in a loop of short calls, half
+// of them asynchronous (the waits poll before they sleep): every call gets its own
+// inputs' sum, whichever thread its tasks complete on and whichever waiter sees them
+// first; fw_runtime_tsan_test runs it under ThreadSanitizer.
+TEST_P(AsyncCallTest, CallsFromSeveralThreadsAtOnce) {
+  constexpr int kThreads = 4, kCalls = 60;
+  std::vector<int> wrong(kThreads, 0), failed(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int c = 0; c < kCalls; ++c) {
+        float base = float(1000 * t + c);
+        fw_buffer_t *args[2] = {tensor(1 + c % 5, base), tensor(1 + c % 5, -2 * base)};
+        fw_buffer_t *r = nullptr;
+        fw_status_t s;
+        if (c % 2 == 0) { // synchronous, or asynchronous then waited for
+          s = fw_module_call(module_, 0, args, 2, &r, 1);
+        } else {
+          fw_call_t *call = nullptr;
+          s = fw_module_call_async(module_, 0, args, 2, &call);
+          if (s == FW_OK) s = fw_call_wait(call, &r, 1);
+        }
+        if (s != FW_OK) {
+          ++failed[t];
+          fw_status_free(s);
+        } else {
+          // a[k] + b[k] = (base + k) + (-2 base + k)
+          std::vector<float> got = contents(r);
+          for (size_t k = 0; k < got.size(); ++k)
+            wrong[t] += got[k] != -base + 2.0f * float(k);
+          wrong[t] += got.size() != size_t(4 * (1 + c % 5));
+        }
+        fw_buffer_release(r);
+        fw_buffer_release(args[0]);
+        fw_buffer_release(args[1]);
+      }
+    });
+  }
+  for (auto &thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(failed[t], 0) << "thread " << t;
+    EXPECT_EQ(wrong[t], 0) << "thread " << t;
   }
 }
 
