@@ -1,11 +1,18 @@
 /* ws: work stealing. A task made ready by a worker goes to the back of that worker's
- * deque (its inputs are likely still warm there); tasks from the submitting thread are
- * dealt round robin. A worker pops the back of its own deque (depth first) and, when it
- * is empty, steals the front (oldest) task of the fullest deque whose front it can run. */
+ * deque (its inputs are likely still warm there); a task from the submitting thread goes
+ * to an idle worker that polls for work (then one that sleeps), and when none is idle the
+ * tasks are dealt round robin. A worker pops the back of its own deque (depth first) and,
+ * when it is empty, steals the front (oldest) task of the fullest deque whose front it
+ * can run. */
 #include "scheduler.h"
 
 static fw_worker_t *home_for(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   if (from && fw_worker_can_run(from, task)) return from;
+  /* Dealt round robin alone, a program's next call went to the worker that did not run
+   * the last one, more often off a core: one task's round trip took 2.7 us with two
+   * workers, against 0.7 under eager (docs/performance.md). */
+  fw_worker_t *idle = from ? NULL : fw_scheduler_idle_worker(s, task);
+  if (idle) return idle;
   for (size_t k = 0; k < s->num_workers; ++k) {
     fw_worker_t *w = &s->workers[(s->rr++) % s->num_workers];
     if (fw_worker_can_run(w, task)) return w;
