@@ -107,6 +107,9 @@ void usage() {
       "  --tasks=N           empty tasks per measurement (default 200000)\n"
       "  --rounds=R          submit them in R rounds of tasks/R, fw_runtime_wait_all after each\n"
       "                      (a program calling the runtime again and again; default 1)\n"
+      "  --round-wait=W      how a round is waited for: all (fw_runtime_wait_all, default),\n"
+      "                      task (fw_task_wait on its last task), map (fw_buffer_map of the\n"
+      "                      buffer its last task writes: cases chain and buffers)\n"
       "  --workers=A,B       CPU worker counts (default 1,2)\n"
       "  --policies=P,...    scheduling policies among eager, ws, heft (default: all three)\n"
       "  --cases=C,...       among independent, chain, buffers (default: all three)\n"
@@ -233,6 +236,13 @@ int main(int argc, char **argv) {
       opt.tasks = std::strtoull(value.c_str(), nullptr, 10);
     } else if (key == "--rounds") {
       opt.rounds = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (key == "--round-wait") {
+      if (value != "all" && value != "task" && value != "map") {
+        std::fprintf(stderr, "fw-runtime-bench: --round-wait is all, task or map, not '%s'\n",
+                     value.c_str());
+        return 2;
+      }
+      opt.roundWait = value;
     } else if (key == "--workers") {
       opt.workers = parseList<int>(value);
     } else if (key == "--policies") {
@@ -285,7 +295,15 @@ int main(int argc, char **argv) {
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
-  if (opt.tasks == 0 || opt.rounds == 0 || opt.rounds > opt.tasks || opt.workers.empty() || opt.tile <= 0 || opt.layers <= 0 ||
+  if (opt.roundWait == "map" &&
+      std::find(opt.overheadCases.begin(), opt.overheadCases.end(), "independent") !=
+          opt.overheadCases.end()) {
+    std::fprintf(stderr, "fw-runtime-bench: --round-wait=map needs --cases without "
+                         "independent (its tasks write no buffer)\n");
+    return 2;
+  }
+  if (opt.tasks == 0 || opt.rounds == 0 || opt.rounds > opt.tasks || opt.workers.empty() ||
+      opt.tile <= 0 || opt.layers <= 0 ||
       opt.widths.empty() || opt.tierBuffers == 0 || opt.tierBufferMiB == 0 || opt.sweeps <= 0 ||
       opt.tierWorkers <= 0 || !(opt.computeRatio > 0) || !(opt.linkGbps > 0) ||
       opt.gpuMemoryMiB == 0) {

@@ -16,6 +16,7 @@ struct Options {
   int reps = 3;               // repetitions (best of) for the timed parts
   size_t tasks = 200000;      // overhead: tasks per measurement
   size_t rounds = 1;          // overhead: the tasks in this many waits on one runtime
+  std::string roundWait = "all"; // overhead: how a round is waited for: all, task, map
   std::vector<int> workers = {1, 2};
   std::vector<fw_scheduler_kind_t> policies = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                                FW_SCHEDULER_HEFT}; // overhead

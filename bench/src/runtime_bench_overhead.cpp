@@ -48,10 +48,11 @@ struct Sample {
   double submitNs = 0; // per task
 };
 
-// Submits tasks [first, last) of case `c`.
+// Submits tasks [first, last) of case `c`; the last one's handle goes to `*lastTask`
+// when it is not null.
 void submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in,
                  const std::vector<fw_buffer_t *> &outb, size_t first, size_t last,
-                 fw_runtime_t *rt) {
+                 fw_runtime_t *rt, fw_task_t **lastTask) {
   fw_task_access_t acc[2];
   for (size_t i = first; i < last; ++i) {
     if (c == Case::Chain) {
@@ -64,14 +65,33 @@ void submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in
       d.accesses = acc;
       d.num_accesses = 2;
     }
-    fw_status_t s = fw_task_submit(rt, &d, nullptr);
+    fw_status_t s = fw_task_submit(rt, &d, i + 1 == last ? lastTask : nullptr);
     if (s != FW_OK)
       check(s, "fw_task_submit");
   }
 }
 
+// Waits for the round that ended with task `last - 1` as `how` says (Options::roundWait).
+fw_status_t waitRound(const std::string &how, Case c, const std::vector<fw_buffer_t *> &outb,
+                      size_t last, fw_runtime_t *rt, fw_task_t *lastTask) {
+  if (how == "task") {
+    fw_status_t s = fw_task_wait(lastTask);
+    fw_task_release(lastTask);
+    return s;
+  }
+  if (how == "map" && c != Case::Independent) {
+    fw_buffer_t *b = outb[c == Case::Chain ? 0 : (last - 1) % kPool];
+    void *data = nullptr;
+    fw_status_t s = fw_buffer_map(b, &data);
+    if (s == FW_OK)
+      fw_buffer_unmap(b);
+    return s;
+  }
+  return fw_runtime_wait_all(rt);
+}
+
 bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, size_t rounds,
-             Sample *out) {
+             const std::string &roundWait, Sample *out) {
   fw_runtime_options_t o = {};
   o.num_workers = static_cast<uint32_t>(workers);
   o.devices = "cpu"; // CPU tasks only: a GPU found on the machine would only add its worker
@@ -96,11 +116,15 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, size_t r
   double t0 = nowSeconds(), submitSeconds = 0;
   fw_status_t waited = FW_OK;
   for (size_t r = 0; r < rounds && waited == FW_OK; ++r) {
+    size_t first = n * r / rounds, last = n * (r + 1) / rounds;
+    fw_task_t *lastTask = nullptr;
     double s0 = nowSeconds();
-    submitRound(c, d, in, outb, n * r / rounds, n * (r + 1) / rounds, rt);
+    submitRound(c, d, in, outb, first, last, rt, roundWait == "task" ? &lastTask : nullptr);
     submitSeconds += nowSeconds() - s0;
-    waited = fw_runtime_wait_all(rt);
+    waited = waitRound(roundWait, c, outb, last, rt, lastTask);
   }
+  if (waited == FW_OK) // the rounds' other tasks, where a round waited for one
+    waited = fw_runtime_wait_all(rt);
   double t2 = nowSeconds();
   bool ok = true;
   if (waited != FW_OK) {
@@ -138,8 +162,12 @@ bool runOverhead(const Options &opt) {
   std::printf("== overhead: empty C tasks, %zu per run, best of %d (fresh runtime per run)\n",
               opt.tasks, opt.reps);
   if (opt.rounds > 1)
-    std::printf("each run in %zu rounds of about %zu tasks, fw_runtime_wait_all after each\n",
-                opt.rounds, opt.tasks / opt.rounds);
+    std::printf("each run in %zu rounds of about %zu tasks, each waited for with %s\n",
+                opt.rounds, opt.tasks / opt.rounds,
+                opt.roundWait == "task" ? "fw_task_wait on its last task"
+                : opt.roundWait == "map"
+                    ? "fw_buffer_map of the buffer its last task writes"
+                    : "fw_runtime_wait_all");
   std::printf("ns/task = (first fw_task_submit .. fw_runtime_wait_all returns) / tasks; "
               "submit = the fw_task_submit calls alone\n");
   std::printf("target: <= 1000 ns/task (StarPU: about 4000 ns/task); "
@@ -159,7 +187,7 @@ bool runOverhead(const Options &opt) {
         std::vector<Sample> samples;
         for (int r = 0; r < opt.reps; ++r) {
           Sample s;
-          ok &= measure(c, p, w, opt.tasks, opt.rounds, &s);
+          ok &= measure(c, p, w, opt.tasks, opt.rounds, opt.roundWait, &s);
           samples.push_back(s);
         }
         std::sort(samples.begin(), samples.end(),

@@ -957,16 +957,16 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
  * computed took a third of two cores from them. */
 #define FW_WAIT_SPIN_NS 50000ull
 
-static int is_zero(const void *count) {
-  return atomic_load_explicit((const atomic_size_t *)count, memory_order_acquire) == 0;
+static int is_zero(void *count) {
+  return atomic_load_explicit((atomic_size_t *)count, memory_order_acquire) == 0;
 }
 
-static int is_done(const void *task) {
-  return atomic_load_explicit(&((const fw_task_t *)task)->done, memory_order_acquire) != 0;
+static int is_done(void *task) {
+  return atomic_load_explicit(&((fw_task_t *)task)->done, memory_order_acquire) != 0;
 }
 
 /* Polls `ready(arg)` for FW_WAIT_SPIN_NS at most: whether it held. */
-static int spin_until(int (*ready)(const void *), const void *arg) {
+static int spin_until(int (*ready)(void *), void *arg) {
   uint64_t until = fw_now_ns() + FW_WAIT_SPIN_NS;
   for (unsigned polls = 0; !ready(arg); ++polls) {
     if (polls % 32 == 31) {
@@ -1014,18 +1014,46 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
   atomic_fetch_sub(&s->other_waiters, 1);
 }
 
+/* Whether a task submitted before writes `buffer`, or (with `all`) reads it. */
+static int buffer_busy(fw_scheduler_t *s, const fw_buffer_t *buffer, int all) {
+  fw_sched_lock(s);
+  int busy = buffer->last_writer || (all && buffer->num_readers > 0);
+  fw_sched_unlock(s);
+  return busy;
+}
+
+/* What a thread waiting for a buffer polls (spin_until): the buffer's state, read under
+ * the lock, first and then each time the count of unfinished tasks moves (a task
+ * completed, or another was submitted), so that it takes the lock once per completion at
+ * most. A completion missed (one completes as another is submitted in between) is seen
+ * at the next, or by the sleeping wait after. */
+typedef struct {
+  fw_scheduler_t *s;
+  const fw_buffer_t *buffer;
+  int all, looked;
+  size_t looked_at; /* s->outstanding when it last looked */
+} buffer_poll_t;
+
+static int buffer_idle(void *arg) {
+  buffer_poll_t *p = arg;
+  size_t outstanding = atomic_load_explicit(&p->s->outstanding, memory_order_acquire);
+  if (p->looked && outstanding == p->looked_at) return 0;
+  p->looked = 1;
+  p->looked_at = outstanding;
+  return !buffer_busy(p->s, p->buffer, p->all);
+}
+
 void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
   if (s->simulated) {
     fw_simulator_run(s);
     return;
   }
+  buffer_poll_t poll = {s, buffer, all, 0, 0};
+  if (spin_until(buffer_idle, &poll)) return;
   atomic_fetch_add(&s->other_waiters, 1); /* before looking: see leave_group */
   for (;;) {
     uint64_t seen = done_epoch(s);
-    fw_sched_lock(s);
-    int busy = buffer->last_writer || (all && buffer->num_readers > 0);
-    fw_sched_unlock(s);
-    if (!busy) break;
+    if (!buffer_busy(s, buffer, all)) break;
     wait_done_after(s, seen);
   }
   atomic_fetch_sub(&s->other_waiters, 1);
