@@ -16,14 +16,6 @@
 #include "status_internal.h"
 #include "trace.h"
 
-/* How long an idle worker polls for new work before it sleeps: short enough not to burn
- * a core, long enough that a stream of small tasks never pays for a wake-up. A poller
- * yields its core every 32 polls: with a worker per core, the thread that submits (and
- * polls too while it waits, fw_scheduler_wait_group) is one thread more than the cores,
- * and a task for a worker whose thread the system left off its cores waited up to tens
- * of microseconds behind the pollers that held them (docs/performance.md). */
-#define FW_SPIN_NS 50000ull
-
 static _Thread_local fw_runtime_t *tls_owner;
 /* The task whose body runs on this thread (a CPU worker), NULL between bodies. */
 static _Thread_local const fw_task_t *tls_body;
@@ -348,12 +340,14 @@ static void *worker_main(void *arg) {
      * never hammer it while tasks meant for others are queued. */
     unsigned seen_mail = atomic_load_explicit(&w->mail, memory_order_relaxed);
     fw_sched_unlock(s);
-    /* The clock is read every 32 polls, not on each. */
-    uint64_t until = fw_now_ns() + FW_SPIN_NS;
-    for (unsigned polls = 0; atomic_load_explicit(&w->mail, memory_order_acquire) == seen_mail;
+    /* The clock is read every 32 polls, not on each (FW_DEFAULT_SPIN_US). */
+    uint64_t spin_ns = s->runtime->spin_ns;
+    uint64_t until = fw_now_ns() + spin_ns;
+    for (unsigned polls = 0;
+         spin_ns && atomic_load_explicit(&w->mail, memory_order_acquire) == seen_mail;
          ++polls) {
       if (help_split(s, w)) {
-        until = fw_now_ns() + FW_SPIN_NS;
+        until = fw_now_ns() + spin_ns;
         continue;
       }
       if (polls % 32 == 31) {

@@ -21,6 +21,17 @@ extern "C" {
 #define FW_DEFAULT_GPU_PIPELINE 2u
 #define FW_MAX_GPU_PIPELINE 8u
 
+/* How long an idle worker polls for new work before it sleeps, and a thread waiting for
+ * tasks polls before it sleeps (FW_SPIN_US): short enough not to burn a core, long
+ * enough that a stream of small tasks, or a call of a few, never pays for a wake-up (10
+ * to 20 us on a virtual machine whose core went idle). A poller yields its core every 32
+ * polls: with a worker per core, the thread that submits and waits is one thread more
+ * than the cores, and a task for a worker left off the cores waited up to tens of
+ * microseconds behind the pollers that held them (docs/performance.md). 0: sleep at
+ * once (no core is ever taken by a poll; each wait and each new task pays a wake-up). */
+#define FW_DEFAULT_SPIN_US 50u
+#define FW_MAX_SPIN_US 1000000u
+
 #define FW_ENGINE_STACK_BINDINGS 16
 
 /* Sets up `launch` for kernel task `t` whose access i is at data[i]: its operands (in

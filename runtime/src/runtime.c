@@ -302,6 +302,10 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
   if ((v = env("FW_GPU_PIPELINE")))
     status = parse_count("FW_GPU_PIPELINE", v, 1, FW_MAX_GPU_PIPELINE, &rt->gpu_pipeline);
   if (status != FW_OK) return status;
+  uint32_t spin_us = FW_DEFAULT_SPIN_US;
+  if ((v = env("FW_SPIN_US"))) status = parse_count("FW_SPIN_US", v, 0, FW_MAX_SPIN_US, &spin_us);
+  if (status != FW_OK) return status;
+  rt->spin_ns = (uint64_t)spin_us * 1000u;
   status = parse_devices(rt, o->devices ? o->devices : env("FW_DEVICES"));
   if (status != FW_OK) return status;
   const char *history = o->history_path ? o->history_path : env("FW_HISTORY");

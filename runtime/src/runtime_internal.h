@@ -35,6 +35,9 @@ struct fw_runtime_t {
   uint32_t num_workers;
   uint32_t prefetch_threads;
   uint32_t gpu_pipeline; /* tasks a GPU worker keeps in flight (FW_GPU_PIPELINE) */
+  /* How long an idle worker, or a thread waiting for tasks, polls before it sleeps
+   * (FW_SPIN_US; 0: it sleeps at once). */
+  uint64_t spin_ns;
   int autotune; /* measure the candidate variants of executables (FW_AUTOTUNE) */
   int buffered_storage; /* the storage tier never uses direct I/O (FW_STORAGE_IO) */
   fw_scheduler_kind_t scheduler;

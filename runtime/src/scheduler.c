@@ -949,14 +949,6 @@ static int complete_task(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
 /* ---- Waiting ------------------------------------------------------------------- */
 
 
-/* How long a thread waiting for tasks polls before it sleeps. A wait for a few short
- * tasks (a call of a small module) then ends without a wake-up, which on a virtual
- * machine takes 10-20 us when the waiter's core went idle (docs/performance.md). It
- * yields its core every 32 polls, as idle workers do (engine.c): with a worker per core
- * it is one thread more than the cores, and polling without yielding beside workers that
- * computed took a third of two cores from them. */
-#define FW_WAIT_SPIN_NS 50000ull
-
 static int is_zero(void *count) {
   return atomic_load_explicit((atomic_size_t *)count, memory_order_acquire) == 0;
 }
@@ -965,9 +957,14 @@ static int is_done(void *task) {
   return atomic_load_explicit(&((fw_task_t *)task)->done, memory_order_acquire) != 0;
 }
 
-/* Polls `ready(arg)` for FW_WAIT_SPIN_NS at most: whether it held. */
-static int spin_until(int (*ready)(void *), void *arg) {
-  uint64_t until = fw_now_ns() + FW_WAIT_SPIN_NS;
+/* A waiting thread polls `ready(arg)` for the runtime's spin time (FW_DEFAULT_SPIN_US) at
+ * most, yielding its core every 32 polls as idle workers do (engine.c): with a worker per
+ * core it is one thread more than the cores, and polling without yielding beside workers
+ * that computed took a third of two cores from them. Whether it held. */
+static int spin_until(const fw_scheduler_t *s, int (*ready)(void *), void *arg) {
+  uint64_t spin_ns = s->runtime->spin_ns;
+  if (spin_ns == 0) return ready(arg);
+  uint64_t until = fw_now_ns() + spin_ns;
   for (unsigned polls = 0; !ready(arg); ++polls) {
     if (polls % 32 == 31) {
       if (fw_now_ns() >= until) return 0;
@@ -986,7 +983,7 @@ void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group) {
     return;
   }
   atomic_size_t *outstanding = group ? &group->outstanding : &s->outstanding;
-  if (spin_until(is_zero, outstanding)) return;
+  if (spin_until(s, is_zero, outstanding)) return;
   atomic_fetch_add(&s->group_waiters, 1); /* before looking: see leave_group */
   for (;;) {
     uint64_t seen = done_epoch(s);
@@ -1001,7 +998,7 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
     fw_simulator_run(s);
     return;
   }
-  if (spin_until(is_done, task)) return;
+  if (spin_until(s, is_done, task)) return;
   atomic_fetch_add(&s->other_waiters, 1); /* before looking: see leave_group */
   for (;;) {
     uint64_t seen = done_epoch(s);
@@ -1049,7 +1046,7 @@ void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all) {
     return;
   }
   buffer_poll_t poll = {s, buffer, all, 0, 0};
-  if (spin_until(buffer_idle, &poll)) return;
+  if (spin_until(s, buffer_idle, &poll)) return;
   atomic_fetch_add(&s->other_waiters, 1); /* before looking: see leave_group */
   for (;;) {
     uint64_t seen = done_epoch(s);

@@ -673,6 +673,51 @@ TEST_P(PolicyTest, ReleaseEverythingWhileTasksRun) {
   sleepMs(20);  // let the teardown finish before the next test
 }
 
+// FW_SPIN_US=0: idle workers and waiting threads sleep at once instead of polling.
+// Every kind of wait still returns when its tasks are done, round after round, where
+// each new task wakes a sleeping worker and each completion a sleeping waiter.
+TEST_P(PolicyTest, WaitsWithoutPollingStillSeeEveryCompletion) {
+  const char *old = std::getenv("FW_SPIN_US");
+  std::string saved = old ? old : "";
+  setenv("FW_SPIN_US", "0", 1);
+  create(2);
+  if (old) setenv("FW_SPIN_US", saved.c_str(), 1);
+  else unsetenv("FW_SPIN_US");
+  ASSERT_NE(rt_, nullptr);
+  EXPECT_EQ(rt_->spin_ns, 0u);
+  fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(0));
+  ASSERT_NE(a, nullptr);
+  constexpr int kRounds = 60;
+  for (int r = 0; r < kRounds; ++r) {
+    fw_task_t *t = nullptr;
+    fw_task_desc_t d = {};
+    d.name = "inc";
+    d.fn = incrementTask;
+    fw_task_access_t access = {a, FW_ACCESS_READ_WRITE};
+    d.accesses = &access;
+    d.num_accesses = 1;
+    FW_ASSERT_OK(fw_task_submit(rt_, &d, &t));
+    switch (r % 3) {  // each wait in turn: the task, the buffer, everything
+    case 0:
+      FW_ASSERT_OK(fw_task_wait(t));
+      break;
+    case 1: {
+      const auto *p = static_cast<const uint64_t *>(fw_buffer_data(a));
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(p[0], uint64_t(r + 1));
+      fw_buffer_unmap(a);
+      break;
+    }
+    default:
+      FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+    }
+    fw_task_release(t);
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(readU64(a), expectedFill(kRounds));
+  fw_buffer_release(a);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, PolicyTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),
@@ -933,6 +978,28 @@ TEST(RuntimeOptionsTest, BadSchedulerAndFlags) {
   o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 100000);
   FW_EXPECT_ERROR(createWith(o), "num_workers 100000 exceeds");
   FW_EXPECT_ERROR(fw_runtime_create(&o, nullptr), "out_runtime is NULL");
+}
+
+TEST(RuntimeOptionsTest, SpinTime) {
+  const char *old = std::getenv("FW_SPIN_US");
+  std::string saved = old ? old : "";
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  for (const char *bad : {"-1", "abc", "1000001", "5us"}) {
+    setenv("FW_SPIN_US", bad, 1);
+    FW_EXPECT_ERROR(createWith(o), std::string("FW_SPIN_US='") + bad +
+                                       "': expected a number from 0 to 1000000");
+  }
+  unsetenv("FW_SPIN_US");
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  EXPECT_EQ(rt->spin_ns, 50000u);  // the default: 50 us
+  fw_runtime_destroy(rt);
+  setenv("FW_SPIN_US", "200", 1);
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  EXPECT_EQ(rt->spin_ns, 200000u);
+  fw_runtime_destroy(rt);
+  if (old) setenv("FW_SPIN_US", saved.c_str(), 1);
+  else unsetenv("FW_SPIN_US");
 }
 
 TEST(RuntimeOptionsTest, BadStorageDir) {
