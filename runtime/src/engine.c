@@ -2,7 +2,6 @@
  * task from the policy, makes its buffers valid in host memory, runs it, and completes
  * it; GPU workers (gpu_worker.c) keep a few tasks launched at a time. */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,13 +349,7 @@ static void *worker_main(void *arg) {
         until = fw_now_ns() + spin_ns;
         continue;
       }
-      if (polls % 32 == 31) {
-        if (fw_now_ns() >= until) break;
-        sched_yield();
-      }
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+      if (!fw_poll_again(polls, until)) break;
     }
     fw_sched_lock(s);
     t = fw_scheduler_pop_locked(s, w);

@@ -5,7 +5,6 @@
 #include "scheduler.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -958,22 +957,14 @@ static int is_done(void *task) {
 }
 
 /* A waiting thread polls `ready(arg)` for the runtime's spin time (FW_DEFAULT_SPIN_US) at
- * most, yielding its core every 32 polls as idle workers do (engine.c): with a worker per
- * core it is one thread more than the cores, and polling without yielding beside workers
- * that computed took a third of two cores from them. Whether it held. */
+ * most, yielding its core as idle workers do (fw_poll_again): polling without yielding
+ * beside workers that computed took a third of two cores from them. Whether it held. */
 static int spin_until(const fw_scheduler_t *s, int (*ready)(void *), void *arg) {
   uint64_t spin_ns = s->runtime->spin_ns;
   if (spin_ns == 0) return ready(arg);
   uint64_t until = fw_now_ns() + spin_ns;
-  for (unsigned polls = 0; !ready(arg); ++polls) {
-    if (polls % 32 == 31) {
-      if (fw_now_ns() >= until) return 0;
-      sched_yield();
-    }
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
+  for (unsigned polls = 0; !ready(arg); ++polls)
+    if (!fw_poll_again(polls, until)) return 0;
   return 1;
 }
 

@@ -15,6 +15,7 @@
 #define FW_RUNTIME_SRC_SCHEDULER_H_
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -398,6 +399,19 @@ void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all);
 /* Seconds now: the monotonic clock, or the virtual clock when simulating. */
 double fw_scheduler_now(const fw_scheduler_t *s);
 uint64_t fw_now_ns(void);
+/* One poll of a thread that waits for work (an idle worker) or for tasks (a waiter), for
+ * up to the runtime's spin time (FW_SPIN_US): a pause, and every 32th poll a look at the
+ * clock (0: `until` passed, stop polling) and a yield of the core (engine.h). */
+static inline int fw_poll_again(unsigned polls, uint64_t until) {
+  if (polls % 32 == 31) {
+    if (fw_now_ns() >= until) return 0;
+    sched_yield();
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+  return 1;
+}
 
 /* Expected run time of `task` on `worker`: the history of its size class, else the
  * device model calibrated by the history of the nearest size classes, else the model. */
