@@ -49,8 +49,7 @@ static void inv_set_status(fw_invocation_t *inv, fw_status_t status) {
 }
 
 /* Maps a handle from compiled code to a live buffer of this invocation (an argument or a
- * buffer allocated through it and not yet released); records an error otherwise. */
-/* The call's buffer behind `handle` (an argument or a buffer it allocated), or NULL. */
+ * buffer allocated through it and not yet released); NULL otherwise. */
 static fw_buffer_t *inv_find(const fw_invocation_t *inv, void *handle) {
   if (handle) {
     for (size_t i = 0; i < inv->num_args; ++i)
@@ -61,6 +60,7 @@ static fw_buffer_t *inv_find(const fw_invocation_t *inv, void *handle) {
   return NULL;
 }
 
+/* inv_find, recording an error named `what` when the handle is not one. */
 static fw_buffer_t *inv_lookup(fw_invocation_t *inv, void *handle, const char *what) {
   fw_buffer_t *b = inv_find(inv, handle);
   if (!b) inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "%s: invalid buffer handle %p", what, handle);
