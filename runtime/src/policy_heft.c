@@ -46,12 +46,15 @@ static int any_room(const fw_scheduler_t *s) {
 }
 
 /* How much a worker is preferred among those with the same expected finish: the one
- * whose completion released the task (warm inputs, no wake-up), then an idle one
- * (sleeping first), then the lowest index. */
+ * whose completion released the task (warm inputs, no wake-up), then an idle one that
+ * polls for work (it takes the task at once), then one that sleeps (a wake-up: 10-20 us
+ * on a virtual machine), then the lowest index. Sleepers came first once, when polling
+ * workers looked for work by themselves; a task placed on a sleeper then cost a call of
+ * one task a wake-up while the worker that ran the last one polled (docs/performance.md). */
 static int tie_rank(const fw_worker_t *w, const fw_worker_t *from) {
   if (w == from) return 3;
   if (w->running || w->sim_busy || w->heap.size > 0) return 0;
-  return w->sleeping ? 2 : 1;
+  return w->sleeping ? 1 : 2;
 }
 
 typedef struct {
