@@ -102,10 +102,10 @@ static int help_split(fw_scheduler_t *s, fw_worker_t *w) {
 }
 
 /* Runs the whole grid of a kernel that divides its work: one workgroup per CPU worker,
- * offered to idle workers; the owner claims workgroups too, so the launch completes even
- * when nobody helps. */
+ * offered to idle workers (sleeping ones woken with `wake`); the owner claims workgroups
+ * too, so the launch completes even when nobody helps. */
 static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
-                                fw_device_launch_t *launch) {
+                                fw_device_launch_t *launch, int wake) {
   fw_runtime_t *rt = s->runtime;
   uint32_t cpus = s->num_cpu_workers;
   fw_split_job_t job = {.runtime = rt, .name = t->name, .launch = launch, .count = cpus};
@@ -124,16 +124,18 @@ static fw_status_t launch_split(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   }
   atomic_fetch_add_explicit(&s->split_active, 1, memory_order_release);
   /* Wake sleeping CPU workers; spinning ones see the job by themselves. */
-  fw_sched_lock(s);
-  uint32_t woken = 0;
-  for (size_t k = 0; k < s->num_workers && woken + 1 < cpus; ++k) {
-    fw_worker_t *o = &s->workers[k];
-    if (o != w && o->kind == FW_TARGET_KIND_CPU && o->sleeping) {
-      fw_scheduler_wake(s, o);
-      ++woken;
+  if (wake) {
+    fw_sched_lock(s);
+    uint32_t woken = 0;
+    for (size_t k = 0; k < s->num_workers && woken + 1 < cpus; ++k) {
+      fw_worker_t *o = &s->workers[k];
+      if (o != w && o->kind == FW_TARGET_KIND_CPU && o->sleeping) {
+        fw_scheduler_wake(s, o);
+        ++woken;
+      }
     }
+    fw_sched_unlock(s);
   }
-  fw_sched_unlock(s);
   run_workgroups(&job, w, 0);
   /* Closed, not freed: a new job cannot take the slot (and its helpers count in `refs`)
    * until the helpers of this one have left. */
@@ -205,8 +207,11 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   }
   launch.kernel.cpu = t->cpu_kernel;
   fw_device_t *device = t->runtime->cpu_device;
-  fw_status_t status = t->cpu_split ? launch_split(s, w, t, &launch)
-                                    : device->vtable->launch(device, NULL, &launch);
+  double expected = t->cpu_split ? fw_scheduler_model_seconds(s, t, w) : 0;
+  fw_status_t status =
+      expected >= FW_SPLIT_MIN_SECONDS
+          ? launch_split(s, w, t, &launch, expected >= FW_SPLIT_WAKE_SECONDS)
+          : device->vtable->launch(device, NULL, &launch);
   *workgroups = t->cpu_split ? s->num_cpu_workers : 1;
   fw_engine_launch_fini(&launch, stack);
   return status;

@@ -32,6 +32,16 @@ extern "C" {
 #define FW_DEFAULT_SPIN_US 50u
 #define FW_MAX_SPIN_US 1000000u
 
+/* A kernel that divides its work is offered to the other CPU workers only when the
+ * device model (its FLOPs and bytes at the CPU's nominal speeds, which real cores beat)
+ * expects it to take FW_SPLIT_MIN_SECONDS or more, and sleeping workers are woken for it
+ * only from FW_SPLIT_WAKE_SECONDS (a wake-up takes 10-20 us before the helper starts).
+ * Smaller ones run whole on the worker that took them: offering a 2x1024 elementwise
+ * kernel, and waking the other worker for it, doubled the time of a call of it
+ * (docs/performance.md). */
+#define FW_SPLIT_MIN_SECONDS 5e-6
+#define FW_SPLIT_WAKE_SECONDS 50e-6
+
 #define FW_ENGINE_STACK_BINDINGS 16
 
 /* Sets up `launch` for kernel task `t` whose access i is at data[i]: its operands (in

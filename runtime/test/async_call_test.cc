@@ -258,7 +258,10 @@ TEST_P(AsyncCallTest, CallsFromATaskBodyAreRefused) {
 }
 
 // A kernel that divides its work runs as one workgroup per CPU worker, concurrently on
-// the idle ones, each row written once; many calls at a time share the workers.
+// the idle ones, each row written once; many calls at a time share the workers. A small
+// one runs whole (one workgroup): the device model expects the fixture's kernel (three
+// buffers of rows x 4 floats, 48 bytes a row, at the CPU's nominal 8 GB/s) to take
+// FW_SPLIT_MIN_SECONDS (5 us) from about 834 rows on.
 TEST_P(AsyncCallTest, WorkgroupsCoverTheKernelOnce) {
   fw_module_release(module_);
   fw_runtime_destroy(rt_);
@@ -266,7 +269,8 @@ TEST_P(AsyncCallTest, WorkgroupsCoverTheKernelOnce) {
   fw_runtime_options_t o = fwtest::taskOptions(GetParam(), kWorkers);
   FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
   FW_ASSERT_OK(fw_module_load_file(rt_, fwtest::fixturePath("split").c_str(), &module_));
-  for (int64_t rows : {0, 1, 3, 1000}) {
+  for (int64_t rows : {0, 1, 3, 800, 1000, 20000}) {
+    float workgroups = rows >= 1000 ? float(kWorkers) : 1.0f;
     fw_buffer_t *args[2] = {tensor(rows, 1), tensor(rows, 500)};
     std::vector<fw_call_t *> calls(8);
     for (fw_call_t *&call : calls) FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
@@ -276,7 +280,7 @@ TEST_P(AsyncCallTest, WorkgroupsCoverTheKernelOnce) {
       std::vector<float> got = contents(out);
       ASSERT_EQ(got.size(), size_t(rows * 4));
       for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_EQ(got[i], 1 + 500 + 2 * float(i) + 1000.0f * kWorkers) << rows << " " << i;
+        ASSERT_EQ(got[i], 1 + 500 + 2 * float(i) + 1000.0f * workgroups) << rows << " " << i;
       fw_buffer_release(out);
     }
     fw_buffer_release(args[0]);
