@@ -156,6 +156,10 @@ PY
       --tasks=20000 --rounds=20000 || { echo "FAIL fw-runtime-bench round trip"; fail=1; }
     limited_long ./fw-runtime-bench --only=overhead --cases=independent --workers=16 \
       --tasks=200000 --rounds=2000 || { echo "FAIL fw-runtime-bench rounds of 100"; fail=1; }
+    echo "== the same round trip without polling (FW_SPIN_US=0: two wake-ups a round)"
+    FW_SPIN_US=0 limited_long ./fw-runtime-bench --only=overhead --cases=independent \
+      --policies=heft --workers=16 --tasks=2000 --rounds=2000 ||
+      { echo "FAIL fw-runtime-bench round trip without polling"; fail=1; }
     if [ -x ./fw-runtime-bench-lock ]; then
       echo "== scheduler lock held per task (FW_RUNTIME_LOCK_STATS), 3 runs per row"
       limited_long ./fw-runtime-bench-lock --only=overhead --policies=eager,heft \
