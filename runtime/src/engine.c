@@ -344,7 +344,7 @@ static void *worker_main(void *arg) {
      * never hammer it while tasks meant for others are queued. */
     unsigned seen_mail = atomic_load_explicit(&w->mail, memory_order_relaxed);
     fw_sched_unlock(s);
-    /* The clock is read every 32 polls, not on each (FW_DEFAULT_SPIN_US). */
+    /* For the runtime's spin time (FW_DEFAULT_SPIN_US), helping divided kernels meanwhile. */
     uint64_t spin_ns = s->runtime->spin_ns;
     uint64_t until = fw_now_ns() + spin_ns;
     for (unsigned polls = 0;

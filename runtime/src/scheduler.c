@@ -771,13 +771,14 @@ void fw_scheduler_launch_succeeded(fw_worker_t *w) { w->failures = 0; }
 static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
   w->lost = 1;
   ++s->devices_lost;
-  uint32_t kinds = 0; /* stored at once: a reader never sees a kind missing meanwhile */
-  for (size_t i = 0; i < s->num_workers; ++i)
-    if (!s->workers[i].lost) kinds |= 1u << s->workers[i].kind;
+  uint32_t kinds = 0, nodes = 0; /* kinds stored at once: never one missing meanwhile */
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    if (s->workers[i].lost) continue;
+    kinds |= 1u << s->workers[i].kind;
+    nodes |= 1u << s->workers[i].memory_node;
+  }
   atomic_store_explicit(&s->kind_mask, kinds, memory_order_relaxed);
-  s->service_nodes = 0;
-  for (size_t i = 0; i < s->num_workers; ++i)
-    if (!s->workers[i].lost) s->service_nodes |= 1u << s->workers[i].memory_node;
+  s->service_nodes = nodes;
   fw_task_t *t;
   while ((t = fw_task_heap_pop(&w->heap)) || (t = fw_task_deque_pop_back(&w->deque))) {
     atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);

@@ -400,7 +400,7 @@ void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all);
 double fw_scheduler_now(const fw_scheduler_t *s);
 uint64_t fw_now_ns(void);
 /* One poll of a thread that waits for work (an idle worker) or for tasks (a waiter), for
- * up to the runtime's spin time (FW_SPIN_US): a pause, and every 32th poll a look at the
+ * up to the runtime's spin time (FW_SPIN_US): a pause, and every 32nd poll a look at the
  * clock (0: `until` passed, stop polling) and a yield of the core (engine.h). */
 static inline int fw_poll_again(unsigned polls, uint64_t until) {
   if (polls % 32 == 31) {
