@@ -244,6 +244,10 @@ static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_
     d->waited = 0;
     return FW_TASK_HEAP_TAKE | (any_room(s) ? 0 : FW_TASK_HEAP_STOP);
   }
+  /* Among workers all alike, a task's run time and moves are the same on each, so the
+   * choice rests on the workers alone: every task after this one that they can run would
+   * wait too. */
+  if (s->service_alike && best.worker) return FW_TASK_HEAP_LEAVE | FW_TASK_HEAP_STOP;
   d->waited = !s->simulated && nothing_to_move(d, task, e);
   d->waited_key = e->placement_key;
   return FW_TASK_HEAP_LEAVE;

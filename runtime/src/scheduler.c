@@ -765,20 +765,32 @@ int fw_scheduler_trace_failure(fw_scheduler_t *s, const fw_task_t *t, const fw_w
 
 void fw_scheduler_launch_succeeded(fw_worker_t *w) { w->failures = 0; }
 
+/* Notes which workers are in service: their kinds, memory nodes, and whether they are all
+ * alike. */
+static void note_service(fw_scheduler_t *s) {
+  uint32_t kinds = 0, nodes = 0, run = 0; /* run: the alike_end of those seen, 0: none */
+  int alike = 1;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *w = &s->workers[i];
+    if (w->lost) continue;
+    kinds |= 1u << w->kind;
+    nodes |= 1u << w->memory_node;
+    if (run && w->alike_end != run) alike = 0;
+    run = w->alike_end;
+  }
+  /* The kinds stored at once: never one missing meanwhile. */
+  atomic_store_explicit(&s->kind_mask, kinds, memory_order_relaxed);
+  s->service_nodes = nodes;
+  s->service_alike = alike;
+}
+
 /* Takes `w` out of service (sched.lock held): the tasks queued on it go back to the
  * policy, and every worker looks again (a CPU worker may now run tasks that preferred
  * the lost device). */
 static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
   w->lost = 1;
   ++s->devices_lost;
-  uint32_t kinds = 0, nodes = 0; /* kinds stored at once: never one missing meanwhile */
-  for (size_t i = 0; i < s->num_workers; ++i) {
-    if (s->workers[i].lost) continue;
-    kinds |= 1u << s->workers[i].kind;
-    nodes |= 1u << s->workers[i].memory_node;
-  }
-  atomic_store_explicit(&s->kind_mask, kinds, memory_order_relaxed);
-  s->service_nodes = nodes;
+  note_service(s);
   fw_task_t *t;
   while ((t = fw_task_heap_pop(&w->heap)) || (t = fw_task_deque_pop_back(&w->deque))) {
     atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);
@@ -1288,8 +1300,6 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   for (k = 0; k < n; ++k) {
     uint32_t node = s->workers[k].memory_node;
     if (node < FW_MAX_MEMORY_NODES && !s->node_worker[node]) s->node_worker[node] = &s->workers[k];
-    s->service_nodes |= 1u << node;
-    s->kind_mask |= 1u << s->workers[k].kind;
     s->num_cpu_workers += s->workers[k].kind == FW_TARGET_KIND_CPU;
     s->workers[k].index = (uint32_t)k;
     s->workers[k].sched = s;
@@ -1300,6 +1310,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
     pthread_cond_init(&s->workers[k].cv, &monotonic);
     pthread_condattr_destroy(&monotonic);
   }
+  note_service(s);
   return s->simulated ? FW_OK : fw_engine_start(s);
 }
 

@@ -310,6 +310,9 @@ struct fw_scheduler_t {
    * without it by a GPU worker deciding whether a failed task can run elsewhere). */
   _Atomic uint32_t kind_mask;
   uint32_t service_nodes; /* bit per memory node some worker in service has (lock) */
+  /* The workers in service are all alike (fw_worker_t.alike_end: every CPU worker of a
+   * machine without GPUs): each task finds the same choice among them (lock). */
+  int service_alike;
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
   uint64_t next_seq;
