@@ -184,6 +184,23 @@ void fw_engine_launch_fini(fw_device_launch_t *launch, const fw_device_binding_t
   launch->bindings = NULL;
 }
 
+/* How a kernel that divides its work, long enough by the device model for a division to
+ * pay, runs this time: whole (0) or divided (1), as its module's measurements have it for
+ * its size class (division.h; the task notes a run whose time counts, recorded after
+ * it), and divided waking the sleeping workers (2) when that is one of the trials;
+ * divided (1) where nothing is measured (autotuning off, one CPU worker, or the kernel
+ * has candidates of its own). */
+static int division_now(fw_task_t *t) {
+  t->division_run = 0;
+  if (!t->module) return 1;
+  int timed, trial;
+  int way =
+      fw_division_pick(&t->module->division, t->executable, fw_task_bytes(t), &timed, &trial);
+  if (way < 0) return 1;
+  if (timed) t->division_run = 1 + way;
+  return way == FW_DIVISION_WHOLE ? 0 : trial ? 2 : 1;
+}
+
 /* Runs a kernel task on CPU worker `w`; `*workgroups` gets how many workgroups its code
  * divides it into: one per CPU worker for a kernel that divides its work (even when no
  * slot was free to offer them this time), 1 for one that runs whole. */
@@ -208,10 +225,10 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   launch.kernel.cpu = t->cpu_kernel;
   fw_device_t *device = t->runtime->cpu_device;
   double expected = t->cpu_split ? fw_scheduler_model_seconds(s, t, w) : 0;
+  int divide = expected >= FW_SPLIT_MIN_SECONDS ? division_now(t) : 0;
   fw_status_t status =
-      expected >= FW_SPLIT_MIN_SECONDS
-          ? launch_split(s, w, t, &launch, expected >= FW_SPLIT_WAKE_SECONDS)
-          : device->vtable->launch(device, NULL, &launch);
+      divide ? launch_split(s, w, t, &launch, divide == 2 || expected >= FW_SPLIT_WAKE_SECONDS)
+             : device->vtable->launch(device, NULL, &launch);
   *workgroups = t->cpu_split ? s->num_cpu_workers : 1;
   fw_engine_launch_fini(&launch, stack);
   return status;
@@ -261,6 +278,9 @@ void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_sta
                       fw_scheduler_model_seconds(&rt->sched, t, w));
     if (cpu && t->tune_state == FW_TUNE_TRIAL)
       fw_tuner_record(&t->module->tuner, t->executable, bytes, t->cpu_variant, seconds);
+    if (cpu && t->division_run)
+      fw_division_record(&t->module->division, t->executable, bytes,
+                         (fw_division_way_t)(t->division_run - 1), seconds);
     /* GPU candidates compare on the kernel's own time when events measured it. */
     if (!cpu && t->gpu_tune_state == FW_TUNE_TRIAL)
       fw_tuner_record(&t->module->gpu_tuners[w->device_index], t->executable, bytes,
@@ -387,7 +407,8 @@ fw_status_t fw_engine_start(fw_scheduler_t *s) {
 void fw_engine_stop(fw_scheduler_t *s) {
   fw_sched_lock(s);
   s->shutdown = 1;
-  for (size_t k = 0; k < s->num_workers; ++k) fw_scheduler_wake(s, &s->workers[k]);
+  /* Told, so that one polling for work looks at once (not after its spin time). */
+  for (size_t k = 0; k < s->num_workers; ++k) fw_scheduler_notify(s, &s->workers[k]);
   fw_sched_unlock(s);
   for (size_t k = 0; k < s->num_workers; ++k) pthread_join(s->workers[k].thread, NULL);
   s->engine_running = 0;

@@ -282,9 +282,36 @@ static void module_free(fw_module_t *m) {
   for (size_t i = 0; m->task_names && i < m->md.num_executables; ++i) free(m->task_names[i]);
   free(m->task_names);
   fw_tuner_fini(&m->tuner);
+  fw_division_fini(&m->division);
   fw_metadata_free(&m->md);
   if (m->runtime) fw_runtime_release_internal(m->runtime);
   free(m);
+}
+
+/* Measures whether each executable's CPU kernel runs faster whole or divided
+ * (division.h) where that is a question: it divides its work (workgroup shape 0), its
+ * executable has no candidates of its own (`tuner` measures those, which may differ in
+ * how they divide), and there are CPU workers to divide it among. The kernel is the
+ * first CPU variant that loaded, as tasks take it (invocation.c). Returns 0 when out of
+ * memory. */
+static int init_division(fw_module_t *m) {
+  const fw_metadata_t *md = &m->md;
+  uint8_t *divides = calloc(md->num_executables ? md->num_executables : 1, 1);
+  if (!divides) return 0;
+  for (size_t e = 0; m->runtime->sched.num_cpu_workers > 1 && e < md->num_executables; ++e) {
+    const fw_md_executable_t *exe = &md->executables[e];
+    if (fw_tuner_has_candidates(&m->tuner, (uint32_t)e)) continue;
+    for (uint32_t v = 0; v < exe->num_variants; ++v) {
+      size_t index = (size_t)exe->first_variant + v;
+      if (md->variants[index].kind != FW_VARIANT_KIND_CPU_SYMBOL || !m->cpu_kernels[index])
+        continue;
+      divides[e] = md->variants[index].workgroup_size[0] == 0;
+      break;
+    }
+  }
+  int ok = fw_division_init(&m->division, md->num_executables, divides, m->runtime->autotune);
+  free(divides);
+  return ok;
 }
 
 /* Validates `data` (owned by the caller) and loads it. */
@@ -397,7 +424,8 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
     }
     memcpy(&m->cpu_kernels[i], &sym, sizeof(sym));
   }
-  if (!fw_tuner_init(&m->tuner, md, (const void *const *)m->cpu_kernels, runtime->autotune)) {
+  if (!fw_tuner_init(&m->tuner, md, (const void *const *)m->cpu_kernels, runtime->autotune) ||
+      !init_division(m)) {
     status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     goto fail;
   }
@@ -617,6 +645,14 @@ fw_status_t fw_module_variant_info(const fw_module_t *module, size_t executable,
   out_info->kernel = v->kernel;
   memcpy(out_info->workgroup_size, v->workgroup_size, sizeof(out_info->workgroup_size));
   out_info->config = v->config;
+  return FW_OK;
+}
+
+fw_status_t fw_module_division(fw_module_t *module, fw_division_visit_fn_t visit,
+                               void *user_data) {
+  if (!module) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "module is NULL");
+  if (!visit) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "visit is NULL");
+  fw_division_visit(&module->division, visit, user_data);
   return FW_OK;
 }
 

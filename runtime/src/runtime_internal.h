@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 
 #include "device.h"
+#include "division.h"
 #include "fw/runtime.h"
 #include "history.h"
 #include "memory.h"
@@ -102,6 +103,7 @@ struct fw_module_t {
   fw_cpu_kernel_fn_t *cpu_kernels;  /* per variant; NULL for non-CPU variants */
   char **task_names; /* per executable: "module.executable", the name of its tasks */
   fw_tuner_t tuner;                 /* which CPU candidate each dispatch runs */
+  fw_division_t division; /* whether a CPU kernel that divides runs whole or divided */
   /* GPU code, per runtime device (index into fw_runtime_t.devices; none for the CPU):
    * the images loaded there, and per executable the kernel it runs there (NULL: no
    * variant fits that device, or its image failed to load) and that kernel's variant. */

@@ -127,6 +127,9 @@ struct fw_task_t {
   int cpu_split; /* the kernel divides its work among any number of workgroups */
   uint32_t cpu_variant; /* the variant of cpu_kernel (compiled kernels) */
   int tune_state;       /* fw_tune_state_t: a trial of a candidate, or the chosen one */
+  /* A kernel that divides its work, whose run counts in the measurement of running it
+   * whole or divided (division.h): 1 + the way it ran (fw_division_way_t); 0: none. */
+  int division_run;
   /* Set when a GPU worker runs it: the variant it launched, and the same for GPU
    * candidates (fwc --autotune measures them per GPU). */
   uint32_t gpu_variant;

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "division.h"
 #include "fw/runtime.h"
 #include "task_test_util.h"
 #include "test_util.h"
@@ -261,30 +263,73 @@ TEST_P(AsyncCallTest, CallsFromATaskBodyAreRefused) {
 // the idle ones, each row written once; many calls at a time share the workers. A small
 // one runs whole (one workgroup): the device model expects the fixture's kernel (three
 // buffers of rows x 4 floats, 48 bytes a row, at the CPU's nominal 8 GB/s) to take
-// FW_SPLIT_MIN_SECONDS (5 us) from about 834 rows on.
+// FW_SPLIT_MIN_SECONDS (5 us) from about 834 rows on. From there, with autotuning off, it
+// runs divided; with it on, whole or divided as the runtime's measurement of both ways
+// has it (division.h), which after enough calls has chosen for the size class.
 TEST_P(AsyncCallTest, WorkgroupsCoverTheKernelOnce) {
   fw_module_release(module_);
   fw_runtime_destroy(rt_);
+  module_ = nullptr;
+  rt_ = nullptr;
   constexpr uint32_t kWorkers = 4;
-  fw_runtime_options_t o = fwtest::taskOptions(GetParam(), kWorkers);
-  FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
-  FW_ASSERT_OK(fw_module_load_file(rt_, fwtest::fixturePath("split").c_str(), &module_));
-  for (int64_t rows : {0, 1, 3, 800, 1000, 20000}) {
-    float workgroups = rows >= 1000 ? float(kWorkers) : 1.0f;
-    fw_buffer_t *args[2] = {tensor(rows, 1), tensor(rows, 500)};
-    std::vector<fw_call_t *> calls(8);
-    for (fw_call_t *&call : calls) FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
-    for (fw_call_t *call : calls) {
-      fw_buffer_t *out = nullptr;
-      FW_ASSERT_OK(fw_call_wait(call, &out, 1));
-      std::vector<float> got = contents(out);
-      ASSERT_EQ(got.size(), size_t(rows * 4));
-      for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_EQ(got[i], 1 + 500 + 2 * float(i) + 1000.0f * workgroups) << rows << " " << i;
-      fw_buffer_release(out);
+  for (bool autotune : {false, true}) {
+    fw_runtime_options_t o = fwtest::taskOptions(GetParam(), kWorkers);
+    if (!autotune) o.flags |= FW_RUNTIME_NO_AUTOTUNE;
+    FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
+    FW_ASSERT_OK(fw_module_load_file(rt_, fwtest::fixturePath("split").c_str(), &module_));
+    std::map<float, int> ways; // workgroups -> calls of 20000 rows that ran so
+    for (int64_t rows : {0, 1, 3, 800, 1000, 20000}) {
+      fw_buffer_t *args[2] = {tensor(rows, 1), tensor(rows, 500)};
+      // Enough calls of the largest for both ways' trials (2 x 6 runs) and more.
+      std::vector<fw_call_t *> calls(rows == 20000 ? 40 : 8);
+      for (fw_call_t *&call : calls)
+        FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
+      for (fw_call_t *call : calls) {
+        fw_buffer_t *out = nullptr;
+        FW_ASSERT_OK(fw_call_wait(call, &out, 1));
+        std::vector<float> got = contents(out);
+        ASSERT_EQ(got.size(), size_t(rows * 4));
+        // Every row written once; the kernel adds 1000 per workgroup of its launch.
+        float workgroups = got.empty() ? 1.0f : (got[0] - 1 - 500) / 1000.0f;
+        if (rows < 1000 || !autotune)
+          ASSERT_EQ(workgroups, rows >= 1000 ? float(kWorkers) : 1.0f) << rows;
+        else
+          ASSERT_TRUE(workgroups == 1.0f || workgroups == float(kWorkers)) << workgroups;
+        if (rows == 20000) ++ways[workgroups];
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(got[i], 1 + 500 + 2 * float(i) + 1000.0f * workgroups) << rows << " " << i;
+        fw_buffer_release(out);
+      }
+      fw_buffer_release(args[0]);
+      fw_buffer_release(args[1]);
     }
-    fw_buffer_release(args[0]);
-    fw_buffer_release(args[1]);
+    // What the runtime measured: nothing with autotuning off; with it on, both ways of
+    // the size classes from 1000 rows on, and a choice for that of 20000.
+    std::vector<fw_division_info_t> seen;
+    FW_ASSERT_OK(fw_module_division(
+        module_,
+        [](void *user, const fw_division_info_t *info) {
+          static_cast<std::vector<fw_division_info_t> *>(user)->push_back(*info);
+        },
+        &seen));
+    if (!autotune) {
+      EXPECT_TRUE(seen.empty());
+      EXPECT_EQ(ways.size(), 1u);
+    } else {
+      ASSERT_EQ(seen.size(), 2u); // 1000 and 20000 rows
+      const fw_division_info_t &large = seen[0].size_class > seen[1].size_class ? seen[0]
+                                                                                : seen[1];
+      EXPECT_TRUE(large.decided);
+      EXPECT_GT(large.whole_seconds, 0);
+      EXPECT_GT(large.divided_seconds, 0);
+      EXPECT_EQ(large.divided, large.divided_seconds < large.whole_seconds);
+      EXPECT_GE(ways[1.0f], int(FW_DIVISION_TRIALS));
+      EXPECT_GE(ways[float(kWorkers)], int(FW_DIVISION_TRIALS));
+    }
+    fw_module_release(module_);
+    fw_runtime_destroy(rt_);
+    module_ = nullptr;
+    rt_ = nullptr;
   }
 }
 

@@ -453,6 +453,7 @@ int run(int argc, char **argv) {
       if (fw_status_t s = fw_runtime_get_stats(rt.get(), &st)) return fail(take(s));
       std::printf("%s", fwrun::formatStats(st).c_str());
       std::printf("%s", fwrun::formatTuning(module.get()).c_str());
+      std::printf("%s", fwrun::formatDivision(module.get()).c_str());
     }
     if (!trace_path.empty())
       if (fw_status_t s = fw_runtime_write_trace(rt.get(), trace_path.c_str()))

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace fwrun {
 
@@ -145,19 +146,28 @@ std::string formatSimulation(const fw_sim_report_t &r, bool calibrated) {
   return out;
 }
 
+namespace {
+// "  @executable (N KiB+)": a size class of an executable's calls (nothing when the module
+// does not know the executable).
+std::optional<std::string> sizeClassLabel(fw_module_t *module, size_t executable,
+                                          uint32_t size_class) {
+  fw_executable_info_t exe;
+  if (fw_status_t s = fw_module_executable_info(module, executable, &exe)) {
+    fw_status_free(s);
+    return std::nullopt;
+  }
+  return "  @" + std::string(exe.name) + " (" + formatBytes(uint64_t(1) << size_class) + "+)";
+}
+}  // namespace
+
 std::string formatTuning(fw_module_t *module) {
   std::string out;
   auto visit = [](void *user, const fw_tuning_info_t *t) {
     auto *out = static_cast<std::pair<std::string, fw_module_t *> *>(user);
-    fw_executable_info_t exe;
-    if (fw_status_t s = fw_module_executable_info(out->second, t->executable, &exe)) {
-      fw_status_free(s);
-      return;
-    }
-    std::string line = "  @" + std::string(exe.name) + " (" +
-                       formatBytes(uint64_t(1) << t->size_class) + "+)" +
-                       (strcmp(t->device, "cpu") ? " on " + std::string(t->device) : "") +
-                       ": ";
+    std::optional<std::string> label = sizeClassLabel(out->second, t->executable, t->size_class);
+    if (!label) return;
+    std::string line =
+        *label + (strcmp(t->device, "cpu") ? " on " + std::string(t->device) : "") + ": ";
     fw_variant_info_t v;
     fw_target_info_t target;
     if (!t->decided) {
@@ -183,6 +193,31 @@ std::string formatTuning(fw_module_t *module) {
   }
   if (context.first.empty()) return "";
   return "autotuning (size class: bytes the calls access):\n" + context.first;
+}
+
+std::string formatDivision(fw_module_t *module) {
+  auto visit = [](void *user, const fw_division_info_t *d) {
+    auto *out = static_cast<std::pair<std::string, fw_module_t *> *>(user);
+    std::optional<std::string> label = sizeClassLabel(out->second, d->executable, d->size_class);
+    if (!label) return;
+    std::string line = *label + ": ";
+    if (!d->decided)
+      line += "measuring";
+    else
+      line += std::string(d->divided ? "divided" : "whole") + " (whole " +
+              formatSeconds(d->whole_seconds) + ", divided " +
+              formatSeconds(d->divided_seconds) + ")";
+    out->first += line + "\n";
+  };
+  std::pair<std::string, fw_module_t *> context{"", module};
+  if (fw_status_t s = fw_module_division(module, visit, &context)) {
+    fw_status_free(s);
+    return "";
+  }
+  if (context.first.empty()) return "";
+  return "CPU kernels run whole or divided among the workers (size class: bytes the calls "
+         "access; the fastest counted run of each way):\n" +
+         context.first;
 }
 
 }  // namespace fwrun

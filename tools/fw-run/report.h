@@ -26,6 +26,9 @@ std::string formatStats(const fw_runtime_stats_t &stats);
 // `--stats`: what autotuning chose, per executable with candidates and size class ("" when
 // the module has none).
 std::string formatTuning(fw_module_t *module);
+// `--stats`: whether each CPU kernel that divides its work runs whole or divided, and the
+// runs that decided it ("" when none was measured).
+std::string formatDivision(fw_module_t *module);
 // `--simulate`: makespan against the lower bound.
 // `calibrated`: a simulated device takes its times from the history (history_speed).
 std::string formatSimulation(const fw_sim_report_t &report, bool calibrated);

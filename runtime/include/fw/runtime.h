@@ -367,6 +367,28 @@ typedef void (*fw_tuning_visit_fn_t)(void *user_data, const fw_tuning_info_t *in
 FW_API fw_status_t fw_module_tuning(fw_module_t *module, fw_tuning_visit_fn_t visit,
                                     void *user_data);
 
+/* Division among CPU workers. A CPU kernel that divides its work among workgroups can run
+ * whole, on the worker that took it, or divided among the CPU workers that are idle.
+ * Where the device model expects a run to take 5 us or more, the runtime measures both
+ * ways per size class of its calls (a warm-up and five timed runs of one way, then of the
+ * other), from then on runs it the way whose fastest run was fastest, and tries the other
+ * way again now and then (docs/runtime.md). With autotuning off (FW_AUTOTUNE=0), one CPU
+ * worker, or candidates of its own (fwc --autotune), a kernel is not measured: it runs
+ * divided from 5 us on, as the model says. */
+typedef struct fw_division_info_t {
+  size_t executable;      /* index for fw_module_executable_info */
+  uint32_t size_class;    /* floor(log2(bytes the calls accessed)) */
+  int decided;            /* 0 while both ways are first measured */
+  int divided;            /* decided: 1 if it runs divided, 0 if whole */
+  double whole_seconds;   /* the fastest counted run of each way (0: none yet) */
+  double divided_seconds;
+} fw_division_info_t;
+typedef void (*fw_division_visit_fn_t)(void *user_data, const fw_division_info_t *info);
+/* Calls `visit` once per (executable, size class) measured so far, under the measurements'
+ * lock (the callback must not call the runtime). */
+FW_API fw_status_t fw_module_division(fw_module_t *module, fw_division_visit_fn_t visit,
+                                      void *user_data);
+
 /* Validates `args` against the signature of function `function_index` (count, element
  * type, rank, static dims), runs it and, on success, stores one new reference per result
  * in `out_results[0..num_results)` (num_results must equal the signature's). On failure
