@@ -998,6 +998,16 @@ TEST(RuntimeOptionsTest, SpinTime) {
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   EXPECT_EQ(rt->spin_ns, 200000u);
   fw_runtime_destroy(rt);
+  // Idle workers polling for their longest spin (a second) are told at shutdown: the
+  // runtime goes at once, not when their polls run out.
+  setenv("FW_SPIN_US", "1000000", 1);
+  o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  FW_ASSERT_OK(fwtest::submit(rt, "one", [](void *, void *const *, size_t) {}, nullptr, {}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  auto start = std::chrono::steady_clock::now();
+  fw_runtime_destroy(rt);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
   if (old) setenv("FW_SPIN_US", saved.c_str(), 1);
   else unsetenv("FW_SPIN_US");
 }
