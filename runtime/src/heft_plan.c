@@ -516,7 +516,7 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
   planner_t p;
   plan_t best = {0};
   trial_t trials[NUM_VARIANTS];
-  size_t num_trials = 0;
+  size_t num_trials = 0, num_ready = 0; /* extra plans to try; those with their scratch */
   memset(trials, 0, sizeof(trials));
   int have_best = 0;
   if (planner_init(&p, s, batch, count) && plan_alloc(&best, count)) {
@@ -528,15 +528,7 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
         first = &kVariants[v];
         continue;
       }
-      trial_t *t = &trials[num_trials];
-      t->p = p; /* the shared tables */
-      t->variant = &kVariants[v];
-      if (!scratch_alloc(&t->p) || !plan_alloc(&t->plan, count)) {
-        plan_free(&t->plan);
-        scratch_free(&t->p);
-        break; /* out of memory: the plans made so far */
-      }
-      ++num_trials;
+      trials[num_trials++].variant = &kVariants[v];
     }
     /* The plans are made from the planner's tables alone, without the lock, so that
      * workers finishing other tasks and other submitters do not wait for them. None of
@@ -550,10 +542,23 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
     int parallel = 0;
     int worth = have_best &&
                 extra_plans_worth(&p, num_trials, per_plan, best.makespan - p.now, &parallel);
-    if (worth) make_trials(trials, num_trials, parallel);
+    if (worth) {
+      /* Each extra plan's scratch, made only now (and without the lock): most batches of
+       * a few tasks make the first plan alone, since more would not pay. */
+      for (; num_ready < num_trials; ++num_ready) {
+        trial_t *t = &trials[num_ready];
+        t->p = p; /* the shared tables */
+        if (!scratch_alloc(&t->p) || !plan_alloc(&t->plan, count)) {
+          plan_free(&t->plan);
+          scratch_free(&t->p);
+          break; /* out of memory: the plans that have their scratch */
+        }
+      }
+      make_trials(trials, num_ready, parallel);
+    }
     uint64_t made = (uint64_t)have_best;
     /* The first that ends first, in the variants' order. */
-    for (size_t k = 0; worth && k < num_trials; ++k) {
+    for (size_t k = 0; k < num_ready; ++k) {
       made += (uint64_t)trials[k].ok;
       if (!trials[k].ok || (have_best && trials[k].plan.makespan >= best.makespan)) continue;
       plan_t swap = best;
@@ -561,16 +566,16 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
       trials[k].plan = swap;
       have_best = 1;
     }
+    for (size_t k = 0; k < num_ready; ++k) { /* before the lock is taken again */
+      plan_free(&trials[k].plan);
+      scratch_free(&trials[k].p);
+    }
     fw_sched_lock(s);
     s->plans_made += made;
     if (have_best) {
       double late = fw_scheduler_now(s) - p.now; /* the time planning took */
       commit(&p, &best, late > 0 ? late : 0);
     }
-  }
-  for (size_t k = 0; k < num_trials; ++k) {
-    plan_free(&trials[k].plan);
-    scratch_free(&trials[k].p);
   }
   plan_free(&best);
   planner_fini(&p);
