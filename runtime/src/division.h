@@ -27,7 +27,6 @@
 #include <stdint.h>
 
 #include "fw/runtime.h"
-#include "metadata.h"
 
 #ifdef __cplusplus
 extern "C" {

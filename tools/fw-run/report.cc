@@ -158,10 +158,25 @@ std::optional<std::string> sizeClassLabel(fw_module_t *module, size_t executable
   }
   return "  @" + std::string(exe.name) + " (" + formatBytes(uint64_t(1) << size_class) + "+)";
 }
+
+// The lines `visit` appends to the string of its (string, module) context for each entry
+// a module's report function (fw_module_tuning, fw_module_division) gives, under
+// `header`; "" when there is none, or the report fails.
+template <typename Info>
+std::string visitLines(fw_module_t *module,
+                       fw_status_t (*report)(fw_module_t *, void (*)(void *, const Info *),
+                                             void *),
+                       void (*visit)(void *, const Info *), const char *header) {
+  std::pair<std::string, fw_module_t *> context{"", module};
+  if (fw_status_t s = report(module, visit, &context)) {
+    fw_status_free(s);
+    return "";
+  }
+  return context.first.empty() ? "" : header + context.first;
+}
 }  // namespace
 
 std::string formatTuning(fw_module_t *module) {
-  std::string out;
   auto visit = [](void *user, const fw_tuning_info_t *t) {
     auto *out = static_cast<std::pair<std::string, fw_module_t *> *>(user);
     std::optional<std::string> label = sizeClassLabel(out->second, t->executable, t->size_class);
@@ -186,13 +201,8 @@ std::string formatTuning(fw_module_t *module) {
     }
     out->first += line + "\n";
   };
-  std::pair<std::string, fw_module_t *> context{"", module};
-  if (fw_status_t s = fw_module_tuning(module, visit, &context)) {
-    fw_status_free(s);
-    return "";
-  }
-  if (context.first.empty()) return "";
-  return "autotuning (size class: bytes the calls access):\n" + context.first;
+  return visitLines(module, fw_module_tuning, +visit,
+                    "autotuning (size class: bytes the calls access):\n");
 }
 
 std::string formatDivision(fw_module_t *module) {
@@ -209,15 +219,9 @@ std::string formatDivision(fw_module_t *module) {
               formatSeconds(d->divided_seconds) + ")";
     out->first += line + "\n";
   };
-  std::pair<std::string, fw_module_t *> context{"", module};
-  if (fw_status_t s = fw_module_division(module, visit, &context)) {
-    fw_status_free(s);
-    return "";
-  }
-  if (context.first.empty()) return "";
-  return "CPU kernels run whole or divided among the workers (size class: bytes the calls "
-         "access; the fastest counted run of each way):\n" +
-         context.first;
+  return visitLines(module, fw_module_division, +visit,
+                    "CPU kernels run whole or divided among the workers (size class: bytes "
+                    "the calls access; the fastest counted run of each way):\n");
 }
 
 }  // namespace fwrun
