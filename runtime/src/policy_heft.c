@@ -12,7 +12,11 @@
  * worker with room; the walk goes on with the next task. Placing a task starts its input
  * copies (prefetch), and the bounded queues keep placement late enough that a more
  * critical task released later still runs first (committing every ready task at once
- * cannot do that). Submissions inserted together (those staged while another thread held
+ * cannot do that). Among workers all alike (one kind, one memory node: the CPU workers of a
+ * machine without accelerators) a task's run time and moves are the same on each, so its
+ * earliest finish is on the worker that frees first: nothing is placed ahead, and a worker
+ * that looks for work takes the pool's first task (list scheduling in heft's order; see
+ * pool_only). Submissions inserted together (those staged while another thread held
  * the scheduler lock) go into the pool first and are placed in one pass. A pass per task
  * looked over up to 64 pool tasks each time; when none could be placed (a worker waiting
  * for the lock still had a task queued, so every task waited for the other, full one) the
@@ -44,6 +48,14 @@ static int any_room(const fw_scheduler_t *s) {
     if (has_room(&s->workers[i])) return 1;
   return 0;
 }
+
+/* Whether pool tasks wait for a worker to take them rather than being placed ahead: the
+ * workers in service are all alike. Placing ahead chose, for each task, among every worker
+ * (its drain time, room and tie rank) under the scheduler lock, for the answer a worker
+ * that frees gets by looking: the lock was held 1.6-2.6x as long per task as under eager
+ * (docs/performance.md), and a task of higher priority released later waited behind the
+ * ones queued. Module calls' batches are still planned (heft_plan.c). */
+static int pool_only(const fw_scheduler_t *s) { return s->service_alike; }
 
 /* How much a worker is preferred among those with the same expected finish: the one
  * whose completion released the task (warm inputs, no wake-up), then an idle one that
@@ -177,8 +189,8 @@ static void choose(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from, 
   }
 }
 
-/* Gives `task` to worker `w`; `queued`: it waits in the worker's queue (else the worker
- * runs it now). */
+/* Gives `task` to worker `w`; `queued`: it waits in the worker's queue (else `w` is the
+ * worker looking for work, and runs it now: it needs no telling). */
 static void place(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, double now, double run,
                   double transfer, int queued) {
   task->worker = w;
@@ -186,7 +198,7 @@ static void place(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w, double now
   w->expected_free_at = expected_start(s, w, now) + transfer + run;
   if (queued) w->queued_seconds += run;
   fw_scheduler_placed(s, task);
-  if (!w->running) fw_scheduler_notify(s, w); /* a busy worker looks when it finishes */
+  if (queued && !w->running) fw_scheduler_notify(s, w); /* a busy one looks when it finishes */
 }
 
 /* Whether every input of `task` is valid in each memory node of `nodes` (a bit each):
@@ -244,10 +256,6 @@ static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_
     d->waited = 0;
     return FW_TASK_HEAP_TAKE | (any_room(s) ? 0 : FW_TASK_HEAP_STOP);
   }
-  /* Among workers all alike, a task's run time and moves are the same on each, so the
-   * choice rests on the workers alone: every task after this one that they can run would
-   * wait too. */
-  if (s->service_alike && best.worker) return FW_TASK_HEAP_LEAVE | FW_TASK_HEAP_STOP;
   d->waited = !s->simulated && nothing_to_move(d, task, e);
   d->waited_key = e->placement_key;
   return FW_TASK_HEAP_LEAVE;
@@ -260,7 +268,7 @@ static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_
  * are (fw_task_heap_walk: taking each out of the pool and putting it back cost more than
  * the choice, 13 of them per task placed with 8 workers on 2 cores). */
 static void dispatch(fw_scheduler_t *s, fw_worker_t *from, double now) {
-  if (s->ready.size == 0 || !any_room(s)) return;
+  if (s->ready.size == 0 || pool_only(s) || !any_room(s)) return;
   dispatch_t d = {s, from, now, s->service_nodes, 0, 0};
   fw_task_heap_walk(&s->ready, FW_HEFT_SCAN, place_from_pool, &d);
 }
@@ -297,6 +305,12 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
   }
   if (!fw_task_heap_push(&s->ready, task)) return 0;
   task->worker = NULL;
+  if (pool_only(s)) { /* as under eager: one idle worker is told */
+    fw_scheduler_placed(s, task);
+    fw_worker_t *idle = fw_scheduler_idle_worker(s, task);
+    if (idle) fw_scheduler_notify(s, idle);
+    return 1;
+  }
   if (s->inserting) return 1; /* heft_settle places the run of submissions */
   dispatch(s, from, fw_scheduler_now(s));
   if (!task->worker) wake_held_back(s, task);
@@ -445,9 +459,10 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
     dispatch(s, worker, now);
     t = pop_planned(s, worker, now);
   }
-  if (!t && s->ready.size && worker->heap.size) {
-    /* Held back by its plan: rather than idle, it takes a pool task it can run (tasks
-     * without a plan must not wait behind planned ones). */
+  if (!t && s->ready.size && (worker->heap.size || pool_only(s))) {
+    /* The pool's first task it can run: nothing was placed ahead, or it is held back by
+     * its plan and takes one rather than idle (tasks without a plan must not wait behind
+     * planned ones). */
     t = fw_task_heap_pop_if(&s->ready, worker_accepts, worker);
     if (t)
       place(s, t, worker, now, estimate(s, t, worker),

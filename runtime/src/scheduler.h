@@ -314,7 +314,7 @@ struct fw_scheduler_t {
   _Atomic uint32_t kind_mask;
   uint32_t service_nodes; /* bit per memory node some worker in service has (lock) */
   /* The workers in service are all alike (fw_worker_t.alike_end: every CPU worker of a
-   * machine without GPUs): each task finds the same choice among them (lock). */
+   * machine without GPUs): heft places nothing ahead among them (lock). */
   int service_alike;
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   atomic_size_t num_ready;
