@@ -63,10 +63,17 @@ static fw_division_slot_t *find_slot(fw_division_t *d, uint32_t executable, uint
   return slot;
 }
 
-/* The way whose fastest counted run was fastest (dividing only when it is faster). */
-static int32_t faster_way(const fw_division_slot_t *slot) {
-  return slot->best[FW_DIVISION_DIVIDED] < slot->best[FW_DIVISION_WHOLE] ? FW_DIVISION_DIVIDED
-                                                                         : FW_DIVISION_WHOLE;
+/* The way whose fastest counted run since the last choice was fastest (dividing only when
+ * it is faster); a way without one (its trials' times not back yet) keeps the figure the
+ * last choice compared. A new round of runs starts. */
+static int32_t faster_way(fw_division_slot_t *slot) {
+  for (int way = 0; way < 2; ++way) {
+    if (slot->round_timed[way]) slot->compared[way] = slot->round_best[way];
+    slot->round_timed[way] = 0;
+  }
+  return slot->compared[FW_DIVISION_DIVIDED] < slot->compared[FW_DIVISION_WHOLE]
+             ? FW_DIVISION_DIVIDED
+             : FW_DIVISION_WHOLE;
 }
 
 /* A block of trials ended: the choice is made, kept (the next try of the other way comes
@@ -137,7 +144,9 @@ void fw_division_record(fw_division_t *d, uint32_t executable, uint64_t bytes,
   pthread_mutex_lock(&d->lock);
   fw_division_slot_t *slot = find_slot(d, executable, bytes);
   if (slot) {
-    if (slot->timed[way] == 0 || seconds < slot->best[way]) slot->best[way] = seconds;
+    if (slot->round_timed[way] == 0 || seconds < slot->round_best[way])
+      slot->round_best[way] = seconds;
+    ++slot->round_timed[way];
     ++slot->timed[way];
   }
   pthread_mutex_unlock(&d->lock);
@@ -155,9 +164,14 @@ void fw_division_visit(fw_division_t *d, fw_division_visit_fn_t visit, void *use
       info.size_class = slot->size_class;
       info.decided = slot->chosen >= 0;
       info.divided = slot->chosen == FW_DIVISION_DIVIDED;
-      info.whole_seconds = slot->timed[FW_DIVISION_WHOLE] ? slot->best[FW_DIVISION_WHOLE] : 0;
-      info.divided_seconds =
-          slot->timed[FW_DIVISION_DIVIDED] ? slot->best[FW_DIVISION_DIVIDED] : 0;
+      /* Decided: what the choice compared; else the trials counted so far. */
+      for (int way = 0; way < 2; ++way) {
+        double seconds = info.decided            ? slot->compared[way]
+                         : slot->round_timed[way] ? slot->round_best[way]
+                                                  : 0;
+        if (way == FW_DIVISION_WHOLE) info.whole_seconds = seconds;
+        else info.divided_seconds = seconds;
+      }
       visit(user_data, &info);
     }
   }

@@ -12,7 +12,10 @@
  * measured 60 us divided against 44 whole, where it runs in 25 divided); the first run of
  * a block warms the caches and is not counted. From then on every run takes the way
  * whose fastest run was fastest (interference only adds time, so the minimum is the
- * least disturbed figure), and every run of it counts too. A divided trial wakes the
+ * least disturbed figure), and every run of it counts too, towards the next choice: each
+ * choice compares the runs of each way since the last one (the chosen way's, and the
+ * other's trials), so a way that got slower for good (another process took a core the
+ * divided runs counted on) does not win on a figure from before. A divided trial wakes the
  * workers that sleep (a kernel the model expects to take under FW_SPLIT_WAKE_SECONDS
  * wakes nobody otherwise): after a block of whole runs the other worker had gone to
  * sleep, every divided trial ran alone, and dividing, never measured with a helper, lost
@@ -45,7 +48,11 @@ typedef enum {
 typedef struct fw_division_slot_t { /* one size class of one executable */
   uint32_t size_class;
   uint32_t timed[2]; /* counted runs of each way */
-  double best[2];    /* the fastest counted run of each way */
+  /* The fastest counted run of each way since the choice was last made (round_timed of
+   * them), and the figures the last choice compared (reported). */
+  double round_best[2];
+  uint32_t round_timed[2];
+  double compared[2];
   int32_t chosen;    /* the way runs take; -1 while both are first measured */
   /* The block of trials under way: block_left runs left to hand out of way block_way,
    * the next of them a warm-up while block_warm; open until the pick after its last. */

@@ -150,6 +150,25 @@ TEST_F(Division, TriesTheOtherWayAgain) {
             FW_DIVISION_RECHECK);
 }
 
+// Each choice compares the runs since the last one: a way that got slower for good (here
+// dividing, once another process takes the core its helper ran on) loses at the next try
+// of the other, though its fastest run ever stays the fastest of all.
+TEST_F(Division, ChosenWayThatGotSlowerLosesAtTheNextTry) {
+  init();
+  for (uint32_t i = 0; i < 2 * (FW_DIVISION_TRIALS + 1); ++i) run(1e-3, 5e-4);
+  uint32_t divided = 0;
+  while (divided < 10000 && run(1e-3, 2e-3) == FW_DIVISION_DIVIDED) ++divided;
+  EXPECT_EQ(divided, FW_DIVISION_RECHECK); // then a block whole: its warm-up was picked
+  for (uint32_t i = 0; i < FW_DIVISION_RECHECK_TRIALS; ++i)
+    EXPECT_EQ(run(1e-3, 2e-3), FW_DIVISION_WHOLE);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(run(1e-3, 2e-3), FW_DIVISION_WHOLE);
+  std::vector<fw_division_info_t> seen = visit();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_FALSE(seen[0].divided);
+  EXPECT_DOUBLE_EQ(seen[0].whole_seconds, 1e-3); // what the choice compared
+  EXPECT_DOUBLE_EQ(seen[0].divided_seconds, 2e-3);
+}
+
 TEST_F(Division, SizeClassesApart) {
   init();
   for (uint32_t i = 0; i < 2 * (FW_DIVISION_TRIALS + 1) + 1; ++i) run(1e-3, 5e-4, kBytes);

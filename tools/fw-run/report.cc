@@ -221,7 +221,7 @@ std::string formatDivision(fw_module_t *module) {
   };
   return visitLines(module, fw_module_division, +visit,
                     "CPU kernels run whole or divided among the workers (size class: bytes "
-                    "the calls access; the fastest counted run of each way):\n");
+                    "the calls access; the fastest run of each way the choice compared):\n");
 }
 
 }  // namespace fwrun

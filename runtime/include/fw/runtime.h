@@ -380,7 +380,9 @@ typedef struct fw_division_info_t {
   uint32_t size_class;    /* floor(log2(bytes the calls accessed)) */
   int decided;            /* 0 while both ways are first measured */
   int divided;            /* decided: 1 if it runs divided, 0 if whole */
-  double whole_seconds;   /* the fastest counted run of each way (0: none yet) */
+  /* The fastest run of each way the choice compared: the chosen way's runs since the
+   * choice before, the other's latest trials (undecided: the trials so far; 0: none). */
+  double whole_seconds;
   double divided_seconds;
 } fw_division_info_t;
 typedef void (*fw_division_visit_fn_t)(void *user_data, const fw_division_info_t *info);
