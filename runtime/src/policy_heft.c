@@ -55,7 +55,9 @@ static int any_room(const fw_scheduler_t *s) {
  * that frees gets by looking: the lock was held 1.6-2.6x as long per task as under eager
  * (docs/performance.md), and a task of higher priority released later waited behind the
  * ones queued. Module calls' batches are still planned (heft_plan.c). */
-static int pool_only(const fw_scheduler_t *s) { return s->service_alike; }
+static int pool_only(const fw_scheduler_t *s) {
+  return s->service_alike && !s->heft_place_alike;
+}
 
 /* How much a worker is preferred among those with the same expected finish: the one
  * whose completion released the task (warm inputs, no wake-up), then an idle one that

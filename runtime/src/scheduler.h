@@ -343,6 +343,11 @@ struct fw_scheduler_t {
   uint64_t lock_held_ns, lock_acquisitions, lock_since_ns;
   uint32_t heft_plan_mask; /* heft: which of its plans to make, a bit each (heft_plan.c);
                               0: all. Tests set it to check one plan alone. */
+  /* heft: place pool tasks ahead on the workers' queues even where every worker in
+   * service is alike (policy_heft.c, pool_only). Tests set it to run the placement and
+   * late-worker paths, which otherwise run only with accelerators in service, on CPU
+   * workers. */
+  int heft_place_alike;
   fw_estimate_memo_t heft_memo; /* heft: under the lock */
   FW_CACHE_LINE_PAD(pad_pool);
   fw_task_pool_t task_pool; /* the tasks' memory */

@@ -81,6 +81,8 @@ class PolicyTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
     fw_runtime_options_t o = fwtest::taskOptions(GetParam(), workers);
     FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
   }
+  void taskQueuedBehindAnOverrunningTask();
+  void idleWorkerLooksAgainWhenAnotherRunsLate();
 
   fw_runtime_t *rt_ = nullptr;
 };
@@ -524,6 +526,14 @@ TEST_P(PolicyTest, LongTasksAfterShortOnesRunSideBySide) {
   }
 }
 
+// Under heft each of the next two tests runs twice: as on a machine of CPU workers alone
+// (nothing placed ahead: a worker that frees takes the next task), and with tasks placed
+// ahead on the workers' queues as with accelerators in service (heft_place_alike), where
+// a worker that runs late must not hold the tasks queued behind it.
+std::vector<int> placeAheadModes(fw_scheduler_kind_t policy) {
+  return policy == FW_SCHEDULER_HEFT ? std::vector<int>{0, 1} : std::vector<int>{0};
+}
+
 // A task that runs far longer than its history says does not hold up the tasks behind it:
 // "late" is taught 2 ms and runs 80, "mid" is taught and runs 10. With the late task on
 // one worker and a mid task on the other, a third task is placed either once the late
@@ -531,6 +541,15 @@ TEST_P(PolicyTest, LongTasksAfterShortOnesRunSideBySide) {
 // by the estimates, it is taken by the other worker when that one goes idle). Either way
 // it starts long before the late task ends.
 TEST_P(PolicyTest, TaskQueuedBehindAnOverrunningTaskRunsElsewhere) {
+  for (int placeAhead : placeAheadModes(GetParam())) {
+    SCOPED_TRACE(placeAhead ? "placed ahead" : "taken when free");
+    create(2);
+    rt_->sched.heft_place_alike = placeAhead;
+    taskQueuedBehindAnOverrunningTask();
+  }
+}
+
+void PolicyTest::taskQueuedBehindAnOverrunningTask() {
   auto teach = [&](const char *name, int ms) {
     for (int i = 0; i < 3; ++i) {
       Span warm;
@@ -559,6 +578,15 @@ TEST_P(PolicyTest, TaskQueuedBehindAnOverrunningTaskRunsElsewhere) {
 // queued behind the late one (expected to finish there first); the other worker, done at
 // 3 ms while the late one is not late yet, looks again when it is rather than sleep.
 TEST_P(PolicyTest, IdleWorkerLooksAgainWhenAnotherRunsLate) {
+  for (int placeAhead : placeAheadModes(GetParam())) {
+    SCOPED_TRACE(placeAhead ? "placed ahead" : "taken when free");
+    create(2);
+    rt_->sched.heft_place_alike = placeAhead;
+    idleWorkerLooksAgainWhenAnotherRunsLate();
+  }
+}
+
+void PolicyTest::idleWorkerLooksAgainWhenAnotherRunsLate() {
   for (auto [name, ms] : {std::pair<const char *, int>{"late", 2}, {"short", 3}}) {
     for (int i = 0; i < 3; ++i) {
       Span warm;
