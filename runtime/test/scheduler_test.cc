@@ -81,6 +81,12 @@ class PolicyTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
     fw_runtime_options_t o = fwtest::taskOptions(GetParam(), workers);
     FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
   }
+  // heft_place_alike, under the lock the workers read it with.
+  void setPlaceAhead(int on) {
+    fw_sched_lock(&rt_->sched);
+    rt_->sched.heft_place_alike = on;
+    fw_sched_unlock(&rt_->sched);
+  }
   void taskQueuedBehindAnOverrunningTask();
   void idleWorkerLooksAgainWhenAnotherRunsLate();
 
@@ -544,7 +550,7 @@ TEST_P(PolicyTest, TaskQueuedBehindAnOverrunningTaskRunsElsewhere) {
   for (int placeAhead : placeAheadModes(GetParam())) {
     SCOPED_TRACE(placeAhead ? "placed ahead" : "taken when free");
     create(2);
-    rt_->sched.heft_place_alike = placeAhead;
+    setPlaceAhead(placeAhead);
     taskQueuedBehindAnOverrunningTask();
   }
 }
@@ -581,7 +587,7 @@ TEST_P(PolicyTest, IdleWorkerLooksAgainWhenAnotherRunsLate) {
   for (int placeAhead : placeAheadModes(GetParam())) {
     SCOPED_TRACE(placeAhead ? "placed ahead" : "taken when free");
     create(2);
-    rt_->sched.heft_place_alike = placeAhead;
+    setPlaceAhead(placeAhead);
     idleWorkerLooksAgainWhenAnotherRunsLate();
   }
 }
