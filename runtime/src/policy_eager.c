@@ -17,6 +17,7 @@ static int eager_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
 }
 
 static fw_task_t *eager_pop(fw_scheduler_t *s, fw_worker_t *worker) {
+  if (!fw_task_heap_holds_kind(&s->ready, worker->kind)) return NULL;
   return fw_task_heap_pop_if(&s->ready, can_run, worker);
 }
 

@@ -461,7 +461,8 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
     dispatch(s, worker, now);
     t = pop_planned(s, worker, now);
   }
-  if (!t && s->ready.size && (worker->heap.size || pool_only(s))) {
+  if (!t && (worker->heap.size || pool_only(s)) &&
+      fw_task_heap_holds_kind(&s->ready, worker->kind)) {
     /* The pool's first task it can run: nothing was placed ahead, or it is held back by
      * its plan and takes one rather than idle (tasks without a plan must not wait behind
      * planned ones). */

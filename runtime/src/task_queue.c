@@ -11,7 +11,8 @@ _Static_assert(sizeof(fw_task_heap_entry_t) == 40,
 
 static fw_task_heap_entry_t entry_of(const fw_task_t *t) {
   fw_task_heap_entry_t e = {t->priority, 0, t->plan_start, t->rank, t->seq,
-                            t->plan_worker != NULL, 0, (fw_task_t *)t};
+                            (t->kind_mask >> 1) & 7u, t->plan_worker != NULL, 0,
+                            (fw_task_t *)t};
   return e;
 }
 
@@ -102,6 +103,7 @@ static int run_append(fw_task_heap_t *h, const fw_task_heap_entry_t *e) {
   }
   *run_entry(h, h->run_size++) = *e;
   ++h->size;
+  ++h->by_kinds[e->kinds];
   return 1;
 }
 
@@ -115,6 +117,7 @@ static int heap_insert(fw_task_heap_t *h, const fw_task_heap_entry_t *e) {
   }
   h->items[h->heap_size++] = *e;
   ++h->size;
+  ++h->by_kinds[e->kinds];
   sift_up(h, h->heap_size - 1);
   return 1;
 }
@@ -127,7 +130,10 @@ int fw_task_heap_push(fw_task_heap_t *h, fw_task_t *task) {
 }
 
 /* Removes entry i (fw_task_heap_at's numbering). */
+static const fw_task_heap_entry_t *entry_at(const fw_task_heap_t *h, size_t i);
+
 static fw_task_t *remove_at(fw_task_heap_t *h, size_t i) {
+  --h->by_kinds[entry_at(h, i)->kinds];
   --h->size;
   if (i < h->heap_size) {
     fw_task_t *t = h->items[i].task;
@@ -167,19 +173,92 @@ fw_task_t *fw_task_heap_pop(fw_task_heap_t *h) {
   return h->size ? remove_at(h, first_index(h)) : NULL;
 }
 
+/* The best acceptable entry by a scan of them all (fw_task_heap_at's numbering; h->size:
+ * none). */
+static size_t scan_for(const fw_task_heap_t *h, int (*accept)(const void *, const fw_task_t *),
+                       const void *ctx) {
+  size_t best = h->size;
+  for (size_t i = 0; i < h->size; ++i) {
+    if (!accept(ctx, fw_task_heap_at(h, i))) continue;
+    if (best == h->size || entry_before(entry_at(h, i), entry_at(h, best))) best = i;
+  }
+  return best;
+}
+
+/* A few heap indices ordered by their entries (the next to look at first). */
+typedef struct {
+  const fw_task_heap_t *h;
+  size_t n, at[FW_TASK_HEAP_WALK_MAX];
+} frontier_t;
+
+static int frontier_before(const frontier_t *f, size_t a, size_t b) {
+  return entry_before(&f->h->items[f->at[a]], &f->h->items[f->at[b]]);
+}
+
+static void frontier_swap(frontier_t *f, size_t a, size_t b) {
+  size_t x = f->at[a];
+  f->at[a] = f->at[b];
+  f->at[b] = x;
+}
+
+/* Adds heap index i (when below the heap's size); 0 when the frontier is full. */
+static int frontier_push(frontier_t *f, size_t i) {
+  if (i >= f->h->heap_size) return 1;
+  if (f->n == FW_TASK_HEAP_WALK_MAX) return 0;
+  size_t k = f->n++;
+  f->at[k] = i;
+  for (; k > 0 && frontier_before(f, k, (k - 1) / 2); k = (k - 1) / 2)
+    frontier_swap(f, k, (k - 1) / 2);
+  return 1;
+}
+
+static size_t frontier_pop(frontier_t *f) {
+  size_t top = f->at[0];
+  f->at[0] = f->at[--f->n];
+  for (size_t k = 0;;) {
+    size_t c = 2 * k + 1;
+    if (c >= f->n) break;
+    if (c + 1 < f->n && frontier_before(f, c + 1, c)) ++c;
+    if (!frontier_before(f, c, k)) break;
+    frontier_swap(f, c, k);
+    k = c;
+  }
+  return top;
+}
+
+/* The entries are looked at in pop order: the run's where they lie, the heap's by a
+ * search from its root that keeps the children of those looked at (each pops after its
+ * parent) in a small frontier. The first acceptable is the best. Before, every entry was
+ * looked at whenever the first was not acceptable: a worker of one kind of device, with
+ * tasks only another kind runs ahead of its own, read the task of each of 10^5 entries
+ * under the scheduler lock. */
 fw_task_t *fw_task_heap_pop_if(fw_task_heap_t *h, int (*accept)(const void *, const fw_task_t *),
                                const void *ctx) {
   if (h->size == 0) return NULL;
-  /* The first entry is almost always acceptable; otherwise the best acceptable entry is
-   * found by a scan (heterogeneous machines have few device kinds, so this stays short). */
-  size_t first = first_index(h);
-  if (accept(ctx, entry_at(h, first)->task)) return remove_at(h, first);
-  size_t best = h->size;
-  for (size_t i = 0; i < h->size; ++i) {
-    if (i == first || !accept(ctx, fw_task_heap_at(h, i))) continue;
-    if (best == h->size || entry_before(entry_at(h, i), entry_at(h, best))) best = i;
+  frontier_t f = {h, 0, {0}};
+  (void)frontier_push(&f, 0);
+  size_t k = 0; /* the next run entry */
+  while (f.n || k < h->run_size) {
+    if (f.n && (k == h->run_size || entry_before(&h->items[f.at[0]], run_entry(h, k)))) {
+      size_t i = frontier_pop(&f);
+      if (accept(ctx, h->items[i].task)) return remove_at(h, i);
+      if (!frontier_push(&f, 2 * i + 1) || !frontier_push(&f, 2 * i + 2)) {
+        size_t best = scan_for(h, accept, ctx); /* too many ahead of it */
+        return best < h->size ? remove_at(h, best) : NULL;
+      }
+    } else {
+      if (accept(ctx, run_entry(h, k)->task)) return remove_at(h, h->heap_size + k);
+      ++k;
+    }
   }
-  return best < h->size ? remove_at(h, best) : NULL;
+  return NULL;
+}
+
+int fw_task_heap_holds_kind(const fw_task_heap_t *h, unsigned kind) {
+  if (kind < 1 || kind > 3) return 0;
+  for (unsigned kinds = 1; kinds < 8; ++kinds)
+    if (((kinds >> (kind - 1)) & 1u) && h->by_kinds[kinds]) return 1;
+  return 0;
 }
 
 void fw_task_heap_walk(fw_task_heap_t *h, size_t limit, fw_task_heap_visit_t visit, void *ctx) {
@@ -215,6 +294,7 @@ void fw_task_heap_free(fw_task_heap_t *h) {
   h->items = h->run = NULL;
   h->size = h->heap_size = h->capacity = 0;
   h->run_head = h->run_size = h->run_capacity = 0;
+  memset(h->by_kinds, 0, sizeof(h->by_kinds));
 }
 
 int fw_task_deque_push_back(fw_task_deque_t *d, fw_task_t *task) {

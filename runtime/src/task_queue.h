@@ -22,7 +22,8 @@ typedef struct fw_task_heap_entry_t {
   uint32_t placement_key;
   double plan_start;
   double rank;
-  uint64_t seq : 62;
+  uint64_t seq : 59;
+  uint64_t kinds : 3; /* the device kinds that can run it: kind_mask >> 1 */
   uint64_t planned : 1;
   uint64_t reads : 1; /* the task reads a buffer */
   fw_task_t *task;
@@ -40,14 +41,21 @@ typedef struct fw_task_heap_t {
   size_t heap_size, capacity;
   fw_task_heap_entry_t *run;   /* the run: a ring of run_capacity (a power of two) */
   size_t run_head, run_size, run_capacity;
+  size_t by_kinds[8]; /* entries per value of their `kinds` */
 } fw_task_heap_t;
 
 /* Returns 0 when out of memory. */
 int fw_task_heap_push(fw_task_heap_t *h, fw_task_t *task);
 fw_task_t *fw_task_heap_pop(fw_task_heap_t *h);
-/* Removes and returns the best task for which `accept(ctx, task)` holds. */
+/* Removes and returns the best task for which `accept(ctx, task)` holds. The entries that
+ * pop before it are looked at in the order they pop, so the cost grows with how many of
+ * them there are, not with the size of the queue (up to FW_TASK_HEAP_WALK_MAX of them;
+ * beyond, every entry is looked at). */
 fw_task_t *fw_task_heap_pop_if(fw_task_heap_t *h, int (*accept)(const void *, const fw_task_t *),
                                const void *ctx);
+/* Whether some entry's task can run on a device of `kind` (by its kind_mask when it was
+ * pushed): a worker of a kind no queued task runs on need not look at each. */
+int fw_task_heap_holds_kind(const fw_task_heap_t *h, unsigned kind);
 void fw_task_heap_free(fw_task_heap_t *h);
 /* The task in entry i < size (in no particular order). */
 static inline fw_task_t *fw_task_heap_at(const fw_task_heap_t *h, size_t i) {

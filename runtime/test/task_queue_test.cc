@@ -136,6 +136,68 @@ TEST(TaskHeapTest, MixedPushesPopsAndConditionalPopsFollowTheOrder) {
   }
 }
 
+// A conditional pop looks at the entries in the order they pop and stops at the first
+// acceptable one: with 20 tasks only a GPU runs ahead of 10^4 CPU tasks, a CPU worker's
+// pop reads 21 tasks, not every one. With more rejected ahead than the search keeps
+// (FW_TASK_HEAP_WALK_MAX) it reads them all, and still finds the best.
+TEST(TaskHeapTest, ConditionalPopReadsOnlyTheEntriesAheadOfItsTask) {
+  for (int ahead : {20, 300}) {
+    SCOPED_TRACE(ahead);
+    Tasks tasks;
+    fw_task_heap_t h = {};
+    std::mt19937 rng(7);
+    std::vector<fw_task_t *> cpu;
+    for (int i = 0; i < 10000 + ahead; ++i) {
+      bool gpu = i % ((10000 + ahead) / ahead) == 0 && ahead-- > 0;
+      // Ranks drawn at random, so that the entries go to the heap, not the run.
+      fw_task_t *t = tasks.make(gpu ? 1 : 0, double(rng() % 1000));
+      t->kind_mask = gpu ? 1u << FW_TARGET_KIND_CUDA : 1u << FW_TARGET_KIND_CPU;
+      if (!gpu) cpu.push_back(t);
+      ASSERT_TRUE(fw_task_heap_push(&h, t));
+    }
+    struct Count {
+      size_t calls = 0;
+    } count;
+    auto runsOnCpu = [](const void *ctx, const fw_task_t *t) {
+      ++const_cast<Count *>(static_cast<const Count *>(ctx))->calls;
+      return int((t->kind_mask >> FW_TARGET_KIND_CPU) & 1u);
+    };
+    fw_task_t *best = *std::min_element(cpu.begin(), cpu.end(), Before());
+    EXPECT_EQ(fw_task_heap_pop_if(&h, runsOnCpu, &count), best);
+    size_t rejected = h.size + 1 - cpu.size();
+    if (rejected < FW_TASK_HEAP_WALK_MAX) EXPECT_EQ(count.calls, rejected + 1);
+    else EXPECT_GT(count.calls, h.size);
+    fw_task_heap_free(&h);
+  }
+}
+
+// Which kinds of device the queued tasks run on is counted as they come and go.
+TEST(TaskHeapTest, KnowsWhichKindsOfDeviceItsTasksRunOn) {
+  Tasks tasks;
+  fw_task_heap_t h = {};
+  EXPECT_FALSE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_CPU));
+  fw_task_t *cpu = tasks.make(0, 0.0), *both = tasks.make(1, 0.0), *hip = tasks.make(0, 0.0);
+  cpu->kind_mask = 1u << FW_TARGET_KIND_CPU;
+  both->kind_mask = 1u << FW_TARGET_KIND_CPU | 1u << FW_TARGET_KIND_CUDA;
+  hip->kind_mask = 1u << FW_TARGET_KIND_HIP;
+  ASSERT_TRUE(fw_task_heap_push(&h, cpu));
+  EXPECT_TRUE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_CPU));
+  EXPECT_FALSE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_CUDA));
+  ASSERT_TRUE(fw_task_heap_push(&h, both)); // to the heap: it pops first
+  ASSERT_TRUE(fw_task_heap_push(&h, hip));
+  EXPECT_TRUE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_CUDA));
+  EXPECT_TRUE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_HIP));
+  EXPECT_EQ(fw_task_heap_pop(&h), both);
+  EXPECT_FALSE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_CUDA));
+  auto isHip = [](const void *, const fw_task_t *t) { return int(t->kind_mask >> FW_TARGET_KIND_HIP); };
+  EXPECT_EQ(fw_task_heap_pop_if(&h, isHip, nullptr), hip);
+  EXPECT_FALSE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_HIP));
+  EXPECT_TRUE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_CPU));
+  EXPECT_EQ(fw_task_heap_pop(&h), cpu);
+  EXPECT_FALSE(fw_task_heap_holds_kind(&h, FW_TARGET_KIND_CPU));
+  fw_task_heap_free(&h);
+}
+
 // Tasks alike for placement (name, work, data size, devices) share a key; a difference in
 // any of them gives another.
 TEST(TaskHeapTest, PlacementKeySeparatesTasksThatWorkersRunDifferently) {
