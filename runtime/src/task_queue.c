@@ -11,7 +11,7 @@ _Static_assert(sizeof(fw_task_heap_entry_t) == 40,
 
 static fw_task_heap_entry_t entry_of(const fw_task_t *t) {
   fw_task_heap_entry_t e = {t->priority, 0, t->plan_start, t->rank, t->seq,
-                            (t->kind_mask >> 1) & 7u, t->plan_worker != NULL, 0,
+                            (t->kind_mask >> FW_TARGET_KIND_CPU) & 7u, t->plan_worker != NULL, 0,
                             (fw_task_t *)t};
   return e;
 }
@@ -129,9 +129,11 @@ int fw_task_heap_push(fw_task_heap_t *h, fw_task_t *task) {
   return heap_insert(h, &e);
 }
 
-/* Removes entry i (fw_task_heap_at's numbering). */
-static const fw_task_heap_entry_t *entry_at(const fw_task_heap_t *h, size_t i);
+static const fw_task_heap_entry_t *entry_at(const fw_task_heap_t *h, size_t i) {
+  return i < h->heap_size ? &h->items[i] : run_entry(h, i - h->heap_size);
+}
 
+/* Removes entry i (fw_task_heap_at's numbering). */
 static fw_task_t *remove_at(fw_task_heap_t *h, size_t i) {
   --h->by_kinds[entry_at(h, i)->kinds];
   --h->size;
@@ -163,10 +165,6 @@ static size_t first_index(const fw_task_heap_t *h) {
   if (h->run_size == 0) return 0;
   if (h->heap_size == 0 || entry_before(run_entry(h, 0), &h->items[0])) return h->heap_size;
   return 0;
-}
-
-static const fw_task_heap_entry_t *entry_at(const fw_task_heap_t *h, size_t i) {
-  return i < h->heap_size ? &h->items[i] : run_entry(h, i - h->heap_size);
 }
 
 fw_task_t *fw_task_heap_pop(fw_task_heap_t *h) {
@@ -255,9 +253,9 @@ fw_task_t *fw_task_heap_pop_if(fw_task_heap_t *h, int (*accept)(const void *, co
 }
 
 int fw_task_heap_holds_kind(const fw_task_heap_t *h, unsigned kind) {
-  if (kind < 1 || kind > 3) return 0;
+  if (kind < FW_TARGET_KIND_CPU || kind > FW_TARGET_KIND_HIP) return 0;
   for (unsigned kinds = 1; kinds < 8; ++kinds)
-    if (((kinds >> (kind - 1)) & 1u) && h->by_kinds[kinds]) return 1;
+    if (((kinds >> (kind - FW_TARGET_KIND_CPU)) & 1u) && h->by_kinds[kinds]) return 1;
   return 0;
 }
 

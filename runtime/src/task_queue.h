@@ -23,7 +23,7 @@ typedef struct fw_task_heap_entry_t {
   double plan_start;
   double rank;
   uint64_t seq : 59;
-  uint64_t kinds : 3; /* the device kinds that can run it: kind_mask >> 1 */
+  uint64_t kinds : 3; /* the device kinds that can run it: kind_mask >> FW_TARGET_KIND_CPU */
   uint64_t planned : 1;
   uint64_t reads : 1; /* the task reads a buffer */
   fw_task_t *task;
