@@ -81,12 +81,23 @@ class PolicyTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
     fw_runtime_options_t o = fwtest::taskOptions(GetParam(), workers);
     FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
   }
-  // heft_place_alike, under the lock the workers read it with.
-  void setPlaceAhead(int on) {
-    fw_sched_lock(&rt_->sched);
-    rt_->sched.heft_place_alike = on;
-    fw_sched_unlock(&rt_->sched);
+  // Runs `body` on a fresh runtime of two workers; under heft twice, with
+  // heft_place_alike off and on (set under the lock the workers read it with).
+  template <typename Body>
+  void inEachPlaceAheadMode(Body body) {
+    std::vector<int> modes = GetParam() == FW_SCHEDULER_HEFT ? std::vector<int>{0, 1}
+                                                             : std::vector<int>{0};
+    for (int placeAhead : modes) {
+      SCOPED_TRACE(placeAhead ? "placed ahead" : "taken when free");
+      create(2);
+      fw_sched_lock(&rt_->sched);
+      rt_->sched.heft_place_alike = placeAhead;
+      fw_sched_unlock(&rt_->sched);
+      body();
+    }
   }
+  // Teaches the history that tasks named `name` take `ms`: three runs that long.
+  void teach(const char *name, int ms);
   void taskQueuedBehindAnOverrunningTask();
   void idleWorkerLooksAgainWhenAnotherRunsLate();
 
@@ -536,8 +547,13 @@ TEST_P(PolicyTest, LongTasksAfterShortOnesRunSideBySide) {
 // (nothing placed ahead: a worker that frees takes the next task), and with tasks placed
 // ahead on the workers' queues as with accelerators in service (heft_place_alike), where
 // a worker that runs late must not hold the tasks queued behind it.
-std::vector<int> placeAheadModes(fw_scheduler_kind_t policy) {
-  return policy == FW_SCHEDULER_HEFT ? std::vector<int>{0, 1} : std::vector<int>{0};
+void PolicyTest::teach(const char *name, int ms) {
+  for (int i = 0; i < 3; ++i) {
+    Span warm;
+    warm.ms = ms;
+    FW_ASSERT_OK(submit(rt_, name, spanTask, &warm, {}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  }
 }
 
 // A task that runs far longer than its history says does not hold up the tasks behind it:
@@ -547,23 +563,10 @@ std::vector<int> placeAheadModes(fw_scheduler_kind_t policy) {
 // by the estimates, it is taken by the other worker when that one goes idle). Either way
 // it starts long before the late task ends.
 TEST_P(PolicyTest, TaskQueuedBehindAnOverrunningTaskRunsElsewhere) {
-  for (int placeAhead : placeAheadModes(GetParam())) {
-    SCOPED_TRACE(placeAhead ? "placed ahead" : "taken when free");
-    create(2);
-    setPlaceAhead(placeAhead);
-    taskQueuedBehindAnOverrunningTask();
-  }
+  inEachPlaceAheadMode([&] { taskQueuedBehindAnOverrunningTask(); });
 }
 
 void PolicyTest::taskQueuedBehindAnOverrunningTask() {
-  auto teach = [&](const char *name, int ms) {
-    for (int i = 0; i < 3; ++i) {
-      Span warm;
-      warm.ms = ms;
-      FW_ASSERT_OK(submit(rt_, name, spanTask, &warm, {}));
-      FW_ASSERT_OK(fw_runtime_wait_all(rt_));
-    }
-  };
   teach("late", 2);
   teach("mid", 10);
   for (int placedLate : {1, 0}) {
@@ -584,23 +587,12 @@ void PolicyTest::taskQueuedBehindAnOverrunningTask() {
 // queued behind the late one (expected to finish there first); the other worker, done at
 // 3 ms while the late one is not late yet, looks again when it is rather than sleep.
 TEST_P(PolicyTest, IdleWorkerLooksAgainWhenAnotherRunsLate) {
-  for (int placeAhead : placeAheadModes(GetParam())) {
-    SCOPED_TRACE(placeAhead ? "placed ahead" : "taken when free");
-    create(2);
-    setPlaceAhead(placeAhead);
-    idleWorkerLooksAgainWhenAnotherRunsLate();
-  }
+  inEachPlaceAheadMode([&] { idleWorkerLooksAgainWhenAnotherRunsLate(); });
 }
 
 void PolicyTest::idleWorkerLooksAgainWhenAnotherRunsLate() {
-  for (auto [name, ms] : {std::pair<const char *, int>{"late", 2}, {"short", 3}}) {
-    for (int i = 0; i < 3; ++i) {
-      Span warm;
-      warm.ms = ms;
-      FW_ASSERT_OK(submit(rt_, name, spanTask, &warm, {}));
-      FW_ASSERT_OK(fw_runtime_wait_all(rt_));
-    }
-  }
+  teach("late", 2);
+  teach("short", 3);
   Span late, first, next;
   late.ms = 80;
   first.ms = next.ms = 3;
