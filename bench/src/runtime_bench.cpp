@@ -113,6 +113,8 @@ void usage() {
       "  --workers=A,B       CPU worker counts (default 1,2)\n"
       "  --policies=P,...    scheduling policies among eager, ws, heft (default: all three)\n"
       "  --cases=C,...       among independent, chain, buffers (default: all three)\n"
+      "  --devices=K,...     device kinds in service (FW_DEVICES; default cpu): the tasks run\n"
+      "                      on the CPU, cpu,cuda measures them with a GPU worker in service\n"
       "sched (simulated):\n"
       "  --tile=B            Cholesky tile size (default 512)\n"
       "  --cholesky=T,...    tile counts (default 8,16,24)\n"
@@ -243,6 +245,8 @@ int main(int argc, char **argv) {
         return 2;
       }
       opt.roundWait = value;
+    } else if (key == "--devices") {
+      opt.devices = value;
     } else if (key == "--workers") {
       opt.workers = parseList<int>(value);
     } else if (key == "--policies") {

@@ -91,10 +91,12 @@ fw_status_t waitRound(const std::string &how, Case c, const std::vector<fw_buffe
 }
 
 bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, size_t rounds,
-             const std::string &roundWait, Sample *out) {
+             const std::string &roundWait, const std::string &devices, Sample *out) {
   fw_runtime_options_t o = {};
   o.num_workers = static_cast<uint32_t>(workers);
-  o.devices = "cpu"; // CPU tasks only: a GPU found on the machine would only add its worker
+  // The tasks are CPU tasks: by default a GPU found on the machine is left out of service
+  // (it would only add its worker); "cpu,cuda" measures them with a GPU worker in service.
+  o.devices = devices.c_str();
   o.scheduler = policy;
   fw_runtime_t *rt = nullptr;
   check(fw_runtime_create(&o, &rt), "creating a runtime");
@@ -168,6 +170,8 @@ bool runOverhead(const Options &opt) {
                 : opt.roundWait == "map"
                     ? "fw_buffer_map of the buffer its last task writes"
                     : "fw_runtime_wait_all");
+  if (opt.devices != "cpu")
+    std::printf("device kinds in service: %s\n", opt.devices.c_str());
   std::printf("ns/task = (first fw_task_submit .. fw_runtime_wait_all returns) / tasks; "
               "submit = the fw_task_submit calls alone\n");
   std::printf("target: <= 1000 ns/task (StarPU: about 4000 ns/task); "
@@ -187,7 +191,7 @@ bool runOverhead(const Options &opt) {
         std::vector<Sample> samples;
         for (int r = 0; r < opt.reps; ++r) {
           Sample s;
-          ok &= measure(c, p, w, opt.tasks, opt.rounds, opt.roundWait, &s);
+          ok &= measure(c, p, w, opt.tasks, opt.rounds, opt.roundWait, opt.devices, &s);
           samples.push_back(s);
         }
         std::sort(samples.begin(), samples.end(),
