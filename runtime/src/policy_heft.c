@@ -12,11 +12,12 @@
  * worker with room; the walk goes on with the next task. Placing a task starts its input
  * copies (prefetch), and the bounded queues keep placement late enough that a more
  * critical task released later still runs first (committing every ready task at once
- * cannot do that). Among workers all alike (one kind, one memory node: the CPU workers of a
- * machine without accelerators) a task's run time and moves are the same on each, so its
- * earliest finish is on the worker that frees first: nothing is placed ahead, and a worker
- * that looks for work takes the pool's first task (list scheduling in heft's order; see
- * pool_only). Submissions inserted together (those staged while another thread held
+ * cannot do that). A task only workers alike can run (one kind, one memory node: the CPU
+ * workers; every task on a machine without accelerators, a C task beside a GPU) has the
+ * same run time and moves on each, so its earliest finish is on the worker that frees
+ * first: it is not placed ahead but waits in a pool of its own, and a worker that looks
+ * for work takes the first it can run (list scheduling in heft's order; see
+ * left_to_take). Submissions inserted together (those staged while another thread held
  * the scheduler lock) go into the pool first and are placed in one pass. A pass per task
  * looked over up to 64 pool tasks each time; when none could be placed (a worker waiting
  * for the lock still had a task queued, so every task waited for the other, full one) the
@@ -49,14 +50,29 @@ static int any_room(const fw_scheduler_t *s) {
   return 0;
 }
 
-/* Whether pool tasks wait for a worker to take them rather than being placed ahead: the
- * workers in service are all alike. Placing ahead chose, for each task, among every worker
- * (its drain time, room and tie rank) under the scheduler lock, for the answer a worker
- * that frees gets by looking: the lock was held 1.6-2.6x as long per task as under eager
- * (docs/performance.md), and a task of higher priority released later waited behind the
- * ones queued. Module calls' batches are still planned (heft_plan.c). */
-static int pool_only(const fw_scheduler_t *s) {
-  return s->service_alike && !s->heft_place_alike;
+/* Whether `task` is left for a worker to take (alike_pool) rather than placed ahead: of
+ * the workers in service only alike ones can run it (every task where all of them are
+ * alike, the CPU workers of a machine without GPUs; beside a GPU, a C task or a kernel
+ * without code for it). Its run time and moves are then the same on each, so its
+ * earliest finish is on the one that frees first, which finds it by looking for work.
+ * Placing ahead chose among every worker (its drain time, room and tie rank) under the
+ * scheduler lock for that answer: the lock was held 1.6-2.6x as long per task as under
+ * eager, a task of higher priority released later waited behind the ones queued, and
+ * with a GPU in service CPU tasks took up to 7x as long as without (docs/performance.md).
+ * A task only a device's workers can run is still placed: placing it starts moving its
+ * inputs there. Module calls' batches are planned whatever their tasks (heft_plan.c). */
+static int left_to_take(const fw_scheduler_t *s, const fw_task_t *task) {
+  if (s->heft_place_alike) return 0;
+  if (s->service_alike) return 1;
+  const fw_worker_t *group = NULL; /* the first in service of the workers that can run it */
+  for (size_t i = 0; i < s->num_workers; i = s->workers[i].alike_end) {
+    size_t end = s->workers[i].alike_end, first = i;
+    while (first < end && s->workers[first].lost) ++first;
+    if (first == end || !fw_worker_can_run(&s->workers[first], task)) continue;
+    if (group) return 0;
+    group = &s->workers[first];
+  }
+  return group && group->memory_node == FW_NODE_HOST;
 }
 
 /* How much a worker is preferred among those with the same expected finish: the one
@@ -270,7 +286,7 @@ static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_
  * are (fw_task_heap_walk: taking each out of the pool and putting it back cost more than
  * the choice, 13 of them per task placed with 8 workers on 2 cores). */
 static void dispatch(fw_scheduler_t *s, fw_worker_t *from, double now) {
-  if (s->ready.size == 0 || pool_only(s) || !any_room(s)) return;
+  if (s->ready.size == 0 || !any_room(s)) return;
   dispatch_t d = {s, from, now, s->service_nodes, 0, 0};
   fw_task_heap_walk(&s->ready, FW_HEFT_SCAN, place_from_pool, &d);
 }
@@ -305,14 +321,15 @@ static int heft_push(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *from) {
     fw_scheduler_unplan(task);
     task->plan_worker = NULL;
   }
-  if (!fw_task_heap_push(&s->ready, task)) return 0;
   task->worker = NULL;
-  if (pool_only(s)) { /* as under eager: one idle worker is told */
+  if (left_to_take(s, task)) { /* as under eager: one idle worker is told */
+    if (!fw_task_heap_push(&s->alike_pool, task)) return 0;
     fw_scheduler_placed(s, task);
     fw_worker_t *idle = fw_scheduler_idle_worker(s, task);
     if (idle) fw_scheduler_notify(s, idle);
     return 1;
   }
+  if (!fw_task_heap_push(&s->ready, task)) return 0;
   if (s->inserting) return 1; /* heft_settle places the run of submissions */
   dispatch(s, from, fw_scheduler_now(s));
   if (!task->worker) wake_held_back(s, task);
@@ -461,12 +478,14 @@ static fw_task_t *heft_pop(fw_scheduler_t *s, fw_worker_t *worker) {
     dispatch(s, worker, now);
     t = pop_planned(s, worker, now);
   }
-  if (!t && (worker->heap.size || pool_only(s)) &&
-      fw_task_heap_holds_kind(&s->ready, worker->kind)) {
-    /* The pool's first task it can run: nothing was placed ahead, or it is held back by
-     * its plan and takes one rather than idle (tasks without a plan must not wait behind
-     * planned ones). */
-    t = fw_task_heap_pop_if(&s->ready, worker_accepts, worker);
+  /* The first task it can run of those left to take (its own queue's come first: they
+   * were placed to start there by now), or, held back by its plan, of the pool rather
+   * than idle (tasks without a plan must not wait behind planned ones). */
+  if (!t) {
+    if (fw_task_heap_holds_kind(&s->alike_pool, worker->kind))
+      t = fw_task_heap_pop_if(&s->alike_pool, worker_accepts, worker);
+    if (!t && worker->heap.size && fw_task_heap_holds_kind(&s->ready, worker->kind))
+      t = fw_task_heap_pop_if(&s->ready, worker_accepts, worker);
     if (t)
       place(s, t, worker, now, estimate(s, t, worker),
             fw_scheduler_transfer_estimate(s, t, worker), 0);

@@ -1342,6 +1342,7 @@ void fw_scheduler_fini(fw_scheduler_t *s) {
     pthread_mutex_destroy(&s->workers[k].sleep_lock);
   }
   fw_task_heap_free(&s->ready);
+  fw_task_heap_free(&s->alike_pool);
   free(s->sim_held);
   free(s->workers);
   s->workers = NULL;

@@ -317,6 +317,9 @@ struct fw_scheduler_t {
    * machine without GPUs): heft places nothing ahead among them (lock). */
   int service_alike;
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
+  /* heft: ready tasks that only workers alike can run, left for the first of them that
+   * looks for work (nothing is placed ahead for them; policy_heft.c, left_to_take). */
+  fw_task_heap_t alike_pool;
   atomic_size_t num_ready;
   uint64_t next_seq;
   FW_CACHE_LINE_PAD(pad_ready);
@@ -343,9 +346,9 @@ struct fw_scheduler_t {
   uint64_t lock_held_ns, lock_acquisitions, lock_since_ns;
   uint32_t heft_plan_mask; /* heft: which of its plans to make, a bit each (heft_plan.c);
                               0: all. Tests set it to check one plan alone. */
-  /* heft: place pool tasks ahead on the workers' queues even where every worker in
-   * service is alike (policy_heft.c, pool_only). Tests set it to run the placement and
-   * late-worker paths, which otherwise run only with accelerators in service, on CPU
+  /* heft: place tasks ahead on the workers' queues even where only workers alike can run
+   * them (policy_heft.c, left_to_take). Tests set it to run the placement and late-worker
+   * paths, which otherwise run only for tasks an accelerator can run too, on CPU
    * workers. */
   int heft_place_alike;
   fw_estimate_memo_t heft_memo; /* heft: under the lock */

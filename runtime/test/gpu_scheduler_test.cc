@@ -1,0 +1,135 @@
+// The scheduler with a GPU in service beside the CPU workers, through the stand-in driver
+// of fake_cuda.c (ctest puts it on LD_LIBRARY_PATH): C tasks, which only the CPU workers
+// run, under each policy. heft leaves such tasks to the CPU worker that looks for work
+// rather than placing them ahead (policy_heft.c, left_to_take).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+// A runtime with `workers` CPU workers and the stand-in GPU in service.
+fw_runtime_t *besideGpu(fw_scheduler_kind_t policy, uint32_t workers) {
+  fw_runtime_options_t o = fwtest::taskOptions(policy, workers);
+  o.devices = "cpu,cuda";
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  return rt;
+}
+
+fw_runtime_stats_t statsOf(fw_runtime_t *rt) {
+  fw_runtime_stats_t st;
+  std::memset(&st, 0, sizeof(st));
+  fw_status_t s = fw_runtime_get_stats(rt, &st);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  return st;
+}
+
+// The tasks the GPU ran, failing the test when no GPU is in service.
+uint64_t gpuTasks(fw_runtime_t *rt) {
+  fw_runtime_stats_t st = statsOf(rt);
+  EXPECT_EQ(st.num_devices, 2u) << "the stand-in GPU is not in service";
+  return st.num_devices == 2 ? st.devices[1].tasks : ~uint64_t{0};
+}
+
+const fw_scheduler_kind_t kPolicies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT};
+
+void increment(void *, void *const *data, size_t) {
+  auto *v = static_cast<uint64_t *>(data[0]);
+  for (size_t i = 0; i < 64; ++i) ++v[i];
+}
+
+void addInto(void *, void *const *data, size_t) {
+  const auto *in = static_cast<const uint64_t *>(data[0]);
+  auto *out = static_cast<uint64_t *>(data[1]);
+  for (size_t i = 0; i < 64; ++i) out[i] += in[i];
+}
+
+TEST(CpuTasksBesideGpu, DependentTasksGiveTheirResultsUnderEveryPolicy) {
+  for (fw_scheduler_kind_t policy : kPolicies) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    fw_runtime_t *rt = besideGpu(policy, 2);
+    ASSERT_NE(rt, nullptr);
+    // 8 chains of increments, and sums of each chain into one total after each round.
+    std::vector<fw_buffer_t *> chains;
+    for (int c = 0; c < 8; ++c) chains.push_back(fwtest::makeU64Buffer(rt, 64, std::vector<uint64_t>(64, 0)));
+    fw_buffer_t *total = fwtest::makeU64Buffer(rt, 64, std::vector<uint64_t>(64, 0));
+    const int rounds = 50;
+    for (int r = 0; r < rounds; ++r)
+      for (fw_buffer_t *b : chains) {
+        FW_ASSERT_OK(fwtest::submit(rt, "increment", increment, nullptr,
+                                    {{b, FW_ACCESS_READ_WRITE}}));
+        FW_ASSERT_OK(fwtest::submit(rt, "add", addInto, nullptr,
+                                    {{b, FW_ACCESS_READ}, {total, FW_ACCESS_READ_WRITE}}));
+      }
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    // Chain c holds r after round r; the total gets 1 + 2 + ... + rounds from each.
+    for (fw_buffer_t *b : chains) EXPECT_EQ(fwtest::readU64(b), std::vector<uint64_t>(64, rounds));
+    EXPECT_EQ(fwtest::readU64(total),
+              std::vector<uint64_t>(64, 8u * rounds * (rounds + 1) / 2));
+    EXPECT_EQ(gpuTasks(rt), 0u);
+    for (fw_buffer_t *b : chains) fw_buffer_release(b);
+    fw_buffer_release(total);
+    fw_runtime_destroy(rt);
+  }
+}
+
+// With a GPU in service heft placed CPU tasks ahead on the CPU workers' queues, two each:
+// a task of higher priority submitted after four others waited behind them.
+TEST(CpuTasksBesideGpu, LaterHigherPriorityTaskOvertakesQueuedOnes) {
+  struct Gate {
+    std::atomic<int> started{0};
+    std::atomic<bool> open{false};
+  };
+  struct Ticket {
+    std::atomic<int> *next;
+    int at = -1;
+  };
+  auto hold = [](void *user, void *const *, size_t) {
+    auto *g = static_cast<Gate *>(user);
+    g->started.fetch_add(1);
+    while (!g->open.load()) std::this_thread::yield();
+  };
+  auto stamp = [](void *user, void *const *, size_t) {
+    auto *t = static_cast<Ticket *>(user);
+    t->at = t->next->fetch_add(1);
+  };
+  for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_HEFT}) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    fw_runtime_t *rt = besideGpu(policy, 2);
+    ASSERT_NE(rt, nullptr);
+    Gate gate;
+    for (int i = 0; i < 2; ++i) FW_ASSERT_OK(fwtest::submit(rt, "hold", hold, &gate, {}));
+    while (gate.started.load() < 2) std::this_thread::yield();
+    std::atomic<int> next{0};
+    std::vector<Ticket> low(4, Ticket{&next});
+    Ticket high{&next};
+    auto submitAt = [&](Ticket *t, int32_t priority) {
+      fw_task_desc_t d;
+      std::memset(&d, 0, sizeof(d));
+      d.name = "stamp";
+      d.fn = stamp;
+      d.user_data = t;
+      d.priority = priority;
+      FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+    };
+    for (Ticket &t : low) submitAt(&t, 1);
+    submitAt(&high, 5);
+    gate.open.store(true);
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    for (const Ticket &t : low) EXPECT_LT(high.at, t.at);
+    EXPECT_EQ(gpuTasks(rt), 0u);
+    fw_runtime_destroy(rt);
+  }
+}
+
+} // namespace
