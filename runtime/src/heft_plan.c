@@ -511,6 +511,24 @@ static void make_trials(trial_t *trials, size_t n, int parallel) {
     if (trials[k].threaded) pthread_join(trials[k].thread, NULL);
 }
 
+/* How many device classes some task of the batch can run on. Where that is one (a model
+ * compiled for the CPU alone, on a machine with a GPU), every plan for several classes is
+ * one of the plans for one: ranks by the mean and by the fastest class are the same, and
+ * so is the critical path kept on one class. Counting the machine's classes, such a batch
+ * had six more plans to weigh, three of them copies of its first: they were made when
+ * their time seemed worth it (up to 6 plans per call of two kernels), and otherwise none
+ * was, not even the list plan made without the GPU (docs/performance.md). */
+static size_t classes_in_use(const planner_t *p) {
+  size_t used = 0;
+  for (size_t c = 0; c < p->num_classes; ++c)
+    for (size_t i = 0; i < p->count; ++i)
+      if (p->class_usable[i * p->num_classes + c]) {
+        ++used;
+        break;
+      }
+  return used;
+}
+
 void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
   uint64_t started = fw_now_ns();
   planner_t p;
@@ -521,8 +539,9 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
   int have_best = 0;
   if (planner_init(&p, s, batch, count) && plan_alloc(&best, count)) {
     const plan_variant_t *first = NULL;
+    int one_class = classes_in_use(&p) <= 1;
     for (size_t v = 0; v < NUM_VARIANTS; ++v) {
-      if (p.num_classes == 1 && !kVariants[v].one_class) continue;
+      if (one_class && !kVariants[v].one_class) continue;
       if (s->heft_plan_mask && !((s->heft_plan_mask >> v) & 1u)) continue;
       if (!first) {
         first = &kVariants[v];

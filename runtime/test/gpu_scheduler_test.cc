@@ -1,7 +1,8 @@
 // The scheduler with a GPU in service beside the CPU workers, through the stand-in driver
 // of fake_cuda.c (ctest puts it on LD_LIBRARY_PATH): C tasks, which only the CPU workers
 // run, under each policy. heft leaves such tasks to the CPU worker that looks for work
-// rather than placing them ahead (policy_heft.c, left_to_take).
+// rather than placing them ahead (policy_heft.c, left_to_take), and plans a batch of them
+// as on a machine of CPU workers alone (heft_plan.c, classes_in_use).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime_internal.h"
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -130,6 +132,42 @@ TEST(CpuTasksBesideGpu, LaterHigherPriorityTaskOvertakesQueuedOnes) {
     EXPECT_EQ(gpuTasks(rt), 0u);
     fw_runtime_destroy(rt);
   }
+}
+
+// data[0][0] += 1.
+void incrementFirst(void *, void *const *data, size_t) { ++static_cast<uint64_t *>(data[0])[0]; }
+
+// A batch of held tasks (as a module call's) that only the CPU workers can run: heft makes
+// the plans it makes without a GPU (its HEFT plan and the list plan), not those for
+// several device classes, which are the same plans here (7 were made).
+TEST(CpuTasksBesideGpu, BatchOnlyTheCpuRunsIsPlannedAsWithoutTheGpu) {
+  fw_runtime_t *rt = besideGpu(FW_SCHEDULER_HEFT, 2);
+  ASSERT_NE(rt, nullptr);
+  constexpr int kChains = 16, kSteps = 12;
+  std::vector<fw_buffer_t *> chains;
+  for (int c = 0; c < kChains; ++c) chains.push_back(fwtest::makeU64Buffer(rt, 1, {0}));
+  std::vector<fw_task_t *> held;
+  for (int step = 0; step < kSteps; ++step)
+    for (fw_buffer_t *chain : chains) {
+      fw_task_access_t access = {chain, FW_ACCESS_READ_WRITE};
+      fw_task_t *t = nullptr;
+      FW_ASSERT_OK(fw_task_create(rt, "held", &access, 1, &t));
+      t->fn = incrementFirst;
+      t->flops = 1e8; // long enough by the model that more than one plan is worth making
+      fw_memory_unmap(&rt->memory, chain);
+      fw_scheduler_submit(&rt->sched, t, &rt->sched.api_group, 1);
+      held.push_back(t);
+    }
+  fw_scheduler_release_held(&rt->sched, held.data(), held.size());
+  for (fw_task_t *t : held) fw_task_release(t);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  for (fw_buffer_t *chain : chains) EXPECT_EQ(fwtest::readU64(chain)[0], uint64_t(kSteps));
+  fw_runtime_stats_t st = statsOf(rt);
+  EXPECT_EQ(st.batches_planned, 1u);
+  EXPECT_EQ(st.plans_made, 2u) << "HEFT's plan and the list plan";
+  EXPECT_EQ(gpuTasks(rt), 0u);
+  for (fw_buffer_t *chain : chains) fw_buffer_release(chain);
+  fw_runtime_destroy(rt);
 }
 
 } // namespace
