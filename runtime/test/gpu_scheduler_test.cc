@@ -5,9 +5,7 @@
 // as on a machine of CPU workers alone (heft_plan.c, classes_in_use).
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "runtime_internal.h"
@@ -88,47 +86,11 @@ TEST(CpuTasksBesideGpu, DependentTasksGiveTheirResultsUnderEveryPolicy) {
 // With a GPU in service heft placed CPU tasks ahead on the CPU workers' queues, two each:
 // a task of higher priority submitted after four others waited behind them.
 TEST(CpuTasksBesideGpu, LaterHigherPriorityTaskOvertakesQueuedOnes) {
-  struct Gate {
-    std::atomic<int> started{0};
-    std::atomic<bool> open{false};
-  };
-  struct Ticket {
-    std::atomic<int> *next;
-    int at = -1;
-  };
-  auto hold = [](void *user, void *const *, size_t) {
-    auto *g = static_cast<Gate *>(user);
-    g->started.fetch_add(1);
-    while (!g->open.load()) std::this_thread::yield();
-  };
-  auto stamp = [](void *user, void *const *, size_t) {
-    auto *t = static_cast<Ticket *>(user);
-    t->at = t->next->fetch_add(1);
-  };
   for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_HEFT}) {
     SCOPED_TRACE(fwtest::schedulerName(policy));
     fw_runtime_t *rt = besideGpu(policy, 2);
     ASSERT_NE(rt, nullptr);
-    Gate gate;
-    for (int i = 0; i < 2; ++i) FW_ASSERT_OK(fwtest::submit(rt, "hold", hold, &gate, {}));
-    while (gate.started.load() < 2) std::this_thread::yield();
-    std::atomic<int> next{0};
-    std::vector<Ticket> low(4, Ticket{&next});
-    Ticket high{&next};
-    auto submitAt = [&](Ticket *t, int32_t priority) {
-      fw_task_desc_t d;
-      std::memset(&d, 0, sizeof(d));
-      d.name = "stamp";
-      d.fn = stamp;
-      d.user_data = t;
-      d.priority = priority;
-      FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
-    };
-    for (Ticket &t : low) submitAt(&t, 1);
-    submitAt(&high, 5);
-    gate.open.store(true);
-    FW_ASSERT_OK(fw_runtime_wait_all(rt));
-    for (const Ticket &t : low) EXPECT_LT(high.at, t.at);
+    fwtest::expectLaterHigherPriorityTaskRunsFirst(rt, 2);
     EXPECT_EQ(gpuTasks(rt), 0u);
     fw_runtime_destroy(rt);
   }

@@ -656,59 +656,23 @@ TEST_P(PolicyTest, NoTaskWaitsInABatchBehindALongOne) {
   EXPECT_EQ(after, 0) << after << " short tasks ended after the long one";
 }
 
-// Destroying the runtime while tasks run: buffers keep it alive, the tasks finish, and
-// the last reference (here a buffer's) tears it down.
 // A task of higher priority submitted while every worker is busy starts before the tasks
 // of lower priority submitted earlier. Under eager one queue is shared; under heft with
 // workers all alike nothing is placed on a worker ahead of time (placed ahead, the low
 // tasks filled both workers' queues, two each, and the high one ran last).
 TEST(PriorityTest, LaterHigherPriorityTaskOvertakesQueuedOnes) {
-  struct Gate {
-    std::atomic<int> started{0};
-    std::atomic<bool> open{false};
-  };
-  struct Ticket {
-    std::atomic<int> *next;
-    int at = -1;
-  };
-  auto hold = [](void *user, void *const *, size_t) {
-    auto *g = static_cast<Gate *>(user);
-    g->started.fetch_add(1);
-    while (!g->open.load()) std::this_thread::yield();
-  };
-  auto stamp = [](void *user, void *const *, size_t) {
-    auto *t = static_cast<Ticket *>(user);
-    t->at = t->next->fetch_add(1);
-  };
   for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_HEFT}) {
     SCOPED_TRACE(fwtest::schedulerName(policy));
     fw_runtime_options_t o = fwtest::taskOptions(policy, 2);
     fw_runtime_t *rt = nullptr;
     FW_ASSERT_OK(fw_runtime_create(&o, &rt));
-    Gate gate;
-    for (int i = 0; i < 2; ++i) FW_ASSERT_OK(submit(rt, "hold", hold, &gate, {}));
-    while (gate.started.load() < 2) std::this_thread::yield();
-    std::atomic<int> next{0};
-    std::vector<Ticket> low(4, Ticket{&next});
-    Ticket high{&next};
-    auto submitAt = [&](Ticket *t, int32_t priority) {
-      fw_task_desc_t d;
-      std::memset(&d, 0, sizeof(d));
-      d.name = "stamp";
-      d.fn = stamp;
-      d.user_data = t;
-      d.priority = priority;
-      FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
-    };
-    for (Ticket &t : low) submitAt(&t, 1);
-    submitAt(&high, 5);
-    gate.open.store(true);
-    FW_ASSERT_OK(fw_runtime_wait_all(rt));
-    for (const Ticket &t : low) EXPECT_LT(high.at, t.at);
+    fwtest::expectLaterHigherPriorityTaskRunsFirst(rt, 2);
     fw_runtime_destroy(rt);
   }
 }
 
+// Destroying the runtime while tasks run: buffers keep it alive, the tasks finish, and
+// the last reference (here a buffer's) tears it down.
 TEST_P(PolicyTest, DestroyWhileTasksRun) {
   fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(0));
   ASSERT_NE(a, nullptr);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -134,6 +135,49 @@ inline uint64_t mix(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
+}
+
+// Holds `workers` workers (of runtime `rt`, which has that many) with tasks that wait,
+// submits four tasks of priority 1 then one of priority 5, lets the workers go, and
+// expects the later one of higher priority to start before the four.
+inline void expectLaterHigherPriorityTaskRunsFirst(fw_runtime_t *rt, int workers) {
+  struct Gate {
+    std::atomic<int> started{0};
+    std::atomic<bool> open{false};
+  };
+  struct Ticket {
+    std::atomic<int> *next;
+    int at = -1;
+  };
+  auto hold = [](void *user, void *const *, size_t) {
+    auto *g = static_cast<Gate *>(user);
+    g->started.fetch_add(1);
+    while (!g->open.load()) std::this_thread::yield();
+  };
+  auto stamp = [](void *user, void *const *, size_t) {
+    auto *t = static_cast<Ticket *>(user);
+    t->at = t->next->fetch_add(1);
+  };
+  Gate gate;
+  for (int i = 0; i < workers; ++i) FW_ASSERT_OK(submit(rt, "hold", hold, &gate, {}));
+  while (gate.started.load() < workers) std::this_thread::yield();
+  std::atomic<int> next{0};
+  std::vector<Ticket> low(4, Ticket{&next});
+  Ticket high{&next};
+  auto submitAt = [&](Ticket *t, int32_t priority) {
+    fw_task_desc_t d;
+    std::memset(&d, 0, sizeof(d));
+    d.name = "stamp";
+    d.fn = stamp;
+    d.user_data = t;
+    d.priority = priority;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  };
+  for (Ticket &t : low) submitAt(&t, 1);
+  submitAt(&high, 5);
+  gate.open.store(true);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  for (const Ticket &t : low) EXPECT_LT(high.at, t.at);
 }
 
 }  // namespace fwtest
