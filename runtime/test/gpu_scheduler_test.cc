@@ -60,9 +60,10 @@ TEST(CpuTasksBesideGpu, DependentTasksGiveTheirResultsUnderEveryPolicy) {
     fw_runtime_t *rt = besideGpu(policy, 2);
     ASSERT_NE(rt, nullptr);
     // 8 chains of increments, and sums of each chain into one total after each round.
+    const std::vector<uint64_t> zeros(64, 0);
     std::vector<fw_buffer_t *> chains;
-    for (int c = 0; c < 8; ++c) chains.push_back(fwtest::makeU64Buffer(rt, 64, std::vector<uint64_t>(64, 0)));
-    fw_buffer_t *total = fwtest::makeU64Buffer(rt, 64, std::vector<uint64_t>(64, 0));
+    for (int c = 0; c < 8; ++c) chains.push_back(fwtest::makeU64Buffer(rt, 64, zeros));
+    fw_buffer_t *total = fwtest::makeU64Buffer(rt, 64, zeros);
     const int rounds = 50;
     for (int r = 0; r < rounds; ++r)
       for (fw_buffer_t *b : chains) {
@@ -73,7 +74,8 @@ TEST(CpuTasksBesideGpu, DependentTasksGiveTheirResultsUnderEveryPolicy) {
       }
     FW_ASSERT_OK(fw_runtime_wait_all(rt));
     // Chain c holds r after round r; the total gets 1 + 2 + ... + rounds from each.
-    for (fw_buffer_t *b : chains) EXPECT_EQ(fwtest::readU64(b), std::vector<uint64_t>(64, rounds));
+    for (fw_buffer_t *b : chains)
+      EXPECT_EQ(fwtest::readU64(b), std::vector<uint64_t>(64, rounds));
     EXPECT_EQ(fwtest::readU64(total),
               std::vector<uint64_t>(64, 8u * rounds * (rounds + 1) / 2));
     EXPECT_EQ(gpuTasks(rt), 0u);
