@@ -50,6 +50,14 @@ static int any_room(const fw_scheduler_t *s) {
   return 0;
 }
 
+/* The first worker in service of the alike workers from `i` on (to fw_worker_t.alike_end)
+ * when it can run `task` (they all can, or none), or NULL. */
+static fw_worker_t *alike_runner(const fw_scheduler_t *s, size_t i, const fw_task_t *task) {
+  size_t end = s->workers[i].alike_end;
+  while (i < end && s->workers[i].lost) ++i;
+  return i < end && fw_worker_can_run(&s->workers[i], task) ? &s->workers[i] : NULL;
+}
+
 /* Whether `task` is left for a worker to take (alike_pool) rather than placed ahead: of
  * the workers in service only alike ones can run it (every task where all of them are
  * alike, the CPU workers of a machine without GPUs; beside a GPU, a C task or a kernel
@@ -66,11 +74,10 @@ static int left_to_take(const fw_scheduler_t *s, const fw_task_t *task) {
   if (s->service_alike) return 1;
   const fw_worker_t *group = NULL; /* the first in service of the workers that can run it */
   for (size_t i = 0; i < s->num_workers; i = s->workers[i].alike_end) {
-    size_t end = s->workers[i].alike_end, first = i;
-    while (first < end && s->workers[first].lost) ++first;
-    if (first == end || !fw_worker_can_run(&s->workers[first], task)) continue;
+    const fw_worker_t *runner = alike_runner(s, i, task);
+    if (!runner) continue;
     if (group) return 0;
-    group = &s->workers[first];
+    group = runner;
   }
   return group && group->memory_node == FW_NODE_HOST;
 }
@@ -184,10 +191,9 @@ static void choose(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from, 
   best->worker = open->worker = NULL;
   memo_for(s, task);
   for (size_t i = 0; i < s->num_workers; i = s->workers[i].alike_end) {
-    size_t end = s->workers[i].alike_end, first = i;
-    while (first < end && s->workers[first].lost) ++first;
-    if (first == end || !fw_worker_can_run(&s->workers[first], task)) continue;
-    const fw_worker_t *like = &s->workers[first];
+    const fw_worker_t *like = alike_runner(s, i, task);
+    if (!like) continue;
+    size_t end = s->workers[i].alike_end, first = (size_t)(like - s->workers);
     double run = run_estimate(s, task, like);
     double transfer = fw_scheduler_transfer_estimate(s, task, like);
     for (size_t k = first; k < end; ++k) {
