@@ -101,6 +101,12 @@ void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit) {
   node->capped = node->capacity != 0;
 }
 
+int fw_memory_may_evict(const fw_memory_t *m) {
+  for (size_t n = 0; n < m->num_nodes; ++n)
+    if (m->nodes[n].capped) return 1;
+  return 0;
+}
+
 fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
                            const uint64_t limits[FW_NUM_TIERS], const char *storage_dir,
                            int buffered_storage, int prefetch, uint32_t prefetch_window) {

@@ -45,7 +45,8 @@ typedef struct fw_buffer_memory_t {
   atomic_int mapped;        /* the caller holds fw_buffer_data's pointer (set and cleared
                                under the lock; read without it to skip unmapping) */
   atomic_uint valid_mask;   /* bit per node with a valid replica (lock-free reads) */
-  atomic_uint future_uses;  /* submitted, unfinished tasks that access it */
+  atomic_uint future_uses;  /* submitted, unfinished tasks that access it (counted only
+                               where fw_memory_may_evict) */
   uint64_t window_mark;      /* == fw_memory_t.window_epoch: used inside the window */
   uint32_t window_pos;       /* then: the place in the window of the first task using it */
   double sim_arrival[FW_MAX_MEMORY_NODES]; /* simulation: when a copy lands there */
@@ -122,6 +123,11 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
 uint64_t fw_memory_device_limit(uint64_t own, uint64_t cap);
 /* Sets a node's capacity from a parsed limit (FW_TIER_LIMIT_MIN: minimal). */
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit);
+/* Whether anything can ever be evicted: some node has a capacity (fixed once the nodes
+ * are set up). Without one, nothing weighs a buffer's future uses, and the scheduler does
+ * not count them: the count is an atomic on a line the workers read, taken twice per
+ * access of every task under the scheduler lock. */
+int fw_memory_may_evict(const fw_memory_t *m);
 /* Sets up the host and storage nodes. `storage_dir` may be NULL (a fresh temporary
  * directory is made on the first eviction); when given it must be a writable directory.
  * `buffered_storage`: the storage tier's files never use direct I/O (storage.h). */

@@ -251,11 +251,11 @@ static void remove_reader(fw_buffer_t *b, const fw_task_t *t, uint64_t n) {
 /* Sequential consistency per buffer: RAW and WAW on the last writer, WAR on the readers
  * since then. The buffer's lists hold unfinished tasks only (completion removes them), so
  * they need no references. */
-static void infer_dependencies(fw_task_t *t) {
+static void infer_dependencies(const fw_scheduler_t *s, fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_access_t mode = t->accesses[i].access;
-    atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if ((mode & FW_ACCESS_READ) && b->poisoned) {
       t->cancelled = 1; /* never runs on garbage */
       fail_task(t, fw_status_create(fw_status_code(b->poisoned), fw_status_message(b->poisoned)));
@@ -286,10 +286,10 @@ static void infer_dependencies(fw_task_t *t) {
   }
 }
 
-static void forget_accesses(fw_task_t *t) {
+static void forget_accesses(const fw_scheduler_t *s, fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
-    atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if (s->count_uses) atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if (b->last_writer == t) b->last_writer = NULL;
     if (t->accesses[i].access == FW_ACCESS_READ)
       remove_reader(b, t, t->accesses[i].reader_index);
@@ -442,7 +442,7 @@ static void insert_locked(fw_scheduler_t *s, fw_task_t *task) {
   task->state = FW_TASK_PENDING;
   task->pending = 1; /* the submission itself */
   ++s->tasks_submitted;
-  infer_dependencies(task);
+  infer_dependencies(s, task);
   task->in_lookahead = 1;
   task->lookahead_prev = s->lookahead_tail;
   if (s->lookahead_tail) s->lookahead_tail->lookahead_next = task;
@@ -648,7 +648,7 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   t->state = FW_TASK_DONE;
   atomic_store_explicit(&t->done, 1, memory_order_release);
   fw_scheduler_unplan(t);
-  forget_accesses(t);
+  forget_accesses(s, t);
   if (t->status != FW_OK) {
     ++s->tasks_failed;
     /* What it was to write is garbage for tasks submitted from now on (those submitted
@@ -1247,6 +1247,7 @@ static void init_scheduler_lock(pthread_mutex_t *lock) {
 fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   memset(s, 0, sizeof(*s));
   s->runtime = rt;
+  s->count_uses = fw_memory_may_evict(&rt->memory);
   fw_task_pool_init(&s->task_pool);
   init_scheduler_lock(&s->lock);
   pthread_mutex_init(&s->done_lock, NULL);

@@ -316,6 +316,9 @@ struct fw_scheduler_t {
   /* The workers in service are all alike (fw_worker_t.alike_end: every CPU worker of a
    * machine without GPUs): heft places nothing ahead among them (lock). */
   int service_alike;
+  /* fw_memory_may_evict: buffers count the unfinished tasks that use them (eviction weighs
+   * them by it; fixed at setup). */
+  int count_uses;
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   /* heft: ready tasks that only workers alike can run, left for the first of them that
    * looks for work (nothing is placed ahead for them; policy_heft.c, left_to_take). */
