@@ -322,6 +322,9 @@ void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
     fw_simulator_prefetch(s, t);
     return;
   }
+  /* Each placement checks the task's inputs under the scheduler lock: the first touch of
+   * its accesses, which the submitting thread wrote. */
+  if (s->host_only) return;
   uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
   if (fw_scheduler_prefetch_inputs(s, t, node) || node == FW_NODE_HOST) return;
   /* Memory is contended, and the task is to run on a device: its inputs still start
@@ -1248,6 +1251,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   memset(s, 0, sizeof(*s));
   s->runtime = rt;
   s->count_uses = fw_memory_may_evict(&rt->memory);
+  s->host_only = !s->count_uses && rt->memory.num_nodes <= 2; /* host and storage */
   fw_task_pool_init(&s->task_pool);
   init_scheduler_lock(&s->lock);
   pthread_mutex_init(&s->done_lock, NULL);

@@ -319,6 +319,10 @@ struct fw_scheduler_t {
   /* fw_memory_may_evict: buffers count the unfinished tasks that use them (eviction weighs
    * them by it; fixed at setup). */
   int count_uses;
+  /* No device memory node and nothing can be evicted: every written buffer is valid in
+   * host memory and nowhere else, so placing a task has nothing to start moving (fixed at
+   * setup). */
+  int host_only;
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   /* heft: ready tasks that only workers alike can run, left for the first of them that
    * looks for work (nothing is placed ahead for them; policy_heft.c, left_to_take). */
