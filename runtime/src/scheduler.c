@@ -717,11 +717,13 @@ void fw_scheduler_complete(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
 }
 
 /* Whether two tasks run the same body on the same amount of data: a deferred completion
- * never waits behind a task that may run much longer than the ones before. */
+ * never waits behind a task that may run much longer than the ones before. Names are
+ * told by their hashes, which lie with the fields read under the lock: the names
+ * themselves lie at the end of the task, one more line the submitting thread wrote
+ * (refill_batch asks this of every task it pops). */
 static int like_task(const fw_task_t *a, const fw_task_t *b) {
-  return a->fn == b->fn && a->executable == b->executable &&
-         a->module == b->module && fw_task_bytes(a) == fw_task_bytes(b) &&
-         strcmp(a->name, b->name) == 0;
+  return a->name_hash == b->name_hash && fw_task_bytes(a) == fw_task_bytes(b) &&
+         a->fn == b->fn && a->executable == b->executable && a->module == b->module;
 }
 
 fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
@@ -1160,6 +1162,7 @@ double fw_scheduler_model_seconds(fw_scheduler_t *s, const fw_task_t *t, const f
 
 double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
                                       const fw_worker_t *w) {
+  if (s->host_only) return 0; /* every input is in host memory, or nowhere yet */
   double seconds = 0;
   for (size_t i = 0; i < t->num_accesses; ++i) {
     const fw_buffer_t *b = t->accesses[i].buffer;
