@@ -93,9 +93,19 @@ void fw_task_retain(fw_task_t *task) {
   if (task) atomic_fetch_add_explicit(&task->refcount, 1, memory_order_relaxed);
 }
 
+void fw_task_release_after(fw_task_t *task) {
+  size_t n = task->num_after;
+  fw_task_t **after = task->after;
+  task->num_after = 0;
+  task->after = NULL;
+  for (size_t i = 0; i < n; ++i) fw_task_release(after[i]);
+  free(after);
+}
+
 void fw_task_release(fw_task_t *task) {
   if (!task) return;
   if (atomic_fetch_sub_explicit(&task->refcount, 1, memory_order_acq_rel) != 1) return;
+  fw_task_release_after(task);
   for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
   if (task->module) fw_module_release(task->module);
   fw_status_free(task->status);
@@ -286,6 +296,21 @@ static void infer_dependencies(const fw_scheduler_t *s, fw_task_t *t) {
   }
 }
 
+/* The tasks `t` was submitted to run after (fw_task_desc_t.after). One that completed
+ * orders nothing, unless it failed: then `t` fails with its error, as the edge would have
+ * made it. */
+static void depend_on_after(fw_task_t *t) {
+  for (size_t i = 0; i < t->num_after; ++i) {
+    fw_task_t *pred = t->after[i];
+    if (pred->state != FW_TASK_DONE) {
+      depend(pred, t);
+    } else if (pred->status != FW_OK && !t->cancelled) {
+      t->cancelled = 1;
+      fail_task(t, fw_status_create(fw_status_code(pred->status), fw_status_message(pred->status)));
+    }
+  }
+}
+
 static void forget_accesses(const fw_scheduler_t *s, fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
@@ -446,6 +471,7 @@ static void insert_locked(fw_scheduler_t *s, fw_task_t *task) {
   task->pending = 1; /* the submission itself */
   ++s->tasks_submitted;
   infer_dependencies(s, task);
+  if (task->num_after) depend_on_after(task);
   task->in_lookahead = 1;
   task->lookahead_prev = s->lookahead_tail;
   if (s->lookahead_tail) s->lookahead_tail->lookahead_next = task;
@@ -882,6 +908,7 @@ static void finish_locked(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
 static void finish_unlocked(fw_scheduler_t *s, fw_task_t *task) {
   for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
   task->num_accesses = 0;
+  fw_task_release_after(task);
   fw_module_t *module = task->module;
   task->module = NULL;
   fw_module_release(module);

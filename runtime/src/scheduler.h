@@ -98,6 +98,10 @@ struct fw_task_t {
   size_t num_successors, cap_successors;
   fw_task_t *inline_successors[2];
   fw_task_group_t *group;
+  /* Tasks it was submitted to run after (fw_task_desc_t.after): one reference each, from
+   * the submission until it completes (the edges are made when it is inserted). */
+  fw_task_t **after;
+  size_t num_after;
   fw_status_t status; /* its own failure, or the failure of a predecessor */
   int cancelled;
   int fast_memory; /* acquired without the memory lock (memory.c) */
@@ -398,6 +402,8 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
                            const fw_task_access_t *accesses, size_t num_accesses,
                            fw_task_t **out_task);
 void fw_task_retain(fw_task_t *task);
+/* Drops the references a task holds on the tasks it runs after (fw_task_desc_t.after). */
+void fw_task_release_after(fw_task_t *task);
 
 /* Adds the task to the graph, with edges inferred from its accesses: at once when the
  * lock is free, else by the thread that holds it; either way before any later taking of

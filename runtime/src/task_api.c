@@ -2,6 +2,7 @@
  * fw_runtime_in_task_body. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "runtime_internal.h"
@@ -21,9 +22,35 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
                           "task '%s': flops and bytes must be finite, non-negative and at most "
                           "1e30",
                           name);
+  if (desc->num_after > 0 && !desc->after)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s': after is NULL", name);
+  for (size_t i = 0; i < desc->num_after; ++i) {
+    if (!desc->after[i])
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s': after[%zu] is NULL", name,
+                            i);
+    if (desc->after[i]->runtime != runtime)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "task '%s': after[%zu] (task '%s') belongs to another runtime", name,
+                            i, desc->after[i]->name);
+  }
   fw_task_t *task = NULL;
   fw_status_t status = fw_task_create(runtime, name, desc->accesses, desc->num_accesses, &task);
   if (status != FW_OK) return status;
+  if (desc->num_after > 0) {
+    /* References until it completes: the caller may release its handles at once, and
+     * the edges are made when the task is inserted, maybe later (staged submission). */
+    task->after = desc->num_after <= SIZE_MAX / sizeof(*task->after)
+                      ? malloc(desc->num_after * sizeof(*task->after))
+                      : NULL;
+    if (!task->after) {
+      fw_task_release(task);
+      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    for (size_t i = 0; i < desc->num_after; ++i) {
+      fw_task_retain(desc->after[i]);
+      task->after[task->num_after++] = desc->after[i];
+    }
+  }
   if (task->num_accesses < desc->num_accesses) {
     /* Accesses to the same buffer were merged: the body still gets data[i] for access i. */
     task->binding_access = calloc(desc->num_accesses, sizeof(*task->binding_access));

@@ -46,7 +46,7 @@ extern "C" {
  * change that a program compiled against the previous header would misread (a field
  * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
  * until it is raised. */
-#define FW_RUNTIME_ABI_VERSION 4u
+#define FW_RUNTIME_ABI_VERSION 5u
 /* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
 FW_API uint32_t fw_runtime_abi_version(void);
 
@@ -453,6 +453,13 @@ typedef struct fw_task_desc_t {
   int32_t priority; /* larger runs first among ready tasks; 0 lets heft rank it */
   double flops;     /* cost hints for the cost model and the simulator; 0 = unknown */
   double bytes;
+  /* Tasks it runs after besides those its accesses order it after (a control edge, as
+   * StarPU's declared dependencies and Taskflow's `precede`): handles from fw_task_submit
+   * of the same runtime, from any thread; the caller may release them once the submit
+   * returns. One that has completed orders nothing; one that failed, or that a failure
+   * cancelled, fails this task with its error, as a failed writer fails its readers. */
+  fw_task_t *const *after;
+  size_t num_after;
 } fw_task_desc_t;
 
 /* Submits a task. On success `*out_task`, when out_task is non-NULL, holds a reference
