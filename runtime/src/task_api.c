@@ -1,4 +1,4 @@
-/* The public task API: fw_task_submit, fw_task_wait, fw_runtime_wait_all,
+/* The public task API: fw_task_submit, fw_task_is_done, fw_task_wait, fw_runtime_wait_all,
  * fw_runtime_in_task_body. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -92,6 +92,11 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
 
 int fw_runtime_in_task_body(const fw_runtime_t *runtime) {
   return runtime && fw_engine_in_body(runtime);
+}
+
+int fw_task_is_done(const fw_task_t *task) {
+  if (!task) return 1;
+  return atomic_load_explicit(&((fw_task_t *)task)->done, memory_order_acquire);
 }
 
 fw_status_t fw_task_wait(fw_task_t *task) {

@@ -308,6 +308,27 @@ TEST_P(PolicyTest, TaskWithoutAccessesRuns) {
   EXPECT_EQ(ran.load(), 1);
 }
 
+TEST_P(PolicyTest, TaskIsDoneOnceItFinished) {
+  static std::atomic<bool> open;
+  open = false;
+  fw_task_t *t = nullptr;
+  FW_ASSERT_OK(submit(
+      rt_, "gated", [](void *, void *const *, size_t) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+      },
+      nullptr, {}, &t));
+  sleepMs(5);
+  EXPECT_EQ(fw_task_is_done(t), 0);
+  open = true;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!fw_task_is_done(t) && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  EXPECT_EQ(fw_task_is_done(t), 1);
+  FW_EXPECT_OK(fw_task_wait(t));
+  fw_task_release(t);
+  EXPECT_EQ(fw_task_is_done(nullptr), 1);
+}
+
 // Several threads submit at once (a submission that finds the scheduler busy is staged
 // and inserted by whoever holds it): each thread's tasks still run in its order, and the
 // tasks of all threads on a shared buffer never overlap (no increment is lost; under

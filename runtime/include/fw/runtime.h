@@ -476,6 +476,9 @@ FW_API fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *d
  * is queued on, or already ran it without having completed it yet (workers complete short
  * tasks in batches), so the wait could never end. */
 FW_API fw_status_t fw_task_wait(fw_task_t *task);
+/* Whether the task has finished: run, failed or cancelled (never blocks; 1 for NULL).
+ * Once it returns 1, fw_task_wait returns at once. */
+FW_API int fw_task_is_done(const fw_task_t *task);
 FW_API void fw_task_release(fw_task_t *task);
 /* Waits for every task submitted so far, and those their bodies submit while it waits;
  * returns (and clears) the first error of a task submitted with fw_task_submit since the
