@@ -540,17 +540,56 @@ static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const c
                         kTierNames[n->tier], (unsigned long long)n->capacity);
 }
 
+/* Whether the fast path counts its writers: only where a copy of a buffer can start while
+ * a task writes it, a prefetch to another memory node (fixed at setup). */
+static int counts_fast_writers(const fw_memory_t *m) {
+  return m->num_nodes > 2; /* host and storage, and a device */
+}
+
+static int all_valid_only_on(const fw_task_t *task, uint32_t node) {
+  for (size_t i = 0; i < task->num_accesses; ++i) {
+    fw_buffer_t *b = task->accesses[i].buffer;
+    if (atomic_load_explicit(&b->mem.valid_mask, memory_order_acquire) != (1u << node))
+      return 0;
+  }
+  return 1;
+}
+
+/* Counts the task among the writers of the buffers it writes, or (0) does not when a
+ * prefetch copies one of them. A prefetch marks its copy and then looks for writers, this
+ * counts itself and then looks for copies (all sequentially consistent), so one of the two
+ * sees the other: the prefetch gives up, or this task takes the locked path (a copy that
+ * landed meanwhile made the buffer valid elsewhere too). */
+static int count_fast_writers(fw_task_t *task, uint32_t node) {
+  size_t i = 0;
+  for (; i < task->num_accesses; ++i)
+    if (task->accesses[i].access & FW_ACCESS_WRITE)
+      atomic_fetch_add(&task->accesses[i].buffer->mem.writers, 1);
+  int clear = 1;
+  for (size_t k = 0; k < task->num_accesses && clear; ++k)
+    clear = !(task->accesses[k].access & FW_ACCESS_WRITE) ||
+            atomic_load(&task->accesses[k].buffer->mem.copying) == 0;
+  if (clear && all_valid_only_on(task, node)) return 1;
+  for (i = 0; i < task->num_accesses; ++i)
+    if (task->accesses[i].access & FW_ACCESS_WRITE)
+      atomic_fetch_sub(&task->accesses[i].buffer->mem.writers, 1);
+  return 0;
+}
+
+static void uncount_writers(fw_task_t *task) {
+  for (size_t i = 0; i < task->num_accesses; ++i)
+    if (task->accesses[i].access & FW_ACCESS_WRITE)
+      atomic_fetch_sub(&task->accesses[i].buffer->mem.writers, 1);
+}
+
 /* Without a capacity nothing is ever evicted from the node, so pins and recency do not
  * matter: when every buffer is already valid there and nowhere else, the task can run
  * without the lock. The valid bit is set (atomically) after the replica's pointer, so
  * seeing it makes the pointer visible. */
 static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data) {
   if (m->nodes[node].capped) return 0; /* fixed at setup: read without the lock */
-  for (size_t i = 0; i < task->num_accesses; ++i) {
-    fw_buffer_t *b = task->accesses[i].buffer;
-    if (atomic_load_explicit(&b->mem.valid_mask, memory_order_acquire) != (1u << node))
-      return 0;
-  }
+  if (!all_valid_only_on(task, node)) return 0;
+  if (counts_fast_writers(m) && !count_fast_writers(task, node)) return 0;
   for (size_t i = 0; i < task->num_accesses; ++i)
     out_data[i] = task->accesses[i].buffer->mem.replicas[node].ptr;
   return 1;
@@ -685,6 +724,7 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
     }
     ++b->mem.replicas[node].pins;
     ++m->task_pins;
+    if (task->accesses[pinned].access & FW_ACCESS_WRITE) atomic_fetch_add(&b->mem.writers, 1);
   }
   for (size_t i = 0; status == FW_OK && i < count; ++i) {
     fw_buffer_t *b = task->accesses[i].buffer;
@@ -712,8 +752,10 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
   }
   if (status != FW_OK) {
     for (size_t i = 0; i < pinned; ++i) {
-      --task->accesses[i].buffer->mem.replicas[node].pins;
+      fw_buffer_t *b = task->accesses[i].buffer;
+      --b->mem.replicas[node].pins;
       --m->task_pins;
+      if (task->accesses[i].access & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
     }
     changed(m);
   }
@@ -745,15 +787,19 @@ fw_status_t fw_memory_try_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node
 static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) {
   if (task->num_accesses == 0) return;
   /* Acquired without the lock: valid on this node only, nothing pinned, nothing to
-   * invalidate (no copy can have appeared elsewhere: nothing is ever evicted here and
-   * the task's own buffers are not copied while it writes them). */
-  if (task->fast_memory) return;
+   * invalidate (no copy can have appeared elsewhere: nothing is ever evicted here, and no
+   * prefetch copies a buffer while a task writes it). */
+  if (task->fast_memory) {
+    if (counts_fast_writers(m)) uncount_writers(task);
+    return;
+  }
   pthread_mutex_lock(&m->lock);
   for (size_t i = 0; i < task->num_accesses; ++i) {
     fw_buffer_t *b = task->accesses[i].buffer;
     fw_replica_t *r = &b->mem.replicas[node];
     --r->pins;
     --m->task_pins;
+    if (task->accesses[i].access & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
     r->last_use = ++m->tick;
     if (!commit && task->accesses[i].access == FW_ACCESS_WRITE) {
       /* What it held is dead (the task overwrites all of it) and may be garbage (acquire
@@ -905,7 +951,13 @@ void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *b) {
 static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t protect) {
   pthread_mutex_lock(&m->lock);
   fw_replica_t *r = &b->mem.replicas[node];
-  if (r->valid || any_busy(m, b) || is_host_wrapped(b, node) || !valid_elsewhere(m, b, node)) {
+  /* Marked before looking for writers: see count_fast_writers. A running task that writes
+   * it would make the copy stale before it lands (the task it is for reads what that one
+   * writes, or runs before it and is not waiting for this copy). */
+  atomic_fetch_add(&b->mem.copying, 1);
+  if (r->valid || any_busy(m, b) || is_host_wrapped(b, node) || !valid_elsewhere(m, b, node) ||
+      atomic_load(&b->mem.writers) > 0) {
+    atomic_fetch_sub(&b->mem.copying, 1);
     pthread_mutex_unlock(&m->lock);
     return;
   }
@@ -927,6 +979,7 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t 
   }
   /* A failed prefetch is harmless: the task fetches on demand and reports the error. */
   fw_status_free(status);
+  atomic_fetch_sub(&b->mem.copying, 1);
   pthread_mutex_unlock(&m->lock);
 }
 

@@ -47,6 +47,13 @@ typedef struct fw_buffer_memory_t {
   atomic_uint valid_mask;   /* bit per node with a valid replica (lock-free reads) */
   atomic_uint future_uses;  /* submitted, unfinished tasks that access it (counted only
                                where fw_memory_may_evict) */
+  /* Running tasks that write it (set under the lock, but on the fast path of a runtime with
+   * several memory nodes without it), and prefetch copies of it in flight: a prefetch
+   * copies no buffer a running task writes (what it would copy is being overwritten; a
+   * task that wrote it on the fast path would leave the copy valid). memory.c,
+   * acquire_fast and prefetch_one. */
+  atomic_uint writers;
+  atomic_uint copying;
   uint64_t window_mark;      /* == fw_memory_t.window_epoch: used inside the window */
   uint32_t window_pos;       /* then: the place in the window of the first task using it */
   double sim_arrival[FW_MAX_MEMORY_NODES]; /* simulation: when a copy lands there */

@@ -650,11 +650,11 @@ TEST(ReuseTest, ConcurrentReadersOfANeverWrittenBufferSeeZeros) {
   fw_runtime_destroy(rt);
 }
 
-// A device memory node whose copies to host memory wait until the test lets them go, so
-// that a copy can be held in flight.
+// A device memory node whose copies to host memory (and with `gate_to_device`, to the
+// device too) wait until the test lets them go, so that a copy can be held in flight.
 struct GatedDevice {
   fw_device_t base;
-  std::atomic<bool> copying{false}, open{false};
+  std::atomic<bool> copying{false}, open{false}, gate_to_device{false};
 };
 
 fw_status_t gatedAlloc(fw_device_t *, size_t size, void **out) {
@@ -662,8 +662,14 @@ fw_status_t gatedAlloc(fw_device_t *, size_t size, void **out) {
   return *out ? FW_OK : fw_status_create(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
 }
 void gatedFree(fw_device_t *, void *ptr, size_t) { std::free(ptr); }
-fw_status_t gatedCopy(fw_device_t *, fw_device_queue_t *, void *dst, const void *src,
+fw_status_t gatedCopy(fw_device_t *d, fw_device_queue_t *, void *dst, const void *src,
                       size_t size) {
+  auto *g = reinterpret_cast<GatedDevice *>(d);
+  if (g->gate_to_device) {
+    g->copying = true;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!g->open && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  }
   std::memcpy(dst, src, size);
   return FW_OK;
 }
@@ -689,11 +695,11 @@ const fw_device_vtable_t kGatedVtable = [] {
   return v;
 }();
 
-// A prefetch copies a buffer's old contents out of device memory (for a reader that
-// waits) while the task writing it there runs; the task completes while the copy is in
-// flight. The copy must not land valid after the write: the completion waits for it, then
-// invalidates it.
-TEST(PrefetchTest, AWriteCompletesAfterAPrefetchOfTheOldContentsLands) {
+// A prefetch does not copy a buffer that a running task writes (for a reader elsewhere:
+// what it would copy is being overwritten, and a task that writes without the lock would
+// leave the copy valid): the request is dropped, the write completes at once, and once it
+// has, the buffer moves on request.
+TEST(PrefetchTest, NoPrefetchCopiesABufferARunningTaskWrites) {
   if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
@@ -702,6 +708,7 @@ TEST(PrefetchTest, AWriteCompletesAfterAPrefetchOfTheOldContentsLands) {
   fw_memory_t *m = &rt->memory;
   GatedDevice gated;
   gated.base.vtable = &kGatedVtable;
+  gated.open = true;
   uint32_t dev = static_cast<uint32_t>(m->num_nodes);
   {  // a device node of the memory manager alone (no worker computes there)
     pthread_mutex_lock(&m->lock);
@@ -726,25 +733,86 @@ TEST(PrefetchTest, AWriteCompletesAfterAPrefetchOfTheOldContentsLands) {
   FW_ASSERT_OK(fw_memory_acquire(m, writer, dev, &data, &stall, nullptr));
   ASSERT_TRUE(fw_memory_is_valid_on(x, dev));
   fw_buffer_release(z);  // room in host memory for the prefetch
+  gated.copying = false;
   fw_memory_prefetch(m, x, FW_NODE_HOST, 0);
+  // The copy thread takes the request and drops it (its reference goes back).
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!gated.copying && std::chrono::steady_clock::now() < deadline) sleepMs(1);
-  ASSERT_TRUE(gated.copying) << "the prefetch did not start";
-  std::atomic<bool> released{false};
-  std::thread completion([&] {
-    fw_memory_release(m, writer, dev);
-    released = true;
-  });
-  sleepMs(50);
-  EXPECT_FALSE(released) << "the write completed with a copy of the old contents in flight";
-  gated.open = true;
-  completion.join();
-  EXPECT_TRUE(fw_memory_is_valid_on(x, dev));
+  while (atomic_load(&m->prefetch_refs) > 0 && std::chrono::steady_clock::now() < deadline)
+    sleepMs(1);
+  EXPECT_EQ(atomic_load(&m->prefetch_refs), 0u) << "the request was not taken";
+  EXPECT_FALSE(gated.copying) << "a copy of a buffer a running task writes";
   EXPECT_FALSE(fw_memory_is_valid_on(x, FW_NODE_HOST));
+  fw_memory_release(m, writer, dev);
+  EXPECT_TRUE(fw_memory_is_valid_on(x, dev));
   EXPECT_FALSE(fw_memory_is_valid_on(x, FW_NODE_STORAGE));
+  // Written: now it moves.
+  fw_memory_prefetch(m, x, FW_NODE_HOST, 0);
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!fw_memory_is_valid_on(x, FW_NODE_HOST) && std::chrono::steady_clock::now() < deadline)
+    sleepMs(1);
+  EXPECT_TRUE(gated.copying);
+  EXPECT_TRUE(fw_memory_is_valid_on(x, FW_NODE_HOST));
+  EXPECT_TRUE(fw_memory_is_valid_on(x, dev));
   fw_task_release(writer);
   fw_buffer_release(x);
   fw_buffer_release(y);
+  fw_runtime_destroy(rt);
+}
+
+// A task that writes a buffer valid in host memory alone takes it without the lock, unless
+// a copy of it is in flight (a prefetch to a device, for a task that read it and ran on
+// the CPU meanwhile): it then waits for the copy to land, and its write leaves the copy
+// invalid. Taking it at once, it wrote while the copy read, and the copy landed valid
+// with the contents of before (or torn) for the next reader on the device.
+TEST(PrefetchTest, AWriteWithoutTheLockWaitsForACopyInFlight) {
+  if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));  // no tier capped: the lock-free path
+  fw_memory_t *m = &rt->memory;
+  GatedDevice gated;
+  gated.base.vtable = &kGatedVtable;
+  gated.gate_to_device = true;
+  uint32_t dev = static_cast<uint32_t>(m->num_nodes);
+  {
+    pthread_mutex_lock(&m->lock);
+    fw_memory_node_t *n = &m->nodes[dev];
+    std::snprintf(n->name, sizeof(n->name), "gated");
+    n->tier = FW_TIER_DEVICE;
+    n->device = &gated.base;
+    n->lower = FW_NODE_HOST;
+    ++m->num_nodes;
+    pthread_mutex_unlock(&m->lock);
+  }
+  fw_buffer_t *x = makeU64Buffer(rt, kBig, contents(1));
+  ASSERT_NE(x, nullptr);
+  fw_memory_prefetch(m, x, dev, 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!gated.copying && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  ASSERT_TRUE(gated.copying) << "the prefetch did not start";
+  fw_task_t *writer = nullptr;
+  fw_task_access_t access = {x, FW_ACCESS_READ_WRITE};
+  FW_ASSERT_OK(fw_task_create(rt, "writer", &access, 1, &writer));
+  std::atomic<bool> acquired{false};
+  void *data = nullptr;
+  std::thread worker([&] {
+    uint64_t stall = 0;
+    FW_EXPECT_OK(fw_memory_acquire(m, writer, FW_NODE_HOST, &data, &stall, nullptr));
+    acquired = true;
+  });
+  sleepMs(50);
+  EXPECT_FALSE(acquired) << "took the buffer with a copy of it in flight";
+  gated.open = true;
+  worker.join();
+  ASSERT_NE(data, nullptr);
+  std::vector<uint64_t> written = contents(7);
+  std::memcpy(data, written.data(), written.size() * sizeof(uint64_t));
+  fw_memory_release(m, writer, FW_NODE_HOST);
+  EXPECT_TRUE(fw_memory_is_valid_on(x, FW_NODE_HOST));
+  EXPECT_FALSE(fw_memory_is_valid_on(x, dev)) << "the copy of before stayed valid";
+  EXPECT_EQ(fwtest::readU64(x), written);
+  fw_task_release(writer);
+  fw_buffer_release(x);
   fw_runtime_destroy(rt);
 }
 
