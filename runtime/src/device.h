@@ -84,6 +84,10 @@ typedef struct fw_device_vtable_t {
   fw_status_t (*queue_create)(fw_device_t *device, fw_device_queue_t **out_queue);
   void (*queue_destroy)(fw_device_t *device, fw_device_queue_t *queue);
   fw_status_t (*queue_synchronize)(fw_device_t *device, fw_device_queue_t *queue);
+  /* The driver's handle of `queue` (NULL: the device's default queue): a CUstream or a
+   * hipStream_t, for a C task's GPU implementation to enqueue its work on; with the
+   * device's context made current on the calling thread. NULL on the CPU device. */
+  fw_status_t (*queue_native)(fw_device_t *device, fw_device_queue_t *queue, void **out_stream);
 
   /* Events: recorded on a queue; another queue may wait for one; elapsed time between two
    * completed events. */

@@ -346,6 +346,17 @@ static fw_status_t cu_queue_synchronize(fw_device_t *device, fw_device_queue_t *
   return FW_OK;
 }
 
+/* The stream itself: a C task's GPU implementation enqueues its work on it. */
+static fw_status_t cu_queue_native(fw_device_t *device, fw_device_queue_t *queue,
+                                   void **out_stream) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  *out_stream = NULL;
+  fw_status_t s = bind(d);
+  if (s) return s;
+  *out_stream = (void *)stream_of(d, queue);
+  return FW_OK;
+}
+
 static fw_status_t cu_event_create(fw_device_t *device, fw_device_event_t **out_event) {
   *out_event = NULL;
   fw_status_t s = bind((cuda_device_t *)device);
@@ -498,6 +509,7 @@ static const fw_device_vtable_t kCudaDeviceVtable = {
     .queue_create = cu_queue_create,
     .queue_destroy = cu_queue_destroy,
     .queue_synchronize = cu_queue_synchronize,
+    .queue_native = cu_queue_native,
     .event_create = cu_event_create,
     .event_destroy = cu_event_destroy,
     .event_record = cu_event_record,

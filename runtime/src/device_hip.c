@@ -351,6 +351,17 @@ static fw_status_t hip_queue_synchronize(fw_device_t *device, fw_device_queue_t 
   return FW_OK;
 }
 
+/* The stream itself: a C task's GPU implementation enqueues its work on it. */
+static fw_status_t hip_queue_native(fw_device_t *device, fw_device_queue_t *queue,
+                                   void **out_stream) {
+  hip_device_t *d = (hip_device_t *)device;
+  *out_stream = NULL;
+  fw_status_t s = bind(d);
+  if (s) return s;
+  *out_stream = (void *)stream_of(d, queue);
+  return FW_OK;
+}
+
 static fw_status_t hip_event_create(fw_device_t *device, fw_device_event_t **out_event) {
   *out_event = NULL;
   fw_status_t s = bind((hip_device_t *)device);
@@ -493,6 +504,7 @@ static const fw_device_vtable_t kHipDeviceVtable = {
     .queue_create = hip_queue_create,
     .queue_destroy = hip_queue_destroy,
     .queue_synchronize = hip_queue_synchronize,
+    .queue_native = hip_queue_native,
     .event_create = hip_event_create,
     .event_destroy = hip_event_destroy,
     .event_record = hip_event_record,

@@ -234,8 +234,11 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
   return status;
 }
 
-/* Runs a C task's body: data[i] is the address of access i of its description. */
-static fw_status_t run_fn(fw_task_t *t, void *const *data) {
+/* Runs a C task's body, or with `stream` its GPU implementation `gpu_fn`: given the
+ * addresses of the task's accesses (data[i]: access i, merged), it gets those of its
+ * description's. */
+static fw_status_t run_body(fw_task_t *t, void *const *data, fw_task_gpu_fn_t gpu_fn,
+                            void *stream) {
   void *stack[16];
   void **user = (void **)data;
   size_t num = t->num_accesses;
@@ -248,10 +251,20 @@ static fw_status_t run_fn(fw_task_t *t, void *const *data) {
   }
   /* The body may submit tasks (the graph grows while it runs) but not wait for them. */
   tls_body = t;
-  t->fn(t->user_data, user, num);
+  if (gpu_fn) gpu_fn(t->user_data, user, num, stream);
+  else t->fn(t->user_data, user, num);
   tls_body = NULL;
   if (user != data && user != stack) free(user);
   return FW_OK;
+}
+
+static fw_status_t run_fn(fw_task_t *t, void *const *data) {
+  return run_body(t, data, NULL, NULL);
+}
+
+fw_status_t fw_engine_run_gpu_fn(fw_task_t *t, fw_task_gpu_fn_t fn, void *const *data,
+                                 void *stream) {
+  return run_body(t, data, fn, stream);
 }
 
 void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_status_t status,

@@ -57,6 +57,11 @@ void fw_engine_launch_fini(fw_device_launch_t *launch, const fw_device_binding_t
 int64_t fw_engine_pick_variant(fw_tuner_t *tuner, const fw_task_t *t,
                                const void *const *kernels, fw_tune_state_t *state);
 
+/* Calls C task `t`'s GPU implementation `fn` with the device addresses of its accesses
+ * (data[i]: access i) and `stream`, as a task body (it may submit tasks, not wait). */
+fw_status_t fw_engine_run_gpu_fn(fw_task_t *t, fw_task_gpu_fn_t fn, void *const *data,
+                                 void *stream);
+
 /* One run of a task on a worker, as the engine measured it. */
 typedef struct fw_run_record_t {
   uint64_t t0;            /* when its inputs were asked for */

@@ -86,11 +86,28 @@ static int record(fw_gpu_worker_t *g, fw_device_event_t **event) {
   return 0;
 }
 
+/* Enqueues C task `t`'s GPU implementation: it gets the worker's stream and enqueues its
+ * work there, and the event after that work is the task's end as after a kernel. */
+static fw_status_t launch_fn(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g,
+                             fw_task_t *t, void *const *data, fw_gpu_slot_t *slot) {
+  fw_task_gpu_fn_t fn = w->kind == FW_TARGET_KIND_CUDA ? t->cuda_fn : t->hip_fn;
+  void *stream = NULL;
+  fw_status_t status =
+      fn ? g->device->vtable->queue_native(g->device, g->queue, &stream)
+         : fw_status_make(FW_STATUS_INTERNAL, "task @%s has no implementation for %s", t->name,
+                          rt->device_info[w->device_index].name);
+  slot->timed = status == FW_OK && rt->profile.enabled && record(g, &slot->begin);
+  if (status == FW_OK) status = fw_engine_run_gpu_fn(t, fn, data, stream);
+  slot->end_recorded = status == FW_OK && record(g, &slot->end);
+  return status;
+}
+
 /* Launches `t` (access i at data[i]) on the worker's queue: the GPU's own kernel for the
  * executable, or the candidate its tuner picks, with its variant's block shape (the
  * device sizes the grid: the kernels walk their work with a grid-stride loop). */
 static fw_status_t launch(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g, fw_task_t *t,
                           void *const *data, fw_gpu_slot_t *slot) {
+  if (!t->module) return launch_fn(rt, w, g, t, data, slot);
   fw_device_binding_t stack[FW_ENGINE_STACK_BINDINGS];
   fw_device_launch_t launch;
   if (!fw_engine_launch_init(&launch, t, data, stack))

@@ -126,6 +126,7 @@ struct fw_task_t {
   char *name; /* stored after the accesses, in the task's allocation */
   /* The body: a C function (fw_task_submit) or a compiled kernel. */
   fw_task_fn_t fn;
+  fw_task_gpu_fn_t cuda_fn, hip_fn; /* C tasks' GPU implementations (fw_task_desc_t) */
   void *user_data;
   fw_cpu_kernel_fn_t cpu_kernel;
   int cpu_split; /* the kernel divides its work among any number of workgroups */

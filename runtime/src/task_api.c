@@ -14,8 +14,10 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
   if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
   if (!desc) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "desc is NULL");
   const char *name = desc->name && *desc->name ? desc->name : "task";
-  if (!desc->fn && !runtime->options.simulate)
-    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s' has no function", name);
+  int any_fn = desc->fn || desc->cuda_fn || desc->hip_fn;
+  if (!any_fn && !runtime->options.simulate)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "task '%s' has no function (fn, cuda_fn or hip_fn)", name);
   if (!(desc->flops >= 0) || !(desc->bytes >= 0) || !isfinite(desc->flops) ||
       !isfinite(desc->bytes) || desc->flops > 1e30 || desc->bytes > 1e30)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
@@ -66,14 +68,27 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
     task->num_bindings = desc->num_accesses;
   }
   task->fn = desc->fn;
+  task->cuda_fn = desc->cuda_fn;
+  task->hip_fn = desc->hip_fn;
   task->user_data = desc->user_data;
   task->priority = desc->priority;
   task->flops = desc->flops;
   task->bytes = desc->bytes;
+  uint32_t kinds = (desc->fn ? 1u << FW_TARGET_KIND_CPU : 0) |
+                   (desc->cuda_fn ? 1u << FW_TARGET_KIND_CUDA : 0) |
+                   (desc->hip_fn ? 1u << FW_TARGET_KIND_HIP : 0);
   if (runtime->options.simulate) {
-    /* Simulated devices of every kind can run a C task: its costs say how fast. */
-    task->kind_mask = (1u << FW_TARGET_KIND_CPU) | (1u << FW_TARGET_KIND_CUDA) |
-                      (1u << FW_TARGET_KIND_HIP);
+    /* Simulated devices of the kinds it has implementations for, and of every kind when
+     * it has none (a task described by its costs alone). */
+    task->kind_mask = kinds ? kinds
+                            : (1u << FW_TARGET_KIND_CPU) | (1u << FW_TARGET_KIND_CUDA) |
+                                  (1u << FW_TARGET_KIND_HIP);
+  } else {
+    /* Every GPU of a kind it has an implementation for runs it. */
+    task->kind_mask = kinds;
+    for (uint32_t d = 1; d < runtime->num_devices; ++d)
+      if ((kinds >> runtime->devices[d]->vtable->target_kind) & 1u) task->gpu_mask |= 1u << d;
+    task->prefer_mask = runtime->prefer_kinds & kinds;
   }
   for (size_t i = 0; i < task->num_accesses; ++i)
     fw_memory_unmap(&runtime->memory, task->accesses[i].buffer);

@@ -16,30 +16,11 @@ namespace {
 
 // A runtime with `workers` CPU workers and the stand-in GPU in service.
 fw_runtime_t *besideGpu(fw_scheduler_kind_t policy, uint32_t workers) {
-  fw_runtime_options_t o = fwtest::taskOptions(policy, workers);
-  o.devices = "cpu,cuda";
-  fw_runtime_t *rt = nullptr;
-  fw_status_t s = fw_runtime_create(&o, &rt);
-  EXPECT_EQ(s, nullptr) << fw_status_message(s);
-  fw_status_free(s);
-  return rt;
+  return fwtest::runtimeOn("cpu,cuda", policy, workers);
 }
 
-fw_runtime_stats_t statsOf(fw_runtime_t *rt) {
-  fw_runtime_stats_t st;
-  std::memset(&st, 0, sizeof(st));
-  fw_status_t s = fw_runtime_get_stats(rt, &st);
-  EXPECT_EQ(s, nullptr) << fw_status_message(s);
-  fw_status_free(s);
-  return st;
-}
-
-// The tasks the GPU ran, failing the test when no GPU is in service.
-uint64_t gpuTasks(fw_runtime_t *rt) {
-  fw_runtime_stats_t st = statsOf(rt);
-  EXPECT_EQ(st.num_devices, 2u) << "the stand-in GPU is not in service";
-  return st.num_devices == 2 ? st.devices[1].tasks : ~uint64_t{0};
-}
+using fwtest::gpuTasks;
+using fwtest::statsOf;
 
 const fw_scheduler_kind_t kPolicies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT};
 

@@ -180,6 +180,36 @@ inline void expectLaterHigherPriorityTaskRunsFirst(fw_runtime_t *rt, int workers
   for (const Ticket &t : low) EXPECT_LT(high.at, t.at);
 }
 
+// A runtime on `devices` (options.devices, e.g. "cpu,cuda": the stand-in GPU of
+// fake_cuda.c in service, with the test on its LD_LIBRARY_PATH) with `workers` CPU
+// workers; NULL, failing the test, when it cannot be made.
+inline fw_runtime_t *runtimeOn(const char *devices, fw_scheduler_kind_t policy,
+                               uint32_t workers) {
+  fw_runtime_options_t o = taskOptions(policy, workers);
+  o.devices = devices;
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  return rt;
+}
+
+inline fw_runtime_stats_t statsOf(fw_runtime_t *rt) {
+  fw_runtime_stats_t st;
+  std::memset(&st, 0, sizeof(st));
+  fw_status_t s = fw_runtime_get_stats(rt, &st);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  return st;
+}
+
+// The tasks the one GPU beside the CPU ran, failing the test when no GPU is in service.
+inline uint64_t gpuTasks(fw_runtime_t *rt) {
+  fw_runtime_stats_t st = statsOf(rt);
+  EXPECT_EQ(st.num_devices, 2u) << "the stand-in GPU is not in service";
+  return st.num_devices == 2 ? st.devices[1].tasks : ~uint64_t{0};
+}
+
 }  // namespace fwtest
 
 #endif

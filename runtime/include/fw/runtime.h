@@ -439,6 +439,16 @@ typedef struct fw_task_t fw_task_t;
 /* A task body: `data[i]` is the host address of access i's buffer. */
 typedef void (*fw_task_fn_t)(void *user_data, void *const *data, size_t num_data);
 
+/* A task's implementation for a GPU (StarPU's cuda_funcs): it runs on the thread of the
+ * GPU's worker, with the device's context current; `data[i]` is access i's buffer in
+ * that GPU's memory, and `stream` the worker's stream (a CUstream for NVIDIA GPUs, a
+ * hipStream_t for AMD ones), on which it enqueues its work (kernels, copies, library
+ * calls) and returns without waiting for it. The task completes once the work on the
+ * stream is done; when that fails (a faulting kernel), the task runs again on another
+ * device that has an implementation for it, or fails with the driver's error. */
+typedef void (*fw_task_gpu_fn_t)(void *user_data, void *const *data, size_t num_data,
+                                 void *stream);
+
 typedef struct fw_task_access_t {
   fw_buffer_t *buffer;
   fw_access_t access;
@@ -446,7 +456,7 @@ typedef struct fw_task_access_t {
 
 typedef struct fw_task_desc_t {
   const char *name; /* names the task in traces, errors and the history; copied */
-  fw_task_fn_t fn;  /* runs on a CPU worker */
+  fw_task_fn_t fn;  /* runs on a CPU worker (NULL: only on GPUs, below) */
   void *user_data;
   const fw_task_access_t *accesses;
   size_t num_accesses;
@@ -460,6 +470,11 @@ typedef struct fw_task_desc_t {
    * cancelled, fails this task with its error, as a failed writer fails its readers. */
   fw_task_t *const *after;
   size_t num_after;
+  /* Implementations for GPUs, besides `fn` for the CPU workers (either may be NULL; a
+   * task needs one at least): the scheduler places the task on any device with one, by
+   * its cost model and the history of each kind's runs, and moves its buffers there. */
+  fw_task_gpu_fn_t cuda_fn;
+  fw_task_gpu_fn_t hip_fn;
 } fw_task_desc_t;
 
 /* Submits a task. On success `*out_task`, when out_task is non-NULL, holds a reference
