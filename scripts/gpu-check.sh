@@ -9,8 +9,9 @@
 # their inputs and the expected outputs (numpy references) and copies fw-run.
 # It also compiles every end-to-end test of test/e2e (scripts/gpu_check_cases.py
 # lists them) for x86-64-v3, sm_80 and sm_90, with inputs and references, the
-# GPU benchmarks of bench/gpu, and a one-kernel program that fw-device-check
-# runs directly on the CUDA device.
+# GPU benchmarks of bench/gpu, a one-kernel program that fw-device-check
+# runs directly on the CUDA device, and fw-task-gpu-check (C tasks with a CUDA
+# implementation).
 # `run` checks that fw-run needs no LLVM/MLIR library, runs every CPU program
 # and compares with the references, lists the devices the runtime finds, runs
 # the kernel on each GPU, then the end-to-end suite on the cuda device
@@ -78,6 +79,8 @@ prepare() {
   "$build/bin/fwc" "$root/test/runtime/device_check.mlir" --targets=x86-64-v3,sm_80,sm_90 \
     -o "$dir/cases/device_check.fwb"
   cp "$build/bin/fw-device-check" "$dir/fw-device-check"
+  # C tasks with a CUDA implementation, through the public API.
+  cp "$build/bin/fw-task-gpu-check" "$dir/fw-task-gpu-check"
   # The runtime benchmark (per-task overhead, simulated schedules, tiers) when built.
   local rb="${FW_BENCH_BUILD_DIR:-$root/build-bench}/fw-runtime-bench"
   if [ -x "$rb" ]; then cp "$rb" "$dir/fw-runtime-bench"; fi
@@ -186,6 +189,8 @@ PY
   echo "== an NVIDIA kernel run directly on each CUDA device"
   ./fw-run --list cases/device_check.fwb | grep -E '^(target|image)' || true
   limited ./fw-device-check cases/device_check.fwb scale_dispatch_0 || { echo "FAIL fw-device-check"; fail=1; }
+  echo "== C tasks with a CUDA implementation (cuMemsetD8Async on the worker's stream)"
+  limited ./fw-task-gpu-check || { echo "FAIL fw-task-gpu-check"; fail=1; }
   echo "== the end-to-end suite on the cuda device"
   if ! ./fw-run --list-devices | grep -q '^cuda: [^n]'; then
     echo "skipped: no CUDA device ($(./fw-run --list-devices | grep '^cuda:' | sed -E 's/^cuda: none \((.*)\)$/\1/'))"

@@ -1,0 +1,138 @@
+/* fw-task-gpu-check: C tasks with a CUDA implementation on the GPU, through the public API
+ * alone. Rounds of a task that only the GPU can run (cuda_fn: cuMemsetD8Async of its
+ * buffer to the round's number, on the stream the runtime gives it) followed by a task
+ * only the CPU can run (fn: checks every byte), so that each round moves the buffer from
+ * the GPU back to host memory; then tasks with both implementations, placed by the
+ * scheduler. Checks the values, and that the GPU and the CPU each ran what they alone
+ * could. Prints "skipped: ..." and exits 0 where there is no CUDA device. For
+ * scripts/gpu-check.sh on the GPU node; ctest runs it against the stand-in driver. */
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fw/runtime.h"
+
+#define BYTES (1u << 20)
+#define ROUNDS 64
+
+typedef int (*memset_d8_async_fn)(unsigned long long dst, unsigned char value, size_t n,
+                                  void *stream);
+static memset_d8_async_fn g_memset;
+
+typedef struct {
+  unsigned char value;
+  atomic_int *failures;
+} round_t;
+
+static void fill_on_gpu(void *user, void *const *data, size_t num, void *stream) {
+  const round_t *r = user;
+  if (num != 1 || !stream ||
+      g_memset((unsigned long long)(uintptr_t)data[0], r->value, BYTES, stream) != 0)
+    atomic_fetch_add(r->failures, 1);
+}
+
+static void fill_on_cpu(void *user, void *const *data, size_t num) {
+  const round_t *r = user;
+  if (num == 1) memset(data[0], r->value, BYTES);
+  else atomic_fetch_add(r->failures, 1);
+}
+
+static void check_on_cpu(void *user, void *const *data, size_t num) {
+  const round_t *r = user;
+  const unsigned char *p = num == 1 ? data[0] : NULL;
+  for (size_t i = 0; p && i < BYTES; ++i)
+    if (p[i] != r->value) {
+      atomic_fetch_add(r->failures, 1);
+      return;
+    }
+}
+
+static int fail(const char *what, fw_status_t s) {
+  printf("FAIL %s: %s\n", what, fw_status_message(s));
+  fw_status_free(s);
+  return 1;
+}
+
+static fw_status_t submit(fw_runtime_t *rt, const char *name, fw_buffer_t *b, fw_access_t mode,
+                          fw_task_fn_t fn, fw_task_gpu_fn_t cuda_fn, round_t *r) {
+  fw_task_access_t access = {b, mode};
+  fw_task_desc_t d;
+  memset(&d, 0, sizeof(d));
+  d.name = name;
+  d.fn = fn;
+  d.cuda_fn = cuda_fn;
+  d.user_data = r;
+  d.accesses = &access;
+  d.num_accesses = 1;
+  d.bytes = BYTES;
+  return fw_task_submit(rt, &d, NULL);
+}
+
+int main(void) {
+  fw_runtime_options_t o;
+  memset(&o, 0, sizeof(o));
+  o.devices = "cpu,cuda";
+  o.num_workers = 2;
+  fw_runtime_t *rt = NULL;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  if (s) return fail("runtime", s);
+  fw_runtime_stats_t st;
+  s = fw_runtime_get_stats(rt, &st);
+  if (s) return fail("stats", s);
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (st.num_devices < 2 || !cuda) {
+    printf("skipped: no CUDA device in service\n");
+    fw_runtime_destroy(rt);
+    return 0;
+  }
+  g_memset = (memset_d8_async_fn)dlsym(cuda, "cuMemsetD8Async");
+  if (!g_memset) {
+    printf("FAIL the driver has no cuMemsetD8Async\n");
+    return 1;
+  }
+  printf("device: %s\n", st.devices[1].name);
+  int64_t dims[1] = {BYTES};
+  fw_buffer_t *b = NULL;
+  s = fw_buffer_create(rt, FW_ELEMENT_TYPE_I8, 1, dims, NULL, 0, &b);
+  if (s) return fail("buffer", s);
+  atomic_int failures = 0;
+  round_t rounds[ROUNDS * 2];
+  for (int i = 0; i < ROUNDS; ++i) {
+    rounds[i].value = (unsigned char)(i + 1);
+    rounds[i].failures = &failures;
+    s = submit(rt, "fill-gpu", b, FW_ACCESS_WRITE, NULL, fill_on_gpu, &rounds[i]);
+    if (!s) s = submit(rt, "check", b, FW_ACCESS_READ, check_on_cpu, NULL, &rounds[i]);
+    if (s) return fail("submit", s);
+  }
+  s = fw_runtime_wait_all(rt);
+  if (s) return fail("GPU-only rounds", s);
+  fw_runtime_stats_t after;
+  s = fw_runtime_get_stats(rt, &after);
+  if (s) return fail("stats", s);
+  uint64_t gpu_tasks = after.devices[1].tasks, cpu_tasks = after.devices[0].tasks;
+  printf("GPU-only rounds: %d, GPU ran %llu, CPU ran %llu, failures %d\n", ROUNDS,
+         (unsigned long long)gpu_tasks, (unsigned long long)cpu_tasks, atomic_load(&failures));
+  int bad = atomic_load(&failures) != 0 || gpu_tasks != ROUNDS || cpu_tasks != ROUNDS;
+  /* Both implementations: wherever the scheduler puts each fill, the check sees it. */
+  for (int i = ROUNDS; i < 2 * ROUNDS; ++i) {
+    rounds[i].value = (unsigned char)(i + 1);
+    rounds[i].failures = &failures;
+    s = submit(rt, "fill", b, FW_ACCESS_WRITE, fill_on_cpu, fill_on_gpu, &rounds[i]);
+    if (!s) s = submit(rt, "check", b, FW_ACCESS_READ, check_on_cpu, NULL, &rounds[i]);
+    if (s) return fail("submit", s);
+  }
+  s = fw_runtime_wait_all(rt);
+  if (s) return fail("rounds with both implementations", s);
+  s = fw_runtime_get_stats(rt, &after);
+  if (s) return fail("stats", s);
+  printf("rounds with both: %d, GPU ran %llu, CPU ran %llu, failures %d\n", ROUNDS,
+         (unsigned long long)(after.devices[1].tasks - gpu_tasks),
+         (unsigned long long)(after.devices[0].tasks - cpu_tasks), atomic_load(&failures));
+  bad |= atomic_load(&failures) != 0;
+  fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+  printf(bad ? "FAIL C tasks on the GPU\n" : "ok\n");
+  return bad;
+}
