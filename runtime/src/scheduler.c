@@ -111,8 +111,13 @@ void fw_task_release(fw_task_t *task) {
   fw_status_free(task->status);
   if (task->successors != task->inline_successors) free(task->successors);
   free(task->binding_access);
+  void (*release_user_data)(void *) = task->release_user_data;
+  void *user_data = task->user_data;
   fw_runtime_t *rt = task->runtime;
   fw_task_pool_free(&rt->sched.task_pool, task, task->alloc_size);
+  /* The caller's code, with the task gone and the runtime still held (it may release the
+   * last handle of the runtime: teardown then waits for this task's group). */
+  if (release_user_data) release_user_data(user_data);
   fw_runtime_release_internal(rt);
 }
 

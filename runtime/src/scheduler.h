@@ -128,6 +128,7 @@ struct fw_task_t {
   fw_task_fn_t fn;
   fw_task_gpu_fn_t cuda_fn, hip_fn; /* C tasks' GPU implementations (fw_task_desc_t) */
   void *user_data;
+  void (*release_user_data)(void *user_data); /* when the task is destroyed */
   fw_cpu_kernel_fn_t cpu_kernel;
   int cpu_split; /* the kernel divides its work among any number of workgroups */
   uint32_t cpu_variant; /* the variant of cpu_kernel (compiled kernels) */

@@ -99,6 +99,8 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
     fw_task_release(task);
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
+  /* Submitted: from here on the task owns user_data. */
+  task->release_user_data = desc->release_user_data;
   fw_scheduler_submit(&runtime->sched, task, &runtime->sched.api_group, hold);
   if (out_task) *out_task = task;
   else fw_task_release(task);

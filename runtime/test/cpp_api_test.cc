@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_util.h"
@@ -286,6 +289,83 @@ TEST_F(CppApiTest, VectorRoundTrips) {
   EXPECT_TRUE(contains(wrongType.message(), "the buffer holds f32, not i32"));
   Result<Buffer> wrongCount = Buffer::fromVector<float>(rt_, {2, 2}, {1, 2, 3});
   EXPECT_TRUE(contains(wrongCount.status().message(), "data_size 12 does not match the 16"));
+}
+
+// Counts its live copies: a task's body must be destroyed exactly once, with the task.
+struct Tracked {
+  static inline std::atomic<int> alive{0};
+  Tracked() { ++alive; }
+  Tracked(const Tracked &) { ++alive; }
+  ~Tracked() { --alive; }
+};
+
+TEST_F(CppApiTest, TasksRunLambdasInDependencyOrder) {
+  Result<Buffer> x = Buffer::fromVector<float>(rt_, {4}, {1, 2, 3, 4});
+  Result<Buffer> y = Buffer::fromVector<float>(rt_, {4}, {0, 0, 0, 0});
+  ASSERT_TRUE(x.ok() && y.ok());
+  Tracked tracked;
+  const float factor = 3;
+  std::atomic<int> scaled{0};
+  Result<fw::Task> scale = rt_.submit(
+      "scale", {{*x, FW_ACCESS_READ}, {*y, FW_ACCESS_WRITE}},
+      [factor, tracked, &scaled](void *const *data, size_t num) {
+        ASSERT_EQ(num, 2u);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        const float *in = static_cast<const float *>(data[0]);
+        float *out = static_cast<float *>(data[1]);
+        for (int i = 0; i < 4; ++i) out[i] = factor * in[i];
+        scaled = 1;
+      });
+  ASSERT_TRUE(scale.ok()) << scale.status().message();
+  // No buffer links these two: only the edge orders the check after the scaling.
+  int seen = -1;
+  fw::TaskOptions options;
+  options.after = {&*scale};
+  Result<fw::Task> check = rt_.submit(
+      "check", {}, [&seen, &scaled](void *const *, size_t) { seen = scaled.load(); }, options);
+  ASSERT_TRUE(check.ok()) << check.status().message();
+  EXPECT_TRUE(check->wait().ok());
+  EXPECT_TRUE(scale->done());
+  EXPECT_EQ(seen, 1);
+  EXPECT_TRUE(rt_.waitAll().ok());
+  EXPECT_EQ(y->toVector<float>(), (std::vector<float>{3, 6, 9, 12}));
+  // Bodies go with their tasks: the handles hold them until released.
+  EXPECT_EQ(Tracked::alive.load(), 2);
+  scale = fw::Task();
+  EXPECT_EQ(Tracked::alive.load(), 1);
+}
+
+TEST_F(CppApiTest, TaskErrorsAreResultsAndBodiesAreNotLeaked) {
+  Result<Buffer> x = Buffer::fromVector<float>(rt_, {4}, {1, 2, 3, 4});
+  ASSERT_TRUE(x.ok());
+  {
+    Tracked tracked;
+    // An unknown access mode: refused, and the body destroyed with the failed submit.
+    Result<fw::Task> bad = rt_.submit("bad", {{*x, fw_access_t(9)}},
+                                      [tracked](void *const *, size_t) {});
+    EXPECT_FALSE(bad.ok());
+    EXPECT_TRUE(contains(bad.status().message(), "task 'bad': access 0 has an unknown mode 9"));
+    // No implementation at all.
+    Result<fw::Task> none = rt_.submit("none", {{*x, FW_ACCESS_READ}}, fw::TaskBody());
+    EXPECT_TRUE(contains(none.status().message(), "task 'none' has no function"));
+  }
+  EXPECT_EQ(Tracked::alive.load(), 0);
+  // A null Task reports errors.
+  fw::Task null;
+  EXPECT_FALSE(null.wait().ok());
+  EXPECT_TRUE(null.done());
+  // A body that runs and whose handle is dropped at once is destroyed once it ran.
+  {
+    Tracked tracked;
+    Result<fw::Task> t = rt_.submit("ran", {{*x, FW_ACCESS_READ}},
+                                    [tracked](void *const *, size_t) {});
+    ASSERT_TRUE(t.ok());
+  }
+  EXPECT_TRUE(rt_.waitAll().ok());
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Tracked::alive.load() != 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(Tracked::alive.load(), 0);
 }
 
 TEST_F(CppApiTest, WrapIsAView) {

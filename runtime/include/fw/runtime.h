@@ -475,6 +475,11 @@ typedef struct fw_task_desc_t {
    * its cost model and the history of each kind's runs, and moves its buffers there. */
   fw_task_gpu_fn_t cuda_fn;
   fw_task_gpu_fn_t hip_fn;
+  /* Called once with `user_data` when the task is destroyed (its last reference dropped,
+   * after it ran, failed or was cancelled), from whichever thread drops it, when
+   * fw_task_submit succeeded; never when it returns an error (the caller still owns
+   * user_data then). NULL: nothing to release. */
+  void (*release_user_data)(void *user_data);
 } fw_task_desc_t;
 
 /* Submits a task. On success `*out_task`, when out_task is non-NULL, holds a reference

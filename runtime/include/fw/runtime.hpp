@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -189,6 +190,11 @@ private:
 // Runtime
 //===----------------------------------------------------------------------===//
 
+class Task;
+struct TaskAccess;
+struct TaskBody;
+struct TaskOptions;
+
 /// Owns an fw_runtime_t, shared with every Buffer and Module made from it, so that it is
 /// destroyed only after all of them.
 class Runtime {
@@ -210,6 +216,15 @@ public:
     return stats;
   }
   explicit operator bool() const { return runtime_ != nullptr; }
+
+  /// Submits a task to the runtime's graph (fw_task_submit; below, after Buffer): it runs
+  /// once the tasks before it on its buffers, and those in `options.after`, have. `body`
+  /// is a callable `void(void *const *data, size_t num)`, data[i] the host address of
+  /// access i, or a TaskBody with GPU implementations too; it is destroyed with the task.
+  Result<Task> submit(const char *name, std::initializer_list<TaskAccess> accesses,
+                      TaskBody body) const;
+  Result<Task> submit(const char *name, std::initializer_list<TaskAccess> accesses,
+                      TaskBody body, const TaskOptions &options) const;
 
 private:
   friend class Buffer;
@@ -356,6 +371,109 @@ private:
   std::shared_ptr<fw_runtime_t> runtime_; // declared first: outlives buffer_
   fw_buffer_t *buffer_ = nullptr;
 };
+
+//===----------------------------------------------------------------------===//
+// Tasks
+//===----------------------------------------------------------------------===//
+
+/// A buffer a task accesses, and how (FW_ACCESS_READ, _WRITE, _READ_WRITE).
+struct TaskAccess {
+  const Buffer &buffer;
+  fw_access_t access;
+};
+
+/// A task's implementations (fw_task_desc_t): a body for the CPU workers, and bodies for
+/// GPUs, which get device addresses and the worker's stream (a CUstream or hipStream_t)
+/// and enqueue their work there without waiting; one at least is set. A callable taking
+/// (void *const *data, size_t num) converts to a CPU body.
+struct TaskBody {
+  using Cpu = std::function<void(void *const *data, size_t num)>;
+  using Gpu = std::function<void(void *const *data, size_t num, void *stream)>;
+  TaskBody() = default;
+  template <typename F, typename = std::enable_if_t<
+                            !std::is_same_v<std::decay_t<F>, TaskBody> &&
+                            std::is_invocable_v<std::decay_t<F> &, void *const *, size_t>>>
+  TaskBody(F &&body) : cpu(std::forward<F>(body)) {}
+  Cpu cpu;
+  Gpu cuda, hip;
+};
+
+/// A submitted task: wait for it, ask whether it is done, or name it in a later task's
+/// TaskOptions::after. Move-only; the task goes on in the graph when the handle goes.
+class Task {
+public:
+  Task() = default;
+  /// The task's error, or that of a task it depended on.
+  Status wait() const { return Status(fw_task_wait(task_.get())); }
+  bool done() const { return fw_task_is_done(task_.get()) != 0; }
+  fw_task_t *get() const { return task_.get(); }
+  explicit operator bool() const { return task_ != nullptr; }
+
+private:
+  friend class Runtime;
+  struct Release {
+    void operator()(fw_task_t *task) const { fw_task_release(task); }
+  };
+  Task(std::shared_ptr<fw_runtime_t> runtime, fw_task_t *task)
+      : runtime_(std::move(runtime)), task_(task) {}
+  std::shared_ptr<fw_runtime_t> runtime_; // declared first: outlives task_
+  std::unique_ptr<fw_task_t, Release> task_;
+};
+
+/// Hints and edges of a task (fw_task_desc_t).
+struct TaskOptions {
+  int32_t priority = 0;        // larger runs first among ready tasks
+  double flops = 0, bytes = 0; // costs for the scheduler's model and the simulator
+  std::vector<const Task *> after; // runs after these too (control edges)
+};
+
+inline Result<Task> Runtime::submit(const char *name, std::initializer_list<TaskAccess> accesses,
+                                    TaskBody body) const {
+  return submit(name, accesses, std::move(body), TaskOptions());
+}
+
+inline Result<Task> Runtime::submit(const char *name, std::initializer_list<TaskAccess> accesses,
+                                    TaskBody body, const TaskOptions &options) const {
+  std::vector<fw_task_access_t> access;
+  access.reserve(accesses.size());
+  for (const TaskAccess &a : accesses)
+    access.push_back({a.buffer.get(), a.access});
+  std::vector<fw_task_t *> after;
+  after.reserve(options.after.size());
+  for (const Task *t : options.after)
+    after.push_back(t ? t->get() : nullptr);
+  fw_task_desc_t desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.name = name;
+  desc.accesses = access.data();
+  desc.num_accesses = access.size();
+  desc.priority = options.priority;
+  desc.flops = options.flops;
+  desc.bytes = options.bytes;
+  desc.after = after.data();
+  desc.num_after = after.size();
+  if (body.cpu)
+    desc.fn = [](void *user, void *const *data, size_t num) {
+      static_cast<TaskBody *>(user)->cpu(data, num);
+    };
+  if (body.cuda)
+    desc.cuda_fn = [](void *user, void *const *data, size_t num, void *stream) {
+      static_cast<TaskBody *>(user)->cuda(data, num, stream);
+    };
+  if (body.hip)
+    desc.hip_fn = [](void *user, void *const *data, size_t num, void *stream) {
+      static_cast<TaskBody *>(user)->hip(data, num, stream);
+    };
+  auto owned = std::make_unique<TaskBody>(std::move(body));
+  desc.user_data = owned.get();
+  desc.release_user_data = [](void *user) { delete static_cast<TaskBody *>(user); };
+  fw_task_t *task = nullptr;
+  Status status(fw_task_submit(runtime_.get(), &desc, &task));
+  if (!status.ok())
+    return status; // not submitted: `owned` still holds the body
+  owned.release();  // the task's now (release_user_data)
+  return Task(runtime_, task);
+}
 
 //===----------------------------------------------------------------------===//
 // Module
