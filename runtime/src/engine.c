@@ -302,7 +302,8 @@ void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_sta
   if (rt->trace.enabled) {
     if (r->stall_ns)
       fw_trace_add(&rt->trace, w->index, "wait for inputs", r->t0, r->t0 + r->stall_ns, 0);
-    fw_trace_add_run(&rt->trace, w->index, t->name, r->start, r->end, expected);
+    fw_trace_add_run(&rt->trace, w->index, t->name, fw_trace_task_id(t->seq), r->start, r->end,
+                     expected);
   }
 }
 

@@ -696,8 +696,11 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
       t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
   forward_outputs(s, t, w);
+  fw_trace_t *trace = &s->runtime->trace;
   for (size_t k = 0; k < t->num_successors; ++k) {
     fw_task_t *succ = t->successors[k];
+    if (trace->enabled)
+      fw_trace_add_edge(trace, fw_trace_task_id(t->seq), fw_trace_task_id(succ->seq));
     if (t->status != FW_OK && !succ->cancelled) {
       succ->cancelled = 1;
       fail_task(succ, fw_status_create(fw_status_code(t->status), fw_status_message(t->status)));

@@ -1,5 +1,6 @@
-/* Chrome trace-event JSON ("X" complete events, one thread per track), which Perfetto
- * and chrome://tracing load. */
+/* Chrome trace-event JSON ("X" complete events, one thread per track, and flow events
+ * "s"/"f" for the dependencies between tasks' runs), which Perfetto and chrome://tracing
+ * load. */
 #define _GNU_SOURCE
 #include "trace.h"
 
@@ -23,11 +24,13 @@ void fw_trace_init(fw_trace_t *t, int enabled, uint64_t origin_ns) {
 void fw_trace_fini(fw_trace_t *t) {
   for (size_t i = 0; i < t->size; ++i) free(t->events[i].detail);
   free(t->events);
+  free(t->edges);
   pthread_mutex_destroy(&t->lock);
 }
 
-static void add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
-                uint64_t end_ns, uint64_t bytes, double expected_seconds, const char *detail) {
+static void add(fw_trace_t *t, uint32_t track, const char *name, uint64_t task,
+                uint64_t start_ns, uint64_t end_ns, uint64_t bytes, double expected_seconds,
+                const char *detail) {
   if (!t->enabled) return;
   char *owned = detail ? strdup(detail) : NULL; /* NULL when out of memory: no reason */
   pthread_mutex_lock(&t->lock);
@@ -61,22 +64,111 @@ static void add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_
   e->bytes = bytes;
   e->expected_seconds = expected_seconds;
   e->detail = owned;
+  e->task = task;
   pthread_mutex_unlock(&t->lock);
 }
 
 void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
                   uint64_t end_ns, uint64_t bytes) {
-  add(t, track, name, start_ns, end_ns, bytes, 0, NULL);
+  add(t, track, name, 0, start_ns, end_ns, bytes, 0, NULL);
 }
 
 void fw_trace_add_detail(fw_trace_t *t, uint32_t track, const char *name, const char *detail,
                          uint64_t start_ns, uint64_t end_ns) {
-  add(t, track, name, start_ns, end_ns, 0, 0, detail);
+  add(t, track, name, 0, start_ns, end_ns, 0, 0, detail);
 }
 
-void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
-                      uint64_t end_ns, double expected_seconds) {
-  add(t, track, name, start_ns, end_ns, 0, expected_seconds, NULL);
+void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t task,
+                      uint64_t start_ns, uint64_t end_ns, double expected_seconds) {
+  add(t, track, name, task, start_ns, end_ns, 0, expected_seconds, NULL);
+}
+
+void fw_trace_add_edge(fw_trace_t *t, uint64_t from, uint64_t to) {
+  if (!t->enabled) return;
+  pthread_mutex_lock(&t->lock);
+  if (t->num_edges == t->cap_edges) {
+    size_t cap = t->cap_edges ? t->cap_edges * 2 : 1024;
+    fw_trace_edge_t *grown = realloc(t->edges, cap * sizeof(*grown));
+    if (!grown) { /* best effort, as events */
+      pthread_mutex_unlock(&t->lock);
+      return;
+    }
+    t->edges = grown;
+    t->cap_edges = cap;
+  }
+  t->edges[t->num_edges++] = (fw_trace_edge_t){from, to};
+  pthread_mutex_unlock(&t->lock);
+}
+
+/* A task's run events, by id: `first` starts first, `last` ends last (a task that ran
+ * again after a failure has several). */
+typedef struct {
+  uint64_t task;
+  size_t first, last;
+} run_span_t;
+
+static int by_task(const void *a, const void *b) {
+  uint64_t x = ((const run_span_t *)a)->task, y = ((const run_span_t *)b)->task;
+  return x < y ? -1 : x > y;
+}
+
+/* The runs of the trace's tasks, sorted by id, one entry per task (lock held); NULL when
+ * there are none or no memory (no flows then). */
+static run_span_t *run_spans(const fw_trace_t *t, size_t *out_count) {
+  size_t n = 0;
+  for (size_t i = 0; i < t->size; ++i) n += t->events[i].task != 0;
+  *out_count = 0;
+  run_span_t *spans = n ? malloc(n * sizeof(*spans)) : NULL;
+  if (!spans) return NULL;
+  n = 0;
+  for (size_t i = 0; i < t->size; ++i)
+    if (t->events[i].task) spans[n++] = (run_span_t){t->events[i].task, i, i};
+  qsort(spans, n, sizeof(*spans), by_task);
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (k && spans[k - 1].task == spans[i].task) {
+      run_span_t *s = &spans[k - 1];
+      if (t->events[spans[i].first].start_ns < t->events[s->first].start_ns)
+        s->first = spans[i].first;
+      if (t->events[spans[i].last].end_ns > t->events[s->last].end_ns) s->last = spans[i].last;
+    } else {
+      spans[k++] = spans[i];
+    }
+  }
+  *out_count = k;
+  return spans;
+}
+
+static const run_span_t *find_run(const run_span_t *spans, size_t count, uint64_t task) {
+  run_span_t key = {task, 0, 0};
+  return count ? bsearch(&key, spans, count, sizeof(*spans), by_task) : NULL;
+}
+
+/* A flow event bound to the run of its task that encloses `ns` on that run's track. */
+static void write_flow(FILE *f, const fw_trace_t *t, const char *phase, size_t id,
+                       const fw_trace_event_t *run, uint64_t ns) {
+  uint64_t at = ns > t->origin_ns ? ns - t->origin_ns : 0;
+  fprintf(f,
+          ",\n{\"ph\":\"%s\",%s\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"id\":%zu,"
+          "\"cat\":\"dependency\",\"name\":\"dependency\"}",
+          phase, phase[0] == 'f' ? "\"bp\":\"e\"," : "", run->track, (double)at / 1000.0, id);
+}
+
+/* Each edge between two tasks that both ran: from inside the end of the first's last run
+ * to the start of the second's first (lock held). */
+static void write_flows(FILE *f, const fw_trace_t *t) {
+  size_t count = 0;
+  run_span_t *spans = run_spans(t, &count);
+  for (size_t i = 0; spans && i < t->num_edges; ++i) {
+    const run_span_t *from = find_run(spans, count, t->edges[i].from);
+    const run_span_t *to = find_run(spans, count, t->edges[i].to);
+    if (!from || !to) continue; /* cancelled, or out of memory when it ran */
+    const fw_trace_event_t *a = &t->events[from->last], *b = &t->events[to->first];
+    uint64_t out = a->end_ns > a->start_ns ? a->end_ns - 1 : a->start_ns;
+    write_flow(f, t, "s", i + 1, a, out);
+    write_flow(f, t, "f", i + 1, b, b->start_ns);
+  }
+  free(spans);
 }
 
 static void write_json_string(FILE *f, const char *s) {
@@ -131,6 +223,7 @@ fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *w
       fprintf(f, ",\"args\":{\"expected_us\":%.3f}", e->expected_seconds * 1e6);
     fprintf(f, "}");
   }
+  write_flows(f, t);
   pthread_mutex_unlock(&t->lock);
   fprintf(f, "\n]}\n");
   int failed = ferror(f);

@@ -21,23 +21,38 @@ typedef struct fw_trace_event_t {
   uint64_t bytes;
   double expected_seconds; /* a task's: the runtime's estimate of its run (0: none) */
   char *detail;            /* owned; written as "reason" (NULL: none) */
+  uint64_t task;           /* a task's run: its id (fw_trace_task_id); 0 otherwise */
 } fw_trace_event_t;
+
+/* A dependency between two tasks (ids), drawn as a flow arrow from the end of the first's
+ * run to the start of the second's. */
+typedef struct fw_trace_edge_t {
+  uint64_t from, to;
+} fw_trace_edge_t;
 
 typedef struct fw_trace_t {
   int enabled;
   pthread_mutex_t lock;
   fw_trace_event_t *events;
   size_t size, capacity;
+  fw_trace_edge_t *edges;
+  size_t num_edges, cap_edges;
   uint64_t origin_ns;
 } fw_trace_t;
+
+/* A task's id in the trace: its submission number + 1. */
+#define fw_trace_task_id(seq) ((uint64_t)(seq) + 1)
 
 void fw_trace_init(fw_trace_t *t, int enabled, uint64_t origin_ns);
 void fw_trace_fini(fw_trace_t *t);
 void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
                   uint64_t end_ns, uint64_t bytes);
-/* A task's run, with what the runtime expected it to take (written as "expected_us"). */
-void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
-                      uint64_t end_ns, double expected_seconds);
+/* A task's run (task: its id), with what the runtime expected it to take (written as
+ * "expected_us"; 0: nothing). */
+void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t task,
+                      uint64_t start_ns, uint64_t end_ns, double expected_seconds);
+/* Task `to` waited for task `from` (ids): written as a flow between their runs. */
+void fw_trace_add_edge(fw_trace_t *t, uint64_t from, uint64_t to);
 /* An event with a reason of any length (a failure's message), written as "reason". */
 void fw_trace_add_detail(fw_trace_t *t, uint32_t track, const char *name, const char *detail,
                          uint64_t start_ns, uint64_t end_ns);

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -525,6 +527,73 @@ TEST(TraceTest, RunsShowWhatWasExpected) {
   std::vector<double> four(runs.begin(), runs.begin() + 4);
   std::sort(four.begin(), four.end());
   EXPECT_NEAR(expected[4], (four[1] + four[2]) / 2, 0.002);  // of 4
+  fw_runtime_destroy(rt);
+}
+
+// Each dependency is a flow from the end of its first task's run to the start of its
+// second's, on their tracks: a chain of three tasks on one buffer, then a task after the
+// last by an explicit edge (fw_task_desc_t.after).
+TEST(TraceTest, DependenciesAreFlowsBetweenRuns) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
+  o.flags = FW_RUNTIME_TRACE;
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_buffer_t *b = makeU64Buffer(rt, 16);
+  fw_task_t *last = nullptr;
+  for (int i = 0; i < 3; ++i) {
+    std::string name = "step-" + std::to_string(i);
+    FW_ASSERT_OK(submit(rt, name.c_str(), touchTask, nullptr, {{b, FW_ACCESS_READ_WRITE}},
+                        i == 2 ? &last : nullptr));
+  }
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "step-3";
+  d.fn = touchTask;
+  d.after = &last;
+  d.num_after = 1;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  fw_task_release(last);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  std::string path = dir.file("trace.json");
+  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
+  std::string text = slurp(path);
+  EXPECT_TRUE(JsonChecker(text).valid()) << text;
+  struct Span {
+    int tid;
+    double ts, dur;
+  };
+  std::map<int, Span> runs;  // step number -> its run
+  std::regex run("\\{\"ph\":\"X\",\"pid\":1,\"tid\":([0-9]+),\"ts\":([0-9.]+),"
+                 "\"dur\":([0-9.]+),\"name\":\"step-([0-9])\"");
+  for (std::sregex_iterator m(text.begin(), text.end(), run), end; m != end; ++m)
+    runs[std::stoi((*m)[4].str())] = {std::stoi((*m)[1].str()), std::stod((*m)[2].str()),
+                                       std::stod((*m)[3].str())};
+  ASSERT_EQ(runs.size(), 4u) << text;
+  std::map<int, Span> starts, finishes;  // flow id -> its two ends
+  std::regex flow("\\{\"ph\":\"([sf])\",(?:\"bp\":\"e\",)?\"pid\":1,\"tid\":([0-9]+),"
+                  "\"ts\":([0-9.]+),\"id\":([0-9]+),\"cat\":\"dependency\"");
+  for (std::sregex_iterator m(text.begin(), text.end(), flow), end; m != end; ++m) {
+    Span at = {std::stoi((*m)[2].str()), std::stod((*m)[3].str()), 0};
+    ((*m)[1].str() == "s" ? starts : finishes)[std::stoi((*m)[4].str())] = at;
+  }
+  ASSERT_EQ(starts.size(), 3u) << text;
+  ASSERT_EQ(finishes.size(), 3u) << text;
+  // Flow k leaves step k's run before it ends and enters step k+1's where it starts.
+  std::set<int> linked;
+  for (const auto &[id, from] : starts) {
+    ASSERT_TRUE(finishes.count(id)) << id;
+    const Span &to = finishes[id];
+    for (int k = 0; k < 3; ++k) {
+      const Span &a = runs[k], &next = runs[k + 1];
+      if (from.tid == a.tid && from.ts >= a.ts - 0.0015 && from.ts <= a.ts + a.dur + 0.0015 &&
+          to.tid == next.tid && std::abs(to.ts - next.ts) < 0.0015)
+        linked.insert(k);
+    }
+  }
+  EXPECT_EQ(linked, (std::set<int>{0, 1, 2})) << text;
+  fw_buffer_release(b);
   fw_runtime_destroy(rt);
 }
 
