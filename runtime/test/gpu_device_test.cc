@@ -129,6 +129,33 @@ TEST_P(GpuDevice, QueuesAndEvents) {
   v->queue_destroy(dev_, q);
 }
 
+// A queue's driver handle, for C tasks' GPU implementations: the queue's own stream,
+// another for another queue, and the device's stream for the default queue; the CPU
+// device has none.
+TEST_P(GpuDevice, QueueNativeIsTheQueuesStream) {
+  const fw_device_vtable_t *v = dev_->vtable;
+  ASSERT_NE(v->queue_native, nullptr);
+  fw_device_queue_t *a = nullptr, *b = nullptr;
+  FW_ASSERT_OK(v->queue_create(dev_, &a));
+  FW_ASSERT_OK(v->queue_create(dev_, &b));
+  void *sa = nullptr, *sa2 = nullptr, *sb = nullptr, *sd = nullptr;
+  FW_ASSERT_OK(v->queue_native(dev_, a, &sa));
+  FW_ASSERT_OK(v->queue_native(dev_, a, &sa2));
+  FW_ASSERT_OK(v->queue_native(dev_, b, &sb));
+  FW_ASSERT_OK(v->queue_native(dev_, nullptr, &sd));
+  EXPECT_NE(sa, nullptr);
+  EXPECT_EQ(sa, sa2);
+  EXPECT_NE(sa, sb);
+  EXPECT_NE(sd, sa);
+  EXPECT_NE(sd, sb);
+  v->queue_destroy(dev_, a);
+  v->queue_destroy(dev_, b);
+  fw_device_t *cpu = nullptr;
+  FW_ASSERT_OK(fw_device_cpu_create(&cpu));
+  EXPECT_EQ(cpu->vtable->queue_native, nullptr);
+  cpu->vtable->destroy(cpu);
+}
+
 TEST_P(GpuDevice, BadImagesAndFailedLaunchesAreErrors) {
   const fw_device_vtable_t *v = dev_->vtable;
   fw_device_module_t *module = nullptr;
