@@ -250,12 +250,13 @@ static fw_status_t run_body(fw_task_t *t, void *const *data, fw_task_gpu_fn_t gp
     for (size_t i = 0; i < num; ++i) user[i] = data[t->binding_access[i]];
   }
   /* The body may submit tasks (the graph grows while it runs) but not wait for them. */
+  fw_status_t status = FW_OK;
   tls_body = t;
-  if (gpu_fn) gpu_fn(t->user_data, user, num, stream);
+  if (gpu_fn) status = gpu_fn(t->user_data, user, num, stream);
   else t->fn(t->user_data, user, num);
   tls_body = NULL;
   if (user != data && user != stack) free(user);
-  return FW_OK;
+  return status;
 }
 
 static fw_status_t run_fn(fw_task_t *t, void *const *data) {

@@ -58,7 +58,8 @@ int64_t fw_engine_pick_variant(fw_tuner_t *tuner, const fw_task_t *t,
                                const void *const *kernels, fw_tune_state_t *state);
 
 /* Calls C task `t`'s GPU implementation `fn` with the device addresses of its accesses
- * (data[i]: access i) and `stream`, as a task body (it may submit tasks, not wait). */
+ * (data[i]: access i) and `stream`, as a task body (it may submit tasks, not wait);
+ * returns what it returned. */
 fw_status_t fw_engine_run_gpu_fn(fw_task_t *t, fw_task_gpu_fn_t fn, void *const *data,
                                  void *stream);
 

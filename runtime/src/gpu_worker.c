@@ -87,18 +87,22 @@ static int record(fw_gpu_worker_t *g, fw_device_event_t **event) {
 }
 
 /* Enqueues C task `t`'s GPU implementation: it gets the worker's stream and enqueues its
- * work there, and the event after that work is the task's end as after a kernel. */
+ * work there, and the event after that work is the task's end as after a kernel. An
+ * error it returns is a failed launch. */
 static fw_status_t launch_fn(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g,
                              fw_task_t *t, void *const *data, fw_gpu_slot_t *slot) {
   fw_task_gpu_fn_t fn = w->kind == FW_TARGET_KIND_CUDA ? t->cuda_fn : t->hip_fn;
+  if (!fn) /* kind_mask keeps such tasks off this worker */
+    return fw_status_make(FW_STATUS_INTERNAL, "task @%s has no implementation for %s",
+                          t->name, rt->device_info[w->device_index].name);
   void *stream = NULL;
-  fw_status_t status =
-      fn ? g->device->vtable->queue_native(g->device, g->queue, &stream)
-         : fw_status_make(FW_STATUS_INTERNAL, "task @%s has no implementation for %s", t->name,
-                          rt->device_info[w->device_index].name);
+  fw_status_t status = g->device->vtable->queue_native(g->device, g->queue, &stream);
   slot->timed = status == FW_OK && rt->profile.enabled && record(g, &slot->begin);
   if (status == FW_OK) status = fw_engine_run_gpu_fn(t, fn, data, stream);
   slot->end_recorded = status == FW_OK && record(g, &slot->end);
+  if (status != FW_OK)
+    status = fw_status_annotate(status, "task @%s on %s", t->name,
+                                rt->device_info[w->device_index].name);
   return status;
 }
 

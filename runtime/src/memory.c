@@ -642,7 +642,7 @@ static int can_take_now(const fw_memory_t *m, const fw_task_t *task, uint32_t no
     if (!is_host_wrapped(b, node) && !r->allocated) need += b->byte_size;
     if (r->valid) continue;
     if (valid_elsewhere(m, b, node)) return 0;
-    int filled = (task->accesses[i].access & FW_ACCESS_READ) || task->fn;
+    int filled = (task->accesses[i].access & FW_ACCESS_READ) || !task->module;
     if (filled && b->byte_size >= FW_FILL_UNLOCKED_BYTES) return 0;
   }
   const fw_memory_node_t *n = &m->nodes[node];
@@ -741,9 +741,9 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
         out_moved[m->nodes[from].tier][m->nodes[node].tier] += b->byte_size;
     } else {
       /* Never written: it reads as zeros. A compiled kernel that only writes it defines
-       * every element (tensor semantics), so it needs no fill; a C task may write only
-       * part of it, so its buffer is filled. */
-      if ((task->accesses[i].access & FW_ACCESS_READ) || task->fn)
+       * every element (tensor semantics), so it needs no fill; a C task (its CPU body or
+       * a GPU implementation) may write only part of it, so its buffer is filled. */
+      if ((task->accesses[i].access & FW_ACCESS_READ) || !task->module)
         status = fill_zero(m, b, node);
       if (status == FW_OK) fw_memory_set_valid(b, node, 1);
     }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fw/runtime.hpp"
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -40,8 +41,8 @@ void incrementOnCpu(void *user, void *const *data, size_t num) {
   static_cast<Runs *>(user)->cpu.fetch_add(1);
 }
 
-void incrementOnGpu(void *user, void *const *data, size_t num, void *stream) {
-  ASSERT_EQ(num, 1u);
+fw_status_t incrementOnGpu(void *user, void *const *data, size_t num, void *stream) {
+  EXPECT_EQ(num, 1u);
   auto *r = static_cast<Runs *>(user);
   {
     std::lock_guard<std::mutex> hold(r->lock);
@@ -50,6 +51,7 @@ void incrementOnGpu(void *user, void *const *data, size_t num, void *stream) {
   }
   bump(data);
   r->gpu.fetch_add(1);
+  return FW_OK;
 }
 
 fw_status_t submitIncrement(fw_runtime_t *rt, fw_buffer_t *b, Runs *runs, bool cpu, bool gpu) {
@@ -168,17 +170,118 @@ TEST(GpuTaskFn, WaitsInAGpuImplementationAreRefused) {
   std::memset(&d, 0, sizeof(d));
   d.name = "waits";
   d.user_data = &runs;
-  d.cuda_fn = [](void *user, void *const *, size_t, void *) {
+  d.cuda_fn = [](void *user, void *const *, size_t, void *) -> fw_status_t {
     auto *r = static_cast<Runs *>(user);
     fw_status_t s = fw_runtime_wait_all(r->rt);
     r->refused = fw_status_message(s);
     fw_status_free(s);
+    return FW_OK;
   };
   FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   EXPECT_NE(runs.refused.find("fw_runtime_wait_all"), std::string::npos) << runs.refused;
   EXPECT_EQ(gpuTasks(rt), 1u);
   fw_runtime_destroy(rt);
+}
+
+// A GPU implementation that writes part of a buffer never written before finds the rest
+// zero, as a CPU body does: not what a freed buffer left in the device memory reused.
+TEST(GpuTaskFn, PartOfANeverWrittenBufferReadsAsZeros) {
+  fw_runtime_t *rt = fwtest::runtimeOn("cpu,cuda", FW_SCHEDULER_DEFAULT, 1);
+  ASSERT_NE(rt, nullptr);
+  auto submitWrite = [&](fw_buffer_t *b, fw_task_gpu_fn_t fn) {
+    fw_task_access_t access = {b, FW_ACCESS_WRITE};
+    fw_task_desc_t d;
+    std::memset(&d, 0, sizeof(d));
+    d.name = "write";
+    d.cuda_fn = fn;
+    d.accesses = &access;
+    d.num_accesses = 1;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  };
+  // Device memory full of 0xab, freed (the device keeps the block for reuse).
+  fw_buffer_t *old = fwtest::makeU64Buffer(rt, kValues);
+  submitWrite(old, [](void *, void *const *data, size_t, void *) -> fw_status_t {
+    std::memset(data[0], 0xab, kValues * sizeof(uint64_t));
+    return FW_OK;
+  });
+  fw_buffer_release(old);
+  fw_buffer_t *fresh = fwtest::makeU64Buffer(rt, kValues);
+  submitWrite(fresh, [](void *, void *const *data, size_t, void *) -> fw_status_t {
+    static_cast<uint64_t *>(data[0])[0] = 7;
+    return FW_OK;
+  });
+  std::vector<uint64_t> expected(kValues, 0);
+  expected[0] = 7;
+  EXPECT_EQ(fwtest::readU64(fresh), expected);
+  EXPECT_EQ(gpuTasks(rt), 2u);
+  fw_buffer_release(fresh);
+  fw_runtime_destroy(rt);
+}
+
+// An error a GPU implementation returns (a launch the driver refused) runs the task again
+// on a device with another implementation, or fails it with that error.
+TEST(GpuTaskFn, AnErrorFromTheImplementationRunsTheTaskElsewhereOrFailsIt) {
+  fw_runtime_t *rt = fwtest::runtimeOn("cpu,cuda", FW_SCHEDULER_HEFT, 1);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *b = fwtest::makeU64Buffer(rt, kValues, iota(0));
+  Runs runs;
+  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "refused";
+  d.user_data = &runs;
+  d.cuda_fn = [](void *user, void *const *, size_t, void *) -> fw_status_t {
+    static_cast<Runs *>(user)->gpu.fetch_add(1);
+    return fw_status_create(FW_STATUS_INTERNAL, "the launch was refused");
+  };
+  d.accesses = &access;
+  d.num_accesses = 1;
+  d.flops = 1e9;  // far faster on the GPU by the model: tried there first
+  d.fn = incrementOnCpu;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(runs.gpu.load(), 1);
+  EXPECT_EQ(runs.cpu.load(), 1);
+  EXPECT_EQ(fwtest::readU64(b), iota(1));
+  d.fn = nullptr;  // the GPU alone
+  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt), "the launch was refused");
+  EXPECT_EQ(fwtest::readU64(b), iota(1));
+  fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+// The C++ API's TaskBody: a GPU lambda gets the stream and returns a Status.
+TEST(GpuTaskFn, CppTaskBodiesRunOnTheGpu) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 1);
+  o.devices = "cpu,cuda";
+  fw::Result<fw::Runtime> rt = fw::Runtime::create(o);
+  ASSERT_TRUE(rt.ok()) << rt.status().message();
+  fw::Result<fw::Buffer> b = fw::Buffer::fromVector<int64_t>(*rt, {4}, {1, 2, 3, 4});
+  ASSERT_TRUE(b.ok());
+  void *seen = nullptr;
+  fw::TaskBody body;
+  body.cuda = [&seen](void *const *data, size_t, void *stream) {
+    seen = stream;
+    for (int i = 0; i < 4; ++i) static_cast<int64_t *>(data[0])[i] *= 10;
+    return fw::Status();
+  };
+  fw::Result<fw::Task> t = rt->submit("times-ten", {{*b, FW_ACCESS_READ_WRITE}}, body);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(t->wait().ok());
+  EXPECT_NE(seen, nullptr);
+  EXPECT_EQ(b->toVector<int64_t>(), (std::vector<int64_t>{10, 20, 30, 40}));
+  body.cuda = [](void *const *, size_t, void *) {
+    return fw::Status(FW_STATUS_INTERNAL, "no room for the kernel");
+  };
+  t = rt->submit("fails", {{*b, FW_ACCESS_READ_WRITE}}, body);
+  ASSERT_TRUE(t.ok());
+  fw::Status failed = t->wait();
+  EXPECT_NE(std::string(failed.message()).find("no room for the kernel"), std::string::npos)
+      << failed.message();
+  EXPECT_EQ(b->toVector<int64_t>(), (std::vector<int64_t>{10, 20, 30, 40}));
 }
 
 // In simulation a task runs on the kinds it has implementations for; one described by its

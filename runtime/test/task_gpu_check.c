@@ -26,11 +26,17 @@ typedef struct {
   atomic_int *failures;
 } round_t;
 
-static void fill_on_gpu(void *user, void *const *data, size_t num, void *stream) {
+static fw_status_t fill_on_gpu(void *user, void *const *data, size_t num, void *stream) {
   const round_t *r = user;
-  if (num != 1 || !stream ||
-      g_memset((unsigned long long)(uintptr_t)data[0], r->value, BYTES, stream) != 0)
+  if (num != 1 || !stream) {
     atomic_fetch_add(r->failures, 1);
+    return FW_OK;
+  }
+  int error = g_memset((unsigned long long)(uintptr_t)data[0], r->value, BYTES, stream);
+  if (error == 0) return FW_OK;
+  char message[64];
+  snprintf(message, sizeof(message), "cuMemsetD8Async failed: CUDA error %d", error);
+  return fw_status_create(FW_STATUS_INTERNAL, message);
 }
 
 static void fill_on_cpu(void *user, void *const *data, size_t num) {

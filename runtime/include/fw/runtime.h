@@ -443,11 +443,14 @@ typedef void (*fw_task_fn_t)(void *user_data, void *const *data, size_t num_data
  * GPU's worker, with the device's context current; `data[i]` is access i's buffer in
  * that GPU's memory, and `stream` the worker's stream (a CUstream for NVIDIA GPUs, a
  * hipStream_t for AMD ones), on which it enqueues its work (kernels, copies, library
- * calls) and returns without waiting for it. The task completes once the work on the
- * stream is done; when that fails (a faulting kernel), the task runs again on another
- * device that has an implementation for it, or fails with the driver's error. */
-typedef void (*fw_task_gpu_fn_t)(void *user_data, void *const *data, size_t num_data,
-                                 void *stream);
+ * calls) and returns without waiting for it: FW_OK (NULL), or an error it made with
+ * fw_status_create (a launch the driver refused), which the runtime takes over. The task
+ * completes once the work on the stream is done. When the implementation returns an
+ * error, or the work on the stream fails (a faulting kernel), the task runs again on
+ * another device that has an implementation for it (so what the implementation did on
+ * the host, tasks it submitted, happens again), or fails with that error. */
+typedef fw_status_t (*fw_task_gpu_fn_t)(void *user_data, void *const *data, size_t num_data,
+                                        void *stream);
 
 typedef struct fw_task_access_t {
   fw_buffer_t *buffer;

@@ -383,12 +383,15 @@ struct TaskAccess {
 };
 
 /// A task's implementations (fw_task_desc_t): a body for the CPU workers, and bodies for
-/// GPUs, which get device addresses and the worker's stream (a CUstream or hipStream_t)
-/// and enqueue their work there without waiting; one at least is set. A callable taking
-/// (void *const *data, size_t num) converts to a CPU body.
+/// GPUs, which get device addresses and the worker's stream (a CUstream or hipStream_t),
+/// enqueue their work there without waiting and return a Status (an error: a launch the
+/// driver refused; the task then runs elsewhere or fails); one at least is set. A
+/// callable taking (void *const *data, size_t num) converts to a CPU body. A body must not
+/// throw: an exception that leaves one ends the program (std::terminate), as one that
+/// leaves a std::thread's function does.
 struct TaskBody {
   using Cpu = std::function<void(void *const *data, size_t num)>;
-  using Gpu = std::function<void(void *const *data, size_t num, void *stream)>;
+  using Gpu = std::function<Status(void *const *data, size_t num, void *stream)>;
   TaskBody() = default;
   template <typename F, typename = std::enable_if_t<
                             !std::is_same_v<std::decay_t<F>, TaskBody> &&
@@ -452,17 +455,18 @@ inline Result<Task> Runtime::submit(const char *name, std::initializer_list<Task
   desc.bytes = options.bytes;
   desc.after = after.data();
   desc.num_after = after.size();
+  // noexcept: an exception stops here (std::terminate) rather than unwind the runtime's C.
   if (body.cpu)
-    desc.fn = [](void *user, void *const *data, size_t num) {
+    desc.fn = [](void *user, void *const *data, size_t num) noexcept {
       static_cast<TaskBody *>(user)->cpu(data, num);
     };
   if (body.cuda)
-    desc.cuda_fn = [](void *user, void *const *data, size_t num, void *stream) {
-      static_cast<TaskBody *>(user)->cuda(data, num, stream);
+    desc.cuda_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
+      return static_cast<TaskBody *>(user)->cuda(data, num, stream).release();
     };
   if (body.hip)
-    desc.hip_fn = [](void *user, void *const *data, size_t num, void *stream) {
-      static_cast<TaskBody *>(user)->hip(data, num, stream);
+    desc.hip_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
+      return static_cast<TaskBody *>(user)->hip(data, num, stream).release();
     };
   auto owned = std::make_unique<TaskBody>(std::move(body));
   desc.user_data = owned.get();
