@@ -805,6 +805,11 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
       /* What it held is dead (the task overwrites all of it) and may be garbage (acquire
        * did not fill it): the rerun must not fetch it from here. */
       fw_memory_set_valid(b, node, 0);
+    } else if (!commit && (task->accesses[i].access & FW_ACCESS_WRITE) &&
+               valid_elsewhere(m, b, node)) {
+      /* Updated in place by work that failed midway, perhaps: the rerun fetches the copy
+       * from before it from elsewhere. (Where this was the only copy, there is none.) */
+      fw_memory_set_valid(b, node, 0);
     } else if (commit && (task->accesses[i].access & FW_ACCESS_WRITE)) {
       /* A prefetch may be copying the buffer's old contents meanwhile (for a reader that
        * waits for this task): it lands first and is then invalidated with the rest, rather

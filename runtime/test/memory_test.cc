@@ -816,6 +816,59 @@ TEST(PrefetchTest, AWriteWithoutTheLockWaitsForACopyInFlight) {
   fw_runtime_destroy(rt);
 }
 
+// A task that reads and writes a buffer and fails on a device (a kernel that faults
+// midway) may have changed that copy in place: where another copy is valid, the failed
+// one is dropped, so that the rerun reads the contents of before.
+TEST(MemoryTest, AFailedUpdateInPlaceLeavesTheOtherCopy) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_memory_t *m = &rt->memory;
+  GatedDevice a, b;
+  a.base.vtable = b.base.vtable = &kGatedVtable;
+  a.open = b.open = true;
+  uint32_t na = static_cast<uint32_t>(m->num_nodes), nb = na + 1;
+  pthread_mutex_lock(&m->lock);
+  for (uint32_t node : {na, nb}) {
+    fw_memory_node_t *n = &m->nodes[node];
+    std::snprintf(n->name, sizeof(n->name), "gated%u", node);
+    n->tier = FW_TIER_DEVICE;
+    n->device = node == na ? &a.base : &b.base;
+    n->lower = FW_NODE_HOST;
+  }
+  m->num_nodes += 2;
+  pthread_mutex_unlock(&m->lock);
+  fw_buffer_t *x = makeU64Buffer(rt, kBig, contents(1));
+  ASSERT_NE(x, nullptr);
+  auto run = [&](fw_access_t mode, uint32_t node, bool commit, uint64_t fill) {
+    fw_task_t *t = nullptr;
+    fw_task_access_t access = {x, mode};
+    FW_ASSERT_OK(fw_task_create(rt, "t", &access, 1, &t));
+    void *data = nullptr;
+    uint64_t stall = 0;
+    FW_ASSERT_OK(fw_memory_acquire(m, t, node, &data, &stall, nullptr));
+    if (mode & FW_ACCESS_WRITE) std::memset(data, int(fill), kBig * sizeof(uint64_t));
+    if (commit) fw_memory_release(m, t, node);
+    else fw_memory_release_failed(m, t, node);
+    fw_task_release(t);
+  };
+  run(FW_ACCESS_WRITE, na, true, 5);  // valid on a alone
+  run(FW_ACCESS_READ, nb, true, 0);   // and on b
+  ASSERT_TRUE(fw_memory_is_valid_on(x, na));
+  ASSERT_TRUE(fw_memory_is_valid_on(x, nb));
+  ASSERT_FALSE(fw_memory_is_valid_on(x, FW_NODE_HOST));
+  run(FW_ACCESS_READ_WRITE, na, false, 9);  // fails on a, half updated
+  EXPECT_FALSE(fw_memory_is_valid_on(x, na));
+  EXPECT_TRUE(fw_memory_is_valid_on(x, nb));
+  EXPECT_EQ(fwtest::readU64(x), std::vector<uint64_t>(kBig, 0x0505050505050505ull));
+  // The only copy stays: there is nothing better.
+  run(FW_ACCESS_WRITE, na, true, 6);
+  run(FW_ACCESS_READ_WRITE, na, false, 9);
+  EXPECT_TRUE(fw_memory_is_valid_on(x, na));
+  fw_buffer_release(x);
+  fw_runtime_destroy(rt);
+}
+
 // The copy threads take the request needed first (the earliest planned start), equal
 // needs in the order asked for; asked for again, a request moves up to the sooner need and
 // never down.
