@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fw/runtime.h"
@@ -541,10 +544,21 @@ TEST(TraceTest, DependenciesAreFlowsBetweenRuns) {
   fw_runtime_t *rt = nullptr;
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   fw_buffer_t *b = makeU64Buffer(rt, 16);
+  // The first waits until all are submitted: an edge goes only to a task not finished yet.
+  static std::atomic<bool> open;
+  open = false;
   fw_task_t *last = nullptr;
   for (int i = 0; i < 3; ++i) {
     std::string name = "step-" + std::to_string(i);
-    FW_ASSERT_OK(submit(rt, name.c_str(), touchTask, nullptr, {{b, FW_ACCESS_READ_WRITE}},
+    fw_task_fn_t fn = touchTask;
+    if (i == 0)
+      fn = [](void *, void *const *data, size_t num) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!open.load() && std::chrono::steady_clock::now() < deadline)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        touchTask(nullptr, data, num);
+      };
+    FW_ASSERT_OK(submit(rt, name.c_str(), fn, nullptr, {{b, FW_ACCESS_READ_WRITE}},
                         i == 2 ? &last : nullptr));
   }
   fw_task_desc_t d;
@@ -555,6 +569,7 @@ TEST(TraceTest, DependenciesAreFlowsBetweenRuns) {
   d.num_after = 1;
   FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
   fw_task_release(last);
+  open = true;
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   std::string path = dir.file("trace.json");
   FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
