@@ -18,6 +18,8 @@
 static _Thread_local fw_runtime_t *tls_owner;
 /* The task whose body runs on this thread (a CPU worker), NULL between bodies. */
 static _Thread_local const fw_task_t *tls_body;
+/* The error its body failed it with (fw_task_fail), until the body returns. */
+static _Thread_local fw_status_t tls_fail;
 
 int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
 void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
@@ -30,6 +32,19 @@ uint32_t fw_engine_body_pins(const fw_runtime_t *rt) {
   const fw_task_t *body = tls_body;
   if (!body || body->runtime != rt || body->fast_memory) return 0;
   return (uint32_t)body->num_accesses;
+}
+
+fw_status_t fw_engine_fail_body(fw_status_t status) {
+  if (!tls_body) {
+    fw_status_free(status);
+    return fw_status_make(FW_STATUS_FAILED_PRECONDITION,
+                          "fw_task_fail outside a task body (it fails the task whose body "
+                          "calls it)");
+  }
+  if (!status) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "fw_task_fail: status is OK");
+  if (tls_fail) fw_status_free(status); /* the first failure stands */
+  else tls_fail = status;
+  return FW_OK;
 }
 
 fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call) {
@@ -249,12 +264,19 @@ static fw_status_t run_body(fw_task_t *t, void *const *data, fw_task_gpu_fn_t gp
       return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
     for (size_t i = 0; i < num; ++i) user[i] = data[t->binding_access[i]];
   }
-  /* The body may submit tasks (the graph grows while it runs) but not wait for them. */
+  /* The body may submit tasks (the graph grows while it runs) but not wait for them, and
+   * may fail its task (fw_task_fail). */
   fw_status_t status = FW_OK;
   tls_body = t;
+  tls_fail = FW_OK;
   if (gpu_fn) status = gpu_fn(t->user_data, user, num, stream);
   else t->fn(t->user_data, user, num);
   tls_body = NULL;
+  if (tls_fail) {
+    if (status) fw_status_free(tls_fail); /* what a GPU implementation returned stands */
+    else status = fw_status_annotate(tls_fail, "task @%s", t->name);
+    tls_fail = FW_OK;
+  }
   if (user != data && user != stack) free(user);
   return status;
 }

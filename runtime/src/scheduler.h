@@ -494,6 +494,9 @@ void fw_runtime_mark_own_thread(fw_runtime_t *rt);
 fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call);
 /* Whether this thread runs the body of a task of `rt`. */
 int fw_engine_in_body(const fw_runtime_t *rt);
+/* fw_task_fail: fails the task whose body runs on this thread with `status` (taken over)
+ * once the body returns. */
+fw_status_t fw_engine_fail_body(fw_status_t status);
 /* The memory pins the task whose body runs on this thread holds (0 outside a body of
  * `rt`). */
 uint32_t fw_engine_body_pins(const fw_runtime_t *rt);

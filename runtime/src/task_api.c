@@ -1,5 +1,5 @@
-/* The public task API: fw_task_submit, fw_task_is_done, fw_task_wait, fw_runtime_wait_all,
- * fw_runtime_in_task_body. */
+/* The public task API: fw_task_submit, fw_task_fail, fw_task_is_done, fw_task_wait,
+ * fw_runtime_wait_all, fw_runtime_in_task_body. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -110,6 +110,8 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
 int fw_runtime_in_task_body(const fw_runtime_t *runtime) {
   return runtime && fw_engine_in_body(runtime);
 }
+
+fw_status_t fw_task_fail(fw_status_t status) { return fw_engine_fail_body(status); }
 
 int fw_task_is_done(const fw_task_t *task) {
   if (!task) return 1;

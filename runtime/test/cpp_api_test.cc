@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -366,6 +367,31 @@ TEST_F(CppApiTest, TaskErrorsAreResultsAndBodiesAreNotLeaked) {
   while (Tracked::alive.load() != 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(Tracked::alive.load(), 0);
+}
+
+// An exception that leaves a body fails its task with the exception's message; the
+// runtime goes on.
+TEST_F(CppApiTest, AnExceptionFailsItsTask) {
+  Result<Buffer> x = Buffer::fromVector<float>(rt_, {4}, {1, 2, 3, 4});
+  ASSERT_TRUE(x.ok());
+  Result<fw::Task> t = rt_.submit("throws", {{*x, FW_ACCESS_READ_WRITE}},
+                                  [](void *const *, size_t) { throw std::runtime_error("boom"); });
+  ASSERT_TRUE(t.ok());
+  Status failed = t->wait();
+  EXPECT_FALSE(failed.ok());
+  EXPECT_TRUE(contains(failed.message(), "task @throws: the task body threw: boom"))
+      << failed.message();
+  EXPECT_FALSE(rt_.waitAll().ok());  // the error, once
+  Result<fw::Task> failing = rt_.submit("fails", {}, [](void *const *, size_t) {
+    fw::failTask(Status(FW_STATUS_OUT_OF_RANGE, "index 9 of 4"));
+  });
+  ASSERT_TRUE(failing.ok());
+  EXPECT_EQ(failing->wait().code(), FW_STATUS_OUT_OF_RANGE);
+  EXPECT_FALSE(rt_.waitAll().ok());
+  EXPECT_FALSE(fw::failTask(Status(FW_STATUS_INTERNAL, "not in a body")).ok());
+  Result<fw::Task> fine = rt_.submit("fine", {}, [](void *const *, size_t) {});
+  ASSERT_TRUE(fine.ok());
+  EXPECT_TRUE(fine->wait().ok());
 }
 
 TEST_F(CppApiTest, WrapIsAView) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,18 @@ TEST(GpuTaskFn, CppTaskBodiesRunOnTheGpu) {
   EXPECT_NE(std::string(failed.message()).find("no room for the kernel"), std::string::npos)
       << failed.message();
   EXPECT_EQ(b->toVector<int64_t>(), (std::vector<int64_t>{10, 20, 30, 40}));
+  // An exception fails the run like an error returned (fw_task_fail).
+  body.cuda = [](void *const *, size_t, void *) -> fw::Status {
+    throw std::runtime_error("driver wrapper threw");
+  };
+  fw::Result<fw::Buffer> c = fw::Buffer::fromVector<int64_t>(*rt, {4}, {1, 2, 3, 4});
+  ASSERT_TRUE(c.ok());  // b failed to be written: its readers fail with that error
+  t = rt->submit("throws", {{*c, FW_ACCESS_READ_WRITE}}, body);
+  ASSERT_TRUE(t.ok());
+  failed = t->wait();
+  EXPECT_NE(std::string(failed.message()).find("the task body threw: driver wrapper threw"),
+            std::string::npos)
+      << failed.message();
 }
 
 // In simulation a task runs on the kinds it has implementations for; one described by its

@@ -329,6 +329,48 @@ TEST_P(PolicyTest, TaskIsDoneOnceItFinished) {
   EXPECT_EQ(fw_task_is_done(nullptr), 1);
 }
 
+// A body fails its task with fw_task_fail: the error (named for the task) is what waiting
+// returns, its successor is cancelled with it, and a later reader of what it was to write
+// fails too; only the first failure of a run counts, and outside a body the call is
+// refused.
+TEST_P(PolicyTest, BodyFailsItsTask) {
+  fw_buffer_t *a = makeU64Buffer(rt_, kN);
+  ASSERT_NE(a, nullptr);
+  fw_task_t *failing = nullptr, *after = nullptr;
+  static std::atomic<bool> open;
+  open = false;
+  FW_ASSERT_OK(submit(
+      rt_, "parse", [](void *, void *const *, size_t) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+        FW_EXPECT_OK(fw_task_fail(fw_status_create(FW_STATUS_INVALID_ARGUMENT, "bad header")));
+        FW_EXPECT_OK(fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "second")));
+      },
+      nullptr, {{a, FW_ACCESS_WRITE}}, &failing));
+  int ran = 0;
+  FW_ASSERT_OK(submit(
+      rt_, "use", [](void *user, void *const *, size_t) { ++*static_cast<int *>(user); }, &ran,
+      {{a, FW_ACCESS_READ}}, &after));
+  open = true;
+  fw_status_t s = fw_task_wait(failing);
+  EXPECT_EQ(fw_status_code(s), FW_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(fw_status_message(s), "task @parse: bad header");
+  fw_status_free(s);
+  FW_EXPECT_ERROR(fw_task_wait(after), "task @parse: bad header");
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "bad header");
+  EXPECT_EQ(ran, 0);
+  FW_ASSERT_OK(submit(
+      rt_, "late", [](void *user, void *const *, size_t) { ++*static_cast<int *>(user); },
+      &ran, {{a, FW_ACCESS_READ}}));
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "bad header");  // submitted after: poisoned
+  EXPECT_EQ(ran, 0);
+  fw_task_release(failing);
+  fw_task_release(after);
+  FW_EXPECT_ERROR(fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "x")),
+                  "fw_task_fail outside a task body");
+  fw_buffer_release(a);
+}
+
 // Several threads submit at once (a submission that finds the scheduler busy is staged
 // and inserted by whoever holds it): each thread's tasks still run in its order, and the
 // tasks of all threads on a shared buffer never overlap (no increment is lost; under

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -386,9 +387,9 @@ struct TaskAccess {
 /// GPUs, which get device addresses and the worker's stream (a CUstream or hipStream_t),
 /// enqueue their work there without waiting and return a Status (an error: a launch the
 /// driver refused; the task then runs elsewhere or fails); one at least is set. A
-/// callable taking (void *const *data, size_t num) converts to a CPU body. A body must not
-/// throw: an exception that leaves one ends the program (std::terminate), as one that
-/// leaves a std::thread's function does.
+/// callable taking (void *const *data, size_t num) converts to a CPU body. An exception
+/// that leaves a body fails its task with the exception's message (fw_task_fail), as
+/// fw::failTask does.
 struct TaskBody {
   using Cpu = std::function<void(void *const *data, size_t num)>;
   using Gpu = std::function<Status(void *const *data, size_t num, void *stream)>;
@@ -400,6 +401,25 @@ struct TaskBody {
   Cpu cpu;
   Gpu cuda, hip;
 };
+
+/// From a task body: fails the task with `status` once the body returns (fw_task_fail);
+/// an error when not in a body.
+inline Status failTask(Status status) { return Status(fw_task_fail(status.release())); }
+
+namespace detail {
+/// Runs a body that returns a Status; an exception it throws becomes the task's failure.
+/// Returns the body's Status (released: the caller hands it to the runtime).
+template <typename F> fw_status_t guarded(F &&body) noexcept {
+  try {
+    return body().release();
+  } catch (const std::exception &e) {
+    failTask(Status(FW_STATUS_INTERNAL, std::string("the task body threw: ") + e.what()));
+  } catch (...) {
+    failTask(Status(FW_STATUS_INTERNAL, "the task body threw"));
+  }
+  return FW_OK;
+}
+} // namespace detail
 
 /// A submitted task: wait for it, ask whether it is done, or name it in a later task's
 /// TaskOptions::after. Move-only; the task goes on in the graph when the handle goes.
@@ -455,18 +475,23 @@ inline Result<Task> Runtime::submit(const char *name, std::initializer_list<Task
   desc.bytes = options.bytes;
   desc.after = after.data();
   desc.num_after = after.size();
-  // noexcept: an exception stops here (std::terminate) rather than unwind the runtime's C.
+  // An exception stops here and fails the task: it must not unwind the runtime's C.
   if (body.cpu)
     desc.fn = [](void *user, void *const *data, size_t num) noexcept {
-      static_cast<TaskBody *>(user)->cpu(data, num);
+      detail::guarded([&] {
+        static_cast<TaskBody *>(user)->cpu(data, num);
+        return Status();
+      });
     };
   if (body.cuda)
     desc.cuda_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
-      return static_cast<TaskBody *>(user)->cuda(data, num, stream).release();
+      return detail::guarded(
+          [&] { return static_cast<TaskBody *>(user)->cuda(data, num, stream); });
     };
   if (body.hip)
     desc.hip_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
-      return static_cast<TaskBody *>(user)->hip(data, num, stream).release();
+      return detail::guarded(
+          [&] { return static_cast<TaskBody *>(user)->hip(data, num, stream); });
     };
   auto owned = std::make_unique<TaskBody>(std::move(body));
   desc.user_data = owned.get();
