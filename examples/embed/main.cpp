@@ -1,6 +1,7 @@
 // Calls the two-layer perceptron of examples/mlp.mlir, compiled into this
 // program by fw_add_module, on data of its own, and checks the result
-// against plain C++ loops.
+// against plain C++ loops; then picks each row's class with a task of its own
+// in the same task graph (fw::Runtime::submit).
 #include "mlp.h"
 
 #include <cmath>
@@ -92,6 +93,33 @@ int main() {
   if (maxError > 1e-3) {
     std::fprintf(stderr, "embed_mlp: error: result differs from the reference\n");
     return 1;
+  }
+  // A task of our own on the worker threads: it reads the result, so it runs
+  // after the model's tasks that write it (here already done).
+  std::vector<int64_t> classes(kBatch, -1);
+  fw::Result<fw::Task> argmax = runtime->submit(
+      "argmax", {{(*results)[0], FW_ACCESS_READ}},
+      [&classes](void *const *data, size_t) {
+        const float *scores = static_cast<const float *>(data[0]);
+        for (int64_t i = 0; i < kBatch; ++i)
+          for (int64_t j = 0; j < kOut; ++j)
+            if (classes[i] < 0 || scores[i * kOut + j] > scores[i * kOut + classes[i]])
+              classes[i] = j;
+      });
+  if (!argmax.ok())
+    return fail(argmax.status());
+  if (fw::Status status = argmax->wait(); !status.ok())
+    return fail(status);
+  for (int64_t i = 0; i < kBatch; ++i) {
+    int64_t best = 0;
+    for (int64_t j = 1; j < kOut; ++j)
+      if (want[i * kOut + j] > want[i * kOut + best])
+        best = j;
+    std::printf("class[%lld] = %lld\n", (long long)i, (long long)classes[i]);
+    if (want[i * kOut + classes[i]] < want[i * kOut + best] - 1e-3) {
+      std::fprintf(stderr, "embed_mlp: error: the argmax task picked a lower score\n");
+      return 1;
+    }
   }
   std::printf("embedded mlp matches the reference\n");
   return 0;
