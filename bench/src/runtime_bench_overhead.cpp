@@ -11,17 +11,21 @@
 //   chain        every task reads and writes the same buffer: a chain of N tasks
 //   2 buffers    task i reads in[i % 64] and reads+writes out[i % 64]: 64 chains, with
 //                readers accumulating on each `in` buffer
+//   after        no buffers, each task after the previous one (fw_task_desc_t.after): a
+//                chain of control edges, the previous handle released once named (only
+//                with --cases=after)
 #include "runtime_bench.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace rtbench {
 namespace {
 
 void emptyTask(void *, void *const *, size_t) {}
 
-enum class Case { Independent, Chain, TwoBuffers };
+enum class Case { Independent, Chain, TwoBuffers, After };
 constexpr int kPool = 64;
 
 // The names --cases takes.
@@ -29,7 +33,7 @@ const struct {
   const char *name;
   Case value;
 } kCaseNames[] = {{"independent", Case::Independent}, {"chain", Case::Chain},
-                  {"buffers", Case::TwoBuffers}};
+                  {"buffers", Case::TwoBuffers}, {"after", Case::After}};
 
 const char *caseName(Case c) {
   switch (c) {
@@ -39,6 +43,8 @@ const char *caseName(Case c) {
     return "chain (1 buffer rw)";
   case Case::TwoBuffers:
     return "2 buffers (r + rw)";
+  case Case::After:
+    return "chain (after)";
   }
   return "?";
 }
@@ -54,6 +60,7 @@ void submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in
                  const std::vector<fw_buffer_t *> &outb, size_t first, size_t last,
                  fw_runtime_t *rt, fw_task_t **lastTask) {
   fw_task_access_t acc[2];
+  fw_task_t *prev = nullptr; // Case::After: the task the next one runs after
   for (size_t i = first; i < last; ++i) {
     if (c == Case::Chain) {
       acc[0] = {outb[0], FW_ACCESS_READ_WRITE};
@@ -65,10 +72,23 @@ void submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in
       d.accesses = acc;
       d.num_accesses = 2;
     }
-    fw_status_t s = fw_task_submit(rt, &d, i + 1 == last ? lastTask : nullptr);
+    fw_task_t *handle = nullptr;
+    bool keep = c == Case::After || (i + 1 == last && lastTask);
+    d.after = prev ? &prev : nullptr;
+    d.num_after = prev ? 1 : 0;
+    fw_status_t s = fw_task_submit(rt, &d, keep ? &handle : nullptr);
     if (s != FW_OK)
       check(s, "fw_task_submit");
+    if (c == Case::After) {
+      fw_task_release(prev);
+      prev = handle;
+    }
+    if (i + 1 == last && lastTask)
+      *lastTask = c == Case::After ? std::exchange(prev, nullptr) : handle;
   }
+  fw_task_release(prev);
+  d.after = nullptr;
+  d.num_after = 0;
 }
 
 // Waits for the round that ended with task `last - 1` as `how` says (Options::roundWait).
