@@ -560,26 +560,23 @@ static int all_valid_only_on(const fw_task_t *task, uint32_t node) {
  * counts itself and then looks for copies (all sequentially consistent), so one of the two
  * sees the other: the prefetch gives up, or this task takes the locked path (a copy that
  * landed meanwhile made the buffer valid elsewhere too). */
-static int count_fast_writers(fw_task_t *task, uint32_t node) {
-  size_t i = 0;
-  for (; i < task->num_accesses; ++i)
-    if (task->accesses[i].access & FW_ACCESS_WRITE)
-      atomic_fetch_add(&task->accesses[i].buffer->mem.writers, 1);
-  int clear = 1;
-  for (size_t k = 0; k < task->num_accesses && clear; ++k)
-    clear = !(task->accesses[k].access & FW_ACCESS_WRITE) ||
-            atomic_load(&task->accesses[k].buffer->mem.copying) == 0;
-  if (clear && all_valid_only_on(task, node)) return 1;
-  for (i = 0; i < task->num_accesses; ++i)
-    if (task->accesses[i].access & FW_ACCESS_WRITE)
-      atomic_fetch_sub(&task->accesses[i].buffer->mem.writers, 1);
-  return 0;
-}
-
 static void uncount_writers(fw_task_t *task) {
   for (size_t i = 0; i < task->num_accesses; ++i)
     if (task->accesses[i].access & FW_ACCESS_WRITE)
       atomic_fetch_sub(&task->accesses[i].buffer->mem.writers, 1);
+}
+
+static int count_fast_writers(fw_task_t *task, uint32_t node) {
+  for (size_t i = 0; i < task->num_accesses; ++i)
+    if (task->accesses[i].access & FW_ACCESS_WRITE)
+      atomic_fetch_add(&task->accesses[i].buffer->mem.writers, 1);
+  int clear = 1;
+  for (size_t i = 0; i < task->num_accesses && clear; ++i)
+    clear = !(task->accesses[i].access & FW_ACCESS_WRITE) ||
+            atomic_load(&task->accesses[i].buffer->mem.copying) == 0;
+  if (clear && all_valid_only_on(task, node)) return 1;
+  uncount_writers(task);
+  return 0;
 }
 
 /* Without a capacity nothing is ever evicted from the node, so pins and recency do not

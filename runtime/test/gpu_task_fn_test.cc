@@ -300,20 +300,9 @@ TEST(GpuTaskFn, CppTaskBodiesRunOnTheGpu) {
 // In simulation a task runs on the kinds it has implementations for; one described by its
 // costs alone runs anywhere.
 TEST(GpuTaskFn, SimulationRunsEachTaskWhereItHasAnImplementation) {
-  fw_sim_device_t devices[2];
-  std::memset(devices, 0, sizeof(devices));
-  devices[0].name = "cpu";
-  devices[0].kind = FW_TARGET_KIND_CPU;
-  devices[0].workers = 2;
-  devices[0].gflops = 10;
-  devices[1].name = "gpu0";
-  devices[1].kind = FW_TARGET_KIND_CUDA;
-  devices[1].workers = 1;
-  devices[1].gflops = 1000;
-  fw_sim_machine_t machine;
-  std::memset(&machine, 0, sizeof(machine));
-  machine.num_devices = 2;
-  machine.devices = devices;
+  fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 2, 10),
+                                 fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 1000)};
+  fw_sim_machine_t machine = {2, devices};
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
   o.simulate = &machine;
   fw_runtime_t *rt = nullptr;

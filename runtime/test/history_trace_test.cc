@@ -561,13 +561,7 @@ TEST(TraceTest, DependenciesAreFlowsBetweenRuns) {
     FW_ASSERT_OK(submit(rt, name.c_str(), fn, nullptr, {{b, FW_ACCESS_READ_WRITE}},
                         i == 2 ? &last : nullptr));
   }
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = "step-3";
-  d.fn = touchTask;
-  d.after = &last;
-  d.num_after = 1;
-  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  FW_ASSERT_OK(submit(rt, "step-3", touchTask, nullptr, {}, nullptr, {last}));
   fw_task_release(last);
   open = true;
   FW_ASSERT_OK(fw_runtime_wait_all(rt));

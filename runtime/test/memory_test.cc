@@ -695,6 +695,21 @@ const fw_device_vtable_t kGatedVtable = [] {
   return v;
 }();
 
+// Makes `gated` a device node of the memory manager alone (no worker computes there) and
+// returns its number.
+uint32_t addGatedNode(fw_memory_t *m, GatedDevice *gated) {
+  gated->base.vtable = &kGatedVtable;
+  pthread_mutex_lock(&m->lock);
+  uint32_t node = static_cast<uint32_t>(m->num_nodes++);
+  fw_memory_node_t *n = &m->nodes[node];
+  std::snprintf(n->name, sizeof(n->name), "gated%u", node);
+  n->tier = FW_TIER_DEVICE;
+  n->device = &gated->base;
+  n->lower = FW_NODE_HOST;
+  pthread_mutex_unlock(&m->lock);
+  return node;
+}
+
 // A prefetch does not copy a buffer that a running task writes (for a reader elsewhere:
 // what it would copy is being overwritten, and a task that writes without the lock would
 // leave the copy valid): the request is dropped, the write completes at once, and once it
@@ -707,19 +722,8 @@ TEST(PrefetchTest, NoPrefetchCopiesABufferARunningTaskWrites) {
   ASSERT_NE(rt, nullptr);
   fw_memory_t *m = &rt->memory;
   GatedDevice gated;
-  gated.base.vtable = &kGatedVtable;
   gated.open = true;
-  uint32_t dev = static_cast<uint32_t>(m->num_nodes);
-  {  // a device node of the memory manager alone (no worker computes there)
-    pthread_mutex_lock(&m->lock);
-    fw_memory_node_t *n = &m->nodes[dev];
-    std::snprintf(n->name, sizeof(n->name), "gated");
-    n->tier = FW_TIER_DEVICE;
-    n->device = &gated.base;
-    n->lower = FW_NODE_HOST;
-    ++m->num_nodes;
-    pthread_mutex_unlock(&m->lock);
-  }
+  uint32_t dev = addGatedNode(m, &gated);
   fw_buffer_t *x = makeU64Buffer(rt, kBig, contents(1));
   fw_buffer_t *y = makeU64Buffer(rt, kBig, contents(2));
   fw_buffer_t *z = makeU64Buffer(rt, kBig, contents(3));  // sends x to storage
@@ -771,19 +775,8 @@ TEST(PrefetchTest, AWriteWithoutTheLockWaitsForACopyInFlight) {
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));  // no tier capped: the lock-free path
   fw_memory_t *m = &rt->memory;
   GatedDevice gated;
-  gated.base.vtable = &kGatedVtable;
   gated.gate_to_device = true;
-  uint32_t dev = static_cast<uint32_t>(m->num_nodes);
-  {
-    pthread_mutex_lock(&m->lock);
-    fw_memory_node_t *n = &m->nodes[dev];
-    std::snprintf(n->name, sizeof(n->name), "gated");
-    n->tier = FW_TIER_DEVICE;
-    n->device = &gated.base;
-    n->lower = FW_NODE_HOST;
-    ++m->num_nodes;
-    pthread_mutex_unlock(&m->lock);
-  }
+  uint32_t dev = addGatedNode(m, &gated);
   fw_buffer_t *x = makeU64Buffer(rt, kBig, contents(1));
   ASSERT_NE(x, nullptr);
   fw_memory_prefetch(m, x, dev, 0);
@@ -825,19 +818,8 @@ TEST(MemoryTest, AFailedUpdateInPlaceLeavesTheOtherCopy) {
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   fw_memory_t *m = &rt->memory;
   GatedDevice a, b;
-  a.base.vtable = b.base.vtable = &kGatedVtable;
   a.open = b.open = true;
-  uint32_t na = static_cast<uint32_t>(m->num_nodes), nb = na + 1;
-  pthread_mutex_lock(&m->lock);
-  for (uint32_t node : {na, nb}) {
-    fw_memory_node_t *n = &m->nodes[node];
-    std::snprintf(n->name, sizeof(n->name), "gated%u", node);
-    n->tier = FW_TIER_DEVICE;
-    n->device = node == na ? &a.base : &b.base;
-    n->lower = FW_NODE_HOST;
-  }
-  m->num_nodes += 2;
-  pthread_mutex_unlock(&m->lock);
+  uint32_t na = addGatedNode(m, &a), nb = addGatedNode(m, &b);
   fw_buffer_t *x = makeU64Buffer(rt, kBig, contents(1));
   ASSERT_NE(x, nullptr);
   auto run = [&](fw_access_t mode, uint32_t node, bool commit, uint64_t fill) {

@@ -18,22 +18,12 @@
 namespace {
 
 using fwtest::makeU64Buffer;
-
-fw_sim_device_t device(const char *name, fw_target_kind_t kind, uint32_t workers,
-                       double gflops) {
-  fw_sim_device_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = name;
-  d.kind = kind;
-  d.workers = workers;
-  d.gflops = gflops;
-  return d;
-}
+using fwtest::simDevice;
 
 // A one-worker CUDA device behind a link, with speed factors per kernel name.
 fw_sim_device_t gpuDevice(const char *name, double gflops, double link_gbps, double latency_us,
                           size_t num_kernels, const char *const *kernels, const double *speeds) {
-  fw_sim_device_t d = device(name, FW_TARGET_KIND_CUDA, 1, gflops);
+  fw_sim_device_t d = simDevice(name, FW_TARGET_KIND_CUDA, 1, gflops);
   d.link_gbps = link_gbps;
   d.link_latency_us = latency_us;
   d.num_kernel_speeds = num_kernels;
@@ -45,7 +35,7 @@ fw_sim_device_t gpuDevice(const char *name, double gflops, double link_gbps, dou
 // A GPU alone, of `workers` workers at 100 GFLOP/s, with `memory` bytes behind a 1 GB/s
 // link: what does not fit moves, slowly enough to see.
 fw_sim_device_t smallGpu(uint32_t workers, uint64_t memory) {
-  fw_sim_device_t d = device("gpu0", FW_TARGET_KIND_CUDA, workers, 100);
+  fw_sim_device_t d = simDevice("gpu0", FW_TARGET_KIND_CUDA, workers, 100);
   d.link_gbps = 1;
   d.memory_bytes = memory;
   return d;
@@ -120,10 +110,10 @@ class Simulation {
 class SimulationTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {};
 
 TEST_P(SimulationTest, DiamondReport) {
-  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
+  fw_sim_device_t gpu = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
   gpu.link_gbps = 10;
   gpu.link_latency_us = 5;
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 4, 10), gpu}, GetParam());
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 4, 10), gpu}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   fw_buffer_t *a = sim.buffer(1 << 20), *b = sim.buffer(1 << 20), *c = sim.buffer(1 << 20),
               *d = sim.buffer(1 << 20);
@@ -167,7 +157,7 @@ TEST_P(SimulationTest, DiamondReport) {
 // window that starts when the first task can be over holds the other four, 2 s on 2
 // workers, so the window bound is the optimum.
 TEST_P(SimulationTest, WindowBoundSeesTheNarrowStart) {
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 2, 1)}, GetParam());
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 2, 1)}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   fw_buffer_t *root = sim.buffer();
   sim.task("root", 1e9, {{root, FW_ACCESS_WRITE}});
@@ -183,7 +173,7 @@ TEST_P(SimulationTest, WindowBoundSeesTheNarrowStart) {
 
 // The same at the end: four tasks, then one that reads all their outputs.
 TEST_P(SimulationTest, WindowBoundSeesTheNarrowEnd) {
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 2, 1)}, GetParam());
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 2, 1)}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   std::vector<fw_task_access_t> all;
   for (int i = 0; i < 4; ++i) {
@@ -200,7 +190,7 @@ TEST_P(SimulationTest, WindowBoundSeesTheNarrowEnd) {
 }
 
 TEST_P(SimulationTest, ChainMakespanIsExact) {
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10)}, GetParam());
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10)}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   fw_buffer_t *a = sim.buffer();
   constexpr int kN = 25;
@@ -318,7 +308,7 @@ TEST_P(SimulationTest, AQueuedCopyOutlivesTheCancelledTaskThatAskedForIt) {
 }
 
 TEST_P(SimulationTest, IndependentTasksFillTheWorkers) {
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 4, 10)}, GetParam());
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 4, 10)}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   for (int i = 0; i < 8; ++i) sim.task("free", 1e9, {{sim.buffer(), FW_ACCESS_WRITE}});
   fw_sim_report_t r = sim.report();
@@ -328,7 +318,7 @@ TEST_P(SimulationTest, IndependentTasksFillTheWorkers) {
 }
 
 TEST_P(SimulationTest, KernelSpeedFactors) {
-  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 1, 10);
+  fw_sim_device_t cpu = simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10);
   const char *names[] = {"tuned"};
   const double speeds[] = {4.0};
   cpu.num_kernel_speeds = 1;
@@ -350,7 +340,7 @@ TEST_P(SimulationTest, CriticalPathCountsMovesBetweenClasses) {
   const double gpu_speeds[] = {0.01, 1.0};
   fw_sim_device_t gpu = gpuDevice("gpu0", 100, 1, 5, 2, names, gpu_speeds);
   auto criticalPath = [&](size_t bytes) {
-    Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, GetParam());
+    Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, GetParam());
     EXPECT_NE(sim.rt(), nullptr);
     if (!sim.rt()) return 0.0;
     fw_buffer_t *a = sim.buffer(bytes), *b = sim.buffer(bytes);
@@ -373,7 +363,7 @@ TEST_P(SimulationTest, CriticalPathCountsWhereTheDataStarts) {
   const char *names[] = {"cpu_kind", "gpu_kind"};
   const double gpu_speeds[] = {0.01, 1.0};
   fw_sim_device_t gpu = gpuDevice("gpu0", 100, 1, 5, 2, names, gpu_speeds);
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, GetParam());
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, GetParam());
   ASSERT_NE(sim.rt(), nullptr);
   fw_buffer_t *in = sim.input(8000000), *out = sim.buffer(8000000);
   sim.task("gpu_kind", 1e9, {{in, FW_ACCESS_READ}, {out, FW_ACCESS_WRITE}});
@@ -398,8 +388,8 @@ INSTANTIATE_TEST_SUITE_P(Policies, SimulationTest,
                          });
 
 TEST(SimulationHeftTest, PrefersTheFastDevice) {
-  Simulation sim({device("slow", FW_TARGET_KIND_CPU, 1, 1),
-                  device("fast", FW_TARGET_KIND_CPU, 1, 100)},
+  Simulation sim({simDevice("slow", FW_TARGET_KIND_CPU, 1, 1),
+                  simDevice("fast", FW_TARGET_KIND_CPU, 1, 100)},
                  FW_SCHEDULER_HEFT);
   ASSERT_NE(sim.rt(), nullptr);
   for (int i = 0; i < 20; ++i) sim.task("job", 1e9, {{sim.buffer(), FW_ACCESS_WRITE}});
@@ -415,9 +405,9 @@ TEST(SimulationHeftTest, PrefersTheFastDevice) {
 // heft weighs input transfers: a gpu 10x faster than the cpu gets tasks that read a
 // 1 GiB host buffer only when its link moves it quickly.
 uint64_t gpuTasksWithLink(double link_gbps) {
-  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
+  fw_sim_device_t gpu = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 100);
   gpu.link_gbps = link_gbps;
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, FW_SCHEDULER_HEFT);
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10), gpu}, FW_SCHEDULER_HEFT);
   EXPECT_NE(sim.rt(), nullptr);
   if (!sim.rt()) return 0;
   fw_buffer_t *big = sim.buffer(size_t(1) << 30);  // memory comes lazily: none here
@@ -447,55 +437,55 @@ fw_status_t createSim(const fw_sim_machine_t &m) {
 TEST(SimulationMachineTest, InvalidMachines) {
   fw_sim_machine_t m = {0, nullptr};
   FW_EXPECT_ERROR(createSim(m), "the simulated machine has no devices");
-  fw_sim_device_t d = device("gpu0", FW_TARGET_KIND_CUDA, 0, 10);
+  fw_sim_device_t d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 0, 10);
   m = {1, &d};
   FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0' needs at least one worker");
-  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, -5);
+  d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, -5);
   FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0' needs a positive gflops or memory_gbps");
-  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+  d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
   d.memory_gbps = -1;
   FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0': memory_gbps is -1, outside 0.001 to 1e+09 (or 0)");
-  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+  d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
   d.link_gbps = -1;
   FW_EXPECT_ERROR(createSim(m), "link_gbps is -1");
   // Speeds that would make a task's time infinite, or overflow nanoseconds.
-  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 1e-300);
+  d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 1e-300);
   FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0': gflops is 1e-300, outside 0.001 to 1e+09");
-  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+  d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
   d.link_gbps = 1e300;
   FW_EXPECT_ERROR(createSim(m), "link_gbps is 1e+300");
-  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+  d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
   d.link_latency_us = 1e12;
   FW_EXPECT_ERROR(createSim(m), "link_latency_us is 1e+12, outside 0 to 1e+09");
-  d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+  d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
   d.task_overhead_us = -1;
   FW_EXPECT_ERROR(createSim(m), "task_overhead_us is -1");
   for (double bad : {-1.0, double(NAN), double(INFINITY), 1e-9, 1e9}) {
-    d = device("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
+    d = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 10);
     d.history_speed = bad;
     FW_EXPECT_ERROR(createSim(m), "simulated device 'gpu0': history_speed is");
   }
-  d = device("npu", fw_target_kind_t(42), 1, 10);
+  d = simDevice("npu", fw_target_kind_t(42), 1, 10);
   FW_EXPECT_ERROR(createSim(m), "simulated device 'npu': unknown kind 42");
-  d = device(nullptr, FW_TARGET_KIND_CPU, 0, 10);
+  d = simDevice(nullptr, FW_TARGET_KIND_CPU, 0, 10);
   FW_EXPECT_ERROR(createSim(m), "needs at least one worker");
-  d = device("cpu", FW_TARGET_KIND_CPU, 1, 10);
+  d = simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10);
   const char *names[] = {"k"};
   const double speeds[] = {0};
   d.num_kernel_speeds = 1;
   d.kernel_names = names;
   d.kernel_speeds = speeds;
   FW_EXPECT_ERROR(createSim(m), "simulated device 'cpu': the speed of kernel 'k' is 0, outside 1e-06 to 1e+06");
-  d = device("cpu", FW_TARGET_KIND_CPU, 2000, 10);
+  d = simDevice("cpu", FW_TARGET_KIND_CPU, 2000, 10);
   FW_EXPECT_ERROR(createSim(m), "the simulated machine has 2000 workers");
-  std::vector<fw_sim_device_t> many(40, device("cpu", FW_TARGET_KIND_CPU, 1, 1));
+  std::vector<fw_sim_device_t> many(40, simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1));
   m = {many.size(), many.data()};
   FW_EXPECT_ERROR(createSim(m), "too many devices: 40 (at most 32)");
-  std::vector<fw_sim_device_t> gpus(9, device("gpu", FW_TARGET_KIND_CUDA, 1, 1));
+  std::vector<fw_sim_device_t> gpus(9, simDevice("gpu", FW_TARGET_KIND_CUDA, 1, 1));
   m = {gpus.size(), gpus.data()};
   FW_EXPECT_ERROR(createSim(m), "more than 6 non-CPU devices");
   // A memory-bound device is fine.
-  d = device("cpu", FW_TARGET_KIND_CPU, 1, 0);
+  d = simDevice("cpu", FW_TARGET_KIND_CPU, 1, 0);
   d.memory_gbps = 10;
   m = {1, &d};
   FW_EXPECT_OK(createSim(m));
@@ -506,7 +496,7 @@ TEST(SimulationMachineTest, InvalidMachines) {
 // that speed, plus its overhead; a task the history has not measured, or measured on
 // another kind only, takes the model's time.
 TEST(SimulationMachineTest, HistorySpeedTakesMeasuredTimes) {
-  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 1, 10);  // the model: 0.1 s / GFLOP
+  fw_sim_device_t cpu = simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10);  // the model: 0.1 s / GFLOP
   cpu.history_speed = 2;
   cpu.task_overhead_us = 1000;
   Simulation sim({cpu}, FW_SCHEDULER_HEFT);
@@ -528,7 +518,7 @@ TEST(SimulationMachineTest, HistorySpeedTakesMeasuredTimes) {
 
 // Without a history_speed the history is not used.
 TEST(SimulationMachineTest, NoHistorySpeedKeepsTheModel) {
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 10)}, FW_SCHEDULER_HEFT);
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10)}, FW_SCHEDULER_HEFT);
   ASSERT_NE(sim.rt(), nullptr);
   fw_buffer_t *a = sim.buffer();
   for (double seconds : {0.4, 0.5, 0.6})
@@ -556,7 +546,7 @@ TEST(SimulationMachineTest, MachineIsCopied) {
   fw_runtime_t *rt = nullptr;
   {
     std::string name = "temporary-name";
-    fw_sim_device_t d = device(name.c_str(), FW_TARGET_KIND_CPU, 2, 10);
+    fw_sim_device_t d = simDevice(name.c_str(), FW_TARGET_KIND_CPU, 2, 10);
     fw_sim_machine_t m = {1, &d};
     fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
     o.simulate = &m;
@@ -588,7 +578,7 @@ TEST(SimulationMachineTest, MachineIsCopied) {
 // layered DAG runs within 2 % of the lower bound. Placing tasks only from the ready pool,
 // as heft did before plans, stays 3-6 % above it on such DAGs (docs/performance.md).
 TEST(SimulationHeftTest, PlansTheWholeBatch) {
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 8, 10)}, FW_SCHEDULER_HEFT);
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 8, 10)}, FW_SCHEDULER_HEFT);
   ASSERT_NE(sim.rt(), nullptr);
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> exponent(8, 9.5);
@@ -643,7 +633,7 @@ TEST(SimulationBoundTest, NoScheduleBeatsTheBound) {
   const double gpu_speeds[] = {0.005, 1.0, 0.3};  // cpu_kind: 10x slower than a cpu worker
   for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT})
     for (unsigned seed = 1; seed <= 4; ++seed) {
-      std::vector<fw_sim_device_t> devices = {device("cpu", FW_TARGET_KIND_CPU, 4, 10)};
+      std::vector<fw_sim_device_t> devices = {simDevice("cpu", FW_TARGET_KIND_CPU, 4, 10)};
       for (const char *name : {"gpu0", "gpu1"})
         devices.push_back(gpuDevice(name, 200, 2, 20, 3, names, gpu_speeds));
       Simulation sim(devices, policy);
@@ -684,9 +674,9 @@ TEST(SimulationBoundTest, NoScheduleBeatsTheBound) {
 // a GPU with 1000 s of overhead per task): the area bound is the CPU's work, not that plus
 // the rounding noise of sums of the GPU's times (it was 1.27 times the makespan).
 TEST(SimulationBoundTest, FarApartClassesLeaveNoRoundingInTheBound) {
-  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 1, 1e9);
+  fw_sim_device_t cpu = simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1e9);
   cpu.memory_gbps = 1e9;
-  fw_sim_device_t gpu = device("gpu0", FW_TARGET_KIND_CUDA, 1, 1e-3);
+  fw_sim_device_t gpu = simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 1e-3);
   gpu.task_overhead_us = 1e9;
   Simulation sim({cpu, gpu}, FW_SCHEDULER_HEFT);
   ASSERT_NE(sim.rt(), nullptr);
@@ -701,8 +691,8 @@ TEST(SimulationBoundTest, FarApartClassesLeaveNoRoundingInTheBound) {
 }
 
 TEST(SimulationBoundTest, AreaSplitIsTheSortedOptimum) {
-  fw_sim_device_t devices[] = {device("cpu", FW_TARGET_KIND_CPU, 16, 50),
-                               device("gpu", FW_TARGET_KIND_CUDA, 2, 1000)};
+  fw_sim_device_t devices[] = {simDevice("cpu", FW_TARGET_KIND_CPU, 16, 50),
+                               simDevice("gpu", FW_TARGET_KIND_CUDA, 2, 1000)};
   fw_sim_machine_t machine = {2, devices};
   fw_sim_bound_t bound;
   fw_sim_bound_init(&bound, &machine);
@@ -750,7 +740,7 @@ TEST(SimulationBoundTest, AreaSplitIsTheSortedOptimum) {
 static std::vector<fw_sim_device_t> cpu16gpu2() {
   static const char *kernels[] = {"potrf", "trsm", "syrk", "gemm", "dense", "mixed", "serial"};
   static const double gpu_speeds[] = {0.02, 0.6, 0.8, 1.0, 1.0, 0.3, 0.02};
-  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 16, 50);
+  fw_sim_device_t cpu = simDevice("cpu", FW_TARGET_KIND_CPU, 16, 50);
   cpu.memory_gbps = 10;
   cpu.task_overhead_us = 1;
   std::vector<fw_sim_device_t> devices = {cpu};
@@ -922,7 +912,7 @@ TEST(SimulationHeftTest, EveryPlanHandlesATaskNoDeviceCanRun) {
 TEST(SimulationHeftTest, AffinityPlanTakesOverWhatASlowerDeviceStarted) {
   static const char *kernels[] = {"gemm"};
   static const double speeds[] = {1.0};
-  fw_sim_device_t cpu = device("cpu", FW_TARGET_KIND_CPU, 1, 50);
+  fw_sim_device_t cpu = simDevice("cpu", FW_TARGET_KIND_CPU, 1, 50);
   fw_sim_device_t gpu = gpuDevice("gpu0", 1000, 25, 10, 1, kernels, speeds);
   Simulation sim({cpu, gpu}, FW_SCHEDULER_HEFT);
   ASSERT_NE(sim.rt(), nullptr);
@@ -943,7 +933,7 @@ TEST(SimulationHeftTest, AffinityPlanTakesOverWhatASlowerDeviceStarted) {
 static double twoProducersOneConsumer(uint32_t flags) {
   static const char *kernels[] = {"make", "use"};
   static const double speeds[] = {1e-3, 1.0};
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 2, 1),
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 2, 1),
                   gpuDevice("gpu0", 100, 1, 0, 2, kernels, speeds)},
                  FW_SCHEDULER_HEFT, flags);
   if (!sim.rt()) return 0;
@@ -975,7 +965,7 @@ TEST(SimulationHeftTest, OutputsMoveToAPlannedSuccessorAsSoonAsMade) {
 TEST(SimulationHeftTest, ATaskStaysWhereItsInputIs) {
   static const char *kernels[] = {"make", "use"};
   static const double speeds[] = {1.0, 0.5 / 0.6 / 100};
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 1, 1),
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1),
                   gpuDevice("gpu0", 100, 1, 0, 2, kernels, speeds)},
                  FW_SCHEDULER_HEFT);
   ASSERT_NE(sim.rt(), nullptr);
@@ -998,7 +988,7 @@ TEST(SimulationHeftTest, ATaskStaysWhereItsInputIs) {
 TEST(SimulationHeftTest, TheLinkCarriesTheMostNeededCopyFirst) {
   static const char *kernels[] = {"make", "use"};
   static const double speeds[] = {1e-3, 1.0};
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 5, 1),
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 5, 1),
                   gpuDevice("gpu0", 100, 1, 0, 2, kernels, speeds)},
                  FW_SCHEDULER_HEFT);
   ASSERT_NE(sim.rt(), nullptr);
@@ -1027,7 +1017,7 @@ TEST(SimulationHeftTest, TheLinkCarriesTheMostNeededCopyFirst) {
 TEST(SimulationHeftTest, PlansQueueMovesOnTheLink) {
   static const char *kernels[] = {"job"};
   static const double speeds[] = {1.0};
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 4, 1),
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 4, 1),
                   gpuDevice("gpu0", 100, 0.008, 0, 1, kernels, speeds)},
                  FW_SCHEDULER_HEFT);
   ASSERT_NE(sim.rt(), nullptr);
@@ -1058,7 +1048,7 @@ TEST(SimulationHeftTest, PlansQueueMovesOnTheLink) {
 // before, 1e8-1e10 flops) on 16 CPU cores under heft with the plans of `plan_mask`: the
 // makespan over the lower bound.
 static double randomDagOnCpusOverBound(unsigned seed, int layers, int width, uint32_t plan_mask) {
-  Simulation sim({device("cpu", FW_TARGET_KIND_CPU, 16, 50)}, FW_SCHEDULER_HEFT);
+  Simulation sim({simDevice("cpu", FW_TARGET_KIND_CPU, 16, 50)}, FW_SCHEDULER_HEFT);
   if (!sim.rt()) return 0;
   sim.rt()->sched.heft_plan_mask = plan_mask;
   std::mt19937 rng(seed);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "fw/runtime.h"
@@ -24,16 +25,7 @@ fw_status_t submitAfter(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, voi
                         std::vector<fw_task_t *> after,
                         std::vector<fw_task_access_t> accesses = {},
                         fw_task_t **out = nullptr) {
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = name;
-  d.fn = fn;
-  d.user_data = user;
-  d.accesses = accesses.data();
-  d.num_accesses = accesses.size();
-  d.after = after.data();
-  d.num_after = after.size();
-  return fw_task_submit(rt, &d, out);
+  return fwtest::submit(rt, name, fn, user, std::move(accesses), out, std::move(after));
 }
 
 // Sleeps `sleep_ms`, then sets `*flag`.
@@ -300,16 +292,8 @@ TEST(TaskAfterErrorTest, BadPredecessorsAreRefused) {
 // The simulator runs the edges and its bounds count them: two tasks of 0.1 s on a
 // machine of two workers take 0.2 s one after the other, and the critical path is both.
 TEST(TaskAfterSimulationTest, EdgesOrderTheSimulatedRunAndItsBound) {
-  fw_sim_device_t cpu;
-  std::memset(&cpu, 0, sizeof(cpu));
-  cpu.name = "cpu";
-  cpu.kind = FW_TARGET_KIND_CPU;
-  cpu.workers = 2;
-  cpu.gflops = 10;
-  fw_sim_machine_t machine;
-  std::memset(&machine, 0, sizeof(machine));
-  machine.num_devices = 1;
-  machine.devices = &cpu;
+  fw_sim_device_t cpu = fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 2, 10);
+  fw_sim_machine_t machine = {1, &cpu};
   for (fw_scheduler_kind_t kind : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT}) {
     SCOPED_TRACE(fwtest::schedulerName(kind));
     fw_runtime_options_t o = fwtest::taskOptions(kind, 0);

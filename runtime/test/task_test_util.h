@@ -114,9 +114,10 @@ inline std::vector<uint64_t> readU64(fw_buffer_t *b) {
   return std::vector<uint64_t>(p, p + n);
 }
 
-// Submits a task and drops the handle.
+// Submits a task, after the tasks in `after` too; keeps the handle in `*out` when given.
 inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, void *user,
-                          std::vector<fw_task_access_t> accesses, fw_task_t **out = nullptr) {
+                          std::vector<fw_task_access_t> accesses, fw_task_t **out = nullptr,
+                          std::vector<fw_task_t *> after = {}) {
   fw_task_desc_t d;
   std::memset(&d, 0, sizeof(d));
   d.name = name;
@@ -124,6 +125,8 @@ inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, v
   d.user_data = user;
   d.accesses = accesses.data();
   d.num_accesses = accesses.size();
+  d.after = after.data();
+  d.num_after = after.size();
   return fw_task_submit(rt, &d, out);
 }
 
@@ -178,6 +181,19 @@ inline void expectLaterHigherPriorityTaskRunsFirst(fw_runtime_t *rt, int workers
   gate.open.store(true);
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   for (const Ticket &t : low) EXPECT_LT(high.at, t.at);
+}
+
+// A simulated device (fw_runtime_options_t.simulate) of `workers` workers at `gflops`,
+// everything else unset.
+inline fw_sim_device_t simDevice(const char *name, fw_target_kind_t kind, uint32_t workers,
+                                 double gflops) {
+  fw_sim_device_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = name;
+  d.kind = kind;
+  d.workers = workers;
+  d.gflops = gflops;
+  return d;
 }
 
 // A runtime on `devices` (options.devices, e.g. "cpu,cuda": the stand-in GPU of
