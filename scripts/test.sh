@@ -11,7 +11,9 @@ build="${FW_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh"
 
 echo "== unit tests (ctest)"
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+# A test that hangs (a lost wake-up, a task left in a queue) fails after 15 minutes
+# instead of holding the run; the slowest take seconds.
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900
 
 # The runtime benchmark, as docs/performance.md builds it: the runtime compiled again by
 # the system's C compiler (gcc), whose warnings differ from clang's, as errors.

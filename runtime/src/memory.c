@@ -339,6 +339,9 @@ int fw_memory_better_victim(const fw_buffer_t *b, unsigned c, const fw_buffer_t 
 /* Everything may go (a task needs the room now). */
 #define FW_PROTECT_NONE (-1)
 
+/* As `extra_below`: whatever room the node below lacks can be made there. */
+#define FW_ANY_ROOM_BELOW UINT64_MAX
+
 /* Whether the replica can leave `node` now: dropped (another valid copy, or none needed),
  * or written one tier down where there is room, counting `extra_below` bytes that could be
  * made there. */
@@ -350,6 +353,7 @@ static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node,
   if (lower == node) return 0;
   const fw_memory_node_t *ln = &m->nodes[lower];
   return !ln->capacity || b->mem.replicas[lower].allocated ||
+         extra_below == FW_ANY_ROOM_BELOW ||
          ln->used + b->byte_size <= ln->capacity + extra_below;
 }
 
@@ -422,9 +426,13 @@ static int room_below(fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
   return 1;
 }
 
+static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64_t protect,
+                             const fw_task_t *keep, int *made, unsigned *evictions);
+
 /* Moves one replica off `node`: dropped when another node holds a valid copy, else
  * written to the node below first (where duplicates are dropped for its room when there
- * is none). Returns FW_OK with *evicted = 0 when nothing could go. May drop the lock. */
+ * is none, or else copies move down from there in turn: *evicted = 1 then counts those).
+ * Returns FW_OK with *evicted = 0 when nothing could go. May drop the lock. */
 static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
                              const fw_task_t *keep, int *evicted) {
   *evicted = 0;
@@ -437,7 +445,20 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
     if (extra && (b = pick_victim(m, node, protect, keep, extra)) && !room_below(m, b, node))
       b = NULL;
   }
-  if (!b) return FW_OK;
+  /* Still none: the tier below is full of copies that are the only ones. It makes room in
+   * turn by moving its least valuable copies down (device → host → storage); the caller
+   * then looks again, since doing so drops the lock. */
+  if (!b) {
+    fw_buffer_t *next = pick_victim(m, node, protect, keep, FW_ANY_ROOM_BELOW);
+    if (!next) return FW_OK;
+    int made = 0;
+    unsigned below = 0;
+    fw_status_t status =
+        make_room(m, m->nodes[node].lower, next->byte_size, protect, keep, &made, &below);
+    if (status != FW_OK) return status;
+    *evicted = below > 0;
+    return FW_OK;
+  }
   fw_replica_t *r = &b->mem.replicas[node];
   if (r->valid && !valid_elsewhere(m, b, node)) {
     uint32_t lower = m->nodes[node].lower;
@@ -794,6 +815,20 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
   for (size_t i = 0; i < task->num_accesses; ++i) {
     fw_buffer_t *b = task->accesses[i].buffer;
     fw_replica_t *r = &b->mem.replicas[node];
+    if (commit && (task->accesses[i].access & FW_ACCESS_WRITE)) {
+      /* A prefetch may be copying the buffer's old contents meanwhile (for a reader that
+       * waits for this task): it lands first and is then invalidated with the rest, rather
+       * than landing after and leaving the old contents valid there (or reading a file
+       * dropped under it). The replica stays pinned while the wait drops the lock, so
+       * that it cannot be evicted before it holds what the task wrote. */
+      while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+      for (uint32_t k = 0; k < m->num_nodes; ++k)
+        if (k != node && b->mem.replicas[k].valid) {
+          if (k == FW_NODE_STORAGE) drop_replica(m, b, k); /* frees the file's room */
+          else fw_memory_set_valid(b, k, 0);
+        }
+      fw_memory_set_valid(b, node, 1);
+    }
     --r->pins;
     --m->task_pins;
     if (task->accesses[i].access & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
@@ -807,18 +842,6 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
       /* Updated in place by work that failed midway, perhaps: the rerun fetches the copy
        * from before it from elsewhere. (Where this was the only copy, there is none.) */
       fw_memory_set_valid(b, node, 0);
-    } else if (commit && (task->accesses[i].access & FW_ACCESS_WRITE)) {
-      /* A prefetch may be copying the buffer's old contents meanwhile (for a reader that
-       * waits for this task): it lands first and is then invalidated with the rest, rather
-       * than landing after and leaving the old contents valid there (or reading a file
-       * dropped under it). */
-      while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
-      for (uint32_t k = 0; k < m->num_nodes; ++k)
-        if (k != node && b->mem.replicas[k].valid) {
-          if (k == FW_NODE_STORAGE) drop_replica(m, b, k); /* frees the file's room */
-          else fw_memory_set_valid(b, k, 0);
-        }
-      fw_memory_set_valid(b, node, 1);
     }
   }
   changed(m);
@@ -970,7 +993,12 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t 
   if (status == FW_OK && made && !r->allocated && !r->valid &&
       !(n->capacity && n->used + b->byte_size > n->capacity))
     status = allocate_replica(m, b, node);
-  if (status == FW_OK && made && r->allocated && !r->valid && !r->busy) {
+  /* Making room let the lock go: a task may have started to write the buffer meanwhile
+   * (the copy would read it while it changes), or a copy of it may be in flight. So all
+   * is looked at again, and the copy starts before the lock is let go again (copy_in does
+   * not wait when nothing is busy). */
+  if (status == FW_OK && made && r->allocated && !r->valid && !any_busy(m, b) &&
+      valid_elsewhere(m, b, node) && atomic_load(&b->mem.writers) == 0) {
     ++r->pins; /* not evicted before the copy lands */
     ++m->prefetch_requests;
     status = copy_in(m, b, node, NULL);

@@ -452,9 +452,15 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
       if ((t->kind_mask >> k) & 1u)
         snprintf(kinds + strlen(kinds), sizeof(kinds) - strlen(kinds), "%s%s",
                  kinds[0] ? ", " : "", kKinds[k]);
+    uint32_t lost = 0; /* devices that could have run it, out of service */
+    for (size_t i = 0; i < s->num_workers; ++i)
+      lost += s->workers[i].lost && ((t->kind_mask >> s->workers[i].kind) & 1u);
     fail_task(t, fw_status_make(FW_STATUS_UNSUPPORTED,
-                                "task @%s: no device here can run it (it runs on: %s)", t->name,
-                                kinds[0] ? kinds : "nothing"));
+                                "task @%s: no device here can run it (it runs on: %s)%s", t->name,
+                                kinds[0] ? kinds : "nothing",
+                                lost ? "; the devices of those kinds were taken out of service "
+                                       "after failing"
+                                     : ""));
   }
   (void)from;
   t->cancelled = 1;
@@ -823,9 +829,25 @@ static void note_service(fw_scheduler_t *s) {
   s->service_alike = alike;
 }
 
+static int stranded(const void *s, const fw_task_t *t) {
+  return !fw_scheduler_can_run((const fw_scheduler_t *)s, t);
+}
+
+/* Takes the tasks out of a queue the workers share that no device left in service can run,
+ * and fails them (make_ready: no policy takes them), rather than leave them there for
+ * good with their waiters (sched.lock held). */
+static void fail_stranded(fw_scheduler_t *s, fw_task_heap_t *h) {
+  fw_task_t *t;
+  while ((t = fw_task_heap_pop_if(h, stranded, s))) {
+    atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);
+    t->worker = NULL;
+    make_ready(s, t, NULL);
+  }
+}
+
 /* Takes `w` out of service (sched.lock held): the tasks queued on it go back to the
- * policy, and every worker looks again (a CPU worker may now run tasks that preferred
- * the lost device). */
+ * policy, those only it could run fail, and every worker looks again (a CPU worker may
+ * now run tasks that preferred the lost device). */
 static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
   w->lost = 1;
   ++s->devices_lost;
@@ -836,6 +858,8 @@ static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
     t->worker = NULL;
     make_ready(s, t, NULL);
   }
+  fail_stranded(s, &s->ready);
+  fail_stranded(s, &s->alike_pool);
   w->queued_seconds = 0;
   for (size_t i = 0; i < s->num_workers; ++i)
     if (&s->workers[i] != w && !s->workers[i].lost) fw_scheduler_notify(s, &s->workers[i]);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fw/runtime.hpp"
+#include "scheduler.h"  // FW_GPU_MAX_FAILURES
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -159,6 +160,76 @@ TEST(GpuTaskFn, TaskNoDeviceHereCanRunFails) {
                   "task 'increment' has no function (fn, cuda_fn or hip_fn)");
   fw_buffer_release(b);
   fw_runtime_destroy(rt);
+}
+
+// When the only GPU is taken out of service (FW_GPU_MAX_FAILURES failed launches in a row
+// of tasks the CPU then reruns), the tasks only it could run that wait in a queue fail,
+// saying why, rather than wait there for good (under eager they hung with their waiters);
+// the others still run. The GPU is preferred ("cuda"), so the CPU worker leaves it the
+// tasks with both implementations while it is in service; those go first (priority).
+// eager and heft, whose queues the workers share: ws keeps tasks on the worker that
+// released them (the lost one's go back to the policy), in an order priorities do not set.
+TEST(GpuTaskFn, LosingTheOnlyGpuFailsTheTasksOnlyItCouldRun) {
+  for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_HEFT}) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    fw_runtime_t *rt = fwtest::runtimeOn("cuda", policy, 1);
+    ASSERT_NE(rt, nullptr);
+    Runs runs;
+    std::vector<fw_buffer_t *> rerun(FW_GPU_MAX_FAILURES);  // independent tasks
+    fw_task_desc_t d;
+    std::memset(&d, 0, sizeof(d));
+    d.name = "failing";
+    d.user_data = &runs;
+    d.fn = incrementOnCpu;
+    d.cuda_fn = [](void *user, void *const *, size_t, void *) -> fw_status_t {
+      static_cast<Runs *>(user)->gpu.fetch_add(1);
+      return fw_status_create(FW_STATUS_INTERNAL, "the launch failed");
+    };
+    d.num_accesses = 1;
+    d.priority = 10;
+    for (fw_buffer_t *&b : rerun) {
+      b = fwtest::makeU64Buffer(rt, kValues, iota(0));
+      fw_task_access_t a = {b, FW_ACCESS_READ_WRITE};
+      d.accesses = &a;
+      FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+    }
+    constexpr int kGpuOnly = 8;
+    std::vector<fw_task_t *> gpu_only(kGpuOnly);
+    std::memset(&d, 0, sizeof(d));
+    d.name = "gpu-only";
+    d.user_data = &runs;
+    d.cuda_fn = incrementOnGpu;
+    std::vector<fw_buffer_t *> own(kGpuOnly);
+    for (int i = 0; i < kGpuOnly; ++i) {
+      own[i] = fwtest::makeU64Buffer(rt, kValues, iota(0));
+      fw_task_access_t a = {own[i], FW_ACCESS_READ_WRITE};
+      d.accesses = &a;
+      d.num_accesses = 1;
+      FW_ASSERT_OK(fw_task_submit(rt, &d, &gpu_only[i]));
+    }
+    EXPECT_NE(fwtest::consume(fw_runtime_wait_all(rt)), "");
+    int ran = 0, stranded = 0;
+    for (int i = 0; i < kGpuOnly; ++i) {
+      std::string error = fwtest::consume(fw_task_wait(gpu_only[i]));
+      if (error.empty()) ++ran;
+      if (error.find("task @gpu-only: no device here can run it (it runs on: cuda); the "
+                     "devices of those kinds were taken out of service after failing") !=
+          std::string::npos)
+        ++stranded;
+      fw_task_release(gpu_only[i]);
+      fw_buffer_release(own[i]);
+    }
+    EXPECT_EQ(ran + stranded, kGpuOnly);
+    EXPECT_GT(stranded, 0);
+    EXPECT_EQ(runs.gpu.load(), int(FW_GPU_MAX_FAILURES) + ran);
+    EXPECT_EQ(runs.cpu.load(), int(FW_GPU_MAX_FAILURES));
+    for (fw_buffer_t *b : rerun) {
+      EXPECT_EQ(fwtest::readU64(b), iota(1));
+      fw_buffer_release(b);
+    }
+    EXPECT_EQ(fwtest::statsOf(rt).devices_lost, 1u);
+    fw_runtime_destroy(rt);
+  }
 }
 
 // A GPU implementation is a task body: waiting there for the graph is refused.

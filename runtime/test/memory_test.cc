@@ -683,6 +683,11 @@ fw_status_t gatedCopyToHost(fw_device_t *d, fw_device_queue_t *, void *dst, cons
   return FW_OK;
 }
 
+fw_status_t gatedFill(fw_device_t *, void *ptr, size_t size) {
+  std::memset(ptr, 0, size);
+  return FW_OK;
+}
+
 const fw_device_vtable_t kGatedVtable = [] {
   fw_device_vtable_t v{};
   v.name = "gated";
@@ -692,6 +697,7 @@ const fw_device_vtable_t kGatedVtable = [] {
   v.copy_to_device = gatedCopy;
   v.copy_on_device = gatedCopy;
   v.copy_to_host = gatedCopyToHost;
+  v.fill_zero = gatedFill;
   return v;
 }();
 
@@ -809,6 +815,63 @@ TEST(PrefetchTest, AWriteWithoutTheLockWaitsForACopyInFlight) {
   fw_runtime_destroy(rt);
 }
 
+// A prefetch that had to make room first (an eviction, which lets the lock go while it
+// copies) looks again before it copies: a task may have started to write the buffer
+// meanwhile, and the copy would read it while it changes (a race ThreadSanitizer found
+// between a GPU implementation and a copy thread in the random graphs beside two GPUs).
+TEST(PrefetchTest, APrefetchThatMadeRoomLooksAgainForWriters) {
+  if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_memory_t *m = &rt->memory;
+  GatedDevice gated;  // its copies to host memory wait for the gate
+  uint32_t dev = addGatedNode(m, &gated);
+  pthread_mutex_lock(&m->lock);
+  m->nodes[dev].capacity = kBig * sizeof(uint64_t);  // 1 buffer
+  m->nodes[dev].capped = 1;
+  pthread_mutex_unlock(&m->lock);
+  fw_buffer_t *b = makeU64Buffer(rt, kBig, contents(1));
+  fw_buffer_t *c = makeU64Buffer(rt, kBig, contents(2));
+  ASSERT_TRUE(b && c);
+  {  // c's only copy fills the device
+    fw_task_t *t = nullptr;
+    fw_task_access_t access = {c, FW_ACCESS_READ_WRITE};
+    FW_ASSERT_OK(fw_task_create(rt, "c", &access, 1, &t));
+    void *data = nullptr;
+    uint64_t stall = 0;
+    FW_ASSERT_OK(fw_memory_acquire(m, t, dev, &data, &stall, nullptr));
+    fw_memory_release(m, t, dev);
+    fw_task_release(t);
+  }
+  fw_memory_prefetch(m, b, dev, 0);  // evicts c first: held in its copy to host memory
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!gated.copying && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  ASSERT_TRUE(gated.copying) << "the prefetch did not evict";
+  fw_task_t *writer = nullptr;
+  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
+  FW_ASSERT_OK(fw_task_create(rt, "writer", &access, 1, &writer));
+  void *data = nullptr;
+  uint64_t stall = 0;
+  FW_ASSERT_OK(fw_memory_acquire(m, writer, FW_NODE_HOST, &data, &stall, nullptr));
+  gated.open = true;
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (atomic_load(&m->prefetch_refs) > 0 && std::chrono::steady_clock::now() < deadline)
+    sleepMs(1);
+  EXPECT_EQ(atomic_load(&m->prefetch_refs), 0u) << "the request did not end";
+  EXPECT_TRUE(fw_memory_is_valid_on(c, FW_NODE_HOST)) << "c was not evicted";
+  EXPECT_FALSE(fw_memory_is_valid_on(b, dev)) << "copied while a task wrote it";
+  std::vector<uint64_t> written = contents(7);
+  std::memcpy(data, written.data(), written.size() * sizeof(uint64_t));
+  fw_memory_release(m, writer, FW_NODE_HOST);
+  EXPECT_EQ(fwtest::readU64(b), written);
+  EXPECT_EQ(fwtest::readU64(c), contents(2));
+  fw_task_release(writer);
+  fw_buffer_release(b);
+  fw_buffer_release(c);
+  fw_runtime_destroy(rt);
+}
+
 // A task that reads and writes a buffer and fails on a device (a kernel that faults
 // midway) may have changed that copy in place: where another copy is valid, the failed
 // one is dropped, so that the rerun reads the contents of before.
@@ -848,6 +911,62 @@ TEST(MemoryTest, AFailedUpdateInPlaceLeavesTheOtherCopy) {
   run(FW_ACCESS_READ_WRITE, na, false, 9);
   EXPECT_TRUE(fw_memory_is_valid_on(x, na));
   fw_buffer_release(x);
+  fw_runtime_destroy(rt);
+}
+
+// A device full of a copy that is the only one, over a host tier full of copies that are
+// the only ones: a task that needs room on the device makes it in turn down the tiers (a
+// host copy to storage, then the device's copy to host memory) rather than fail with
+// nothing to evict, and every buffer comes back as it was.
+TEST(TierRoomTest, AFullTierBelowMakesRoomInTurn) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_EAGER, 1, "host=512KiB", dir);  // 2 buffers
+  ASSERT_NE(rt, nullptr);
+  fw_memory_t *m = &rt->memory;
+  GatedDevice gated;
+  gated.open = true;
+  uint32_t dev = addGatedNode(m, &gated);
+  pthread_mutex_lock(&m->lock);
+  m->nodes[dev].capacity = kBig * sizeof(uint64_t);  // 1 buffer
+  m->nodes[dev].capped = 1;
+  pthread_mutex_unlock(&m->lock);
+  auto onDevice = [&](fw_buffer_t *x, fw_access_t mode) {
+    fw_task_t *t = nullptr;
+    fw_task_access_t access = {x, mode};
+    FW_ASSERT_OK(fw_task_create(rt, "t", &access, 1, &t));
+    void *data = nullptr;
+    uint64_t stall = 0;
+    FW_ASSERT_OK(fw_memory_acquire(m, t, dev, &data, &stall, nullptr));
+    if (mode & FW_ACCESS_WRITE) std::memset(data, 7, kBig * sizeof(uint64_t));
+    fw_memory_release(m, t, dev);
+    fw_task_release(t);
+  };
+  fw_buffer_t *a = makeU64Buffer(rt, kBig, contents(1));
+  ASSERT_NE(a, nullptr);
+  onDevice(a, FW_ACCESS_READ_WRITE);  // the only valid copy is on the device
+  fw_buffer_t *h1 = makeU64Buffer(rt, kBig, contents(2));
+  fw_buffer_t *h2 = makeU64Buffer(rt, kBig, contents(3));  // host memory: h1 and h2 alone
+  ASSERT_TRUE(h1 && h2);
+  ASSERT_TRUE(fw_memory_is_valid_on(a, dev));
+  ASSERT_FALSE(fw_memory_is_valid_on(a, FW_NODE_HOST));
+  ASSERT_TRUE(fw_memory_is_valid_on(h1, FW_NODE_HOST));
+  ASSERT_TRUE(fw_memory_is_valid_on(h2, FW_NODE_HOST));
+  fw_buffer_t *fresh = makeU64Buffer(rt, kBig);
+  ASSERT_NE(fresh, nullptr);
+  onDevice(fresh, FW_ACCESS_WRITE);
+  EXPECT_TRUE(fw_memory_is_valid_on(fresh, dev));
+  EXPECT_TRUE(fw_memory_is_valid_on(a, FW_NODE_HOST)) << "the device's copy did not move down";
+  EXPECT_TRUE(fw_memory_is_valid_on(h1, FW_NODE_STORAGE)) << "the least recent went to storage";
+  const std::vector<uint64_t> sevens(kBig, 0x0707070707070707ull);
+  EXPECT_EQ(fwtest::readU64(a), sevens);
+  fw_buffer_unmap(a);
+  EXPECT_EQ(fwtest::readU64(h1), contents(2));
+  fw_buffer_unmap(h1);
+  EXPECT_EQ(fwtest::readU64(h2), contents(3));
+  fw_buffer_unmap(h2);
+  EXPECT_EQ(fwtest::readU64(fresh), sevens);
+  for (fw_buffer_t *x : {a, h1, h2, fresh}) fw_buffer_release(x);
   fw_runtime_destroy(rt);
 }
 

@@ -19,6 +19,7 @@
 
 #include "fw/runtime.h"
 #include "memory.h"
+#include "random_graph.h"
 #include "runtime_internal.h"
 #include "task_test_util.h"
 #include "test_util.h"
@@ -832,71 +833,15 @@ INSTANTIATE_TEST_SUITE_P(Policies, PolicyTest,
 // ---- Many tasks against a sequential replay -----------------------------------------
 
 constexpr size_t kBuffers = 16;
-constexpr size_t kElems = 64;
 constexpr size_t kTasks = 2000;
-
-struct Op {
-  uint64_t id;
-  size_t num;
-  size_t buffer[3];
-  fw_access_t mode[3];
-  uint64_t checksum;  // written by the task: what it read
-};
-
-// The operation of a task, on the host addresses of its accesses (shared by the task
-// and the replay, so that both compute exactly the same thing).
-void applyOp(Op *op, uint64_t *const *data) {
-  uint64_t in[kElems];
-  for (size_t j = 0; j < kElems; ++j) in[j] = fwtest::mix(op->id * kElems + j);
-  for (size_t a = 0; a < op->num; ++a)
-    if (op->mode[a] & FW_ACCESS_READ)
-      for (size_t j = 0; j < kElems; ++j) in[j] = fwtest::mix(in[j] ^ data[a][j]);
-  uint64_t sum = 0;
-  for (size_t j = 0; j < kElems; ++j) sum += in[j] * (j + 1);
-  op->checksum = sum;
-  for (size_t a = 0; a < op->num; ++a)
-    if (op->mode[a] & FW_ACCESS_WRITE)
-      for (size_t j = 0; j < kElems; ++j) data[a][j] = fwtest::mix(in[j] + a);
-}
+using fwtest::RandomOp;
 
 void opTask(void *user, void *const *data, size_t num) {
-  auto *op = static_cast<Op *>(user);
+  auto *op = static_cast<RandomOp *>(user);
   ASSERT_EQ(num, op->num);
   uint64_t *d[3] = {};
   for (size_t a = 0; a < num; ++a) d[a] = static_cast<uint64_t *>(data[a]);
-  applyOp(op, d);
-}
-
-std::vector<Op> randomOps(uint64_t seed) {
-  fwtest::Rng rng(seed);
-  std::vector<Op> ops(kTasks);
-  for (size_t i = 0; i < kTasks; ++i) {
-    Op &op = ops[i];
-    op.id = i;
-    op.num = rng.below(16) == 0 ? 0 : 1 + rng.below(3);
-    for (size_t a = 0; a < op.num; ++a) {
-      size_t b;
-      bool fresh;
-      do {
-        b = rng.below(kBuffers);
-        fresh = true;
-        for (size_t k = 0; k < a; ++k) fresh &= op.buffer[k] != b;
-      } while (!fresh);
-      op.buffer[a] = b;
-      // Reads are the most common, as in real graphs.
-      static const fw_access_t kModes[] = {FW_ACCESS_READ, FW_ACCESS_READ, FW_ACCESS_WRITE,
-                                           FW_ACCESS_READ_WRITE};
-      op.mode[a] = kModes[rng.below(4)];
-    }
-    op.checksum = 0;
-  }
-  return ops;
-}
-
-std::vector<uint64_t> initialContents(size_t b) {
-  std::vector<uint64_t> v(kElems);
-  for (size_t j = 0; j < kElems; ++j) v[j] = fwtest::mix(1000003 * (b + 1) + j);
-  return v;
+  fwtest::applyRandomOp(op, d);
 }
 
 // Policy, workers, and whether the host tier is minimal ("host=min": every buffer a
@@ -909,14 +854,8 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
   const uint64_t seed = 0x5eed0000 + workers * 7 + uint64_t(kind);
 
   // Sequential replay.
-  std::vector<Op> expected = randomOps(seed);
-  std::vector<std::vector<uint64_t>> state(kBuffers);
-  for (size_t b = 0; b < kBuffers; ++b) state[b] = initialContents(b);
-  for (Op &op : expected) {
-    uint64_t *d[3] = {};
-    for (size_t a = 0; a < op.num; ++a) d[a] = state[op.buffer[a]].data();
-    applyOp(&op, d);
-  }
+  std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers);
+  std::vector<std::vector<uint64_t>> state = fwtest::replayRandomOps(expected, kBuffers);
 
   // The same operations through the task graph.
   fw_runtime_options_t o = fwtest::taskOptions(kind, workers);
@@ -925,11 +864,11 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   std::vector<fw_buffer_t *> buffers(kBuffers);
   for (size_t b = 0; b < kBuffers; ++b) {
-    buffers[b] = makeU64Buffer(rt, kElems, initialContents(b));
+    buffers[b] = makeU64Buffer(rt, fwtest::kRandomElems, fwtest::randomInitialContents(b));
     ASSERT_NE(buffers[b], nullptr);
   }
-  std::vector<Op> ops = randomOps(seed);
-  for (Op &op : ops) {
+  std::vector<RandomOp> ops = fwtest::randomOps(seed, kTasks, kBuffers);
+  for (RandomOp &op : ops) {
     std::vector<fw_task_access_t> acc;
     for (size_t a = 0; a < op.num; ++a) acc.push_back({buffers[op.buffer[a]], op.mode[a]});
     FW_ASSERT_OK(submit(rt, "op", opTask, &op, acc));

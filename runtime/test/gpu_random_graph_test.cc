@@ -1,0 +1,242 @@
+// Random task graphs on the CPU workers and two stand-in GPUs (fake_cuda.c: its device
+// memory is host memory, so a GPU implementation here computes on the device addresses it
+// is given, where a real one would enqueue a kernel) against a sequential replay. Each
+// task has a CPU implementation, a GPU implementation or both; some also name earlier
+// tasks to run after; some GPU implementations refuse their first launch (no scratch
+// memory: nothing the device's health is judged by), so that the task runs again
+// elsewhere. Under each policy, with the tiers unbounded, the devices' memory
+// at its least, or every tier small (buffers go device → host → storage and back), and
+// with prefetch off: whatever device ran each step and wherever the copies were, every
+// task must read what the replay read, and every buffer end as the replay's did.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "random_graph.h"
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+using fwtest::RandomOp;
+
+constexpr size_t kBuffers = 12;
+constexpr size_t kTasks = 1200;
+constexpr int kGpus = 2;
+
+// Where an op may run, the tasks it names to run after, and whether its GPU
+// implementation refuses the first launch.
+struct Placement {
+  bool cpu = true, gpu = true;
+  bool refuse_once = false;
+  std::atomic<bool> refused{false};
+  std::vector<size_t> after;
+  uint64_t started = 0, finished = 0;  // on the graph's clock, by the run that counted
+};
+
+struct Graph {
+  std::vector<RandomOp> ops;
+  std::vector<Placement> placement;
+  std::atomic<int> cpu_runs{0}, gpu_runs{0}, refusals{0};
+  std::atomic<uint64_t> clock{0};
+};
+
+struct TaskRef {
+  Graph *graph;
+  size_t index;
+};
+
+void compute(const TaskRef *ref, void *const *data, size_t num) {
+  Graph *g = ref->graph;
+  Placement &p = g->placement[ref->index];
+  p.started = g->clock.fetch_add(1) + 1;
+  RandomOp *op = &g->ops[ref->index];
+  EXPECT_EQ(num, op->num);
+  uint64_t *d[3] = {};
+  for (size_t a = 0; a < num && a < 3; ++a) d[a] = static_cast<uint64_t *>(data[a]);
+  fwtest::applyRandomOp(op, d);
+  p.finished = g->clock.fetch_add(1) + 1;
+}
+
+void onCpu(void *user, void *const *data, size_t num) {
+  auto *ref = static_cast<TaskRef *>(user);
+  compute(ref, data, num);
+  ref->graph->cpu_runs.fetch_add(1, std::memory_order_relaxed);
+}
+
+fw_status_t onGpu(void *user, void *const *data, size_t num, void *stream) {
+  auto *ref = static_cast<TaskRef *>(user);
+  if (!stream) return fw_status_create(FW_STATUS_INTERNAL, "no stream");
+  Placement &p = ref->graph->placement[ref->index];
+  // A refused launch enqueues nothing: the buffers are as they were.
+  if (p.refuse_once && !p.refused.exchange(true)) {
+    ref->graph->refusals.fetch_add(1, std::memory_order_relaxed);
+    return fw_status_create(FW_STATUS_RESOURCE_EXHAUSTED, "no scratch memory this time");
+  }
+  compute(ref, data, num);
+  ref->graph->gpu_runs.fetch_add(1, std::memory_order_relaxed);
+  return FW_OK;
+}
+
+// A third of the ops run on the CPU alone, a third on the GPUs alone, the rest on
+// either; one in 8 names one or two of the 40 tasks before it; one in 10 of those with a
+// GPU implementation refuses its first launch when the CPU can take it over (a GPU-only
+// one refused could fail where every GPU refuses it).
+void place(Graph &g, uint64_t seed) {
+  fwtest::Rng rng(seed ^ 0x9a7e);
+  g.placement = std::vector<Placement>(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    Placement &p = g.placement[i];
+    switch (rng.below(3)) {
+    case 0: p.gpu = false; break;
+    case 1: p.cpu = false; break;
+    default: break;
+    }
+    if (i > 0 && rng.below(8) == 0) {
+      size_t n = 1 + rng.below(2);
+      for (size_t k = 0; k < n; ++k) p.after.push_back(i - 1 - rng.below(i < 40 ? i : 40));
+    }
+    p.refuse_once = p.cpu && p.gpu && rng.below(10) == 0;
+  }
+}
+
+// Sets an environment variable for the scope (the stand-in driver reads it each call).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    const char *old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char *name_;
+  bool had_;
+  std::string old_;
+};
+
+struct Config {
+  fw_scheduler_kind_t policy;
+  const char *tiers;  // nullptr: unbounded
+  bool prefetch;
+};
+
+class GpuRandomGraphTest : public ::testing::TestWithParam<Config> {};
+
+TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
+  const Config c = GetParam();
+  const uint64_t seed = 0x6f00d + uint64_t(c.policy) * 131 + (c.tiers ? strlen(c.tiers) : 0) +
+                        (c.prefetch ? 0 : 7);
+  std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers);
+  std::vector<std::vector<uint64_t>> state = fwtest::replayRandomOps(expected, kBuffers);
+
+  ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
+  fw_runtime_options_t o = fwtest::taskOptions(c.policy, 2);
+  o.devices = "cpu,cuda";
+  o.tier_limits = c.tiers;
+  if (!c.prefetch) o.flags |= FW_RUNTIME_NO_PREFETCH;
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_runtime_stats_t st = fwtest::statsOf(rt);
+  ASSERT_EQ(st.num_devices, 1u + kGpus) << "the stand-in GPUs are not in service";
+
+  std::vector<fw_buffer_t *> buffers(kBuffers);
+  for (size_t b = 0; b < kBuffers; ++b) {
+    buffers[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems, fwtest::randomInitialContents(b));
+    ASSERT_NE(buffers[b], nullptr);
+  }
+  Graph g;
+  g.ops = fwtest::randomOps(seed, kTasks, kBuffers);
+  place(g, seed);
+  std::vector<TaskRef> refs(kTasks);
+  std::vector<fw_task_t *> tasks(kTasks, nullptr);
+  for (size_t i = 0; i < kTasks; ++i) {
+    const RandomOp &op = g.ops[i];
+    const Placement &p = g.placement[i];
+    refs[i] = {&g, i};
+    fw_task_access_t acc[3];
+    for (size_t a = 0; a < op.num; ++a) acc[a] = {buffers[op.buffer[a]], op.mode[a]};
+    std::vector<fw_task_t *> after;
+    for (size_t k : p.after) after.push_back(tasks[k]);
+    fw_task_desc_t d;
+    std::memset(&d, 0, sizeof(d));
+    d.name = p.cpu && p.gpu ? "either" : p.gpu ? "gpu" : "cpu";
+    d.fn = p.cpu ? onCpu : nullptr;
+    d.cuda_fn = p.gpu ? onGpu : nullptr;
+    d.user_data = &refs[i];
+    d.accesses = acc;
+    d.num_accesses = op.num;
+    d.flops = 1e6 * double(1 + i % 5);
+    d.after = after.data();
+    d.num_after = after.size();
+    FW_ASSERT_OK(fw_task_submit(rt, &d, &tasks[i]));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+
+  for (size_t i = 0; i < kTasks; ++i)
+    ASSERT_EQ(g.ops[i].checksum, expected[i].checksum) << "task " << i << " read other data";
+  // Each view ends before the next: the small host tier holds a few buffers at once.
+  for (size_t b = 0; b < kBuffers; ++b) {
+    EXPECT_EQ(fwtest::readU64(buffers[b]), state[b]) << "buffer " << b;
+    fw_buffer_unmap(buffers[b]);
+  }
+  // The checksums see the order of tasks that share buffers; control edges order tasks
+  // that may share none.
+  for (size_t i = 0; i < kTasks; ++i)
+    for (size_t k : g.placement[i].after)
+      EXPECT_GT(g.placement[i].started, g.placement[k].finished)
+          << "task " << i << " started before task " << k << ", which it runs after, ended";
+
+  st = fwtest::statsOf(rt);
+  EXPECT_EQ(st.tasks_executed, kTasks);
+  EXPECT_EQ(uint64_t(g.cpu_runs.load() + g.gpu_runs.load()), kTasks);
+  uint64_t on_gpus = 0;
+  for (uint32_t d = 1; d < st.num_devices; ++d) on_gpus += st.devices[d].tasks;
+  EXPECT_EQ(on_gpus, uint64_t(g.gpu_runs.load()));
+  EXPECT_GT(g.gpu_runs.load(), 0);
+  EXPECT_GT(g.cpu_runs.load(), 0);
+  EXPECT_EQ(st.tasks_rerun, uint64_t(g.refusals.load()));
+  EXPECT_EQ(st.devices_lost, 0u);
+  if (c.tiers) EXPECT_GT(st.evictions, 0u) << "the tiers never filled";
+
+  for (fw_task_t *t : tasks) fw_task_release(t);
+  for (fw_buffer_t *b : buffers) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+const fw_scheduler_kind_t kPolicies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT};
+
+std::vector<Config> configs() {
+  std::vector<Config> all;
+  for (fw_scheduler_kind_t p : kPolicies) {
+    all.push_back({p, nullptr, true});
+    all.push_back({p, "device=min", true});
+    all.push_back({p, "device=2KiB,host=4KiB", true});
+    all.push_back({p, "device=2KiB,host=4KiB", false});
+  }
+  return all;
+}
+
+std::string configName(const ::testing::TestParamInfo<Config> &info) {
+  const Config &c = info.param;
+  std::string name = fwtest::schedulerName(c.policy);
+  if (!c.tiers) name += "_unbounded";
+  else if (!strcmp(c.tiers, "device=min")) name += "_device_min";
+  else name += "_small_tiers";
+  if (!c.prefetch) name += "_no_prefetch";
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, GpuRandomGraphTest, ::testing::ValuesIn(configs()),
+                         configName);
+
+}  // namespace
