@@ -4,12 +4,16 @@
 // task has a CPU implementation, a GPU implementation or both; some also name earlier
 // tasks to run after; some GPU implementations refuse their first launch (no scratch
 // memory: nothing the device's health is judged by), so that the task runs again
-// elsewhere. Under each policy, with the tiers unbounded, the devices' memory
-// at its least, or every tier small (buffers go device → host → storage and back), and
-// with prefetch off: whatever device ran each step and wherever the copies were, every
-// task must read what the replay read, and every buffer end as the replay's did.
+// elsewhere. Between submissions the caller reads buffers (fw_buffer_data) and lets
+// others go for new ones while their tasks still run, and it lets task handles go early.
+// Under each policy, with the tiers unbounded, the devices' memory at its least, or every
+// tier small (buffers go device → host → storage and back), and with prefetch off:
+// whatever device ran each step and wherever the copies were, every task must read what
+// the replay read, each of the caller's reads see what the replay had there, and every
+// buffer end as the replay's did.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -31,7 +35,7 @@ constexpr int kGpus = 2;
 // Where an op may run, the tasks it names to run after, and whether its GPU
 // implementation refuses the first launch.
 struct Placement {
-  bool cpu = true, gpu = true;
+  bool cpu = true, cuda = true, hip = false;
   bool refuse_once = false;
   std::atomic<bool> refused{false};
   std::vector<size_t> after;
@@ -41,7 +45,7 @@ struct Placement {
 struct Graph {
   std::vector<RandomOp> ops;
   std::vector<Placement> placement;
-  std::atomic<int> cpu_runs{0}, gpu_runs{0}, refusals{0};
+  std::atomic<int> cpu_runs{0}, gpu_runs{0}, hip_runs{0}, refusals{0};
   std::atomic<uint64_t> clock{0};
 };
 
@@ -68,7 +72,7 @@ void onCpu(void *user, void *const *data, size_t num) {
   ref->graph->cpu_runs.fetch_add(1, std::memory_order_relaxed);
 }
 
-fw_status_t onGpu(void *user, void *const *data, size_t num, void *stream) {
+fw_status_t onGpu(void *user, void *const *data, size_t num, void *stream, bool hip) {
   auto *ref = static_cast<TaskRef *>(user);
   if (!stream) return fw_status_create(FW_STATUS_INTERNAL, "no stream");
   Placement &p = ref->graph->placement[ref->index];
@@ -79,29 +83,69 @@ fw_status_t onGpu(void *user, void *const *data, size_t num, void *stream) {
   }
   compute(ref, data, num);
   ref->graph->gpu_runs.fetch_add(1, std::memory_order_relaxed);
+  if (hip) ref->graph->hip_runs.fetch_add(1, std::memory_order_relaxed);
   return FW_OK;
 }
 
-// A third of the ops run on the CPU alone, a third on the GPUs alone, the rest on
-// either; one in 8 names one or two of the 40 tasks before it; one in 10 of those with a
-// GPU implementation refuses its first launch when the CPU can take it over (a GPU-only
-// one refused could fail where every GPU refuses it).
-void place(Graph &g, uint64_t seed) {
+fw_status_t onCuda(void *user, void *const *data, size_t num, void *stream) {
+  return onGpu(user, data, num, stream, false);
+}
+
+fw_status_t onHip(void *user, void *const *data, size_t num, void *stream) {
+  return onGpu(user, data, num, stream, true);
+}
+
+// A third of the ops run on the CPU alone, a third on the CUDA GPUs alone, the rest on
+// either; `hip`: each op has any non-empty set of CPU, CUDA and HIP implementations. One
+// in 8 names one or two of the 40 tasks before it; one in 10 of those with a GPU
+// implementation refuses its first launch when the CPU can take it over (a GPU-only one
+// refused could fail where every GPU refuses it).
+void place(Graph &g, uint64_t seed, bool hip) {
   fwtest::Rng rng(seed ^ 0x9a7e);
   g.placement = std::vector<Placement>(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
     Placement &p = g.placement[i];
-    switch (rng.below(3)) {
-    case 0: p.gpu = false; break;
-    case 1: p.cpu = false; break;
-    default: break;
+    if (hip) {
+      size_t kinds = 1 + rng.below(7);
+      p.cpu = kinds & 1;
+      p.cuda = kinds & 2;
+      p.hip = kinds & 4;
+    } else {
+      switch (rng.below(3)) {
+      case 0: p.cuda = false; break;
+      case 1: p.cpu = false; break;
+      default: break;
+      }
     }
     if (i > 0 && rng.below(8) == 0) {
       size_t n = 1 + rng.below(2);
       for (size_t k = 0; k < n; ++k) p.after.push_back(i - 1 - rng.below(i < 40 ? i : 40));
     }
-    p.refuse_once = p.cpu && p.gpu && rng.below(10) == 0;
+    p.refuse_once = p.cpu && (p.cuda || p.hip) && rng.below(10) == 0;
   }
+}
+
+// What the caller does between two submissions: reads a buffer through fw_buffer_data
+// (which waits for the tasks submitted on it, then brings it to host memory) and ends the
+// view, or lets a buffer go (its tasks still hold it) and puts a new one in its place.
+struct CallerStep {
+  enum { kRead, kReplace } what;
+  size_t before;  // the op it comes before
+  size_t buffer;
+};
+
+std::vector<CallerStep> callerSteps(uint64_t seed, size_t ops, size_t buffers) {
+  fwtest::Rng rng(seed ^ 0xca11e5);
+  std::vector<CallerStep> steps;
+  for (size_t i = 50; i < ops; i += 40 + rng.below(40))
+    steps.push_back({rng.below(2) ? CallerStep::kRead : CallerStep::kReplace, i,
+                     rng.below(buffers)});
+  return steps;
+}
+
+// The contents of the `generation`-th buffer put in slot b.
+std::vector<uint64_t> contentsOf(size_t b, size_t generation) {
+  return fwtest::randomInitialContents(b + 1000 * generation);
 }
 
 // Sets an environment variable for the scope (the stand-in driver reads it each call).
@@ -128,38 +172,75 @@ struct Config {
   fw_scheduler_kind_t policy;
   const char *tiers;  // nullptr: unbounded
   bool prefetch;
+  bool hip;  // the stand-in HIP GPU too (fake_hip.c), and tasks with HIP implementations
 };
+
+// The task's name: what it has implementations for (the history keeps each apart).
+const char *implementations(const Placement &p) {
+  static const char *const kNames[] = {"none", "cpu",     "cuda",     "cpu+cuda",
+                                       "hip",  "cpu+hip", "cuda+hip", "cpu+cuda+hip"};
+  return kNames[(p.cpu ? 1 : 0) | (p.cuda ? 2 : 0) | (p.hip ? 4 : 0)];
+}
 
 class GpuRandomGraphTest : public ::testing::TestWithParam<Config> {};
 
 TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
   const Config c = GetParam();
   const uint64_t seed = 0x6f00d + uint64_t(c.policy) * 131 + (c.tiers ? strlen(c.tiers) : 0) +
-                        (c.prefetch ? 0 : 7);
+                        (c.prefetch ? 0 : 7) + (c.hip ? 3 : 0);
+  const std::vector<CallerStep> steps = callerSteps(seed, kTasks, kBuffers);
+  // The replay, with what each of the caller's reads must see.
   std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers);
-  std::vector<std::vector<uint64_t>> state = fwtest::replayRandomOps(expected, kBuffers);
+  std::vector<std::vector<uint64_t>> state(kBuffers), seen;
+  std::vector<size_t> generation(kBuffers, 0);
+  for (size_t b = 0; b < kBuffers; ++b) state[b] = contentsOf(b, 0);
+  for (size_t i = 0, next = 0; i < kTasks; ++i) {
+    for (; next < steps.size() && steps[next].before == i; ++next) {
+      size_t b = steps[next].buffer;
+      if (steps[next].what == CallerStep::kRead) seen.push_back(state[b]);
+      else state[b] = contentsOf(b, ++generation[b]);
+    }
+    uint64_t *d[3] = {};
+    for (size_t a = 0; a < expected[i].num; ++a) d[a] = state[expected[i].buffer[a]].data();
+    fwtest::applyRandomOp(&expected[i], d);
+  }
 
   ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
   fw_runtime_options_t o = fwtest::taskOptions(c.policy, 2);
-  o.devices = "cpu,cuda";
+  o.devices = c.hip ? "cpu,cuda,hip" : "cpu,cuda";
   o.tier_limits = c.tiers;
   if (!c.prefetch) o.flags |= FW_RUNTIME_NO_PREFETCH;
   fw_runtime_t *rt = nullptr;
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   fw_runtime_stats_t st = fwtest::statsOf(rt);
-  ASSERT_EQ(st.num_devices, 1u + kGpus) << "the stand-in GPUs are not in service";
+  ASSERT_EQ(st.num_devices, 1u + kGpus + (c.hip ? 1 : 0))
+      << "the stand-in GPUs are not in service";
 
   std::vector<fw_buffer_t *> buffers(kBuffers);
   for (size_t b = 0; b < kBuffers; ++b) {
-    buffers[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems, fwtest::randomInitialContents(b));
+    buffers[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems, contentsOf(b, 0));
     ASSERT_NE(buffers[b], nullptr);
   }
+  std::fill(generation.begin(), generation.end(), 0);
+  size_t next_step = 0, reads = 0;
   Graph g;
   g.ops = fwtest::randomOps(seed, kTasks, kBuffers);
-  place(g, seed);
+  place(g, seed, c.hip);
   std::vector<TaskRef> refs(kTasks);
   std::vector<fw_task_t *> tasks(kTasks, nullptr);
   for (size_t i = 0; i < kTasks; ++i) {
+    for (; next_step < steps.size() && steps[next_step].before == i; ++next_step) {
+      size_t b = steps[next_step].buffer;
+      if (steps[next_step].what == CallerStep::kRead) {
+        EXPECT_EQ(fwtest::readU64(buffers[b]), seen[reads++]) << "read before task " << i;
+        fw_buffer_unmap(buffers[b]);
+      } else {
+        fw_buffer_release(buffers[b]);
+        buffers[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems,
+                                           contentsOf(b, ++generation[b]));
+        ASSERT_NE(buffers[b], nullptr);
+      }
+    }
     const RandomOp &op = g.ops[i];
     const Placement &p = g.placement[i];
     refs[i] = {&g, i};
@@ -169,9 +250,10 @@ TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
     for (size_t k : p.after) after.push_back(tasks[k]);
     fw_task_desc_t d;
     std::memset(&d, 0, sizeof(d));
-    d.name = p.cpu && p.gpu ? "either" : p.gpu ? "gpu" : "cpu";
+    d.name = implementations(p);
     d.fn = p.cpu ? onCpu : nullptr;
-    d.cuda_fn = p.gpu ? onGpu : nullptr;
+    d.cuda_fn = p.cuda ? onCuda : nullptr;
+    d.hip_fn = p.hip ? onHip : nullptr;
     d.user_data = &refs[i];
     d.accesses = acc;
     d.num_accesses = op.num;
@@ -179,8 +261,14 @@ TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
     d.after = after.data();
     d.num_after = after.size();
     FW_ASSERT_OK(fw_task_submit(rt, &d, &tasks[i]));
+    // No later task names one 40 or more before it: its handle goes, perhaps in flight.
+    if (i >= 40) {
+      fw_task_release(tasks[i - 40]);
+      tasks[i - 40] = nullptr;
+    }
   }
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(reads, seen.size());
 
   for (size_t i = 0; i < kTasks; ++i)
     ASSERT_EQ(g.ops[i].checksum, expected[i].checksum) << "task " << i << " read other data";
@@ -204,11 +292,13 @@ TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
   EXPECT_EQ(on_gpus, uint64_t(g.gpu_runs.load()));
   EXPECT_GT(g.gpu_runs.load(), 0);
   EXPECT_GT(g.cpu_runs.load(), 0);
+  if (c.hip) EXPECT_GT(g.hip_runs.load(), 0);
   EXPECT_EQ(st.tasks_rerun, uint64_t(g.refusals.load()));
   EXPECT_EQ(st.devices_lost, 0u);
   if (c.tiers) EXPECT_GT(st.evictions, 0u) << "the tiers never filled";
 
-  for (fw_task_t *t : tasks) fw_task_release(t);
+  for (fw_task_t *t : tasks)
+    if (t) fw_task_release(t);
   for (fw_buffer_t *b : buffers) fw_buffer_release(b);
   fw_runtime_destroy(rt);
 }
@@ -218,10 +308,12 @@ const fw_scheduler_kind_t kPolicies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW
 std::vector<Config> configs() {
   std::vector<Config> all;
   for (fw_scheduler_kind_t p : kPolicies) {
-    all.push_back({p, nullptr, true});
-    all.push_back({p, "device=min", true});
-    all.push_back({p, "device=2KiB,host=4KiB", true});
-    all.push_back({p, "device=2KiB,host=4KiB", false});
+    all.push_back({p, nullptr, true, false});
+    all.push_back({p, "device=min", true, false});
+    all.push_back({p, "device=2KiB,host=4KiB", true, false});
+    all.push_back({p, "device=2KiB,host=4KiB", false, false});
+    all.push_back({p, nullptr, true, true});
+    all.push_back({p, "device=2KiB,host=4KiB", true, true});
   }
   return all;
 }
@@ -233,6 +325,7 @@ std::string configName(const ::testing::TestParamInfo<Config> &info) {
   else if (!strcmp(c.tiers, "device=min")) name += "_device_min";
   else name += "_small_tiers";
   if (!c.prefetch) name += "_no_prefetch";
+  if (c.hip) name += "_with_hip";
   return name;
 }
 
