@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "random_graph.h"
@@ -38,6 +39,7 @@ struct Placement {
   bool cpu = true, cuda = true, hip = false;
   bool refuse_once = false;
   std::atomic<bool> refused{false};
+  std::atomic<unsigned> attempts{0};  // GPU launches
   std::vector<size_t> after;
   uint64_t started = 0, finished = 0;  // on the graph's clock, by the run that counted
 };
@@ -47,6 +49,8 @@ struct Graph {
   std::vector<Placement> placement;
   std::atomic<int> cpu_runs{0}, gpu_runs{0}, hip_runs{0}, refusals{0};
   std::atomic<uint64_t> clock{0};
+  unsigned fail_percent = 0;  // of the GPU launches of tasks with a CPU implementation
+                              // that fail as a broken kernel's
 };
 
 struct TaskRef {
@@ -81,6 +85,9 @@ fw_status_t onGpu(void *user, void *const *data, size_t num, void *stream, bool 
     ref->graph->refusals.fetch_add(1, std::memory_order_relaxed);
     return fw_status_create(FW_STATUS_RESOURCE_EXHAUSTED, "no scratch memory this time");
   }
+  unsigned attempt = p.attempts.fetch_add(1, std::memory_order_relaxed);
+  if (p.cpu && fwtest::mix(ref->index * 1000003 + attempt) % 100 < ref->graph->fail_percent)
+    return fw_status_create(FW_STATUS_INTERNAL, "the kernel failed");
   compute(ref, data, num);
   ref->graph->gpu_runs.fetch_add(1, std::memory_order_relaxed);
   if (hip) ref->graph->hip_runs.fetch_add(1, std::memory_order_relaxed);
@@ -305,6 +312,78 @@ TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
 
 const fw_scheduler_kind_t kPolicies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT};
 
+// GPU launches that fail at random (a broken kernel: 30 % of the attempts of the tasks the
+// CPU can take over) on one or two GPUs with every tier small: the tasks rerun elsewhere,
+// three failures in a row take a GPU out of service at some point or none, and then the
+// tasks only the GPUs could run fail, and so do the tasks after them. The run ends (no
+// task is left waiting), and every task that succeeded read what the replay read: a
+// failure never lets a task run on what a failed one left.
+class GpuChaosTest
+    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, int>> {};
+
+TEST_P(GpuChaosTest, TasksThatSucceedReadWhatTheReplayRead) {
+  auto [policy, gpus] = GetParam();
+  const uint64_t seed = 0xc4a05 + uint64_t(policy) * 17 + uint64_t(gpus);
+  std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers);
+  fwtest::replayRandomOps(expected, kBuffers);
+
+  ScopedEnv devices("FW_FAKE_CUDA_DEVICES", std::to_string(gpus).c_str());
+  fw_runtime_options_t o = fwtest::taskOptions(policy, 2);
+  o.devices = "cpu,cuda";
+  o.tier_limits = "device=2KiB,host=4KiB";
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  std::vector<fw_buffer_t *> buffers(kBuffers);
+  for (size_t b = 0; b < kBuffers; ++b) {
+    buffers[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems, contentsOf(b, 0));
+    ASSERT_NE(buffers[b], nullptr);
+  }
+  Graph g;
+  g.ops = fwtest::randomOps(seed, kTasks, kBuffers);
+  g.fail_percent = 30;
+  place(g, seed, false);
+  std::vector<TaskRef> refs(kTasks);
+  std::vector<fw_task_t *> tasks(kTasks, nullptr);
+  for (size_t i = 0; i < kTasks; ++i) {
+    const RandomOp &op = g.ops[i];
+    const Placement &p = g.placement[i];
+    refs[i] = {&g, i};
+    fw_task_access_t acc[3];
+    for (size_t a = 0; a < op.num; ++a) acc[a] = {buffers[op.buffer[a]], op.mode[a]};
+    std::vector<fw_task_t *> after;
+    for (size_t k : p.after) after.push_back(tasks[k]);
+    fw_task_desc_t d;
+    std::memset(&d, 0, sizeof(d));
+    d.name = implementations(p);
+    d.fn = p.cpu ? onCpu : nullptr;
+    d.cuda_fn = p.cuda ? onCuda : nullptr;
+    d.user_data = &refs[i];
+    d.accesses = acc;
+    d.num_accesses = op.num;
+    d.flops = 1e6;
+    d.after = after.data();
+    d.num_after = after.size();
+    FW_ASSERT_OK(fw_task_submit(rt, &d, &tasks[i]));
+  }
+  fwtest::consume(fw_runtime_wait_all(rt));
+  size_t succeeded = 0;
+  for (size_t i = 0; i < kTasks; ++i) {
+    std::string error = fwtest::consume(fw_task_wait(tasks[i]));
+    if (!error.empty()) continue;
+    ++succeeded;
+    EXPECT_EQ(g.ops[i].checksum, expected[i].checksum) << "task " << i << " read other data";
+  }
+  EXPECT_GT(succeeded, 0u);
+  fw_runtime_stats_t st = fwtest::statsOf(rt);
+  EXPECT_EQ(st.tasks_executed + st.tasks_failed, kTasks);
+  EXPECT_EQ(st.tasks_executed, succeeded);
+  for (fw_task_t *t : tasks) fw_task_release(t);
+  for (fw_buffer_t *b : buffers) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+
+
 std::vector<Config> configs() {
   std::vector<Config> all;
   for (fw_scheduler_kind_t p : kPolicies) {
@@ -331,5 +410,14 @@ std::string configName(const ::testing::TestParamInfo<Config> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, GpuRandomGraphTest, ::testing::ValuesIn(configs()),
                          configName);
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, GpuChaosTest,
+    ::testing::Combine(::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT),
+                       ::testing::Values(1, 2)),
+    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, int>> &info) {
+      return std::string(fwtest::schedulerName(std::get<0>(info.param))) + "_" +
+             std::to_string(std::get<1>(info.param)) + "gpus";
+    });
 
 }  // namespace
