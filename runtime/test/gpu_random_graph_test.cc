@@ -1,23 +1,25 @@
-// Random task graphs on the CPU workers and two stand-in GPUs (fake_cuda.c: its device
-// memory is host memory, so a GPU implementation here computes on the device addresses it
-// is given, where a real one would enqueue a kernel) against a sequential replay. Each
-// task has a CPU implementation, a GPU implementation or both; some also name earlier
-// tasks to run after; some GPU implementations refuse their first launch (no scratch
-// memory: nothing the device's health is judged by), so that the task runs again
-// elsewhere. Between submissions the caller reads buffers (fw_buffer_data) and lets
-// others go for new ones while their tasks still run, and it lets task handles go early.
-// Under each policy, with the tiers unbounded, the devices' memory at its least, or every
-// tier small (buffers go device → host → storage and back), and with prefetch off:
-// whatever device ran each step and wherever the copies were, every task must read what
-// the replay read, each of the caller's reads see what the replay had there, and every
-// buffer end as the replay's did.
+// Random task graphs on the CPU workers and two stand-in CUDA GPUs, with or without a
+// stand-in HIP GPU (fake_cuda.c, fake_hip.c: their device memory is host memory, so a GPU
+// implementation here computes on the device addresses it is given, where a real one would
+// enqueue a kernel) against a sequential replay. Each task has a CPU implementation, GPU
+// implementations or both; some also name earlier tasks to run after; some GPU
+// implementations refuse their first launch (no scratch memory: nothing the device's health
+// is judged by), so that the task runs again elsewhere. Between submissions the caller
+// reads buffers (fw_buffer_data) and lets others go for new ones while their tasks still
+// run, and it lets task handles go early. Under each policy, with the tiers unbounded, the
+// devices' memory at its least, or every tier small (buffers go device → host → storage and
+// back), and with prefetch off: whatever device ran each step and wherever the copies were,
+// every task must read what the replay read, each of the caller's reads see what the replay
+// had there, and every buffer end as the replay's did. Last, chaos: GPU launches that fail
+// at random.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -189,125 +191,203 @@ const char *implementations(const Placement &p) {
   return kNames[(p.cpu ? 1 : 0) | (p.cuda ? 2 : 0) | (p.hip ? 4 : 0)];
 }
 
+// One random graph, its replay and the caller's steps, submitted from one thread to a
+// runtime (others may submit graphs of their own beside it, on buffers of their own).
+class ReplayedGraph {
+ public:
+  ReplayedGraph(uint64_t seed, bool hip) : seed_(seed) {
+    steps_ = callerSteps(seed, kTasks, kBuffers);
+    // The replay, with what each of the caller's reads must see.
+    expected_ = fwtest::randomOps(seed, kTasks, kBuffers);
+    state_.resize(kBuffers);
+    std::vector<size_t> generation(kBuffers, 0);
+    for (size_t b = 0; b < kBuffers; ++b) state_[b] = contentsOf(b, 0);
+    for (size_t i = 0, next = 0; i < kTasks; ++i) {
+      for (; next < steps_.size() && steps_[next].before == i; ++next) {
+        size_t b = steps_[next].buffer;
+        if (steps_[next].what == CallerStep::kRead) seen_.push_back(state_[b]);
+        else state_[b] = contentsOf(b, ++generation[b]);
+      }
+      uint64_t *d[3] = {};
+      for (size_t a = 0; a < expected_[i].num; ++a) d[a] = state_[expected_[i].buffer[a]].data();
+      fwtest::applyRandomOp(&expected_[i], d);
+    }
+    graph_.ops = fwtest::randomOps(seed, kTasks, kBuffers);
+    place(graph_, seed, hip);
+  }
+  ~ReplayedGraph() {
+    for (fw_task_t *t : tasks_)
+      if (t) fw_task_release(t);
+    for (fw_buffer_t *b : buffers_)
+      if (b) fw_buffer_release(b);
+  }
+
+  // Submits the graph, with the caller's reads and replacements between the submissions.
+  void submit(fw_runtime_t *rt) {
+    buffers_.assign(kBuffers, nullptr);
+    for (size_t b = 0; b < kBuffers; ++b) {
+      buffers_[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems, contentsOf(b, 0));
+      ASSERT_NE(buffers_[b], nullptr);
+    }
+    std::vector<size_t> generation(kBuffers, 0);
+    size_t next_step = 0, reads = 0;
+    refs_.resize(kTasks);
+    tasks_.assign(kTasks, nullptr);
+    for (size_t i = 0; i < kTasks; ++i) {
+      for (; next_step < steps_.size() && steps_[next_step].before == i; ++next_step) {
+        size_t b = steps_[next_step].buffer;
+        if (steps_[next_step].what == CallerStep::kRead) {
+          EXPECT_EQ(fwtest::readU64(buffers_[b]), seen_[reads++]) << "read before task " << i;
+          fw_buffer_unmap(buffers_[b]);
+        } else {
+          fw_buffer_release(buffers_[b]);
+          buffers_[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems,
+                                              contentsOf(b, ++generation[b]));
+          ASSERT_NE(buffers_[b], nullptr);
+        }
+      }
+      const RandomOp &op = graph_.ops[i];
+      const Placement &p = graph_.placement[i];
+      refs_[i] = {&graph_, i};
+      fw_task_access_t acc[3];
+      for (size_t a = 0; a < op.num; ++a) acc[a] = {buffers_[op.buffer[a]], op.mode[a]};
+      std::vector<fw_task_t *> after;
+      for (size_t k : p.after) after.push_back(tasks_[k]);
+      fw_task_desc_t d;
+      std::memset(&d, 0, sizeof(d));
+      d.name = implementations(p);
+      d.fn = p.cpu ? onCpu : nullptr;
+      d.cuda_fn = p.cuda ? onCuda : nullptr;
+      d.hip_fn = p.hip ? onHip : nullptr;
+      d.user_data = &refs_[i];
+      d.accesses = acc;
+      d.num_accesses = op.num;
+      d.flops = 1e6 * double(1 + i % 5);
+      d.after = after.data();
+      d.num_after = after.size();
+      FW_ASSERT_OK(fw_task_submit(rt, &d, &tasks_[i]));
+      // No later task names one 40 or more before it: its handle goes, perhaps in flight.
+      if (i >= 40) {
+        fw_task_release(tasks_[i - 40]);
+        tasks_[i - 40] = nullptr;
+      }
+    }
+    EXPECT_EQ(reads, seen_.size());
+  }
+
+  // Once every task has run: what each read, the buffers' final contents, the order of
+  // the control edges.
+  void check() {
+    for (size_t i = 0; i < kTasks; ++i)
+      ASSERT_EQ(graph_.ops[i].checksum, expected_[i].checksum)
+          << "task " << i << " of graph " << seed_ << " read other data";
+    // Each view ends before the next: the small host tier holds a few buffers at once.
+    for (size_t b = 0; b < kBuffers; ++b) {
+      EXPECT_EQ(fwtest::readU64(buffers_[b]), state_[b]) << "buffer " << b;
+      fw_buffer_unmap(buffers_[b]);
+    }
+    // The checksums see the order of tasks that share buffers; control edges order tasks
+    // that may share none.
+    for (size_t i = 0; i < kTasks; ++i)
+      for (size_t k : graph_.placement[i].after)
+        EXPECT_GT(graph_.placement[i].started, graph_.placement[k].finished)
+            << "task " << i << " started before task " << k << ", which it runs after, ended";
+  }
+
+  const Graph &graph() const { return graph_; }
+
+ private:
+  uint64_t seed_;
+  std::vector<CallerStep> steps_;
+  std::vector<RandomOp> expected_;
+  std::vector<std::vector<uint64_t>> state_, seen_;
+  Graph graph_;
+  std::vector<fw_buffer_t *> buffers_;
+  std::vector<TaskRef> refs_;
+  std::vector<fw_task_t *> tasks_;
+};
+
+// A runtime on the CPU (2 workers) and the stand-in GPUs (the caller holds
+// FW_FAKE_CUDA_DEVICES at kGpus meanwhile), NULL (failing the test) when they are not all
+// in service.
+fw_runtime_t *runtimeBesideGpus(const Config &c) {
+  fw_runtime_options_t o = fwtest::taskOptions(c.policy, 2);
+  o.devices = c.hip ? "cpu,cuda,hip" : "cpu,cuda";
+  o.tier_limits = c.tiers;
+  if (!c.prefetch) o.flags |= FW_RUNTIME_NO_PREFETCH;
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  if (!rt) return nullptr;
+  if (fwtest::statsOf(rt).num_devices != 1u + kGpus + (c.hip ? 1 : 0)) {
+    ADD_FAILURE() << "the stand-in GPUs are not in service";
+    fw_runtime_destroy(rt);
+    return nullptr;
+  }
+  return rt;
+}
+
 class GpuRandomGraphTest : public ::testing::TestWithParam<Config> {};
 
 TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
   const Config c = GetParam();
   const uint64_t seed = 0x6f00d + uint64_t(c.policy) * 131 + (c.tiers ? strlen(c.tiers) : 0) +
                         (c.prefetch ? 0 : 7) + (c.hip ? 3 : 0);
-  const std::vector<CallerStep> steps = callerSteps(seed, kTasks, kBuffers);
-  // The replay, with what each of the caller's reads must see.
-  std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers);
-  std::vector<std::vector<uint64_t>> state(kBuffers), seen;
-  std::vector<size_t> generation(kBuffers, 0);
-  for (size_t b = 0; b < kBuffers; ++b) state[b] = contentsOf(b, 0);
-  for (size_t i = 0, next = 0; i < kTasks; ++i) {
-    for (; next < steps.size() && steps[next].before == i; ++next) {
-      size_t b = steps[next].buffer;
-      if (steps[next].what == CallerStep::kRead) seen.push_back(state[b]);
-      else state[b] = contentsOf(b, ++generation[b]);
-    }
-    uint64_t *d[3] = {};
-    for (size_t a = 0; a < expected[i].num; ++a) d[a] = state[expected[i].buffer[a]].data();
-    fwtest::applyRandomOp(&expected[i], d);
-  }
-
   ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
-  fw_runtime_options_t o = fwtest::taskOptions(c.policy, 2);
-  o.devices = c.hip ? "cpu,cuda,hip" : "cpu,cuda";
-  o.tier_limits = c.tiers;
-  if (!c.prefetch) o.flags |= FW_RUNTIME_NO_PREFETCH;
-  fw_runtime_t *rt = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
-  fw_runtime_stats_t st = fwtest::statsOf(rt);
-  ASSERT_EQ(st.num_devices, 1u + kGpus + (c.hip ? 1 : 0))
-      << "the stand-in GPUs are not in service";
-
-  std::vector<fw_buffer_t *> buffers(kBuffers);
-  for (size_t b = 0; b < kBuffers; ++b) {
-    buffers[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems, contentsOf(b, 0));
-    ASSERT_NE(buffers[b], nullptr);
+  fw_runtime_t *rt = runtimeBesideGpus(c);
+  ASSERT_NE(rt, nullptr);
+  {
+    ReplayedGraph graph(seed, c.hip);
+    graph.submit(rt);
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    graph.check();
+    const Graph &g = graph.graph();
+    fw_runtime_stats_t st = fwtest::statsOf(rt);
+    EXPECT_EQ(st.tasks_executed, kTasks);
+    EXPECT_EQ(uint64_t(g.cpu_runs.load() + g.gpu_runs.load()), kTasks);
+    uint64_t on_gpus = 0;
+    for (uint32_t d = 1; d < st.num_devices; ++d) on_gpus += st.devices[d].tasks;
+    EXPECT_EQ(on_gpus, uint64_t(g.gpu_runs.load()));
+    EXPECT_GT(g.gpu_runs.load(), 0);
+    EXPECT_GT(g.cpu_runs.load(), 0);
+    if (c.hip) EXPECT_GT(g.hip_runs.load(), 0);
+    EXPECT_EQ(st.tasks_rerun, uint64_t(g.refusals.load()));
+    EXPECT_EQ(st.devices_lost, 0u);
+    if (c.tiers) EXPECT_GT(st.evictions, 0u) << "the tiers never filled";
   }
-  std::fill(generation.begin(), generation.end(), 0);
-  size_t next_step = 0, reads = 0;
-  Graph g;
-  g.ops = fwtest::randomOps(seed, kTasks, kBuffers);
-  place(g, seed, c.hip);
-  std::vector<TaskRef> refs(kTasks);
-  std::vector<fw_task_t *> tasks(kTasks, nullptr);
-  for (size_t i = 0; i < kTasks; ++i) {
-    for (; next_step < steps.size() && steps[next_step].before == i; ++next_step) {
-      size_t b = steps[next_step].buffer;
-      if (steps[next_step].what == CallerStep::kRead) {
-        EXPECT_EQ(fwtest::readU64(buffers[b]), seen[reads++]) << "read before task " << i;
-        fw_buffer_unmap(buffers[b]);
-      } else {
-        fw_buffer_release(buffers[b]);
-        buffers[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems,
-                                           contentsOf(b, ++generation[b]));
-        ASSERT_NE(buffers[b], nullptr);
-      }
-    }
-    const RandomOp &op = g.ops[i];
-    const Placement &p = g.placement[i];
-    refs[i] = {&g, i};
-    fw_task_access_t acc[3];
-    for (size_t a = 0; a < op.num; ++a) acc[a] = {buffers[op.buffer[a]], op.mode[a]};
-    std::vector<fw_task_t *> after;
-    for (size_t k : p.after) after.push_back(tasks[k]);
-    fw_task_desc_t d;
-    std::memset(&d, 0, sizeof(d));
-    d.name = implementations(p);
-    d.fn = p.cpu ? onCpu : nullptr;
-    d.cuda_fn = p.cuda ? onCuda : nullptr;
-    d.hip_fn = p.hip ? onHip : nullptr;
-    d.user_data = &refs[i];
-    d.accesses = acc;
-    d.num_accesses = op.num;
-    d.flops = 1e6 * double(1 + i % 5);
-    d.after = after.data();
-    d.num_after = after.size();
-    FW_ASSERT_OK(fw_task_submit(rt, &d, &tasks[i]));
-    // No later task names one 40 or more before it: its handle goes, perhaps in flight.
-    if (i >= 40) {
-      fw_task_release(tasks[i - 40]);
-      tasks[i - 40] = nullptr;
-    }
-  }
-  FW_ASSERT_OK(fw_runtime_wait_all(rt));
-  EXPECT_EQ(reads, seen.size());
-
-  for (size_t i = 0; i < kTasks; ++i)
-    ASSERT_EQ(g.ops[i].checksum, expected[i].checksum) << "task " << i << " read other data";
-  // Each view ends before the next: the small host tier holds a few buffers at once.
-  for (size_t b = 0; b < kBuffers; ++b) {
-    EXPECT_EQ(fwtest::readU64(buffers[b]), state[b]) << "buffer " << b;
-    fw_buffer_unmap(buffers[b]);
-  }
-  // The checksums see the order of tasks that share buffers; control edges order tasks
-  // that may share none.
-  for (size_t i = 0; i < kTasks; ++i)
-    for (size_t k : g.placement[i].after)
-      EXPECT_GT(g.placement[i].started, g.placement[k].finished)
-          << "task " << i << " started before task " << k << ", which it runs after, ended";
-
-  st = fwtest::statsOf(rt);
-  EXPECT_EQ(st.tasks_executed, kTasks);
-  EXPECT_EQ(uint64_t(g.cpu_runs.load() + g.gpu_runs.load()), kTasks);
-  uint64_t on_gpus = 0;
-  for (uint32_t d = 1; d < st.num_devices; ++d) on_gpus += st.devices[d].tasks;
-  EXPECT_EQ(on_gpus, uint64_t(g.gpu_runs.load()));
-  EXPECT_GT(g.gpu_runs.load(), 0);
-  EXPECT_GT(g.cpu_runs.load(), 0);
-  if (c.hip) EXPECT_GT(g.hip_runs.load(), 0);
-  EXPECT_EQ(st.tasks_rerun, uint64_t(g.refusals.load()));
-  EXPECT_EQ(st.devices_lost, 0u);
-  if (c.tiers) EXPECT_GT(st.evictions, 0u) << "the tiers never filled";
-
-  for (fw_task_t *t : tasks)
-    if (t) fw_task_release(t);
-  for (fw_buffer_t *b : buffers) fw_buffer_release(b);
   fw_runtime_destroy(rt);
+}
+
+// Three threads submit graphs of their own to one runtime at once (buffers of their own;
+// the tiers, the GPUs and the copy threads shared), each reading and replacing its buffers
+// as it goes.
+TEST(GpuRandomGraphThreadsTest, GraphsFromThreeThreadsMatchTheirReplays) {
+  for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT}) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
+    fw_runtime_t *rt = runtimeBesideGpus({policy, "device=2KiB,host=8KiB", true, false});
+    ASSERT_NE(rt, nullptr);
+    {
+      std::vector<std::unique_ptr<ReplayedGraph>> graphs;
+      for (uint64_t k = 0; k < 3; ++k)
+        graphs.push_back(std::make_unique<ReplayedGraph>(0x7e4d + 97 * k + uint64_t(policy), false));
+      std::vector<std::thread> threads;
+      for (auto &graph : graphs) threads.emplace_back([&] { graph->submit(rt); });
+      for (std::thread &t : threads) t.join();
+      FW_ASSERT_OK(fw_runtime_wait_all(rt));
+      int runs = 0;
+      for (auto &graph : graphs) {
+        graph->check();
+        runs += graph->graph().cpu_runs.load() + graph->graph().gpu_runs.load();
+      }
+      fw_runtime_stats_t st = fwtest::statsOf(rt);
+      EXPECT_EQ(st.tasks_executed, 3 * kTasks);
+      EXPECT_EQ(size_t(runs), 3 * kTasks);
+      EXPECT_GT(st.evictions, 0u);
+    }
+    fw_runtime_destroy(rt);
+  }
 }
 
 const fw_scheduler_kind_t kPolicies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT};
