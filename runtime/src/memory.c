@@ -151,6 +151,12 @@ int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node) {
                                memory_order_relaxed) >> node) & 1u;
 }
 
+/* The host replica of a view of the caller's memory (fw_buffer_wrap): never allocated,
+ * evicted or counted against the host tier. */
+static int is_host_wrapped(const fw_buffer_t *b, uint32_t node) {
+  return b->wrapped && node == FW_NODE_HOST;
+}
+
 static int valid_elsewhere(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
   for (uint32_t n = 0; n < m->num_nodes; ++n)
     if (n != node && b->mem.replicas[n].valid) return 1;
@@ -319,7 +325,7 @@ static int evictable(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) 
   if (any_busy(m, b)) return 0;
   return r->allocated && r->pins == 0 &&
          !atomic_load_explicit(&((fw_buffer_t *)b)->mem.mapped, memory_order_relaxed) &&
-         !b->wrapped;
+         !is_host_wrapped(b, node);
 }
 
 unsigned fw_memory_value_class(const fw_memory_t *m, const fw_buffer_t *b) {
@@ -351,6 +357,7 @@ static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node,
   if (!r->valid || valid_elsewhere(m, b, node)) return 1;
   uint32_t lower = m->nodes[node].lower;
   if (lower == node) return 0;
+  if (is_host_wrapped(b, lower)) return 1; /* the caller's memory: always there */
   const fw_memory_node_t *ln = &m->nodes[lower];
   return !ln->capacity || b->mem.replicas[lower].allocated ||
          extra_below == FW_ANY_ROOM_BELOW ||
@@ -464,10 +471,11 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
     uint32_t lower = m->nodes[node].lower;
     if (lower == node) return FW_OK; /* the bottom tier keeps what it has */
     fw_memory_node_t *ln = &m->nodes[lower];
-    if (ln->capacity && ln->used + b->byte_size > ln->capacity &&
+    int wrapped = is_host_wrapped(b, lower); /* written back to the caller's memory */
+    if (!wrapped && ln->capacity && ln->used + b->byte_size > ln->capacity &&
         !b->mem.replicas[lower].allocated)
       return FW_OK; /* no room below: storage is not evicted further */
-    fw_status_t status = allocate_replica(m, b, lower);
+    fw_status_t status = wrapped ? FW_OK : allocate_replica(m, b, lower);
     if (status != FW_OK) return status;
     /* No reference is taken: fw_memory_buffer_free waits while a replica is busy. */
     status = copy_in(m, b, lower, NULL);
@@ -534,10 +542,6 @@ static void wait_memory(fw_memory_t *m, uint64_t *stall_ns) {
   uint64_t t0 = fw_now_ns();
   pthread_cond_wait(&m->cv, &m->lock);
   if (stall_ns) *stall_ns += fw_now_ns() - t0;
-}
-
-static int is_host_wrapped(const fw_buffer_t *b, uint32_t node) {
-  return b->wrapped && node == FW_NODE_HOST;
 }
 
 /* Whether something in flight may still free room: running tasks unpin, copies finish,
@@ -902,25 +906,30 @@ void fw_memory_buffer_init_wrapped(fw_memory_t *m, fw_buffer_t *b, void *data) {
   b->mem.id = ++m->next_id;
   b->mem.replicas[FW_NODE_HOST].ptr = data;
   fw_memory_set_valid(b, FW_NODE_HOST, 1);
+  link_buffer(m, b); /* its copies on devices are evicted like any */
   pthread_mutex_unlock(&m->lock);
 }
 
 void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *b) {
   pthread_mutex_lock(&m->lock);
   while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+  /* A view of the caller's memory ends holding the buffer's contents: what a task last
+   * wrote on a device comes back first (nothing can report a failed copy here; the
+   * memory then keeps what it held before). */
+  if (b->wrapped && !b->mem.replicas[FW_NODE_HOST].valid &&
+      valid_elsewhere(m, b, FW_NODE_HOST))
+    fw_status_free(copy_in(m, b, FW_NODE_HOST, NULL));
   for (uint32_t k = 0; k < m->num_nodes; ++k)
     if (!is_host_wrapped(b, k)) drop_replica(m, b, k);
-  if (!b->wrapped) unlink_buffer(m, b);
+  unlink_buffer(m, b);
   changed(m);
   pthread_mutex_unlock(&m->lock);
 }
 
 fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) {
   *out_data = NULL;
-  if (b->wrapped) {
-    *out_data = b->mem.replicas[FW_NODE_HOST].ptr;
-    return FW_OK;
-  }
+  /* A view of the caller's memory (wrapped) is the caller's pointer, but what a task last
+   * wrote on a device comes back into it first, as into a buffer of the runtime's own. */
   pthread_mutex_lock(&m->lock);
   fw_status_t status = FW_OK;
   for (;;) {
@@ -928,7 +937,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
       pthread_cond_wait(&m->cv, &m->lock);
       continue;
     }
-    if (b->mem.replicas[FW_NODE_HOST].allocated) break;
+    if (b->mem.replicas[FW_NODE_HOST].allocated || b->wrapped) break;
     int again = 0;
     status = reserve_room(m, FW_NODE_HOST, b->byte_size, NULL, "fw_buffer_data", NULL, 0, &again);
     if (status != FW_OK) break;
@@ -949,6 +958,8 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
       /* The caller may write through the pointer: the host replica becomes the only one. */
       for (uint32_t k = 0; k < m->num_nodes; ++k)
         if (k != FW_NODE_HOST) drop_replica(m, b, k);
+      /* Held in place until the view ends, and copied nowhere meanwhile (prefetch_one):
+       * a copy made before the caller writes would stay valid with what it replaced. */
       atomic_store_explicit(&b->mem.mapped, 1, memory_order_relaxed);
       b->mem.sim_written = 0; /* what a simulated task wrote: now from host memory */
       r->last_use = ++m->tick;
@@ -960,7 +971,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
 }
 
 void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *b) {
-  if (b->wrapped || !atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) return;
+  if (!atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) return;
   pthread_mutex_lock(&m->lock);
   if (atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) {
     atomic_store_explicit(&b->mem.mapped, 0, memory_order_relaxed);
@@ -978,10 +989,13 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t 
   fw_replica_t *r = &b->mem.replicas[node];
   /* Marked before looking for writers: see count_fast_writers. A running task that writes
    * it would make the copy stale before it lands (the task it is for reads what that one
-   * writes, or runs before it and is not waiting for this copy). */
+   * writes, or runs before it and is not waiting for this copy), and so would the caller
+   * writing through a view of it (fw_buffer_data: a request queued for a task that ran
+   * before the view). */
   atomic_fetch_add(&b->mem.copying, 1);
   if (r->valid || any_busy(m, b) || is_host_wrapped(b, node) || !valid_elsewhere(m, b, node) ||
-      atomic_load(&b->mem.writers) > 0) {
+      atomic_load(&b->mem.writers) > 0 ||
+      atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) {
     atomic_fetch_sub(&b->mem.copying, 1);
     pthread_mutex_unlock(&m->lock);
     return;
@@ -998,7 +1012,8 @@ static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t 
    * is looked at again, and the copy starts before the lock is let go again (copy_in does
    * not wait when nothing is busy). */
   if (status == FW_OK && made && r->allocated && !r->valid && !any_busy(m, b) &&
-      valid_elsewhere(m, b, node) && atomic_load(&b->mem.writers) == 0) {
+      valid_elsewhere(m, b, node) && atomic_load(&b->mem.writers) == 0 &&
+      !atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) {
     ++r->pins; /* not evicted before the copy lands */
     ++m->prefetch_requests;
     status = copy_in(m, b, node, NULL);

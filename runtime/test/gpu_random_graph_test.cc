@@ -157,6 +157,27 @@ std::vector<uint64_t> contentsOf(size_t b, size_t generation) {
   return fwtest::randomInitialContents(b + 1000 * generation);
 }
 
+void freeWrapped(void *, void *data) { delete[] static_cast<uint64_t *>(data); }
+
+// The `generation`-th buffer of slot b: every third slot's are views of the caller's
+// memory (fw_buffer_wrap: never evicted from host memory, freed when the runtime lets
+// them go), the others the runtime's own.
+fw_buffer_t *slotBuffer(fw_runtime_t *rt, size_t b, size_t generation) {
+  std::vector<uint64_t> values = contentsOf(b, generation);
+  if (b % 3 != 2) return fwtest::makeU64Buffer(rt, fwtest::kRandomElems, values);
+  auto *data = new uint64_t[fwtest::kRandomElems];
+  std::memcpy(data, values.data(), fwtest::kRandomElems * sizeof(uint64_t));
+  const int64_t dims[1] = {int64_t(fwtest::kRandomElems)};
+  fw_buffer_t *buffer = nullptr;
+  fw_status_t s = fw_buffer_wrap(rt, FW_ELEMENT_TYPE_I64, 1, dims, data,
+                                 fwtest::kRandomElems * sizeof(uint64_t), freeWrapped, nullptr,
+                                 &buffer);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  if (!buffer) delete[] data;
+  return buffer;
+}
+
 // Sets an environment variable for the scope (the stand-in driver reads it each call).
 class ScopedEnv {
  public:
@@ -226,7 +247,7 @@ class ReplayedGraph {
   void submit(fw_runtime_t *rt) {
     buffers_.assign(kBuffers, nullptr);
     for (size_t b = 0; b < kBuffers; ++b) {
-      buffers_[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems, contentsOf(b, 0));
+      buffers_[b] = slotBuffer(rt, b, 0);
       ASSERT_NE(buffers_[b], nullptr);
     }
     std::vector<size_t> generation(kBuffers, 0);
@@ -241,8 +262,7 @@ class ReplayedGraph {
           fw_buffer_unmap(buffers_[b]);
         } else {
           fw_buffer_release(buffers_[b]);
-          buffers_[b] = fwtest::makeU64Buffer(rt, fwtest::kRandomElems,
-                                              contentsOf(b, ++generation[b]));
+          buffers_[b] = slotBuffer(rt, b, ++generation[b]);
           ASSERT_NE(buffers_[b], nullptr);
         }
       }

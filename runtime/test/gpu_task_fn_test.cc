@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -229,6 +230,57 @@ TEST(GpuTaskFn, LosingTheOnlyGpuFailsTheTasksOnlyItCouldRun) {
     }
     EXPECT_EQ(fwtest::statsOf(rt).devices_lost, 1u);
     fw_runtime_destroy(rt);
+  }
+}
+
+// Views of the caller's memory (fw_buffer_wrap) that GPU tasks write: fw_buffer_data
+// brings what the GPU wrote back into the caller's memory (it returned the caller's
+// pointer at once, with what was there before), and so does letting the buffer go; and
+// their copies on a device are evicted like any (they never were: eight views filled a
+// device of four buffers' room, and the ninth task found nothing to evict).
+TEST(GpuTaskFn, ViewsOfCallerMemoryGetWhatTheGpuWrote) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 1);
+  o.devices = "cpu,cuda";
+  o.tier_limits = "device=2KiB";  // four buffers
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  ASSERT_EQ(fwtest::statsOf(rt).num_devices, 2u) << "the stand-in GPU is not in service";
+  constexpr int kViews = 8;
+  std::vector<std::vector<uint64_t>> memory(kViews, iota(0));
+  std::vector<std::atomic<int>> released(kViews);  // the last reference may be a task's
+  std::vector<fw_buffer_t *> views(kViews);
+  const int64_t dims[1] = {int64_t(kValues)};
+  for (int v = 0; v < kViews; ++v)
+    FW_ASSERT_OK(fw_buffer_wrap(
+        rt, FW_ELEMENT_TYPE_I64, 1, dims, memory[v].data(), kValues * sizeof(uint64_t),
+        [](void *user, void *) { static_cast<std::atomic<int> *>(user)->fetch_add(1); },
+        &released[v], &views[v]));
+  Runs runs;
+  for (int round = 1; round <= 2; ++round)
+    for (fw_buffer_t *view : views) FW_ASSERT_OK(submitIncrement(rt, view, &runs, false, true));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(runs.gpu.load(), 2 * kViews);
+  EXPECT_GT(fwtest::statsOf(rt).evictions, 0u);
+  // Read through the view: the caller's memory itself holds what the GPU wrote.
+  void *data = nullptr;
+  FW_ASSERT_OK(fw_buffer_map(views[0], &data));
+  EXPECT_EQ(data, memory[0].data());
+  EXPECT_EQ(memory[0], iota(2));
+  fw_buffer_unmap(views[0]);
+  // Written on the GPU once more and let go without a view: written back first.
+  FW_ASSERT_OK(submitIncrement(rt, views[1], &runs, false, true));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_buffer_release(views[1]);
+  for (int v = 0; v < kViews; ++v)
+    if (v != 1) fw_buffer_release(views[v]);
+  fw_runtime_destroy(rt);
+  for (int v = 0; v < kViews; ++v) {
+    // A worker may drop a task's last reference a little later.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (released[v].load() == 0 && std::chrono::steady_clock::now() < deadline)
+      fwtest::sleepMs(1);
+    EXPECT_EQ(released[v].load(), 1) << "view " << v;
+    EXPECT_EQ(memory[v], iota(v == 1 ? 3 : 2)) << "view " << v;
   }
 }
 

@@ -872,6 +872,39 @@ TEST(PrefetchTest, APrefetchThatMadeRoomLooksAgainForWriters) {
   fw_runtime_destroy(rt);
 }
 
+// A prefetch request that comes while the caller holds a view of the buffer
+// (fw_buffer_data; a request queued for a task that ran before the view) copies nothing:
+// the caller may write through the view, and a copy made before would stay valid with the
+// contents it replaced. Once the view ends, the buffer moves on request.
+TEST(PrefetchTest, NothingIsCopiedWhileTheCallerHoldsAView) {
+  if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_memory_t *m = &rt->memory;
+  GatedDevice gated;
+  gated.open = true;
+  uint32_t dev = addGatedNode(m, &gated);
+  fw_buffer_t *b = makeU64Buffer(rt, kBig, contents(1));
+  ASSERT_NE(b, nullptr);
+  auto prefetched = [&] {
+    fw_memory_prefetch(m, b, dev, 0);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (atomic_load(&m->prefetch_refs) > 0 && std::chrono::steady_clock::now() < deadline)
+      sleepMs(1);
+    EXPECT_EQ(atomic_load(&m->prefetch_refs), 0u) << "the request did not end";
+    return fw_memory_is_valid_on(b, dev);
+  };
+  auto *view = static_cast<uint64_t *>(fw_buffer_data(b));
+  ASSERT_NE(view, nullptr);
+  EXPECT_FALSE(prefetched()) << "copied while the caller holds a view";
+  view[0] = 42;  // what a copy made above would have missed
+  fw_buffer_unmap(b);
+  EXPECT_TRUE(prefetched());
+  fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
 // A task that reads and writes a buffer and fails on a device (a kernel that faults
 // midway) may have changed that copy in place: where another copy is valid, the failed
 // one is dropped, so that the rerun reads the contents of before.

@@ -188,8 +188,10 @@ typedef void (*fw_buffer_release_fn_t)(void *user_data, void *data);
  * stay valid until `release` is called (or, when `release` is NULL, until the caller
  * has released the buffer and every reference a call result holds on it). `data` may be
  * NULL only when the byte size is 0. Type checks as for fw_buffer_create. Kernels read
- * and write a wrapped buffer exactly like an owned one. On failure `release` is not
- * called. */
+ * and write a wrapped buffer exactly like an owned one; where a task wrote it on a GPU,
+ * the contents come back into `data` when fw_buffer_data (or fw_buffer_map) is called
+ * and before `release` is, so read and write `data` through fw_buffer_data or after the
+ * release, not while tasks may hold it. On failure `release` is not called. */
 FW_API fw_status_t fw_buffer_wrap(fw_runtime_t *runtime, fw_element_type_t element_type,
                                   size_t rank, const int64_t *dims, void *data,
                                   size_t data_size, fw_buffer_release_fn_t release,

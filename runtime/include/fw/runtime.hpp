@@ -276,6 +276,7 @@ public:
   /// A view of `data` without a copy (fw_buffer_wrap with no release callback): the
   /// caller keeps `data` alive and in place until this Buffer, its copies and every call
   /// result that is this buffer are gone. `data` must be aligned to the element size.
+  /// Read it through data() (what tasks wrote on a GPU comes back) or once those are gone.
   static Result<Buffer> wrap(Runtime &runtime, fw_element_type_t elementType, Dims dims,
                              void *data, size_t size) {
     fw_buffer_t *buffer = nullptr;
