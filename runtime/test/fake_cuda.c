@@ -4,8 +4,8 @@
  * launch fails the way a faulting kernel does, which exercises the runtime's rerun of the
  * task on the CPU. Built as libcuda.so.1 in its own directory; a test puts that directory
  * on LD_LIBRARY_PATH. It never replaces the real driver anywhere else. cuLaunchHostFunc
- * queues a function on a stream that runs only when something waits for that stream (see
- * struct CUstream_st): a test's GPU implementation computes so, as a kernel that runs
+ * queues a function on a stream that runs only when something waits for that stream
+ * (fake_host_funcs.h): a test's GPU implementation computes so, as a kernel that runs
  * later.
  *
  * Settings (environment):
@@ -48,6 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "fake_host_funcs.h"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -115,31 +117,18 @@ struct CUctx_st { int device; };
 /* Async launches: when the work queued on the stream ends, and when each of its last
  * kernels does (a ring), on the monotonic clock in ms. */
 #define FAKE_STREAM_KERNELS 64
-/* Host functions queued on a stream (cuLaunchHostFunc) that have not run yet: they run
- * when something waits for the stream (its synchronization, an event recorded on it,
- * work queued on it after them, cuMemFree), as a kernel's effects are seen only then on
- * a GPU. A test's GPU implementation queues its computation so, to behave as a kernel
- * that runs later on its stream. */
-#define FAKE_STREAM_HOST_FUNCS 64
-struct fake_host_func {
-  void (*fn)(void *);
-  void *arg;
-};
 struct CUstream_st {
+  fake_host_queue_t host; /* cuLaunchHostFunc's (the NULL stream: g_default_host_queue) */
   double busy_until_ms;
   double kernel_end_ms[FAKE_STREAM_KERNELS];
   unsigned kernels;
-  struct fake_host_func pending[FAKE_STREAM_HOST_FUNCS];
-  unsigned num_pending;
-  struct CUstream_st *next; /* every stream created (g_streams) */
 };
 static struct CUstream_st g_default_stream; /* the legacy default stream (NULL) */
-static struct CUstream_st *g_streams;       /* created ones, for cuMemFree */
 struct CUevent_st {
   int recorded;
   double at_ms;
-  struct CUstream_st *stream; /* the one it was recorded on */
-  unsigned queries;           /* cuEventQuery calls while host functions were queued */
+  fake_host_queue_t *host; /* the queue of the stream it was recorded on */
+  unsigned queries;        /* cuEventQuery calls while host functions were queued */
 };
 static double g_device_clock_ms; /* the virtual device clock of no-op launches */
 static unsigned g_async_launches; /* FW_FAKE_CUDA_FAULT_AT counts them */
@@ -176,49 +165,8 @@ static struct CUstream_st *stream_or_default(struct CUstream_st *s) {
   return s ? s : &g_default_stream;
 }
 
-/* Whether `s` is the default stream or one created and not destroyed (g_lock held): an
- * event may outlive the stream it was recorded on. */
-static int stream_alive(const struct CUstream_st *s) {
-  if (s == &g_default_stream) return 1;
-  for (const struct CUstream_st *t = g_streams; t; t = t->next)
-    if (t == s) return 1;
-  return 0;
-}
-
-/* Runs the host functions queued on `stream`, in order, with g_host_func_lock held: one
- * thread at a time runs any, and no stream is destroyed meanwhile. */
-static pthread_mutex_t g_host_func_lock = PTHREAD_MUTEX_INITIALIZER;
-static void run_host_funcs_locked(struct CUstream_st *s) {
-  for (;;) {
-    pthread_mutex_lock(&g_lock);
-    if (!stream_alive(s) || s->num_pending == 0) {
-      pthread_mutex_unlock(&g_lock);
-      return;
-    }
-    struct fake_host_func f = s->pending[0];
-    memmove(s->pending, s->pending + 1, (s->num_pending - 1) * sizeof(s->pending[0]));
-    --s->num_pending;
-    pthread_mutex_unlock(&g_lock);
-    f.fn(f.arg);
-  }
-}
-
-static void run_host_funcs(struct CUstream_st *stream) {
-  pthread_mutex_lock(&g_host_func_lock);
-  run_host_funcs_locked(stream_or_default(stream));
-  pthread_mutex_unlock(&g_host_func_lock);
-}
-
-/* What cuMemFree waits for: every stream's work. */
-static void run_all_host_funcs(void) {
-  pthread_mutex_lock(&g_host_func_lock);
-  run_host_funcs_locked(&g_default_stream);
-  pthread_mutex_lock(&g_lock);
-  struct CUstream_st *s = g_streams;
-  pthread_mutex_unlock(&g_lock);
-  for (; s; s = s->next) run_host_funcs_locked(s);
-  pthread_mutex_unlock(&g_host_func_lock);
-}
+/* The host functions' queue of `s`: the default one for the NULL stream. */
+static fake_host_queue_t *host_queue(struct CUstream_st *s) { return s ? &s->host : NULL; }
 
 struct CUfunc_st { char name[128]; struct CUfunc_st *next; };
 struct CUmod_st { char target[16]; int ptx; struct CUfunc_st *functions; };
@@ -320,7 +268,7 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size) {
 
 FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
   if (!ptr) return CUDA_SUCCESS;
-  run_all_host_funcs(); /* cuMemFree synchronizes the device */
+  fake_host_run_all(); /* cuMemFree synchronizes the device */
   size_t *block = (size_t *)((char *)(uintptr_t)ptr - 256);
   pthread_mutex_lock(&g_lock);
   g_used[block[1]] -= block[0];
@@ -342,7 +290,7 @@ FAKE_EXPORT CUresult cuMemFreeHost(void *ptr) {
 
 FAKE_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n,
                                      struct CUstream_st *s) {
-  run_host_funcs(s);
+  fake_host_run(host_queue(s));
   memset((void *)(uintptr_t)dst, value, n);
   return CUDA_SUCCESS;
 }
@@ -361,7 +309,7 @@ static void copy_takes_time(struct CUstream_st *stream) {
 FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
                                           struct CUstream_st *s) {
   if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
-  run_host_funcs(s);
+  fake_host_run(host_queue(s));
   memcpy((void *)(uintptr_t)dst, src, n);
   log_line("copy to device %zu", n);
   copy_takes_time(s);
@@ -371,7 +319,7 @@ FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size
 FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
                                           struct CUstream_st *s) {
   if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
-  run_host_funcs(s);
+  fake_host_run(host_queue(s));
   memcpy(dst, (const void *)(uintptr_t)src, n);
   log_line("copy to host %zu", n);
   copy_takes_time(s);
@@ -381,7 +329,7 @@ FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
 FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n,
                                           struct CUstream_st *s) {
   if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
-  run_host_funcs(s);
+  fake_host_run(host_queue(s));
   memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
   copy_takes_time(s);
   return CUDA_SUCCESS;
@@ -391,24 +339,12 @@ FAKE_EXPORT CUresult cuStreamCreate(struct CUstream_st **stream, unsigned int fl
   (void)flags;
   *stream = calloc(1, sizeof(**stream));
   if (!*stream) return CUDA_ERROR_OUT_OF_MEMORY;
-  pthread_mutex_lock(&g_lock);
-  (*stream)->next = g_streams;
-  g_streams = *stream;
-  pthread_mutex_unlock(&g_lock);
+  fake_host_register(&(*stream)->host);
   return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *stream) {
-  run_host_funcs(stream); /* its work completes first, as on a GPU */
-  pthread_mutex_lock(&g_host_func_lock); /* nobody is running another stream's list */
-  pthread_mutex_lock(&g_lock);
-  for (struct CUstream_st **p = &g_streams; *p; p = &(*p)->next)
-    if (*p == stream) {
-      *p = stream->next;
-      break;
-    }
-  pthread_mutex_unlock(&g_lock);
-  pthread_mutex_unlock(&g_host_func_lock);
+  fake_host_unregister(&stream->host);
   free(stream);
   return CUDA_SUCCESS;
 }
@@ -416,22 +352,13 @@ FAKE_EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *stream) {
 typedef void (*CUhostFn)(void *user_data);
 FAKE_EXPORT CUresult cuLaunchHostFunc(struct CUstream_st *stream, CUhostFn fn, void *user_data) {
   if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
-  struct CUstream_st *s = stream_or_default(stream);
-  for (;;) {
-    pthread_mutex_lock(&g_lock);
-    if (s->num_pending < FAKE_STREAM_HOST_FUNCS) {
-      s->pending[s->num_pending++] = (struct fake_host_func){fn, user_data};
-      pthread_mutex_unlock(&g_lock);
-      return CUDA_SUCCESS;
-    }
-    pthread_mutex_unlock(&g_lock);
-    run_host_funcs(s); /* a full queue: the launch waits for room */
-  }
+  fake_host_push(host_queue(stream), fn, user_data);
+  return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuStreamSynchronize(struct CUstream_st *stream) {
   if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
-  run_host_funcs(stream);
+  fake_host_run(host_queue(stream));
   pthread_mutex_lock(&g_lock);
   double until = stream_or_default(stream)->busy_until_ms;
   pthread_mutex_unlock(&g_lock);
@@ -443,7 +370,7 @@ FAKE_EXPORT CUresult cuStreamWaitEvent(struct CUstream_st *stream, struct CUeven
                                        unsigned int flags) {
   (void)stream;
   (void)flags;
-  if (event->stream) run_host_funcs(event->stream); /* done before what follows */
+  fake_host_run(event->host); /* done before what follows */
   return CUDA_SUCCESS;
 }
 
@@ -462,7 +389,7 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(struct CUevent_st *event) {
  * behind async launches (then its time is that moment, on the monotonic clock). */
 FAKE_EXPORT CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st *stream) {
   event->recorded = 1;
-  event->stream = stream_or_default(stream);
+  event->host = host_queue(stream);
   pthread_mutex_lock(&g_lock);
   if (launch_mode_is("async")) {
     double now = now_ms(), busy = stream_or_default(stream)->busy_until_ms;
@@ -476,7 +403,7 @@ FAKE_EXPORT CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st 
 
 FAKE_EXPORT CUresult cuEventSynchronize(struct CUevent_st *event) {
   if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
-  if (event->stream) run_host_funcs(event->stream);
+  if (event->recorded) fake_host_run(event->host);
   if (launch_mode_is("async")) sleep_until_ms(event->at_ms);
   return CUDA_SUCCESS;
 }
@@ -485,16 +412,8 @@ enum { CUDA_ERROR_NOT_READY = 600 };
 
 FAKE_EXPORT CUresult cuEventQuery(struct CUevent_st *event) {
   if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
-  if (event->stream) {
-    /* Work queued before it is still running at every other query, as a kernel may be;
-     * then it ends. */
-    pthread_mutex_lock(&g_lock);
-    int pending = stream_alive(event->stream) && event->stream->num_pending > 0;
-    int not_yet = pending && ++event->queries % 2 == 1;
-    pthread_mutex_unlock(&g_lock);
-    if (not_yet) return CUDA_ERROR_NOT_READY;
-    run_host_funcs(event->stream);
-  }
+  if (event->recorded && !fake_host_query(event->host, &event->queries))
+    return CUDA_ERROR_NOT_READY;
   if (launch_mode_is("async") && now_ms() < event->at_ms) return CUDA_ERROR_NOT_READY;
   return CUDA_SUCCESS;
 }

@@ -3,7 +3,8 @@
  * runtime's HIP device, image choice, module loading, copies and memory node run for
  * real; kernels cannot execute here, so every launch fails, which exercises the rerun of
  * the task on the CPU. Built as libamdhip64.so.6 in its own directory; a test puts that
- * directory on LD_LIBRARY_PATH.
+ * directory on LD_LIBRARY_PATH. hipLaunchHostFunc queues a function on a stream that runs
+ * only when something waits for that stream (fake_host_funcs.h), as a kernel would.
  *
  * Settings (environment):
  *   FW_FAKE_HIP_ARCH  the architecture the device reports (default gfx942)
@@ -16,12 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake_host_funcs.h"
+
 typedef int hipError_t;
 enum {
   hipSuccess = 0,
   hipErrorInvalidValue = 1,
   hipErrorOutOfMemory = 2,
   hipErrorInvalidImage = 200,
+  hipErrorNotReady = 600,
   hipErrorLaunchFailure = 719,
 };
 
@@ -46,8 +50,15 @@ static void log_line(const char *fmt, ...) {
   pthread_mutex_unlock(&g_lock);
 }
 
-struct ihipStream_t { int unused; };
-struct ihipEvent_t { int recorded; };
+struct ihipStream_t { fake_host_queue_t host; };
+struct ihipEvent_t {
+  int recorded;
+  fake_host_queue_t *host; /* the queue of the stream it was recorded on */
+  unsigned queries;        /* hipEventQuery calls while host functions were queued */
+};
+
+/* The host functions' queue of `s`: the default one for the NULL stream. */
+static fake_host_queue_t *host_queue(struct ihipStream_t *s) { return s ? &s->host : NULL; }
 struct ihipModuleSymbol_t { char name[128]; struct ihipModuleSymbol_t *next; };
 struct ihipModule_t { struct ihipModuleSymbol_t *functions; };
 
@@ -105,6 +116,7 @@ FAKE_EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
 }
 
 FAKE_EXPORT hipError_t hipFree(void *ptr) {
+  fake_host_run_all(); /* hipFree synchronizes the device */
   free(ptr);
   return hipSuccess;
 }
@@ -114,18 +126,21 @@ FAKE_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags
   return hipMalloc(ptr, size);
 }
 
-FAKE_EXPORT hipError_t hipHostFree(void *ptr) { return hipFree(ptr); }
+FAKE_EXPORT hipError_t hipHostFree(void *ptr) {
+  free(ptr);
+  return hipSuccess;
+}
 
 FAKE_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t size,
                                       struct ihipStream_t *stream) {
-  (void)stream;
+  fake_host_run(host_queue(stream));
   memset(dst, value, size);
   return hipSuccess;
 }
 
 FAKE_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t size, int kind,
                                       struct ihipStream_t *stream) {
-  (void)stream;
+  fake_host_run(host_queue(stream));
   memmove(dst, src, size);
   log_line("copy kind %d %zu", kind, size);
   return hipSuccess;
@@ -134,24 +149,34 @@ FAKE_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t size, i
 FAKE_EXPORT hipError_t hipStreamCreateWithFlags(struct ihipStream_t **stream, unsigned int flags) {
   (void)flags;
   *stream = calloc(1, sizeof(**stream));
-  return *stream ? hipSuccess : hipErrorOutOfMemory;
+  if (!*stream) return hipErrorOutOfMemory;
+  fake_host_register(&(*stream)->host);
+  return hipSuccess;
 }
 
 FAKE_EXPORT hipError_t hipStreamDestroy(struct ihipStream_t *stream) {
+  fake_host_unregister(&stream->host);
   free(stream);
   return hipSuccess;
 }
 
+typedef void (*hipHostFn_t)(void *user_data);
+FAKE_EXPORT hipError_t hipLaunchHostFunc(struct ihipStream_t *stream, hipHostFn_t fn,
+                                         void *user_data) {
+  fake_host_push(host_queue(stream), fn, user_data);
+  return hipSuccess;
+}
+
 FAKE_EXPORT hipError_t hipStreamSynchronize(struct ihipStream_t *stream) {
-  (void)stream;
+  fake_host_run(host_queue(stream));
   return hipSuccess;
 }
 
 FAKE_EXPORT hipError_t hipStreamWaitEvent(struct ihipStream_t *stream, struct ihipEvent_t *event,
                                           unsigned int flags) {
   (void)stream;
-  (void)event;
   (void)flags;
+  fake_host_run(event->host); /* done before what follows */
   return hipSuccess;
 }
 
@@ -166,18 +191,18 @@ FAKE_EXPORT hipError_t hipEventDestroy(struct ihipEvent_t *event) {
 }
 
 FAKE_EXPORT hipError_t hipEventRecord(struct ihipEvent_t *event, struct ihipStream_t *stream) {
-  (void)stream;
   event->recorded = 1;
+  event->host = host_queue(stream);
   return hipSuccess;
 }
 
 FAKE_EXPORT hipError_t hipEventSynchronize(struct ihipEvent_t *event) {
-  (void)event;
+  if (event->recorded) fake_host_run(event->host);
   return hipSuccess;
 }
 
 FAKE_EXPORT hipError_t hipEventQuery(struct ihipEvent_t *event) {
-  (void)event;
+  if (event->recorded && !fake_host_query(event->host, &event->queries)) return hipErrorNotReady;
   return hipSuccess;
 }
 

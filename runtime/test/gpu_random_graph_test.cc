@@ -79,28 +79,37 @@ void onCpu(void *user, void *const *data, size_t num) {
   ref->graph->cpu_runs.fetch_add(1, std::memory_order_relaxed);
 }
 
-// cuLaunchHostFunc of the stand-in driver the runtime loaded: a function queued on a stream
-// runs when something waits for the stream, as a kernel's work is done by then.
+// cuLaunchHostFunc (hipLaunchHostFunc) of the stand-in the runtime loaded: a function
+// queued on a stream runs when something waits for the stream, as a kernel's work is done
+// by then (fake_host_funcs.h).
 using LaunchHostFunc = int (*)(void *stream, void (*fn)(void *), void *user);
-LaunchHostFunc launchHostFunc() {
-  static const LaunchHostFunc fn = [] {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    return lib ? reinterpret_cast<LaunchHostFunc>(dlsym(lib, "cuLaunchHostFunc")) : nullptr;
-  }();
+LaunchHostFunc lookUpLaunchHostFunc(const char *library, const char *symbol) {
+  void *lib = dlopen(library, RTLD_NOW | RTLD_NOLOAD);  // the runtime's: loaded already
+  if (!lib) return nullptr;
+  auto fn = reinterpret_cast<LaunchHostFunc>(dlsym(lib, symbol));
+  dlclose(lib);  // the runtime holds it
   return fn;
 }
 
-// A CUDA implementation's work, queued on its stream.
+// Looked up at each launch: a test that loads no HIP runtime may come first.
+LaunchHostFunc launchHostFunc(bool hip) {
+  return hip ? lookUpLaunchHostFunc("libamdhip64.so.6", "hipLaunchHostFunc")
+             : lookUpLaunchHostFunc("libcuda.so.1", "cuLaunchHostFunc");
+}
+
+// A GPU implementation's work, queued on its stream.
 struct Kernel {
   TaskRef *ref;
   size_t num;
   void *data[3];
+  bool hip;
 };
 
 void runKernel(void *arg) {
   auto *k = static_cast<Kernel *>(arg);
   compute(k->ref, k->data, k->num);
   k->ref->graph->gpu_runs.fetch_add(1, std::memory_order_relaxed);
+  if (k->hip) k->ref->graph->hip_runs.fetch_add(1, std::memory_order_relaxed);
   delete k;
 }
 
@@ -116,19 +125,13 @@ fw_status_t onGpu(void *user, void *const *data, size_t num, void *stream, bool 
   unsigned attempt = p.attempts.fetch_add(1, std::memory_order_relaxed);
   if (p.cpu && fwtest::mix(ref->index * 1000003 + attempt) % 100 < ref->graph->fail_percent)
     return fw_status_create(FW_STATUS_INTERNAL, "the kernel failed");
-  if (hip) {  // (the HIP stand-in has no host functions: its work is done at once)
-    compute(ref, data, num);
-    ref->graph->gpu_runs.fetch_add(1, std::memory_order_relaxed);
-    ref->graph->hip_runs.fetch_add(1, std::memory_order_relaxed);
-    return FW_OK;
-  }
-  LaunchHostFunc launch = launchHostFunc();
-  if (!launch) return fw_status_create(FW_STATUS_INTERNAL, "no cuLaunchHostFunc");
-  auto *k = new Kernel{ref, num, {}};
+  LaunchHostFunc launch = launchHostFunc(hip);
+  if (!launch) return fw_status_create(FW_STATUS_INTERNAL, "no host functions in the driver");
+  auto *k = new Kernel{ref, num, {}, hip};
   for (size_t a = 0; a < num && a < 3; ++a) k->data[a] = data[a];
   if (launch(stream, runKernel, k) != 0) {
     delete k;
-    return fw_status_create(FW_STATUS_INTERNAL, "cuLaunchHostFunc failed");
+    return fw_status_create(FW_STATUS_INTERNAL, "the host function was refused");
   }
   return FW_OK;
 }
