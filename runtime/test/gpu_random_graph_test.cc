@@ -218,26 +218,6 @@ fw_buffer_t *slotBuffer(fw_runtime_t *rt, size_t b, size_t generation) {
   return buffer;
 }
 
-// Sets an environment variable for the scope (the stand-in driver reads it each call).
-class ScopedEnv {
- public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    const char *old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char *name_;
-  bool had_;
-  std::string old_;
-};
-
 struct Config {
   fw_scheduler_kind_t policy;
   const char *tiers;  // nullptr: unbounded
@@ -250,6 +230,33 @@ const char *implementations(const Placement &p) {
   static const char *const kNames[] = {"none", "cpu",     "cuda",     "cpu+cuda",
                                        "hip",  "cpu+hip", "cuda+hip", "cpu+cuda+hip"};
   return kNames[(p.cpu ? 1 : 0) | (p.cuda ? 2 : 0) | (p.hip ? 4 : 0)];
+}
+
+// Submits op i of `g`: its accesses to `buffers`, after the tasks it names (in `tasks`),
+// with refs[i] for its user data; its handle goes to tasks[i].
+fw_status_t submitOp(fw_runtime_t *rt, Graph &g, size_t i,
+                     const std::vector<fw_buffer_t *> &buffers, std::vector<TaskRef> &refs,
+                     std::vector<fw_task_t *> &tasks) {
+  const RandomOp &op = g.ops[i];
+  const Placement &p = g.placement[i];
+  refs[i] = {&g, i};
+  fw_task_access_t acc[3];
+  for (size_t a = 0; a < op.num; ++a) acc[a] = {buffers[op.buffer[a]], op.mode[a]};
+  std::vector<fw_task_t *> after;
+  for (size_t k : p.after) after.push_back(tasks[k]);
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = implementations(p);
+  d.fn = p.cpu ? onCpu : nullptr;
+  d.cuda_fn = p.cuda ? onCuda : nullptr;
+  d.hip_fn = p.hip ? onHip : nullptr;
+  d.user_data = &refs[i];
+  d.accesses = acc;
+  d.num_accesses = op.num;
+  d.flops = 1e6 * double(1 + i % 5);
+  d.after = after.data();
+  d.num_after = after.size();
+  return fw_task_submit(rt, &d, &tasks[i]);
 }
 
 // One random graph, its replay and the caller's steps, submitted from one thread to a
@@ -306,26 +313,7 @@ class ReplayedGraph {
           ASSERT_NE(buffers_[b], nullptr);
         }
       }
-      const RandomOp &op = graph_.ops[i];
-      const Placement &p = graph_.placement[i];
-      refs_[i] = {&graph_, i};
-      fw_task_access_t acc[3];
-      for (size_t a = 0; a < op.num; ++a) acc[a] = {buffers_[op.buffer[a]], op.mode[a]};
-      std::vector<fw_task_t *> after;
-      for (size_t k : p.after) after.push_back(tasks_[k]);
-      fw_task_desc_t d;
-      std::memset(&d, 0, sizeof(d));
-      d.name = implementations(p);
-      d.fn = p.cpu ? onCpu : nullptr;
-      d.cuda_fn = p.cuda ? onCuda : nullptr;
-      d.hip_fn = p.hip ? onHip : nullptr;
-      d.user_data = &refs_[i];
-      d.accesses = acc;
-      d.num_accesses = op.num;
-      d.flops = 1e6 * double(1 + i % 5);
-      d.after = after.data();
-      d.num_after = after.size();
-      FW_ASSERT_OK(fw_task_submit(rt, &d, &tasks_[i]));
+      FW_ASSERT_OK(submitOp(rt, graph_, i, buffers_, refs_, tasks_));
       // No later task names one 40 or more before it: its handle goes, perhaps in flight.
       if (i >= 40) {
         fw_task_release(tasks_[i - 40]);
@@ -394,7 +382,7 @@ TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
   const Config c = GetParam();
   const uint64_t seed = 0x6f00d + uint64_t(c.policy) * 131 + (c.tiers ? strlen(c.tiers) : 0) +
                         (c.prefetch ? 0 : 7) + (c.hip ? 3 : 0);
-  ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
+  fwtest::ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
   fw_runtime_t *rt = runtimeBesideGpus(c);
   ASSERT_NE(rt, nullptr);
   {
@@ -425,7 +413,7 @@ TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
 TEST(GpuRandomGraphThreadsTest, GraphsFromThreeThreadsMatchTheirReplays) {
   for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT}) {
     SCOPED_TRACE(fwtest::schedulerName(policy));
-    ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
+    fwtest::ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
     fw_runtime_t *rt = runtimeBesideGpus({policy, "device=2KiB,host=8KiB", true, false});
     ASSERT_NE(rt, nullptr);
     {
@@ -467,7 +455,7 @@ TEST_P(GpuChaosTest, TasksThatSucceedReadWhatTheReplayRead) {
   std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers);
   fwtest::replayRandomOps(expected, kBuffers);
 
-  ScopedEnv devices("FW_FAKE_CUDA_DEVICES", std::to_string(gpus).c_str());
+  fwtest::ScopedEnv devices("FW_FAKE_CUDA_DEVICES", std::to_string(gpus).c_str());
   fw_runtime_options_t o = fwtest::taskOptions(policy, 2);
   o.devices = "cpu,cuda";
   o.tier_limits = "device=2KiB,host=4KiB";
@@ -485,25 +473,7 @@ TEST_P(GpuChaosTest, TasksThatSucceedReadWhatTheReplayRead) {
   std::vector<TaskRef> refs(kTasks);
   std::vector<fw_task_t *> tasks(kTasks, nullptr);
   for (size_t i = 0; i < kTasks; ++i) {
-    const RandomOp &op = g.ops[i];
-    const Placement &p = g.placement[i];
-    refs[i] = {&g, i};
-    fw_task_access_t acc[3];
-    for (size_t a = 0; a < op.num; ++a) acc[a] = {buffers[op.buffer[a]], op.mode[a]};
-    std::vector<fw_task_t *> after;
-    for (size_t k : p.after) after.push_back(tasks[k]);
-    fw_task_desc_t d;
-    std::memset(&d, 0, sizeof(d));
-    d.name = implementations(p);
-    d.fn = p.cpu ? onCpu : nullptr;
-    d.cuda_fn = p.cuda ? onCuda : nullptr;
-    d.user_data = &refs[i];
-    d.accesses = acc;
-    d.num_accesses = op.num;
-    d.flops = 1e6;
-    d.after = after.data();
-    d.num_after = after.size();
-    FW_ASSERT_OK(fw_task_submit(rt, &d, &tasks[i]));
+    FW_ASSERT_OK(submitOp(rt, g, i, buffers, refs, tasks));
   }
   fwtest::consume(fw_runtime_wait_all(rt));
   size_t succeeded = 0;

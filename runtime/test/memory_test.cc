@@ -716,6 +716,39 @@ uint32_t addGatedNode(fw_memory_t *m, GatedDevice *gated) {
   return node;
 }
 
+// Caps memory node `node` at `bytes`, as tier limits do for the tiers.
+void capNode(fw_memory_t *m, uint32_t node, uint64_t bytes) {
+  pthread_mutex_lock(&m->lock);
+  m->nodes[node].capacity = bytes;
+  m->nodes[node].capped = 1;
+  pthread_mutex_unlock(&m->lock);
+}
+
+// Waits (10 s at most) for the copy threads to be done with every request they were
+// given (each holds a buffer reference until then); whether they are.
+bool prefetchRequestsDone(fw_memory_t *m) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (atomic_load(&m->prefetch_refs) > 0 && std::chrono::steady_clock::now() < deadline)
+    sleepMs(1);
+  return atomic_load(&m->prefetch_refs) == 0;
+}
+
+// A task of one access to `x` takes it on memory node `node`, sets every byte it writes
+// to `fill` (-1: changes nothing), and ends: committed, or failed (`commit` false).
+void runOn(fw_runtime_t *rt, fw_buffer_t *x, fw_access_t mode, uint32_t node, int fill,
+           bool commit = true) {
+  fw_task_t *t = nullptr;
+  fw_task_access_t access = {x, mode};
+  FW_ASSERT_OK(fw_task_create(rt, "t", &access, 1, &t));
+  void *data = nullptr;
+  uint64_t stall = 0;
+  FW_ASSERT_OK(fw_memory_acquire(&rt->memory, t, node, &data, &stall, nullptr));
+  if ((mode & FW_ACCESS_WRITE) && fill >= 0) std::memset(data, fill, x->byte_size);
+  if (commit) fw_memory_release(&rt->memory, t, node);
+  else fw_memory_release_failed(&rt->memory, t, node);
+  fw_task_release(t);
+}
+
 // A prefetch does not copy a buffer that a running task writes (for a reader elsewhere:
 // what it would copy is being overwritten, and a task that writes without the lock would
 // leave the copy valid): the request is dropped, the write completes at once, and once it
@@ -746,10 +779,7 @@ TEST(PrefetchTest, NoPrefetchCopiesABufferARunningTaskWrites) {
   gated.copying = false;
   fw_memory_prefetch(m, x, FW_NODE_HOST, 0);
   // The copy thread takes the request and drops it (its reference goes back).
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (atomic_load(&m->prefetch_refs) > 0 && std::chrono::steady_clock::now() < deadline)
-    sleepMs(1);
-  EXPECT_EQ(atomic_load(&m->prefetch_refs), 0u) << "the request was not taken";
+  EXPECT_TRUE(prefetchRequestsDone(m)) << "the request was not taken";
   EXPECT_FALSE(gated.copying) << "a copy of a buffer a running task writes";
   EXPECT_FALSE(fw_memory_is_valid_on(x, FW_NODE_HOST));
   fw_memory_release(m, writer, dev);
@@ -757,7 +787,7 @@ TEST(PrefetchTest, NoPrefetchCopiesABufferARunningTaskWrites) {
   EXPECT_FALSE(fw_memory_is_valid_on(x, FW_NODE_STORAGE));
   // Written: now it moves.
   fw_memory_prefetch(m, x, FW_NODE_HOST, 0);
-  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!fw_memory_is_valid_on(x, FW_NODE_HOST) && std::chrono::steady_clock::now() < deadline)
     sleepMs(1);
   EXPECT_TRUE(gated.copying);
@@ -827,23 +857,11 @@ TEST(PrefetchTest, APrefetchThatMadeRoomLooksAgainForWriters) {
   fw_memory_t *m = &rt->memory;
   GatedDevice gated;  // its copies to host memory wait for the gate
   uint32_t dev = addGatedNode(m, &gated);
-  pthread_mutex_lock(&m->lock);
-  m->nodes[dev].capacity = kBig * sizeof(uint64_t);  // 1 buffer
-  m->nodes[dev].capped = 1;
-  pthread_mutex_unlock(&m->lock);
+  capNode(m, dev, kBig * sizeof(uint64_t));  // 1 buffer
   fw_buffer_t *b = makeU64Buffer(rt, kBig, contents(1));
   fw_buffer_t *c = makeU64Buffer(rt, kBig, contents(2));
   ASSERT_TRUE(b && c);
-  {  // c's only copy fills the device
-    fw_task_t *t = nullptr;
-    fw_task_access_t access = {c, FW_ACCESS_READ_WRITE};
-    FW_ASSERT_OK(fw_task_create(rt, "c", &access, 1, &t));
-    void *data = nullptr;
-    uint64_t stall = 0;
-    FW_ASSERT_OK(fw_memory_acquire(m, t, dev, &data, &stall, nullptr));
-    fw_memory_release(m, t, dev);
-    fw_task_release(t);
-  }
+  runOn(rt, c, FW_ACCESS_READ_WRITE, dev, -1);  // c's only copy fills the device
   fw_memory_prefetch(m, b, dev, 0);  // evicts c first: held in its copy to host memory
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!gated.copying && std::chrono::steady_clock::now() < deadline) sleepMs(1);
@@ -855,10 +873,7 @@ TEST(PrefetchTest, APrefetchThatMadeRoomLooksAgainForWriters) {
   uint64_t stall = 0;
   FW_ASSERT_OK(fw_memory_acquire(m, writer, FW_NODE_HOST, &data, &stall, nullptr));
   gated.open = true;
-  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (atomic_load(&m->prefetch_refs) > 0 && std::chrono::steady_clock::now() < deadline)
-    sleepMs(1);
-  EXPECT_EQ(atomic_load(&m->prefetch_refs), 0u) << "the request did not end";
+  EXPECT_TRUE(prefetchRequestsDone(m)) << "the request did not end";
   EXPECT_TRUE(fw_memory_is_valid_on(c, FW_NODE_HOST)) << "c was not evicted";
   EXPECT_FALSE(fw_memory_is_valid_on(b, dev)) << "copied while a task wrote it";
   std::vector<uint64_t> written = contents(7);
@@ -889,10 +904,7 @@ TEST(PrefetchTest, NothingIsCopiedWhileTheCallerHoldsAView) {
   ASSERT_NE(b, nullptr);
   auto prefetched = [&] {
     fw_memory_prefetch(m, b, dev, 0);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (atomic_load(&m->prefetch_refs) > 0 && std::chrono::steady_clock::now() < deadline)
-      sleepMs(1);
-    EXPECT_EQ(atomic_load(&m->prefetch_refs), 0u) << "the request did not end";
+    EXPECT_TRUE(prefetchRequestsDone(m)) << "the request did not end";
     return fw_memory_is_valid_on(b, dev);
   };
   auto *view = static_cast<uint64_t *>(fw_buffer_data(b));
@@ -918,30 +930,18 @@ TEST(MemoryTest, AFailedUpdateInPlaceLeavesTheOtherCopy) {
   uint32_t na = addGatedNode(m, &a), nb = addGatedNode(m, &b);
   fw_buffer_t *x = makeU64Buffer(rt, kBig, contents(1));
   ASSERT_NE(x, nullptr);
-  auto run = [&](fw_access_t mode, uint32_t node, bool commit, uint64_t fill) {
-    fw_task_t *t = nullptr;
-    fw_task_access_t access = {x, mode};
-    FW_ASSERT_OK(fw_task_create(rt, "t", &access, 1, &t));
-    void *data = nullptr;
-    uint64_t stall = 0;
-    FW_ASSERT_OK(fw_memory_acquire(m, t, node, &data, &stall, nullptr));
-    if (mode & FW_ACCESS_WRITE) std::memset(data, int(fill), kBig * sizeof(uint64_t));
-    if (commit) fw_memory_release(m, t, node);
-    else fw_memory_release_failed(m, t, node);
-    fw_task_release(t);
-  };
-  run(FW_ACCESS_WRITE, na, true, 5);  // valid on a alone
-  run(FW_ACCESS_READ, nb, true, 0);   // and on b
+  runOn(rt, x, FW_ACCESS_WRITE, na, 5);  // valid on a alone
+  runOn(rt, x, FW_ACCESS_READ, nb, 0);   // and on b
   ASSERT_TRUE(fw_memory_is_valid_on(x, na));
   ASSERT_TRUE(fw_memory_is_valid_on(x, nb));
   ASSERT_FALSE(fw_memory_is_valid_on(x, FW_NODE_HOST));
-  run(FW_ACCESS_READ_WRITE, na, false, 9);  // fails on a, half updated
+  runOn(rt, x, FW_ACCESS_READ_WRITE, na, 9, false);  // fails on a, half updated
   EXPECT_FALSE(fw_memory_is_valid_on(x, na));
   EXPECT_TRUE(fw_memory_is_valid_on(x, nb));
   EXPECT_EQ(fwtest::readU64(x), std::vector<uint64_t>(kBig, 0x0505050505050505ull));
   // The only copy stays: there is nothing better.
-  run(FW_ACCESS_WRITE, na, true, 6);
-  run(FW_ACCESS_READ_WRITE, na, false, 9);
+  runOn(rt, x, FW_ACCESS_WRITE, na, 6);
+  runOn(rt, x, FW_ACCESS_READ_WRITE, na, 9, false);
   EXPECT_TRUE(fw_memory_is_valid_on(x, na));
   fw_buffer_release(x);
   fw_runtime_destroy(rt);
@@ -960,24 +960,10 @@ TEST(TierRoomTest, AFullTierBelowMakesRoomInTurn) {
   GatedDevice gated;
   gated.open = true;
   uint32_t dev = addGatedNode(m, &gated);
-  pthread_mutex_lock(&m->lock);
-  m->nodes[dev].capacity = kBig * sizeof(uint64_t);  // 1 buffer
-  m->nodes[dev].capped = 1;
-  pthread_mutex_unlock(&m->lock);
-  auto onDevice = [&](fw_buffer_t *x, fw_access_t mode) {
-    fw_task_t *t = nullptr;
-    fw_task_access_t access = {x, mode};
-    FW_ASSERT_OK(fw_task_create(rt, "t", &access, 1, &t));
-    void *data = nullptr;
-    uint64_t stall = 0;
-    FW_ASSERT_OK(fw_memory_acquire(m, t, dev, &data, &stall, nullptr));
-    if (mode & FW_ACCESS_WRITE) std::memset(data, 7, kBig * sizeof(uint64_t));
-    fw_memory_release(m, t, dev);
-    fw_task_release(t);
-  };
+  capNode(m, dev, kBig * sizeof(uint64_t));  // 1 buffer
   fw_buffer_t *a = makeU64Buffer(rt, kBig, contents(1));
   ASSERT_NE(a, nullptr);
-  onDevice(a, FW_ACCESS_READ_WRITE);  // the only valid copy is on the device
+  runOn(rt, a, FW_ACCESS_READ_WRITE, dev, 7);  // the only valid copy is on the device
   fw_buffer_t *h1 = makeU64Buffer(rt, kBig, contents(2));
   fw_buffer_t *h2 = makeU64Buffer(rt, kBig, contents(3));  // host memory: h1 and h2 alone
   ASSERT_TRUE(h1 && h2);
@@ -987,7 +973,7 @@ TEST(TierRoomTest, AFullTierBelowMakesRoomInTurn) {
   ASSERT_TRUE(fw_memory_is_valid_on(h2, FW_NODE_HOST));
   fw_buffer_t *fresh = makeU64Buffer(rt, kBig);
   ASSERT_NE(fresh, nullptr);
-  onDevice(fresh, FW_ACCESS_WRITE);
+  runOn(rt, fresh, FW_ACCESS_WRITE, dev, 7);
   EXPECT_TRUE(fw_memory_is_valid_on(fresh, dev));
   EXPECT_TRUE(fw_memory_is_valid_on(a, FW_NODE_HOST)) << "the device's copy did not move down";
   EXPECT_TRUE(fw_memory_is_valid_on(h1, FW_NODE_STORAGE)) << "the least recent went to storage";
@@ -1073,12 +1059,11 @@ TEST(PrefetchTest, StreamingInputsArePrefetchedOnce) {
 // they bring in is used.
 TEST(PrefetchTest, SeveralCopyThreads) {
   if (prefetchDisabledByEnvironment()) GTEST_SKIP() << "FW_PREFETCH turns prefetch off";
-  const char *old = std::getenv("FW_PREFETCH_THREADS");
-  std::string saved = old ? old : "";
-  setenv("FW_PREFETCH_THREADS", "3", 1);
-  PrefetchRun on = runChain(0, 24, 48);
-  if (old) setenv("FW_PREFETCH_THREADS", saved.c_str(), 1);
-  else unsetenv("FW_PREFETCH_THREADS");
+  PrefetchRun on;
+  {
+    fwtest::ScopedEnv threads("FW_PREFETCH_THREADS", "3");
+    on = runChain(0, 24, 48);
+  }
   EXPECT_EQ(on.acc, expectedAccumulation(24, 48));
   EXPECT_EQ(on.stats.tasks_executed, 48u);
   EXPECT_GT(on.stats.prefetch_hits, 0u);
@@ -1087,9 +1072,7 @@ TEST(PrefetchTest, SeveralCopyThreads) {
 // By default a worker gets a copy thread of its own, up to eight: one copy thread reads
 // about one buffer in the time a task computes when the two take alike.
 TEST(PrefetchTest, OneCopyThreadPerWorkerUpToEight) {
-  const char *old = std::getenv("FW_PREFETCH_THREADS");
-  std::string saved = old ? old : "";
-  unsetenv("FW_PREFETCH_THREADS");
+  fwtest::ScopedEnv threads("FW_PREFETCH_THREADS", nullptr);
   for (uint32_t workers : {1u, 2u, 3u, 8u, 12u}) {
     fw_runtime_options_t o = {};
     o.num_workers = workers;
@@ -1099,17 +1082,15 @@ TEST(PrefetchTest, OneCopyThreadPerWorkerUpToEight) {
     EXPECT_EQ(rt->prefetch_threads, workers < 8 ? workers : 8u) << workers << " workers";
     fw_runtime_destroy(rt);
   }
-  if (old) setenv("FW_PREFETCH_THREADS", saved.c_str(), 1);
 }
 
 TEST(PrefetchTest, BadThreadCountIsAnError) {
-  const char *old = std::getenv("FW_PREFETCH_THREADS");
-  std::string saved = old ? old : "";
-  setenv("FW_PREFETCH_THREADS", "99", 1);
   fw_runtime_t *rt = nullptr;
-  fw_status_t s = fw_runtime_create(nullptr, &rt);
-  if (old) setenv("FW_PREFETCH_THREADS", saved.c_str(), 1);
-  else unsetenv("FW_PREFETCH_THREADS");
+  fw_status_t s;
+  {
+    fwtest::ScopedEnv threads("FW_PREFETCH_THREADS", "99");
+    s = fw_runtime_create(nullptr, &rt);
+  }
   FW_EXPECT_ERROR(s, "FW_PREFETCH_THREADS='99': expected a number from 1 to 8");
   EXPECT_EQ(rt, nullptr);
 }
@@ -1309,15 +1290,14 @@ TEST_P(DirectStorageTest, LargeBuffersComeBackBitIdentical) {
 
 // FW_STORAGE_IO is checked even when the flag already asks for the page cache.
 TEST(StorageTest, BadStorageIoIsAnErrorWithTheFlagToo) {
-  const char *old = std::getenv("FW_STORAGE_IO");
-  std::string saved = old ? old : "";
-  setenv("FW_STORAGE_IO", "mmap", 1);
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 1);
   o.flags |= FW_RUNTIME_BUFFERED_STORAGE;
   fw_runtime_t *rt = nullptr;
-  fw_status_t s = fw_runtime_create(&o, &rt);
-  if (old) setenv("FW_STORAGE_IO", saved.c_str(), 1);
-  else unsetenv("FW_STORAGE_IO");
+  fw_status_t s;
+  {
+    fwtest::ScopedEnv io("FW_STORAGE_IO", "mmap");
+    s = fw_runtime_create(&o, &rt);
+  }
   EXPECT_EQ(rt, nullptr);
   ASSERT_NE(s, nullptr);
   EXPECT_NE(std::string(fw_status_message(s)).find("FW_STORAGE_IO='mmap': expected direct or buffered"),
@@ -1339,9 +1319,7 @@ TEST(StorageTest, DefaultDirectoryIsMadeAndRemoved) {
   if (storage_env && *storage_env) GTEST_SKIP() << "FW_STORAGE_DIR is set";
   fwtest::TempDir parent;
   ASSERT_TRUE(parent.ok());
-  const char *old = std::getenv("TMPDIR");
-  std::string saved = old ? old : "";
-  setenv("TMPDIR", parent.path().c_str(), 1);
+  fwtest::ScopedEnv tmpdir("TMPDIR", parent.path().c_str());
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
   o.tier_limits = "host=1MiB";
   fw_runtime_t *rt = nullptr;
@@ -1364,8 +1342,6 @@ TEST(StorageTest, DefaultDirectoryIsMadeAndRemoved) {
     fw_runtime_destroy(rt);
     EXPECT_TRUE(isEmpty(parent)) << joined(parent.entries());
   }
-  if (old) setenv("TMPDIR", saved.c_str(), 1);
-  else unsetenv("TMPDIR");
 }
 
 }  // namespace

@@ -782,12 +782,10 @@ TEST_P(PolicyTest, ReleaseEverythingWhileTasksRun) {
 // Every kind of wait still returns when its tasks are done, round after round, where
 // each new task wakes a sleeping worker and each completion a sleeping waiter.
 TEST_P(PolicyTest, WaitsWithoutPollingStillSeeEveryCompletion) {
-  const char *old = std::getenv("FW_SPIN_US");
-  std::string saved = old ? old : "";
-  setenv("FW_SPIN_US", "0", 1);
-  create(2);
-  if (old) setenv("FW_SPIN_US", saved.c_str(), 1);
-  else unsetenv("FW_SPIN_US");
+  {
+    fwtest::ScopedEnv spin("FW_SPIN_US", "0");
+    create(2);
+  }
   ASSERT_NE(rt_, nullptr);
   EXPECT_EQ(rt_->spin_ns, 0u);
   fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(0));
@@ -1024,8 +1022,7 @@ TEST(RuntimeOptionsTest, BadSchedulerAndFlags) {
 }
 
 TEST(RuntimeOptionsTest, SpinTime) {
-  const char *old = std::getenv("FW_SPIN_US");
-  std::string saved = old ? old : "";
+  fwtest::ScopedEnv spin("FW_SPIN_US", nullptr);  // put back at the end
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
   for (const char *bad : {"-1", "abc", "1000001", "5us"}) {
     setenv("FW_SPIN_US", bad, 1);
@@ -1051,8 +1048,6 @@ TEST(RuntimeOptionsTest, SpinTime) {
   auto start = std::chrono::steady_clock::now();
   fw_runtime_destroy(rt);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
-  if (old) setenv("FW_SPIN_US", saved.c_str(), 1);
-  else unsetenv("FW_SPIN_US");
 }
 
 TEST(RuntimeOptionsTest, BadStorageDir) {

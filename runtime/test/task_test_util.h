@@ -130,6 +130,30 @@ inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, v
   return fw_task_submit(rt, &d, out);
 }
 
+// Sets an environment variable (unsets it, for NULL) for the scope, and puts back what it
+// was.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    const char *old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+ private:
+  const char *name_;
+  bool had_;
+  std::string old_;
+};
+
 inline void sleepMs(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 // A deterministic 64-bit mix (splitmix64's finaliser).
