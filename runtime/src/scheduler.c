@@ -265,7 +265,8 @@ static void remove_reader(fw_buffer_t *b, const fw_task_t *t, uint64_t n) {
 
 /* Sequential consistency per buffer: RAW and WAW on the last writer, WAR on the readers
  * since then. The buffer's lists hold unfinished tasks only (completion removes them), so
- * they need no references. */
+ * they need no references. Each access that reads notes whose contents it reads, for
+ * failures (reads_output_of). */
 static void infer_dependencies(const fw_scheduler_t *s, fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
@@ -275,6 +276,8 @@ static void infer_dependencies(const fw_scheduler_t *s, fw_task_t *t) {
       t->cancelled = 1; /* never runs on garbage */
       fail_task(t, fw_status_create(fw_status_code(b->poisoned), fw_status_message(b->poisoned)));
     }
+    t->accesses[i].source =
+        (mode & FW_ACCESS_READ) && b->last_writer ? b->last_writer->seq + 1 : 0;
     if (mode == FW_ACCESS_WRITE && b->poisoned) {
       fw_status_free(b->poisoned); /* overwritten: valid again once this task succeeds */
       b->poisoned = FW_OK;
@@ -294,6 +297,9 @@ static void infer_dependencies(const fw_scheduler_t *s, fw_task_t *t) {
         if (*reader_slot(b, n)) depend(*reader_slot(b, n), t);
       b->first_reader = b->end_readers;
       b->num_readers = 0;
+      /* An update in place reads the writer's contents too: ordered after it directly,
+       * so that its failure reaches this task (it does not travel past the readers). */
+      if (mode == FW_ACCESS_READ_WRITE && b->last_writer) depend(b->last_writer, t);
     } else if (b->last_writer) {
       depend(b->last_writer, t);
     }
@@ -684,30 +690,49 @@ void fw_scheduler_unplan(fw_task_t *t) {
   if (w->heap.size && !w->lost && !w->running) fw_scheduler_notify(w->sched, w);
 }
 
+/* Whether `succ` (a successor of `t`) reads contents `t` was to write, or was named to
+ * run after it: what a failure of `t` cancels. A successor that only overwrites what `t`
+ * wrote, or only writes what `t` read, still runs. */
+static int reads_output_of(const fw_task_t *succ, const fw_task_t *t) {
+  for (size_t i = 0; i < succ->num_accesses; ++i)
+    if ((succ->accesses[i].access & FW_ACCESS_READ) && succ->accesses[i].source == t->seq + 1)
+      return 1;
+  for (size_t i = 0; i < succ->num_after; ++i)
+    if (succ->after[i] == t) return 1;
+  return 0;
+}
+
+/* A failed task: what it was to write is garbage for the tasks submitted from now on that
+ * read it, where no later task writes it (those submitted before are its successors and
+ * are cancelled by complete_locked; a later writer's own outcome decides). Called before
+ * the buffers forget it. */
+static void poison_outputs(fw_task_t *t) {
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    fw_buffer_t *b = t->accesses[i].buffer;
+    if (!(t->accesses[i].access & FW_ACCESS_WRITE) || b->last_writer != t || b->poisoned)
+      continue;
+    b->poisoned = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
+  }
+}
+
 static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   t->state = FW_TASK_DONE;
   atomic_store_explicit(&t->done, 1, memory_order_release);
   fw_scheduler_unplan(t);
-  forget_accesses(s, t);
   if (t->status != FW_OK) {
     ++s->tasks_failed;
-    /* What it was to write is garbage for tasks submitted from now on (those submitted
-     * before are its successors and are cancelled below). */
-    for (size_t i = 0; i < t->num_accesses; ++i) {
-      fw_buffer_t *b = t->accesses[i].buffer;
-      if (!(t->accesses[i].access & FW_ACCESS_WRITE) || b->poisoned) continue;
-      b->poisoned = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
-    }
+    poison_outputs(t);
     if (t->group->status == FW_OK)
       t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
+  forget_accesses(s, t);
   forward_outputs(s, t, w);
   fw_trace_t *trace = &s->runtime->trace;
   for (size_t k = 0; k < t->num_successors; ++k) {
     fw_task_t *succ = t->successors[k];
     if (trace->enabled)
       fw_trace_add_edge(trace, fw_trace_task_id(t->seq), fw_trace_task_id(succ->seq));
-    if (t->status != FW_OK && !succ->cancelled) {
+    if (t->status != FW_OK && !succ->cancelled && reads_output_of(succ, t)) {
       succ->cancelled = 1;
       fail_task(succ, fw_status_create(fw_status_code(t->status), fw_status_message(t->status)));
     }

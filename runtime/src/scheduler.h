@@ -58,6 +58,9 @@ typedef struct fw_task_access_internal_t {
   fw_buffer_t *buffer; /* one reference */
   fw_access_t access;
   uint64_t reader_index; /* its number among buffer->readers while it is a pending reader */
+  /* The writer whose contents it reads: that task's seq + 1 when it had not finished at the
+   * submission, else 0 (its failure cancels this task: see reads_output_of). */
+  uint64_t source;
 } fw_task_access_internal_t;
 
 struct fw_task_t {

@@ -10,8 +10,8 @@
 // devices' memory at its least, or every tier small (buffers go device → host → storage and
 // back), and with prefetch off: whatever device ran each step and wherever the copies were,
 // every task must read what the replay read, each of the caller's reads see what the replay
-// had there, and every buffer end as the replay's did. Last, chaos: GPU launches that fail
-// at random.
+// had there, and every buffer end as the replay's did. Last, chaos: GPU launches and task bodies
+// that fail at random, and how far each failure reaches.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -43,6 +43,7 @@ struct Placement {
   bool refuse_once = false;
   std::atomic<bool> refused{false};
   std::atomic<unsigned> attempts{0};  // GPU launches
+  std::atomic<bool> body_failed{false};  // its CPU implementation failed it
   std::vector<size_t> after;
   uint64_t started = 0, finished = 0;  // on the graph's clock, by the run that counted
 };
@@ -54,6 +55,8 @@ struct Graph {
   std::atomic<uint64_t> clock{0};
   unsigned fail_percent = 0;  // of the GPU launches of tasks with a CPU implementation
                               // that fail as a broken kernel's
+  unsigned body_fail_percent = 0;  // of the tasks whose CPU implementation, when it runs,
+                                   // scribbles over what it writes and fails the task
 };
 
 struct TaskRef {
@@ -75,6 +78,16 @@ void compute(const TaskRef *ref, void *const *data, size_t num) {
 
 void onCpu(void *user, void *const *data, size_t num) {
   auto *ref = static_cast<TaskRef *>(user);
+  Graph *g = ref->graph;
+  if (fwtest::mix(ref->index * 7919 + 17) % 100 < g->body_fail_percent) {
+    const RandomOp &op = g->ops[ref->index];
+    for (size_t a = 0; a < num && a < 3; ++a)
+      if (op.mode[a] & FW_ACCESS_WRITE)
+        std::memset(data[a], 0xdb, fwtest::kRandomElems * sizeof(uint64_t));
+    g->placement[ref->index].body_failed = true;
+    fw_status_free(fw_task_fail(fw_status_create(FW_STATUS_INVALID_ARGUMENT, "the input was bad")));
+    return;
+  }
   compute(ref, data, num);
   ref->graph->cpu_runs.fetch_add(1, std::memory_order_relaxed);
 }
@@ -443,9 +456,13 @@ const fw_scheduler_kind_t kPolicies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW
 // GPU launches that fail at random (a broken kernel: 30 % of the attempts of the tasks the
 // CPU can take over) on one or two GPUs with every tier small: the tasks rerun elsewhere,
 // three failures in a row take a GPU out of service at some point or none, and then the
-// tasks only the GPUs could run fail, and so do the tasks after them. The run ends (no
-// task is left waiting), and every task that succeeded read what the replay read: a
-// failure never lets a task run on what a failed one left.
+// tasks only the GPUs could run fail. And 1 % of the tasks' CPU implementations scribble
+// over what they write and fail their task. A failure reaches the tasks that read what the
+// failed task was to write, or were named to run after it: the run ends (no task is left
+// waiting), every task that succeeded read what the replay read (none ran on what a failed
+// one left), every task a failure reached failed, and a task with only a CPU implementation
+// that no failure reached succeeded (a task that only overwrites a failed one's output, or
+// only writes what it read, runs).
 class GpuChaosTest
     : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, int>> {};
 
@@ -469,6 +486,7 @@ TEST_P(GpuChaosTest, TasksThatSucceedReadWhatTheReplayRead) {
   Graph g;
   g.ops = fwtest::randomOps(seed, kTasks, kBuffers);
   g.fail_percent = 30;
+  g.body_fail_percent = 1;
   place(g, seed, false);
   std::vector<TaskRef> refs(kTasks);
   std::vector<fw_task_t *> tasks(kTasks, nullptr);
@@ -477,9 +495,28 @@ TEST_P(GpuChaosTest, TasksThatSucceedReadWhatTheReplayRead) {
   }
   fwtest::consume(fw_runtime_wait_all(rt));
   size_t succeeded = 0;
+  std::vector<bool> failed(kTasks);
+  // The task that last wrote each buffer, in submission order (kTasks: none yet).
+  std::vector<size_t> writer(kBuffers, kTasks);
   for (size_t i = 0; i < kTasks; ++i) {
-    std::string error = fwtest::consume(fw_task_wait(tasks[i]));
-    if (!error.empty()) continue;
+    failed[i] = !fwtest::consume(fw_task_wait(tasks[i])).empty();
+    // A failure reaches the tasks that read what the failed task was to write, and those
+    // after it, and no others: a CPU-only task fails only so (it has no kernel to fail).
+    const RandomOp &op = g.ops[i];
+    bool reached = false;
+    for (size_t a = 0; a < op.num; ++a) {
+      size_t w = writer[op.buffer[a]];
+      if ((op.mode[a] & FW_ACCESS_READ) && w < kTasks && failed[w]) reached = true;
+    }
+    for (size_t k : g.placement[i].after) reached = reached || failed[k];
+    for (size_t a = 0; a < op.num; ++a)
+      if (op.mode[a] & FW_ACCESS_WRITE) writer[op.buffer[a]] = i;
+    const Placement &p = g.placement[i];
+    if (reached || p.body_failed)
+      EXPECT_TRUE(failed[i]) << "task " << i << " ran on what a failed task left";
+    else if (!p.cuda)
+      EXPECT_FALSE(failed[i]) << "task " << i << " failed, though nothing it reads did";
+    if (failed[i]) continue;
     ++succeeded;
     EXPECT_EQ(g.ops[i].checksum, expected[i].checksum) << "task " << i << " read other data";
   }

@@ -372,6 +372,79 @@ TEST_P(PolicyTest, BodyFailsItsTask) {
   fw_buffer_release(a);
 }
 
+// A failure reaches the tasks that read what the failed task was to write, and those
+// named to run after it, transitively, and no others: a task that overwrites what it
+// wrote, or writes what it read, runs, and so do the readers after it. The same tasks run
+// whether the failure comes while the others wait or before they are submitted.
+struct Reach {
+  std::atomic<int> ran{0};
+  std::atomic<int> saw_overwrite{0};  // "reread" read what "overwrite" wrote
+};
+
+void reachMark(void *user, void *const *, size_t) {
+  static_cast<Reach *>(user)->ran.fetch_add(1);
+}
+
+void reachReread(void *user, void *const *data, size_t) {
+  auto *r = static_cast<Reach *>(user);
+  r->ran.fetch_add(1);
+  if (static_cast<const uint64_t *>(data[0])[kN - 1] == 7 + kN - 1) r->saw_overwrite = 1;
+}
+
+TEST_P(PolicyTest, AFailureCancelsOnlyTheTasksThatReadWhatItWrote) {
+  for (bool fail_first : {false, true}) {
+    SCOPED_TRACE(fail_first ? "failed before the others were submitted"
+                            : "failed while the others waited");
+    fw_buffer_t *a = makeU64Buffer(rt_, kN), *b = makeU64Buffer(rt_, kN),
+                *c = makeU64Buffer(rt_, kN);
+    ASSERT_TRUE(a && b && c);
+    static std::atomic<bool> open;
+    open = fail_first;
+    fw_task_t *failing = nullptr;
+    FW_ASSERT_OK(submit(
+        rt_, "broken", [](void *, void *const *, size_t) {
+          auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+          FW_EXPECT_OK(fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "bad input")));
+        },
+        nullptr, {{c, FW_ACCESS_READ}, {a, FW_ACCESS_WRITE}, {b, FW_ACCESS_WRITE}},
+        &failing));
+    if (fail_first) FW_EXPECT_ERROR(fw_task_wait(failing), "task @broken: bad input");
+    const char *kNames[] = {"read-a",  "write-c", "overwrite", "reread",
+                            "read-b",  "update-b", "after",    "read-b-again"};
+    const bool kRuns[] = {false, true, true, true, false, false, false, false};
+    Reach reach[8];
+    Fill seven{7, 0};
+    std::vector<fw_task_t *> tasks(8, nullptr);
+    FW_ASSERT_OK(submit(rt_, kNames[0], reachMark, &reach[0], {{a, FW_ACCESS_READ}}, &tasks[0]));
+    FW_ASSERT_OK(submit(rt_, kNames[1], reachMark, &reach[1], {{c, FW_ACCESS_WRITE}}, &tasks[1]));
+    FW_ASSERT_OK(submit(rt_, kNames[2], fillTask, &seven, {{a, FW_ACCESS_WRITE}}, &tasks[2]));
+    FW_ASSERT_OK(submit(rt_, kNames[3], reachReread, &reach[3], {{a, FW_ACCESS_READ}}, &tasks[3]));
+    FW_ASSERT_OK(submit(rt_, kNames[4], reachMark, &reach[4], {{b, FW_ACCESS_READ}}, &tasks[4]));
+    // Reads what "broken" wrote, behind "read-b": cancelled too.
+    FW_ASSERT_OK(
+        submit(rt_, kNames[5], reachMark, &reach[5], {{b, FW_ACCESS_READ_WRITE}}, &tasks[5]));
+    FW_ASSERT_OK(submit(rt_, kNames[6], reachMark, &reach[6], {}, &tasks[6], {failing}));
+    open = true;
+    FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "task @broken: bad input");
+    // "update-b" failed in turn, so what it was to write fails a later reader.
+    FW_ASSERT_OK(submit(rt_, kNames[7], reachMark, &reach[7], {{b, FW_ACCESS_READ}}, &tasks[7]));
+    FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "task @broken: bad input");
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      SCOPED_TRACE(kNames[i]);
+      if (kRuns[i]) FW_EXPECT_OK(fw_task_wait(tasks[i]));
+      else FW_EXPECT_ERROR(fw_task_wait(tasks[i]), "task @broken: bad input");
+      if (i != 2) EXPECT_EQ(reach[i].ran.load(), kRuns[i] ? 1 : 0);
+      fw_task_release(tasks[i]);
+    }
+    EXPECT_EQ(reach[3].saw_overwrite.load(), 1);
+    EXPECT_EQ(readU64(a), expectedFill(7));
+    fw_buffer_unmap(a);
+    fw_task_release(failing);
+    for (fw_buffer_t *x : {a, b, c}) fw_buffer_release(x);
+  }
+}
+
 // Several threads submit at once (a submission that finds the scheduler busy is staged
 // and inserted by whoever holds it): each thread's tasks still run in its order, and the
 // tasks of all threads on a shared buffer never overlap (no increment is lost; under

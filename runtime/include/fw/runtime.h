@@ -502,9 +502,10 @@ FW_API fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *d
  * tasks in batches), so the wait could never end. */
 FW_API fw_status_t fw_task_wait(fw_task_t *task);
 /* From a task body (CPU or GPU implementation): fails the task with `status` (taken over;
- * named "task @name: ...") once the body returns, as a failed kernel fails its task: its
- * successors are cancelled with the error, and what it was to write fails later readers
- * until rewritten (docs/task-graph.md). A GPU implementation's failure runs the task
+ * named "task @name: ...") once the body returns, as a failed kernel fails its task: the
+ * tasks that read what it was to write, and those named to run after it, are cancelled
+ * with the error (not those that only overwrite it), and what it was to write fails later
+ * readers until rewritten (docs/task-graph.md). A GPU implementation's failure runs the task
  * again on another device with an implementation, as an error it returns does. Only the
  * first failure of a run counts. FW_STATUS_FAILED_PRECONDITION outside a task body
  * (`status` is freed), FW_STATUS_INVALID_ARGUMENT for an OK status. */
