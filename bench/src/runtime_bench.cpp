@@ -110,6 +110,8 @@ void usage() {
       "  --round-wait=W      how a round is waited for: all (fw_runtime_wait_all, default),\n"
       "                      task (fw_task_wait on its last task), map (fw_buffer_map of the\n"
       "                      buffer its last task writes: cases chain and buffers)\n"
+      "  --round-gap-us=G    the caller sleeps G us between rounds, not counted (calls that\n"
+      "                      come apart, finding the workers asleep once G exceeds FW_SPIN_US)\n"
       "  --workers=A,B       CPU worker counts (default 1,2)\n"
       "  --policies=P,...    scheduling policies among eager, ws, heft (default: all three)\n"
       "  --cases=C,...       among independent, chain, buffers (default: those three), and\n"
@@ -239,6 +241,8 @@ int main(int argc, char **argv) {
       opt.tasks = std::strtoull(value.c_str(), nullptr, 10);
     } else if (key == "--rounds") {
       opt.rounds = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (key == "--round-gap-us") {
+      opt.roundGapUs = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (key == "--round-wait") {
       if (value != "all" && value != "task" && value != "map") {
         std::fprintf(stderr, "fw-runtime-bench: --round-wait is all, task or map, not '%s'\n",

@@ -3,7 +3,9 @@
 // For each case, policy and worker count: a fresh runtime (prefetch and everything else
 // at their defaults), N submissions of a task whose function does nothing, then
 // fw_runtime_wait_all (with --rounds=R: R rounds of N/R submissions, each followed by
-// fw_runtime_wait_all, as a program that calls the runtime again and again). Reported:
+// fw_runtime_wait_all, as a program that calls the runtime again and again; with
+// --round-gap-us=G the caller sleeps G us between rounds, as calls that come apart).
+// Reported:
 // (wall time from the first fw_task_submit to the return of the last
 // fw_runtime_wait_all) / N, best of --reps runs (and the median), plus the part of it
 // spent in the submitting thread's fw_task_submit calls.
@@ -17,7 +19,9 @@
 #include "runtime_bench.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <utility>
 
 namespace rtbench {
@@ -110,13 +114,14 @@ fw_status_t waitRound(const std::string &how, Case c, const std::vector<fw_buffe
   return fw_runtime_wait_all(rt);
 }
 
-bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, size_t rounds,
-             const std::string &roundWait, const std::string &devices, Sample *out) {
+bool measure(Case c, fw_scheduler_kind_t policy, int workers, const Options &opt,
+             Sample *out) {
+  const size_t n = opt.tasks, rounds = opt.rounds;
   fw_runtime_options_t o = {};
   o.num_workers = static_cast<uint32_t>(workers);
   // The tasks are CPU tasks: by default a GPU found on the machine is left out of service
   // (it would only add its worker); "cpu,cuda" measures them with a GPU worker in service.
-  o.devices = devices.c_str();
+  o.devices = opt.devices.c_str();
   o.scheduler = policy;
   fw_runtime_t *rt = nullptr;
   check(fw_runtime_create(&o, &rt), "creating a runtime");
@@ -135,15 +140,20 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, size_t r
   fw_task_desc_t d = {};
   d.name = "empty";
   d.fn = emptyTask;
-  double t0 = nowSeconds(), submitSeconds = 0;
+  double t0 = nowSeconds(), submitSeconds = 0, gapSeconds = 0;
   fw_status_t waited = FW_OK;
   for (size_t r = 0; r < rounds && waited == FW_OK; ++r) {
     size_t first = n * r / rounds, last = n * (r + 1) / rounds;
     fw_task_t *lastTask = nullptr;
+    if (opt.roundGapUs && r > 0) {
+      double g0 = nowSeconds();
+      std::this_thread::sleep_for(std::chrono::microseconds(opt.roundGapUs));
+      gapSeconds += nowSeconds() - g0;
+    }
     double s0 = nowSeconds();
-    submitRound(c, d, in, outb, first, last, rt, roundWait == "task" ? &lastTask : nullptr);
+    submitRound(c, d, in, outb, first, last, rt, opt.roundWait == "task" ? &lastTask : nullptr);
     submitSeconds += nowSeconds() - s0;
-    waited = waitRound(roundWait, c, outb, last, rt, lastTask);
+    waited = waitRound(opt.roundWait, c, outb, last, rt, lastTask);
   }
   if (waited == FW_OK) // the rounds' other tasks, where a round waited for one
     waited = fw_runtime_wait_all(rt);
@@ -166,7 +176,7 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, size_t n, size_t r
   for (fw_buffer_t *b : outb)
     fw_buffer_release(b);
   fw_runtime_destroy(rt);
-  out->totalNs = (t2 - t0) * 1e9 / double(n);
+  out->totalNs = (t2 - t0 - gapSeconds) * 1e9 / double(n);
   out->submitNs = submitSeconds * 1e9 / double(n);
   return ok;
 }
@@ -190,6 +200,8 @@ bool runOverhead(const Options &opt) {
                 : opt.roundWait == "map"
                     ? "fw_buffer_map of the buffer its last task writes"
                     : "fw_runtime_wait_all");
+  if (opt.roundGapUs)
+    std::printf("the caller sleeps %u us between rounds (not counted)\n", opt.roundGapUs);
   if (opt.devices != "cpu")
     std::printf("device kinds in service: %s\n", opt.devices.c_str());
   std::printf("ns/task = (first fw_task_submit .. fw_runtime_wait_all returns) / tasks; "
@@ -211,7 +223,7 @@ bool runOverhead(const Options &opt) {
         std::vector<Sample> samples;
         for (int r = 0; r < opt.reps; ++r) {
           Sample s;
-          ok &= measure(c, p, w, opt.tasks, opt.rounds, opt.roundWait, opt.devices, &s);
+          ok &= measure(c, p, w, opt, &s);
           samples.push_back(s);
         }
         std::sort(samples.begin(), samples.end(),

@@ -382,6 +382,37 @@ static void run_tasks(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   while (t) t = run_task(s, w, t);
 }
 
+uint64_t fw_engine_help(fw_scheduler_t *s, int (*ready)(void *), void *arg) {
+  fw_runtime_t *rt = s->runtime;
+  /* Two loads without the lock first: a waiter polls this while workers compute. */
+  if (atomic_load_explicit(&s->num_lendable, memory_order_relaxed) == 0 ||
+      atomic_load_explicit(&s->num_ready, memory_order_relaxed) == 0)
+    return 0;
+  /* Not for a worker's thread or a task body (which never wait for tasks of their own
+   * runtime anyway), nor while profiling (a worker's counters count its own thread). */
+  if (!s->engine_running || !rt->caller_runs || rt->profile.enabled || tls_owner == rt ||
+      tls_body)
+    return 0;
+  fw_sched_lock(s);
+  fw_task_t *t = NULL;
+  fw_worker_t *w = fw_scheduler_lend(s, &t);
+  fw_sched_unlock(s);
+  if (!w) return 0;
+  /* As the worker's own thread: a last reference to the runtime dropped here hands the
+   * teardown to a thread of its own (which waits for the worker given back below). */
+  fw_runtime_t *owner = tls_owner;
+  tls_owner = rt;
+  uint64_t ran = 0;
+  while (t) {
+    t = run_task(s, w, t);
+    ++ran;
+    if (t && ready(arg)) break; /* done waiting: the worker's thread runs the rest */
+  }
+  tls_owner = owner;
+  fw_scheduler_give_back(s, w, t, ran);
+  return ran;
+}
+
 static void *worker_main(void *arg) {
   fw_worker_t *w = arg;
   fw_scheduler_t *s = w->sched;

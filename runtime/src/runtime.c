@@ -272,6 +272,13 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
     else if (strcmp(v, "1") && strcmp(v, "on"))
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "FW_AUTOTUNE='%s': expected 0, 1, off or on", v);
   }
+  rt->caller_runs = !(o->flags & FW_RUNTIME_NO_CALLER_RUNS);
+  if (rt->caller_runs && (v = env("FW_CALLER_RUNS"))) {
+    if (!strcmp(v, "0") || !strcmp(v, "off")) rt->caller_runs = 0;
+    else if (strcmp(v, "1") && strcmp(v, "on"))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "FW_CALLER_RUNS='%s': expected 0, 1, off or on", v);
+  }
   /* The environment is checked even when the flag already asks for the page cache. */
   rt->buffered_storage = (o->flags & FW_RUNTIME_BUFFERED_STORAGE) != 0;
   if ((v = env("FW_STORAGE_IO"))) {
@@ -375,7 +382,8 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   memset(&defaults, 0, sizeof(defaults));
   const fw_runtime_options_t *o = options ? options : &defaults;
   if (o->flags & ~(FW_RUNTIME_NO_PREFETCH | FW_RUNTIME_TRACE | FW_RUNTIME_PROFILE |
-                   FW_RUNTIME_NO_AUTOTUNE | FW_RUNTIME_BUFFERED_STORAGE))
+                   FW_RUNTIME_NO_AUTOTUNE | FW_RUNTIME_BUFFERED_STORAGE |
+                   FW_RUNTIME_NO_CALLER_RUNS))
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "unknown fw_runtime_options_t.flags 0x%x",
                           o->flags);
   fw_runtime_t *rt = calloc(1, sizeof(*rt));
@@ -509,6 +517,7 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   out->tasks_executed = s->tasks_executed;
   out->tasks_failed = s->tasks_failed;
   out->tasks_rerun = s->tasks_rerun;
+  out->tasks_by_waiters = s->tasks_by_waiters;
   out->devices_lost = s->devices_lost;
   out->scheduler = s->policy->name;
   out->batches_planned = s->plans;

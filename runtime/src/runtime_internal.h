@@ -40,6 +40,8 @@ struct fw_runtime_t {
    * (FW_SPIN_US; 0: it sleeps at once). */
   uint64_t spin_ns;
   int autotune; /* measure the candidate variants of executables (FW_AUTOTUNE) */
+  /* A thread waiting for tasks runs some in a sleeping worker's place (FW_CALLER_RUNS). */
+  int caller_runs;
   int buffered_storage; /* the storage tier never uses direct I/O (FW_STORAGE_IO) */
   fw_scheduler_kind_t scheduler;
   char *history_path;

@@ -585,8 +585,23 @@ void fw_sched_unlock(fw_scheduler_t *s) {
   if (unlock_and_drain(s)) flush_orphans(s);
 }
 
+/* Waits for a wake-up's token (sleep_lock held). */
+static void await_token(fw_worker_t *w) {
+  while (!w->wake_token) pthread_cond_wait(&w->cv, &w->sleep_lock);
+  w->wake_token = 0;
+}
+
+static void set_parked(fw_scheduler_t *s, fw_worker_t *w, int parked) {
+  w->parked = parked;
+  if (w->kind == FW_TARGET_KIND_CPU) atomic_fetch_add(&s->num_lendable, parked ? 1u : -1u);
+}
+
 void fw_scheduler_sleep(fw_scheduler_t *s, fw_worker_t *w) {
   w->sleeping = 1;
+  set_parked(s, w, 1);
+  pthread_mutex_lock(&w->sleep_lock);
+  w->in_sleep = 1;
+  pthread_mutex_unlock(&w->sleep_lock);
   double at = s->policy->wake_at && !s->simulated ? s->policy->wake_at(s, w) : 0;
   /* Letting the lock go may insert staged tasks, and a push for this worker leaves it a
    * token: then it does not sleep at all. */
@@ -598,9 +613,69 @@ void fw_scheduler_sleep(fw_scheduler_t *s, fw_worker_t *w) {
     else if (pthread_cond_timedwait(&w->cv, &w->sleep_lock, &until) == ETIMEDOUT) break;
   }
   w->wake_token = 0;
+  w->in_sleep = 0;
   pthread_mutex_unlock(&w->sleep_lock);
   fw_sched_lock(s);
   w->sleeping = 0;
+  /* Lent to a waiting thread meanwhile: it comes back once given back. */
+  while (w->lent) {
+    w->awaiting_return = 1;
+    fw_sched_unlock(s);
+    pthread_mutex_lock(&w->sleep_lock);
+    await_token(w);
+    pthread_mutex_unlock(&w->sleep_lock);
+    fw_sched_lock(s);
+    w->awaiting_return = 0;
+  }
+  set_parked(s, w, 0);
+}
+
+fw_worker_t *fw_scheduler_lend(fw_scheduler_t *s, fw_task_t **out_task) {
+  *out_task = NULL;
+  /* First the workers woken for work and not back yet (the policy chose them: a plan's
+   * chain goes on there, rather than waiting for another wake-up on its planned worker),
+   * then those still asleep. */
+  for (size_t k = 0; k < 2 * s->num_workers && !s->shutdown; ++k) {
+    fw_worker_t *w = &s->workers[k % s->num_workers];
+    int woken = !w->sleeping || w->notified;
+    if (w->kind != FW_TARGET_KIND_CPU || !w->parked || w->lent || w->lost ||
+        woken != (k < s->num_workers))
+      continue;
+    /* Awake from the policies' view while lent: nobody wakes its thread for the tasks
+     * given to it, which its borrower runs. Undone below when it has none (the lock was
+     * held throughout, so nothing else changed). */
+    int sleeping = w->sleeping;
+    w->lent = 1;
+    w->sleeping = 0;
+    fw_task_t *t = fw_scheduler_pop_locked(s, w);
+    if (t) {
+      atomic_fetch_sub(&s->num_lendable, 1);
+      *out_task = t;
+      return w;
+    }
+    w->lent = 0;
+    w->sleeping = sleeping;
+  }
+  return NULL;
+}
+
+void fw_scheduler_give_back(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *next, uint64_t ran) {
+  fw_sched_lock(s);
+  w->lent = 0;
+  w->handoff = next;
+  s->tasks_by_waiters += ran;
+  atomic_fetch_add(&s->num_lendable, 1); /* parked until its thread is back */
+  int work = next || w->notified || s->shutdown || atomic_load(&s->num_ready) > 0;
+  pthread_mutex_lock(&w->sleep_lock);
+  if (w->awaiting_return || (w->in_sleep && !w->wake_token && work)) {
+    /* Back and waiting for this, or still asleep with work to do. */
+    w->wake_token = 1;
+    pthread_cond_signal(&w->cv);
+  } else if (w->in_sleep && !w->wake_token) {
+    w->sleeping = 1; /* still asleep and nothing to do: it sleeps on, as before */
+  } /* else woken already, on its way back: it finds what there is */
+  pthread_mutex_unlock(&w->sleep_lock);
+  fw_sched_unlock(s);
 }
 
 /* Waiting for completions: read the epoch, look at the condition, and sleep only while
@@ -932,6 +1007,11 @@ void fw_scheduler_rerun(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w, fw_stat
 
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w) {
   w->notified = 0; /* it looks now */
+  if (w->handoff) { /* popped by the thread it was lent to: started, and still running */
+    fw_task_t *t = w->handoff;
+    w->handoff = NULL;
+    return t;
+  }
   fw_task_t *t = s->policy->pop(s, w);
   if (!t) return NULL;
   fw_scheduler_start_task(s, t);
@@ -1058,15 +1138,25 @@ static int is_done(void *task) {
   return atomic_load_explicit(&((fw_task_t *)task)->done, memory_order_acquire) != 0;
 }
 
-/* A waiting thread polls `ready(arg)` for the runtime's spin time (FW_DEFAULT_SPIN_US) at
- * most, yielding its core as idle workers do (fw_poll_again): polling without yielding
- * beside workers that computed took a third of two cores from them. Whether it held. */
-static int spin_until(const fw_scheduler_t *s, int (*ready)(void *), void *arg) {
+/* A waiting thread runs tasks in the place of a parked worker while there are some for
+ * it (fw_engine_help), then polls `ready(arg)` for the runtime's spin time
+ * (FW_DEFAULT_SPIN_US) at most, yielding its core as idle workers do (fw_poll_again):
+ * polling without yielding beside workers that computed took a third of two cores from
+ * them. It helps again whenever a task is ready and a worker parked (two loads without
+ * the lock). Whether it held. */
+static int spin_until(fw_scheduler_t *s, int (*ready)(void *), void *arg) {
+  if (ready(arg)) return 1;
+  fw_engine_help(s, ready, arg);
   uint64_t spin_ns = s->runtime->spin_ns;
   if (spin_ns == 0) return ready(arg);
   uint64_t until = fw_now_ns() + spin_ns;
-  for (unsigned polls = 0; !ready(arg); ++polls)
+  for (unsigned polls = 0; !ready(arg); ++polls) {
+    if (fw_engine_help(s, ready, arg)) {
+      until = fw_now_ns() + spin_ns;
+      continue;
+    }
     if (!fw_poll_again(polls, until)) return 0;
+  }
   return 1;
 }
 

@@ -237,6 +237,14 @@ struct fw_worker_t {
   pthread_cond_t cv;
   int wake_token;   /* sleep_lock */
   atomic_uint mail; /* bumped when there is work for this worker (polled lock-free) */
+  /* Lending a sleeping CPU worker's place to a thread that waits for tasks
+   * (fw_scheduler_lend): its thread is away, from the moment it decides to sleep until it
+   * is back under the lock (`parked`, sched.lock); has not left its wait for a wake-up yet
+   * (`in_sleep`, sleep_lock); a waiting thread runs as this worker (`lent`, sched.lock), and
+   * the worker's thread, back meanwhile, waits for it to be given back (`awaiting_return`,
+   * sched.lock); the task the borrower popped last and left to it (`handoff`, sched.lock). */
+  int parked, in_sleep, lent, awaiting_return;
+  fw_task_t *handoff;
   FW_CACHE_LINE_PAD(pad_sleep);
 
   /* A CPU worker running short tasks takes several at a time: the ones after the current,
@@ -345,8 +353,12 @@ struct fw_scheduler_t {
   /* Tasks no queue took (no worker can run them, or out of memory): completed with their
    * error once the lock is dropped, since completion may release the last references. */
   fw_task_t *orphans;
+  /* CPU workers whose threads are parked and not lent (sched.lock; read without it by a
+   * waiting thread deciding whether to look for one). */
+  atomic_uint num_lendable;
   /* Statistics. */
   uint64_t tasks_submitted, tasks_executed, tasks_failed, tasks_rerun;
+  uint64_t tasks_by_waiters; /* CPU tasks that threads waiting for tasks ran (lent places) */
   uint32_t devices_lost;
   /* Simulation. */
   int simulated;
@@ -503,8 +515,25 @@ fw_status_t fw_engine_fail_body(fw_status_t status);
 /* The memory pins the task whose body runs on this thread holds (0 outside a body of
  * `rt`). */
 uint32_t fw_engine_body_pins(const fw_runtime_t *rt);
-/* Takes the next task for `w` from its policy and marks it running (sched.lock held). */
+/* Takes the next task for `w` from its policy and marks it running (sched.lock held): the
+ * task a borrower left it first (fw_scheduler_give_back). */
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w);
+/* A thread waiting for tasks (not a worker) takes the place of a CPU worker whose thread
+ * is parked (asleep, or woken and not back yet) and that has a task to pop: the worker is
+ * lent to it, with that task in *out_task, until fw_scheduler_give_back; the worker's
+ * thread, if it comes back meanwhile, waits. NULL when no parked worker has a task
+ * (sched.lock held). */
+fw_worker_t *fw_scheduler_lend(fw_scheduler_t *s, fw_task_t **out_task);
+/* Gives a lent worker back, with `next` (a task popped for it, or NULL) for its thread to
+ * run first, after `ran` tasks run in its place: its thread is woken when it has work, and
+ * otherwise sleeps on as it was (takes sched.lock). */
+void fw_scheduler_give_back(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *next, uint64_t ran);
+/* While `ready(arg)` is false, a thread waiting for tasks runs CPU tasks in the place of a
+ * parked worker (fw_scheduler_lend) as long as that worker has one to run: the task's own
+ * worker would be woken for it otherwise, and the waiting thread would sleep. Returns how
+ * many it ran (0 when it may not: FW_CALLER_RUNS=0, profiling, a worker's or a task body's
+ * thread, no engine). */
+uint64_t fw_engine_help(fw_scheduler_t *s, int (*ready)(void *), void *arg);
 /* fw_scheduler_pop_locked for a worker that does not hold the lock (a GPU worker with
  * kernels in flight); NULL at shutdown. */
 fw_task_t *fw_scheduler_pop(fw_scheduler_t *s, fw_worker_t *w);

@@ -236,6 +236,9 @@ struct Config {
   const char *tiers;  // nullptr: unbounded
   bool prefetch;
   bool hip;  // the stand-in HIP GPU too (fake_hip.c), and tasks with HIP implementations
+  // FW_SPIN_US=0: idle workers sleep at once, and the caller's waits (fw_buffer_data,
+  // fw_runtime_wait_all) run tasks in their place (fw_engine_help) as often as they can.
+  bool sleepers = false;
 };
 
 // The task's name: what it has implementations for (the history keeps each apart).
@@ -394,8 +397,9 @@ class GpuRandomGraphTest : public ::testing::TestWithParam<Config> {};
 TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
   const Config c = GetParam();
   const uint64_t seed = 0x6f00d + uint64_t(c.policy) * 131 + (c.tiers ? strlen(c.tiers) : 0) +
-                        (c.prefetch ? 0 : 7) + (c.hip ? 3 : 0);
+                        (c.prefetch ? 0 : 7) + (c.hip ? 3 : 0) + (c.sleepers ? 11 : 0);
   fwtest::ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
+  fwtest::ScopedEnv spin("FW_SPIN_US", c.sleepers ? "0" : nullptr);
   fw_runtime_t *rt = runtimeBesideGpus(c);
   ASSERT_NE(rt, nullptr);
   {
@@ -540,6 +544,7 @@ std::vector<Config> configs() {
     all.push_back({p, "device=2KiB,host=4KiB", false, false});
     all.push_back({p, nullptr, true, true});
     all.push_back({p, "device=2KiB,host=4KiB", true, true});
+    all.push_back({p, "device=2KiB,host=4KiB", true, false, true});
   }
   return all;
 }
@@ -552,6 +557,7 @@ std::string configName(const ::testing::TestParamInfo<Config> &info) {
   else name += "_small_tiers";
   if (!c.prefetch) name += "_no_prefetch";
   if (c.hip) name += "_with_hip";
+  if (c.sleepers) name += "_sleeping_workers";
   return name;
 }
 

@@ -894,6 +894,70 @@ TEST_P(PolicyTest, WaitsWithoutPollingStillSeeEveryCompletion) {
   fw_buffer_release(a);
 }
 
+// A thread waiting for tasks runs them itself in the place of a sleeping worker (whose
+// thread, woken for the task, finds it taken): with FW_SPIN_US=0 every worker sleeps
+// between rounds, so a round's task runs on the waiting thread some of the time (who gets
+// there first is a race: a worker woken on an idle core may finish the task before the
+// wait begins), each counted in tasks_by_waiters; with FW_CALLER_RUNS=0, never. Every
+// kind of wait takes part, and the buffer ends as the rounds left it.
+struct RanOn {
+  std::thread::id thread;
+};
+
+void incrementAndNote(void *user, void *const *data, size_t num) {
+  static_cast<RanOn *>(user)->thread = std::this_thread::get_id();
+  incrementTask(nullptr, data, num);
+}
+
+TEST_P(PolicyTest, AWaitingThreadRunsTasksInASleepingWorkersPlace) {
+  for (const char *caller_runs : {"1", "0"}) {
+    SCOPED_TRACE(std::string("FW_CALLER_RUNS=") + caller_runs);
+    {
+      fwtest::ScopedEnv spin("FW_SPIN_US", "0");
+      fwtest::ScopedEnv runs("FW_CALLER_RUNS", caller_runs);
+      create(2);
+    }
+    ASSERT_NE(rt_, nullptr);
+    fw_buffer_t *a = makeU64Buffer(rt_, kN, expectedFill(0));
+    ASSERT_NE(a, nullptr);
+    // 60 rounds, and more until the waiting thread ran one (at most 3000).
+    constexpr int kRounds = 60, kMaxRounds = 3000;
+    std::vector<RanOn> ran(kMaxRounds);
+    int rounds = 0;
+    for (bool waiter_ran = false; rounds < kMaxRounds; ++rounds) {
+      if (rounds >= kRounds && (waiter_ran || caller_runs[0] == '0')) break;
+      const int r = rounds;
+      fw_task_t *t = nullptr;
+      FW_ASSERT_OK(submit(rt_, "inc", incrementAndNote, &ran[r], {{a, FW_ACCESS_READ_WRITE}}, &t));
+      switch (r % 3) {  // each wait in turn: the task, the buffer, everything
+      case 0:
+        FW_ASSERT_OK(fw_task_wait(t));
+        break;
+      case 1:
+        EXPECT_EQ(readU64(a)[0], uint64_t(r + 1));
+        fw_buffer_unmap(a);
+        break;
+      default:
+        FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+      }
+      fw_task_release(t);
+      waiter_ran = waiter_ran || ran[r].thread == std::this_thread::get_id();
+    }
+    FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+    EXPECT_EQ(readU64(a), expectedFill(rounds));
+    fw_buffer_unmap(a);
+    fw_buffer_release(a);
+    uint64_t by_caller = 0;
+    for (const RanOn &r : ran) by_caller += r.thread == std::this_thread::get_id();
+    fw_runtime_stats_t stats;
+    FW_ASSERT_OK(fw_runtime_get_stats(rt_, &stats));
+    EXPECT_EQ(stats.tasks_by_waiters, by_caller);
+    EXPECT_EQ(stats.devices[0].tasks, uint64_t(rounds));
+    if (caller_runs[0] == '1') EXPECT_GT(by_caller, 0u);
+    else EXPECT_EQ(by_caller, 0u);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, PolicyTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),
@@ -1092,6 +1156,26 @@ TEST(RuntimeOptionsTest, BadSchedulerAndFlags) {
   o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 100000);
   FW_EXPECT_ERROR(createWith(o), "num_workers 100000 exceeds");
   FW_EXPECT_ERROR(fw_runtime_create(&o, nullptr), "out_runtime is NULL");
+}
+
+TEST(RuntimeOptionsTest, CallerRuns) {
+  fwtest::ScopedEnv runs("FW_CALLER_RUNS", "sometimes");
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  FW_EXPECT_ERROR(createWith(o), "FW_CALLER_RUNS='sometimes': expected 0, 1, off or on");
+  o.flags = FW_RUNTIME_NO_CALLER_RUNS;  // the flag wins: the variable is not read
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  EXPECT_EQ(rt->caller_runs, 0);
+  fw_runtime_destroy(rt);
+  setenv("FW_CALLER_RUNS", "off", 1);
+  o.flags = 0;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  EXPECT_EQ(rt->caller_runs, 0);
+  fw_runtime_destroy(rt);
+  unsetenv("FW_CALLER_RUNS");
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  EXPECT_EQ(rt->caller_runs, 1);  // the default
+  fw_runtime_destroy(rt);
 }
 
 TEST(RuntimeOptionsTest, SpinTime) {

@@ -49,6 +49,16 @@
 // STORAGEIO: fw-run: error: FW_STORAGE_IO='mmap': expected direct or buffered
 // RUN: env FW_PREFETCH=maybe not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=PREFETCH
 // PREFETCH: fw-run: error: FW_PREFETCH='maybe': expected 0, 1, off or on
+// RUN: env FW_CALLER_RUNS=maybe not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=CALLERRUNS
+// CALLERRUNS: fw-run: error: FW_CALLER_RUNS='maybe': expected 0, 1, off or on
+// RUN: not %fw-run %t.fwb --benchmark-gap-us=100 2>&1 | FileCheck %s --check-prefix=GAPALONE
+// GAPALONE: fw-run: error: --benchmark-gap-us needs --benchmark=N
+// Calls 300 us apart with the threads sleeping at once: the waiting thread may run the
+// tasks itself (how many is a race); every call completes and the stats count them all.
+// RUN: env FW_SPIN_US=0 %fw-run %t.fwb --workers=2 --benchmark=20 --benchmark-gap-us=300 --stats --print-max-elements=0 | FileCheck %s --check-prefix=GAP
+// GAP: benchmark @ts: 20 calls after 1 warm-up, 300 us apart
+// GAP: stats: scheduler heft, 42 tasks submitted, 42 executed, 0 failed
+// GAP-NEXT: device cpu: 2 workers, 42 tasks
 // RUN: echo "not a history" > %t.hist
 // RUN: not %fw-run %t.fwb --history=%t.hist 2>&1 | FileCheck %s --check-prefix=HIST
 // HIST: fw-run: error: '{{.*}}.hist' is not an fw history file (expected the first line 'fw-history 3', 'fw-history 2' or 'fw-history 1')

@@ -18,6 +18,7 @@
 #include <new>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -276,6 +277,12 @@ int run(int argc, char **argv) {
                  "usual), call the function N more times on the same inputs and "
                  "print the minimum and median time per call")
       ->check(CLI::Range(int64_t(0), int64_t(1000000000)));
+  int64_t benchmark_gap_us = 0;
+  app.add_option("--benchmark-gap-us", benchmark_gap_us,
+                 "Sleep this many microseconds between the timed calls (not counted): "
+                 "calls that come apart, as requests to a server, which find the "
+                 "runtime's threads asleep once the gap exceeds FW_SPIN_US")
+      ->check(CLI::Range(int64_t(0), int64_t(10000000)));
   std::string trace_path, simulate_path, scheduler, tier_limits, storage_dir, history, devices,
       profile_path;
   bool stats = false, no_prefetch = false;
@@ -320,6 +327,8 @@ int run(int argc, char **argv) {
   if (list_devices) return listDevices();
   if (module_path.empty()) return fail("no module given (fw-run MODULE.fwb ...; --help)");
   if (print_max < 0) return fail("--print-max-elements must be >= 0");
+  if (benchmark_gap_us > 0 && benchmark == 0)
+    return fail("--benchmark-gap-us needs --benchmark=N (it spaces the timed calls)");
 
   fwrun::Machine machine;
   fw_runtime_options_t options = {};
@@ -502,6 +511,8 @@ int run(int argc, char **argv) {
     std::vector<double> times;
     times.reserve(size_t(benchmark));
     for (int64_t n = 0; n < benchmark; ++n) {
+      if (benchmark_gap_us > 0)
+        std::this_thread::sleep_for(std::chrono::microseconds(benchmark_gap_us));
       std::vector<fw_buffer_t *> out(f.num_results, nullptr);
       auto start = std::chrono::steady_clock::now();
       fw_status_t status = fw_module_call(module.get(), index, arg_ptrs.data(),
@@ -515,8 +526,9 @@ int run(int argc, char **argv) {
     size_t mid = times.size() / 2;
     double median =
         times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
-    std::printf("benchmark @%s: %lld calls after 1 warm-up\n", f.name,
-                (long long)benchmark);
+    std::printf("benchmark @%s: %lld calls after 1 warm-up", f.name, (long long)benchmark);
+    if (benchmark_gap_us > 0) std::printf(", %lld us apart", (long long)benchmark_gap_us);
+    std::printf("\n");
     std::printf("min: %s\n", formatSeconds(times.front()).c_str());
     std::printf("median: %s\n", formatSeconds(median).c_str());
   }

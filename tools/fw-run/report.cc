@@ -88,6 +88,9 @@ std::string formatStats(const fw_runtime_stats_t &s) {
            (s.devices[d].link_gbps > 0
                 ? printf1(", link %.2f GB/s measured", s.devices[d].link_gbps, "")
                 : std::string()) +
+           (d == 0 && s.tasks_by_waiters
+                ? " (" + std::to_string(s.tasks_by_waiters) + " run by waiting threads)"
+                : std::string()) +
            "\n";
   bool moved = false;
   for (int a = 0; a < FW_NUM_TIERS; ++a)

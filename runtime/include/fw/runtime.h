@@ -46,7 +46,7 @@ extern "C" {
  * change that a program compiled against the previous header would misread (a field
  * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
  * until it is raised. */
-#define FW_RUNTIME_ABI_VERSION 5u
+#define FW_RUNTIME_ABI_VERSION 6u
 /* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
 FW_API uint32_t fw_runtime_abi_version(void);
 
@@ -135,6 +135,10 @@ typedef enum fw_scheduler_kind_t {
                                              files go through the page cache (default:
                                              direct I/O for large buffers where the file
                                              system allows it) */
+#define FW_RUNTIME_NO_CALLER_RUNS 0x20u /* as FW_CALLER_RUNS=0: a thread that waits for
+                                           tasks (a module call, fw_task_wait,
+                                           fw_runtime_wait_all, fw_buffer_data) never runs
+                                           CPU tasks itself in a sleeping worker's place */
 
 typedef struct fw_sim_machine_t fw_sim_machine_t;
 
@@ -564,6 +568,9 @@ typedef struct fw_runtime_stats_t {
    * planning took (on the host, also in a simulation). */
   uint64_t batches_planned, plans_made;
   double planning_seconds;
+  /* Of the CPU tasks (devices[0].tasks), those that threads waiting for tasks ran
+   * themselves in a sleeping worker's place (FW_CALLER_RUNS). */
+  uint64_t tasks_by_waiters;
 } fw_runtime_stats_t;
 
 FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);
