@@ -2,6 +2,7 @@
 // ordering against tasks of fw_task_submit on the same buffers.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -132,6 +133,39 @@ TEST_P(AsyncCallTest, CallsFromSeveralThreadsAtOnce) {
     EXPECT_EQ(failed[t], 0) << "thread " << t;
     EXPECT_EQ(wrong[t], 0) << "thread " << t;
   }
+}
+
+// The call returns once its task is submitted, not once it ran: here the task waits
+// behind a C task that holds its input until the test opens a gate, after the call
+// returned; the call then reads what that task wrote.
+TEST_P(AsyncCallTest, ReturnsBeforeItsTasksRun) {
+  fw_buffer_t *a = tensor(4, 0), *b = tensor(4, 0);
+  static std::atomic<bool> open, held;
+  open = false;
+  held = true;
+  FW_ASSERT_OK(fwtest::submit(
+      rt_, "gate",
+      [](void *, void *const *data, size_t) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!open.load() && std::chrono::steady_clock::now() < deadline) fwtest::sleepMs(1);
+        static_cast<float *>(data[0])[0] = 100.0f;
+        held = false;
+      },
+      nullptr, {{a, FW_ACCESS_READ_WRITE}}));
+  fw_buffer_t *args[2] = {a, b};
+  fw_call_t *call = nullptr;
+  FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
+  EXPECT_TRUE(held.load());
+  EXPECT_EQ(fw_call_is_done(call), 0);
+  open = true;
+  fw_buffer_t *r = nullptr;
+  FW_ASSERT_OK(fw_call_wait(call, &r, 1));
+  std::vector<float> got = contents(r);
+  ASSERT_EQ(got.size(), 16u);
+  EXPECT_EQ(got[0], 100.0f);  // the gate's write, plus b[0] = 0
+  fw_buffer_release(r);
+  fw_buffer_release(a);
+  fw_buffer_release(b);
 }
 
 TEST_P(AsyncCallTest, OrderedAfterTasksOnTheSameBuffers) {

@@ -17,7 +17,8 @@
 // EXES: fw.executable @add_dispatch_0
 // EXES: fw.invoke @add_dispatch_0
 // BUFFERS: fw.dispatch @add_dispatch_0
-// BUFFERS: fw.wait
+// BUFFERS-NOT: fw.wait
+// BUFFERS: return
 // HOST: func.func @__fw_entry_add(
 // HOST: call @fw_rt_dispatch
 // LLVM: llvm.func @__fwk_add_dispatch_0_cpu_x86_64_v3(

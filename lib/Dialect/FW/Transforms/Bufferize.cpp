@@ -3,7 +3,10 @@
 // Kernels: decompose aggregate linalg ops, eliminate tensor.empty in favour of
 // the destination buffers, then One-Shot Bufferize each variant's module.
 // Host: rewrite each entry function over #fw.tier<host> buffers, turning
-// fw.invoke into fw.alloc + fw.dispatch, with fw.wait before returning.
+// fw.invoke into fw.alloc + fw.dispatch. The host code returns without waiting
+// for its dispatches: the runtime hands the results over once the call's tasks
+// are done (fw_call_wait), so fw_module_call_async returns once they are
+// submitted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,7 +114,6 @@ static LogicalResult bufferizeHostFunction(func::FuncOp func) {
   IRMapping mapping;
   mapping.map(oldBlock.getArguments(), newBlock->getArguments());
   OpBuilder b = OpBuilder::atBlockEnd(newBlock);
-  SmallVector<Value> tokens;
   SmallVector<Value> allocations;
   // Last dispatch using each allocation, to release it right after.
   llvm::DenseMap<Value, Operation *> lastUse;
@@ -150,7 +152,6 @@ static LogicalResult bufferizeHostFunction(func::FuncOp func) {
           DispatchOp::create(b, loc, TokenType::get(ctx),
                              invoke.getCalleeAttr(), buffers,
                              b.getArrayAttr(access), ValueRange{});
-      tokens.push_back(dispatch.getToken());
       for (Value buffer : buffers)
         lastUse[buffer] = dispatch;
       continue;
@@ -197,8 +198,6 @@ static LogicalResult bufferizeHostFunction(func::FuncOp func) {
       continue;
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      if (!tokens.empty())
-        WaitOp::create(b, loc, tokens);
       SmallVector<Value> results;
       for (Value v : ret.getOperands()) {
         Value buffer = mapping.lookupOrNull(v);
