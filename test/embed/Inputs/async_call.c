@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "adder.h"
+#include "check_status.h"
 
 static atomic_int gate_open, gate_ran;
 
@@ -18,13 +19,6 @@ static void gate(void *user, void *const *data, size_t num) {
   for (int i = 0; i < 10000 && !atomic_load(&gate_open); ++i) nanosleep(&ms, NULL);
   ((float *)data[0])[0] += 100;
   atomic_store(&gate_ran, 1);
-}
-
-static int check(fw_status_t status) {
-  if (!status) return 0;
-  fprintf(stderr, "error: %s\n", fw_status_message(status));
-  fw_status_free(status);
-  return 1;
 }
 
 int main(void) {

@@ -3,14 +3,8 @@
 #include <stdio.h>
 
 #include "adder.h"
+#include "check_status.h"
 #include "scaler.h"
-
-static int check(fw_status_t status) {
-  if (!status) return 0;
-  fprintf(stderr, "error: %s\n", fw_status_message(status));
-  fw_status_free(status);
-  return 1;
-}
 
 int main(void) {
   fw_runtime_t *rt = NULL;
