@@ -426,8 +426,13 @@ TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
 
 // Three threads submit graphs of their own to one runtime at once (buffers of their own;
 // the tiers, the GPUs and the copy threads shared), each reading and replacing its buffers
-// as it goes.
-TEST(GpuRandomGraphThreadsTest, GraphsFromThreeThreadsMatchTheirReplays) {
+// as it goes; and again with FW_SPIN_US=0, where the three threads' waits take the two
+// CPU workers' places in turn (fw_engine_help) while the workers sleep.
+class GpuRandomGraphThreadsTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(GpuRandomGraphThreadsTest, GraphsFromThreeThreadsMatchTheirReplays) {
+  const bool sleepers = GetParam();
+  fwtest::ScopedEnv spin("FW_SPIN_US", sleepers ? "0" : nullptr);
   for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT}) {
     SCOPED_TRACE(fwtest::schedulerName(policy));
     fwtest::ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
@@ -436,7 +441,8 @@ TEST(GpuRandomGraphThreadsTest, GraphsFromThreeThreadsMatchTheirReplays) {
     {
       std::vector<std::unique_ptr<ReplayedGraph>> graphs;
       for (uint64_t k = 0; k < 3; ++k)
-        graphs.push_back(std::make_unique<ReplayedGraph>(0x7e4d + 97 * k + uint64_t(policy), false));
+        graphs.push_back(std::make_unique<ReplayedGraph>(
+            0x7e4d + 97 * k + uint64_t(policy) + (sleepers ? 5 : 0), false));
       std::vector<std::thread> threads;
       for (auto &graph : graphs) threads.emplace_back([&] { graph->submit(rt); });
       for (std::thread &t : threads) t.join();
@@ -563,6 +569,11 @@ std::string configName(const ::testing::TestParamInfo<Config> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, GpuRandomGraphTest, ::testing::ValuesIn(configs()),
                          configName);
+
+INSTANTIATE_TEST_SUITE_P(Workers, GpuRandomGraphThreadsTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return std::string(info.param ? "sleeping" : "polling");
+                         });
 
 INSTANTIATE_TEST_SUITE_P(
     Policies, GpuChaosTest,
