@@ -382,16 +382,19 @@ static void run_tasks(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   while (t) t = run_task(s, w, t);
 }
 
+/* Not for a worker's thread or a task body (which never wait for tasks of their own
+ * runtime anyway), nor while profiling (a worker's counters count its own thread). */
+int fw_engine_may_help(const fw_scheduler_t *s) {
+  const fw_runtime_t *rt = s->runtime;
+  return s->engine_running && rt->caller_runs && !rt->profile.enabled && tls_owner != rt &&
+         !tls_body;
+}
+
 uint64_t fw_engine_help(fw_scheduler_t *s, int (*ready)(void *), void *arg) {
   fw_runtime_t *rt = s->runtime;
   /* Two loads without the lock first: a waiter polls this while workers compute. */
   if (atomic_load_explicit(&s->num_lendable, memory_order_relaxed) == 0 ||
-      atomic_load_explicit(&s->num_ready, memory_order_relaxed) == 0)
-    return 0;
-  /* Not for a worker's thread or a task body (which never wait for tasks of their own
-   * runtime anyway), nor while profiling (a worker's counters count its own thread). */
-  if (!s->engine_running || !rt->caller_runs || rt->profile.enabled || tls_owner == rt ||
-      tls_body)
+      atomic_load_explicit(&s->num_ready, memory_order_relaxed) == 0 || !fw_engine_may_help(s))
     return 0;
   fw_sched_lock(s);
   fw_task_t *t = NULL;

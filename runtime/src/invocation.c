@@ -310,10 +310,12 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
 }
 
 /* Lets the held tasks run, with upward ranks computed over them. */
-static void inv_release_held(fw_invocation_t *inv) {
+/* Lets the held tasks go. `caller_waits`: the calling thread waits for them right after
+ * (fw_rt_wait, fw_module_call), so it may take a sleeping worker's place at once. */
+static void inv_release_held(fw_invocation_t *inv, int caller_waits) {
   if (inv->first_held == inv->num_tasks) return;
   fw_scheduler_release_held(&inv->module->runtime->sched, inv->tasks + inv->first_held,
-                            inv->num_tasks - inv->first_held);
+                            inv->num_tasks - inv->first_held, caller_waits);
   inv->first_held = inv->num_tasks;
 }
 
@@ -347,7 +349,7 @@ void fw_rt_wait(fw_invocation_t *inv, void *token) {
     inv_set_status(inv, refused);
     return;
   }
-  inv_release_held(inv);
+  inv_release_held(inv, 1);
   fw_scheduler_wait_task(&inv->module->runtime->sched, task);
 }
 
@@ -480,7 +482,7 @@ void fw_call_run_host(fw_call_t *call) {
     for (size_t i = inv.first_held; i < inv.num_tasks; ++i) inv.tasks[i]->cancelled = 1;
     fw_sched_unlock(s);
   }
-  inv_release_held(&inv);
+  inv_release_held(&inv, call->caller_waits);
   for (size_t i = 0; inv.status == FW_OK && i < call->num_results; ++i) {
     if (!inv.results[i]) {
       inv_fail(&inv, FW_STATUS_INTERNAL, "result %zu was not set", i);
@@ -496,15 +498,16 @@ void fw_call_run_host(fw_call_t *call) {
   call->status = inv.status;
 }
 
-fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
-                                 fw_buffer_t *const *args, size_t num_args,
-                                 fw_call_t **out_call) {
+/* fw_module_call_async; `caller_waits`: for fw_module_call, which waits at once. */
+static fw_status_t call_async(fw_module_t *module, size_t function_index,
+                              fw_buffer_t *const *args, size_t num_args, int caller_waits,
+                              fw_call_t **out_call) {
   if (!out_call) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_call is NULL");
   *out_call = NULL;
   fw_status_t status = check_call(module, function_index, args, num_args);
   if (status != FW_OK) return status;
-  /* A compiled function's host code waits for its tasks before it returns (fw.wait), which
-   * a task body cannot: refused before anything is submitted. */
+  /* A compiled function's host code may wait for its tasks (fw.wait), which a task body
+   * cannot: refused before anything is submitted. */
   status = fw_engine_check_wait(module->runtime, "fw_module_call_async");
   if (status != FW_OK) return status;
   const fw_md_function_t *f = &module->md.functions[function_index];
@@ -529,6 +532,7 @@ fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
   }
   atomic_init(&call->owners, 2);
   atomic_init(&call->detached, 0);
+  call->caller_waits = caller_waits;
   call->group.on_done = call_tasks_done;
   call->group.done_arg = call;
   /* The group is not done while the host code submits (its tasks may finish meanwhile). */
@@ -537,6 +541,12 @@ fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
   *out_call = call;
   fw_scheduler_group_release(&module->runtime->sched, &call->group);
   return FW_OK;
+}
+
+fw_status_t fw_module_call_async(fw_module_t *module, size_t function_index,
+                                 fw_buffer_t *const *args, size_t num_args,
+                                 fw_call_t **out_call) {
+  return call_async(module, function_index, args, num_args, 0, out_call);
 }
 
 void fw_call_detach(fw_call_t *call) {
@@ -597,7 +607,7 @@ fw_status_t fw_module_call(fw_module_t *module, size_t function_index,
   if (num_results > 0 && !out_results)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_results is NULL");
   fw_call_t *call = NULL;
-  status = fw_module_call_async(module, function_index, args, num_args, &call);
+  status = call_async(module, function_index, args, num_args, 1, &call);
   if (status != FW_OK) return status;
   return fw_call_wait(call, out_results, num_results);
 }

@@ -132,6 +132,9 @@ struct fw_call_t {
    * and its tasks (until the group is done); the last one frees it. */
   atomic_uint owners;
   atomic_int detached; /* fw_call_detach: its first error goes to fw_runtime_wait_all */
+  /* fw_module_call: the calling thread waits for the call as soon as its host code
+   * returns (and may run its tasks: fw_engine_help). */
+  int caller_waits;
 };
 
 /* Runs a function's host code, submitting its tasks into `call->group`. */

@@ -735,8 +735,10 @@ static double average_estimate(fw_scheduler_t *s, const fw_task_t *t) {
   return n ? sum / (double)n : 0;
 }
 
-void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count) {
+void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count,
+                               int caller_waits) {
   fw_sched_lock(s);
+  s->spare_wake = caller_waits && fw_engine_may_help(s);
   /* Successors were submitted later, so a reverse walk sees them first. */
   for (size_t i = count; i-- > 0;) {
     fw_task_t *t = tasks[i];
@@ -748,6 +750,7 @@ void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_
   if (s->policy->plan && count > 1) s->policy->plan(s, tasks, count);
   for (size_t i = 0; i < count; ++i)
     if (--tasks[i]->pending == 0) make_ready(s, tasks[i], NULL);
+  s->spare_wake = 0;
   fw_sched_unlock(s);
 }
 
@@ -1146,7 +1149,10 @@ static int is_done(void *task) {
  * the lock). Whether it held. */
 static int spin_until(fw_scheduler_t *s, int (*ready)(void *), void *arg) {
   if (ready(arg)) return 1;
-  fw_engine_help(s, ready, arg);
+  /* Until no parked worker has a task for it (one left asleep for it by
+   * fw_scheduler_release_held is run here, also without polling). */
+  while (fw_engine_help(s, ready, arg) && !ready(arg)) {
+  }
   uint64_t spin_ns = s->runtime->spin_ns;
   if (spin_ns == 0) return ready(arg);
   uint64_t until = fw_now_ns() + spin_ns;
@@ -1397,8 +1403,11 @@ fw_worker_t *fw_scheduler_idle_worker(fw_scheduler_t *s, const fw_task_t *task) 
 }
 
 void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w) {
-  (void)s;
   if (!w->sleeping) return;
+  if (s->spare_wake && w->kind == FW_TARGET_KIND_CPU) {
+    s->spare_wake = 0; /* the thread that released the tasks takes its place: spin_until */
+    return;
+  }
   /* Woken now, even if its thread has not run yet: the next push must wake another. */
   w->sleeping = 0;
   pthread_mutex_lock(&w->sleep_lock);

@@ -356,6 +356,9 @@ struct fw_scheduler_t {
   /* CPU workers whose threads are parked and not lent (sched.lock; read without it by a
    * waiting thread deciding whether to look for one). */
   atomic_uint num_lendable;
+  /* fw_scheduler_release_held for a thread that waits at once: the next wake-up of a
+   * sleeping CPU worker is left out (that thread takes the worker's place instead). */
+  int spare_wake;
   /* Statistics. */
   uint64_t tasks_submitted, tasks_executed, tasks_failed, tasks_rerun;
   uint64_t tasks_by_waiters; /* CPU tasks that threads waiting for tasks ran (lent places) */
@@ -432,8 +435,12 @@ void fw_scheduler_group_hold(fw_task_group_t *group);
 void fw_scheduler_group_release(fw_scheduler_t *s, fw_task_group_t *group);
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group,
                          int hold);
-/* Computes upward ranks over `tasks` (in submission order) and lets them run. */
-void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count);
+/* Computes upward ranks over `tasks` (in submission order) and lets them run.
+ * `caller_waits`: the calling thread waits for them right after, and may run them in a
+ * sleeping worker's place (fw_engine_help): the first CPU worker they would wake up is
+ * left asleep for it to take (fw_scheduler_t.spare_wake). */
+void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count,
+                               int caller_waits);
 /* Waits until the group (or, for NULL, every task) has no unfinished task. */
 void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group);
 void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task);
@@ -534,6 +541,9 @@ void fw_scheduler_give_back(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *next, 
  * many it ran (0 when it may not: FW_CALLER_RUNS=0, profiling, a worker's or a task body's
  * thread, no engine). */
 uint64_t fw_engine_help(fw_scheduler_t *s, int (*ready)(void *), void *arg);
+/* Whether the calling thread may run tasks while it waits (fw_engine_help's conditions
+ * but for a task being ready). */
+int fw_engine_may_help(const fw_scheduler_t *s);
 /* fw_scheduler_pop_locked for a worker that does not hold the lock (a GPU worker with
  * kernels in flight); NULL at shutdown. */
 fw_task_t *fw_scheduler_pop(fw_scheduler_t *s, fw_worker_t *w);

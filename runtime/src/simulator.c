@@ -563,7 +563,7 @@ void fw_simulator_run(fw_scheduler_t *s) {
     /* Upward ranks over everything submitted, then the tasks may start. */
     size_t n = s->num_sim_held;
     s->num_sim_held = 0;
-    fw_scheduler_release_held(s, s->sim_held, n);
+    fw_scheduler_release_held(s, s->sim_held, n, 0);
   }
   /* A task too large for a worker's memory is never given to it (fw_worker_can_run). */
   sim_running_t *running = calloc(s->num_workers ? s->num_workers : 1, sizeof(*running));

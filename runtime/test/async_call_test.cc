@@ -168,6 +168,43 @@ TEST_P(AsyncCallTest, ReturnsBeforeItsTasksRun) {
   fw_buffer_release(b);
 }
 
+// A synchronous call that finds the workers asleep runs its task on the calling thread,
+// and no worker is woken for it (fw_scheduler_release_held spares the wake-up: nothing
+// races the caller for the task); with FW_CALLER_RUNS=0 a worker runs every one.
+TEST_P(AsyncCallTest, ASynchronousCallOnSleepingWorkersRunsOnTheCallingThread) {
+  for (const char *caller_runs : {"1", "0"}) {
+    SCOPED_TRACE(std::string("FW_CALLER_RUNS=") + caller_runs);
+    fw_runtime_t *rt = nullptr;
+    fw_module_t *module = nullptr;
+    {
+      fwtest::ScopedEnv spin("FW_SPIN_US", "0");  // idle workers sleep at once
+      fwtest::ScopedEnv runs("FW_CALLER_RUNS", caller_runs);
+      fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 2);
+      FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+    }
+    FW_ASSERT_OK(fw_module_load_file(rt, fwtest::fixturePath("add").c_str(), &module));
+    constexpr int kCalls = 20;
+    for (int c = 0; c < kCalls; ++c) {
+      fwtest::sleepMs(2);  // the workers are asleep by then
+      fw_buffer_t *args[2] = {fwtest::rampF32(rt, 2, 4, float(c)), fwtest::rampF32(rt, 2, 4, 0)};
+      fw_buffer_t *r = nullptr;
+      FW_ASSERT_OK(fw_module_call(module, 0, args, 2, &r, 1));
+      const auto *p = static_cast<const float *>(fw_buffer_data(r));
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(p[7], float(c) + 14.0f);
+      fw_buffer_release(r);
+      fw_buffer_release(args[0]);
+      fw_buffer_release(args[1]);
+    }
+    fw_runtime_stats_t st;
+    FW_ASSERT_OK(fw_runtime_get_stats(rt, &st));
+    EXPECT_EQ(st.devices[0].tasks, uint64_t(kCalls));
+    EXPECT_EQ(st.tasks_by_waiters, caller_runs[0] == '1' ? uint64_t(kCalls) : 0u);
+    fw_module_release(module);
+    fw_runtime_destroy(rt);
+  }
+}
+
 TEST_P(AsyncCallTest, OrderedAfterTasksOnTheSameBuffers) {
   fw_buffer_t *a = tensor(16, 0), *b = tensor(16, 0);
   // A slow C task writes `a`; the call's kernel must read what it wrote.

@@ -103,7 +103,7 @@ TEST(CpuTasksBesideGpu, BatchOnlyTheCpuRunsIsPlannedAsWithoutTheGpu) {
       fw_scheduler_submit(&rt->sched, t, &rt->sched.api_group, 1);
       held.push_back(t);
     }
-  fw_scheduler_release_held(&rt->sched, held.data(), held.size());
+  fw_scheduler_release_held(&rt->sched, held.data(), held.size(), 0);
   for (fw_task_t *t : held) fw_task_release(t);
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   for (fw_buffer_t *chain : chains) EXPECT_EQ(fwtest::readU64(chain)[0], uint64_t(kSteps));

@@ -536,7 +536,7 @@ TEST_P(PolicyTest, HeldBatchesReleasedWhileOtherTasksRun) {
           fw_scheduler_submit(&rt_->sched, t, &rt_->sched.api_group, 1);
           held.push_back(t);
         }
-      fw_scheduler_release_held(&rt_->sched, held.data(), held.size());
+      fw_scheduler_release_held(&rt_->sched, held.data(), held.size(), 0);
       for (fw_task_t *t : held) fw_task_release(t);
     });
   threads.emplace_back([&] {
