@@ -310,8 +310,8 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
 }
 
 /* Lets the held tasks run, with upward ranks computed over them. */
-/* Lets the held tasks go. `caller_waits`: the calling thread waits for them right after
- * (fw_rt_wait, fw_module_call), so it may take a sleeping worker's place at once. */
+/* Lets the held tasks go. `caller_waits`: the calling thread waits for all of them right
+ * after (fw_module_call), so it may take a sleeping worker's place at once. */
 static void inv_release_held(fw_invocation_t *inv, int caller_waits) {
   if (inv->first_held == inv->num_tasks) return;
   fw_scheduler_release_held(&inv->module->runtime->sched, inv->tasks + inv->first_held,
@@ -349,7 +349,9 @@ void fw_rt_wait(fw_invocation_t *inv, void *token) {
     inv_set_status(inv, refused);
     return;
   }
-  inv_release_held(inv, 1);
+  /* The token's task is waited for at once, but the call's other tasks only by a caller
+   * that waits for the whole call (fw_module_call). */
+  inv_release_held(inv, inv->call->caller_waits);
   fw_scheduler_wait_task(&inv->module->runtime->sched, task);
 }
 

@@ -738,7 +738,10 @@ static double average_estimate(fw_scheduler_t *s, const fw_task_t *t) {
 void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count,
                                int caller_waits) {
   fw_sched_lock(s);
-  s->spare_wake = caller_waits && fw_engine_may_help(s);
+  /* Only when nothing else is ready: then the worker left asleep has only tasks of the
+   * caller's, which it waits for and runs (spin_until) or which wake their workers as they
+   * become ready. */
+  s->spare_wake = caller_waits && atomic_load(&s->num_ready) == 0 && fw_engine_may_help(s);
   /* Successors were submitted later, so a reverse walk sees them first. */
   for (size_t i = count; i-- > 0;) {
     fw_task_t *t = tasks[i];

@@ -436,9 +436,9 @@ void fw_scheduler_group_release(fw_scheduler_t *s, fw_task_group_t *group);
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group,
                          int hold);
 /* Computes upward ranks over `tasks` (in submission order) and lets them run.
- * `caller_waits`: the calling thread waits for them right after, and may run them in a
- * sleeping worker's place (fw_engine_help): the first CPU worker they would wake up is
- * left asleep for it to take (fw_scheduler_t.spare_wake). */
+ * `caller_waits`: the calling thread waits for all of them right after, and may run them
+ * in a sleeping worker's place (fw_engine_help): when no other task is ready, the first
+ * CPU worker they would wake up is left asleep for it to take (fw_scheduler_t.spare_wake). */
 void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count,
                                int caller_waits);
 /* Waits until the group (or, for NULL, every task) has no unfinished task. */
