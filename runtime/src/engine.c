@@ -20,6 +20,8 @@ static _Thread_local fw_runtime_t *tls_owner;
 static _Thread_local const fw_task_t *tls_body;
 /* The error its body failed it with (fw_task_fail), until the body returns. */
 static _Thread_local fw_status_t tls_fail;
+/* A thread waiting for tasks that runs them in a worker's place (fw_engine_help). */
+static _Thread_local int tls_helping;
 
 int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
 void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
@@ -326,7 +328,7 @@ void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_sta
     if (r->stall_ns)
       fw_trace_add(&rt->trace, w->index, "wait for inputs", r->t0, r->t0 + r->stall_ns, 0);
     fw_trace_add_run(&rt->trace, w->index, t->name, fw_trace_task_id(t->seq), r->start, r->end,
-                     expected);
+                     expected, tls_helping);
   }
 }
 
@@ -405,12 +407,14 @@ uint64_t fw_engine_help(fw_scheduler_t *s, int (*ready)(void *), void *arg) {
    * teardown to a thread of its own (which waits for the worker given back below). */
   fw_runtime_t *owner = tls_owner;
   tls_owner = rt;
+  tls_helping = 1;
   uint64_t ran = 0;
   while (t) {
     t = run_task(s, w, t);
     ++ran;
     if (t && ready(arg)) break; /* done waiting: the worker's thread runs the rest */
   }
+  tls_helping = 0;
   tls_owner = owner;
   fw_scheduler_give_back(s, w, t, ran);
   return ran;

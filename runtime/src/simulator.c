@@ -376,7 +376,7 @@ static void run_from(fw_scheduler_t *s, sim_running_t *slot, double start) {
   w->busy_ns += sim_ns(run);
   if (!t->cancelled) ++w->tasks;
   fw_trace_add_run(&rt->trace, w->index, t->name, fw_trace_task_id(t->seq), sim_ns(start),
-                   sim_ns(start + run), 0);
+                   sim_ns(start + run), 0, 0);
   slot->waiting = 0;
   slot->finish = start + run;
 }

@@ -30,7 +30,7 @@ void fw_trace_fini(fw_trace_t *t) {
 
 static void add(fw_trace_t *t, uint32_t track, const char *name, uint64_t task,
                 uint64_t start_ns, uint64_t end_ns, uint64_t bytes, double expected_seconds,
-                const char *detail) {
+                const char *detail, int by_waiter) {
   if (!t->enabled) return;
   char *owned = detail ? strdup(detail) : NULL; /* NULL when out of memory: no reason */
   pthread_mutex_lock(&t->lock);
@@ -65,22 +65,24 @@ static void add(fw_trace_t *t, uint32_t track, const char *name, uint64_t task,
   e->expected_seconds = expected_seconds;
   e->detail = owned;
   e->task = task;
+  e->by_waiter = by_waiter != 0;
   pthread_mutex_unlock(&t->lock);
 }
 
 void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
                   uint64_t end_ns, uint64_t bytes) {
-  add(t, track, name, 0, start_ns, end_ns, bytes, 0, NULL);
+  add(t, track, name, 0, start_ns, end_ns, bytes, 0, NULL, 0);
 }
 
 void fw_trace_add_detail(fw_trace_t *t, uint32_t track, const char *name, const char *detail,
                          uint64_t start_ns, uint64_t end_ns) {
-  add(t, track, name, 0, start_ns, end_ns, 0, 0, detail);
+  add(t, track, name, 0, start_ns, end_ns, 0, 0, detail, 0);
 }
 
 void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t task,
-                      uint64_t start_ns, uint64_t end_ns, double expected_seconds) {
-  add(t, track, name, task, start_ns, end_ns, 0, expected_seconds, NULL);
+                      uint64_t start_ns, uint64_t end_ns, double expected_seconds,
+                      int by_waiter) {
+  add(t, track, name, task, start_ns, end_ns, 0, expected_seconds, NULL, by_waiter);
 }
 
 void fw_trace_add_edge(fw_trace_t *t, uint64_t from, uint64_t to) {
@@ -218,9 +220,16 @@ fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *w
       fprintf(f, "}");
     } else if (e->bytes) {
       fprintf(f, ",\"args\":{\"bytes\":%llu}", (unsigned long long)e->bytes);
+    } else if ((e->expected_seconds > 0 && isfinite(e->expected_seconds)) || e->by_waiter) {
+      const char *sep = "";
+      fprintf(f, ",\"args\":{");
+      if (e->expected_seconds > 0 && isfinite(e->expected_seconds)) {
+        fprintf(f, "\"expected_us\":%.3f", e->expected_seconds * 1e6);
+        sep = ",";
+      }
+      if (e->by_waiter) fprintf(f, "%s\"run_by\":\"waiting thread\"", sep);
+      fprintf(f, "}");
     }
-    else if (e->expected_seconds > 0 && isfinite(e->expected_seconds))
-      fprintf(f, ",\"args\":{\"expected_us\":%.3f}", e->expected_seconds * 1e6);
     fprintf(f, "}");
   }
   write_flows(f, t);

@@ -22,6 +22,7 @@ typedef struct fw_trace_event_t {
   double expected_seconds; /* a task's: the runtime's estimate of its run (0: none) */
   char *detail;            /* owned; written as "reason" (NULL: none) */
   uint64_t task;           /* a task's run: its id (fw_trace_task_id); 0 otherwise */
+  uint8_t by_waiter;       /* a task's run by a waiting thread in the worker's place */
 } fw_trace_event_t;
 
 /* A dependency between two tasks (ids), drawn as a flow arrow from the end of the first's
@@ -48,9 +49,11 @@ void fw_trace_fini(fw_trace_t *t);
 void fw_trace_add(fw_trace_t *t, uint32_t track, const char *name, uint64_t start_ns,
                   uint64_t end_ns, uint64_t bytes);
 /* A task's run (task: its id), with what the runtime expected it to take (written as
- * "expected_us"; 0: nothing). */
+ * "expected_us"; 0: nothing); `by_waiter`: a thread waiting for tasks ran it in the
+ * worker's place (written as "run_by": "waiting thread"). */
 void fw_trace_add_run(fw_trace_t *t, uint32_t track, const char *name, uint64_t task,
-                      uint64_t start_ns, uint64_t end_ns, double expected_seconds);
+                      uint64_t start_ns, uint64_t end_ns, double expected_seconds,
+                      int by_waiter);
 /* Task `to` waited for task `from` (ids): written as a flow between their runs. */
 void fw_trace_add_edge(fw_trace_t *t, uint64_t from, uint64_t to);
 /* An event with a reason of any length (a failure's message), written as "reason". */
