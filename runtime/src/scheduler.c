@@ -1408,7 +1408,11 @@ fw_worker_t *fw_scheduler_idle_worker(fw_scheduler_t *s, const fw_task_t *task) 
 void fw_scheduler_wake(fw_scheduler_t *s, fw_worker_t *w) {
   if (!w->sleeping) return;
   if (s->spare_wake && w->kind == FW_TARGET_KIND_CPU) {
-    s->spare_wake = 0; /* the thread that released the tasks takes its place: spin_until */
+    /* The thread that released the tasks takes its place (spin_until). Left untold too: a
+     * worker asleep and told would be passed over by every later push
+     * (fw_scheduler_idle_worker) once another worker took its task. */
+    s->spare_wake = 0;
+    w->notified = 0;
     return;
   }
   /* Woken now, even if its thread has not run yet: the next push must wake another. */

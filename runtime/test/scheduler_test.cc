@@ -958,6 +958,38 @@ TEST_P(PolicyTest, AWaitingThreadRunsTasksInASleepingWorkersPlace) {
   }
 }
 
+// Tasks released for a caller that waits at once (a synchronous module call) do not wake
+// the worker they would: the caller takes its place (spare_wake). That worker is left
+// untold as well as asleep: asleep and marked told, every later push would pass it over
+// once another worker had taken its task, and tasks only it could run would wait for
+// good. The caller then runs the task.
+TEST_P(PolicyTest, AWakeUpSparedForTheCallerLeavesTheWorkerUntold) {
+  {
+    fwtest::ScopedEnv spin("FW_SPIN_US", "0");
+    create(1);
+  }
+  ASSERT_NE(rt_, nullptr);
+  sleepMs(5);  // the worker is asleep by then
+  static std::atomic<int> ran;
+  ran = 0;
+  fw_task_t *t = nullptr;
+  FW_ASSERT_OK(fw_task_create(rt_, "held", nullptr, 0, &t));
+  t->fn = [](void *, void *const *, size_t) { ran.fetch_add(1); };
+  fw_scheduler_t *s = &rt_->sched;
+  fw_scheduler_submit(s, t, &s->api_group, 1);
+  fw_scheduler_release_held(s, &t, 1, 1);
+  fw_sched_lock(s);
+  EXPECT_EQ(s->workers[0].sleeping, 1);  // not woken
+  EXPECT_EQ(s->workers[0].notified, 0);  // and not marked told
+  fw_sched_unlock(s);
+  FW_ASSERT_OK(fw_task_wait(t));
+  EXPECT_EQ(ran.load(), 1);
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt_, &stats));
+  EXPECT_EQ(stats.tasks_by_waiters, 1u);
+  fw_task_release(t);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, PolicyTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),
