@@ -13,6 +13,7 @@
 
 #include "division.h"
 #include "fw/runtime.h"
+#include "sleeping_workers.h"
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -185,7 +186,7 @@ TEST_P(AsyncCallTest, ASynchronousCallOnSleepingWorkersRunsOnTheCallingThread) {
     FW_ASSERT_OK(fw_module_load_file(rt, fwtest::fixturePath("add").c_str(), &module));
     constexpr int kCalls = 20;
     for (int c = 0; c < kCalls; ++c) {
-      fwtest::sleepMs(2);  // the workers are asleep by then
+      ASSERT_TRUE(fwtest::cpuWorkersAsleep(rt));
       fw_buffer_t *args[2] = {fwtest::rampF32(rt, 2, 4, float(c)), fwtest::rampF32(rt, 2, 4, 0)};
       fw_buffer_t *r = nullptr;
       FW_ASSERT_OK(fw_module_call(module, 0, args, 2, &r, 1));

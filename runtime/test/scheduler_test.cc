@@ -21,6 +21,7 @@
 #include "memory.h"
 #include "random_graph.h"
 #include "runtime_internal.h"
+#include "sleeping_workers.h"
 #include "task_test_util.h"
 #include "test_util.h"
 
@@ -969,7 +970,7 @@ TEST_P(PolicyTest, AWakeUpSparedForTheCallerLeavesTheWorkerUntold) {
     create(1);
   }
   ASSERT_NE(rt_, nullptr);
-  sleepMs(5);  // the worker is asleep by then
+  ASSERT_TRUE(fwtest::cpuWorkersAsleep(rt_));
   static std::atomic<int> ran;
   ran = 0;
   fw_task_t *t = nullptr;
