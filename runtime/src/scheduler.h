@@ -433,6 +433,10 @@ void fw_task_release_after(fw_task_t *task);
  * code), and lets it go (maybe done then: waiters wake, on_done runs). */
 void fw_scheduler_group_hold(fw_task_group_t *group);
 void fw_scheduler_group_release(fw_scheduler_t *s, fw_task_group_t *group);
+/* Wakes the threads waiting for completions (waiting.c), after a completion lowered the
+ * counters: those waiting for a task or a buffer always, those waiting for a group when
+ * `group_done` or `all_done` (one emptied). */
+void fw_scheduler_wake_waiters(fw_scheduler_t *s, int group_done, int all_done);
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group,
                          int hold);
 /* Computes upward ranks over `tasks` (in submission order) and lets them run.

@@ -147,8 +147,7 @@ TEST_P(AsyncCallTest, ReturnsBeforeItsTasksRun) {
   FW_ASSERT_OK(fwtest::submit(
       rt_, "gate",
       [](void *, void *const *data, size_t) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (!open.load() && std::chrono::steady_clock::now() < deadline) fwtest::sleepMs(1);
+        fwtest::waitUntil([&] { return open.load(); });
         static_cast<float *>(data[0])[0] = 100.0f;
         held = false;
       },

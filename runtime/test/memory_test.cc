@@ -371,8 +371,7 @@ TEST_F(TierErrorTest, TaskLargerThanTheTierFails) {
   open = false;
   FW_ASSERT_OK(submit(
       rt_, "gate", [](void *, void *const *, size_t) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+        fwtest::waitUntil([&] { return open.load(); });
       },
       nullptr, {{bufs[0], FW_ACCESS_READ_WRITE}}));
   FW_ASSERT_OK(submit(rt_, "huge", markTask, &ran, acc, &big));
@@ -667,8 +666,7 @@ fw_status_t gatedCopy(fw_device_t *d, fw_device_queue_t *, void *dst, const void
   auto *g = reinterpret_cast<GatedDevice *>(d);
   if (g->gate_to_device) {
     g->copying = true;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!g->open && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+    fwtest::waitUntil([&] { return g->open.load(); });
   }
   std::memcpy(dst, src, size);
   return FW_OK;
@@ -677,8 +675,7 @@ fw_status_t gatedCopyToHost(fw_device_t *d, fw_device_queue_t *, void *dst, cons
                             size_t size) {
   auto *g = reinterpret_cast<GatedDevice *>(d);
   g->copying = true;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!g->open && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  fwtest::waitUntil([&] { return g->open.load(); });
   std::memcpy(dst, src, size);
   return FW_OK;
 }
@@ -816,8 +813,7 @@ TEST(PrefetchTest, AWriteWithoutTheLockWaitsForACopyInFlight) {
   fw_buffer_t *x = makeU64Buffer(rt, kBig, contents(1));
   ASSERT_NE(x, nullptr);
   fw_memory_prefetch(m, x, dev, 0);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!gated.copying && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  fwtest::waitUntil([&] { return gated.copying.load(); });
   ASSERT_TRUE(gated.copying) << "the prefetch did not start";
   fw_task_t *writer = nullptr;
   fw_task_access_t access = {x, FW_ACCESS_READ_WRITE};
@@ -863,8 +859,7 @@ TEST(PrefetchTest, APrefetchThatMadeRoomLooksAgainForWriters) {
   ASSERT_TRUE(b && c);
   runOn(rt, c, FW_ACCESS_READ_WRITE, dev, -1);  // c's only copy fills the device
   fw_memory_prefetch(m, b, dev, 0);  // evicts c first: held in its copy to host memory
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!gated.copying && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  fwtest::waitUntil([&] { return gated.copying.load(); });
   ASSERT_TRUE(gated.copying) << "the prefetch did not evict";
   fw_task_t *writer = nullptr;
   fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};

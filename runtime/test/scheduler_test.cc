@@ -316,15 +316,13 @@ TEST_P(PolicyTest, TaskIsDoneOnceItFinished) {
   fw_task_t *t = nullptr;
   FW_ASSERT_OK(submit(
       rt_, "gated", [](void *, void *const *, size_t) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+        fwtest::waitUntil([&] { return open.load(); });
       },
       nullptr, {}, &t));
   sleepMs(5);
   EXPECT_EQ(fw_task_is_done(t), 0);
   open = true;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!fw_task_is_done(t) && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  fwtest::waitUntil([&] { return fw_task_is_done(t) != 0; });
   EXPECT_EQ(fw_task_is_done(t), 1);
   FW_EXPECT_OK(fw_task_wait(t));
   fw_task_release(t);
@@ -343,8 +341,7 @@ TEST_P(PolicyTest, BodyFailsItsTask) {
   open = false;
   FW_ASSERT_OK(submit(
       rt_, "parse", [](void *, void *const *, size_t) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+        fwtest::waitUntil([&] { return open.load(); });
         FW_EXPECT_OK(fw_task_fail(fw_status_create(FW_STATUS_INVALID_ARGUMENT, "bad header")));
         FW_EXPECT_OK(fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "second")));
       },
@@ -404,8 +401,7 @@ TEST_P(PolicyTest, AFailureCancelsOnlyTheTasksThatReadWhatItWrote) {
     fw_task_t *failing = nullptr;
     FW_ASSERT_OK(submit(
         rt_, "broken", [](void *, void *const *, size_t) {
-          auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-          while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+          fwtest::waitUntil([&] { return open.load(); });
           FW_EXPECT_OK(fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "bad input")));
         },
         nullptr, {{c, FW_ACCESS_READ}, {a, FW_ACCESS_WRITE}, {b, FW_ACCESS_WRITE}},
@@ -846,8 +842,7 @@ TEST_P(PolicyTest, ReleaseEverythingWhileTasksRun) {
   fw_buffer_release(a);
   fw_runtime_destroy(rt_);
   rt_ = nullptr;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (done.load() < 4 && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+  fwtest::waitUntil([&] { return done.load() >= 4; });
   EXPECT_EQ(done.load(), 4);
   sleepMs(20);  // let the teardown finish before the next test
 }

@@ -3,11 +3,9 @@
 #ifndef FW_RUNTIME_TEST_SLEEPING_WORKERS_H_
 #define FW_RUNTIME_TEST_SLEEPING_WORKERS_H_
 
-#include <chrono>
-#include <thread>
-
 #include "runtime_internal.h"
 #include "scheduler.h"
+#include "task_test_util.h"
 
 namespace fwtest {
 
@@ -16,8 +14,7 @@ namespace fwtest {
 // there as soon as its threads are scheduled.
 inline bool cpuWorkersAsleep(fw_runtime_t *rt) {
   fw_scheduler_t *s = &rt->sched;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  for (;;) {
+  return waitUntil([s] {
     bool asleep = true;
     fw_sched_lock(s);
     for (size_t i = 0; i < s->num_workers; ++i) {
@@ -25,10 +22,8 @@ inline bool cpuWorkersAsleep(fw_runtime_t *rt) {
       if (w.kind == FW_TARGET_KIND_CPU && (!w.sleeping || !w.parked || w.lent)) asleep = false;
     }
     fw_sched_unlock(s);
-    if (asleep) return true;
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+    return asleep;
+  });
 }
 
 }  // namespace fwtest

@@ -220,8 +220,7 @@ TEST(TaskAfterErrorTest, AfterAFailedTaskFailsWithItsError) {
   fw_task_t *gate = nullptr, *huge = nullptr, *waiting = nullptr, *late = nullptr;
   FW_ASSERT_OK(submitAfter(
       rt, "gate", [](void *, void *const *, size_t) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (!open.load() && std::chrono::steady_clock::now() < deadline) sleepMs(1);
+        fwtest::waitUntil([&] { return open.load(); });
       },
       nullptr, {}, {}, &gate));
   std::vector<fw_buffer_t *> bufs;

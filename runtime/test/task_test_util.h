@@ -156,6 +156,18 @@ class ScopedEnv {
 
 inline void sleepMs(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
+// Polls `ready` every millisecond until it holds, 10 s at most (a gate a test opens, a
+// state it waits for): whether it held.
+template <typename Ready>
+bool waitUntil(Ready ready) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    sleepMs(1);
+  }
+  return true;
+}
+
 // A deterministic 64-bit mix (splitmix64's finaliser).
 inline uint64_t mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
