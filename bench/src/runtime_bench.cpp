@@ -109,7 +109,8 @@ void usage() {
       "                      (a program calling the runtime again and again; default 1)\n"
       "  --round-wait=W      how a round is waited for: all (fw_runtime_wait_all, default),\n"
       "                      task (fw_task_wait on its last task), map (fw_buffer_map of the\n"
-      "                      buffer its last task writes: cases chain and buffers)\n"
+      "                      buffer its last task writes: cases chain and buffers), run (its\n"
+      "                      last task through fw_task_run: submitted and waited for at once)\n"
       "  --round-gap-us=G    the caller sleeps G us between rounds, not counted (calls that\n"
       "                      come apart, finding the workers asleep once G exceeds FW_SPIN_US)\n"
       "  --workers=A,B       CPU worker counts (default 1,2)\n"
@@ -244,8 +245,9 @@ int main(int argc, char **argv) {
     } else if (key == "--round-gap-us") {
       opt.roundGapUs = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (key == "--round-wait") {
-      if (value != "all" && value != "task" && value != "map") {
-        std::fprintf(stderr, "fw-runtime-bench: --round-wait is all, task or map, not '%s'\n",
+      if (value != "all" && value != "task" && value != "map" && value != "run") {
+        std::fprintf(stderr,
+                     "fw-runtime-bench: --round-wait is all, task, map or run, not '%s'\n",
                      value.c_str());
         return 2;
       }

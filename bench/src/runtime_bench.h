@@ -16,7 +16,7 @@ struct Options {
   int reps = 3;               // repetitions (best of) for the timed parts
   size_t tasks = 200000;      // overhead: tasks per measurement
   size_t rounds = 1;          // overhead: the tasks in this many waits on one runtime
-  std::string roundWait = "all"; // overhead: how a round is waited for: all, task, map
+  std::string roundWait = "all"; // overhead: how a round is waited for: all, task, map, run
   unsigned roundGapUs = 0;       // overhead: the caller sleeps this long between rounds
   std::string devices = "cpu";   // overhead: the device kinds in service (FW_DEVICES)
   std::vector<int> workers = {1, 2};

@@ -3,8 +3,9 @@
 // For each case, policy and worker count: a fresh runtime (prefetch and everything else
 // at their defaults), N submissions of a task whose function does nothing, then
 // fw_runtime_wait_all (with --rounds=R: R rounds of N/R submissions, each followed by
-// fw_runtime_wait_all, as a program that calls the runtime again and again; with
-// --round-gap-us=G the caller sleeps G us between rounds, as calls that come apart).
+// fw_runtime_wait_all, as a program that calls the runtime again and again, or by the
+// wait --round-wait names; with --round-gap-us=G the caller sleeps G us between rounds,
+// as calls that come apart).
 // Reported:
 // (wall time from the first fw_task_submit to the return of the last
 // fw_runtime_wait_all) / N, best of --reps runs (and the median), plus the part of it
@@ -59,10 +60,12 @@ struct Sample {
 };
 
 // Submits tasks [first, last) of case `c`; the last one's handle goes to `*lastTask`
-// when it is not null.
-void submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in,
-                 const std::vector<fw_buffer_t *> &outb, size_t first, size_t last,
-                 fw_runtime_t *rt, fw_task_t **lastTask) {
+// when it is not null. With `runLast` the last one goes through fw_task_run instead,
+// which also waits for it; its outcome is returned.
+fw_status_t submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in,
+                        const std::vector<fw_buffer_t *> &outb, size_t first, size_t last,
+                        fw_runtime_t *rt, fw_task_t **lastTask, bool runLast) {
+  fw_status_t ran = FW_OK;
   fw_task_access_t acc[2];
   fw_task_t *prev = nullptr; // Case::After: the task the next one runs after
   for (size_t i = first; i < last; ++i) {
@@ -80,6 +83,10 @@ void submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in
     bool keep = c == Case::After || (i + 1 == last && lastTask);
     d.after = prev ? &prev : nullptr;
     d.num_after = prev ? 1 : 0;
+    if (runLast && i + 1 == last) {
+      ran = fw_task_run(rt, &d);
+      break;
+    }
     fw_status_t s = fw_task_submit(rt, &d, keep ? &handle : nullptr);
     if (s != FW_OK)
       check(s, "fw_task_submit");
@@ -93,6 +100,7 @@ void submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t *> &in
   fw_task_release(prev);
   d.after = nullptr;
   d.num_after = 0;
+  return ran;
 }
 
 // Waits for the round that ended with task `last - 1` as `how` says (Options::roundWait).
@@ -151,7 +159,12 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, const Options &opt
       gapSeconds += nowSeconds() - g0;
     }
     double s0 = nowSeconds();
-    submitRound(c, d, in, outb, first, last, rt, opt.roundWait == "task" ? &lastTask : nullptr);
+    if (opt.roundWait == "run") { // submitted and waited for in one call: not split
+      waited = submitRound(c, d, in, outb, first, last, rt, nullptr, true);
+      continue;
+    }
+    submitRound(c, d, in, outb, first, last, rt, opt.roundWait == "task" ? &lastTask : nullptr,
+                false);
     submitSeconds += nowSeconds() - s0;
     waited = waitRound(opt.roundWait, c, outb, last, rt, lastTask);
   }
@@ -196,7 +209,8 @@ bool runOverhead(const Options &opt) {
   if (opt.rounds > 1)
     std::printf("each run in %zu rounds of about %zu tasks, each waited for with %s\n",
                 opt.rounds, opt.tasks / opt.rounds,
-                opt.roundWait == "task" ? "fw_task_wait on its last task"
+                opt.roundWait == "task"  ? "fw_task_wait on its last task"
+                : opt.roundWait == "run" ? "its last task submitted with fw_task_run"
                 : opt.roundWait == "map"
                     ? "fw_buffer_map of the buffer its last task writes"
                     : "fw_runtime_wait_all");

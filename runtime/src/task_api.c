@@ -1,5 +1,5 @@
-/* The public task API: fw_task_submit, fw_task_fail, fw_task_is_done, fw_task_wait,
- * fw_runtime_wait_all, fw_runtime_in_task_body. */
+/* The public task API: fw_task_submit, fw_task_run, fw_task_fail, fw_task_is_done,
+ * fw_task_wait, fw_runtime_wait_all, fw_runtime_in_task_body. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -8,9 +8,12 @@
 #include "runtime_internal.h"
 #include "status_internal.h"
 
-fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
-                           fw_task_t **out_task) {
-  if (out_task) *out_task = NULL;
+/* fw_task_submit; `for_caller`: the calling thread waits for the task right after
+ * (fw_task_run), so it is held and then released as a call's tasks are, to be run on the
+ * calling thread rather than on a worker woken for it. The reference is always returned. */
+static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc, int for_caller,
+                               fw_task_t **out_task) {
+  *out_task = NULL;
   if (!runtime) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "runtime is NULL");
   if (!desc) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "desc is NULL");
   const char *name = desc->name && *desc->name ? desc->name : "task";
@@ -94,17 +97,43 @@ fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
     fw_memory_unmap(&runtime->memory, task->accesses[i].buffer);
   /* A simulation holds its tasks until it runs, so that upward ranks are computed over
    * everything submitted (nothing would have run before in virtual time anyway). */
-  int hold = runtime->options.simulate != NULL;
-  if (hold && !fw_simulator_hold(&runtime->sched, task)) {
+  int simulated = runtime->options.simulate != NULL;
+  if (simulated && !fw_simulator_hold(&runtime->sched, task)) {
     fw_task_release(task);
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
   /* Submitted: from here on the task owns user_data. */
   task->release_user_data = desc->release_user_data;
-  fw_scheduler_submit(&runtime->sched, task, &runtime->sched.api_group, hold);
+  int held_for_caller = for_caller && !simulated;
+  fw_scheduler_submit(&runtime->sched, task, &runtime->sched.api_group,
+                      simulated || held_for_caller);
+  if (held_for_caller) fw_scheduler_release_held(&runtime->sched, &task, 1, 1);
+  *out_task = task;
+  return FW_OK;
+}
+
+fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
+                           fw_task_t **out_task) {
+  fw_task_t *task = NULL;
+  fw_status_t status = submit_task(runtime, desc, 0, &task);
   if (out_task) *out_task = task;
   else fw_task_release(task);
-  return FW_OK;
+  return status;
+}
+
+fw_status_t fw_task_run(fw_runtime_t *runtime, const fw_task_desc_t *desc) {
+  /* Refused before anything is submitted: from a body the wait could never end. */
+  fw_status_t status = runtime ? fw_engine_check_wait(runtime, "fw_task_run") : FW_OK;
+  fw_task_t *task = NULL;
+  if (status == FW_OK) status = submit_task(runtime, desc, 1, &task);
+  if (status != FW_OK) {
+    /* Not submitted: user_data is still the caller's, and fw_task_run takes it over. */
+    if (desc && desc->release_user_data) desc->release_user_data(desc->user_data);
+    return status;
+  }
+  status = fw_task_wait(task);
+  fw_task_release(task);
+  return status;
 }
 
 int fw_runtime_in_task_body(const fw_runtime_t *runtime) {

@@ -394,6 +394,40 @@ TEST_F(CppApiTest, AnExceptionFailsItsTask) {
   EXPECT_TRUE(fine->wait().ok());
 }
 
+// run(): a synchronous task; done when it returns, ordered after earlier tasks on its
+// buffers, its error returned; its body destroyed once, whether it ran or was refused.
+TEST_F(CppApiTest, RunWaitsForItsTask) {
+  Result<Buffer> x = Buffer::fromVector<float>(rt_, {4}, {1, 2, 3, 4});
+  ASSERT_TRUE(x.ok());
+  Result<fw::Task> slow = rt_.submit("slow", {{*x, FW_ACCESS_READ_WRITE}},
+                                     [](void *const *data, size_t) {
+                                       std::this_thread::sleep_for(
+                                           std::chrono::milliseconds(20));
+                                       static_cast<float *>(data[0])[0] = 10;
+                                     });
+  ASSERT_TRUE(slow.ok());
+  float first = 0;
+  {
+    Tracked tracked;
+    Status ran = rt_.run("read", {{*x, FW_ACCESS_READ}},
+                         [&first, tracked](void *const *data, size_t) {
+                           first = static_cast<const float *>(data[0])[0];
+                         });
+    EXPECT_TRUE(ran.ok()) << ran.message();
+    EXPECT_EQ(first, 10.0f);  // after the slow writer, and done on return
+    Status refused = rt_.run("bad", {{*x, fw_access_t(9)}}, [tracked](void *const *, size_t) {});
+    EXPECT_TRUE(contains(refused.message(), "task 'bad': access 0 has an unknown mode 9"));
+    Status failed =
+        rt_.run("fails", {}, [](void *const *, size_t) { throw std::runtime_error("x"); });
+    EXPECT_TRUE(contains(failed.message(), "task @fails: the task body threw: x"));
+    EXPECT_FALSE(rt_.waitAll().ok());  // reported there too
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Tracked::alive.load() != 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(Tracked::alive.load(), 0);
+}
+
 TEST_F(CppApiTest, WrapIsAView) {
   alignas(64) float storage[16 + 1] = {};
   float *data = storage + 1;  // element aligned, not 64-byte aligned

@@ -498,6 +498,14 @@ typedef struct fw_task_desc_t {
  * writes runs before that write (write after read), whichever thread submitted them. */
 FW_API fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
                                   fw_task_t **out_task);
+/* Submits a task and waits for it, as fw_task_submit then fw_task_wait (its error also
+ * goes to fw_runtime_wait_all), returning the submission's error or the task's: a
+ * synchronous task, as StarPU's. Where a CPU worker would be woken for it while nothing
+ * else is ready, the calling thread runs it itself instead (unless FW_CALLER_RUNS=0),
+ * which saves the wake-up. It always takes `user_data` over: release_user_data is called
+ * once, also when nothing was submitted. From a task body of the same runtime it submits
+ * nothing and returns FW_STATUS_FAILED_PRECONDITION, as fw_task_wait would. */
+FW_API fw_status_t fw_task_run(fw_runtime_t *runtime, const fw_task_desc_t *desc);
 /* Waits for the task; returns its error (or the error of a task it depended on). From a
  * task body of the same runtime it returns FW_STATUS_FAILED_PRECONDITION at once, as do
  * fw_runtime_wait_all, fw_buffer_map (fw_buffer_data: NULL), fw_call_wait, fw_module_call

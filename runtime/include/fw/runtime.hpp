@@ -226,6 +226,12 @@ public:
                       TaskBody body) const;
   Result<Task> submit(const char *name, std::initializer_list<TaskAccess> accesses,
                       TaskBody body, const TaskOptions &options) const;
+  /// Runs a task and waits for it (fw_task_run): submit() then Task::wait() in one call,
+  /// except that the calling thread runs the task itself where a sleeping worker would be
+  /// woken for it. Returns the task's error, or why it could not be submitted.
+  Status run(const char *name, std::initializer_list<TaskAccess> accesses, TaskBody body) const;
+  Status run(const char *name, std::initializer_list<TaskAccess> accesses, TaskBody body,
+             const TaskOptions &options) const;
 
 private:
   friend class Buffer;
@@ -456,53 +462,84 @@ inline Result<Task> Runtime::submit(const char *name, std::initializer_list<Task
   return submit(name, accesses, std::move(body), TaskOptions());
 }
 
+namespace detail {
+/// The fw_task_desc_t of a task from the C++ API, with the arrays it points into and the
+/// body it owns until the runtime takes it over (release()).
+class TaskDescription {
+public:
+  TaskDescription(const char *name, std::initializer_list<TaskAccess> accesses, TaskBody body,
+                  const TaskOptions &options)
+      : body_(std::make_unique<TaskBody>(std::move(body))) {
+    access_.reserve(accesses.size());
+    for (const TaskAccess &a : accesses)
+      access_.push_back({a.buffer.get(), a.access});
+    after_.reserve(options.after.size());
+    for (const Task *t : options.after)
+      after_.push_back(t ? t->get() : nullptr);
+    std::memset(&desc_, 0, sizeof(desc_));
+    desc_.name = name;
+    desc_.accesses = access_.data();
+    desc_.num_accesses = access_.size();
+    desc_.priority = options.priority;
+    desc_.flops = options.flops;
+    desc_.bytes = options.bytes;
+    desc_.after = after_.data();
+    desc_.num_after = after_.size();
+    // An exception stops here and fails the task: it must not unwind the runtime's C.
+    if (body_->cpu)
+      desc_.fn = [](void *user, void *const *data, size_t num) noexcept {
+        guarded([&] {
+          static_cast<TaskBody *>(user)->cpu(data, num);
+          return Status();
+        });
+      };
+    if (body_->cuda)
+      desc_.cuda_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
+        return guarded([&] { return static_cast<TaskBody *>(user)->cuda(data, num, stream); });
+      };
+    if (body_->hip)
+      desc_.hip_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
+        return guarded([&] { return static_cast<TaskBody *>(user)->hip(data, num, stream); });
+      };
+    desc_.user_data = body_.get();
+    desc_.release_user_data = [](void *user) { delete static_cast<TaskBody *>(user); };
+  }
+  TaskDescription(const TaskDescription &) = delete;
+  TaskDescription &operator=(const TaskDescription &) = delete;
+
+  const fw_task_desc_t *get() const { return &desc_; }
+  /// The runtime owns the body from here on (it calls release_user_data).
+  void release() { (void)body_.release(); }
+
+private:
+  std::vector<fw_task_access_t> access_;
+  std::vector<fw_task_t *> after_;
+  std::unique_ptr<TaskBody> body_;
+  fw_task_desc_t desc_;
+};
+} // namespace detail
+
 inline Result<Task> Runtime::submit(const char *name, std::initializer_list<TaskAccess> accesses,
                                     TaskBody body, const TaskOptions &options) const {
-  std::vector<fw_task_access_t> access;
-  access.reserve(accesses.size());
-  for (const TaskAccess &a : accesses)
-    access.push_back({a.buffer.get(), a.access});
-  std::vector<fw_task_t *> after;
-  after.reserve(options.after.size());
-  for (const Task *t : options.after)
-    after.push_back(t ? t->get() : nullptr);
-  fw_task_desc_t desc;
-  std::memset(&desc, 0, sizeof(desc));
-  desc.name = name;
-  desc.accesses = access.data();
-  desc.num_accesses = access.size();
-  desc.priority = options.priority;
-  desc.flops = options.flops;
-  desc.bytes = options.bytes;
-  desc.after = after.data();
-  desc.num_after = after.size();
-  // An exception stops here and fails the task: it must not unwind the runtime's C.
-  if (body.cpu)
-    desc.fn = [](void *user, void *const *data, size_t num) noexcept {
-      detail::guarded([&] {
-        static_cast<TaskBody *>(user)->cpu(data, num);
-        return Status();
-      });
-    };
-  if (body.cuda)
-    desc.cuda_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
-      return detail::guarded(
-          [&] { return static_cast<TaskBody *>(user)->cuda(data, num, stream); });
-    };
-  if (body.hip)
-    desc.hip_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
-      return detail::guarded(
-          [&] { return static_cast<TaskBody *>(user)->hip(data, num, stream); });
-    };
-  auto owned = std::make_unique<TaskBody>(std::move(body));
-  desc.user_data = owned.get();
-  desc.release_user_data = [](void *user) { delete static_cast<TaskBody *>(user); };
+  detail::TaskDescription desc(name, accesses, std::move(body), options);
   fw_task_t *task = nullptr;
-  Status status(fw_task_submit(runtime_.get(), &desc, &task));
+  Status status(fw_task_submit(runtime_.get(), desc.get(), &task));
   if (!status.ok())
-    return status; // not submitted: `owned` still holds the body
-  owned.release();  // the task's now (release_user_data)
+    return status; // not submitted: `desc` still holds the body
+  desc.release();
   return Task(runtime_, task);
+}
+
+inline Status Runtime::run(const char *name, std::initializer_list<TaskAccess> accesses,
+                           TaskBody body) const {
+  return run(name, accesses, std::move(body), TaskOptions());
+}
+
+inline Status Runtime::run(const char *name, std::initializer_list<TaskAccess> accesses,
+                           TaskBody body, const TaskOptions &options) const {
+  detail::TaskDescription desc(name, accesses, std::move(body), options);
+  desc.release(); // fw_task_run takes the body over whatever it returns
+  return Status(fw_task_run(runtime_.get(), desc.get()));
 }
 
 //===----------------------------------------------------------------------===//
