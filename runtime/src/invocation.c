@@ -157,8 +157,45 @@ static double dispatch_flops(const fw_metadata_t *md, const fw_md_executable_t *
   return flops;
 }
 
-void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
-                     void *const *buffers) {
+/* The dispatched task whose token `token` is, or NULL. */
+static fw_task_t *inv_task(const fw_invocation_t *inv, const void *token) {
+  for (size_t i = 0; token && i < inv->num_tasks; ++i)
+    if ((const void *)inv->tasks[i] == token) return inv->tasks[i];
+  return NULL;
+}
+
+/* The tasks of the tokens `after` names, one reference each in a new array (the task's
+ * `after`); NULL, with the invocation's error recorded, when one is not a token of this
+ * invocation or memory runs out. */
+static fw_task_t **dispatch_after(fw_invocation_t *inv, const fw_md_executable_t *e,
+                                  int64_t num_after, void *const *after) {
+  if (num_after < 0 || (num_after > 0 && !after) ||
+      (uint64_t)num_after > SIZE_MAX / sizeof(fw_task_t *)) {
+    inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "dispatch of @%s: invalid token list (%lld tokens)",
+             e->name, (long long)num_after);
+    return NULL;
+  }
+  for (int64_t i = 0; i < num_after; ++i) {
+    if (inv_task(inv, after[i])) continue;
+    inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "dispatch of @%s: after %lld: invalid token %p",
+             e->name, (long long)i, after[i]);
+    return NULL;
+  }
+  fw_task_t **tasks = malloc((size_t)num_after * sizeof(*tasks));
+  if (!tasks) {
+    inv_fail(inv, FW_STATUS_RESOURCE_EXHAUSTED, "dispatch of @%s: out of memory", e->name);
+    return NULL;
+  }
+  for (int64_t i = 0; i < num_after; ++i) {
+    tasks[i] = inv_task(inv, after[i]);
+    fw_task_retain(tasks[i]);
+  }
+  return tasks;
+}
+
+/* fw_rt_dispatch, after the tasks of `num_after` tokens too. */
+static fw_task_t *dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
+                           void *const *buffers, int64_t num_after, void *const *after) {
   if (!inv || inv->status) return NULL;
   const fw_metadata_t *md = &inv->module->md;
   if (executable < 0 || (uint64_t)executable >= md->num_executables) {
@@ -265,10 +302,21 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
     inv->tasks = grown;
     inv->cap_tasks = cap;
   }
+  fw_task_t **after_tasks = NULL;
+  if (num_after != 0 && !(after_tasks = dispatch_after(inv, e, num_after, after))) {
+    free(accesses);
+    return NULL;
+  }
   fw_runtime_t *rt = inv->module->runtime;
   fw_task_t *task = NULL;
   fw_status_t status = fw_task_create(rt, inv->module->task_names[executable], accesses,
                                       e->num_bindings, &task);
+  if (status == FW_OK && after_tasks) {
+    /* Edges made when it is inserted; the references go when it completes. */
+    task->after = after_tasks;
+    task->num_after = (size_t)num_after;
+    after_tasks = NULL;
+  }
   if (status == FW_OK) {
     task->binding_access = calloc(e->num_bindings ? e->num_bindings : 1, sizeof(uint32_t));
     if (!task->binding_access) {
@@ -278,6 +326,8 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
     }
   }
   if (status != FW_OK) {
+    for (int64_t i = 0; after_tasks && i < num_after; ++i) fw_task_release(after_tasks[i]);
+    free(after_tasks);
     inv_set_status(inv, fw_status_annotate(status, "dispatch of @%s", e->name));
     free(accesses);
     return NULL;
@@ -309,6 +359,16 @@ void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffe
   return task;
 }
 
+void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
+                     void *const *buffers) {
+  return dispatch(inv, executable, num_buffers, buffers, 0, NULL);
+}
+
+void *fw_rt_dispatch_after(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
+                           void *const *buffers, int64_t num_after, void *const *after) {
+  return dispatch(inv, executable, num_buffers, buffers, num_after, after);
+}
+
 /* Lets the held tasks run, with upward ranks computed over them. */
 /* Lets the held tasks go. `caller_waits`: the calling thread waits for all of them right
  * after (fw_module_call), so it may take a sleeping worker's place at once. */
@@ -335,9 +395,7 @@ void fw_rt_prefetch(fw_invocation_t *inv, void *buffer, int32_t tier) {
 
 void fw_rt_wait(fw_invocation_t *inv, void *token) {
   if (!inv || inv->status) return;
-  fw_task_t *task = NULL;
-  for (size_t i = 0; token && i < inv->num_tasks && !task; ++i)
-    if ((void *)inv->tasks[i] == token) task = inv->tasks[i];
+  fw_task_t *task = inv_task(inv, token);
   if (!task) {
     inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "fw_rt_wait: invalid token %p", token);
     return;
@@ -380,14 +438,16 @@ void fw_rt_assert(fw_invocation_t *inv, int32_t condition, const char *message) 
            message ? message : "(no message)");
 }
 
-void fw_host_abi_fill_table(void **table) {
+void fw_host_abi_fill_table(void **table, uint32_t abi_version) {
   /* Casts between function and object pointers are fine on every platform fw runs on. */
   void *functions[FW_HOST_ABI_TABLE_SIZE] = {
       (void *)fw_rt_arg,      (void *)fw_rt_buffer_dim, (void *)fw_rt_buffer_alloc,
       (void *)fw_rt_buffer_release, (void *)fw_rt_dispatch, (void *)fw_rt_prefetch,
       (void *)fw_rt_wait,     (void *)fw_rt_set_result, (void *)fw_rt_assert,
+      (void *)fw_rt_dispatch_after,
   };
-  memcpy(table, functions, sizeof(functions));
+  /* A module built for version 1 has room for its nine only. */
+  memcpy(table, functions, fw_host_abi_table_size(abi_version) * sizeof(void *));
 }
 
 /* ---- fw_module_call --------------------------------------------------------- */

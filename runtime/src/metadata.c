@@ -113,7 +113,7 @@ static int compare_names(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_abi_version,
+fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t max_abi_version,
                               fw_metadata_t *out) {
   if (!out) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "out_metadata is NULL");
   memset(out, 0, sizeof(*out));
@@ -136,10 +136,11 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_a
     return MD_ERR("total_size %u exceeds the section size %zu", total_size, size);
   if (header_size > total_size)
     return MD_ERR("header_size %u exceeds total_size %u", header_size, total_size);
-  if (abi != expected_abi_version)
+  if (abi < 1 || abi > max_abi_version)
     return fw_status_make(FW_STATUS_UNSUPPORTED,
-                          ".fw.meta: abi_version %u does not match the runtime's (%u)", abi,
-                          expected_abi_version);
+                          ".fw.meta: abi_version %u is not one this runtime implements (1 to "
+                          "%u)",
+                          abi, max_abi_version);
 
   fw_status_t status = FW_OK;
   parser_t p = {b, total_size, NULL, 0, NULL};

@@ -90,8 +90,9 @@ typedef struct fw_metadata_t {
 
 /* Parses and validates the table in data[0, size) (any alignment). On success fills
  * `out_metadata`, which the caller frees with fw_metadata_free; on failure leaves it
- * zeroed. `expected_abi_version` is the host-call ABI the runtime implements. */
-fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t expected_abi_version,
+ * zeroed. `max_abi_version` is the host-call ABI the runtime implements; tables of every
+ * version from 1 up to it are read. */
+fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t max_abi_version,
                               fw_metadata_t *out_metadata);
 void fw_metadata_free(fw_metadata_t *metadata);
 

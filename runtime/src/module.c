@@ -145,6 +145,20 @@ static fw_status_t resolve_symbol(void *handle, struct link_map *module_map, con
   return FW_OK;
 }
 
+/* Whether the module's function table has room for the functions of its host-call ABI
+ * version (the symbol's size, where the dynamic symbol table says it). */
+static fw_status_t check_table_size(void *table, uint32_t abi_version) {
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  size_t needed = fw_host_abi_table_size(abi_version);
+  if (!dladdr1(table, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || sym->st_size == 0)
+    return FW_OK;
+  if (sym->st_size >= needed * sizeof(void *)) return FW_OK;
+  return fw_status_make(FW_STATUS_DATA_LOSS,
+                        "__fw_rt_table has %zu entries, host-call ABI version %u has %zu",
+                        (size_t)(sym->st_size / sizeof(void *)), abi_version, needed);
+}
+
 /* ---- Modules ---------------------------------------------------------------- */
 
 /* ---- GPU code -------------------------------------------------------------- */
@@ -403,10 +417,13 @@ static fw_status_t module_load(fw_runtime_t *runtime, const uint8_t *data, size_
   /* Compiled host code calls the runtime through a table the module defines. */
   void *table = NULL;
   fw_status_t no_table = resolve_symbol(m->dl_handle, map, "__fw_rt_table", &table);
-  if (no_table == FW_OK)
-    fw_host_abi_fill_table((void **)table);
-  else
+  if (no_table == FW_OK) {
+    status = check_table_size(table, md->abi_version);
+    if (status != FW_OK) goto fail;
+    fw_host_abi_fill_table((void **)table, md->abi_version);
+  } else {
     fw_status_free(no_table); /* a module linked against the fw_rt_* symbols directly */
+  }
 
   for (size_t i = 0; i < md->num_variants; ++i) {
     if (md->variants[i].kind != FW_VARIANT_KIND_CPU_SYMBOL) continue;

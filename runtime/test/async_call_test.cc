@@ -168,6 +168,46 @@ TEST_P(AsyncCallTest, ReturnsBeforeItsTasksRun) {
   fw_buffer_release(b);
 }
 
+// A dispatch `after` a token waits for that token's task in the graph, not in the host
+// code: the call returns while the first dispatch waits behind a C task holding its input,
+// and the second, which shares no written buffer with it, does not run before it.
+TEST_P(AsyncCallTest, ADispatchAfterATokenIsAnEdgeNotAWait) {
+  fw_module_t *multi = nullptr;
+  FW_ASSERT_OK(fw_module_load_file(rt_, fwtest::fixturePath("multi").c_str(), &multi));
+  size_t index = 0;
+  FW_ASSERT_OK(fw_module_lookup_function(multi, "add_after", &index));
+  fw_buffer_t *a = tensor(4, 0), *b = tensor(4, 10);
+  static std::atomic<bool> open;
+  open = false;
+  FW_ASSERT_OK(fwtest::submit(
+      rt_, "gate",
+      [](void *, void *const *data, size_t) {
+        fwtest::waitUntil([&] { return open.load(); });
+        static_cast<float *>(data[0])[0] = 100.0f;
+      },
+      nullptr, {{a, FW_ACCESS_READ_WRITE}}));
+  fw_buffer_t *args[2] = {a, b};
+  fw_call_t *call = nullptr;
+  FW_ASSERT_OK(fw_module_call_async(multi, index, args, 2, &call));  // returns: no host wait
+  fwtest::sleepMs(50);  // time for the second dispatch to run, were it not ordered
+  fw_runtime_stats_t st;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt_, &st));
+  EXPECT_EQ(st.devices[0].tasks, 0u);  // the gate holds the first, the edge the second
+  open = true;
+  fw_buffer_t *r = nullptr;
+  FW_ASSERT_OK(fw_call_wait(call, &r, 1));
+  std::vector<float> got = contents(r);
+  ASSERT_EQ(got.size(), 16u);
+  EXPECT_EQ(got[0], 110.0f);  // the gate's write plus b[0]
+  EXPECT_EQ(got[15], 15.0f + 25.0f);
+  FW_ASSERT_OK(fw_runtime_get_stats(rt_, &st));
+  EXPECT_EQ(st.devices[0].tasks, 3u);
+  fw_buffer_release(r);
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+  fw_module_release(multi);
+}
+
 // A synchronous call that finds the workers asleep runs its task on the calling thread,
 // and no worker is woken for it (fw_scheduler_release_held spares the wake-up: nothing
 // races the caller for the task); with FW_CALLER_RUNS=0 a worker runs every one.

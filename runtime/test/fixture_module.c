@@ -12,9 +12,17 @@ extern void *fw_rt_buffer_alloc(fw_invocation_t *inv, int32_t tier, int32_t elem
 extern void fw_rt_buffer_release(fw_invocation_t *inv, void *buffer);
 extern void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
                             void *const *buffers);
+extern void *fw_rt_dispatch_after(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
+                                  void *const *buffers, int64_t num_after, void *const *after);
 extern void fw_rt_wait(fw_invocation_t *inv, void *token);
 extern void fw_rt_set_result(fw_invocation_t *inv, int64_t index, void *buffer);
 extern void fw_rt_assert(fw_invocation_t *inv, int32_t condition, const char *message);
+
+#if defined(FW_FIXTURE_FLAVOUR_v1table) || defined(FW_FIXTURE_FLAVOUR_shorttable)
+/* The function table of host-call ABI version 1, which the runtime fills at load time
+ * (these entries call the fw_rt_* symbols directly, so they never read it). */
+void *__fw_rt_table[9];
+#endif
 
 typedef struct {
   uint32_t id[3];
@@ -142,4 +150,32 @@ void __fw_entry_double_result(fw_invocation_t *inv) {
   void *a = fw_rt_arg(inv, 0);
   fw_rt_set_result(inv, 0, a);
   fw_rt_set_result(inv, 0, a);
+}
+
+/* c = a + b, and then b + b into a buffer of its own, after the first dispatch although
+ * no buffer orders them (an `after` token). The result is c. */
+void __fw_entry_add_after(fw_invocation_t *inv) {
+  void *a = fw_rt_arg(inv, 0);
+  void *b = fw_rt_arg(inv, 1);
+  int64_t dims[2] = {fw_rt_buffer_dim(inv, a, 0), 4};
+  void *c = fw_rt_buffer_alloc(inv, 0, 1, 2, dims);
+  void *d = fw_rt_buffer_alloc(inv, 0, 1, 2, dims);
+  void *first[3] = {a, b, c};
+  void *token = fw_rt_dispatch(inv, 0, 3, first);
+  void *second[3] = {b, b, d};
+  (void)fw_rt_dispatch_after(inv, 0, 3, second, 1, &token);
+  fw_rt_buffer_release(inv, d);
+  fw_rt_set_result(inv, 0, c);
+  fw_rt_buffer_release(inv, c);
+}
+
+void __fw_entry_bad_after(fw_invocation_t *inv) {
+  void *a = fw_rt_arg(inv, 0);
+  int64_t dims[2] = {fw_rt_buffer_dim(inv, a, 0), 4};
+  void *c = fw_rt_buffer_alloc(inv, 0, 1, 2, dims);
+  void *buffers[3] = {a, a, c};
+  void *tokens[2] = {fw_rt_dispatch(inv, 0, 3, buffers), (void *)(uintptr_t)0x40};
+  (void)fw_rt_dispatch_after(inv, 0, 3, buffers, 2, tokens);
+  fw_rt_set_result(inv, 0, c);
+  fw_rt_buffer_release(inv, c);
 }

@@ -54,7 +54,7 @@ TEST(FwbReader, AcceptsFixture) {
   EXPECT_EQ(std::memcmp(view.meta, "FWMD", 4), 0);
   EXPECT_EQ(view.offload, nullptr);
   fw_metadata_t md;
-  FW_ASSERT_OK(fw_metadata_parse(view.meta, view.meta_size, 1, &md));
+  FW_ASSERT_OK(fw_metadata_parse(view.meta, view.meta_size, FW_HOST_ABI_VERSION, &md));
   EXPECT_STREQ(md.module_name, "add");
   fw_metadata_free(&md);
 }
@@ -171,7 +171,7 @@ TEST(FwbReader, MutationLoopNeverCrashes) {
     }
     ++reached_meta;
     fw_metadata_t md;
-    fw_status_t ms = fw_metadata_parse(view.meta, view.meta_size, 1, &md);
+    fw_status_t ms = fw_metadata_parse(view.meta, view.meta_size, FW_HOST_ABI_VERSION, &md);
     if (ms == FW_OK) fw_metadata_free(&md);
     fw_status_free(ms);
   }

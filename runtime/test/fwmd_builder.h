@@ -286,7 +286,11 @@ inline Function addFunction(const std::string &name, const std::string &symbol) 
 //   "gpuonly"  the executable has only a CUDA variant (image in .llvm.offloading);
 //   "gpubadimage" like "gpuonly" with an image that overruns .llvm.offloading;
 //   "split"    like "add" with a kernel that divides its rows among workgroups
-//              (workgroup shape 0,0,0) and adds 1000 x the workgroup count.
+//              (workgroup shape 0,0,0) and adds 1000 x the workgroup count;
+//   "v1table"  like "add", host-call ABI version 1, with the 9-entry function table
+//              (__fw_rt_table) a module of that version has;
+//   "shorttable" the same table, but the metadata says version 2 (which has 10).
+// "multi" is of version 2 (it calls fw_rt_dispatch_after), the others of version 1.
 // The gpu flavours carry a 64-byte .llvm.offloading section (kFixtureOffloadSize).
 constexpr size_t kFixtureOffloadSize = 64;
 
@@ -304,9 +308,10 @@ inline Module fixtureModule(const std::string &flavour) {
   if (flavour == "multi") {
     for (const char *n : {"bad_dispatch", "no_result", "leak", "bad_arg", "wrong_binding",
                           "bad_handle", "early_stop", "wrong_result", "bad_token",
-                          "release_arg", "double_result"})
+                          "release_arg", "double_result", "add_after", "bad_after"})
       m.functions.push_back(addFunction(n, std::string("__fw_entry_") + n));
   }
+  if (flavour == "multi" || flavour == "shorttable") m.abi_version = 2;
   if (flavour == "identity")  // add, and identity(a, b) -> a
     m.functions.push_back(addFunction("identity", "__fw_entry_identity"));
   if (flavour == "nosym") m.functions.push_back(addFunction("missing", "__fw_entry_missing"));

@@ -42,7 +42,7 @@ fwtest::Module richModule() {
 }
 
 fw_status_t parse(const std::vector<uint8_t> &b, fw_metadata_t *md) {
-  return fw_metadata_parse(b.data(), b.size(), 1, md);
+  return fw_metadata_parse(b.data(), b.size(), FW_HOST_ABI_VERSION, md);
 }
 
 std::string parseError(const std::vector<uint8_t> &b, fw_status_code_t *code = nullptr) {
@@ -69,11 +69,11 @@ TEST(Metadata, AcceptsValidTable) {
   EXPECT_STREQ(md.targets[0].arch, "x86-64");
   EXPECT_STREQ(md.targets[1].arch, "sm_90");
   EXPECT_STREQ(md.targets[1].features, "+ptx80");
-  ASSERT_EQ(md.num_functions, 13u);
+  ASSERT_EQ(md.num_functions, 15u);
   EXPECT_STREQ(md.functions[0].name, "add");
   EXPECT_STREQ(md.functions[0].symbol, "__fw_entry_add");
   EXPECT_EQ(md.functions[0].num_args, 2u);
-  const fw_md_function_t &s = md.functions[12];
+  const fw_md_function_t &s = md.functions[14];
   EXPECT_STREQ(s.name, "scalars");
   const fw_tensor_type_t &i64 = md.values[s.first_arg + 1];
   EXPECT_EQ(i64.element_type, FW_ELEMENT_TYPE_I64);
@@ -223,8 +223,8 @@ TEST(Metadata, RejectsTooSmall) {
   b.resize(127);
   EXPECT_NE(parseError(b).find("smaller than the 128-byte header"), std::string::npos);
   fw_metadata_t md;
-  FW_EXPECT_ERROR(fw_metadata_parse(nullptr, 0, 1, &md), "smaller");
-  FW_EXPECT_ERROR(fw_metadata_parse(b.data(), b.size(), 1, nullptr), "NULL");
+  FW_EXPECT_ERROR(fw_metadata_parse(nullptr, 0, FW_HOST_ABI_VERSION, &md), "smaller");
+  FW_EXPECT_ERROR(fw_metadata_parse(b.data(), b.size(), FW_HOST_ABI_VERSION, nullptr), "NULL");
 }
 
 TEST(Metadata, RejectsBadMagic) {
@@ -255,8 +255,21 @@ TEST(Metadata, RejectsBadSizesAndAbi) {
   put32(c, fwtest::kOffHeaderSize, uint32_t(b.size() + 8));
   EXPECT_NE(parseError(c).find("header_size"), std::string::npos);
   c = b;
-  put32(c, fwtest::kOffAbi, 2);
-  EXPECT_NE(parseError(c).find("abi_version 2"), std::string::npos);
+  put32(c, fwtest::kOffAbi, FW_HOST_ABI_VERSION + 1);  // newer than the runtime
+  EXPECT_NE(parseError(c).find("abi_version 3 is not one this runtime implements (1 to 2)"),
+            std::string::npos);
+  c = b;
+  put32(c, fwtest::kOffAbi, 0);
+  EXPECT_NE(parseError(c).find("abi_version 0"), std::string::npos);
+  // Every version up to the one given is read.
+  for (uint32_t abi : {1u, 2u}) {
+    c = b;
+    put32(c, fwtest::kOffAbi, abi);
+    fw_metadata_t md;
+    FW_ASSERT_OK(fw_metadata_parse(c.data(), c.size(), FW_HOST_ABI_VERSION, &md));
+    EXPECT_EQ(md.abi_version, abi);
+    fw_metadata_free(&md);
+  }
 }
 
 TEST(Metadata, RejectsArrayOutOfRange) {
@@ -440,7 +453,7 @@ TEST(Metadata, MutationLoopNeverCrashes) {
     std::unique_ptr<uint8_t[]> copy(new uint8_t[b.size() ? b.size() : 1]);
     if (!b.empty()) memcpy(copy.get(), b.data(), b.size());
     fw_metadata_t md;
-    fw_status_t s = fw_metadata_parse(copy.get(), b.size(), 1, &md);
+    fw_status_t s = fw_metadata_parse(copy.get(), b.size(), FW_HOST_ABI_VERSION, &md);
     if (s == FW_OK) {
       ++accepted;
       walk(md);

@@ -214,6 +214,7 @@ TEST_F(ModuleTest, StickyErrorsFromHostCode) {
       {"bad_token", "fw_rt_wait: invalid token"},
       {"release_arg", "fw_rt_buffer_release"},
       {"double_result", "result 0 is set twice"},
+      {"bad_after", "in @bad_after: dispatch of @add_dispatch_0: after 1: invalid token"},
   };
   for (const auto &c : cases) {
     std::string message = callAdd(m, c.name);
@@ -227,10 +228,25 @@ TEST_F(ModuleTest, HostAbiToleratesNullInvocation) {
   EXPECT_EQ(fw_rt_buffer_dim(nullptr, nullptr, 0), 0);
   EXPECT_EQ(fw_rt_buffer_alloc(nullptr, 0, 1, 0, nullptr), nullptr);
   EXPECT_EQ(fw_rt_dispatch(nullptr, 0, 0, nullptr), nullptr);
+  EXPECT_EQ(fw_rt_dispatch_after(nullptr, 0, 0, nullptr, 0, nullptr), nullptr);
   fw_rt_buffer_release(nullptr, nullptr);
   fw_rt_wait(nullptr, nullptr);
   fw_rt_set_result(nullptr, 0, nullptr);
   fw_rt_assert(nullptr, 0, "x");
+}
+
+// Host-call ABI versions: a module of version 1 (9 table entries) loads and runs, its
+// table filled up to its end and no further (the ASan build checks); one whose table is
+// smaller than its version's is refused at load time, naming both sizes.
+TEST_F(ModuleTest, ModulesOfEachHostAbiVersionLoad) {
+  fw_module_t *v1 = load("v1table");
+  ASSERT_NE(v1, nullptr);
+  EXPECT_EQ(callAdd(v1, "add"), "");
+  fw_module_release(v1);
+  fw_module_t *m = nullptr;
+  FW_EXPECT_ERROR(fw_module_load_file(rt_, fwtest::fixturePath("shorttable").c_str(), &m),
+                  "__fw_rt_table has 9 entries, host-call ABI version 2 has 10");
+  EXPECT_EQ(m, nullptr);
 }
 
 TEST_F(ModuleTest, LoadErrors) {

@@ -13,7 +13,9 @@ def ConvertFWHostToRuntimePass
     `void __fw_entry_<name>(fw_invocation_t *)` that obtains its arguments
     with `fw_rt_arg`, queries dimensions with `fw_rt_buffer_dim`, allocates
     with `fw_rt_buffer_alloc`, enqueues `fw.dispatch` with `fw_rt_dispatch`
-    (executables are numbered in module order), waits with `fw_rt_wait` and
+    (executables are numbered in module order; a dispatch `after` tokens with
+    `fw_rt_dispatch_after`, which orders its task after theirs in the task
+    graph instead of waiting on the host), waits with `fw_rt_wait` and
     hands results back with `fw_rt_set_result` (docs/runtime.md). Buffer
     handles and tokens become `!llvm.ptr`. The function keeps its source name
     in `fw.entry_name` and its tensor signature in `fw.signature`.
@@ -144,7 +146,7 @@ def ConvertFWHostToLLVMPass : Pass<"convert-fw-host-to-llvm", "ModuleOp"> {
 
     ```mlir
     %t = llvm.mlir.addressof @__fw_rt_table : !llvm.ptr
-    %slot = llvm.getelementptr %t[0, 4] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<9 x ptr>
+    %slot = llvm.getelementptr %t[0, 4] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<10 x ptr>
     %fn = llvm.load %slot : !llvm.ptr -> !llvm.ptr
     %token = llvm.call %fn(%inv, %exe, %n, %buffers) : !llvm.ptr, (!llvm.ptr, i64, i64, !llvm.ptr) -> !llvm.ptr
     ```

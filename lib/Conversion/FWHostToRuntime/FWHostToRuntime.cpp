@@ -52,11 +52,19 @@ public:
     call(loc, "fw_rt_prefetch", nullptr,
          {buffer, constI32(loc, static_cast<int32_t>(tier))});
   }
-  Value dispatch(Location loc, int64_t executable, ArrayRef<Value> buffers) {
+  /// A dispatch; one with `after` tokens becomes fw_rt_dispatch_after, whose
+  /// task the runtime orders after theirs (an edge of the graph, not a wait).
+  Value dispatch(Location loc, int64_t executable, ArrayRef<Value> buffers,
+                 ArrayRef<Value> after) {
     Value list = array(loc, ptrType, buffers);
-    return call(loc, "fw_rt_dispatch", ptrType,
-                {constI64(loc, executable),
-                 constI64(loc, static_cast<int64_t>(buffers.size())), list});
+    SmallVector<Value> args = {
+        constI64(loc, executable),
+        constI64(loc, static_cast<int64_t>(buffers.size())), list};
+    if (after.empty())
+      return call(loc, "fw_rt_dispatch", ptrType, args);
+    args.push_back(constI64(loc, static_cast<int64_t>(after.size())));
+    args.push_back(array(loc, ptrType, after));
+    return call(loc, "fw_rt_dispatch_after", ptrType, args);
   }
   void wait(Location loc, Value token) {
     call(loc, "fw_rt_wait", nullptr, {token});
@@ -215,12 +223,13 @@ LogicalResult lowerHostFunction(func::FuncOp func,
       if (it == ordinals.end())
         return dispatch.emitOpError("refers to unknown executable ")
                << dispatch.getCalleeAttr();
-      for (Value token : dispatch.getAfter())
-        rt.wait(loc, mapping.lookup(token));
-      SmallVector<Value> buffers;
+      SmallVector<Value> buffers, after;
       for (Value buffer : dispatch.getBuffers())
         buffers.push_back(mapping.lookup(buffer));
-      mapping.map(dispatch.getToken(), rt.dispatch(loc, it->second, buffers));
+      for (Value token : dispatch.getAfter())
+        after.push_back(mapping.lookup(token));
+      mapping.map(dispatch.getToken(),
+                  rt.dispatch(loc, it->second, buffers, after));
       continue;
     }
     if (auto wait = dyn_cast<WaitOp>(op)) {

@@ -783,9 +783,11 @@ FW_API fw_status_t fw_module_load_embedded_record(fw_runtime_t *runtime,
 FW_API size_t fw_embedded_module_count(void);
 FW_API const char *fw_embedded_module_name(size_t index);
 
-/* ---- Host call ABI, version 1 (compiled code -> runtime) ------------------ */
+/* ---- Host call ABI, version 2 (compiled code -> runtime) ------------------ */
 
-#define FW_HOST_ABI_VERSION 1u
+/* Modules of every version from 1 up to this one load; version 2 added
+ * fw_rt_dispatch_after. */
+#define FW_HOST_ABI_VERSION 2u
 
 typedef struct fw_invocation_t fw_invocation_t;
 
@@ -806,6 +808,8 @@ FW_API void *fw_rt_buffer_alloc(fw_invocation_t *inv, int32_t tier, int32_t elem
 FW_API void fw_rt_buffer_release(fw_invocation_t *inv, void *buffer);
 FW_API void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
                             void *const *buffers);
+FW_API void *fw_rt_dispatch_after(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
+                                  void *const *buffers, int64_t num_after, void *const *after);
 FW_API void fw_rt_prefetch(fw_invocation_t *inv, void *buffer, int32_t tier);
 FW_API void fw_rt_wait(fw_invocation_t *inv, void *token);
 FW_API void fw_rt_set_result(fw_invocation_t *inv, int64_t index, void *buffer);

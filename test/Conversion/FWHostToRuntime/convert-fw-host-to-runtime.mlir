@@ -74,6 +74,41 @@ func.func @static(%arg0: memref<4xf32, #fw.tier<host>>) -> memref<4xf32, #fw.tie
 
 // -----
 
+/// A dispatch `after` tokens passes them to fw_rt_dispatch_after in a stack
+/// array: an edge in the runtime's task graph, not a wait on the host.
+fw.executable @e0 attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<4xf32>, tensor<4xf32>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {}
+  }
+}
+// CHECK-LABEL: func.func @__fw_entry_ordered
+// CHECK: %[[T0:.*]] = call @fw_rt_dispatch(%[[INV:[a-z0-9]+]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[T1:.*]] = call @fw_rt_dispatch(%[[INV]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: fw_rt_wait
+// CHECK: %[[LIST:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
+// CHECK: %[[AFTER:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
+// CHECK: %[[S0:.*]] = llvm.getelementptr %[[AFTER]][0]
+// CHECK: llvm.store %[[T0]], %[[S0]] : !llvm.ptr, !llvm.ptr
+// CHECK: %[[S1:.*]] = llvm.getelementptr %[[AFTER]][1]
+// CHECK: llvm.store %[[T1]], %[[S1]] : !llvm.ptr, !llvm.ptr
+// CHECK: %[[T2:.*]] = call @fw_rt_dispatch_after(%[[INV]], %{{.*}}, %{{.*}}, %[[LIST]], %{{.*}}, %[[AFTER]]) : (!llvm.ptr, i64, i64, !llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+// CHECK-NOT: fw_rt_wait
+// CHECK: call @fw_rt_set_result
+// CHECK-DAG: func.func private @fw_rt_dispatch_after(!llvm.ptr, i64, i64, !llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+func.func @ordered(%arg0: memref<4xf32, #fw.tier<host>>) -> memref<4xf32, #fw.tier<host>> attributes {fw.signature = (tensor<4xf32>) -> tensor<4xf32>} {
+  %0 = fw.alloc() : memref<4xf32, #fw.tier<host>>
+  %1 = fw.alloc() : memref<4xf32, #fw.tier<host>>
+  %2 = fw.alloc() : memref<4xf32, #fw.tier<host>>
+  %t0 = fw.dispatch @e0(%arg0, %0) access([#fw.access<read>, #fw.access<write>]) : memref<4xf32, #fw.tier<host>>, memref<4xf32, #fw.tier<host>>
+  %t1 = fw.dispatch @e0(%arg0, %1) access([#fw.access<read>, #fw.access<write>]) : memref<4xf32, #fw.tier<host>>, memref<4xf32, #fw.tier<host>>
+  %t2 = fw.dispatch @e0(%arg0, %2) access([#fw.access<read>, #fw.access<write>]) after(%t0, %t1) : memref<4xf32, #fw.tier<host>>, memref<4xf32, #fw.tier<host>>
+  fw.dealloc %0 : memref<4xf32, #fw.tier<host>>
+  fw.dealloc %1 : memref<4xf32, #fw.tier<host>>
+  return %2 : memref<4xf32, #fw.tier<host>>
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op has no 'fw.signature' attribute; run fw-bufferize first}}
 func.func @no_signature(%arg0: memref<4xf32, #fw.tier<host>>) attributes {fw.signature} {
   return

@@ -4,8 +4,9 @@
 // that every fat binary defines (`__fw_rt_table`) and that the runtime fills
 // when it loads the module, so a fat binary has no undefined runtime symbols
 // and loads even when the runtime itself was loaded privately (dlopen with
-// RTLD_LOCAL, Python ctypes). The order of the table is part of ABI version 1
-// (docs/runtime.md); runtime/src/invocation.c fills it in the same order.
+// RTLD_LOCAL, Python ctypes). The order of the table is part of the ABI
+// (docs/runtime.md): version 1 has the first nine entries, version 2 adds
+// fw_rt_dispatch_after; runtime/src/invocation.c fills it in the same order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +27,8 @@ constexpr llvm::StringLiteral kRuntimeTableSymbol = "__fw_rt_table";
 constexpr llvm::StringLiteral kRuntimeFunctions[] = {
     "fw_rt_arg",      "fw_rt_buffer_dim", "fw_rt_buffer_alloc",
     "fw_rt_buffer_release", "fw_rt_dispatch", "fw_rt_prefetch",
-    "fw_rt_wait",     "fw_rt_set_result", "fw_rt_assert"};
+    "fw_rt_wait",     "fw_rt_set_result", "fw_rt_assert",
+    "fw_rt_dispatch_after"};
 
 /// The table slot of runtime function `name`, if it is one.
 inline std::optional<unsigned> getRuntimeFunctionSlot(llvm::StringRef name) {

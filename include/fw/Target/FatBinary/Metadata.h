@@ -20,8 +20,9 @@ namespace mlir::fw {
 /// Version of the metadata table this compiler writes.
 constexpr uint16_t kMetadataVersionMajor = 1;
 constexpr uint16_t kMetadataVersionMinor = 3;
-/// Version of the host-code <-> runtime call ABI (docs/runtime.md).
-constexpr uint32_t kRuntimeAbiVersion = 1;
+/// Version of the host-code <-> runtime call ABI (docs/runtime.md): the number
+/// of entries of the function table, kRuntimeFunctions, follows from it.
+constexpr uint32_t kRuntimeAbiVersion = 2;
 
 /// Builds the `.fw.meta` table of `module`, which must have been lowered
 /// through the `host` phase (host entries carry `fw.entry_name` and
