@@ -159,6 +159,12 @@ PY
       --tasks=20000 --rounds=20000 || { echo "FAIL fw-runtime-bench round trip"; fail=1; }
     limited_long ./fw-runtime-bench --only=overhead --cases=independent --workers=16 \
       --tasks=200000 --rounds=2000 || { echo "FAIL fw-runtime-bench rounds of 100"; fail=1; }
+    echo "== one task 200 us apart: submitted then waited for, and through fw_task_run"
+    for wait in task run; do
+      limited_long ./fw-runtime-bench --only=overhead --cases=independent,chain \
+        --workers=1,16 --tasks=2000 --rounds=2000 --round-gap-us=200 --round-wait=$wait ||
+        { echo "FAIL fw-runtime-bench round trip ($wait)"; fail=1; }
+    done
     echo "== the same round trip without polling (FW_SPIN_US=0: two wake-ups a round)"
     FW_SPIN_US=0 limited_long ./fw-runtime-bench --only=overhead --cases=independent \
       --policies=heft --workers=16 --tasks=2000 --rounds=2000 ||

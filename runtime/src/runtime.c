@@ -309,6 +309,24 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
   if ((v = env("FW_GPU_PIPELINE")))
     status = parse_count("FW_GPU_PIPELINE", v, 1, FW_MAX_GPU_PIPELINE, &rt->gpu_pipeline);
   if (status != FW_OK) return status;
+  rt->submit_max = o->max_submitted_tasks;
+  if (!rt->submit_max && (v = env("FW_MAX_SUBMITTED_TASKS")))
+    status = parse_count("FW_MAX_SUBMITTED_TASKS", v, 0, UINT32_MAX, &rt->submit_max);
+  if (status != FW_OK) return status;
+  rt->submit_resume = o->min_submitted_tasks;
+  if (!rt->submit_resume && (v = env("FW_MIN_SUBMITTED_TASKS")))
+    status = parse_count("FW_MIN_SUBMITTED_TASKS", v, 0, UINT32_MAX, &rt->submit_resume);
+  if (status != FW_OK) return status;
+  if (rt->submit_resume && !rt->submit_max)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "min_submitted_tasks (%u) is set without max_submitted_tasks",
+                          rt->submit_resume);
+  if (rt->submit_resume > rt->submit_max)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "min_submitted_tasks (%u) exceeds max_submitted_tasks (%u)",
+                          rt->submit_resume, rt->submit_max);
+  if (rt->submit_max && !rt->submit_resume)
+    rt->submit_resume = (uint32_t)((uint64_t)rt->submit_max * 9 / 10);
   uint32_t spin_us = FW_DEFAULT_SPIN_US;
   if ((v = env("FW_SPIN_US"))) status = parse_count("FW_SPIN_US", v, 0, FW_MAX_SPIN_US, &spin_us);
   if (status != FW_OK) return status;
@@ -518,6 +536,8 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   out->tasks_failed = s->tasks_failed;
   out->tasks_rerun = s->tasks_rerun;
   out->tasks_by_waiters = s->tasks_by_waiters;
+  out->submit_waits = s->submit_waits;
+  out->submit_wait_seconds = (double)s->submit_wait_ns * 1e-9;
   out->devices_lost = s->devices_lost;
   out->scheduler = s->policy->name;
   out->batches_planned = s->plans;

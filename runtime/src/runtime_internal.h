@@ -43,6 +43,9 @@ struct fw_runtime_t {
   /* A thread waiting for tasks runs some in a sleeping worker's place (FW_CALLER_RUNS). */
   int caller_runs;
   int buffered_storage; /* the storage tier never uses direct I/O (FW_STORAGE_IO) */
+  /* fw_task_submit waits while more than submit_max tasks are unfinished, until at most
+   * submit_resume are (FW_MAX_SUBMITTED_TASKS, FW_MIN_SUBMITTED_TASKS; 0: no limit). */
+  uint32_t submit_max, submit_resume;
   fw_scheduler_kind_t scheduler;
   char *history_path;
   fw_history_t history;

@@ -717,8 +717,8 @@ static void leave_group(fw_scheduler_t *s, fw_task_group_t *group) {
   void (*on_done)(void *) = group->on_done;
   void *done_arg = group->done_arg;
   int group_done = atomic_fetch_sub(&group->outstanding, 1) == 1;
-  int all_done = atomic_fetch_sub(&s->outstanding, 1) == 1;
-  fw_scheduler_wake_waiters(s, group_done, all_done);
+  size_t left = atomic_fetch_sub(&s->outstanding, 1) - 1;
+  fw_scheduler_wake_waiters(s, group_done, left == 0, left);
   if (group_done && on_done) on_done(done_arg);
 }
 
@@ -730,7 +730,7 @@ void fw_scheduler_group_release(fw_scheduler_t *s, fw_task_group_t *group) {
   void (*on_done)(void *) = group->on_done;
   void *done_arg = group->done_arg;
   if (atomic_fetch_sub(&group->outstanding, 1) != 1) return;
-  fw_scheduler_wake_waiters(s, 1, 0);
+  fw_scheduler_wake_waiters(s, 1, 0, SIZE_MAX);
   if (on_done) on_done(done_arg);
 }
 

@@ -359,9 +359,13 @@ struct fw_scheduler_t {
   /* fw_scheduler_release_held for a thread that waits at once: the next wake-up of a
    * sleeping CPU worker is left out (that thread takes the worker's place instead). */
   int spare_wake;
+  /* Threads in fw_scheduler_wait_below: a completion that leaves at most the
+   * runtime's submit_resume tasks outstanding wakes them. */
+  atomic_uint submit_waiters;
   /* Statistics. */
   uint64_t tasks_submitted, tasks_executed, tasks_failed, tasks_rerun;
   uint64_t tasks_by_waiters; /* CPU tasks that threads waiting for tasks ran (lent places) */
+  uint64_t submit_waits, submit_wait_ns; /* fw_task_submit's waits (flow control) */
   uint32_t devices_lost;
   /* Simulation. */
   int simulated;
@@ -435,8 +439,10 @@ void fw_scheduler_group_hold(fw_task_group_t *group);
 void fw_scheduler_group_release(fw_scheduler_t *s, fw_task_group_t *group);
 /* Wakes the threads waiting for completions (waiting.c), after a completion lowered the
  * counters: those waiting for a task or a buffer always, those waiting for a group when
- * `group_done` or `all_done` (one emptied). */
-void fw_scheduler_wake_waiters(fw_scheduler_t *s, int group_done, int all_done);
+ * `group_done` or `all_done` (one emptied), submitters held back by flow control when
+ * `left` (the unfinished tasks now) has just come down to where they resume (every way
+ * down passes there, one completion at a time). */
+void fw_scheduler_wake_waiters(fw_scheduler_t *s, int group_done, int all_done, size_t left);
 void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *group,
                          int hold);
 /* Computes upward ranks over `tasks` (in submission order) and lets them run.
@@ -448,6 +454,9 @@ void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_
 /* Waits until the group (or, for NULL, every task) has no unfinished task. */
 void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group);
 void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task);
+/* Waits until at most `count` tasks are unfinished (flow control of submission), running
+ * tasks in a sleeping worker's place meanwhile. */
+void fw_scheduler_wait_below(fw_scheduler_t *s, size_t count);
 /* Waits for the tasks that access `buffer` (for writing, or at all when `all`). */
 void fw_scheduler_wait_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, int all);
 

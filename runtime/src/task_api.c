@@ -112,12 +112,31 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
   return FW_OK;
 }
 
+/* Flow control (FW_MAX_SUBMITTED_TASKS): past the maximum, the submitting thread waits
+ * until the tasks in flight are down to the minimum. Never in a task body, whose worker
+ * the tasks may need, nor in a simulation, whose tasks run only when it is waited for. */
+static void throttle(fw_runtime_t *rt) {
+  fw_scheduler_t *s = &rt->sched;
+  if (!rt->submit_max || rt->options.simulate ||
+      atomic_load_explicit(&s->outstanding, memory_order_relaxed) <= rt->submit_max ||
+      fw_engine_in_body(rt))
+    return;
+  uint64_t start = fw_now_ns();
+  fw_scheduler_wait_below(s, rt->submit_resume);
+  uint64_t waited = fw_now_ns() - start;
+  fw_sched_lock(s);
+  ++s->submit_waits;
+  s->submit_wait_ns += waited;
+  fw_sched_unlock(s);
+}
+
 fw_status_t fw_task_submit(fw_runtime_t *runtime, const fw_task_desc_t *desc,
                            fw_task_t **out_task) {
   fw_task_t *task = NULL;
   fw_status_t status = submit_task(runtime, desc, 0, &task);
   if (out_task) *out_task = task;
   else fw_task_release(task);
+  if (status == FW_OK) throttle(runtime);
   return status;
 }
 

@@ -162,9 +162,11 @@ static void wait_done_after(fw_scheduler_t *s, uint64_t seen) {
  * waiters after lowering them (both sequentially consistent), so one of the two always
  * sees the other; the broadcast takes the lock, so it cannot fall between a waiter's look
  * and its sleep. */
-void fw_scheduler_wake_waiters(fw_scheduler_t *s, int group_done, int all_done) {
+void fw_scheduler_wake_waiters(fw_scheduler_t *s, int group_done, int all_done,
+                               size_t left) {
   if (atomic_load(&s->other_waiters) > 0 ||
-      ((group_done || all_done) && atomic_load(&s->group_waiters) > 0)) {
+      ((group_done || all_done) && atomic_load(&s->group_waiters) > 0) ||
+      (left == s->runtime->submit_resume && atomic_load(&s->submit_waiters) > 0)) {
     pthread_mutex_lock(&s->done_lock);
     ++s->done_epoch;
     pthread_cond_broadcast(&s->done_cv);
@@ -174,6 +176,16 @@ void fw_scheduler_wake_waiters(fw_scheduler_t *s, int group_done, int all_done) 
 
 static int is_zero(void *count) {
   return atomic_load_explicit((atomic_size_t *)count, memory_order_acquire) == 0;
+}
+
+typedef struct {
+  atomic_size_t *count;
+  size_t at_most;
+} below_t;
+
+static int is_below(void *arg) {
+  const below_t *b = arg;
+  return atomic_load_explicit(b->count, memory_order_acquire) <= b->at_most;
 }
 
 static int is_done(void *task) {
@@ -219,6 +231,18 @@ void fw_scheduler_wait_group(fw_scheduler_t *s, fw_task_group_t *group) {
     wait_done_after(s, seen);
   }
   atomic_fetch_sub(&s->group_waiters, 1);
+}
+
+void fw_scheduler_wait_below(fw_scheduler_t *s, size_t count) {
+  below_t below = {&s->outstanding, count};
+  if (spin_until(s, is_below, &below)) return;
+  atomic_fetch_add(&s->submit_waiters, 1); /* before looking: see leave_group */
+  for (;;) {
+    uint64_t seen = done_epoch(s);
+    if (is_below(&below)) break;
+    wait_done_after(s, seen);
+  }
+  atomic_fetch_sub(&s->submit_waiters, 1);
 }
 
 void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {

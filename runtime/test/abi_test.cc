@@ -24,18 +24,18 @@ struct Size {
 #define FW_SIZE(type, bytes) Size{#type, sizeof(type), bytes}
 
 TEST(AbiTest, PublicStructsHaveTheirRecordedSizes) {
-  static_assert(FW_RUNTIME_ABI_VERSION == 6u,
+  static_assert(FW_RUNTIME_ABI_VERSION == 7u,
                 "FW_RUNTIME_ABI_VERSION changed: record the sizes of this version below");
   // x86-64 and AArch64 (LP64): the targets the library is built for.
   static_assert(sizeof(void *) == 8, "sizes recorded for LP64");
   const Size sizes[] = {
-      FW_SIZE(fw_tensor_type_t, 72),      FW_SIZE(fw_runtime_options_t, 64),
+      FW_SIZE(fw_tensor_type_t, 72),      FW_SIZE(fw_runtime_options_t, 72),
       FW_SIZE(fw_target_info_t, 32),      FW_SIZE(fw_function_info_t, 48),
       FW_SIZE(fw_binding_info_t, 80),     FW_SIZE(fw_executable_info_t, 56),
       FW_SIZE(fw_variant_info_t, 48),     FW_SIZE(fw_device_report_t, 376),
       FW_SIZE(fw_image_info_t, 24),       FW_SIZE(fw_tuning_info_t, 56),
       FW_SIZE(fw_task_access_t, 16),      FW_SIZE(fw_task_desc_t, 104),
-      FW_SIZE(fw_runtime_stats_t, 1352),  FW_SIZE(fw_profile_entry_t, 1544),
+      FW_SIZE(fw_runtime_stats_t, 1368),  FW_SIZE(fw_profile_entry_t, 1544),
       FW_SIZE(fw_power_info_t, 56),       FW_SIZE(fw_profile_info_t, 656),
       FW_SIZE(fw_sim_machine_t, 16),      FW_SIZE(fw_sim_device_t, 96),
       FW_SIZE(fw_sim_report_t, 56),       FW_SIZE(fw_embedded_module_t, 40),

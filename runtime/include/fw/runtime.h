@@ -46,7 +46,7 @@ extern "C" {
  * change that a program compiled against the previous header would misread (a field
  * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
  * until it is raised. */
-#define FW_RUNTIME_ABI_VERSION 6u
+#define FW_RUNTIME_ABI_VERSION 7u
 /* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
 FW_API uint32_t fw_runtime_abi_version(void);
 
@@ -163,6 +163,16 @@ typedef struct fw_runtime_options_t {
                                     for; a list without "cpu" sends every kernel with a
                                     variant for a listed device there (the CPU takes it
                                     back when that device fails) */
+  /* Flow control of submission (StarPU's STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS): once more
+   * than max_submitted_tasks tasks are submitted and unfinished, fw_task_submit waits
+   * (running tasks in a sleeping worker's place meanwhile) until at most
+   * min_submitted_tasks are, so a program that submits faster than the tasks run keeps
+   * its memory bounded. Not in a task body, nor for a module call's tasks or in a
+   * simulation. A task that waits for something the submitting thread does only later
+   * would then wait for good: leave it off for such programs. 0: no limit;
+   * FW_MAX_SUBMITTED_TASKS. */
+  uint32_t max_submitted_tasks;
+  uint32_t min_submitted_tasks; /* FW_MIN_SUBMITTED_TASKS, else 9/10 of the maximum */
 } fw_runtime_options_t;
 
 /* A byte size as tier limits and machine descriptions write it: digits and an optional
@@ -491,8 +501,10 @@ typedef struct fw_task_desc_t {
   void (*release_user_data)(void *user_data);
 } fw_task_desc_t;
 
-/* Submits a task. On success `*out_task`, when out_task is non-NULL, holds a reference
- * the caller releases with fw_task_release. A task body may submit tasks (and create
+/* Submits a task (after waiting, outside task bodies, while more than
+ * max_submitted_tasks are in flight, when the runtime has that limit). On success
+ * `*out_task`, when out_task is non-NULL, holds a reference the caller releases with
+ * fw_task_release. A task body may submit tasks (and create
  * buffers): the graph grows while it runs. Each submission takes its place in submission
  * order when it is made, so a task submitted earlier that reads a buffer a later one
  * writes runs before that write (write after read), whichever thread submitted them. */
@@ -579,6 +591,10 @@ typedef struct fw_runtime_stats_t {
   /* Of the CPU tasks (devices[0].tasks), those that threads waiting for tasks ran
    * themselves in a sleeping worker's place (FW_CALLER_RUNS). */
   uint64_t tasks_by_waiters;
+  /* Times fw_task_submit waited for the tasks in flight to fall to min_submitted_tasks,
+   * and how long those waits took in all. */
+  uint64_t submit_waits;
+  double submit_wait_seconds;
 } fw_runtime_stats_t;
 
 FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);
