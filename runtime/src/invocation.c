@@ -193,14 +193,16 @@ static fw_task_t **dispatch_after(fw_invocation_t *inv, const fw_md_executable_t
   return tasks;
 }
 
-/* fw_rt_dispatch, after the tasks of `num_after` tokens too. */
-static fw_task_t *dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
-                           void *const *buffers, int64_t num_after, void *const *after) {
+/* fw_rt_dispatch, after the tasks of `num_after` tokens too; `fn` names the entry point
+ * in errors. */
+static fw_task_t *dispatch(fw_invocation_t *inv, const char *fn, int64_t executable,
+                           int64_t num_buffers, void *const *buffers, int64_t num_after,
+                           void *const *after) {
   if (!inv || inv->status) return NULL;
   const fw_metadata_t *md = &inv->module->md;
   if (executable < 0 || (uint64_t)executable >= md->num_executables) {
     inv_fail(inv, FW_STATUS_OUT_OF_RANGE,
-             "fw_rt_dispatch: executable index %lld is out of range (%zu executables)",
+             "%s: executable index %lld is out of range (%zu executables)", fn,
              (long long)executable, md->num_executables);
     return NULL;
   }
@@ -361,12 +363,13 @@ static fw_task_t *dispatch(fw_invocation_t *inv, int64_t executable, int64_t num
 
 void *fw_rt_dispatch(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
                      void *const *buffers) {
-  return dispatch(inv, executable, num_buffers, buffers, 0, NULL);
+  return dispatch(inv, "fw_rt_dispatch", executable, num_buffers, buffers, 0, NULL);
 }
 
 void *fw_rt_dispatch_after(fw_invocation_t *inv, int64_t executable, int64_t num_buffers,
                            void *const *buffers, int64_t num_after, void *const *after) {
-  return dispatch(inv, executable, num_buffers, buffers, num_after, after);
+  return dispatch(inv, "fw_rt_dispatch_after", executable, num_buffers, buffers, num_after,
+                  after);
 }
 
 /* Lets the held tasks run, with upward ranks computed over them. */

@@ -309,22 +309,28 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
   if ((v = env("FW_GPU_PIPELINE")))
     status = parse_count("FW_GPU_PIPELINE", v, 1, FW_MAX_GPU_PIPELINE, &rt->gpu_pipeline);
   if (status != FW_OK) return status;
+  /* Errors name where each value came from: the field or the environment. */
+  const char *max_name = "max_submitted_tasks", *min_name = "min_submitted_tasks";
   rt->submit_max = o->max_submitted_tasks;
-  if (!rt->submit_max && (v = env("FW_MAX_SUBMITTED_TASKS")))
-    status = parse_count("FW_MAX_SUBMITTED_TASKS", v, 0, UINT32_MAX, &rt->submit_max);
+  if (!rt->submit_max && (v = env("FW_MAX_SUBMITTED_TASKS"))) {
+    max_name = "FW_MAX_SUBMITTED_TASKS";
+    status = parse_count(max_name, v, 0, UINT32_MAX, &rt->submit_max);
+  }
   if (status != FW_OK) return status;
   rt->submit_resume = o->min_submitted_tasks;
-  if (!rt->submit_resume && (v = env("FW_MIN_SUBMITTED_TASKS")))
-    status = parse_count("FW_MIN_SUBMITTED_TASKS", v, 0, UINT32_MAX, &rt->submit_resume);
+  if (!rt->submit_resume && (v = env("FW_MIN_SUBMITTED_TASKS"))) {
+    min_name = "FW_MIN_SUBMITTED_TASKS";
+    status = parse_count(min_name, v, 0, UINT32_MAX, &rt->submit_resume);
+  }
   if (status != FW_OK) return status;
   if (rt->submit_resume && !rt->submit_max)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                          "min_submitted_tasks (%u) is set without max_submitted_tasks",
-                          rt->submit_resume);
+                          "%s (%u) is set without a maximum (max_submitted_tasks or "
+                          "FW_MAX_SUBMITTED_TASKS)",
+                          min_name, rt->submit_resume);
   if (rt->submit_resume > rt->submit_max)
-    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                          "min_submitted_tasks (%u) exceeds max_submitted_tasks (%u)",
-                          rt->submit_resume, rt->submit_max);
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "%s (%u) exceeds %s (%u)", min_name,
+                          rt->submit_resume, max_name, rt->submit_max);
   if (rt->submit_max && !rt->submit_resume)
     rt->submit_resume = (uint32_t)((uint64_t)rt->submit_max * 9 / 10);
   uint32_t spin_us = FW_DEFAULT_SPIN_US;

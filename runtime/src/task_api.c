@@ -113,13 +113,15 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
 }
 
 /* Flow control (FW_MAX_SUBMITTED_TASKS): past the maximum, the submitting thread waits
- * until the tasks in flight are down to the minimum. Never in a task body, whose worker
- * the tasks may need, nor in a simulation, whose tasks run only when it is waited for. */
+ * until the tasks in flight are down to the minimum. Never on one of the runtime's own
+ * threads (a worker, or a thread running tasks in a worker's place: in a task body, or
+ * in a release_user_data run as a task completes), whose worker the tasks may need, nor
+ * in a simulation, whose tasks run only when it is waited for. */
 static void throttle(fw_runtime_t *rt) {
   fw_scheduler_t *s = &rt->sched;
   if (!rt->submit_max || rt->options.simulate ||
       atomic_load_explicit(&s->outstanding, memory_order_relaxed) <= rt->submit_max ||
-      fw_engine_in_body(rt))
+      fw_runtime_is_own_thread(rt))
     return;
   uint64_t start = fw_now_ns();
   fw_scheduler_wait_below(s, rt->submit_resume);

@@ -183,9 +183,11 @@ typedef struct {
   size_t at_most;
 } below_t;
 
+/* Sequentially consistent, as leave_group's side of the protocol needs (see
+ * fw_scheduler_wake_waiters). */
 static int is_below(void *arg) {
   const below_t *b = arg;
-  return atomic_load_explicit(b->count, memory_order_acquire) <= b->at_most;
+  return atomic_load(b->count) <= b->at_most;
 }
 
 static int is_done(void *task) {

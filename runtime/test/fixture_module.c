@@ -19,9 +19,26 @@ extern void fw_rt_set_result(fw_invocation_t *inv, int64_t index, void *buffer);
 extern void fw_rt_assert(fw_invocation_t *inv, int32_t condition, const char *message);
 
 #if defined(FW_FIXTURE_FLAVOUR_v1table) || defined(FW_FIXTURE_FLAVOUR_shorttable)
-/* The function table of host-call ABI version 1, which the runtime fills at load time
- * (these entries call the fw_rt_* symbols directly, so they never read it). */
-void *__fw_rt_table[9];
+/* The function table of host-call ABI version 1 (9 entries), which the runtime fills at
+ * load time, and right behind it a slot that must stay NULL: the runtime fills no more
+ * than the module's version has. One block, so that the slot follows the table. (These
+ * entries call the fw_rt_* symbols directly; @add only checks the table.) */
+__asm__(".pushsection .data\n"
+        ".balign 8\n"
+        ".globl __fw_rt_table\n"
+        ".type __fw_rt_table, @object\n"
+        ".size __fw_rt_table, 72\n"
+        "__fw_rt_table:\n"
+        ".zero 72\n"
+        ".hidden fixture_table_canary\n"
+        ".globl fixture_table_canary\n"
+        ".type fixture_table_canary, @object\n"
+        ".size fixture_table_canary, 8\n"
+        "fixture_table_canary:\n"
+        ".zero 8\n"
+        ".popsection\n");
+extern void *__fw_rt_table[9];
+extern void *fixture_table_canary;
 #endif
 
 typedef struct {
@@ -60,6 +77,10 @@ void fixture_split_add_kernel(void *const *descriptors, const fw_workgroup_t *wo
 }
 
 void __fw_entry_add(fw_invocation_t *inv) {
+#if defined(FW_FIXTURE_FLAVOUR_v1table)
+  fw_rt_assert(inv, __fw_rt_table[8] != NULL, "the runtime did not fill the table");
+  fw_rt_assert(inv, fixture_table_canary == NULL, "the runtime wrote past the version-1 table");
+#endif
   void *a = fw_rt_arg(inv, 0);
   void *b = fw_rt_arg(inv, 1);
   int64_t n = fw_rt_buffer_dim(inv, a, 0);

@@ -111,6 +111,37 @@ TEST_P(SubmitLimitTest, TaskBodiesAreNotHeldBack) {
   EXPECT_EQ(children.load(), 100);
 }
 
+// Tasks submitted from a release_user_data are not held back either: it runs on whichever
+// thread drops the last reference, a worker as its task completes or a thread running
+// tasks in a sleeping worker's place, and waiting there for tasks that need that worker
+// would never end (one worker, a maximum of 4, four parents each submitting three
+// children as they go).
+TEST_P(SubmitLimitTest, SubmissionsFromTheRuntimesThreadsAreNotHeldBack) {
+  create(1, 4, 0);
+  static std::atomic<int> children;
+  static fw_runtime_t *rt;
+  children = 0;
+  rt = rt_;
+  for (int i = 0; i < 4; ++i) {
+    fw_task_desc_t d;
+    std::memset(&d, 0, sizeof(d));
+    d.name = "parent";
+    d.fn = [](void *, void *const *, size_t) { fwtest::sleepMs(2); };
+    d.release_user_data = [](void *) {
+      for (int c = 0; c < 3; ++c) {
+        fw_status_t s = fwtest::submit(
+            rt, "child", [](void *, void *const *, size_t) { children.fetch_add(1); }, nullptr,
+            {});
+        EXPECT_EQ(s, nullptr) << fw_status_message(s);
+        fw_status_free(s);
+      }
+    };
+    FW_ASSERT_OK(fw_task_submit(rt_, &d, nullptr));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_TRUE(fwtest::waitUntil([] { return children.load() == 12; }));
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, SubmitLimitTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),
@@ -156,9 +187,15 @@ fw_status_t createWith(const fw_runtime_options_t &o) {
 TEST(SubmitLimitOptionsTest, ErrorsAndDefaults) {
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
   o.min_submitted_tasks = 10;
-  FW_EXPECT_ERROR(createWith(o), "min_submitted_tasks (10) is set without max_submitted_tasks");
+  FW_EXPECT_ERROR(createWith(o), "min_submitted_tasks (10) is set without a maximum");
   o.max_submitted_tasks = 5;
   FW_EXPECT_ERROR(createWith(o), "min_submitted_tasks (10) exceeds max_submitted_tasks (5)");
+  {  // each value named by where it came from
+    fwtest::ScopedEnv min("FW_MIN_SUBMITTED_TASKS", "900");
+    o.min_submitted_tasks = 0;
+    o.max_submitted_tasks = 50;
+    FW_EXPECT_ERROR(createWith(o), "FW_MIN_SUBMITTED_TASKS (900) exceeds max_submitted_tasks (50)");
+  }
   o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
   {
     fwtest::ScopedEnv max("FW_MAX_SUBMITTED_TASKS", "many");

@@ -11,6 +11,7 @@
 // RUN: not %fwc %t/unsigned.mlir -o %t/unsigned.fwb 2>&1 | FileCheck %s --check-prefix=UNSIGNED
 // RUN: not %fwc %t/complex.mlir -o %t/complex.fwb 2>&1 | FileCheck %s --check-prefix=COMPLEX
 // RUN: not %fwc %t/verifier.mlir -o %t/verifier.fwb 2>&1 | FileCheck %s --check-prefix=VERIFIER
+// RUN: not %fwc %t/hostabi.mlir -o %t/hostabi.fwb 2>&1 | FileCheck %s --check-prefix=HOSTABI
 // An empty (0-byte) input file.
 // RUN: rm -f %t/empty.mlir && touch %t/empty.mlir
 // RUN: not %fwc %t/empty.mlir -o %t/empty.fwb 2>&1 | FileCheck %s --check-prefix=EMPTY
@@ -92,4 +93,15 @@ func.func @f(%x: tensor<1x2x2x1xf32>, %w: tensor<3x3x1x1xf32>) -> tensor<1x4x4x1
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x2x2x1xf32>, tensor<3x3x1x1xf32>) outs(%f : tensor<1x4x4x1xf32>) -> tensor<1x4x4x1xf32>
   return %r : tensor<1x4x4x1xf32>
+}
+
+//--- hostabi.mlir
+// The host-call ABI version a module records is fwc's to set: one it cannot write is an
+// error, not a fat binary no runtime loads.
+// HOSTABI: hostabi.mlir:[[@LINE+1]]:1: error: 'fw.host_abi' is 7; this compiler writes host-call ABI versions 1 to 2
+module attributes {fw.host_abi = 7 : i32} {
+  func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %r = arith.addf %a, %a : tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
 }

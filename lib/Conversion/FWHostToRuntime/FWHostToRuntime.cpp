@@ -62,6 +62,8 @@ public:
         constI64(loc, static_cast<int64_t>(buffers.size())), list};
     if (after.empty())
       return call(loc, "fw_rt_dispatch", ptrType, args);
+    // Host-call ABI version 2 (docs/runtime.md): recorded for the metadata.
+    module->setAttr(kHostAbiAttrName, b.getI32IntegerAttr(2));
     args.push_back(constI64(loc, static_cast<int64_t>(after.size())));
     args.push_back(array(loc, ptrType, after));
     return call(loc, "fw_rt_dispatch_after", ptrType, args);

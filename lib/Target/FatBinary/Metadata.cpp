@@ -51,6 +51,15 @@ public:
 
   FailureOr<std::string> write(StringRef moduleName) {
     moduleNameRef = intern(moduleName);
+    if (auto abi = module->getAttrOfType<IntegerAttr>(kHostAbiAttrName)) {
+      if (abi.getInt() < 1 || abi.getInt() > kRuntimeAbiVersion) {
+        module.emitError("'") << kHostAbiAttrName << "' is " << abi.getInt()
+                              << "; this compiler writes host-call ABI versions 1 to "
+                              << kRuntimeAbiVersion;
+        return failure();
+      }
+      abiVersion = static_cast<uint32_t>(abi.getInt());
+    }
     for (TargetAttrInterface target : getModuleTargets(module))
       addTarget(target);
     if (failed(writeFunctions()) || failed(writeExecutables()))
@@ -313,7 +322,7 @@ private:
     put16(6, kMetadataVersionMinor);
     put32(8, kHeaderSize);
     put32(12, out.size());
-    put32(16, kRuntimeAbiVersion);
+    put32(16, abiVersion);
     put32(20, 0);
     size_t at = 24;
     for (Placed p : {pStrings, pTargets, pFunctions, pValues, pDims,
@@ -333,6 +342,7 @@ private:
   }
 
   ModuleOp module;
+  uint32_t abiVersion = 1; // the host-call ABI the host code needs
   std::string pool;
   llvm::StringMap<uint32_t> stringOffsets;
   std::pair<uint32_t, uint32_t> moduleNameRef;

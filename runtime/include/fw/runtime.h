@@ -167,8 +167,8 @@ typedef struct fw_runtime_options_t {
    * than max_submitted_tasks tasks are submitted and unfinished, fw_task_submit waits
    * (running tasks in a sleeping worker's place meanwhile) until at most
    * min_submitted_tasks are, so a program that submits faster than the tasks run keeps
-   * its memory bounded. Not in a task body, nor for a module call's tasks or in a
-   * simulation. A task that waits for something the submitting thread does only later
+   * its memory bounded. Not on the runtime's own threads (task bodies, release_user_data
+   * run as a task completes), nor for a module call's tasks or in a simulation. A task that waits for something the submitting thread does only later
    * would then wait for good: leave it off for such programs. 0: no limit;
    * FW_MAX_SUBMITTED_TASKS. */
   uint32_t max_submitted_tasks;

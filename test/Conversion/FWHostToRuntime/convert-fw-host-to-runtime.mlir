@@ -12,6 +12,7 @@ fw.executable @e1 attributes {access = [#fw.access<read>, #fw.access<read>, #fw.
 }
 
 /// Executables are numbered in module order, recorded as fw.ordinal.
+// CHECK-NOT: fw.host_abi
 // CHECK-LABEL: fw.executable @e0
 // CHECK-SAME: fw.ordinal = 0 : i64
 // CHECK-LABEL: fw.executable @e1
@@ -75,12 +76,15 @@ func.func @static(%arg0: memref<4xf32, #fw.tier<host>>) -> memref<4xf32, #fw.tie
 // -----
 
 /// A dispatch `after` tokens passes them to fw_rt_dispatch_after in a stack
-/// array: an edge in the runtime's task graph, not a wait on the host.
+/// array: an edge in the runtime's task graph, not a wait on the host. The
+/// module records that its host code needs host-call ABI version 2 (the first
+/// split, which has no such dispatch, records nothing: version 1).
 fw.executable @e0 attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<4xf32>, tensor<4xf32>]} {
   fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
     builtin.module {}
   }
 }
+// CHECK-LABEL: module attributes {fw.host_abi = 2 : i32}
 // CHECK-LABEL: func.func @__fw_entry_ordered
 // CHECK: %[[T0:.*]] = call @fw_rt_dispatch(%[[INV:[a-z0-9]+]], %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: %[[T1:.*]] = call @fw_rt_dispatch(%[[INV]], %{{.*}}, %{{.*}}, %{{.*}})

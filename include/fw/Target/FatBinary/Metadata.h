@@ -20,8 +20,9 @@ namespace mlir::fw {
 /// Version of the metadata table this compiler writes.
 constexpr uint16_t kMetadataVersionMajor = 1;
 constexpr uint16_t kMetadataVersionMinor = 3;
-/// Version of the host-code <-> runtime call ABI (docs/runtime.md): the number
-/// of entries of the function table, kRuntimeFunctions, follows from it.
+/// The newest version of the host-code <-> runtime call ABI (docs/runtime.md)
+/// this compiler writes; a module records the version its host code needs
+/// (kHostAbiAttrName, 1 when absent).
 constexpr uint32_t kRuntimeAbiVersion = 2;
 
 /// Builds the `.fw.meta` table of `module`, which must have been lowered

@@ -46,6 +46,11 @@ constexpr llvm::StringLiteral kSignatureAttrName = "fw.signature";
 constexpr llvm::StringLiteral kOrdinalAttrName = "fw.ordinal";
 /// Name of the function attribute holding a host entry's source name.
 constexpr llvm::StringLiteral kEntryNameAttrName = "fw.entry_name";
+/// Name of the module attribute holding the host-call ABI version its host
+/// code needs (set by convert-fw-host-to-runtime when it needs more than 1;
+/// the fat binary's metadata records it, so that a runtime of an older
+/// version still loads modules that need nothing newer).
+constexpr llvm::StringLiteral kHostAbiAttrName = "fw.host_abi";
 
 /// The most dims one term of `flops_terms` multiplies (the fat binary's
 /// fwmd_cost_term_t holds that many).
