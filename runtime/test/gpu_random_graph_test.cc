@@ -426,13 +426,18 @@ TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
 
 // Three threads submit graphs of their own to one runtime at once (buffers of their own;
 // the tiers, the GPUs and the copy threads shared), each reading and replacing its buffers
-// as it goes; and again with FW_SPIN_US=0, where the three threads' waits take the two
-// CPU workers' places in turn (fw_engine_help) while the workers sleep.
-class GpuRandomGraphThreadsTest : public ::testing::TestWithParam<bool> {};
+// as it goes; again with FW_SPIN_US=0, where the three threads' waits take the two CPU
+// workers' places in turn (fw_engine_help) while the workers sleep; and with flow control
+// (FW_MAX_SUBMITTED_TASKS=16), where the three submitters wait for the tasks in flight to
+// come down to 8 again and again.
+class GpuRandomGraphThreadsTest : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(GpuRandomGraphThreadsTest, GraphsFromThreeThreadsMatchTheirReplays) {
-  const bool sleepers = GetParam();
+  const std::string mode = GetParam();
+  const bool sleepers = mode == "sleeping", throttled = mode == "flow_control";
   fwtest::ScopedEnv spin("FW_SPIN_US", sleepers ? "0" : nullptr);
+  fwtest::ScopedEnv max("FW_MAX_SUBMITTED_TASKS", throttled ? "16" : nullptr);
+  fwtest::ScopedEnv min("FW_MIN_SUBMITTED_TASKS", throttled ? "8" : nullptr);
   for (fw_scheduler_kind_t policy : {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT}) {
     SCOPED_TRACE(fwtest::schedulerName(policy));
     fwtest::ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
@@ -456,6 +461,8 @@ TEST_P(GpuRandomGraphThreadsTest, GraphsFromThreeThreadsMatchTheirReplays) {
       EXPECT_EQ(st.tasks_executed, 3 * kTasks);
       EXPECT_EQ(size_t(runs), 3 * kTasks);
       EXPECT_GT(st.evictions, 0u);
+      if (throttled) EXPECT_GT(st.submit_waits, 0u);
+      else EXPECT_EQ(st.submit_waits, 0u);
     }
     fw_runtime_destroy(rt);
   }
@@ -570,9 +577,10 @@ std::string configName(const ::testing::TestParamInfo<Config> &info) {
 INSTANTIATE_TEST_SUITE_P(Policies, GpuRandomGraphTest, ::testing::ValuesIn(configs()),
                          configName);
 
-INSTANTIATE_TEST_SUITE_P(Workers, GpuRandomGraphThreadsTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool> &info) {
-                           return std::string(info.param ? "sleeping" : "polling");
+INSTANTIATE_TEST_SUITE_P(Workers, GpuRandomGraphThreadsTest,
+                         ::testing::Values("polling", "sleeping", "flow_control"),
+                         [](const ::testing::TestParamInfo<const char *> &info) {
+                           return std::string(info.param);
                          });
 
 INSTANTIATE_TEST_SUITE_P(

@@ -202,6 +202,31 @@ TEST_P(TaskRunTest, ErrorsReleaseTheUserDataOnce) {
   EXPECT_EQ(released.load(), 4);
 }
 
+// In a simulation a synchronous task runs in virtual time, as a submission followed by a
+// wait does: the simulation runs everything held so far.
+TEST(TaskRunSimulationTest, RunsInVirtualTime) {
+  fw_sim_device_t cpu;
+  std::memset(&cpu, 0, sizeof(cpu));
+  cpu.name = "cpu";
+  cpu.kind = FW_TARGET_KIND_CPU;
+  cpu.workers = 1;
+  cpu.gflops = 1;
+  fw_sim_machine_t machine = {1, &cpu};
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+  o.simulate = &machine;
+  fw_runtime_t *rt = nullptr;
+  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_task_desc_t d = describe("costly", nullptr, nullptr, {});
+  d.flops = 2e9;  // 2 s at 1 GFLOP/s
+  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  FW_ASSERT_OK(fw_task_run(rt, &d));
+  fw_sim_report_t r;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &r));
+  EXPECT_EQ(r.tasks, 2u);
+  EXPECT_NEAR(r.makespan_seconds, 4.0, 1e-9);
+  fw_runtime_destroy(rt);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, TaskRunTest,
                          ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                            FW_SCHEDULER_HEFT),

@@ -168,9 +168,9 @@ typedef struct fw_runtime_options_t {
    * (running tasks in a sleeping worker's place meanwhile) until at most
    * min_submitted_tasks are, so a program that submits faster than the tasks run keeps
    * its memory bounded. Not on the runtime's own threads (task bodies, release_user_data
-   * run as a task completes), nor for a module call's tasks or in a simulation. A task that waits for something the submitting thread does only later
-   * would then wait for good: leave it off for such programs. 0: no limit;
-   * FW_MAX_SUBMITTED_TASKS. */
+   * run as a task completes), nor for a module call's tasks or in a simulation. A task
+   * that waits for something the submitting thread does only later would then wait for
+   * good: leave it off for such programs. 0: no limit; FW_MAX_SUBMITTED_TASKS. */
   uint32_t max_submitted_tasks;
   uint32_t min_submitted_tasks; /* FW_MIN_SUBMITTED_TASKS, else 9/10 of the maximum */
 } fw_runtime_options_t;
