@@ -372,9 +372,9 @@ void *fw_rt_dispatch_after(fw_invocation_t *inv, int64_t executable, int64_t num
                   after);
 }
 
-/* Lets the held tasks run, with upward ranks computed over them. */
-/* Lets the held tasks go. `caller_waits`: the calling thread waits for all of them right
- * after (fw_module_call), so it may take a sleeping worker's place at once. */
+/* Lets the held tasks go, with upward ranks computed over them. `caller_waits`: the
+ * calling thread waits for all of them right after (fw_module_call), so it may take a
+ * sleeping worker's place at once. */
 static void inv_release_held(fw_invocation_t *inv, int caller_waits) {
   if (inv->first_held == inv->num_tasks) return;
   fw_scheduler_release_held(&inv->module->runtime->sched, inv->tasks + inv->first_held,

@@ -359,8 +359,8 @@ struct fw_scheduler_t {
   /* fw_scheduler_release_held for a thread that waits at once: the next wake-up of a
    * sleeping CPU worker is left out (that thread takes the worker's place instead). */
   int spare_wake;
-  /* Threads in fw_scheduler_wait_below: a completion that leaves at most the
-   * runtime's submit_resume tasks outstanding wakes them. */
+  /* Threads in fw_scheduler_wait_below: the completion that brings the unfinished tasks
+   * down to the runtime's submit_resume wakes them. */
   atomic_uint submit_waiters;
   /* Statistics. */
   uint64_t tasks_submitted, tasks_executed, tasks_failed, tasks_rerun;
