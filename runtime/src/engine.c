@@ -22,6 +22,8 @@ static _Thread_local const fw_task_t *tls_body;
 static _Thread_local fw_status_t tls_fail;
 /* A thread waiting for tasks that runs them in a worker's place (fw_engine_help). */
 static _Thread_local int tls_helping;
+/* The task whose on_done runs on this thread, NULL outside one. */
+static _Thread_local const fw_task_t *tls_on_done;
 
 int fw_runtime_is_own_thread(const fw_runtime_t *rt) { return tls_owner == rt; }
 void fw_runtime_mark_own_thread(fw_runtime_t *rt) { tls_owner = rt; }
@@ -37,7 +39,9 @@ uint32_t fw_engine_body_pins(const fw_runtime_t *rt) {
 }
 
 fw_status_t fw_engine_fail_body(fw_status_t status) {
-  if (!tls_body) {
+  /* Not from a completion callback, even one run inside a body (a task the body submitted
+   * that nothing can run completes on its thread). */
+  if (!tls_body || tls_on_done) {
     fw_status_free(status);
     return fw_status_make(FW_STATUS_FAILED_PRECONDITION,
                           "fw_task_fail outside a task body (it fails the task whose body "
@@ -49,7 +53,25 @@ fw_status_t fw_engine_fail_body(fw_status_t status) {
   return FW_OK;
 }
 
+void fw_engine_call_on_done(fw_task_t *task) {
+  const fw_task_t *outer = tls_on_done; /* an on_done that completes a task: nested */
+  tls_on_done = task;
+  task->on_done(task->user_data, task->status);
+  tls_on_done = outer;
+}
+
+int fw_engine_in_on_done(const fw_runtime_t *rt) {
+  return tls_on_done && tls_on_done->runtime == rt;
+}
+
 fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call) {
+  const fw_task_t *done = tls_on_done;
+  if (done && done->runtime == rt)
+    return fw_status_make(FW_STATUS_FAILED_PRECONDITION,
+                          "%s from the on_done of task '%s': a completion callback cannot wait "
+                          "for tasks of its own runtime (it runs where tasks complete); submit "
+                          "a task instead",
+                          call, done->name);
   const fw_task_t *body = tls_body;
   if (!body || body->runtime != rt) return FW_OK;
   return fw_status_make(FW_STATUS_FAILED_PRECONDITION,

@@ -689,8 +689,7 @@ static void poison_outputs(fw_task_t *t) {
 }
 
 static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
-  t->state = FW_TASK_DONE;
-  atomic_store_explicit(&t->done, 1, memory_order_release);
+  t->state = FW_TASK_DONE; /* `done` follows in finish_unlocked, after its on_done */
   fw_scheduler_unplan(t);
   if (t->status != FW_OK) {
     ++s->tasks_failed;
@@ -926,6 +925,10 @@ static void finish_locked(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
  * releases its own references right after waiting frees them at once, and the runtime is
  * torn down by its fw_runtime_destroy rather than later on a thread of its own. */
 static void finish_unlocked(fw_scheduler_t *s, fw_task_t *task) {
+  if (task->on_done) fw_engine_call_on_done(task);
+  /* Sequentially consistent, as a sleeping waiter's look (fw_scheduler_wait_task) and the
+   * wake-up in leave_group below are. */
+  atomic_store(&task->done, 1);
   for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
   task->num_accesses = 0;
   fw_task_release_after(task);

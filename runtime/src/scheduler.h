@@ -108,7 +108,9 @@ struct fw_task_t {
   fw_status_t status; /* its own failure, or the failure of a predecessor */
   int cancelled;
   int fast_memory; /* acquired without the memory lock (memory.c) */
-  atomic_int done; /* set with state FW_TASK_DONE: a waiter polls it without the lock */
+  /* Set once the task finished and its on_done returned (after state FW_TASK_DONE): a
+   * waiter polls it without the lock. */
+  atomic_int done;
   /* Submitted tasks that have not started, in submission order (the prefetch lookahead
    * window). */
   fw_task_t *lookahead_prev, *lookahead_next;
@@ -132,6 +134,7 @@ struct fw_task_t {
   fw_task_gpu_fn_t cuda_fn, hip_fn; /* C tasks' GPU implementations (fw_task_desc_t) */
   void *user_data;
   void (*release_user_data)(void *user_data); /* when the task is destroyed */
+  void (*on_done)(void *user_data, fw_status_t status); /* when it finished */
   fw_cpu_kernel_fn_t cpu_kernel;
   int cpu_split; /* the kernel divides its work among any number of workgroups */
   uint32_t cpu_variant; /* the variant of cpu_kernel (compiled kernels) */
@@ -529,6 +532,10 @@ void fw_runtime_mark_own_thread(fw_runtime_t *rt);
 fw_status_t fw_engine_check_wait(const fw_runtime_t *rt, const char *call);
 /* Whether this thread runs the body of a task of `rt`. */
 int fw_engine_in_body(const fw_runtime_t *rt);
+/* Calls the task's on_done with its outcome; waits are refused inside it as in a body. */
+void fw_engine_call_on_done(fw_task_t *task);
+/* Whether this thread runs the on_done of a task of `rt`. */
+int fw_engine_in_on_done(const fw_runtime_t *rt);
 /* fw_task_fail: fails the task whose body runs on this thread with `status` (taken over)
  * once the body returns. */
 fw_status_t fw_engine_fail_body(fw_status_t status);

@@ -557,14 +557,21 @@ static size_t first_to_finish(const sim_running_t *running, size_t n) {
   return first;
 }
 
+/* Lets the held tasks start, with upward ranks over them: those submitted before the
+ * run, and those that completion callbacks (on_done) submitted while it ran, at the
+ * virtual time they were submitted. Whether there were any. */
+static int release_sim_held(fw_scheduler_t *s) {
+  fw_sched_lock(s);
+  size_t n = s->num_sim_held;
+  s->num_sim_held = 0;
+  fw_sched_unlock(s);
+  if (n) fw_scheduler_release_held(s, s->sim_held, n, 0);
+  return n != 0;
+}
+
 void fw_simulator_run(fw_scheduler_t *s) {
   fw_runtime_t *rt = s->runtime;
-  if (s->num_sim_held) {
-    /* Upward ranks over everything submitted, then the tasks may start. */
-    size_t n = s->num_sim_held;
-    s->num_sim_held = 0;
-    fw_scheduler_release_held(s, s->sim_held, n, 0);
-  }
+  release_sim_held(s);
   /* A task too large for a worker's memory is never given to it (fw_worker_can_run). */
   sim_running_t *running = calloc(s->num_workers ? s->num_workers : 1, sizeof(*running));
   if (!running) return;
@@ -597,7 +604,8 @@ void fw_simulator_run(fw_scheduler_t *s) {
          * with what is there rather than hang the run. */
         for (size_t i = 0; i < num_running; ++i)
           if (running[i].waiting) run_from(s, &running[i], s->sim_now);
-        if (num_running == 0) { /* all done */
+        if (num_running == 0) { /* all done, unless callbacks submitted more */
+          if (release_sim_held(s)) continue;
           drop_pending(rt);
           break;
         }
@@ -612,6 +620,7 @@ void fw_simulator_run(fw_scheduler_t *s) {
     sim_running_t done = running[first];
     running[first] = running[--num_running];
     finish(s, &done);
+    release_sim_held(s); /* what its on_done submitted, from now on */
   }
   free(running);
 }

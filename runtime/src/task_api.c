@@ -104,6 +104,7 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
   }
   /* Submitted: from here on the task owns user_data. */
   task->release_user_data = desc->release_user_data;
+  task->on_done = desc->on_done;
   int held_for_caller = for_caller && !simulated;
   fw_scheduler_submit(&runtime->sched, task, &runtime->sched.api_group,
                       simulated || held_for_caller);
@@ -121,7 +122,7 @@ static void throttle(fw_runtime_t *rt) {
   fw_scheduler_t *s = &rt->sched;
   if (!rt->submit_max || rt->options.simulate ||
       atomic_load_explicit(&s->outstanding, memory_order_relaxed) <= rt->submit_max ||
-      fw_runtime_is_own_thread(rt))
+      fw_runtime_is_own_thread(rt) || fw_engine_in_on_done(rt))
     return;
   uint64_t start = fw_now_ns();
   fw_scheduler_wait_below(s, rt->submit_resume);

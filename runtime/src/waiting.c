@@ -256,10 +256,7 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
   atomic_fetch_add(&s->other_waiters, 1); /* before looking: see leave_group */
   for (;;) {
     uint64_t seen = done_epoch(s);
-    fw_sched_lock(s);
-    int done = task->state == FW_TASK_DONE;
-    fw_sched_unlock(s);
-    if (done) break;
+    if (atomic_load(&task->done)) break; /* set before leave_group wakes */
     wait_done_after(s, seen);
   }
   atomic_fetch_sub(&s->other_waiters, 1);

@@ -34,7 +34,7 @@ TEST(AbiTest, PublicStructsHaveTheirRecordedSizes) {
       FW_SIZE(fw_binding_info_t, 80),     FW_SIZE(fw_executable_info_t, 56),
       FW_SIZE(fw_variant_info_t, 48),     FW_SIZE(fw_device_report_t, 376),
       FW_SIZE(fw_image_info_t, 24),       FW_SIZE(fw_tuning_info_t, 56),
-      FW_SIZE(fw_task_access_t, 16),      FW_SIZE(fw_task_desc_t, 104),
+      FW_SIZE(fw_task_access_t, 16),      FW_SIZE(fw_task_desc_t, 112),
       FW_SIZE(fw_runtime_stats_t, 1368),  FW_SIZE(fw_profile_entry_t, 1544),
       FW_SIZE(fw_power_info_t, 56),       FW_SIZE(fw_profile_info_t, 656),
       FW_SIZE(fw_sim_machine_t, 16),      FW_SIZE(fw_sim_device_t, 96),

@@ -428,6 +428,29 @@ TEST_F(CppApiTest, RunWaitsForItsTask) {
   EXPECT_EQ(Tracked::alive.load(), 0);
 }
 
+// TaskOptions::onDone: called with the outcome before the task is seen finished; the
+// failure's message for a failed task.
+TEST_F(CppApiTest, OnDoneGetsTheOutcome) {
+  std::atomic<int> calls{0};
+  std::string seen = "unset";
+  fw::TaskOptions options;
+  options.onDone = [&](const Status &status) {
+    seen = status.ok() ? "OK" : status.message();
+    ++calls;
+  };
+  Result<fw::Task> fine = rt_.submit("fine", {}, [](void *const *, size_t) {}, options);
+  ASSERT_TRUE(fine.ok());
+  EXPECT_TRUE(fine->wait().ok());
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(seen, "OK");
+  Status failed = rt_.run(
+      "throws", {}, [](void *const *, size_t) { throw std::runtime_error("boom"); }, options);
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_EQ(seen, "task @throws: the task body threw: boom");
+  EXPECT_FALSE(rt_.waitAll().ok());
+}
+
 TEST_F(CppApiTest, WrapIsAView) {
   alignas(64) float storage[16 + 1] = {};
   float *data = storage + 1;  // element aligned, not 64-byte aligned

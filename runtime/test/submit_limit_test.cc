@@ -152,22 +152,10 @@ INSTANTIATE_TEST_SUITE_P(Policies, SubmitLimitTest,
 // A simulation holds its tasks until it is waited for: a limit there would wait for good,
 // so it does not apply.
 TEST(SubmitLimitSimulationTest, ASimulationIsNotHeldBack) {
-  fw_sim_device_t cpu;
-  std::memset(&cpu, 0, sizeof(cpu));
-  cpu.name = "cpu";
-  cpu.kind = FW_TARGET_KIND_CPU;
-  cpu.workers = 2;
-  cpu.gflops = 10;
-  fw_sim_machine_t machine = {1, &cpu};
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
-  o.simulate = &machine;
-  o.max_submitted_tasks = 4;
-  fw_runtime_t *rt = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(2, 10, 4);
+  ASSERT_NE(rt, nullptr);
   for (int i = 0; i < 50; ++i) {
-    fw_task_desc_t d;
-    std::memset(&d, 0, sizeof(d));
-    d.name = "t";
+    fw_task_desc_t d = fwtest::describeTask("t", nullptr, nullptr);
     d.flops = 1e6;
     FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
   }

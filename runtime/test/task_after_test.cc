@@ -67,15 +67,7 @@ void step(void *user, void *const *, size_t) {
   s->order->ran.push_back(s->index);
 }
 
-class TaskAfterTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
- protected:
-  void SetUp() override {
-    fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 2);
-    FW_ASSERT_OK(fw_runtime_create(&o, &rt_));
-  }
-  void TearDown() override { fw_runtime_destroy(rt_); }
-  fw_runtime_t *rt_ = nullptr;
-};
+class TaskAfterTest : public fwtest::TwoWorkerPolicyTest {};
 
 // No buffer links the two: with two workers the second would run beside the slow first
 // one and see the flag unset.

@@ -38,17 +38,7 @@ void increment(void *user, void *const *data, size_t num) {
   for (size_t i = 0; i < kN; ++i) p[i] += 1;
 }
 
-fw_task_desc_t describe(const char *name, fw_task_fn_t fn, void *user,
-                        const std::vector<fw_task_access_t> &accesses) {
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = name;
-  d.fn = fn;
-  d.user_data = user;
-  d.accesses = accesses.data();
-  d.num_accesses = accesses.size();
-  return d;
-}
+using fwtest::describeTask;
 
 class TaskRunTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
  protected:
@@ -81,7 +71,7 @@ TEST_P(TaskRunTest, OnSleepingWorkersItRunsOnTheCallingThread) {
       ASSERT_TRUE(fwtest::cpuWorkersAsleep(rt_));
       Increment inc;
       std::vector<fw_task_access_t> acc = {{a, FW_ACCESS_READ_WRITE}};
-      fw_task_desc_t d = describe("inc", increment, &inc, acc);
+      fw_task_desc_t d = describeTask("inc", increment, &inc, acc);
       FW_ASSERT_OK(fw_task_run(rt_, &d));
       EXPECT_EQ(inc.runs, 1);  // done when fw_task_run returns
       on_caller += inc.thread == std::this_thread::get_id();
@@ -120,7 +110,7 @@ TEST_P(TaskRunTest, RunsAfterTheTasksBeforeIt) {
       nullptr, {{a, FW_ACCESS_WRITE}}));
   Increment inc;
   std::vector<fw_task_access_t> acc = {{a, FW_ACCESS_READ_WRITE}};
-  fw_task_desc_t d = describe("inc", increment, &inc, acc);
+  fw_task_desc_t d = describeTask("inc", increment, &inc, acc);
   d.after = &slow;
   d.num_after = 1;
   FW_ASSERT_OK(fw_task_run(rt_, &d));
@@ -138,7 +128,7 @@ TEST_P(TaskRunTest, ReturnsTheTasksError) {
   fw_buffer_t *a = makeU64Buffer(rt_, kN);
   ASSERT_NE(a, nullptr);
   std::vector<fw_task_access_t> acc = {{a, FW_ACCESS_WRITE}};
-  fw_task_desc_t d = describe(
+  fw_task_desc_t d = describeTask(
       "parse",
       [](void *, void *const *, size_t) {
         FW_EXPECT_OK(fw_task_fail(fw_status_create(FW_STATUS_DATA_LOSS, "bad header")));
@@ -148,7 +138,7 @@ TEST_P(TaskRunTest, ReturnsTheTasksError) {
   FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "task @parse: bad header");
   Increment inc;
   acc = {{a, FW_ACCESS_READ_WRITE}};
-  d = describe("inc", increment, &inc, acc);
+  d = describeTask("inc", increment, &inc, acc);
   FW_EXPECT_ERROR(fw_task_run(rt_, &d), "task @parse: bad header");  // reads the garbage
   EXPECT_EQ(inc.runs, 0);
   FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "bad header");
@@ -162,7 +152,7 @@ void countRelease(void *) { released.fetch_add(1); }
 
 TEST_P(TaskRunTest, ErrorsReleaseTheUserDataOnce) {
   create(1);
-  fw_task_desc_t d = describe("nothing", nullptr, nullptr, {});  // no function
+  fw_task_desc_t d = describeTask("nothing", nullptr, nullptr);  // no function
   d.release_user_data = countRelease;
   released = 0;
   FW_EXPECT_ERROR(fw_task_run(rt_, &d), "task 'nothing' has no function");
@@ -176,11 +166,11 @@ TEST_P(TaskRunTest, ErrorsReleaseTheUserDataOnce) {
     fw_runtime_t *rt;
     std::string error;
   } inner{rt_, ""};
-  fw_task_desc_t outer = describe(
+  fw_task_desc_t outer = describeTask(
       "outer",
       [](void *user, void *const *, size_t) {
         auto *in = static_cast<Inner *>(user);
-        fw_task_desc_t nested = describe("nested", [](void *, void *const *, size_t) {},
+        fw_task_desc_t nested = describeTask("nested", [](void *, void *const *, size_t) {},
                                          nullptr, {});
         nested.release_user_data = countRelease;
         fw_status_t s = fw_task_run(in->rt, &nested);
@@ -205,18 +195,9 @@ TEST_P(TaskRunTest, ErrorsReleaseTheUserDataOnce) {
 // In a simulation a synchronous task runs in virtual time, as a submission followed by a
 // wait does: the simulation runs everything held so far.
 TEST(TaskRunSimulationTest, RunsInVirtualTime) {
-  fw_sim_device_t cpu;
-  std::memset(&cpu, 0, sizeof(cpu));
-  cpu.name = "cpu";
-  cpu.kind = FW_TARGET_KIND_CPU;
-  cpu.workers = 1;
-  cpu.gflops = 1;
-  fw_sim_machine_t machine = {1, &cpu};
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
-  o.simulate = &machine;
-  fw_runtime_t *rt = nullptr;
-  FW_ASSERT_OK(fw_runtime_create(&o, &rt));
-  fw_task_desc_t d = describe("costly", nullptr, nullptr, {});
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(1, 1);
+  ASSERT_NE(rt, nullptr);
+  fw_task_desc_t d = describeTask("costly", nullptr, nullptr);
   d.flops = 2e9;  // 2 s at 1 GFLOP/s
   FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
   FW_ASSERT_OK(fw_task_run(rt, &d));

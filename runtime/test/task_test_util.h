@@ -114,10 +114,10 @@ inline std::vector<uint64_t> readU64(fw_buffer_t *b) {
   return std::vector<uint64_t>(p, p + n);
 }
 
-// Submits a task, after the tasks in `after` too; keeps the handle in `*out` when given.
-inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, void *user,
-                          std::vector<fw_task_access_t> accesses, fw_task_t **out = nullptr,
-                          std::vector<fw_task_t *> after = {}) {
+// The description of a task named `name` whose CPU body is `fn` with `user`, over
+// `accesses` (which must outlive it); everything else unset.
+inline fw_task_desc_t describeTask(const char *name, fw_task_fn_t fn, void *user,
+                                   const std::vector<fw_task_access_t> &accesses = {}) {
   fw_task_desc_t d;
   std::memset(&d, 0, sizeof(d));
   d.name = name;
@@ -125,6 +125,14 @@ inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, v
   d.user_data = user;
   d.accesses = accesses.data();
   d.num_accesses = accesses.size();
+  return d;
+}
+
+// Submits a task, after the tasks in `after` too; keeps the handle in `*out` when given.
+inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, void *user,
+                          std::vector<fw_task_access_t> accesses, fw_task_t **out = nullptr,
+                          std::vector<fw_task_t *> after = {}) {
+  fw_task_desc_t d = describeTask(name, fn, user, accesses);
   d.after = after.data();
   d.num_after = after.size();
   return fw_task_submit(rt, &d, out);
@@ -232,6 +240,36 @@ inline fw_sim_device_t simDevice(const char *name, fw_target_kind_t kind, uint32
   return d;
 }
 
+// A runtime with options `o`; NULL, failing the test, when it cannot be made.
+inline fw_runtime_t *createRuntime(const fw_runtime_options_t &o) {
+  fw_runtime_t *rt = nullptr;
+  fw_status_t s = fw_runtime_create(&o, &rt);
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  return rt;
+}
+
+// A runtime that simulates one CPU device of `workers` workers at `gflops` each, under
+// heft (the runtime copies the machine); NULL, failing the test, when it cannot be made.
+inline fw_runtime_t *simulatedCpuRuntime(uint32_t workers, double gflops,
+                                         uint32_t max_submitted_tasks = 0) {
+  fw_sim_device_t cpu = simDevice("cpu", FW_TARGET_KIND_CPU, workers, gflops);
+  fw_sim_machine_t machine = {1, &cpu};
+  fw_runtime_options_t o = taskOptions(FW_SCHEDULER_HEFT, 0);
+  o.simulate = &machine;
+  o.max_submitted_tasks = max_submitted_tasks;
+  return createRuntime(o);
+}
+
+// A fixture with a runtime of two CPU workers under the policy the test is instantiated
+// with.
+class TwoWorkerPolicyTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
+ protected:
+  void SetUp() override { rt_ = createRuntime(taskOptions(GetParam(), 2)); }
+  void TearDown() override { fw_runtime_destroy(rt_); }
+  fw_runtime_t *rt_ = nullptr;
+};
+
 // A runtime on `devices` (options.devices, e.g. "cpu,cuda": the stand-in GPU of
 // fake_cuda.c in service, with the test on its LD_LIBRARY_PATH) with `workers` CPU
 // workers; NULL, failing the test, when it cannot be made.
@@ -239,11 +277,7 @@ inline fw_runtime_t *runtimeOn(const char *devices, fw_scheduler_kind_t policy,
                                uint32_t workers) {
   fw_runtime_options_t o = taskOptions(policy, workers);
   o.devices = devices;
-  fw_runtime_t *rt = nullptr;
-  fw_status_t s = fw_runtime_create(&o, &rt);
-  EXPECT_EQ(s, nullptr) << fw_status_message(s);
-  fw_status_free(s);
-  return rt;
+  return createRuntime(o);
 }
 
 inline fw_runtime_stats_t statsOf(fw_runtime_t *rt) {

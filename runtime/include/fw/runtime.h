@@ -499,6 +499,17 @@ typedef struct fw_task_desc_t {
    * fw_task_submit succeeded; never when it returns an error (the caller still owns
    * user_data then). NULL: nothing to release. */
   void (*release_user_data)(void *user_data);
+  /* Called once with `user_data` and the task's outcome (FW_OK, or its error or that of
+   * the task that cancelled it; borrowed for the call) when it has finished: ran, failed
+   * or was cancelled (StarPU's callback_func). It runs on the thread that completes the
+   * task (a worker, a thread running tasks in a worker's place, or one that submitted a
+   * task nothing can run) before fw_task_wait, fw_task_is_done and fw_runtime_wait_all
+   * see the task finished; the tasks after it may start, and even finish, meanwhile (so
+   * what callbacks share must live until fw_runtime_wait_all returns). It may submit
+   * tasks (which fw_runtime_wait_all then waits for too); waiting for tasks of its
+   * runtime there fails as in a task body. Keep it short: the completions after it on
+   * that thread wait for it. NULL: none. */
+  void (*on_done)(void *user_data, fw_status_t status);
 } fw_task_desc_t;
 
 /* Submits a task (after waiting, outside task bodies, while more than

@@ -450,11 +450,15 @@ private:
   std::unique_ptr<fw_task_t, Release> task_;
 };
 
-/// Hints and edges of a task (fw_task_desc_t).
+/// Hints, edges and the completion callback of a task (fw_task_desc_t).
 struct TaskOptions {
   int32_t priority = 0;        // larger runs first among ready tasks
   double flops = 0, bytes = 0; // costs for the scheduler's model and the simulator
   std::vector<const Task *> after; // runs after these too (control edges)
+  /// Called once with the task's outcome when it has finished (fw_task_desc_t.on_done:
+  /// on the thread that completes it, before the waits see it finished; it must not wait
+  /// for tasks). An exception that leaves it is dropped.
+  std::function<void(const Status &)> onDone;
 };
 
 inline Result<Task> Runtime::submit(const char *name, std::initializer_list<TaskAccess> accesses,
@@ -469,7 +473,7 @@ class TaskDescription {
 public:
   TaskDescription(const char *name, std::initializer_list<TaskAccess> accesses, TaskBody body,
                   const TaskOptions &options)
-      : body_(std::make_unique<TaskBody>(std::move(body))) {
+      : body_(std::make_unique<Owned>(Owned{std::move(body), options.onDone})) {
     access_.reserve(accesses.size());
     for (const TaskAccess &a : accesses)
       access_.push_back({a.buffer.get(), a.access});
@@ -486,23 +490,34 @@ public:
     desc_.after = after_.data();
     desc_.num_after = after_.size();
     // An exception stops here and fails the task: it must not unwind the runtime's C.
-    if (body_->cpu)
+    if (body_->body.cpu)
       desc_.fn = [](void *user, void *const *data, size_t num) noexcept {
         guarded([&] {
-          static_cast<TaskBody *>(user)->cpu(data, num);
+          static_cast<Owned *>(user)->body.cpu(data, num);
           return Status();
         });
       };
-    if (body_->cuda)
+    if (body_->body.cuda)
       desc_.cuda_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
-        return guarded([&] { return static_cast<TaskBody *>(user)->cuda(data, num, stream); });
+        return guarded(
+            [&] { return static_cast<Owned *>(user)->body.cuda(data, num, stream); });
       };
-    if (body_->hip)
+    if (body_->body.hip)
       desc_.hip_fn = [](void *user, void *const *data, size_t num, void *stream) noexcept {
-        return guarded([&] { return static_cast<TaskBody *>(user)->hip(data, num, stream); });
+        return guarded([&] { return static_cast<Owned *>(user)->body.hip(data, num, stream); });
+      };
+    if (body_->onDone)
+      desc_.on_done = [](void *user, fw_status_t status) noexcept {
+        try {
+          const Status copy(status ? fw_status_create(fw_status_code(status),
+                                                      fw_status_message(status))
+                                   : FW_OK);
+          static_cast<Owned *>(user)->onDone(copy);
+        } catch (...) {
+        }
       };
     desc_.user_data = body_.get();
-    desc_.release_user_data = [](void *user) { delete static_cast<TaskBody *>(user); };
+    desc_.release_user_data = [](void *user) { delete static_cast<Owned *>(user); };
   }
   TaskDescription(const TaskDescription &) = delete;
   TaskDescription &operator=(const TaskDescription &) = delete;
@@ -512,9 +527,14 @@ public:
   void release() { (void)body_.release(); }
 
 private:
+  /// What the task owns (its user_data): the bodies and the callback.
+  struct Owned {
+    TaskBody body;
+    std::function<void(const Status &)> onDone;
+  };
   std::vector<fw_task_access_t> access_;
   std::vector<fw_task_t *> after_;
-  std::unique_ptr<TaskBody> body_;
+  std::unique_ptr<Owned> body_;
   fw_task_desc_t desc_;
 };
 } // namespace detail
