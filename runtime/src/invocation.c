@@ -175,21 +175,19 @@ static fw_task_t **dispatch_after(fw_invocation_t *inv, const fw_md_executable_t
              e->name, (long long)num_after);
     return NULL;
   }
-  for (int64_t i = 0; i < num_after; ++i) {
-    if (inv_task(inv, after[i])) continue;
-    inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "dispatch of @%s: after %lld: invalid token %p",
-             e->name, (long long)i, after[i]);
-    return NULL;
-  }
   fw_task_t **tasks = malloc((size_t)num_after * sizeof(*tasks));
   if (!tasks) {
     inv_fail(inv, FW_STATUS_RESOURCE_EXHAUSTED, "dispatch of @%s: out of memory", e->name);
     return NULL;
   }
   for (int64_t i = 0; i < num_after; ++i) {
-    tasks[i] = inv_task(inv, after[i]);
-    fw_task_retain(tasks[i]);
+    if ((tasks[i] = inv_task(inv, after[i]))) continue;
+    inv_fail(inv, FW_STATUS_INVALID_ARGUMENT, "dispatch of @%s: after %lld: invalid token %p",
+             e->name, (long long)i, after[i]);
+    free(tasks);
+    return NULL;
   }
+  for (int64_t i = 0; i < num_after; ++i) fw_task_retain(tasks[i]);
   return tasks;
 }
 

@@ -33,6 +33,23 @@ class AsyncCallTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
 
   fw_buffer_t *tensor(int64_t rows, float base) { return fwtest::rampF32(rt_, rows, 4, base); }
 
+  // A C task that holds `buffer` until the test opens the gate, then writes 100 to its
+  // first element.
+  struct Gate {
+    std::atomic<bool> open{false}, held{true};
+  };
+  void submitGate(fw_buffer_t *buffer, Gate *gate) {
+    FW_ASSERT_OK(fwtest::submit(
+        rt_, "gate",
+        [](void *user, void *const *data, size_t) {
+          auto *g = static_cast<Gate *>(user);
+          fwtest::waitUntil([&] { return g->open.load(); });
+          static_cast<float *>(data[0])[0] = 100.0f;
+          g->held = false;
+        },
+        gate, {{buffer, FW_ACCESS_READ_WRITE}}));
+  }
+
   static std::vector<float> contents(fw_buffer_t *b) {
     const auto *p = static_cast<const float *>(fw_buffer_data(b));
     EXPECT_NE(p, nullptr);
@@ -141,23 +158,14 @@ TEST_P(AsyncCallTest, CallsFromSeveralThreadsAtOnce) {
 // returned; the call then reads what that task wrote.
 TEST_P(AsyncCallTest, ReturnsBeforeItsTasksRun) {
   fw_buffer_t *a = tensor(4, 0), *b = tensor(4, 0);
-  static std::atomic<bool> open, held;
-  open = false;
-  held = true;
-  FW_ASSERT_OK(fwtest::submit(
-      rt_, "gate",
-      [](void *, void *const *data, size_t) {
-        fwtest::waitUntil([&] { return open.load(); });
-        static_cast<float *>(data[0])[0] = 100.0f;
-        held = false;
-      },
-      nullptr, {{a, FW_ACCESS_READ_WRITE}}));
+  Gate gate;
+  submitGate(a, &gate);
   fw_buffer_t *args[2] = {a, b};
   fw_call_t *call = nullptr;
   FW_ASSERT_OK(fw_module_call_async(module_, 0, args, 2, &call));
-  EXPECT_TRUE(held.load());
+  EXPECT_TRUE(gate.held.load());
   EXPECT_EQ(fw_call_is_done(call), 0);
-  open = true;
+  gate.open = true;
   fw_buffer_t *r = nullptr;
   FW_ASSERT_OK(fw_call_wait(call, &r, 1));
   std::vector<float> got = contents(r);
@@ -177,15 +185,8 @@ TEST_P(AsyncCallTest, ADispatchAfterATokenIsAnEdgeNotAWait) {
   size_t index = 0;
   FW_ASSERT_OK(fw_module_lookup_function(multi, "add_after", &index));
   fw_buffer_t *a = tensor(4, 0), *b = tensor(4, 10);
-  static std::atomic<bool> open;
-  open = false;
-  FW_ASSERT_OK(fwtest::submit(
-      rt_, "gate",
-      [](void *, void *const *data, size_t) {
-        fwtest::waitUntil([&] { return open.load(); });
-        static_cast<float *>(data[0])[0] = 100.0f;
-      },
-      nullptr, {{a, FW_ACCESS_READ_WRITE}}));
+  Gate gate;
+  submitGate(a, &gate);
   fw_buffer_t *args[2] = {a, b};
   fw_call_t *call = nullptr;
   FW_ASSERT_OK(fw_module_call_async(multi, index, args, 2, &call));  // returns: no host wait
@@ -193,7 +194,7 @@ TEST_P(AsyncCallTest, ADispatchAfterATokenIsAnEdgeNotAWait) {
   fw_runtime_stats_t st;
   FW_ASSERT_OK(fw_runtime_get_stats(rt_, &st));
   EXPECT_EQ(st.devices[0].tasks, 0u);  // the gate holds the first, the edge the second
-  open = true;
+  gate.open = true;
   fw_buffer_t *r = nullptr;
   FW_ASSERT_OK(fw_call_wait(call, &r, 1));
   std::vector<float> got = contents(r);
@@ -444,11 +445,6 @@ TEST_P(AsyncCallTest, WorkgroupsCoverTheKernelOnce) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, AsyncCallTest,
-                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                           FW_SCHEDULER_HEFT),
-                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
-                           return std::string(fwtest::schedulerName(info.param));
-                         });
+FW_INSTANTIATE_FOR_EVERY_POLICY(AsyncCallTest);
 
 }  // namespace

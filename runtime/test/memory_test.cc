@@ -329,12 +329,7 @@ TEST(TierRoomTest, TryAcquireTakesOnlyWhatNeedsNoWaitOrCopy) {
   fw_runtime_destroy(rt);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, TierTest,
-                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                           FW_SCHEDULER_HEFT),
-                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
-                           return std::string(fwtest::schedulerName(info.param));
-                         });
+FW_INSTANTIATE_FOR_EVERY_POLICY(TierTest);
 
 class TierErrorTest : public ::testing::Test {
  protected:

@@ -986,12 +986,7 @@ TEST_P(PolicyTest, AWakeUpSparedForTheCallerLeavesTheWorkerUntold) {
   fw_task_release(t);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, PolicyTest,
-                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                           FW_SCHEDULER_HEFT),
-                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
-                           return std::string(fwtest::schedulerName(info.param));
-                         });
+FW_INSTANTIATE_FOR_EVERY_POLICY(PolicyTest);
 
 // ---- Many tasks against a sequential replay -----------------------------------------
 

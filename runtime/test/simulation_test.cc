@@ -380,12 +380,7 @@ TEST_P(SimulationTest, CriticalPathCountsWhereTheDataStarts) {
   EXPECT_GE(r.makespan_seconds, r.lower_bound_seconds * (1 - 1e-12));
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, SimulationTest,
-                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                           FW_SCHEDULER_HEFT),
-                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
-                           return std::string(fwtest::schedulerName(info.param));
-                         });
+FW_INSTANTIATE_FOR_EVERY_POLICY(SimulationTest);
 
 TEST(SimulationHeftTest, PrefersTheFastDevice) {
   Simulation sim({simDevice("slow", FW_TARGET_KIND_CPU, 1, 1),

@@ -142,12 +142,7 @@ TEST_P(SubmitLimitTest, SubmissionsFromTheRuntimesThreadsAreNotHeldBack) {
   EXPECT_TRUE(fwtest::waitUntil([] { return children.load() == 12; }));
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, SubmitLimitTest,
-                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                           FW_SCHEDULER_HEFT),
-                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
-                           return std::string(fwtest::schedulerName(info.param));
-                         });
+FW_INSTANTIATE_FOR_EVERY_POLICY(SubmitLimitTest);
 
 // A simulation holds its tasks until it is waited for: a limit there would wait for good,
 // so it does not apply.

@@ -188,10 +188,7 @@ TEST_P(TaskAfterTest, BodyJoinsItsChildren) {
   EXPECT_EQ(parent.combine.seen, 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, TaskAfterTest,
-                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                           FW_SCHEDULER_HEFT),
-                         [](const auto &info) { return fwtest::schedulerName(info.param); });
+FW_INSTANTIATE_FOR_EVERY_POLICY(TaskAfterTest);
 
 void mark(void *user, void *const *, size_t) { static_cast<std::atomic<int> *>(user)->store(1); }
 

@@ -153,12 +153,7 @@ TEST_P(OnDoneTest, ACallbackMaySubmitButNotWait) {
       << chain.refused;
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, OnDoneTest,
-                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                           FW_SCHEDULER_HEFT),
-                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
-                           return std::string(fwtest::schedulerName(info.param));
-                         });
+FW_INSTANTIATE_FOR_EVERY_POLICY(OnDoneTest);
 
 // In a simulation the callbacks run as the simulation completes the tasks, in virtual
 // time order.

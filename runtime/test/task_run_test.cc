@@ -208,11 +208,6 @@ TEST(TaskRunSimulationTest, RunsInVirtualTime) {
   fw_runtime_destroy(rt);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, TaskRunTest,
-                         ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
-                                           FW_SCHEDULER_HEFT),
-                         [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {
-                           return std::string(fwtest::schedulerName(info.param));
-                         });
+FW_INSTANTIATE_FOR_EVERY_POLICY(TaskRunTest);
 
 }  // namespace

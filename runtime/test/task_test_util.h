@@ -138,6 +138,16 @@ inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, v
   return fw_task_submit(rt, &d, out);
 }
 
+// Instantiates a test suite parameterized by fw_scheduler_kind_t under every policy, each
+// instance named after its policy.
+#define FW_INSTANTIATE_FOR_EVERY_POLICY(Suite)                                           \
+  INSTANTIATE_TEST_SUITE_P(                                                              \
+      Policies, Suite,                                                                   \
+      ::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT),         \
+      [](const ::testing::TestParamInfo<fw_scheduler_kind_t> &info) {                    \
+        return std::string(fwtest::schedulerName(info.param));                           \
+      })
+
 // Sets an environment variable (unsets it, for NULL) for the scope, and puts back what it
 // was.
 class ScopedEnv {
