@@ -17,6 +17,9 @@
 //   after        no buffers, each task after the previous one (fw_task_desc_t.after): a
 //                chain of control edges, the previous handle released once named (only
 //                with --cases=after)
+//   commute      every task a commutative update of the same buffer
+//                (FW_ACCESS_READ_WRITE_COMMUTE): one group, its updates one at a time in
+//                any order (only with --cases=commute; compare with chain)
 #include "runtime_bench.h"
 
 #include <algorithm>
@@ -30,7 +33,7 @@ namespace {
 
 void emptyTask(void *, void *const *, size_t) {}
 
-enum class Case { Independent, Chain, TwoBuffers, After };
+enum class Case { Independent, Chain, TwoBuffers, After, Commute };
 constexpr int kPool = 64;
 
 // The names --cases takes.
@@ -38,7 +41,8 @@ const struct {
   const char *name;
   Case value;
 } kCaseNames[] = {{"independent", Case::Independent}, {"chain", Case::Chain},
-                  {"buffers", Case::TwoBuffers}, {"after", Case::After}};
+                  {"buffers", Case::TwoBuffers}, {"after", Case::After},
+                  {"commute", Case::Commute}};
 
 const char *caseName(Case c) {
   switch (c) {
@@ -50,6 +54,8 @@ const char *caseName(Case c) {
     return "2 buffers (r + rw)";
   case Case::After:
     return "chain (after)";
+  case Case::Commute:
+    return "group (1 buffer commute)";
   }
   return "?";
 }
@@ -69,8 +75,8 @@ fw_status_t submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t
   fw_task_access_t acc[2];
   fw_task_t *prev = nullptr; // Case::After: the task the next one runs after
   for (size_t i = first; i < last; ++i) {
-    if (c == Case::Chain) {
-      acc[0] = {outb[0], FW_ACCESS_READ_WRITE};
+    if (c == Case::Chain || c == Case::Commute) {
+      acc[0] = {outb[0], c == Case::Chain ? FW_ACCESS_READ_WRITE : FW_ACCESS_READ_WRITE_COMMUTE};
       d.accesses = acc;
       d.num_accesses = 1;
     } else if (c == Case::TwoBuffers) {
@@ -112,7 +118,7 @@ fw_status_t waitRound(const std::string &how, Case c, const std::vector<fw_buffe
     return s;
   }
   if (how == "map" && c != Case::Independent) {
-    fw_buffer_t *b = outb[c == Case::Chain ? 0 : (last - 1) % kPool];
+    fw_buffer_t *b = outb[c == Case::Chain || c == Case::Commute ? 0 : (last - 1) % kPool];
     void *data = nullptr;
     fw_status_t s = fw_buffer_map(b, &data);
     if (s == FW_OK)
@@ -135,7 +141,9 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, const Options &opt
   check(fw_runtime_create(&o, &rt), "creating a runtime");
   int64_t dims[1] = {16};
   std::vector<fw_buffer_t *> in, outb;
-  int buffers = c == Case::Independent ? 0 : c == Case::Chain ? 1 : kPool;
+  int buffers = c == Case::Independent                       ? 0
+                : c == Case::Chain || c == Case::Commute ? 1
+                                                         : kPool;
   for (int i = 0; i < buffers; ++i) {
     fw_buffer_t *b = nullptr;
     check(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, dims, nullptr, 0, &b), "buffer");

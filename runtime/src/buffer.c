@@ -149,6 +149,7 @@ void fw_buffer_release(fw_buffer_t *buffer) {
     buffer->release(buffer->user_data, buffer->mem.replicas[FW_NODE_HOST].ptr);
   free(buffer->readers);
   fw_status_free(buffer->poisoned);
+  fw_status_free(buffer->group_failure);
   fw_runtime_release_internal(buffer->runtime);
   free(buffer);
 }

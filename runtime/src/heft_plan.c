@@ -88,6 +88,22 @@ static void scratch_free(planner_t *p) {
   p->down = p->rank = p->cost = p->ready_on = NULL;
 }
 
+/* Edges of the batch, from its tasks' successors (through the joins of commutative
+ * updates: the tasks after a group follow each of its updates). */
+typedef struct {
+  planner_t *p;
+  uint64_t serial;
+  size_t from;
+  size_t *fill; /* NULL: counting */
+} edge_walk_t;
+
+static void walk_edge(void *ctx, fw_task_t *succ) {
+  edge_walk_t *e = ctx;
+  if (succ->plan_batch != e->serial) return;
+  if (!e->fill) ++e->p->pred_at[succ->plan_index + 1];
+  else e->p->preds[e->p->pred_at[succ->plan_index] + e->fill[succ->plan_index]++] = e->from;
+}
+
 static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch,
                         size_t count) {
   memset(p, 0, sizeof(*p));
@@ -104,12 +120,10 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
   p->pred_at = calloc(count + 1, sizeof(size_t));
   p->access_at = calloc(count + 1, sizeof(size_t));
   if (!p->pred_at || !p->access_at) return 0;
+  edge_walk_t walk = {p, serial, 0, NULL};
   for (size_t i = 0; i < count; ++i) {
     p->access_at[i + 1] = p->access_at[i] + batch[i]->num_accesses;
-    for (size_t k = 0; k < batch[i]->num_successors; ++k) {
-      const fw_task_t *succ = batch[i]->successors[k];
-      if (succ->plan_batch == serial) ++p->pred_at[succ->plan_index + 1];
-    }
+    fw_task_visit_successors(batch[i], walk_edge, &walk);
   }
   for (size_t i = 0; i < count; ++i) p->pred_at[i + 1] += p->pred_at[i];
   p->preds = malloc((p->pred_at[count] ? p->pred_at[count] : 1) * sizeof(size_t));
@@ -119,12 +133,11 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
     free(fill);
     return 0;
   }
-  for (size_t i = 0; i < count; ++i)
-    for (size_t k = 0; k < batch[i]->num_successors; ++k) {
-      const fw_task_t *succ = batch[i]->successors[k];
-      if (succ->plan_batch == serial)
-        p->preds[p->pred_at[succ->plan_index] + fill[succ->plan_index]++] = i;
-    }
+  walk.fill = fill;
+  for (size_t i = 0; i < count; ++i) {
+    walk.from = i;
+    fw_task_visit_successors(batch[i], walk_edge, &walk);
+  }
   /* Successors in the batch: the predecessors turned around. */
   p->succ_at = calloc(count + 1, sizeof(size_t));
   p->succs = malloc((p->pred_at[count] ? p->pred_at[count] : 1) * sizeof(size_t));
@@ -415,7 +428,7 @@ static void prefetch_batch_inputs(planner_t *p) {
     for (size_t a = 0; a < t->num_accesses; ++a) {
       fw_buffer_t *b = t->accesses[a].buffer;
       if (!(t->accesses[a].access & FW_ACCESS_READ) || p->producer[p->access_at[i] + a] != NONE ||
-          b->last_writer)
+          b->last_writer || b->commute_join)
         continue;
       if (s->simulated) fw_simulator_prefetch_buffer(s, b, w->memory_node, t->plan_start);
       else fw_memory_prefetch(&s->runtime->memory, b, w->memory_node, t->plan_start);

@@ -90,6 +90,17 @@ struct fw_buffer_t {
    * the program says, so later tasks that read it fail too, until a task overwrites it
    * (sched.lock). */
   fw_status_t poisoned;
+  /* Commutative updates (sched.lock). While a group of them is open (submitted one after
+   * another, some unfinished), the join that completes after them all (last_writer and
+   * the readers above stay those before the group, which each of its updates follows)
+   * and the group's number; the task holding the buffer, and the tasks waiting for it,
+   * first come first; the last group one of whose updates failed, and with what. */
+  fw_task_t *commute_join;
+  uint64_t commute_group;
+  fw_task_t *commute_holder;
+  fw_task_t *parked_head, *parked_tail;
+  uint64_t failed_group;
+  fw_status_t group_failure;
 };
 
 typedef struct fw_module_gpu_kernel_t {

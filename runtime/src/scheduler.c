@@ -48,8 +48,14 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                             "task '%s': the buffer of access %zu belongs to another runtime",
                             name, i);
+    if (a->access == (FW_ACCESS_COMMUTE | FW_ACCESS_WRITE) || a->access == FW_ACCESS_COMMUTE ||
+        a->access == (FW_ACCESS_COMMUTE | FW_ACCESS_READ))
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "task '%s': access %zu is commutative but not FW_ACCESS_READ_WRITE "
+                            "(a commutative update reads and writes its buffer)",
+                            name, i);
     if (a->access != FW_ACCESS_READ && a->access != FW_ACCESS_WRITE &&
-        a->access != FW_ACCESS_READ_WRITE)
+        a->access != FW_ACCESS_READ_WRITE && a->access != FW_ACCESS_READ_WRITE_COMMUTE)
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                             "task '%s': access %zu has an unknown mode %d", name, i,
                             (int)a->access);
@@ -73,18 +79,24 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
   t->runtime = rt;
   fw_runtime_retain_internal(rt);
   t->kind_mask = 1u << FW_TARGET_KIND_CPU;
-  /* One access per distinct buffer, with the union of the modes. */
+  /* One access per distinct buffer, with the union of the modes; commutative only when
+   * every access to it is (a plain one orders it as usual). */
   for (size_t i = 0; i < num_accesses; ++i) {
     size_t j = 0;
+    int commute = (accesses[i].access & FW_ACCESS_COMMUTE) != 0;
     while (j < t->num_accesses && t->accesses[j].buffer != accesses[i].buffer) ++j;
     if (j == t->num_accesses) {
       t->accesses[j].buffer = accesses[i].buffer;
+      t->accesses[j].commute = commute;
       fw_buffer_retain(accesses[i].buffer);
       t->data_bytes += accesses[i].buffer->byte_size;
       ++t->num_accesses;
     }
-    t->accesses[j].access = (fw_access_t)(t->accesses[j].access | accesses[i].access);
+    t->accesses[j].access =
+        (fw_access_t)((t->accesses[j].access | accesses[i].access) & FW_ACCESS_READ_WRITE);
+    t->accesses[j].commute &= commute;
   }
+  for (size_t j = 0; j < t->num_accesses; ++j) t->num_commute += t->accesses[j].commute;
   *out_task = t;
   return FW_OK;
 }
@@ -263,15 +275,150 @@ static void remove_reader(fw_buffer_t *b, const fw_task_t *t, uint64_t n) {
     ++b->first_reader;
 }
 
+static void cancel_for_memory(fw_task_t *t) {
+  t->cancelled = 1;
+  fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                              "task @%s: out of memory recording a dependency", t->name));
+}
+
+/* ---- Commutative updates ------------------------------------------------------------ */
+
+/* Opens a group of commutative updates of `b` for its first update `first` (lock held):
+ * its join, a task without a body that each update of the group precedes and that the
+ * accesses after the group follow (one edge each, however large the group). It counts
+ * in the first update's group of tasks, which a wait for them then waits for. NULL when
+ * out of memory. */
+static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t *first) {
+  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
+  fw_task_t *join = NULL;
+  fw_status_t status = fw_task_create(s->runtime, "commute-join", &access, 1, &join);
+  if (status) {
+    fw_status_free(status);
+    return NULL;
+  }
+  join->join = 1;
+  join->seq = s->next_seq++;
+  join->state = FW_TASK_PENDING;
+  join->group = first->group;
+  atomic_fetch_add(&join->group->outstanding, 1);
+  atomic_fetch_add(&s->outstanding, 1);
+  b->commute_join = join;
+  ++b->commute_group;
+  return join;
+}
+
+/* The first other access after a group: the accesses after it follow its join, and the
+ * readers before it (which every update of the group follows) are done with. */
+static void close_group(fw_buffer_t *b) {
+  b->first_reader = b->end_readers;
+  b->num_readers = 0;
+  b->last_writer = b->commute_join;
+  b->commute_join = NULL;
+}
+
+/* A commutative update of `b` (access i of `t`): after what came before the group, which
+ * stays on the buffer for the group's later updates, and before the group's join. */
+static void join_group(fw_scheduler_t *s, fw_task_t *t, size_t i) {
+  fw_buffer_t *b = t->accesses[i].buffer;
+  fw_task_t *join = b->commute_join ? b->commute_join : open_group(s, b, t);
+  if (b->last_writer) depend(b->last_writer, t);
+  for (uint64_t n = b->first_reader; n < b->end_readers; ++n)
+    if (*reader_slot(b, n)) depend(*reader_slot(b, n), t);
+  t->accesses[i].commute_group = b->commute_group;
+  if (!join || !add_successor(t, join)) cancel_for_memory(t); /* the group would not wait */
+}
+
+/* The buffer of `t`'s commutative accesses that another task holds, if any. */
+static fw_buffer_t *held_elsewhere(const fw_task_t *t) {
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    const fw_task_access_internal_t *a = &t->accesses[i];
+    if (a->commute && a->buffer->commute_holder && a->buffer->commute_holder != t)
+      return a->buffer;
+  }
+  return NULL;
+}
+
+/* Whether ready task `t` may run now: it takes the buffers of its commutative updates,
+ * all at once, or waits in the queue of one that another task holds (lock held). An
+ * update of a group one of whose updates failed fails with that error, holding nothing:
+ * it would update garbage.
+ * Either way it leaves its heft plan, which ran the group's updates side by side: held
+ * to it, an update would hold its buffer while it waited for its planned worker (the
+ * others waiting behind it, other workers idle), and a worker that holds its queue back
+ * for its planned next task could wait for one after a parked update, itself waiting for
+ * an update queued behind that worker's next task: placed as they come, they run where
+ * they start first. */
+static int take_buffers(fw_task_t *t) {
+  if (t->plan_worker) {
+    fw_scheduler_unplan(t);
+    t->plan_worker = NULL;
+  }
+  if (t->holds_buffers || t->cancelled) return 1;
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    const fw_task_access_internal_t *a = &t->accesses[i];
+    const fw_buffer_t *b = a->buffer;
+    if (a->commute && b->group_failure && b->failed_group == a->commute_group) {
+      t->cancelled = 1;
+      fail_task(t, fw_status_create(fw_status_code(b->group_failure),
+                                    fw_status_message(b->group_failure)));
+      return 1;
+    }
+  }
+  fw_buffer_t *held = held_elsewhere(t);
+  if (held) {
+    t->next_parked = NULL;
+    if (held->parked_tail) held->parked_tail->next_parked = t;
+    else held->parked_head = t;
+    held->parked_tail = t;
+    return 0;
+  }
+  for (size_t i = 0; i < t->num_accesses; ++i)
+    if (t->accesses[i].commute) t->accesses[i].buffer->commute_holder = t;
+  t->holds_buffers = 1;
+  return 1;
+}
+
+static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
+
+/* Completing task `t` lets its buffers go: each goes to the first task waiting for it
+ * that can take all of its own (one that cannot waits for the next it lacks). */
+static void let_buffers_go(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
+  if (!t->holds_buffers) return;
+  t->holds_buffers = 0;
+  for (size_t i = 0; i < t->num_accesses; ++i)
+    if (t->accesses[i].commute) t->accesses[i].buffer->commute_holder = NULL;
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    fw_buffer_t *b = t->accesses[i].buffer;
+    while (t->accesses[i].commute && b->parked_head && !b->commute_holder) {
+      fw_task_t *next = b->parked_head;
+      b->parked_head = next->next_parked;
+      if (!b->parked_head) b->parked_tail = NULL;
+      next->next_parked = NULL;
+      make_ready(s, next, w);
+    }
+  }
+}
+
+/* A failed commutative update: the updates of its group yet to start fail too. */
+static void note_group_failure(fw_buffer_t *b, uint64_t group, fw_status_t status) {
+  if (b->failed_group == group && b->group_failure) return;
+  fw_status_free(b->group_failure);
+  b->failed_group = group;
+  b->group_failure = fw_status_create(fw_status_code(status), fw_status_message(status));
+}
+
+/* ---- Dependencies ------------------------------------------------------------------- */
+
 /* Sequential consistency per buffer: RAW and WAW on the last writer, WAR on the readers
- * since then. The buffer's lists hold unfinished tasks only (completion removes them), so
- * they need no references. Each access that reads notes whose contents it reads, for
- * failures (reads_output_of). */
-static void infer_dependencies(const fw_scheduler_t *s, fw_task_t *t) {
+ * since then; commutative updates as a group (above). The buffer's lists hold unfinished
+ * tasks only (completion removes them), so they need no references. Each access that
+ * reads notes whose contents it reads, for failures (reads_output_of). */
+static void infer_dependencies(fw_scheduler_t *s, fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_access_t mode = t->accesses[i].access;
     if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if (b->commute_join && !t->accesses[i].commute) close_group(b);
     if ((mode & FW_ACCESS_READ) && b->poisoned) {
       t->cancelled = 1; /* never runs on garbage */
       fail_task(t, fw_status_create(fw_status_code(b->poisoned), fw_status_message(b->poisoned)));
@@ -282,13 +429,13 @@ static void infer_dependencies(const fw_scheduler_t *s, fw_task_t *t) {
       fw_status_free(b->poisoned); /* overwritten: valid again once this task succeeds */
       b->poisoned = FW_OK;
     }
+    if (t->accesses[i].commute) {
+      join_group(s, t, i);
+      continue;
+    }
     if (mode == FW_ACCESS_READ) {
       if (b->last_writer) depend(b->last_writer, t);
-      if (!add_reader(b, t, i)) {
-        t->cancelled = 1; /* a later writer would not wait for it */
-        fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                                    "task @%s: out of memory recording a dependency", t->name));
-      }
+      if (!add_reader(b, t, i)) cancel_for_memory(t); /* a later writer would not wait */
       continue;
     }
     if (b->num_readers > 0) {
@@ -439,6 +586,18 @@ static void drop_preferences_that_cannot_hold(const fw_scheduler_t *s, fw_task_t
 
 static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_status_t reason;
+  if (t->join) {
+    /* Nothing to run: completed at once, as an orphan is. Its updates are done, so an
+     * update submitted from now on opens a group of its own (joining this one, it would
+     * make it ready a second time). */
+    fw_buffer_t *b = t->accesses[0].buffer;
+    if (b->commute_join == t) b->commute_join = NULL;
+    t->state = FW_TASK_RUNNING;
+    t->next_orphan = s->orphans;
+    s->orphans = t;
+    return;
+  }
+  if (t->num_commute && !take_buffers(t)) return; /* waits for a buffer */
   t->state = FW_TASK_READY;
   if (t->prefer_mask) drop_preferences_that_cannot_hold(s, t);
   if (s->simulated) fw_simulator_released(s, t);
@@ -614,6 +773,22 @@ void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *gr
   fw_sched_unlock(s);
 }
 
+void fw_task_visit_successors(const fw_task_t *t, void (*visit)(void *ctx, fw_task_t *succ),
+                              void *ctx) {
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    fw_task_t *succ = t->successors[k];
+    if (!succ->join) {
+      visit(ctx, succ);
+      continue;
+    }
+    for (size_t j = 0; j < succ->num_successors; ++j) visit(ctx, succ->successors[j]);
+  }
+}
+
+static void raise_to_rank(void *longest, fw_task_t *succ) {
+  if (succ->rank > *(double *)longest) *(double *)longest = succ->rank;
+}
+
 /* Average expected time over the workers that can run the task. */
 static double average_estimate(fw_scheduler_t *s, const fw_task_t *t) {
   double sum = 0;
@@ -638,8 +813,7 @@ void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_
   for (size_t i = count; i-- > 0;) {
     fw_task_t *t = tasks[i];
     double longest = 0;
-    for (size_t k = 0; k < t->num_successors; ++k)
-      if (t->successors[k]->rank > longest) longest = t->successors[k]->rank;
+    fw_task_visit_successors(t, raise_to_rank, &longest);
     t->rank = average_estimate(s, t) + longest;
   }
   if (s->policy->plan && count > 1) s->policy->plan(s, tasks, count);
@@ -681,9 +855,15 @@ static int reads_output_of(const fw_task_t *succ, const fw_task_t *t) {
  * the buffers forget it. */
 static void poison_outputs(fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
-    fw_buffer_t *b = t->accesses[i].buffer;
-    if (!(t->accesses[i].access & FW_ACCESS_WRITE) || b->last_writer != t || b->poisoned)
-      continue;
+    const fw_task_access_internal_t *a = &t->accesses[i];
+    fw_buffer_t *b = a->buffer;
+    if (!(a->access & FW_ACCESS_WRITE)) continue;
+    if (a->commute) note_group_failure(b, a->commute_group, t->status);
+    /* The last to write it: its last writer, or an update of the group still open (once
+     * the group is closed, its join fails with this error and poisons it). */
+    int last = b->last_writer == t ||
+               (a->commute && b->commute_join && a->commute_group == b->commute_group);
+    if (!last || b->poisoned) continue;
     b->poisoned = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
 }
@@ -692,19 +872,22 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   t->state = FW_TASK_DONE; /* `done` follows in finish_unlocked, after its on_done */
   fw_scheduler_unplan(t);
   if (t->status != FW_OK) {
-    ++s->tasks_failed;
+    s->tasks_failed += !t->join;
     poison_outputs(t);
     if (t->group->status == FW_OK)
       t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
+  if (t->join && s->simulated) fw_simulator_pass_on(s, t);
+  let_buffers_go(s, t, w);
   forget_accesses(s, t);
-  forward_outputs(s, t, w);
+  if (!t->join) forward_outputs(s, t, w);
   fw_trace_t *trace = &s->runtime->trace;
   for (size_t k = 0; k < t->num_successors; ++k) {
     fw_task_t *succ = t->successors[k];
-    if (trace->enabled)
+    if (trace->enabled && !t->join && !succ->join)
       fw_trace_add_edge(trace, fw_trace_task_id(t->seq), fw_trace_task_id(succ->seq));
-    if (t->status != FW_OK && !succ->cancelled && reads_output_of(succ, t)) {
+    /* A failed update fails its group's join, and so what follows the group and reads. */
+    if (t->status != FW_OK && !succ->cancelled && (succ->join || reads_output_of(succ, t))) {
       succ->cancelled = 1;
       fail_task(succ, fw_status_create(fw_status_code(t->status), fw_status_message(t->status)));
     }
@@ -912,7 +1095,7 @@ fw_task_t *fw_scheduler_pop(fw_scheduler_t *s, fw_worker_t *w) {
 static void finish_locked(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                           fw_status_t status) {
   if (status != FW_OK) fail_task(task, status);
-  else if (!task->cancelled) ++s->tasks_executed;
+  else if (!task->cancelled && !task->join) ++s->tasks_executed;
   if (w && !s->simulated && task->end_ns) {
     ++w->tasks;
     w->busy_ns += task->end_ns - task->start_ns;

@@ -61,6 +61,10 @@ typedef struct fw_task_access_internal_t {
   /* The writer whose contents it reads: that task's seq + 1 when it had not finished at the
    * submission, else 0 (its failure cancels this task: see reads_output_of). */
   uint64_t source;
+  /* A commutative update (FW_ACCESS_COMMUTE) and its group on the buffer
+   * (fw_buffer_t.commute_group when it was submitted). */
+  int commute;
+  uint64_t commute_group;
 } fw_task_access_internal_t;
 
 struct fw_task_t {
@@ -120,6 +124,15 @@ struct fw_task_t {
   int staged_hold;
   fw_task_t *next_staged;
   fw_task_t *next_orphan; /* on fw_scheduler_t.orphans */
+  /* Commutative updates (sched.lock): how many of its accesses are, whether it holds
+   * their buffers (from when it is ready until it completes), and its place in the queue
+   * of the buffer it waits for (fw_buffer_t.parked_head) while another task holds it. */
+  uint32_t num_commute;
+  int holds_buffers;
+  fw_task_t *next_parked;
+  /* The join of a group of commutative updates: no body, never queued; it completes when
+   * the group's updates have (scheduler.c). */
+  int join;
   size_t plan_slot;
   uint64_t plan_batch;
   size_t plan_index;
@@ -614,6 +627,13 @@ int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: a task's predecessors are done; raises the earliest its inputs could be on
  * each device class (for the bounds) to where what it reads was written, or host memory. */
 void fw_simulator_released(fw_scheduler_t *s, fw_task_t *task);
+/* Calls `visit` for each successor of `t`, and for a join (scheduler.c) for each of the
+ * join's successors instead: the tasks that wait for `t` to finish, to a plan. */
+void fw_task_visit_successors(const fw_task_t *t, void (*visit)(void *ctx, fw_task_t *succ),
+                              void *ctx);
+/* Simulation: a task without a body (a join, scheduler.c) completed: its successors'
+ * inputs are ready when its own were, as far as the bounds go. */
+void fw_simulator_pass_on(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: starts the input copies of a task just placed on a worker. */
 void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: starts copying `buffer` to `node` for a reader that needs it at `need`

@@ -513,6 +513,21 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
   fw_scheduler_complete(s, t, slot->worker, FW_OK);
 }
 
+void fw_simulator_pass_on(fw_scheduler_t *s, fw_task_t *t) {
+  fw_sim_bound_t *bound = &s->runtime->sim_bound;
+  double times[FW_SIM_MAX_CLASSES];
+  for (size_t c = 0; c < bound->num_classes; ++c) times[c] = INFINITY;
+  if (!t->sim_id) t->sim_id = fw_sim_bound_new_id(bound);
+  fw_sim_bound_add(bound, t->sim_id, times, t->sim_ready, 0);
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    fw_task_t *next = t->successors[k];
+    if (!next->sim_id) next->sim_id = fw_sim_bound_new_id(bound);
+    fw_sim_bound_add_edge(bound, next->sim_id, 0);
+    for (size_t c = 0; c < bound->num_classes; ++c)
+      if (t->sim_ready[c] > next->sim_ready[c]) next->sim_ready[c] = t->sim_ready[c];
+  }
+}
+
 void fw_simulator_released(fw_scheduler_t *s, fw_task_t *t) {
   const fw_sim_bound_t *bound = &s->runtime->sim_bound;
   for (size_t i = 0; i < t->num_accesses; ++i) {

@@ -262,10 +262,11 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
   atomic_fetch_sub(&s->other_waiters, 1);
 }
 
-/* Whether a task submitted before writes `buffer`, or (with `all`) reads it. */
+/* Whether a task submitted before writes `buffer` (its last writer, or updates of a group
+ * of commutative ones), or (with `all`) reads it. */
 static int buffer_busy(fw_scheduler_t *s, const fw_buffer_t *buffer, int all) {
   fw_sched_lock(s);
-  int busy = buffer->last_writer || (all && buffer->num_readers > 0);
+  int busy = buffer->last_writer || buffer->commute_join || (all && buffer->num_readers > 0);
   fw_sched_unlock(s);
   return busy;
 }

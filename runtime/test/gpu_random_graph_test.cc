@@ -239,6 +239,7 @@ struct Config {
   // FW_SPIN_US=0: idle workers sleep at once, and the caller's waits (fw_buffer_data,
   // fw_runtime_wait_all) run tasks in their place (fw_engine_help) as often as they can.
   bool sleepers = false;
+  bool commute = false;  // some updates commutative (random_graph.h)
 };
 
 // The task's name: what it has implementations for (the history keeps each apart).
@@ -279,10 +280,10 @@ fw_status_t submitOp(fw_runtime_t *rt, Graph &g, size_t i,
 // runtime (others may submit graphs of their own beside it, on buffers of their own).
 class ReplayedGraph {
  public:
-  ReplayedGraph(uint64_t seed, bool hip) : seed_(seed) {
+  ReplayedGraph(uint64_t seed, bool hip, bool commute = false) : seed_(seed) {
     steps_ = callerSteps(seed, kTasks, kBuffers);
     // The replay, with what each of the caller's reads must see.
-    expected_ = fwtest::randomOps(seed, kTasks, kBuffers);
+    expected_ = fwtest::randomOps(seed, kTasks, kBuffers, commute);
     state_.resize(kBuffers);
     std::vector<size_t> generation(kBuffers, 0);
     for (size_t b = 0; b < kBuffers; ++b) state_[b] = contentsOf(b, 0);
@@ -296,7 +297,7 @@ class ReplayedGraph {
       for (size_t a = 0; a < expected_[i].num; ++a) d[a] = state_[expected_[i].buffer[a]].data();
       fwtest::applyRandomOp(&expected_[i], d);
     }
-    graph_.ops = fwtest::randomOps(seed, kTasks, kBuffers);
+    graph_.ops = fwtest::randomOps(seed, kTasks, kBuffers, commute);
     place(graph_, seed, hip);
   }
   ~ReplayedGraph() {
@@ -397,13 +398,14 @@ class GpuRandomGraphTest : public ::testing::TestWithParam<Config> {};
 TEST_P(GpuRandomGraphTest, MatchesSequentialReplay) {
   const Config c = GetParam();
   const uint64_t seed = 0x6f00d + uint64_t(c.policy) * 131 + (c.tiers ? strlen(c.tiers) : 0) +
-                        (c.prefetch ? 0 : 7) + (c.hip ? 3 : 0) + (c.sleepers ? 11 : 0);
+                        (c.prefetch ? 0 : 7) + (c.hip ? 3 : 0) + (c.sleepers ? 11 : 0) +
+                        (c.commute ? 13 : 0);
   fwtest::ScopedEnv gpus("FW_FAKE_CUDA_DEVICES", std::to_string(kGpus).c_str());
   fwtest::ScopedEnv spin("FW_SPIN_US", c.sleepers ? "0" : nullptr);
   fw_runtime_t *rt = runtimeBesideGpus(c);
   ASSERT_NE(rt, nullptr);
   {
-    ReplayedGraph graph(seed, c.hip);
+    ReplayedGraph graph(seed, c.hip, c.commute);
     graph.submit(rt);
     FW_ASSERT_OK(fw_runtime_wait_all(rt));
     graph.check();
@@ -558,6 +560,7 @@ std::vector<Config> configs() {
     all.push_back({p, nullptr, true, true});
     all.push_back({p, "device=2KiB,host=4KiB", true, true});
     all.push_back({p, "device=2KiB,host=4KiB", true, false, true});
+    all.push_back({p, "device=2KiB,host=4KiB", true, true, false, true});
   }
   return all;
 }
@@ -571,6 +574,7 @@ std::string configName(const ::testing::TestParamInfo<Config> &info) {
   if (!c.prefetch) name += "_no_prefetch";
   if (c.hip) name += "_with_hip";
   if (c.sleepers) name += "_sleeping_workers";
+  if (c.commute) name += "_commute";
   return name;
 }
 

@@ -1,7 +1,10 @@
 // Random task graphs over a few buffers, and the sequential replay they are checked
 // against: each task reads what its read accesses hold, folds it into a checksum it keeps,
 // and writes values derived from it, so that a task that ran out of order, or read a stale
-// or torn copy, shows in its checksum or in a buffer's final contents.
+// or torn copy, shows in its checksum or in a buffer's final contents. A commutative update
+// (FW_ACCESS_READ_WRITE_COMMUTE) adds values derived from its other inputs to its buffer:
+// its group's updates give the same contents in any order, but two at once, or one that
+// read a stale copy, would lose an addition.
 #ifndef FW_RUNTIME_TEST_RANDOM_GRAPH_H_
 #define FW_RUNTIME_TEST_RANDOM_GRAPH_H_
 
@@ -31,19 +34,24 @@ inline void applyRandomOp(RandomOp *op, uint64_t *const *data) {
   uint64_t in[kRandomElems];
   for (size_t j = 0; j < kRandomElems; ++j) in[j] = mix(op->id * kRandomElems + j);
   for (size_t a = 0; a < op->num; ++a)
-    if (op->mode[a] & FW_ACCESS_READ)
+    if ((op->mode[a] & FW_ACCESS_READ) && !(op->mode[a] & FW_ACCESS_COMMUTE))
       for (size_t j = 0; j < kRandomElems; ++j) in[j] = mix(in[j] ^ data[a][j]);
   uint64_t sum = 0;
   for (size_t j = 0; j < kRandomElems; ++j) sum += in[j] * (j + 1);
   op->checksum = sum;
-  for (size_t a = 0; a < op->num; ++a)
-    if (op->mode[a] & FW_ACCESS_WRITE)
+  for (size_t a = 0; a < op->num; ++a) {
+    if (op->mode[a] & FW_ACCESS_COMMUTE)
+      for (size_t j = 0; j < kRandomElems; ++j) data[a][j] += mix(in[j] + a);
+    else if (op->mode[a] & FW_ACCESS_WRITE)
       for (size_t j = 0; j < kRandomElems; ++j) data[a][j] = mix(in[j] + a);
+  }
 }
 
 // `count` operations on `buffers` buffers: one in 16 touches none, the others one to
-// three distinct buffers, reads the most common access (as in real graphs).
-inline std::vector<RandomOp> randomOps(uint64_t seed, size_t count, size_t buffers) {
+// three distinct buffers, reads the most common access (as in real graphs); with
+// `commute`, one access in three is a commutative update, which come in runs.
+inline std::vector<RandomOp> randomOps(uint64_t seed, size_t count, size_t buffers,
+                                       bool commute = false) {
   Rng rng(seed);
   std::vector<RandomOp> ops(count);
   for (size_t i = 0; i < count; ++i) {
@@ -61,7 +69,8 @@ inline std::vector<RandomOp> randomOps(uint64_t seed, size_t count, size_t buffe
       op.buffer[a] = b;
       static const fw_access_t kModes[] = {FW_ACCESS_READ, FW_ACCESS_READ, FW_ACCESS_WRITE,
                                            FW_ACCESS_READ_WRITE};
-      op.mode[a] = kModes[rng.below(4)];
+      op.mode[a] = commute && rng.below(3) == 0 ? FW_ACCESS_READ_WRITE_COMMUTE
+                                                : kModes[rng.below(4)];
     }
     op.checksum = 0;
   }

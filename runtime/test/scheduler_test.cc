@@ -1002,17 +1002,17 @@ void opTask(void *user, void *const *data, size_t num) {
   fwtest::applyRandomOp(op, d);
 }
 
-// Policy, workers, and whether the host tier is minimal ("host=min": every buffer a
-// running task does not use goes to storage and back).
+// Policy, workers, whether the host tier is minimal ("host=min": every buffer a running
+// task does not use goes to storage and back), and whether some updates are commutative.
 class RandomGraphTest
-    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t, bool>> {};
+    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t, bool, bool>> {};
 
 TEST_P(RandomGraphTest, MatchesSequentialReplay) {
-  auto [kind, workers, minimal] = GetParam();
-  const uint64_t seed = 0x5eed0000 + workers * 7 + uint64_t(kind);
+  auto [kind, workers, minimal, commute] = GetParam();
+  const uint64_t seed = 0x5eed0000 + workers * 7 + uint64_t(kind) + (commute ? 5 : 0);
 
   // Sequential replay.
-  std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers);
+  std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers, commute);
   std::vector<std::vector<uint64_t>> state = fwtest::replayRandomOps(expected, kBuffers);
 
   // The same operations through the task graph.
@@ -1025,7 +1025,7 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
     buffers[b] = makeU64Buffer(rt, fwtest::kRandomElems, fwtest::randomInitialContents(b));
     ASSERT_NE(buffers[b], nullptr);
   }
-  std::vector<RandomOp> ops = fwtest::randomOps(seed, kTasks, kBuffers);
+  std::vector<RandomOp> ops = fwtest::randomOps(seed, kTasks, kBuffers, commute);
   for (RandomOp &op : ops) {
     std::vector<fw_task_access_t> acc;
     for (size_t a = 0; a < op.num; ++a) acc.push_back({buffers[op.buffer[a]], op.mode[a]});
@@ -1049,11 +1049,13 @@ INSTANTIATE_TEST_SUITE_P(
     Policies, RandomGraphTest,
     ::testing::Combine(::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                          FW_SCHEDULER_HEFT),
-                       ::testing::Values(2u, 4u), ::testing::Bool()),
-    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, uint32_t, bool>> &info) {
+                       ::testing::Values(2u, 4u), ::testing::Bool(), ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, uint32_t, bool, bool>>
+           &info) {
       return std::string(fwtest::schedulerName(std::get<0>(info.param))) + "_" +
              std::to_string(std::get<1>(info.param)) + "workers" +
-             (std::get<2>(info.param) ? "_minimal_host" : "");
+             (std::get<2>(info.param) ? "_minimal_host" : "") +
+             (std::get<3>(info.param) ? "_commute" : "");
     });
 
 // ---- Errors -----------------------------------------------------------------------
@@ -1092,8 +1094,8 @@ TEST_F(TaskErrorTest, InvalidDescriptions) {
   fw_buffer_t *b = makeU64Buffer(rt_, 4);
   FW_EXPECT_ERROR(submit(rt_, "nofn", nullptr, nullptr, {{b, FW_ACCESS_READ}}),
                   "task 'nofn' has no function");
-  FW_EXPECT_ERROR(submit(rt_, "mode", noop, nullptr, {{b, fw_access_t(7)}}),
-                  "task 'mode': access 0 has an unknown mode 7");
+  FW_EXPECT_ERROR(submit(rt_, "mode", noop, nullptr, {{b, fw_access_t(8)}}),
+                  "task 'mode': access 0 has an unknown mode 8");
   FW_EXPECT_ERROR(submit(rt_, "mode0", noop, nullptr, {{b, fw_access_t(0)}}), "unknown mode 0");
   FW_EXPECT_ERROR(submit(rt_, "nobuf", noop, nullptr, {{b, FW_ACCESS_READ}, {nullptr, FW_ACCESS_READ}}),
                   "task 'nobuf': access 1 has no buffer");

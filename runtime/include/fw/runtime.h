@@ -261,6 +261,13 @@ typedef enum fw_access_t {
   FW_ACCESS_READ = 1,
   FW_ACCESS_WRITE = 2,
   FW_ACCESS_READ_WRITE = 3,
+  /* C tasks only, with FW_ACCESS_READ_WRITE (StarPU's STARPU_RW | STARPU_COMMUTE): an
+   * update whose order does not matter (accumulating into a sum, a histogram). Such
+   * updates submitted one after another run one at a time, in whichever order their
+   * other inputs allow, after what came before them and before what comes after
+   * (fw_task_desc_t). */
+  FW_ACCESS_COMMUTE = 4,
+  FW_ACCESS_READ_WRITE_COMMUTE = 7,
 } fw_access_t;
 
 typedef struct fw_binding_info_t {
@@ -448,7 +455,16 @@ FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
  * dispatches of compiled modules go to). Dependencies are inferred from the buffer
  * accesses in submission order: a task that reads a buffer runs after the last task
  * that wrote it; a task that writes a buffer runs after the earlier readers and writers.
- * Independent tasks run concurrently on the CPU workers. */
+ * Independent tasks run concurrently on the CPU workers.
+ *
+ * Commutative updates (FW_ACCESS_READ_WRITE_COMMUTE): consecutive ones of a buffer form
+ * a group. Each runs after the accesses before the group, and every access after the
+ * group runs after all of it, but the group's updates are not ordered among themselves:
+ * they run one at a time (a task holds the buffer from when it is ready until it
+ * finishes), each as soon as its other inputs are there and the buffer is free. A task
+ * that updates several buffers so takes them all at once or waits for them all. When one
+ * of them fails, the buffer holds garbage: the group's updates that have not started, and
+ * the tasks after the group that read the buffer, fail with its error. */
 
 typedef struct fw_task_t fw_task_t;
 

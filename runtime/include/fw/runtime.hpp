@@ -384,7 +384,8 @@ private:
 // Tasks
 //===----------------------------------------------------------------------===//
 
-/// A buffer a task accesses, and how (FW_ACCESS_READ, _WRITE, _READ_WRITE).
+/// A buffer a task accesses, and how (FW_ACCESS_READ, _WRITE, _READ_WRITE, or
+/// _READ_WRITE_COMMUTE for an update whose order among its group does not matter).
 struct TaskAccess {
   const Buffer &buffer;
   fw_access_t access;
