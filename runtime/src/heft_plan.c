@@ -97,11 +97,49 @@ typedef struct {
   size_t *fill; /* NULL: counting */
 } edge_walk_t;
 
+static void add_edge(edge_walk_t *e, size_t to) {
+  if (!e->fill) ++e->p->pred_at[to + 1];
+  else e->p->preds[e->p->pred_at[to] + e->fill[to]++] = e->from;
+}
+
 static void walk_edge(void *ctx, fw_task_t *succ) {
   edge_walk_t *e = ctx;
-  if (succ->plan_batch != e->serial) return;
-  if (!e->fill) ++e->p->pred_at[succ->plan_index + 1];
-  else e->p->preds[e->p->pred_at[succ->plan_index] + e->fill[succ->plan_index]++] = e->from;
+  if (succ->plan_batch == e->serial) add_edge(e, succ->plan_index);
+}
+
+/* The edges of task i: to its successors in the batch, and to the next update of each
+ * group of commutative updates it is in (`next_member`, by access): the plan runs a
+ * group's updates one after another in submission order, since they cannot run side by
+ * side (at run time they leave the plan and go in whichever order their inputs allow). */
+static void walk_edges(edge_walk_t *e, size_t i, const size_t *next_member) {
+  e->from = i;
+  fw_task_visit_successors(e->p->batch[i], walk_edge, e);
+  for (size_t a = e->p->access_at[i]; next_member && a < e->p->access_at[i + 1]; ++a)
+    if (next_member[a] != NONE) add_edge(e, next_member[a]);
+}
+
+/* next_member[access slot]: the next update of that access's group in the batch (NONE:
+ * none, or not a commutative update), from the buffers' plan marks (sched.lock). */
+static size_t *next_members(fw_task_t *const *batch, size_t count, const size_t *access_at,
+                            uint64_t serial) {
+  size_t *next = malloc((access_at[count] ? access_at[count] : 1) * sizeof(size_t));
+  if (!next) return NULL;
+  for (size_t i = count; i-- > 0;) {
+    const fw_task_t *t = batch[i];
+    for (size_t a = 0; a < t->num_accesses; ++a) {
+      const fw_task_access_internal_t *acc = &t->accesses[a];
+      fw_buffer_t *b = acc->buffer;
+      size_t slot = access_at[i] + a;
+      next[slot] = NONE;
+      if (!acc->commute) continue;
+      if (b->plan_mark == serial && b->plan_group == acc->commute_group)
+        next[slot] = b->plan_member;
+      b->plan_mark = serial;
+      b->plan_group = acc->commute_group;
+      b->plan_member = i;
+    }
+  }
+  return next;
 }
 
 static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch,
@@ -120,24 +158,24 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
   p->pred_at = calloc(count + 1, sizeof(size_t));
   p->access_at = calloc(count + 1, sizeof(size_t));
   if (!p->pred_at || !p->access_at) return 0;
-  edge_walk_t walk = {p, serial, 0, NULL};
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count; ++i)
     p->access_at[i + 1] = p->access_at[i] + batch[i]->num_accesses;
-    fw_task_visit_successors(batch[i], walk_edge, &walk);
-  }
+  size_t *next_member = next_members(batch, count, p->access_at, serial);
+  if (!next_member) return 0;
+  edge_walk_t walk = {p, serial, 0, NULL};
+  for (size_t i = 0; i < count; ++i) walk_edges(&walk, i, next_member);
   for (size_t i = 0; i < count; ++i) p->pred_at[i + 1] += p->pred_at[i];
   p->preds = malloc((p->pred_at[count] ? p->pred_at[count] : 1) * sizeof(size_t));
   p->producer = malloc((p->access_at[count] ? p->access_at[count] : 1) * sizeof(size_t));
   size_t *fill = calloc(count ? count : 1, sizeof(size_t));
   if (!p->preds || !p->producer || !fill) {
+    free(next_member);
     free(fill);
     return 0;
   }
   walk.fill = fill;
-  for (size_t i = 0; i < count; ++i) {
-    walk.from = i;
-    fw_task_visit_successors(batch[i], walk_edge, &walk);
-  }
+  for (size_t i = 0; i < count; ++i) walk_edges(&walk, i, next_member);
+  free(next_member);
   /* Successors in the batch: the predecessors turned around. */
   p->succ_at = calloc(count + 1, sizeof(size_t));
   p->succs = malloc((p->pred_at[count] ? p->pred_at[count] : 1) * sizeof(size_t));

@@ -101,6 +101,10 @@ struct fw_buffer_t {
   fw_task_t *parked_head, *parked_tail;
   uint64_t failed_group;
   fw_status_t group_failure;
+  /* heft_plan.c, while it reads a batch: the last update of group plan_group of it seen
+   * in the batch with serial plan_mark. */
+  uint64_t plan_mark, plan_group;
+  size_t plan_member;
 };
 
 typedef struct fw_module_gpu_kernel_t {

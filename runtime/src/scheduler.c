@@ -122,6 +122,7 @@ void fw_task_release(fw_task_t *task) {
   if (task->module) fw_module_release(task->module);
   fw_status_free(task->status);
   if (task->successors != task->inline_successors) free(task->successors);
+  free(task->members);
   free(task->binding_access);
   void (*release_user_data)(void *) = task->release_user_data;
   void *user_data = task->user_data;
@@ -304,6 +305,7 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   atomic_fetch_add(&s->outstanding, 1);
   b->commute_join = join;
   ++b->commute_group;
+  if (s->simulated) fw_simulator_group_opened(b);
   return join;
 }
 
@@ -316,6 +318,21 @@ static void close_group(fw_buffer_t *b) {
   b->commute_join = NULL;
 }
 
+static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
+
+/* Notes task seq `seq` among the updates of `join`'s group, for the trace's edges (only
+ * while tracing). */
+static void note_member(fw_task_t *join, uint64_t seq) {
+  if (join->num_members == join->cap_members) {
+    size_t cap = join->cap_members ? join->cap_members * 2 : 8;
+    uint64_t *grown = realloc(join->members, cap * sizeof(*grown));
+    if (!grown) return; /* a trace without some edges */
+    join->members = grown;
+    join->cap_members = cap;
+  }
+  join->members[join->num_members++] = seq;
+}
+
 /* A commutative update of `b` (access i of `t`): after what came before the group, which
  * stays on the buffer for the group's later updates, and before the group's join. */
 static void join_group(fw_scheduler_t *s, fw_task_t *t, size_t i) {
@@ -325,7 +342,12 @@ static void join_group(fw_scheduler_t *s, fw_task_t *t, size_t i) {
   for (uint64_t n = b->first_reader; n < b->end_readers; ++n)
     if (*reader_slot(b, n)) depend(*reader_slot(b, n), t);
   t->accesses[i].commute_group = b->commute_group;
-  if (!join || !add_successor(t, join)) cancel_for_memory(t); /* the group would not wait */
+  if (join && add_successor(t, join)) {
+    if (s->runtime->trace.enabled) note_member(join, t->seq);
+    return;
+  }
+  cancel_for_memory(t); /* the group would not wait for it */
+  if (join && join->pending == 0) make_ready(s, join, NULL); /* a group of none: it ends */
 }
 
 /* The buffer of `t`'s commutative accesses that another task holds, if any. */
@@ -336,6 +358,22 @@ static fw_buffer_t *held_elsewhere(const fw_task_t *t) {
       return a->buffer;
   }
   return NULL;
+}
+
+/* Cancels commutative update `t` when an update of one of its groups failed (lock
+ * held): it would update garbage. */
+static int cancel_after_group_failure(fw_task_t *t) {
+  for (size_t i = 0; i < t->num_accesses; ++i) {
+    const fw_task_access_internal_t *a = &t->accesses[i];
+    const fw_buffer_t *b = a->buffer;
+    if (a->commute && b->group_failure && b->failed_group == a->commute_group) {
+      t->cancelled = 1;
+      fail_task(t, fw_status_create(fw_status_code(b->group_failure),
+                                    fw_status_message(b->group_failure)));
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* Whether ready task `t` may run now: it takes the buffers of its commutative updates,
@@ -353,17 +391,7 @@ static int take_buffers(fw_task_t *t) {
     fw_scheduler_unplan(t);
     t->plan_worker = NULL;
   }
-  if (t->holds_buffers || t->cancelled) return 1;
-  for (size_t i = 0; i < t->num_accesses; ++i) {
-    const fw_task_access_internal_t *a = &t->accesses[i];
-    const fw_buffer_t *b = a->buffer;
-    if (a->commute && b->group_failure && b->failed_group == a->commute_group) {
-      t->cancelled = 1;
-      fail_task(t, fw_status_create(fw_status_code(b->group_failure),
-                                    fw_status_message(b->group_failure)));
-      return 1;
-    }
-  }
+  if (t->holds_buffers || t->cancelled || cancel_after_group_failure(t)) return 1;
   fw_buffer_t *held = held_elsewhere(t);
   if (held) {
     t->next_parked = NULL;
@@ -377,8 +405,6 @@ static int take_buffers(fw_task_t *t) {
   t->holds_buffers = 1;
   return 1;
 }
-
-static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
 
 /* Completing task `t` lets its buffers go: each goes to the first task waiting for it
  * that can take all of its own (one that cannot waits for the next it lacks). */
@@ -472,7 +498,8 @@ static void depend_on_after(fw_task_t *t) {
 static void forget_accesses(const fw_scheduler_t *s, fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
-    if (s->count_uses) atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if (s->count_uses && !t->join) /* a join was never counted (infer_dependencies) */
+      atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if (b->last_writer == t) b->last_writer = NULL;
     if (t->accesses[i].access == FW_ACCESS_READ)
       remove_reader(b, t, t->accesses[i].reader_index);
@@ -535,6 +562,24 @@ int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t
  * them moving there now: a plan counts on each input leaving as soon as it is made
  * (plan_moves.c), not when the last one is, and when all of them would leave together
  * they would queue on the link behind one another. */
+static void forward_to(fw_scheduler_t *s, const fw_task_t *t, const fw_task_t *succ,
+                       uint32_t from) {
+  if (succ->pending < 2 || succ->cancelled || !succ->plan_worker || succ->plan_worker->lost ||
+      succ->plan_worker->memory_node == from)
+    return;
+  uint32_t node = succ->plan_worker->memory_node;
+  for (size_t a = 0; a < succ->num_accesses; ++a) {
+    fw_buffer_t *b = succ->accesses[a].buffer;
+    if (!(succ->accesses[a].access & FW_ACCESS_READ)) continue;
+    int wrote = 0;
+    for (size_t i = 0; i < t->num_accesses && !wrote; ++i)
+      wrote = t->accesses[i].buffer == b && (t->accesses[i].access & FW_ACCESS_WRITE);
+    if (!wrote) continue;
+    if (s->simulated) fw_simulator_prefetch_buffer(s, b, node, succ->plan_start);
+    else fw_memory_prefetch(&s->runtime->memory, b, node, succ->plan_start);
+  }
+}
+
 static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
   uint32_t from = w ? w->memory_node : FW_NODE_HOST;
   if (t->status != FW_OK) return;
@@ -542,20 +587,15 @@ static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_work
     return; /* memory is contended (fw_scheduler_placed) */
   for (size_t k = 0; k < t->num_successors; ++k) {
     const fw_task_t *succ = t->successors[k];
-    if (succ->pending < 2 || succ->cancelled || !succ->plan_worker ||
-        succ->plan_worker->lost || succ->plan_worker->memory_node == from)
+    /* Commutative updates leave their plans when ready (take_buffers); what follows a
+     * group gets what its last update to finish wrote (the earlier ones' is overwritten). */
+    if (succ->num_commute) continue;
+    if (!succ->join) {
+      forward_to(s, t, succ, from);
       continue;
-    uint32_t node = succ->plan_worker->memory_node;
-    for (size_t a = 0; a < succ->num_accesses; ++a) {
-      fw_buffer_t *b = succ->accesses[a].buffer;
-      if (!(succ->accesses[a].access & FW_ACCESS_READ)) continue;
-      int wrote = 0;
-      for (size_t i = 0; i < t->num_accesses && !wrote; ++i)
-        wrote = t->accesses[i].buffer == b && (t->accesses[i].access & FW_ACCESS_WRITE);
-      if (!wrote) continue;
-      if (s->simulated) fw_simulator_prefetch_buffer(s, b, node, succ->plan_start);
-      else fw_memory_prefetch(&s->runtime->memory, b, node, succ->plan_start);
     }
+    for (size_t j = 0; succ->pending == 1 && j < succ->num_successors; ++j)
+      forward_to(s, t, succ->successors[j], from);
   }
 }
 
@@ -827,6 +867,8 @@ void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *t) {
   atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);
   t->state = FW_TASK_RUNNING;
   lookahead_remove(s, t);
+  /* An update that took its buffers before another of its group failed runs no more. */
+  if (t->holds_buffers && !t->cancelled) cancel_after_group_failure(t);
 }
 
 void fw_scheduler_unplan(fw_task_t *t) {
@@ -884,8 +926,13 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   fw_trace_t *trace = &s->runtime->trace;
   for (size_t k = 0; k < t->num_successors; ++k) {
     fw_task_t *succ = t->successors[k];
-    if (trace->enabled && !t->join && !succ->join)
-      fw_trace_add_edge(trace, fw_trace_task_id(t->seq), fw_trace_task_id(succ->seq));
+    /* A join is not in the trace: its updates' edges go to its successors. */
+    if (trace->enabled && !succ->join) {
+      if (!t->join)
+        fw_trace_add_edge(trace, fw_trace_task_id(t->seq), fw_trace_task_id(succ->seq));
+      for (size_t m = 0; m < t->num_members; ++m)
+        fw_trace_add_edge(trace, fw_trace_task_id(t->members[m]), fw_trace_task_id(succ->seq));
+    }
     /* A failed update fails its group's join, and so what follows the group and reads. */
     if (t->status != FW_OK && !succ->cancelled && (succ->join || reads_output_of(succ, t))) {
       succ->cancelled = 1;

@@ -131,8 +131,10 @@ struct fw_task_t {
   int holds_buffers;
   fw_task_t *next_parked;
   /* The join of a group of commutative updates: no body, never queued; it completes when
-   * the group's updates have (scheduler.c). */
+   * the group's updates have (scheduler.c). While tracing, its updates' seqs. */
   int join;
+  uint64_t *members;
+  size_t num_members, cap_members;
   size_t plan_slot;
   uint64_t plan_batch;
   size_t plan_index;
@@ -631,6 +633,9 @@ void fw_simulator_released(fw_scheduler_t *s, fw_task_t *task);
  * join's successors instead: the tasks that wait for `t` to finish, to a plan. */
 void fw_task_visit_successors(const fw_task_t *t, void (*visit)(void *ctx, fw_task_t *succ),
                               void *ctx);
+/* Simulation: a group of commutative updates of `buffer` opens (fw_buffer_memory_t.
+ * sim_group_ready). */
+void fw_simulator_group_opened(fw_buffer_t *buffer);
 /* Simulation: a task without a body (a join, scheduler.c) completed: its successors'
  * inputs are ready when its own were, as far as the bounds go. */
 void fw_simulator_pass_on(fw_scheduler_t *s, fw_task_t *task);

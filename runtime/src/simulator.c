@@ -503,8 +503,12 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
   for (size_t i = 0; i < t->num_accesses && runs && !t->cancelled; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
     if (!(t->accesses[i].access & FW_ACCESS_WRITE)) continue;
-    for (size_t c = 0; c < bound->num_classes; ++c)
-      b->mem.sim_bound_ready[c] = fw_sim_bound_arrival(bound, finish_on, c, b->byte_size);
+    /* A group's updates: the latest of them (each could be the last to run). */
+    int latest = t->accesses[i].commute && b->mem.sim_written;
+    for (size_t c = 0; c < bound->num_classes; ++c) {
+      double at = fw_sim_bound_arrival(bound, finish_on, c, b->byte_size);
+      if (!latest || at > b->mem.sim_bound_ready[c]) b->mem.sim_bound_ready[c] = at;
+    }
     b->mem.sim_written = 1;
   }
   slot->worker->sim_busy = 0;
@@ -528,18 +532,26 @@ void fw_simulator_pass_on(fw_scheduler_t *s, fw_task_t *t) {
   }
 }
 
+void fw_simulator_group_opened(fw_buffer_t *b) {
+  memcpy(b->mem.sim_group_ready, b->mem.sim_bound_ready, sizeof(b->mem.sim_group_ready));
+  b->mem.sim_group_written = b->mem.sim_written;
+}
+
 void fw_simulator_released(fw_scheduler_t *s, fw_task_t *t) {
   const fw_sim_bound_t *bound = &s->runtime->sim_bound;
   for (size_t i = 0; i < t->num_accesses; ++i) {
     if (!(t->accesses[i].access & FW_ACCESS_READ)) continue;
     const fw_buffer_t *b = t->accesses[i].buffer;
+    int commute = t->accesses[i].commute;
+    int written = commute ? b->mem.sim_group_written : b->mem.sim_written;
+    const double *ready = commute ? b->mem.sim_group_ready : b->mem.sim_bound_ready;
     /* Data no task wrote came from host memory, unless it is nowhere yet (zeros). */
-    int from_host = !b->mem.sim_written &&
-                    atomic_load_explicit(&b->mem.valid_mask, memory_order_relaxed) != 0;
+    int from_host =
+        !written && atomic_load_explicit(&b->mem.valid_mask, memory_order_relaxed) != 0;
     for (size_t c = 0; c < bound->num_classes; ++c) {
-      double at = b->mem.sim_written ? b->mem.sim_bound_ready[c]
-                  : from_host        ? fw_sim_bound_from_host_seconds(bound, c, b->byte_size)
-                                     : 0;
+      double at = written     ? ready[c]
+                  : from_host ? fw_sim_bound_from_host_seconds(bound, c, b->byte_size)
+                              : 0;
       if (at > t->sim_ready[c]) t->sim_ready[c] = at;
     }
   }

@@ -10,8 +10,15 @@ _Static_assert(sizeof(fw_task_heap_entry_t) == 40,
                "a queue entry grew: pools of ready tasks grow with it");
 
 static fw_task_heap_entry_t entry_of(const fw_task_t *t) {
-  fw_task_heap_entry_t e = {t->priority, 0, t->plan_start, t->rank, t->seq,
-                            (t->kind_mask >> FW_TARGET_KIND_CPU) & 7u, t->plan_worker != NULL, 0,
+  fw_task_heap_entry_t e = {t->priority,
+                            0,
+                            t->plan_start,
+                            t->rank,
+                            t->seq,
+                            (t->kind_mask >> FW_TARGET_KIND_CPU) & 7u,
+                            t->plan_worker != NULL,
+                            0,
+                            t->holds_buffers != 0,
                             (fw_task_t *)t};
   return e;
 }
@@ -49,6 +56,8 @@ static fw_task_heap_entry_t pushed_entry(const fw_task_t *t) {
  * higher upward rank; then submission order. */
 static int entry_before(const fw_task_heap_entry_t *a, const fw_task_heap_entry_t *b) {
   if (a->priority != b->priority) return a->priority > b->priority;
+  /* A commutative update that holds its buffers first: the others of its group wait. */
+  if (a->holds != b->holds) return a->holds;
   if (a->planned != b->planned) return a->planned;
   if (a->planned && a->plan_start != b->plan_start) return a->plan_start < b->plan_start;
   if (a->rank != b->rank) return a->rank > b->rank;

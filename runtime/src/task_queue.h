@@ -22,10 +22,11 @@ typedef struct fw_task_heap_entry_t {
   uint32_t placement_key;
   double plan_start;
   double rank;
-  uint64_t seq : 59;
+  uint64_t seq : 58;
   uint64_t kinds : 3; /* the device kinds that can run it: kind_mask >> FW_TARGET_KIND_CPU */
   uint64_t planned : 1;
   uint64_t reads : 1; /* the task reads a buffer */
+  uint64_t holds : 1; /* it holds buffers other commutative updates may wait for */
   fw_task_t *task;
 } fw_task_heap_entry_t; /* 40 bytes: a pool of 10^5 ready tasks is 4 MB of them */
 
