@@ -510,7 +510,8 @@ TEST(CommuteTraceTest, EveryUpdateLinksToWhatFollowsTheGroup) {
   submitGate(rt, &gate, g);
   uint64_t one = 1;
   // The writer waits for the gate: every edge goes to a task not finished yet.
-  FW_ASSERT_OK(submit(rt, "write", writeValue, &one, {{acc, FW_ACCESS_WRITE}, {g, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(
+      submit(rt, "write", writeValue, &one, {{acc, FW_ACCESS_WRITE}, {g, FW_ACCESS_READ}}));
   std::vector<Adder> adders(3);
   for (Adder &a : adders) FW_ASSERT_OK(submit(rt, "add", add, &a, {{acc, kCommute}}));
   Reader r;
