@@ -309,12 +309,17 @@ void fw_plan_rank_tasks(planner_t *p, rank_cost_t kind) {
   }
   for (size_t i = n; i-- > 0;) {
     /* From the mean: the rank release_held gave the task, which also counts successors
-     * submitted since outside the batch and orders the queues. */
+     * submitted since outside the batch and orders the queues; raised where the plan's
+     * own edges (a group of commutative updates, one after another) make a longer chain,
+     * so that each update still ranks above the next of its group (placed first, it would
+     * be planned beside the earlier one). */
     if (kind == RANK_MEAN) {
+      double chain = p->rank[i] + p->cost[i];
       p->rank[i] = p->batch[i]->rank;
-      continue;
+      if (chain > p->rank[i] * (1 + 1e-9)) p->rank[i] = chain;
+    } else {
+      p->rank[i] += p->cost[i];
     }
-    p->rank[i] += p->cost[i];
     for (size_t q = p->pred_at[i]; q < p->pred_at[i + 1]; ++q)
       if (p->rank[i] > p->rank[p->preds[q]]) p->rank[p->preds[q]] = p->rank[i];
   }

@@ -61,11 +61,6 @@ typedef struct fw_buffer_memory_t {
    * could be on each device class (sim_bound.h); until then it moves from host memory. */
   double sim_bound_ready[FW_SIM_MAX_CLASSES];
   uint8_t sim_written;
-  /* The same when the open group of commutative updates of it opened: its updates count
-   * only what came before the group (the order among them is the simulation's choice,
-   * not a dependency the bounds may count). */
-  double sim_group_ready[FW_SIM_MAX_CLASSES];
-  uint8_t sim_group_written;
   size_t prefetch_slot;     /* 1 + its place in the prefetch queue; 0: not queued
                                (prefetch_lock) */
   fw_buffer_t *prev, *next; /* the manager's list of owned buffers */

@@ -123,6 +123,7 @@ void fw_task_release(fw_task_t *task) {
   fw_status_free(task->status);
   if (task->successors != task->inline_successors) free(task->successors);
   free(task->members);
+  free(task->sim_group);
   free(task->binding_access);
   void (*release_user_data)(void *) = task->release_user_data;
   void *user_data = task->user_data;
@@ -305,7 +306,7 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   atomic_fetch_add(&s->outstanding, 1);
   b->commute_join = join;
   ++b->commute_group;
-  if (s->simulated) fw_simulator_group_opened(b);
+  if (s->simulated) fw_simulator_group_opened(join, b);
   return join;
 }
 
@@ -564,8 +565,9 @@ int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t
  * they would queue on the link behind one another. */
 static void forward_to(fw_scheduler_t *s, const fw_task_t *t, const fw_task_t *succ,
                        uint32_t from) {
-  if (succ->pending < 2 || succ->cancelled || !succ->plan_worker || succ->plan_worker->lost ||
-      succ->plan_worker->memory_node == from)
+  /* Commutative updates leave their plans when ready (take_buffers). */
+  if (succ->pending < 2 || succ->cancelled || succ->num_commute || !succ->plan_worker ||
+      succ->plan_worker->lost || succ->plan_worker->memory_node == from)
     return;
   uint32_t node = succ->plan_worker->memory_node;
   for (size_t a = 0; a < succ->num_accesses; ++a) {
@@ -587,9 +589,8 @@ static void forward_outputs(fw_scheduler_t *s, const fw_task_t *t, const fw_work
     return; /* memory is contended (fw_scheduler_placed) */
   for (size_t k = 0; k < t->num_successors; ++k) {
     const fw_task_t *succ = t->successors[k];
-    /* Commutative updates leave their plans when ready (take_buffers); what follows a
-     * group gets what its last update to finish wrote (the earlier ones' is overwritten). */
-    if (succ->num_commute) continue;
+    /* What follows a group gets what its last update to finish wrote (the earlier ones'
+     * is overwritten). */
     if (!succ->join) {
       forward_to(s, t, succ, from);
       continue;

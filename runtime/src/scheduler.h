@@ -67,6 +67,8 @@ typedef struct fw_task_access_internal_t {
   uint64_t commute_group;
 } fw_task_access_internal_t;
 
+typedef struct fw_sim_group_t fw_sim_group_t; /* simulator.c */
+
 struct fw_task_t {
   /* What the scheduler reads and writes of every task under its lock (inserting it,
    * placing it, starting it, completing it) comes first, together: the lock's holder
@@ -135,6 +137,7 @@ struct fw_task_t {
   int join;
   uint64_t *members;
   size_t num_members, cap_members;
+  fw_sim_group_t *sim_group; /* a join in a simulation (simulator.c); NULL: none */
   size_t plan_slot;
   uint64_t plan_batch;
   size_t plan_index;
@@ -633,9 +636,9 @@ void fw_simulator_released(fw_scheduler_t *s, fw_task_t *task);
  * join's successors instead: the tasks that wait for `t` to finish, to a plan. */
 void fw_task_visit_successors(const fw_task_t *t, void (*visit)(void *ctx, fw_task_t *succ),
                               void *ctx);
-/* Simulation: a group of commutative updates of `buffer` opens (fw_buffer_memory_t.
- * sim_group_ready). */
-void fw_simulator_group_opened(fw_buffer_t *buffer);
+/* Simulation: a group of commutative updates of `buffer` opens, `join` its join: what the
+ * bounds count of the group (fw_sim_group_t). */
+void fw_simulator_group_opened(fw_task_t *join, fw_buffer_t *buffer);
 /* Simulation: a task without a body (a join, scheduler.c) completed: its successors'
  * inputs are ready when its own were, as far as the bounds go. */
 void fw_simulator_pass_on(fw_scheduler_t *s, fw_task_t *task);

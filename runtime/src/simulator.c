@@ -441,6 +441,48 @@ static uint64_t written_for(const fw_task_t *t, const fw_task_t *next) {
   return bytes;
 }
 
+/* What the bounds count of a group of commutative updates (kept by its join): its
+ * updates follow only what came before the group (the order among them is the
+ * simulation's choice, not a dependency), and they run one at a time, so the group ends
+ * no sooner than the earliest of them could start plus all of their run times. */
+struct fw_sim_group_t {
+  double ready[FW_SIM_MAX_CLASSES]; /* where what came before the group is, on each class */
+  int written;                      /* a task wrote it before the group (else host memory) */
+  double first_head; /* the earliest an update of it could start (INFINITY: none ran) */
+  double work;       /* the sum of its updates' least run times */
+};
+
+void fw_simulator_group_opened(fw_task_t *join, fw_buffer_t *b) {
+  fw_sim_group_t *g = calloc(1, sizeof(*g));
+  if (!g) return; /* its updates then count nothing before the group: looser bounds */
+  memcpy(g->ready, b->mem.sim_bound_ready, sizeof(g->ready));
+  g->written = b->mem.sim_written;
+  g->first_head = INFINITY;
+  join->sim_group = g;
+}
+
+/* The join of `t`'s group on `b` (a commutative access of t), if it has a simulation
+ * record. */
+static fw_sim_group_t *group_of(const fw_task_t *t, const fw_buffer_t *b) {
+  for (size_t k = 0; k < t->num_successors; ++k) {
+    const fw_task_t *j = t->successors[k];
+    if (j->join && j->accesses[0].buffer == b) return j->sim_group;
+  }
+  return NULL;
+}
+
+/* The task that wrote `b` last before the open group of updates of it (its last writer
+ * while the group is open) finished: the group's updates that did not wait for it (those
+ * submitted after it finished) count it too. */
+static void raise_open_group(const fw_task_t *t, const fw_buffer_t *b, const double *at,
+                             size_t num_classes) {
+  if (!b->commute_join || b->last_writer != t || !b->commute_join->sim_group) return;
+  fw_sim_group_t *g = b->commute_join->sim_group;
+  for (size_t c = 0; c < num_classes; ++c)
+    if (at[c] > g->ready[c]) g->ready[c] = at[c];
+  g->written = 1;
+}
+
 static void finish(fw_scheduler_t *s, sim_running_t *slot) {
   fw_runtime_t *rt = s->runtime;
   fw_task_t *t = slot->task;
@@ -505,11 +547,25 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     if (!(t->accesses[i].access & FW_ACCESS_WRITE)) continue;
     /* A group's updates: the latest of them (each could be the last to run). */
     int latest = t->accesses[i].commute && b->mem.sim_written;
+    double at[FW_SIM_MAX_CLASSES];
     for (size_t c = 0; c < bound->num_classes; ++c) {
-      double at = fw_sim_bound_arrival(bound, finish_on, c, b->byte_size);
-      if (!latest || at > b->mem.sim_bound_ready[c]) b->mem.sim_bound_ready[c] = at;
+      at[c] = fw_sim_bound_arrival(bound, finish_on, c, b->byte_size);
+      if (!latest || at[c] > b->mem.sim_bound_ready[c]) b->mem.sim_bound_ready[c] = at[c];
     }
     b->mem.sim_written = 1;
+    fw_sim_group_t *g = t->accesses[i].commute ? group_of(t, b) : NULL;
+    if (g) { /* its start and least run time count in its group's */
+      double head = INFINITY, least = INFINITY;
+      for (size_t c = 0; c < bound->num_classes; ++c)
+        if (isfinite(times[c])) {
+          if (t->sim_ready[c] < head) head = t->sim_ready[c];
+          if (times[c] < least) least = times[c];
+        }
+      if (head < g->first_head) g->first_head = head;
+      g->work += least;
+    } else if (!t->accesses[i].commute) {
+      raise_open_group(t, b, at, bound->num_classes);
+    }
   }
   slot->worker->sim_busy = 0;
   if (slot->finish > rt->sim_makespan) rt->sim_makespan = slot->finish;
@@ -521,6 +577,14 @@ void fw_simulator_pass_on(fw_scheduler_t *s, fw_task_t *t) {
   fw_sim_bound_t *bound = &s->runtime->sim_bound;
   double times[FW_SIM_MAX_CLASSES];
   for (size_t c = 0; c < bound->num_classes; ++c) times[c] = INFINITY;
+  const fw_sim_group_t *g = t->sim_group;
+  if (g && isfinite(g->first_head)) { /* its updates, one at a time */
+    double end = g->first_head + g->work;
+    for (size_t c = 0; c < bound->num_classes; ++c)
+      if (end > t->sim_ready[c]) t->sim_ready[c] = end;
+    if (end > s->runtime->sim_critical_path) s->runtime->sim_critical_path = end;
+  }
+  raise_open_group(t, t->accesses[0].buffer, t->sim_ready, bound->num_classes);
   if (!t->sim_id) t->sim_id = fw_sim_bound_new_id(bound);
   fw_sim_bound_add(bound, t->sim_id, times, t->sim_ready, 0);
   for (size_t k = 0; k < t->num_successors; ++k) {
@@ -532,19 +596,15 @@ void fw_simulator_pass_on(fw_scheduler_t *s, fw_task_t *t) {
   }
 }
 
-void fw_simulator_group_opened(fw_buffer_t *b) {
-  memcpy(b->mem.sim_group_ready, b->mem.sim_bound_ready, sizeof(b->mem.sim_group_ready));
-  b->mem.sim_group_written = b->mem.sim_written;
-}
-
 void fw_simulator_released(fw_scheduler_t *s, fw_task_t *t) {
   const fw_sim_bound_t *bound = &s->runtime->sim_bound;
   for (size_t i = 0; i < t->num_accesses; ++i) {
     if (!(t->accesses[i].access & FW_ACCESS_READ)) continue;
     const fw_buffer_t *b = t->accesses[i].buffer;
-    int commute = t->accesses[i].commute;
-    int written = commute ? b->mem.sim_group_written : b->mem.sim_written;
-    const double *ready = commute ? b->mem.sim_group_ready : b->mem.sim_bound_ready;
+    const fw_sim_group_t *g = t->accesses[i].commute ? group_of(t, b) : NULL;
+    if (t->accesses[i].commute && !g) continue; /* counts nothing before the group */
+    int written = g ? g->written : b->mem.sim_written;
+    const double *ready = g ? g->ready : b->mem.sim_bound_ready;
     /* Data no task wrote came from host memory, unless it is nowhere yet (zeros). */
     int from_host =
         !written && atomic_load_explicit(&b->mem.valid_mask, memory_order_relaxed) != 0;

@@ -451,6 +451,25 @@ TEST_F(CppApiTest, OnDoneGetsTheOutcome) {
   EXPECT_FALSE(rt_.waitAll().ok());
 }
 
+// Commutative updates through the C++ API: lambdas that each add into one buffer, then a
+// reader after the group, which sees every addition.
+TEST_F(CppApiTest, CommutativeUpdatesAddUp) {
+  Result<Buffer> sum = Buffer::fromVector<int32_t>(rt_, {1}, {0});
+  ASSERT_TRUE(sum.ok());
+  for (int32_t i = 1; i <= 50; ++i) {
+    Result<fw::Task> t =
+        rt_.submit("add", {{*sum, FW_ACCESS_READ_WRITE_COMMUTE}},
+                   [i](void *const *data, size_t) { static_cast<int32_t *>(data[0])[0] += i; });
+    ASSERT_TRUE(t.ok()) << t.status().message();
+  }
+  int32_t seen = -1;
+  Status read = rt_.run("read", {{*sum, FW_ACCESS_READ}}, [&](void *const *data, size_t) {
+    seen = static_cast<const int32_t *>(data[0])[0];
+  });
+  EXPECT_TRUE(read.ok()) << read.message();
+  EXPECT_EQ(seen, 1275);
+}
+
 TEST_F(CppApiTest, WrapIsAView) {
   alignas(64) float storage[16 + 1] = {};
   float *data = storage + 1;  // element aligned, not 64-byte aligned

@@ -440,6 +440,73 @@ TEST(CommuteSimulationTest, TheBoundsDoNotCountTheGroupsOrder) {
   fw_runtime_destroy(rt);
 }
 
+// Submits a simulated task (no body).
+void submitSim(fw_runtime_t *rt, const char *name, std::vector<fw_task_access_t> accesses,
+               double flops, int32_t priority, void (*on_done)(void *, fw_status_t) = nullptr,
+               void *user = nullptr) {
+  fw_task_desc_t d = fwtest::describeTask(name, nullptr, user, accesses);
+  d.flops = flops;
+  d.priority = priority;
+  d.on_done = on_done;
+  FW_EXPECT_OK(fw_task_submit(rt, &d, nullptr));
+}
+
+// The bounds count that a group's updates run one at a time: sixteen 1 s updates on
+// sixteen workers take 16 s whatever the schedule, and the bound says so (1 s when it
+// took them for independent tasks).
+TEST(CommuteSimulationTest, TheBoundsCountThatUpdatesRunOneAtATime) {
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *a = makeU64Buffer(rt, 1, {0});
+  for (int i = 0; i < 16; ++i) submitSim(rt, "update", {{a, kCommute}}, 1e9, 0);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  EXPECT_NEAR(rep.makespan_seconds, 16.0, 1e-6);
+  EXPECT_NEAR(rep.lower_bound_seconds, 16.0, 1e-6);
+  fw_buffer_release(a);
+  fw_runtime_destroy(rt);
+}
+
+// An update of a group that was closed, still waiting for another input, counts only
+// what came before its own group, not what a later group of the same buffer (opened by
+// the completion callback of the first update, after a reader) saw: two workers; U0 (1 s,
+// priority 2) and F (5 s, priority 2) first, then P (0.01 s) and U1 (1 s, after P) and S
+// (10 s, after U1). A schedule of 11.01 s exists (P, U1, S on one worker), so the bound
+// is at most that (12 s when U1 counted the later group's view, which had U0's end).
+struct Straggler {
+  fw_runtime_t *rt;
+  fw_buffer_t *a;
+};
+
+void readThenUpdate(void *user, fw_status_t) {
+  auto *s = static_cast<Straggler *>(user);
+  submitSim(s->rt, "R", {{s->a, FW_ACCESS_READ}}, 1e6, 0);  // closes the first group
+  submitSim(s->rt, "U2", {{s->a, kCommute}}, 1e6, 0);       // opens a second
+}
+
+TEST(CommuteSimulationTest, AnUpdateCountsOnlyWhatCameBeforeItsOwnGroup) {
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(2, 1);
+  ASSERT_NE(rt, nullptr);
+  std::vector<fw_buffer_t *> b;
+  for (int i = 0; i < 5; ++i) b.push_back(makeU64Buffer(rt, 1, {0}));
+  fw_buffer_t *a = b[0], *x = b[1], *y = b[2], *z = b[3], *f = b[4];
+  Straggler straggler{rt, a};
+  submitSim(rt, "U0", {{a, kCommute}}, 1e9, 2, readThenUpdate, &straggler);
+  submitSim(rt, "F", {{f, FW_ACCESS_WRITE}}, 5e9, 2);
+  submitSim(rt, "P", {{x, FW_ACCESS_WRITE}}, 1e7, 1);
+  submitSim(rt, "U1", {{a, kCommute}, {x, FW_ACCESS_READ}, {y, FW_ACCESS_WRITE}}, 1e9, 0);
+  submitSim(rt, "S", {{y, FW_ACCESS_READ}, {z, FW_ACCESS_WRITE}}, 10e9, 0);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  EXPECT_EQ(rep.tasks, 7u);
+  EXPECT_LE(rep.lower_bound_seconds, 11.01 + 1e-6);
+  EXPECT_GE(rep.makespan_seconds, rep.lower_bound_seconds - 1e-9);
+  for (fw_buffer_t *x : b) fw_buffer_release(x);
+  fw_runtime_destroy(rt);
+}
+
 // Under heft an update that holds its buffer runs before tasks of the same priority that
 // do not (other updates wait for it): eight 1 s updates of A, a reader of A that writes C,
 // eight readers of C and eight independent tasks, on two workers, end in 13 s as with
