@@ -338,6 +338,44 @@ TEST_P(CommuteTest, AnUpdateSubmittedAsItsGroupEndsOpensAnother) {
   fw_buffer_release(acc);
 }
 
+// A synchronous update (fw_task_run) waits while another update of its group holds the
+// buffer, then runs, and returns once it ran.
+TEST_P(CommuteTest, ASynchronousUpdateWaitsForTheHolder) {
+  fw_buffer_t *acc = makeU64Buffer(rt_, 1, {0});
+  Gate gate;
+  auto holdThenAdd = [](void *user, void *const *data, size_t) {
+    holdUntilOpen(user, nullptr, 0);
+    static_cast<uint64_t *>(data[0])[0] += 1;
+  };
+  FW_ASSERT_OK(submit(rt_, "holder", holdThenAdd, &gate, {{acc, kCommute}}));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return gate.started.load(); }));
+  std::thread opener([&] {
+    fwtest::sleepMs(20);
+    gate.open = true;
+  });
+  uint64_t seen = 0;
+  struct Add {
+    uint64_t *seen;
+  } add{&seen};
+  fw_task_access_t access = {acc, kCommute};
+  fw_task_desc_t d = fwtest::describeTask(
+      "sync",
+      [](void *user, void *const *data, size_t) {
+        uint64_t *v = static_cast<uint64_t *>(data[0]);
+        *static_cast<Add *>(user)->seen = *v;  // the holder's update is in
+        *v += 10;
+      },
+      &add);
+  d.accesses = &access;
+  d.num_accesses = 1;
+  FW_EXPECT_OK(fw_task_run(rt_, &d));
+  opener.join();
+  EXPECT_EQ(seen, 1u);
+  EXPECT_EQ(readU64(acc)[0], 11u);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  fw_buffer_release(acc);
+}
+
 FW_INSTANTIATE_FOR_EVERY_POLICY(CommuteTest);
 
 // Commutative only with read-write; a buffer named both commutatively and plainly by one
