@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commute.h"
 #include "history.h"
 #include "memory.h"
 #include "runtime_internal.h"
@@ -190,7 +191,7 @@ static void lookahead_remove(fw_scheduler_t *s, fw_task_t *t) {
   t->in_lookahead = 0;
 }
 
-static int add_successor(fw_task_t *pred, fw_task_t *succ) {
+int fw_task_add_successor(fw_task_t *pred, fw_task_t *succ) {
   for (size_t i = 0; i < pred->num_successors; ++i)
     if (pred->successors[i] == succ) return 1; /* already ordered */
   if (!pred->successors) {
@@ -211,19 +212,26 @@ static int add_successor(fw_task_t *pred, fw_task_t *succ) {
   return 1;
 }
 
-static void fail_task(fw_task_t *t, fw_status_t status) {
+void fw_task_fail_with(fw_task_t *t, fw_status_t status) {
   if (t->status == FW_OK) t->status = status;
   else fw_status_free(status);
 }
 
-/* Orders `t` after `pred` (an unfinished task). */
-static void depend(fw_task_t *pred, fw_task_t *t) {
-  if (pred == t) return;
-  if (!add_successor(pred, t)) {
-    t->cancelled = 1; /* unordered, it must not run */
-    fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                                "task @%s: out of memory recording a dependency", t->name));
-  }
+void fw_task_cancel_with(fw_task_t *t, fw_status_t cause) {
+  t->cancelled = 1;
+  fw_task_fail_with(t, fw_status_create(fw_status_code(cause), fw_status_message(cause)));
+}
+
+void fw_task_cancel_for_memory(fw_task_t *t) {
+  t->cancelled = 1;
+  fw_task_fail_with(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                                      "task @%s: out of memory recording a dependency",
+                                      t->name));
+}
+
+void fw_task_depend(fw_task_t *pred, fw_task_t *t) {
+  if (pred != t && !fw_task_add_successor(pred, t))
+    fw_task_cancel_for_memory(t); /* unordered, it must not run */
 }
 
 /* Reader n's slot. */
@@ -277,167 +285,15 @@ static void remove_reader(fw_buffer_t *b, const fw_task_t *t, uint64_t n) {
     ++b->first_reader;
 }
 
-static void cancel_for_memory(fw_task_t *t) {
-  t->cancelled = 1;
-  fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                              "task @%s: out of memory recording a dependency", t->name));
-}
-
-/* ---- Commutative updates ------------------------------------------------------------ */
-
-/* Opens a group of commutative updates of `b` for its first update `first` (lock held):
- * its join, a task without a body that each update of the group precedes and that the
- * accesses after the group follow (one edge each, however large the group). It counts
- * in the first update's group of tasks, which a wait for them then waits for. NULL when
- * out of memory. */
-static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t *first) {
-  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
-  fw_task_t *join = NULL;
-  fw_status_t status = fw_task_create(s->runtime, "commute-join", &access, 1, &join);
-  if (status) {
-    fw_status_free(status);
-    return NULL;
-  }
-  join->join = 1;
-  join->seq = s->next_seq++;
-  join->state = FW_TASK_PENDING;
-  join->group = first->group;
-  atomic_fetch_add(&join->group->outstanding, 1);
-  atomic_fetch_add(&s->outstanding, 1);
-  b->commute_join = join;
-  ++b->commute_group;
-  if (s->simulated) fw_simulator_group_opened(join, b);
-  return join;
-}
-
-/* The first other access after a group: the accesses after it follow its join, and the
- * readers before it (which every update of the group follows) are done with. */
-static void close_group(fw_buffer_t *b) {
-  b->first_reader = b->end_readers;
-  b->num_readers = 0;
-  b->last_writer = b->commute_join;
-  b->commute_join = NULL;
-}
-
-static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
-
-/* Notes task seq `seq` among the updates of `join`'s group, for the trace's edges (only
- * while tracing). */
-static void note_member(fw_task_t *join, uint64_t seq) {
-  if (join->num_members == join->cap_members) {
-    size_t cap = join->cap_members ? join->cap_members * 2 : 8;
-    uint64_t *grown = realloc(join->members, cap * sizeof(*grown));
-    if (!grown) return; /* a trace without some edges */
-    join->members = grown;
-    join->cap_members = cap;
-  }
-  join->members[join->num_members++] = seq;
-}
-
-/* A commutative update of `b` (access i of `t`): after what came before the group, which
- * stays on the buffer for the group's later updates, and before the group's join. */
-static void join_group(fw_scheduler_t *s, fw_task_t *t, size_t i) {
-  fw_buffer_t *b = t->accesses[i].buffer;
-  fw_task_t *join = b->commute_join ? b->commute_join : open_group(s, b, t);
-  if (b->last_writer) depend(b->last_writer, t);
+void fw_task_depend_on_readers(const fw_buffer_t *b, fw_task_t *t) {
   for (uint64_t n = b->first_reader; n < b->end_readers; ++n)
-    if (*reader_slot(b, n)) depend(*reader_slot(b, n), t);
-  t->accesses[i].commute_group = b->commute_group;
-  if (join && add_successor(t, join)) {
-    if (s->runtime->trace.enabled) note_member(join, t->seq);
-    return;
-  }
-  cancel_for_memory(t); /* the group would not wait for it */
-  if (join && join->pending == 0) make_ready(s, join, NULL); /* a group of none: it ends */
-}
-
-/* The buffer of `t`'s commutative accesses that another task holds, if any. */
-static fw_buffer_t *held_elsewhere(const fw_task_t *t) {
-  for (size_t i = 0; i < t->num_accesses; ++i) {
-    const fw_task_access_internal_t *a = &t->accesses[i];
-    if (a->commute && a->buffer->commute_holder && a->buffer->commute_holder != t)
-      return a->buffer;
-  }
-  return NULL;
-}
-
-/* Cancels commutative update `t` when an update of one of its groups failed (lock
- * held): it would update garbage. */
-static int cancel_after_group_failure(fw_task_t *t) {
-  for (size_t i = 0; i < t->num_accesses; ++i) {
-    const fw_task_access_internal_t *a = &t->accesses[i];
-    const fw_buffer_t *b = a->buffer;
-    if (a->commute && b->group_failure && b->failed_group == a->commute_group) {
-      t->cancelled = 1;
-      fail_task(t, fw_status_create(fw_status_code(b->group_failure),
-                                    fw_status_message(b->group_failure)));
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/* Whether ready task `t` may run now: it takes the buffers of its commutative updates,
- * all at once, or waits in the queue of one that another task holds (lock held). An
- * update of a group one of whose updates failed fails with that error, holding nothing:
- * it would update garbage.
- * Either way it leaves its heft plan, which ran the group's updates side by side: held
- * to it, an update would hold its buffer while it waited for its planned worker (the
- * others waiting behind it, other workers idle), and a worker that holds its queue back
- * for its planned next task could wait for one after a parked update, itself waiting for
- * an update queued behind that worker's next task: placed as they come, they run where
- * they start first. */
-static int take_buffers(fw_task_t *t) {
-  if (t->plan_worker) {
-    fw_scheduler_unplan(t);
-    t->plan_worker = NULL;
-  }
-  if (t->holds_buffers || t->cancelled || cancel_after_group_failure(t)) return 1;
-  fw_buffer_t *held = held_elsewhere(t);
-  if (held) {
-    t->next_parked = NULL;
-    if (held->parked_tail) held->parked_tail->next_parked = t;
-    else held->parked_head = t;
-    held->parked_tail = t;
-    return 0;
-  }
-  for (size_t i = 0; i < t->num_accesses; ++i)
-    if (t->accesses[i].commute) t->accesses[i].buffer->commute_holder = t;
-  t->holds_buffers = 1;
-  return 1;
-}
-
-/* Completing task `t` lets its buffers go: each goes to the first task waiting for it
- * that can take all of its own (one that cannot waits for the next it lacks). */
-static void let_buffers_go(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
-  if (!t->holds_buffers) return;
-  t->holds_buffers = 0;
-  for (size_t i = 0; i < t->num_accesses; ++i)
-    if (t->accesses[i].commute) t->accesses[i].buffer->commute_holder = NULL;
-  for (size_t i = 0; i < t->num_accesses; ++i) {
-    fw_buffer_t *b = t->accesses[i].buffer;
-    while (t->accesses[i].commute && b->parked_head && !b->commute_holder) {
-      fw_task_t *next = b->parked_head;
-      b->parked_head = next->next_parked;
-      if (!b->parked_head) b->parked_tail = NULL;
-      next->next_parked = NULL;
-      make_ready(s, next, w);
-    }
-  }
-}
-
-/* A failed commutative update: the updates of its group yet to start fail too. */
-static void note_group_failure(fw_buffer_t *b, uint64_t group, fw_status_t status) {
-  if (b->failed_group == group && b->group_failure) return;
-  fw_status_free(b->group_failure);
-  b->failed_group = group;
-  b->group_failure = fw_status_create(fw_status_code(status), fw_status_message(status));
+    if (*reader_slot(b, n)) fw_task_depend(*reader_slot(b, n), t);
 }
 
 /* ---- Dependencies ------------------------------------------------------------------- */
 
 /* Sequential consistency per buffer: RAW and WAW on the last writer, WAR on the readers
- * since then; commutative updates as a group (above). The buffer's lists hold unfinished
+ * since then; commutative updates as a group (commute.c). The buffer's lists hold unfinished
  * tasks only (completion removes them), so they need no references. Each access that
  * reads notes whose contents it reads, for failures (reads_output_of). */
 static void infer_dependencies(fw_scheduler_t *s, fw_task_t *t) {
@@ -445,10 +301,9 @@ static void infer_dependencies(fw_scheduler_t *s, fw_task_t *t) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_access_t mode = t->accesses[i].access;
     if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
-    if (b->commute_join && !t->accesses[i].commute) close_group(b);
+    if (b->commute_join && !t->accesses[i].commute) fw_commute_close_group(b);
     if ((mode & FW_ACCESS_READ) && b->poisoned) {
-      t->cancelled = 1; /* never runs on garbage */
-      fail_task(t, fw_status_create(fw_status_code(b->poisoned), fw_status_message(b->poisoned)));
+      fw_task_cancel_with(t, b->poisoned); /* never runs on garbage */
     }
     t->accesses[i].source =
         (mode & FW_ACCESS_READ) && b->last_writer ? b->last_writer->seq + 1 : 0;
@@ -457,25 +312,24 @@ static void infer_dependencies(fw_scheduler_t *s, fw_task_t *t) {
       b->poisoned = FW_OK;
     }
     if (t->accesses[i].commute) {
-      join_group(s, t, i);
+      fw_commute_join_group(s, t, i);
       continue;
     }
     if (mode == FW_ACCESS_READ) {
-      if (b->last_writer) depend(b->last_writer, t);
-      if (!add_reader(b, t, i)) cancel_for_memory(t); /* a later writer would not wait */
+      if (b->last_writer) fw_task_depend(b->last_writer, t);
+      if (!add_reader(b, t, i)) fw_task_cancel_for_memory(t); /* a later writer would not wait */
       continue;
     }
     if (b->num_readers > 0) {
       /* Every reader already runs after the last writer. */
-      for (uint64_t n = b->first_reader; n < b->end_readers; ++n)
-        if (*reader_slot(b, n)) depend(*reader_slot(b, n), t);
+      fw_task_depend_on_readers(b, t);
       b->first_reader = b->end_readers;
       b->num_readers = 0;
       /* An update in place reads the writer's contents too: ordered after it directly,
        * so that its failure reaches this task (it does not travel past the readers). */
-      if (mode == FW_ACCESS_READ_WRITE && b->last_writer) depend(b->last_writer, t);
+      if (mode == FW_ACCESS_READ_WRITE && b->last_writer) fw_task_depend(b->last_writer, t);
     } else if (b->last_writer) {
-      depend(b->last_writer, t);
+      fw_task_depend(b->last_writer, t);
     }
     b->last_writer = t;
   }
@@ -488,10 +342,9 @@ static void depend_on_after(fw_task_t *t) {
   for (size_t i = 0; i < t->num_after; ++i) {
     fw_task_t *pred = t->after[i];
     if (pred->state != FW_TASK_DONE) {
-      depend(pred, t);
+      fw_task_depend(pred, t);
     } else if (pred->status != FW_OK && !t->cancelled) {
-      t->cancelled = 1;
-      fail_task(t, fw_status_create(fw_status_code(pred->status), fw_status_message(pred->status)));
+      fw_task_cancel_with(t, pred->status);
     }
   }
 }
@@ -565,7 +418,7 @@ int fw_scheduler_prefetch_inputs(fw_scheduler_t *s, const fw_task_t *t, uint32_t
  * they would queue on the link behind one another. */
 static void forward_to(fw_scheduler_t *s, const fw_task_t *t, const fw_task_t *succ,
                        uint32_t from) {
-  /* Commutative updates leave their plans when ready (take_buffers). */
+  /* Commutative updates leave their plans when ready (commute.c). */
   if (succ->pending < 2 || succ->cancelled || succ->num_commute || !succ->plan_worker ||
       succ->plan_worker->lost || succ->plan_worker->memory_node == from)
     return;
@@ -625,7 +478,7 @@ static void drop_preferences_that_cannot_hold(const fw_scheduler_t *s, fw_task_t
   t->placement_key = fw_task_placement_key(t);
 }
 
-static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
+void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_status_t reason;
   if (t->join) {
     /* Nothing to run: completed at once, as an orphan is. Its updates are done, so an
@@ -638,7 +491,7 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
     s->orphans = t;
     return;
   }
-  if (t->num_commute && !take_buffers(t)) return; /* waits for a buffer */
+  if (t->num_commute && !fw_commute_take_buffers(t)) return; /* waits for a buffer */
   t->state = FW_TASK_READY;
   if (t->prefer_mask) drop_preferences_that_cannot_hold(s, t);
   if (s->simulated) fw_simulator_released(s, t);
@@ -647,10 +500,10 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
     return;
   }
   if (fw_scheduler_can_run(s, t)) {
-    fail_task(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+    fw_task_fail_with(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                                 "task @%s: out of memory queueing it", t->name));
   } else if ((reason = too_large(s, t))) {
-    fail_task(t, reason);
+    fw_task_fail_with(t, reason);
   } else {
     static const char *const kKinds[] = {"", "cpu", "cuda", "hip"};
     char kinds[64] = "";
@@ -661,7 +514,7 @@ static void make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
     uint32_t lost = 0; /* devices that could have run it, out of service */
     for (size_t i = 0; i < s->num_workers; ++i)
       lost += s->workers[i].lost && ((t->kind_mask >> s->workers[i].kind) & 1u);
-    fail_task(t, fw_status_make(FW_STATUS_UNSUPPORTED,
+    fw_task_fail_with(t, fw_status_make(FW_STATUS_UNSUPPORTED,
                                 "task @%s: no device here can run it (it runs on: %s)%s", t->name,
                                 kinds[0] ? kinds : "nothing",
                                 lost ? "; the devices of those kinds were taken out of service "
@@ -694,7 +547,7 @@ static void insert_locked(fw_scheduler_t *s, fw_task_t *task) {
   if (s->lookahead_tail) s->lookahead_tail->lookahead_next = task;
   else s->lookahead_head = task;
   s->lookahead_tail = task;
-  if (!task->staged_hold && --task->pending == 0) make_ready(s, task, NULL);
+  if (!task->staged_hold && --task->pending == 0) fw_scheduler_make_ready(s, task, NULL);
 }
 
 /* Moves the staged submissions into the graph, oldest first (lock held). */
@@ -814,18 +667,6 @@ void fw_scheduler_submit(fw_scheduler_t *s, fw_task_t *task, fw_task_group_t *gr
   fw_sched_unlock(s);
 }
 
-void fw_task_visit_successors(const fw_task_t *t, void (*visit)(void *ctx, fw_task_t *succ),
-                              void *ctx) {
-  for (size_t k = 0; k < t->num_successors; ++k) {
-    fw_task_t *succ = t->successors[k];
-    if (!succ->join) {
-      visit(ctx, succ);
-      continue;
-    }
-    for (size_t j = 0; j < succ->num_successors; ++j) visit(ctx, succ->successors[j]);
-  }
-}
-
 static void raise_to_rank(void *longest, fw_task_t *succ) {
   if (succ->rank > *(double *)longest) *(double *)longest = succ->rank;
 }
@@ -859,7 +700,7 @@ void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_
   }
   if (s->policy->plan && count > 1) s->policy->plan(s, tasks, count);
   for (size_t i = 0; i < count; ++i)
-    if (--tasks[i]->pending == 0) make_ready(s, tasks[i], NULL);
+    if (--tasks[i]->pending == 0) fw_scheduler_make_ready(s, tasks[i], NULL);
   s->spare_wake = 0;
   fw_sched_unlock(s);
 }
@@ -869,7 +710,7 @@ void fw_scheduler_start_task(fw_scheduler_t *s, fw_task_t *t) {
   t->state = FW_TASK_RUNNING;
   lookahead_remove(s, t);
   /* An update that took its buffers before another of its group failed runs no more. */
-  if (t->holds_buffers && !t->cancelled) cancel_after_group_failure(t);
+  if (t->holds_buffers && !t->cancelled) fw_commute_cancel_after_failure(t);
 }
 
 void fw_scheduler_unplan(fw_task_t *t) {
@@ -901,7 +742,7 @@ static void poison_outputs(fw_task_t *t) {
     const fw_task_access_internal_t *a = &t->accesses[i];
     fw_buffer_t *b = a->buffer;
     if (!(a->access & FW_ACCESS_WRITE)) continue;
-    if (a->commute) note_group_failure(b, a->commute_group, t->status);
+    if (a->commute) fw_commute_note_failure(b, a->commute_group, t->status);
     /* The last to write it: its last writer, or an update of the group still open (once
      * the group is closed, its join fails with this error and poisons it). */
     int last = b->last_writer == t ||
@@ -921,7 +762,7 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
       t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
   if (t->join && s->simulated) fw_simulator_pass_on(s, t);
-  let_buffers_go(s, t, w);
+  fw_commute_let_buffers_go(s, t, w);
   forget_accesses(s, t);
   if (!t->join) forward_outputs(s, t, w);
   fw_trace_t *trace = &s->runtime->trace;
@@ -936,10 +777,9 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
     }
     /* A failed update fails its group's join, and so what follows the group and reads. */
     if (t->status != FW_OK && !succ->cancelled && (succ->join || reads_output_of(succ, t))) {
-      succ->cancelled = 1;
-      fail_task(succ, fw_status_create(fw_status_code(t->status), fw_status_message(t->status)));
+      fw_task_cancel_with(succ, t->status);
     }
-    if (--succ->pending == 0) make_ready(s, succ, w);
+    if (--succ->pending == 0) fw_scheduler_make_ready(s, succ, w);
   }
 }
 
@@ -1054,7 +894,7 @@ static void fail_stranded(fw_scheduler_t *s, fw_task_heap_t *h) {
   while ((t = fw_task_heap_pop_if(h, stranded, s))) {
     atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);
     t->worker = NULL;
-    make_ready(s, t, NULL);
+    fw_scheduler_make_ready(s, t, NULL);
   }
 }
 
@@ -1069,7 +909,7 @@ static void lose_worker(fw_scheduler_t *s, fw_worker_t *w) {
   while ((t = fw_task_heap_pop(&w->heap)) || (t = fw_task_deque_pop_back(&w->deque))) {
     atomic_fetch_sub_explicit(&s->num_ready, 1, memory_order_relaxed);
     t->worker = NULL;
-    make_ready(s, t, NULL);
+    fw_scheduler_make_ready(s, t, NULL);
   }
   fail_stranded(s, &s->ready);
   fail_stranded(s, &s->alike_pool);
@@ -1102,8 +942,8 @@ static fw_task_t *rerun(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w, fw_stat
    * can meet goes first, as make_ready drops it: the CPU may take the task then. */
   if (t->prefer_mask) drop_preferences_that_cannot_hold(s, t);
   if (fw_scheduler_can_run(s, t)) fw_status_free(status);
-  else fail_task(t, status);
-  make_ready(s, t, NULL);
+  else fw_task_fail_with(t, status);
+  fw_scheduler_make_ready(s, t, NULL);
   fw_task_t *next = s->shutdown || !pop ? NULL : fw_scheduler_pop_locked(s, w);
   fw_sched_unlock(s);
   return next;
@@ -1142,7 +982,7 @@ fw_task_t *fw_scheduler_pop(fw_scheduler_t *s, fw_worker_t *w) {
 /* The part of completing `task` (run by `w`, NULL for an orphan) under the lock. */
 static void finish_locked(fw_scheduler_t *s, fw_task_t *task, fw_worker_t *w,
                           fw_status_t status) {
-  if (status != FW_OK) fail_task(task, status);
+  if (status != FW_OK) fw_task_fail_with(task, status);
   else if (!task->cancelled && !task->join) ++s->tasks_executed;
   if (w && !s->simulated && task->end_ns) {
     ++w->tasks;

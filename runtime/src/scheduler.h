@@ -133,7 +133,7 @@ struct fw_task_t {
   int holds_buffers;
   fw_task_t *next_parked;
   /* The join of a group of commutative updates: no body, never queued; it completes when
-   * the group's updates have (scheduler.c). While tracing, its updates' seqs. */
+   * the group's updates have (commute.c). While tracing, its updates' seqs. */
   int join;
   uint64_t *members;
   size_t num_members, cap_members;
@@ -632,14 +632,31 @@ int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: a task's predecessors are done; raises the earliest its inputs could be on
  * each device class (for the bounds) to where what it reads was written, or host memory. */
 void fw_simulator_released(fw_scheduler_t *s, fw_task_t *task);
-/* Calls `visit` for each successor of `t`, and for a join (scheduler.c) for each of the
+/* Calls `visit` for each successor of `t`, and for a join (commute.c) for each of the
  * join's successors instead: the tasks that wait for `t` to finish, to a plan. */
 void fw_task_visit_successors(const fw_task_t *t, void (*visit)(void *ctx, fw_task_t *succ),
                               void *ctx);
+/* The task graph's edges (sched.lock; scheduler.c, used by commute.c too). */
+/* Orders `succ` after `pred` (0: out of memory). */
+int fw_task_add_successor(fw_task_t *pred, fw_task_t *succ);
+/* Orders `t` after `pred` (an unfinished task), cancelling `t` when out of memory. */
+void fw_task_depend(fw_task_t *pred, fw_task_t *t);
+/* Orders `t` after the unfinished readers of `b` since its last writer. */
+void fw_task_depend_on_readers(const fw_buffer_t *b, fw_task_t *t);
+/* Records `status` (taken over) as the task's error unless it has one. */
+void fw_task_fail_with(fw_task_t *t, fw_status_t status);
+/* Cancels `t` (it will not run) with a copy of `cause`'s error (borrowed). */
+void fw_task_cancel_with(fw_task_t *t, fw_status_t cause);
+/* Cancels `t`: a dependency could not be recorded. */
+void fw_task_cancel_for_memory(fw_task_t *t);
+/* Task `t`'s predecessors are done (`from`: the worker that completed the last, NULL for
+ * the submitting thread): into a policy's queue, or waiting for a buffer (commute.c). */
+void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
+
 /* Simulation: a group of commutative updates of `buffer` opens, `join` its join: what the
  * bounds count of the group (fw_sim_group_t). */
 void fw_simulator_group_opened(fw_task_t *join, fw_buffer_t *buffer);
-/* Simulation: a task without a body (a join, scheduler.c) completed: its successors'
+/* Simulation: a task without a body (a join, commute.c) completed: its successors'
  * inputs are ready when its own were, as far as the bounds go. */
 void fw_simulator_pass_on(fw_scheduler_t *s, fw_task_t *task);
 /* Simulation: starts the input copies of a task just placed on a worker. */

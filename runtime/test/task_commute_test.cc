@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <iterator>
 #include <regex>
 #include <string>
@@ -626,8 +625,8 @@ TEST(CommuteTraceTest, EveryUpdateLinksToWhatFollowsTheGroup) {
   EXPECT_EQ(r.seen, 4u);
   std::string path = dir.file("trace.json");
   FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes = fwtest::readFile(path);
+  std::string text(bytes.begin(), bytes.end());
   std::regex start("\\{\"ph\":\"s\",");
   size_t flows = std::distance(std::sregex_iterator(text.begin(), text.end(), start),
                                std::sregex_iterator());
