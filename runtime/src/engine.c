@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "history.h"
 #include "memory.h"
+#include "redux.h"
 #include "runtime_internal.h"
 #include "scheduler.h"
 #include "status_internal.h"
@@ -275,7 +276,7 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
 
 /* Runs a C task's body, or with `stream` its GPU implementation `gpu_fn`: given the
  * addresses of the task's accesses (data[i]: access i, merged), it gets those of its
- * description's. */
+ * description's (a contribution to a reduction: its accumulator). */
 static fw_status_t run_body(fw_task_t *t, void *const *data, fw_task_gpu_fn_t gpu_fn,
                             void *stream) {
   void *stack[16];
@@ -286,7 +287,10 @@ static fw_status_t run_body(fw_task_t *t, void *const *data, fw_task_gpu_fn_t gp
     user = num <= 16 ? stack : calloc(num, sizeof(void *));
     if (!user)
       return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
-    for (size_t i = 0; i < num; ++i) user[i] = data[t->binding_access[i]];
+    for (size_t i = 0; i < num; ++i) {
+      uint32_t a = t->binding_access[i];
+      user[i] = a & FW_BINDING_REDUCE ? t->reduces[a & ~FW_BINDING_REDUCE].data : data[a];
+    }
   }
   /* The body may submit tasks (the graph grows while it runs) but not wait for them, and
    * may fail its task (fw_task_fail). */
@@ -384,8 +388,9 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         r.start = fast ? r.t0 : fw_now_ns();
         r.device_seconds = -1;
         r.workgroups = 0;
-        if (t->fn) status = run_fn(t, data);
-        else status = run_kernel(s, w, t, data, &r.workgroups);
+        if (t->num_reduces) status = fw_redux_take_accumulators(t, w);
+        if (status == FW_OK)
+          status = t->fn ? run_fn(t, data) : run_kernel(s, w, t, data, &r.workgroups);
         r.end = fw_now_ns();
         if (r.profiled) fw_profile_read(&rt->profile, &w->counters, r.after);
         fw_memory_release(&rt->memory, t, w->memory_node);

@@ -105,6 +105,12 @@ struct fw_buffer_t {
    * in the batch with serial plan_mark. */
   uint64_t plan_mark, plan_group;
   size_t plan_member;
+  /* Reductions (FW_ACCESS_REDUCE, redux.c): whether one was set (read without the lock
+   * when a task is created; never unset), the one set, and while a group of
+   * contributions is open, the task that will combine them into it (sched.lock). */
+  atomic_int has_reduction;
+  fw_reduction_t reduction;
+  fw_task_t *redux_join;
 };
 
 typedef struct fw_module_gpu_kernel_t {

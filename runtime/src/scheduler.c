@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "commute.h"
+#include "redux.h"
 #include "history.h"
 #include "memory.h"
 #include "runtime_internal.h"
@@ -56,10 +57,13 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
                             "(a commutative update reads and writes its buffer)",
                             name, i);
     if (a->access != FW_ACCESS_READ && a->access != FW_ACCESS_WRITE &&
-        a->access != FW_ACCESS_READ_WRITE && a->access != FW_ACCESS_READ_WRITE_COMMUTE)
+        a->access != FW_ACCESS_READ_WRITE && a->access != FW_ACCESS_READ_WRITE_COMMUTE &&
+        a->access != FW_ACCESS_REDUCE)
       return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                             "task '%s': access %zu has an unknown mode %d", name, i,
                             (int)a->access);
+    fw_status_t reduce = fw_redux_check_access(name, accesses, num_accesses, i);
+    if (reduce) return reduce;
   }
   /* One allocation: the task, then its accesses, then its name. */
   const char *label = name && *name ? name : "task";
@@ -81,8 +85,14 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
   fw_runtime_retain_internal(rt);
   t->kind_mask = 1u << FW_TARGET_KIND_CPU;
   /* One access per distinct buffer, with the union of the modes; commutative only when
-   * every access to it is (a plain one orders it as usual). */
+   * every access to it is (a plain one orders it as usual). Contributions to reductions
+   * apart (redux.c). */
+  if (!fw_redux_take_accesses(t, accesses, num_accesses)) {
+    fw_task_release(t);
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
   for (size_t i = 0; i < num_accesses; ++i) {
+    if (accesses[i].access == FW_ACCESS_REDUCE) continue;
     size_t j = 0;
     int commute = (accesses[i].access & FW_ACCESS_COMMUTE) != 0;
     while (j < t->num_accesses && t->accesses[j].buffer != accesses[i].buffer) ++j;
@@ -126,6 +136,7 @@ void fw_task_release(fw_task_t *task) {
   free(task->members);
   free(task->sim_group);
   free(task->binding_access);
+  fw_redux_release(task);
   void (*release_user_data)(void *) = task->release_user_data;
   void *user_data = task->user_data;
   fw_runtime_t *rt = task->runtime;
@@ -301,6 +312,7 @@ static void infer_dependencies(fw_scheduler_t *s, fw_task_t *t) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_access_t mode = t->accesses[i].access;
     if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if (b->redux_join) fw_redux_close_group(b);
     if (b->commute_join && !t->accesses[i].commute) fw_commute_close_group(b);
     if ((mode & FW_ACCESS_READ) && b->poisoned) {
       fw_task_cancel_with(t, b->poisoned); /* never runs on garbage */
@@ -333,6 +345,7 @@ static void infer_dependencies(fw_scheduler_t *s, fw_task_t *t) {
     }
     b->last_writer = t;
   }
+  for (uint32_t r = 0; r < t->num_reduces; ++r) fw_redux_join_group(s, t, r);
 }
 
 /* The tasks `t` was submitted to run after (fw_task_desc_t.after). One that completed
@@ -492,6 +505,7 @@ void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from)
     return;
   }
   if (t->num_commute && !fw_commute_take_buffers(t)) return; /* waits for a buffer */
+  if (t->reduction) fw_redux_group_done(s, t);
   t->state = FW_TASK_READY;
   if (t->prefer_mask) drop_preferences_that_cannot_hold(s, t);
   if (s->simulated) fw_simulator_released(s, t);
@@ -684,6 +698,12 @@ static double average_estimate(fw_scheduler_t *s, const fw_task_t *t) {
   return n ? sum / (double)n : 0;
 }
 
+void fw_scheduler_rank(fw_scheduler_t *s, fw_task_t *t) {
+  double longest = 0;
+  fw_task_visit_successors(t, raise_to_rank, &longest);
+  t->rank = average_estimate(s, t) + longest;
+}
+
 void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_t count,
                                int caller_waits) {
   fw_sched_lock(s);
@@ -692,12 +712,7 @@ void fw_scheduler_release_held(fw_scheduler_t *s, fw_task_t *const *tasks, size_
    * become ready. */
   s->spare_wake = caller_waits && atomic_load(&s->num_ready) == 0 && fw_engine_may_help(s);
   /* Successors were submitted later, so a reverse walk sees them first. */
-  for (size_t i = count; i-- > 0;) {
-    fw_task_t *t = tasks[i];
-    double longest = 0;
-    fw_task_visit_successors(t, raise_to_rank, &longest);
-    t->rank = average_estimate(s, t) + longest;
-  }
+  for (size_t i = count; i-- > 0;) fw_scheduler_rank(s, tasks[i]);
   if (s->policy->plan && count > 1) s->policy->plan(s, tasks, count);
   for (size_t i = 0; i < count; ++i)
     if (--tasks[i]->pending == 0) fw_scheduler_make_ready(s, tasks[i], NULL);
@@ -775,8 +790,10 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
       for (size_t m = 0; m < t->num_members; ++m)
         fw_trace_add_edge(trace, fw_trace_task_id(t->members[m]), fw_trace_task_id(succ->seq));
     }
-    /* A failed update fails its group's join, and so what follows the group and reads. */
-    if (t->status != FW_OK && !succ->cancelled && (succ->join || reads_output_of(succ, t))) {
+    /* A failed update fails its group's join, and so what follows the group and reads;
+     * a failed contribution, its reduction. */
+    if (t->status != FW_OK && !succ->cancelled &&
+        (succ->join || reads_output_of(succ, t) || fw_redux_contributes_to(t, succ))) {
       fw_task_cancel_with(succ, t->status);
     }
     if (--succ->pending == 0) fw_scheduler_make_ready(s, succ, w);

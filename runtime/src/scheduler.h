@@ -68,6 +68,18 @@ typedef struct fw_task_access_internal_t {
 } fw_task_access_internal_t;
 
 typedef struct fw_sim_group_t fw_sim_group_t; /* simulator.c */
+typedef struct fw_redux_group_t fw_redux_group_t; /* redux.c */
+
+/* A contribution to a reduction (FW_ACCESS_REDUCE), kept apart from the accesses: the
+ * dependency inference and the memory manager never see it as one of the buffer. */
+typedef struct fw_task_reduce_t {
+  fw_buffer_t *buffer; /* one reference */
+  fw_task_t *combine;  /* its group's reduction task: one reference, from insertion */
+  void *data;          /* the accumulator, while the task runs */
+} fw_task_reduce_t;
+
+/* fw_task_t.binding_access[i] for a contribution: this bit and its index in `reduces`. */
+#define FW_BINDING_REDUCE 0x80000000u
 
 struct fw_task_t {
   /* What the scheduler reads and writes of every task under its lock (inserting it,
@@ -138,6 +150,11 @@ struct fw_task_t {
   uint64_t *members;
   size_t num_members, cap_members;
   fw_sim_group_t *sim_group; /* a join in a simulation (simulator.c); NULL: none */
+  /* Its contributions to reductions (redux.c); and for the task that combines a group
+   * of them into their buffer, the group. */
+  fw_task_reduce_t *reduces;
+  uint32_t num_reduces;
+  fw_redux_group_t *reduction;
   size_t plan_slot;
   uint64_t plan_batch;
   size_t plan_index;
@@ -652,6 +669,9 @@ void fw_task_cancel_for_memory(fw_task_t *t);
 /* Task `t`'s predecessors are done (`from`: the worker that completed the last, NULL for
  * the submitting thread): into a policy's queue, or waiting for a buffer (commute.c). */
 void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
+/* Sets the upward rank of `t` (heft): its expected time averaged over the workers that
+ * can run it, plus the largest rank among its successors. */
+void fw_scheduler_rank(fw_scheduler_t *s, fw_task_t *t);
 
 /* Simulation: a group of commutative updates of `buffer` opens, `join` its join: what the
  * bounds count of the group (fw_sim_group_t). */

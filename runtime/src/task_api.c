@@ -21,6 +21,13 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
   if (!any_fn && !runtime->options.simulate)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                           "task '%s' has no function (fn, cuda_fn or hip_fn)", name);
+  if (!desc->fn && any_fn && desc->accesses)
+    for (size_t i = 0; i < desc->num_accesses; ++i)
+      if (desc->accesses[i].access == FW_ACCESS_REDUCE)
+        return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                              "task '%s': access %zu reduces a buffer (FW_ACCESS_REDUCE), "
+                              "which runs on CPU workers only, but the task has no fn",
+                              name, i);
   if (!(desc->flops >= 0) || !(desc->bytes >= 0) || !isfinite(desc->flops) ||
       !isfinite(desc->bytes) || desc->flops > 1e30 || desc->bytes > 1e30)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
@@ -65,6 +72,11 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
     }
     for (size_t i = 0; i < desc->num_accesses; ++i) {
       uint32_t k = 0;
+      if (desc->accesses[i].access == FW_ACCESS_REDUCE) {
+        while (task->reduces[k].buffer != desc->accesses[i].buffer) ++k;
+        task->binding_access[i] = FW_BINDING_REDUCE | k;
+        continue;
+      }
       while (task->accesses[k].buffer != desc->accesses[i].buffer) ++k;
       task->binding_access[i] = k;
     }
@@ -80,6 +92,8 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
   uint32_t kinds = (desc->fn ? 1u << FW_TARGET_KIND_CPU : 0) |
                    (desc->cuda_fn ? 1u << FW_TARGET_KIND_CUDA : 0) |
                    (desc->hip_fn ? 1u << FW_TARGET_KIND_HIP : 0);
+  /* Contributions to reductions run on CPU workers, whose accumulators they get. */
+  if (task->num_reduces) kinds = 1u << FW_TARGET_KIND_CPU;
   if (runtime->options.simulate) {
     /* Simulated devices of the kinds it has implementations for, and of every kind when
      * it has none (a task described by its costs alone). */
@@ -95,6 +109,8 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
   }
   for (size_t i = 0; i < task->num_accesses; ++i)
     fw_memory_unmap(&runtime->memory, task->accesses[i].buffer);
+  for (uint32_t r = 0; r < task->num_reduces; ++r)
+    fw_memory_unmap(&runtime->memory, task->reduces[r].buffer);
   /* A simulation holds its tasks until it runs, so that upward ranks are computed over
    * everything submitted (nothing would have run before in virtual time anyway). */
   int simulated = runtime->options.simulate != NULL;

@@ -262,11 +262,13 @@ void fw_scheduler_wait_task(fw_scheduler_t *s, fw_task_t *task) {
   atomic_fetch_sub(&s->other_waiters, 1);
 }
 
-/* Whether a task submitted before writes `buffer` (its last writer, or updates of a group
- * of commutative ones), or (with `all`) reads it. */
+/* Whether a task submitted before writes `buffer` (its last writer, updates of a group of
+ * commutative ones, or the reduction of a group of contributions), or (with `all`) reads
+ * it. */
 static int buffer_busy(fw_scheduler_t *s, const fw_buffer_t *buffer, int all) {
   fw_sched_lock(s);
-  int busy = buffer->last_writer || buffer->commute_join || (all && buffer->num_readers > 0);
+  int busy = buffer->last_writer || buffer->commute_join || buffer->redux_join ||
+             (all && buffer->num_readers > 0);
   fw_sched_unlock(s);
   return busy;
 }

@@ -470,6 +470,27 @@ TEST_F(CppApiTest, CommutativeUpdatesAddUp) {
   EXPECT_EQ(seen, 1275);
 }
 
+TEST_F(CppApiTest, ReductionsAddUp) {
+  Result<Buffer> sum = Buffer::fromVector<double>(rt_, {2}, {0.5, 0});
+  ASSERT_TRUE(sum.ok());
+  Status set = sum->setReduction(FW_REDUCTION_SUM);
+  ASSERT_TRUE(set.ok()) << set.message();
+  for (int i = 1; i <= 50; ++i) {
+    Result<fw::Task> t = rt_.submit("part", {{*sum, FW_ACCESS_REDUCE}},
+                                    [i](void *const *data, size_t) {
+                                      static_cast<double *>(data[0])[0] += i;
+                                      static_cast<double *>(data[0])[1] -= 1;
+                                    });
+    ASSERT_TRUE(t.ok()) << t.status().message();
+  }
+  Result<std::vector<double>> got = sum->read<double>();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(*got, (std::vector<double>{1275.5, -50}));
+  Result<Buffer> half = Buffer::create(rt_, FW_ELEMENT_TYPE_F16, {1});
+  ASSERT_TRUE(half.ok());
+  EXPECT_TRUE(contains(half->setReduction(FW_REDUCTION_SUM).message(), "not built in"));
+}
+
 TEST_F(CppApiTest, WrapIsAView) {
   alignas(64) float storage[16 + 1] = {};
   float *data = storage + 1;  // element aligned, not 64-byte aligned

@@ -1094,8 +1094,8 @@ TEST_F(TaskErrorTest, InvalidDescriptions) {
   fw_buffer_t *b = makeU64Buffer(rt_, 4);
   FW_EXPECT_ERROR(submit(rt_, "nofn", nullptr, nullptr, {{b, FW_ACCESS_READ}}),
                   "task 'nofn' has no function");
-  FW_EXPECT_ERROR(submit(rt_, "mode", noop, nullptr, {{b, fw_access_t(8)}}),
-                  "task 'mode': access 0 has an unknown mode 8");
+  FW_EXPECT_ERROR(submit(rt_, "mode", noop, nullptr, {{b, fw_access_t(16)}}),
+                  "task 'mode': access 0 has an unknown mode 16");
   FW_EXPECT_ERROR(submit(rt_, "mode0", noop, nullptr, {{b, fw_access_t(0)}}), "unknown mode 0");
   FW_EXPECT_ERROR(submit(rt_, "nobuf", noop, nullptr, {{b, FW_ACCESS_READ}, {nullptr, FW_ACCESS_READ}}),
                   "task 'nobuf': access 1 has no buffer");

@@ -233,6 +233,34 @@ FW_API void fw_buffer_unmap(fw_buffer_t *buffer);
 /* Fills `out_type` with the buffer's element type, rank and dims. */
 FW_API fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *out_type);
 
+/* How the contributions of tasks that reduce a buffer (FW_ACCESS_REDUCE) are combined:
+ * `init` sets `size` bytes at `data` to the neutral element, `combine` folds `src` into
+ * `dst` (dst = dst op src, size bytes each) for an associative and commutative op. Both
+ * run on CPU workers, `combine` one call at a time per buffer; `user_data` is theirs and
+ * must stay valid while tasks that reduce the buffer are unfinished. */
+typedef struct fw_reduction_t {
+  void (*init)(void *user_data, void *data, size_t size);
+  void (*combine)(void *user_data, void *dst, const void *src, size_t size);
+  void *user_data;
+} fw_reduction_t;
+
+/* Reductions built in, element by element, for buffers of f32, f64, i8, i16, i32 and
+ * i64 (integer sums and products wrap around; a NaN wins a float minimum or maximum). */
+typedef enum fw_reduction_op_t {
+  FW_REDUCTION_SUM = 1,
+  FW_REDUCTION_PRODUCT = 2,
+  FW_REDUCTION_MIN = 3,
+  FW_REDUCTION_MAX = 4,
+} fw_reduction_op_t;
+
+/* Sets the reduction of `buffer` (copied) for the tasks that reduce it from now on: a
+ * group of such tasks already submitted keeps the one it started with. Both functions
+ * are required. */
+FW_API fw_status_t fw_buffer_set_reduction(fw_buffer_t *buffer, const fw_reduction_t *reduction);
+/* fw_buffer_set_reduction with a built-in op; INVALID_ARGUMENT naming the op and the
+ * element type where it has none (f16, bf16, i1: give functions). */
+FW_API fw_status_t fw_buffer_set_reduction_op(fw_buffer_t *buffer, fw_reduction_op_t op);
+
 /* ---- Modules ------------------------------------------------------------ */
 
 typedef enum fw_target_kind_t {
@@ -268,6 +296,14 @@ typedef enum fw_access_t {
    * (fw_task_desc_t). */
   FW_ACCESS_COMMUTE = 4,
   FW_ACCESS_READ_WRITE_COMMUTE = 7,
+  /* C tasks only, alone (StarPU's STARPU_REDUX): a contribution to a reduction of the
+   * buffer, which must have one (fw_buffer_set_reduction). The task's body gets a private
+   * accumulator of the buffer's size, not the buffer: one per CPU worker, set to the
+   * reduction's neutral element before its first use, which the body combines its
+   * contribution into. Such tasks submitted one after another run in parallel, without
+   * waiting for the buffer's earlier tasks; the next other access of the buffer runs
+   * after the accumulators were combined into it (fw_task_desc_t). */
+  FW_ACCESS_REDUCE = 8,
 } fw_access_t;
 
 typedef struct fw_binding_info_t {
@@ -464,7 +500,21 @@ FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
  * finishes), each as soon as its other inputs are there and the buffer is free. A task
  * that updates several buffers so takes them all at once or waits for them all. When one
  * of them fails, the buffer holds garbage: the group's updates that have not started, and
- * the tasks after the group that read the buffer, fail with its error. */
+ * the tasks after the group that read the buffer, fail with its error.
+ *
+ * Reductions (FW_ACCESS_REDUCE, StarPU's STARPU_REDUX): consecutive contributions to a
+ * buffer form a group too, but they neither wait for the accesses before the group nor
+ * for each other: each task gets its CPU worker's private accumulator for the group
+ * (data[i]), set to the neutral element before the worker's first task of the group, and
+ * runs as soon as its other inputs are there. A reduction task runs after the group (and
+ * after the accesses before it) and combines the accumulators into the buffer, one after
+ * another: buffer = buffer op acc_1 op ... op acc_k (in no set order, so float sums may
+ * differ in the last bits from run to run). The next other access of the buffer, or a
+ * host read, follows that task. Such tasks run on CPU workers only (their GPU
+ * implementations are not used; `fn` is required), and the accumulators are host memory
+ * outside the tiers' capacities (one buffer's size per CPU worker that ran a task of the
+ * group). A failed contribution fails the reduction: the tasks after it that read the
+ * buffer fail with its error. */
 
 typedef struct fw_task_t fw_task_t;
 

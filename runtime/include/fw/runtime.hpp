@@ -307,6 +307,15 @@ public:
     }
   }
 
+  /// How tasks' contributions to the buffer (FW_ACCESS_REDUCE) combine: a built-in op
+  /// (fw_buffer_set_reduction_op), or functions (fw_buffer_set_reduction).
+  Status setReduction(fw_reduction_op_t op) {
+    return Status(fw_buffer_set_reduction_op(buffer_, op));
+  }
+  Status setReduction(const fw_reduction_t &reduction) {
+    return Status(fw_buffer_set_reduction(buffer_, &reduction));
+  }
+
   /// OK when the buffer holds elements of type T; INVALID_ARGUMENT naming both types
   /// otherwise (and for a null buffer).
   template <typename T> Status checkType() const {
@@ -384,8 +393,9 @@ private:
 // Tasks
 //===----------------------------------------------------------------------===//
 
-/// A buffer a task accesses, and how (FW_ACCESS_READ, _WRITE, _READ_WRITE, or
-/// _READ_WRITE_COMMUTE for an update whose order among its group does not matter).
+/// A buffer a task accesses, and how (FW_ACCESS_READ, _WRITE, _READ_WRITE,
+/// _READ_WRITE_COMMUTE for an update whose order among its group does not matter, or
+/// _REDUCE for a contribution to the buffer's reduction, Buffer::setReduction).
 struct TaskAccess {
   const Buffer &buffer;
   fw_access_t access;

@@ -1,0 +1,278 @@
+/* Reductions (FW_ACCESS_REDUCE, docs/task-graph.md): groups of contributions to a buffer,
+ * each group with a reduction task that runs after the group's tasks and after what came
+ * before the group, and combines into the buffer the accumulators, one per CPU worker,
+ * that the group's tasks wrote their contributions into. The contributions are kept
+ * apart from a task's accesses: the dependency inference, the planners and the memory
+ * manager see the buffer accessed by the reduction task alone. */
+#include "redux.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commute.h"
+#include "runtime_internal.h"
+#include "status_internal.h"
+
+/* A group's accumulators, one per worker (a CPU worker runs one task at a time, also
+ * when a waiting thread runs it in the worker's place: each is written by one thread at a
+ * time, and read by the reduction task after all of the group's tasks completed). */
+struct fw_redux_group_t {
+  fw_reduction_t reduction; /* the buffer's when the group opened */
+  size_t size;              /* bytes */
+  size_t contributors;      /* tasks in the group (sched.lock) */
+  size_t num_slots;
+  void *slots[]; /* per worker index; NULL until a task of the group ran there */
+};
+
+fw_status_t fw_redux_check_access(const char *name, const fw_task_access_t *accesses,
+                                  size_t num_accesses, size_t i) {
+  const fw_task_access_t *a = &accesses[i];
+  if (a->access != FW_ACCESS_REDUCE) return FW_OK;
+  if (!atomic_load_explicit(&a->buffer->has_reduction, memory_order_acquire))
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "task '%s': access %zu reduces a buffer that has no reduction "
+                          "(fw_buffer_set_reduction)",
+                          name, i);
+  for (size_t j = 0; j < num_accesses; ++j)
+    if (accesses[j].buffer == a->buffer && accesses[j].access != FW_ACCESS_REDUCE)
+      return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                            "task '%s': access %zu reduces the buffer that access %zu names "
+                            "another way (a contribution sees an accumulator, not the buffer)",
+                            name, i, j);
+  return FW_OK;
+}
+
+int fw_redux_take_accesses(fw_task_t *t, const fw_task_access_t *accesses,
+                           size_t num_accesses) {
+  size_t n = 0;
+  for (size_t i = 0; i < num_accesses; ++i) n += accesses[i].access == FW_ACCESS_REDUCE;
+  if (!n) return 1;
+  t->reduces = calloc(n, sizeof(*t->reduces));
+  if (!t->reduces) return 0;
+  for (size_t i = 0; i < num_accesses; ++i) {
+    if (accesses[i].access != FW_ACCESS_REDUCE) continue;
+    uint32_t r = 0;
+    while (r < t->num_reduces && t->reduces[r].buffer != accesses[i].buffer) ++r;
+    if (r < t->num_reduces) continue; /* named twice: one accumulator */
+    fw_buffer_retain(accesses[i].buffer);
+    t->reduces[t->num_reduces++].buffer = accesses[i].buffer;
+  }
+  return 1;
+}
+
+void fw_redux_release(fw_task_t *t) {
+  for (uint32_t r = 0; r < t->num_reduces; ++r) {
+    fw_buffer_release(t->reduces[r].buffer);
+    fw_task_release(t->reduces[r].combine);
+  }
+  free(t->reduces);
+  fw_redux_group_t *g = t->reduction;
+  if (!g) return;
+  for (size_t i = 0; i < g->num_slots; ++i) free(g->slots[i]);
+  free(g);
+}
+
+/* The reduction task's body: data[0] is the buffer in host memory. */
+static void combine_accumulators(void *user_data, void *const *data, size_t num_data) {
+  (void)num_data;
+  fw_redux_group_t *g = user_data;
+  for (size_t i = 0; i < g->num_slots; ++i) {
+    if (!g->slots[i]) continue;
+    if (g->size) g->reduction.combine(g->reduction.user_data, data[0], g->slots[i], g->size);
+    free(g->slots[i]);
+    g->slots[i] = NULL;
+  }
+}
+
+/* Opens a group of contributions to `b` for its first contributor `first` (lock held):
+ * its reduction task, ordered after the buffer's last writer and readers, which counts
+ * in `first`'s group of tasks (a wait for them waits for it). NULL when out of memory. */
+static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t *first) {
+  size_t n = s->num_workers;
+  fw_redux_group_t *g = calloc(1, sizeof(*g) + n * sizeof(g->slots[0]));
+  if (!g) return NULL;
+  g->reduction = b->reduction;
+  g->size = b->byte_size;
+  g->num_slots = n;
+  char name[160];
+  snprintf(name, sizeof(name), "%s.reduce", first->name);
+  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
+  fw_task_t *join = NULL;
+  fw_status_t status = fw_task_create(s->runtime, name, &access, 1, &join);
+  if (status) {
+    fw_status_free(status);
+    free(g);
+    return NULL;
+  }
+  join->reduction = g;
+  join->fn = combine_accumulators;
+  join->user_data = g;
+  join->seq = s->next_seq++;
+  join->state = FW_TASK_PENDING;
+  join->group = first->group;
+  ++s->tasks_submitted;
+  atomic_fetch_add(&join->group->outstanding, 1);
+  atomic_fetch_add(&s->outstanding, 1);
+  if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+  /* It updates the buffer in place: after its last writer (whose failure it reads) and
+   * the readers since. */
+  if (b->last_writer) {
+    join->accesses[0].source = b->last_writer->seq + 1;
+    fw_task_depend(b->last_writer, join);
+  }
+  fw_task_depend_on_readers(b, join);
+  if (b->poisoned) fw_task_cancel_with(join, b->poisoned);
+  b->redux_join = join;
+  return join;
+}
+
+void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
+  fw_buffer_t *b = t->reduces[r].buffer;
+  if (b->commute_join) fw_commute_close_group(b);
+  fw_task_t *join = b->redux_join ? b->redux_join : open_group(s, b, t);
+  if (join && fw_task_add_successor(t, join)) {
+    fw_task_retain(join);
+    t->reduces[r].combine = join;
+    /* What the cost model knows of it: a pass over the buffer per accumulator. */
+    size_t members = ++join->reduction->contributors;
+    size_t accumulators = members < s->num_cpu_workers ? members : s->num_cpu_workers;
+    join->bytes = (double)b->byte_size * (double)(2 * accumulators + 1);
+    join->flops = (double)b->element_count * (double)accumulators;
+    return;
+  }
+  fw_task_cancel_for_memory(t); /* the reduction would not wait for it */
+  if (join && join->pending == 0)
+    fw_scheduler_make_ready(s, join, NULL); /* a group of none: it ends */
+}
+
+void fw_redux_close_group(fw_buffer_t *b) {
+  b->first_reader = b->end_readers;
+  b->num_readers = 0;
+  b->last_writer = b->redux_join;
+  b->redux_join = NULL;
+}
+
+void fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t) {
+  fw_buffer_t *b = t->accesses[0].buffer;
+  if (b->redux_join == t) fw_redux_close_group(b);
+  fw_scheduler_rank(s, t);
+}
+
+int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ) {
+  if (!succ->reduction) return 0;
+  for (uint32_t r = 0; r < t->num_reduces; ++r)
+    if (t->reduces[r].combine == succ) return 1;
+  return 0;
+}
+
+fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
+  for (uint32_t r = 0; r < t->num_reduces; ++r) {
+    fw_redux_group_t *g = t->reduces[r].combine->reduction;
+    void **slot = &g->slots[w->index];
+    if (!*slot) {
+      /* Whole cache lines: accumulators of neighbouring workers never share one. */
+      size_t size = (g->size + 63) / 64 * 64;
+      void *data = aligned_alloc(64, size ? size : 64);
+      if (!data)
+        return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                              "task @%s: out of memory for an accumulator of %zu bytes "
+                              "(FW_ACCESS_REDUCE)",
+                              t->name, g->size);
+      g->reduction.init(g->reduction.user_data, data, g->size);
+      *slot = data;
+    }
+    t->reduces[r].data = *slot;
+  }
+  return FW_OK;
+}
+
+/* ---- fw_buffer_set_reduction ------------------------------------------------------ */
+
+fw_status_t fw_buffer_set_reduction(fw_buffer_t *buffer, const fw_reduction_t *reduction) {
+  if (!buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "buffer is NULL");
+  if (!reduction) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "reduction is NULL");
+  if (!reduction->init || !reduction->combine)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "reduction: init and combine are both required");
+  fw_scheduler_t *s = &buffer->runtime->sched;
+  fw_sched_lock(s);
+  buffer->reduction = *reduction;
+  fw_sched_unlock(s);
+  atomic_store_explicit(&buffer->has_reduction, 1, memory_order_release);
+  return FW_OK;
+}
+
+/* The built-in reductions, per element type; user_data is the fw_reduction_op_t. Integer
+ * sums and products are computed in unsigned arithmetic (they wrap around, never
+ * overflow a signed type); a NaN wins a float minimum or maximum (s != s). */
+#define FW_REDUX_BUILTIN(NAME, T, U, LOWEST, HIGHEST)                                    \
+  static void init_##NAME(void *user_data, void *data, size_t size) {                    \
+    fw_reduction_op_t op = (fw_reduction_op_t)(uintptr_t)user_data;                      \
+    T v = op == FW_REDUCTION_SUM       ? (T)0                                            \
+          : op == FW_REDUCTION_PRODUCT ? (T)1                                            \
+          : op == FW_REDUCTION_MIN     ? (HIGHEST)                                       \
+                                       : (LOWEST);                                       \
+    T *p = data;                                                                         \
+    for (size_t i = 0; i < size / sizeof(T); ++i) p[i] = v;                              \
+  }                                                                                      \
+  static void combine_##NAME(void *user_data, void *dst, const void *src, size_t size) { \
+    fw_reduction_op_t op = (fw_reduction_op_t)(uintptr_t)user_data;                      \
+    T *d = dst;                                                                          \
+    const T *s = src;                                                                    \
+    size_t n = size / sizeof(T);                                                         \
+    switch (op) {                                                                        \
+    case FW_REDUCTION_SUM:                                                               \
+      for (size_t i = 0; i < n; ++i) d[i] = (T)((U)d[i] + (U)s[i]);                      \
+      break;                                                                             \
+    case FW_REDUCTION_PRODUCT:                                                           \
+      for (size_t i = 0; i < n; ++i) d[i] = (T)((U)d[i] * (U)s[i]);                      \
+      break;                                                                             \
+    case FW_REDUCTION_MIN:                                                               \
+      for (size_t i = 0; i < n; ++i)                                                     \
+        if (s[i] < d[i] || s[i] != s[i]) d[i] = s[i];                                    \
+      break;                                                                             \
+    case FW_REDUCTION_MAX:                                                               \
+      for (size_t i = 0; i < n; ++i)                                                     \
+        if (s[i] > d[i] || s[i] != s[i]) d[i] = s[i];                                    \
+      break;                                                                             \
+    }                                                                                    \
+  }
+
+FW_REDUX_BUILTIN(f32, float, float, -INFINITY, INFINITY)
+FW_REDUX_BUILTIN(f64, double, double, -INFINITY, INFINITY)
+FW_REDUX_BUILTIN(i8, int8_t, unsigned, INT8_MIN, INT8_MAX)
+FW_REDUX_BUILTIN(i16, int16_t, unsigned, INT16_MIN, INT16_MAX)
+FW_REDUX_BUILTIN(i32, int32_t, uint32_t, INT32_MIN, INT32_MAX)
+FW_REDUX_BUILTIN(i64, int64_t, uint64_t, INT64_MIN, INT64_MAX)
+
+fw_status_t fw_buffer_set_reduction_op(fw_buffer_t *buffer, fw_reduction_op_t op) {
+  if (!buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "buffer is NULL");
+  static const char *const kOps[] = {"", "FW_REDUCTION_SUM", "FW_REDUCTION_PRODUCT",
+                                     "FW_REDUCTION_MIN", "FW_REDUCTION_MAX"};
+  if (op < FW_REDUCTION_SUM || op > FW_REDUCTION_MAX)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "unknown reduction op %d", (int)op);
+  fw_reduction_t r = {NULL, NULL, (void *)(uintptr_t)op};
+  switch (buffer->type.element_type) {
+#define FW_REDUX_CASE(TYPE, NAME)                                                        \
+  case TYPE:                                                                             \
+    r.init = init_##NAME;                                                                \
+    r.combine = combine_##NAME;                                                          \
+    break;
+    FW_REDUX_CASE(FW_ELEMENT_TYPE_F32, f32)
+    FW_REDUX_CASE(FW_ELEMENT_TYPE_F64, f64)
+    FW_REDUX_CASE(FW_ELEMENT_TYPE_I8, i8)
+    FW_REDUX_CASE(FW_ELEMENT_TYPE_I16, i16)
+    FW_REDUX_CASE(FW_ELEMENT_TYPE_I32, i32)
+    FW_REDUX_CASE(FW_ELEMENT_TYPE_I64, i64)
+#undef FW_REDUX_CASE
+  default:
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "%s is not built in for %s buffers: give init and combine "
+                          "functions (fw_buffer_set_reduction)",
+                          kOps[op], fw_element_type_name(buffer->type.element_type));
+  }
+  return fw_buffer_set_reduction(buffer, &r);
+}

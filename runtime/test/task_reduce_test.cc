@@ -1,0 +1,592 @@
+// Reductions (FW_ACCESS_REDUCE): contributions to a buffer run in parallel on private
+// accumulators, without waiting for the buffer's earlier tasks; a reduction task combines
+// them into the buffer before its next other access, under every policy and in
+// simulation; a failed contribution fails the reduction and the readers after it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "runtime_internal.h"
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+using fwtest::makeU64Buffer;
+using fwtest::readU64;
+using fwtest::submit;
+
+constexpr fw_access_t kReduce = FW_ACCESS_REDUCE;
+
+fw_buffer_t *makeSumBuffer(fw_runtime_t *rt, uint64_t value) {
+  fw_buffer_t *b = makeU64Buffer(rt, 1, {value});
+  FW_EXPECT_OK(fw_buffer_set_reduction_op(b, FW_REDUCTION_SUM));
+  return b;
+}
+
+// Adds the task's amount into its accumulator.
+void addAmount(void *user, void *const *data, size_t) {
+  static_cast<int64_t *>(data[0])[0] += *static_cast<const int64_t *>(user);
+}
+
+void readValue(void *user, void *const *data, size_t) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  *static_cast<uint64_t *>(user) = static_cast<const uint64_t *>(data[0])[0];
+}
+
+void writeValue(void *user, void *const *data, size_t) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  static_cast<uint64_t *>(data[0])[0] = *static_cast<uint64_t *>(user);
+}
+
+void failWithBrokenPart(void *, void *const *, size_t) {
+  fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "broken part"));
+}
+
+// A writer that holds its buffer until the test opens it, then writes `value`.
+struct Gate {
+  std::atomic<bool> started{false};
+  std::atomic<bool> open{false};
+  uint64_t value = 0;
+};
+
+void writeWhenOpen(void *user, void *const *data, size_t) {
+  auto *g = static_cast<Gate *>(user);
+  g->started = true;
+  while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  static_cast<uint64_t *>(data[0])[0] = g->value;
+}
+
+class ReduceTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {
+ protected:
+  void SetUp() override { rt_ = fwtest::createRuntime(fwtest::taskOptions(GetParam(), 4)); }
+  void TearDown() override { fw_runtime_destroy(rt_); }
+  fw_runtime_t *rt_ = nullptr;
+};
+
+// A thousand contributions: each counts, on top of what the buffer held; the caller's
+// read waits for the reduction.
+TEST_P(ReduceTest, ContributionsAddUpIntoTheBuffer) {
+  fw_buffer_t *sum = makeSumBuffer(rt_, 7);
+  std::vector<int64_t> amounts(1000);
+  for (size_t i = 0; i < amounts.size(); ++i) {
+    amounts[i] = int64_t(i) + 1;
+    FW_ASSERT_OK(submit(rt_, "part", addAmount, &amounts[i], {{sum, kReduce}}));
+  }
+  EXPECT_EQ(readU64(sum)[0], 7u + 500500u);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  // The reductions are tasks: one per group at least (a group whose contributions are
+  // done ends, so workers faster than the submitter make several).
+  fw_runtime_stats_t st = fwtest::statsOf(rt_);
+  EXPECT_GE(st.tasks_submitted, 1001u);
+  EXPECT_LE(st.tasks_submitted, 2000u);
+  EXPECT_EQ(st.tasks_executed, st.tasks_submitted);
+  fw_buffer_release(sum);
+}
+
+// Three contributions run at once on the three workers the writer before them leaves
+// (each waits until all three are inside: serialized, they would time out) while that
+// writer still runs; the reduction waits for the writer and adds them to what it wrote.
+TEST_P(ReduceTest, ContributionsRunTogetherWithoutWaitingForTheWriterBefore) {
+  fw_buffer_t *sum = makeSumBuffer(rt_, 0);
+  Gate gate;
+  gate.value = 100;
+  FW_ASSERT_OK(submit(rt_, "gate", writeWhenOpen, &gate, {{sum, FW_ACCESS_WRITE}}));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return gate.started.load(); }));
+  struct Part {
+    std::atomic<int> *inside;
+    std::atomic<bool> all_met{false};
+  };
+  std::atomic<int> inside{0};
+  std::vector<Part> parts(3);
+  auto meet = [](void *user, void *const *data, size_t) {
+    auto *p = static_cast<Part *>(user);
+    p->inside->fetch_add(1);
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (p->inside->load() < 3 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    p->all_met = p->inside->load() >= 3;
+    static_cast<int64_t *>(data[0])[0] += 1;
+  };
+  std::vector<fw_task_t *> tasks(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    parts[i].inside = &inside;
+    FW_ASSERT_OK(submit(rt_, "meet", meet, &parts[i], {{sum, kReduce}}, &tasks[i]));
+  }
+  for (fw_task_t *t : tasks) FW_EXPECT_OK(fw_task_wait(t));
+  for (const Part &p : parts) EXPECT_TRUE(p.all_met.load());
+  fwtest::sleepMs(20);
+  uint64_t seen = 0;
+  fw_task_t *reader = nullptr;
+  FW_ASSERT_OK(submit(rt_, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}, &reader));
+  fwtest::sleepMs(20);
+  EXPECT_FALSE(fw_task_is_done(reader));  // after the reduction, after the gate
+  gate.open = true;
+  FW_EXPECT_OK(fw_task_wait(reader));
+  EXPECT_EQ(seen, 103u);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  for (fw_task_t *t : tasks) fw_task_release(t);
+  fw_task_release(reader);
+  fw_buffer_release(sum);
+}
+
+// A group follows the writer and the reader before it and precedes the reader and the
+// writer after it; two groups split by a reader, or by a commutative update, stay apart.
+TEST_P(ReduceTest, GroupsFollowWhatCameBeforeAndPrecedeWhatComesAfter) {
+  fw_buffer_t *sum = makeSumBuffer(rt_, 5);
+  uint64_t ten = 10, thousand = 1000;
+  uint64_t before = 0, between = 0, after = 0, last = 0, commuted = 0;
+  int64_t one = 1, hundred = 100, tenThousand = 10000;
+  FW_ASSERT_OK(submit(rt_, "set10", writeValue, &ten, {{sum, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(submit(rt_, "before", readValue, &before, {{sum, FW_ACCESS_READ}}));
+  for (int i = 0; i < 20; ++i)
+    FW_ASSERT_OK(submit(rt_, "add1", addAmount, &one, {{sum, kReduce}}));
+  FW_ASSERT_OK(submit(rt_, "between", readValue, &between, {{sum, FW_ACCESS_READ}}));
+  for (int i = 0; i < 5; ++i)
+    FW_ASSERT_OK(submit(rt_, "add100", addAmount, &hundred, {{sum, kReduce}}));
+  auto addTwice = [](void *, void *const *data, size_t) {
+    uint64_t *v = static_cast<uint64_t *>(data[0]);
+    *v = *v * 2;
+  };
+  FW_ASSERT_OK(submit(rt_, "double", addTwice, nullptr, {{sum, FW_ACCESS_READ_WRITE_COMMUTE}}));
+  FW_ASSERT_OK(submit(rt_, "commuted", readValue, &commuted, {{sum, FW_ACCESS_READ}}));
+  for (int i = 0; i < 3; ++i)
+    FW_ASSERT_OK(submit(rt_, "add10000", addAmount, &tenThousand, {{sum, kReduce}}));
+  FW_ASSERT_OK(submit(rt_, "after", readValue, &after, {{sum, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(submit(rt_, "set1000", writeValue, &thousand, {{sum, FW_ACCESS_WRITE}}));
+  FW_ASSERT_OK(submit(rt_, "last", readValue, &last, {{sum, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(before, 10u);
+  EXPECT_EQ(between, 30u);
+  EXPECT_EQ(commuted, 1060u);
+  EXPECT_EQ(after, 31060u);
+  EXPECT_EQ(last, 1000u);
+  fw_buffer_release(sum);
+}
+
+// Each worker's accumulator is made once per group and starts at the neutral element:
+// products start at 1 (a worker's second task multiplies what its first made), minima
+// and maxima at the type's extremes.
+TEST_P(ReduceTest, AccumulatorsStartAtTheNeutralElement) {
+  const int64_t dims[1] = {3};
+  fw_buffer_t *product = nullptr, *lowest = nullptr, *highest = nullptr;
+  double three[3] = {3, -3, 0.5};
+  int32_t zeros[3] = {0, 0, 0};
+  FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_F64, 1, dims, three, sizeof(three),
+                                &product));
+  FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I32, 1, dims, zeros, sizeof(zeros),
+                                &lowest));
+  FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I32, 1, dims, zeros, sizeof(zeros),
+                                &highest));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(product, FW_REDUCTION_PRODUCT));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(lowest, FW_REDUCTION_MIN));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(highest, FW_REDUCTION_MAX));
+  auto step = [](void *user, void *const *data, size_t) {
+    int32_t v = *static_cast<const int32_t *>(user);
+    double *p = static_cast<double *>(data[0]);
+    int32_t *lo = static_cast<int32_t *>(data[1]), *hi = static_cast<int32_t *>(data[2]);
+    for (int k = 0; k < 3; ++k) {
+      p[k] *= 2;
+      lo[k] = std::min(lo[k], v + k);
+      hi[k] = std::max(hi[k], v - k);
+    }
+  };
+  std::vector<int32_t> values(30);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = int32_t(i) * 7 % 31 - 10;  // -10 .. 20, in no order
+    FW_ASSERT_OK(submit(rt_, "step", step, &values[i],
+                        {{product, kReduce}, {lowest, kReduce}, {highest, kReduce}}));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  const double *p = static_cast<const double *>(fw_buffer_data(product));
+  const int32_t *lo = static_cast<const int32_t *>(fw_buffer_data(lowest));
+  const int32_t *hi = static_cast<const int32_t *>(fw_buffer_data(highest));
+  ASSERT_TRUE(p && lo && hi);
+  const double twoTo30 = std::ldexp(1.0, 30);
+  EXPECT_EQ(p[0], 3 * twoTo30);
+  EXPECT_EQ(p[1], -3 * twoTo30);
+  EXPECT_EQ(p[2], 0.5 * twoTo30);
+  int32_t minValue = *std::min_element(values.begin(), values.end());
+  int32_t maxValue = *std::max_element(values.begin(), values.end());
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(lo[k], std::min(0, minValue + k)) << k;
+    EXPECT_EQ(hi[k], std::max(0, maxValue - k)) << k;
+  }
+  for (fw_buffer_t *b : {product, lowest, highest}) fw_buffer_release(b);
+}
+
+// A failed contribution fails the reduction: the reader after the group fails with its
+// error; a writer after it runs, and what it wrote reads back. The other contributions
+// ran (they do not depend on each other).
+TEST_P(ReduceTest, AFailedContributionFailsTheReductionAndItsReaders) {
+  fw_buffer_t *sum = makeSumBuffer(rt_, 0);
+  int64_t one = 1;
+  std::vector<fw_task_t *> parts(4);
+  for (size_t i = 0; i < parts.size(); ++i)
+    FW_ASSERT_OK(submit(rt_, i == 2 ? "broken" : "part", i == 2 ? failWithBrokenPart : addAmount,
+                        &one, {{sum, kReduce}}, &parts[i]));
+  uint64_t seen = 0, reseen = 0, seven = 7;
+  fw_task_t *reader = nullptr, *writer = nullptr, *rereader = nullptr;
+  FW_ASSERT_OK(submit(rt_, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}, &reader));
+  FW_ASSERT_OK(submit(rt_, "write", writeValue, &seven, {{sum, FW_ACCESS_WRITE}}, &writer));
+  FW_ASSERT_OK(submit(rt_, "reread", readValue, &reseen, {{sum, FW_ACCESS_READ}}, &rereader));
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i == 2) FW_EXPECT_ERROR(fw_task_wait(parts[i]), "broken part");
+    else FW_EXPECT_OK(fw_task_wait(parts[i]));
+  }
+  FW_EXPECT_ERROR(fw_task_wait(reader), "broken part");
+  FW_EXPECT_OK(fw_task_wait(writer));
+  FW_EXPECT_OK(fw_task_wait(rereader));
+  EXPECT_EQ(seen, 0u);
+  EXPECT_EQ(reseen, 7u);
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "broken part");
+  for (fw_task_t *t : parts) fw_task_release(t);
+  for (fw_task_t *t : {reader, writer, rereader}) fw_task_release(t);
+  fw_buffer_release(sum);
+}
+
+// A failed writer before the group: the contributions still run (they read nothing of
+// the buffer), the reduction, which would combine them into garbage, fails with the
+// writer's error, and so does a reader after it; and so does a read of the buffer.
+TEST_P(ReduceTest, AFailedWriterBeforeTheGroupFailsTheReduction) {
+  fw_buffer_t *sum = makeSumBuffer(rt_, 0);
+  int64_t one = 1;
+  FW_ASSERT_OK(submit(rt_, "broken", failWithBrokenPart, nullptr, {{sum, FW_ACCESS_WRITE}}));
+  std::vector<fw_task_t *> parts(3);
+  for (fw_task_t *&t : parts)
+    FW_ASSERT_OK(submit(rt_, "part", addAmount, &one, {{sum, kReduce}}, &t));
+  uint64_t seen = 0;
+  fw_task_t *reader = nullptr;
+  FW_ASSERT_OK(submit(rt_, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}, &reader));
+  for (fw_task_t *t : parts) FW_EXPECT_OK(fw_task_wait(t));
+  FW_EXPECT_ERROR(fw_task_wait(reader), "broken part");
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "broken part");
+  for (fw_task_t *t : parts) fw_task_release(t);
+  fw_task_release(reader);
+  fw_buffer_release(sum);
+}
+
+// Short contributions submitted by two threads while the workers run them: groups open
+// and end all the time (a contribution arriving as the reduction of its predecessors
+// becomes ready), with a reader now and then closing one. Every contribution counts,
+// and each reader sees a total that those submitted before it could make.
+TEST_P(ReduceTest, GroupsOpenAndEndWhileContributionsArrive) {
+  fw_buffer_t *sum = makeSumBuffer(rt_, 0);
+  constexpr int kPerThread = 3000;
+  int64_t one = 1;
+  std::vector<uint64_t> seen(2 * kPerThread / 100);
+  std::atomic<int> next_reader{0};
+  auto submitter = [&] {
+    for (int i = 1; i <= kPerThread; ++i) {
+      FW_ASSERT_OK(submit(rt_, "part", addAmount, &one, {{sum, kReduce}}));
+      if (i % 100 == 0)
+        FW_ASSERT_OK(submit(rt_, "read", readValue, &seen[next_reader.fetch_add(1)],
+                            {{sum, FW_ACCESS_READ}}));
+    }
+  };
+  std::thread a(submitter), b(submitter);
+  a.join();
+  b.join();
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(readU64(sum)[0], uint64_t(2 * kPerThread));
+  for (uint64_t v : seen) {
+    EXPECT_GE(v, 100u);
+    EXPECT_LE(v, uint64_t(2 * kPerThread));
+  }
+  fw_buffer_release(sum);
+}
+
+// Each contribution's completion callback submits the next: it runs when its group's
+// reduction may be ready already, so the new one opens a group of its own. Fifty links,
+// then the buffer holds them all.
+struct CallbackChain {
+  fw_runtime_t *rt;
+  fw_buffer_t *sum;
+  int links = 0;
+};
+
+void addOne(void *, void *const *data, size_t) { ++static_cast<int64_t *>(data[0])[0]; }
+
+void submitNextPart(void *user, fw_status_t status) {
+  auto *c = static_cast<CallbackChain *>(user);
+  EXPECT_EQ(status, nullptr);
+  if (++c->links == 50) return;
+  fw_task_access_t access = {c->sum, kReduce};
+  fw_task_desc_t d = fwtest::describeTask("link", addOne, c);
+  d.accesses = &access;
+  d.num_accesses = 1;
+  d.on_done = submitNextPart;
+  FW_EXPECT_OK(fw_task_submit(c->rt, &d, nullptr));
+}
+
+TEST_P(ReduceTest, AContributionSubmittedAsItsGroupEndsOpensAnother) {
+  fw_buffer_t *sum = makeSumBuffer(rt_, 0);
+  CallbackChain chain{rt_, sum};
+  chain.links = -1;
+  submitNextPart(&chain, FW_OK);  // the first link
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(chain.links, 50);
+  EXPECT_EQ(readU64(sum)[0], 50u);
+  fw_buffer_release(sum);
+}
+
+// A synchronous contribution (fw_task_run) returns once it ran; the read after it sees
+// it combined.
+TEST_P(ReduceTest, ASynchronousContributionCounts) {
+  fw_buffer_t *sum = makeSumBuffer(rt_, 1);
+  int64_t amount = 41;
+  fw_task_access_t access = {sum, kReduce};
+  fw_task_desc_t d = fwtest::describeTask("sync", addAmount, &amount);
+  d.accesses = &access;
+  d.num_accesses = 1;
+  FW_EXPECT_OK(fw_task_run(rt_, &d));
+  EXPECT_EQ(readU64(sum)[0], 42u);
+  fw_buffer_release(sum);
+}
+
+FW_INSTANTIATE_FOR_EVERY_POLICY(ReduceTest);
+
+// The errors: no reduction set, a buffer both reduced and named otherwise by one task, a
+// mode with other bits, no CPU body, built-in ops a type lacks, missing functions. A
+// buffer reduced twice by one task gets one accumulator.
+TEST(ReduceModeTest, ErrorsNameTheProblem) {
+  fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(FW_SCHEDULER_EAGER, 2));
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *plain = makeU64Buffer(rt, 1, {0});
+  fw_buffer_t *sum = makeSumBuffer(rt, 0);
+  FW_EXPECT_ERROR(submit(rt, "odd", addAmount, nullptr, {{plain, kReduce}}),
+                  "task 'odd': access 0 reduces a buffer that has no reduction "
+                  "(fw_buffer_set_reduction)");
+  FW_EXPECT_ERROR(submit(rt, "odd", addAmount, nullptr, {{sum, FW_ACCESS_READ}, {sum, kReduce}}),
+                  "task 'odd': access 1 reduces the buffer that access 0 names another way");
+  FW_EXPECT_ERROR(submit(rt, "odd", addAmount, nullptr, {{sum, kReduce}, {sum, FW_ACCESS_WRITE}}),
+                  "task 'odd': access 0 reduces the buffer that access 1 names another way");
+  FW_EXPECT_ERROR(submit(rt, "odd", addAmount, nullptr,
+                         {{sum, fw_access_t(FW_ACCESS_REDUCE | FW_ACCESS_READ)}}),
+                  "task 'odd': access 0 has an unknown mode 9");
+  fw_task_access_t access = {sum, kReduce};
+  fw_task_desc_t gpuOnly = fwtest::describeTask("gpu", nullptr, nullptr);
+  gpuOnly.accesses = &access;
+  gpuOnly.num_accesses = 1;
+  gpuOnly.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
+  FW_EXPECT_ERROR(fw_task_submit(rt, &gpuOnly, nullptr),
+                  "task 'gpu': access 0 reduces a buffer (FW_ACCESS_REDUCE), which runs on "
+                  "CPU workers only, but the task has no fn");
+  const int64_t dims[1] = {2};
+  fw_buffer_t *half = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F16, 1, dims, nullptr, 0, &half));
+  FW_EXPECT_ERROR(fw_buffer_set_reduction_op(half, FW_REDUCTION_MAX),
+                  "FW_REDUCTION_MAX is not built in for f16 buffers: give init and combine "
+                  "functions (fw_buffer_set_reduction)");
+  FW_EXPECT_ERROR(fw_buffer_set_reduction_op(half, fw_reduction_op_t(9)),
+                  "unknown reduction op 9");
+  fw_reduction_t noCombine = {[](void *, void *, size_t) {}, nullptr, nullptr};
+  FW_EXPECT_ERROR(fw_buffer_set_reduction(half, &noCombine),
+                  "reduction: init and combine are both required");
+  FW_EXPECT_ERROR(fw_buffer_set_reduction(nullptr, &noCombine), "buffer is NULL");
+  FW_EXPECT_ERROR(fw_buffer_set_reduction(half, nullptr), "reduction is NULL");
+  FW_EXPECT_ERROR(fw_buffer_set_reduction_op(nullptr, FW_REDUCTION_SUM), "buffer is NULL");
+  // Named twice: the body gets the same accumulator at both places.
+  void *places[2] = {nullptr, nullptr};
+  auto note = [](void *user, void *const *data, size_t) {
+    void **p = static_cast<void **>(user);
+    p[0] = data[0];
+    p[1] = data[1];
+    static_cast<int64_t *>(data[0])[0] += 5;
+  };
+  FW_ASSERT_OK(submit(rt, "twice", note, places, {{sum, kReduce}, {sum, kReduce}}));
+  EXPECT_EQ(readU64(sum)[0], 5u);
+  EXPECT_NE(places[0], nullptr);
+  EXPECT_EQ(places[0], places[1]);
+  EXPECT_NE(places[0], fw_buffer_data(sum));
+  fw_buffer_release(half);
+  fw_buffer_release(sum);
+  fw_buffer_release(plain);
+  fw_runtime_destroy(rt);
+}
+
+// Functions of the caller's: init runs once per worker that ran a task of the group (at
+// most four here, at least one), and combine once per accumulator; user_data reaches
+// both. A NaN wins a float maximum.
+TEST(ReduceFunctionsTest, InitOncePerWorkerAndCombineOncePerAccumulator) {
+  fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(FW_SCHEDULER_WS, 4));
+  ASSERT_NE(rt, nullptr);
+  struct Counts {
+    std::atomic<int> inits{0}, combines{0};
+  } counts;
+  fw_reduction_t r;
+  r.init = [](void *user, void *data, size_t size) {
+    static_cast<Counts *>(user)->inits.fetch_add(1);
+    std::memset(data, 0, size);
+  };
+  r.combine = [](void *user, void *dst, const void *src, size_t size) {
+    static_cast<Counts *>(user)->combines.fetch_add(1);
+    for (size_t i = 0; i < size / 8; ++i)
+      static_cast<uint64_t *>(dst)[i] ^= static_cast<const uint64_t *>(src)[i];
+  };
+  r.user_data = &counts;
+  fw_buffer_t *bits = makeU64Buffer(rt, 2, {0, 2});
+  FW_ASSERT_OK(fw_buffer_set_reduction(bits, &r));
+  // A writer before the group holds its reduction back until every contribution is
+  // submitted: one group (otherwise the workers may end a group before the next
+  // contribution comes, and each group has accumulators of its own).
+  Gate gate;
+  gate.value = 1;
+  FW_ASSERT_OK(submit(rt, "gate", writeWhenOpen, &gate, {{bits, FW_ACCESS_WRITE}}));
+  std::vector<uint64_t> masks(64);
+  uint64_t expect[2] = {1, 2};
+  auto flip = [](void *user, void *const *data, size_t) {
+    uint64_t m = *static_cast<const uint64_t *>(user);
+    static_cast<uint64_t *>(data[0])[0] ^= m;
+    static_cast<uint64_t *>(data[0])[1] ^= ~m;
+  };
+  for (size_t i = 0; i < masks.size(); ++i) {
+    masks[i] = 0x9E3779B97F4A7C15ull * (i + 1);
+    expect[0] ^= masks[i];
+    expect[1] ^= ~masks[i];
+    FW_ASSERT_OK(submit(rt, "flip", flip, &masks[i], {{bits, kReduce}}));
+  }
+  gate.open = true;
+  std::vector<uint64_t> got = readU64(bits);
+  EXPECT_EQ(got[0], expect[0]);
+  EXPECT_EQ(got[1], expect[1]);
+  EXPECT_GE(counts.inits.load(), 1);
+  EXPECT_LE(counts.inits.load(), 4);
+  EXPECT_EQ(counts.combines.load(), counts.inits.load());
+
+  const int64_t dims[1] = {2};
+  float start[2] = {1, 1};
+  fw_buffer_t *highest = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, dims, start, sizeof(start),
+                                &highest));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(highest, FW_REDUCTION_MAX));
+  std::vector<float> values = {3, NAN, 2};
+  auto take = [](void *user, void *const *data, size_t) {
+    float v = *static_cast<const float *>(user);
+    float *acc = static_cast<float *>(data[0]);
+    acc[0] = std::fmax(acc[0], std::isnan(v) ? 0 : v);
+    if (std::isnan(v)) acc[1] = v;
+  };
+  for (float &v : values) FW_ASSERT_OK(submit(rt, "take", take, &v, {{highest, kReduce}}));
+  const float *h = static_cast<const float *>(fw_buffer_data(highest));
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h[0], 3.0f);
+  EXPECT_TRUE(std::isnan(h[1]));
+  fw_buffer_release(highest);
+  fw_buffer_release(bits);
+  fw_runtime_destroy(rt);
+}
+
+// In a simulation the contributions do not wait for the writer before them: a 4 s writer
+// and eight 1 s contributions on four workers of 1 GFLOP/s end after about 4 s (the
+// contributions take the three other workers), where updates in place would take 12 s.
+// The reduction is a task of the simulation too, and the bound stays a bound.
+TEST(ReduceSimulationTest, ContributionsOverlapTheWriterBefore) {
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(4, 1);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *sum = makeSumBuffer(rt, 0);
+  fw_task_access_t write = {sum, FW_ACCESS_WRITE};
+  fw_task_desc_t w = fwtest::describeTask("write", nullptr, nullptr);
+  w.accesses = &write;
+  w.num_accesses = 1;
+  w.flops = 4e9;
+  FW_ASSERT_OK(fw_task_submit(rt, &w, nullptr));
+  for (int i = 0; i < 8; ++i) {
+    fw_task_access_t part = {sum, kReduce};
+    fw_task_desc_t d = fwtest::describeTask("part", nullptr, nullptr);
+    d.accesses = &part;
+    d.num_accesses = 1;
+    d.flops = 1e9;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  }
+  fw_task_access_t read = {sum, FW_ACCESS_READ};
+  fw_task_desc_t r = fwtest::describeTask("read", nullptr, nullptr);
+  r.accesses = &read;
+  r.num_accesses = 1;
+  r.flops = 1e9;
+  FW_ASSERT_OK(fw_task_submit(rt, &r, nullptr));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  EXPECT_EQ(rep.tasks, 11u);  // with the reduction
+  EXPECT_GE(rep.makespan_seconds, 5.0);
+  EXPECT_LT(rep.makespan_seconds, 5.1);
+  EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+  EXPECT_GE(rep.lower_bound_seconds, 5.0 - 1e-9);  // the writer, then the reader
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// The memory manager's count of future uses of the buffer comes back to zero after each
+// group and its reader, with the host tier capped: the reduction is a use, the
+// contributions are not (they never touch the buffer).
+TEST(ReduceMemoryTest, FutureUsesComeBackToZero) {
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
+  o.tier_limits = "host=64MiB";
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *sum = makeSumBuffer(rt, 0);
+  int64_t one = 1;
+  uint64_t seen = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 2; ++i) FW_ASSERT_OK(submit(rt, "part", addAmount, &one, {{sum, kReduce}}));
+    FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    EXPECT_EQ(atomic_load(&sum->mem.future_uses), 0u) << "round " << round;
+  }
+  EXPECT_EQ(seen, 6u);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// The trace shows the reduction as a task of its own ("part.reduce", named after the
+// group's first contribution), with an edge from each contribution and from the writer
+// before the group, and one to the reader after.
+TEST(ReduceTraceTest, TheReductionIsATaskWithItsEdges) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
+  o.flags = FW_RUNTIME_TRACE;
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *sum = makeSumBuffer(rt, 0);
+  Gate gate;
+  gate.value = 1;
+  FW_ASSERT_OK(submit(rt, "write", writeWhenOpen, &gate, {{sum, FW_ACCESS_WRITE}}));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return gate.started.load(); }));
+  int64_t one = 1;
+  std::vector<fw_task_t *> parts(3);
+  for (fw_task_t *&t : parts)
+    FW_ASSERT_OK(submit(rt, "part", addAmount, &one, {{sum, kReduce}}, &t));
+  for (fw_task_t *t : parts) FW_EXPECT_OK(fw_task_wait(t));  // before the writer ends
+  uint64_t seen = 0;
+  FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
+  gate.open = true;
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(seen, 4u);
+  std::string path = dir.file("trace.json");
+  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
+  std::vector<uint8_t> bytes = fwtest::readFile(path);
+  std::string text(bytes.begin(), bytes.end());
+  EXPECT_NE(text.find("\"name\":\"part.reduce\""), std::string::npos) << text;
+  std::regex start("\\{\"ph\":\"s\",");
+  size_t flows = std::distance(std::sregex_iterator(text.begin(), text.end(), start),
+                               std::sregex_iterator());
+  EXPECT_EQ(flows, 1u + 3u + 1u) << text;  // write -> reduce, 3 parts -> reduce, -> read
+  for (fw_task_t *t : parts) fw_task_release(t);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+}  // namespace
