@@ -20,6 +20,10 @@
 //   commute      every task a commutative update of the same buffer
 //                (FW_ACCESS_READ_WRITE_COMMUTE): one group, its updates one at a time in
 //                any order (only with --cases=commute; compare with chain)
+//   reduce       every task a contribution to a sum of the same buffer
+//                (FW_ACCESS_REDUCE): one group or a few, its tasks side by side on
+//                per-worker accumulators, plus a reduction task per group (only with
+//                --cases=reduce; compare with independent and commute)
 #include "runtime_bench.h"
 
 #include <algorithm>
@@ -33,7 +37,7 @@ namespace {
 
 void emptyTask(void *, void *const *, size_t) {}
 
-enum class Case { Independent, Chain, TwoBuffers, After, Commute };
+enum class Case { Independent, Chain, TwoBuffers, After, Commute, Reduce };
 constexpr int kPool = 64;
 
 // The names --cases takes.
@@ -42,7 +46,7 @@ const struct {
   Case value;
 } kCaseNames[] = {{"independent", Case::Independent}, {"chain", Case::Chain},
                   {"buffers", Case::TwoBuffers}, {"after", Case::After},
-                  {"commute", Case::Commute}};
+                  {"commute", Case::Commute}, {"reduce", Case::Reduce}};
 
 const char *caseName(Case c) {
   switch (c) {
@@ -56,6 +60,8 @@ const char *caseName(Case c) {
     return "chain (after)";
   case Case::Commute:
     return "group (1 buffer commute)";
+  case Case::Reduce:
+    return "group (1 buffer reduce)";
   }
   return "?";
 }
@@ -75,8 +81,10 @@ fw_status_t submitRound(Case c, fw_task_desc_t &d, const std::vector<fw_buffer_t
   fw_task_access_t acc[2];
   fw_task_t *prev = nullptr; // Case::After: the task the next one runs after
   for (size_t i = first; i < last; ++i) {
-    if (c == Case::Chain || c == Case::Commute) {
-      acc[0] = {outb[0], c == Case::Chain ? FW_ACCESS_READ_WRITE : FW_ACCESS_READ_WRITE_COMMUTE};
+    if (c == Case::Chain || c == Case::Commute || c == Case::Reduce) {
+      acc[0] = {outb[0], c == Case::Chain     ? FW_ACCESS_READ_WRITE
+                         : c == Case::Commute ? FW_ACCESS_READ_WRITE_COMMUTE
+                                              : FW_ACCESS_REDUCE};
       d.accesses = acc;
       d.num_accesses = 1;
     } else if (c == Case::TwoBuffers) {
@@ -118,7 +126,7 @@ fw_status_t waitRound(const std::string &how, Case c, const std::vector<fw_buffe
     return s;
   }
   if (how == "map" && c != Case::Independent) {
-    fw_buffer_t *b = outb[c == Case::Chain || c == Case::Commute ? 0 : (last - 1) % kPool];
+    fw_buffer_t *b = outb[c == Case::TwoBuffers ? (last - 1) % kPool : 0];
     void *data = nullptr;
     fw_status_t s = fw_buffer_map(b, &data);
     if (s == FW_OK)
@@ -141,12 +149,14 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, const Options &opt
   check(fw_runtime_create(&o, &rt), "creating a runtime");
   int64_t dims[1] = {16};
   std::vector<fw_buffer_t *> in, outb;
-  int buffers = c == Case::Independent                       ? 0
-                : c == Case::Chain || c == Case::Commute ? 1
-                                                         : kPool;
+  int buffers = c == Case::Independent  ? 0
+                : c == Case::TwoBuffers ? kPool
+                                        : 1;
   for (int i = 0; i < buffers; ++i) {
     fw_buffer_t *b = nullptr;
     check(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, dims, nullptr, 0, &b), "buffer");
+    if (c == Case::Reduce)
+      check(fw_buffer_set_reduction_op(b, FW_REDUCTION_SUM), "fw_buffer_set_reduction_op");
     outb.push_back(b);
     if (c == Case::TwoBuffers) {
       check(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, dims, nullptr, 0, &b), "buffer");
@@ -187,7 +197,9 @@ bool measure(Case c, fw_scheduler_kind_t policy, int workers, const Options &opt
   }
   fw_runtime_stats_t st;
   check(fw_runtime_get_stats(rt, &st), "fw_runtime_get_stats");
-  if (st.tasks_executed != n || st.tasks_failed != 0) {
+  // Contributions to a reduction come with a reduction task per group.
+  bool executed = c == Case::Reduce ? st.tasks_executed > n : st.tasks_executed == n;
+  if (!executed || st.tasks_failed != 0) {
     std::printf("FAILED: %s: %llu of %zu tasks executed, %llu failed\n", caseName(c),
                 (unsigned long long)st.tasks_executed, n, (unsigned long long)st.tasks_failed);
     ok = false;

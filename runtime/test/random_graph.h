@@ -4,7 +4,9 @@
 // or torn copy, shows in its checksum or in a buffer's final contents. A commutative update
 // (FW_ACCESS_READ_WRITE_COMMUTE) adds values derived from its other inputs to its buffer:
 // its group's updates give the same contents in any order, but two at once, or one that
-// read a stale copy, would lose an addition.
+// read a stale copy, would lose an addition. A contribution to a reduction
+// (FW_ACCESS_REDUCE, the buffer's reduction a sum) adds the same values to its
+// accumulator, which the reduction adds to the buffer: the same contents again.
 #ifndef FW_RUNTIME_TEST_RANDOM_GRAPH_H_
 #define FW_RUNTIME_TEST_RANDOM_GRAPH_H_
 
@@ -40,7 +42,7 @@ inline void applyRandomOp(RandomOp *op, uint64_t *const *data) {
   for (size_t j = 0; j < kRandomElems; ++j) sum += in[j] * (j + 1);
   op->checksum = sum;
   for (size_t a = 0; a < op->num; ++a) {
-    if (op->mode[a] & FW_ACCESS_COMMUTE)
+    if (op->mode[a] & (FW_ACCESS_COMMUTE | FW_ACCESS_REDUCE))
       for (size_t j = 0; j < kRandomElems; ++j) data[a][j] += mix(in[j] + a);
     else if (op->mode[a] & FW_ACCESS_WRITE)
       for (size_t j = 0; j < kRandomElems; ++j) data[a][j] = mix(in[j] + a);
@@ -49,9 +51,10 @@ inline void applyRandomOp(RandomOp *op, uint64_t *const *data) {
 
 // `count` operations on `buffers` buffers: one in 16 touches none, the others one to
 // three distinct buffers, reads the most common access (as in real graphs); with
-// `commute`, one access in three is a commutative update, which come in runs.
+// `commute`, one access in three is a commutative update, which come in runs, or with
+// `reduce` too, half of those a contribution to a sum (FW_REDUCTION_SUM).
 inline std::vector<RandomOp> randomOps(uint64_t seed, size_t count, size_t buffers,
-                                       bool commute = false) {
+                                       bool commute = false, bool reduce = false) {
   Rng rng(seed);
   std::vector<RandomOp> ops(count);
   for (size_t i = 0; i < count; ++i) {
@@ -69,8 +72,10 @@ inline std::vector<RandomOp> randomOps(uint64_t seed, size_t count, size_t buffe
       op.buffer[a] = b;
       static const fw_access_t kModes[] = {FW_ACCESS_READ, FW_ACCESS_READ, FW_ACCESS_WRITE,
                                            FW_ACCESS_READ_WRITE};
-      op.mode[a] = commute && rng.below(3) == 0 ? FW_ACCESS_READ_WRITE_COMMUTE
-                                                : kModes[rng.below(4)];
+      if (commute && rng.below(3) == 0)
+        op.mode[a] = reduce && rng.below(2) ? FW_ACCESS_REDUCE : FW_ACCESS_READ_WRITE_COMMUTE;
+      else
+        op.mode[a] = kModes[rng.below(4)];
     }
     op.checksum = 0;
   }

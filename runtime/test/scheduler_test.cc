@@ -1003,7 +1003,8 @@ void opTask(void *user, void *const *data, size_t num) {
 }
 
 // Policy, workers, whether the host tier is minimal ("host=min": every buffer a running
-// task does not use goes to storage and back), and whether some updates are commutative.
+// task does not use goes to storage and back), and whether some updates are commutative
+// and some contributions to reductions.
 class RandomGraphTest
     : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t, bool, bool>> {};
 
@@ -1012,7 +1013,7 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
   const uint64_t seed = 0x5eed0000 + workers * 7 + uint64_t(kind) + (commute ? 5 : 0);
 
   // Sequential replay.
-  std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers, commute);
+  std::vector<RandomOp> expected = fwtest::randomOps(seed, kTasks, kBuffers, commute, commute);
   std::vector<std::vector<uint64_t>> state = fwtest::replayRandomOps(expected, kBuffers);
 
   // The same operations through the task graph.
@@ -1024,8 +1025,9 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
   for (size_t b = 0; b < kBuffers; ++b) {
     buffers[b] = makeU64Buffer(rt, fwtest::kRandomElems, fwtest::randomInitialContents(b));
     ASSERT_NE(buffers[b], nullptr);
+    FW_ASSERT_OK(fw_buffer_set_reduction_op(buffers[b], FW_REDUCTION_SUM));
   }
-  std::vector<RandomOp> ops = fwtest::randomOps(seed, kTasks, kBuffers, commute);
+  std::vector<RandomOp> ops = fwtest::randomOps(seed, kTasks, kBuffers, commute, commute);
   for (RandomOp &op : ops) {
     std::vector<fw_task_access_t> acc;
     for (size_t a = 0; a < op.num; ++a) acc.push_back({buffers[op.buffer[a]], op.mode[a]});
@@ -1037,9 +1039,16 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
   for (size_t b = 0; b < kBuffers; ++b) EXPECT_EQ(readU64(buffers[b]), state[b]) << "buffer " << b;
   fw_runtime_stats_t stats;
   FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
-  EXPECT_EQ(stats.tasks_submitted, kTasks);
-  EXPECT_EQ(stats.tasks_executed, kTasks);
-  EXPECT_EQ(stats.devices[0].tasks, kTasks);
+  // With the reduction tasks: one per group of contributions, at most one per
+  // contribution.
+  size_t contributions = 0;
+  for (const RandomOp &op : ops)
+    for (size_t a = 0; a < op.num; ++a) contributions += op.mode[a] == FW_ACCESS_REDUCE;
+  if (commute) ASSERT_GT(contributions, 0u);
+  EXPECT_GE(stats.tasks_submitted, kTasks + (contributions > 0));
+  EXPECT_LE(stats.tasks_submitted, kTasks + contributions);
+  EXPECT_EQ(stats.tasks_executed, stats.tasks_submitted);
+  EXPECT_EQ(stats.devices[0].tasks, stats.tasks_submitted);
   if (minimal) EXPECT_GT(stats.evictions, 0u);
   for (fw_buffer_t *b : buffers) fw_buffer_release(b);
   fw_runtime_destroy(rt);
@@ -1055,7 +1064,7 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(fwtest::schedulerName(std::get<0>(info.param))) + "_" +
              std::to_string(std::get<1>(info.param)) + "workers" +
              (std::get<2>(info.param) ? "_minimal_host" : "") +
-             (std::get<3>(info.param) ? "_commute" : "");
+             (std::get<3>(info.param) ? "_commute_reduce" : "");
     });
 
 // ---- Errors -----------------------------------------------------------------------
