@@ -15,6 +15,7 @@
 #include "commute.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
+#include "task_queue.h"
 
 /* A group's accumulators, one per worker (a CPU worker runs one task at a time, also
  * when a waiting thread runs it in the worker's place: each is written by one thread at a
@@ -63,11 +64,16 @@ int fw_redux_take_accesses(fw_task_t *t, const fw_task_access_t *accesses,
   return 1;
 }
 
-void fw_redux_release(fw_task_t *t) {
+void fw_redux_release_contributions(fw_task_t *t) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_buffer_release(t->reduces[r].buffer);
     fw_task_release(t->reduces[r].combine);
   }
+  t->num_reduces = 0;
+}
+
+void fw_redux_release(fw_task_t *t) {
+  fw_redux_release_contributions(t);
   free(t->reduces);
   fw_redux_group_t *g = t->reduction;
   if (!g) return;
@@ -113,7 +119,9 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   join->seq = s->next_seq++;
   join->state = FW_TASK_PENDING;
   join->group = first->group;
+  join->reads_buffer = 1;
   ++s->tasks_submitted;
+  fw_scheduler_lookahead_append(s, join); /* its buffer is an input the window counts */
   atomic_fetch_add(&join->group->outstanding, 1);
   atomic_fetch_add(&s->outstanding, 1);
   if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
@@ -136,6 +144,7 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
   if (join && fw_task_add_successor(t, join)) {
     fw_task_retain(join);
     t->reduces[r].combine = join;
+    if (t->priority > join->priority) join->priority = t->priority; /* what waits on it */
     /* What the cost model knows of it: a pass over the buffer per accumulator. */
     size_t members = ++join->reduction->contributors;
     size_t accumulators = members < s->num_cpu_workers ? members : s->num_cpu_workers;
@@ -158,6 +167,7 @@ void fw_redux_close_group(fw_buffer_t *b) {
 void fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t) {
   fw_buffer_t *b = t->accesses[0].buffer;
   if (b->redux_join == t) fw_redux_close_group(b);
+  t->placement_key = fw_task_placement_key(t); /* of its work, known now */
   fw_scheduler_rank(s, t);
 }
 

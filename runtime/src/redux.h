@@ -20,8 +20,11 @@ fw_status_t fw_redux_check_access(const char *name, const fw_task_access_t *acce
  * lock); 0 when out of memory. */
 int fw_redux_take_accesses(fw_task_t *t, const fw_task_access_t *accesses,
                            size_t num_accesses);
-/* Drops what `t` holds of reductions: its contributions' buffers and reduction tasks, and
- * for a reduction task, its group's accumulators (no lock; the last reference). */
+/* Drops the buffers and reduction tasks of `t`'s contributions (no lock; once it
+ * finished, so that a handle kept on it keeps neither). */
+void fw_redux_release_contributions(fw_task_t *t);
+/* Drops what `t` holds of reductions: that, and for a reduction task its group's
+ * accumulators (no lock; the last reference). */
 void fw_redux_release(fw_task_t *t);
 /* Contribution r of `t` joins the open group of its buffer (or opens one): before the
  * group's reduction task, which follows what came before the group. */

@@ -192,6 +192,14 @@ int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task) {
 
 /* ---- Graph --------------------------------------------------------------------- */
 
+void fw_scheduler_lookahead_append(fw_scheduler_t *s, fw_task_t *t) {
+  t->in_lookahead = 1;
+  t->lookahead_prev = s->lookahead_tail;
+  if (s->lookahead_tail) s->lookahead_tail->lookahead_next = t;
+  else s->lookahead_head = t;
+  s->lookahead_tail = t;
+}
+
 static void lookahead_remove(fw_scheduler_t *s, fw_task_t *t) {
   if (!t->in_lookahead) return;
   if (t->lookahead_prev) t->lookahead_prev->lookahead_next = t->lookahead_next;
@@ -554,13 +562,10 @@ static void insert_locked(fw_scheduler_t *s, fw_task_t *task) {
   task->state = FW_TASK_PENDING;
   task->pending = 1; /* the submission itself */
   ++s->tasks_submitted;
+  /* Before the reduction tasks the inference makes for it, which come after it. */
+  fw_scheduler_lookahead_append(s, task);
   infer_dependencies(s, task);
   if (task->num_after) depend_on_after(task);
-  task->in_lookahead = 1;
-  task->lookahead_prev = s->lookahead_tail;
-  if (s->lookahead_tail) s->lookahead_tail->lookahead_next = task;
-  else s->lookahead_head = task;
-  s->lookahead_tail = task;
   if (!task->staged_hold && --task->pending == 0) fw_scheduler_make_ready(s, task, NULL);
 }
 
@@ -1019,6 +1024,7 @@ static void finish_unlocked(fw_scheduler_t *s, fw_task_t *task) {
   atomic_store(&task->done, 1);
   for (size_t i = 0; i < task->num_accesses; ++i) fw_buffer_release(task->accesses[i].buffer);
   task->num_accesses = 0;
+  fw_redux_release_contributions(task); /* nor the buffers it contributed to */
   fw_task_release_after(task);
   fw_module_t *module = task->module;
   task->module = NULL;

@@ -650,7 +650,8 @@ int fw_simulator_hold(fw_scheduler_t *s, fw_task_t *task);
  * each device class (for the bounds) to where what it reads was written, or host memory. */
 void fw_simulator_released(fw_scheduler_t *s, fw_task_t *task);
 /* Calls `visit` for each successor of `t`, and for a join (commute.c) for each of the
- * join's successors instead: the tasks that wait for `t` to finish, to a plan. */
+ * join's successors instead, and for a reduction task (redux.c) for it and its
+ * successors: the tasks that wait for `t` to finish, to a plan. */
 void fw_task_visit_successors(const fw_task_t *t, void (*visit)(void *ctx, fw_task_t *succ),
                               void *ctx);
 /* The task graph's edges (sched.lock; scheduler.c, used by commute.c too). */
@@ -669,6 +670,8 @@ void fw_task_cancel_for_memory(fw_task_t *t);
 /* Task `t`'s predecessors are done (`from`: the worker that completed the last, NULL for
  * the submitting thread): into a policy's queue, or waiting for a buffer (commute.c). */
 void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
+/* Adds `t` at the end of the lookahead window (the tasks submitted and not started). */
+void fw_scheduler_lookahead_append(fw_scheduler_t *s, fw_task_t *t);
 /* Sets the upward rank of `t` (heft): its expected time averaged over the workers that
  * can run it, plus the largest rank among its successors. */
 void fw_scheduler_rank(fw_scheduler_t *s, fw_task_t *t);
