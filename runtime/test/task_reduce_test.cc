@@ -563,6 +563,37 @@ TEST(ReduceFunctionsTest, InitOncePerWorkerAndCombineOncePerAccumulator) {
   fw_runtime_destroy(rt);
 }
 
+// `combine` runs in the reduction task: fw_task_fail there fails it, and the reader after
+// it; `init` runs before a contribution's body, where fw_task_fail is refused.
+TEST(ReduceFunctionsTest, FailuresInTheFunctions) {
+  fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(FW_SCHEDULER_EAGER, 2));
+  ASSERT_NE(rt, nullptr);
+  static std::atomic<int> refused{0};
+  fw_reduction_t r;
+  r.init = [](void *, void *data, size_t size) {
+    fw_status_t s = fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "init"));
+    refused += s != FW_OK && fw_status_code(s) == FW_STATUS_FAILED_PRECONDITION;
+    fw_status_free(s);
+    std::memset(data, 0, size);
+  };
+  r.combine = [](void *, void *, const void *, size_t) {
+    fw_task_fail(fw_status_create(FW_STATUS_DATA_LOSS, "combine broke"));
+  };
+  r.user_data = nullptr;
+  fw_buffer_t *sum = makeU64Buffer(rt, 1, {0});
+  FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+  FW_ASSERT_OK(submit(rt, "part", addOne, nullptr, {{sum, kReduce}}));
+  uint64_t seen = 0;
+  fw_task_t *reader = nullptr;
+  FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}, &reader));
+  FW_EXPECT_ERROR(fw_task_wait(reader), "task @part.reduce: combine broke");
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt), "combine broke");
+  EXPECT_EQ(refused.load(), 1);
+  fw_task_release(reader);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
 // In a simulation the contributions do not wait for the writer before them: a 4 s writer,
 // eight 1 s contributions and a 1 s reader on four workers of 1 GFLOP/s end after 5 s
 // (the contributions take the three other workers while the writer runs), where the same

@@ -236,8 +236,10 @@ FW_API fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *o
 /* How the contributions of tasks that reduce a buffer (FW_ACCESS_REDUCE) are combined:
  * `init` sets `size` bytes at `data` to the neutral element, `combine` folds `src` into
  * `dst` (dst = dst op src, size bytes each) for an associative and commutative op. Both
- * run on CPU workers, `combine` one call at a time per buffer; `user_data` is theirs and
- * must stay valid while tasks that reduce the buffer are unfinished. */
+ * run on CPU workers: `init` before a contribution's body (outside it: fw_task_fail is
+ * refused there), `combine` in the group's reduction task, one call at a time per buffer
+ * (fw_task_fail there fails the reduction). `user_data` is theirs and must stay valid
+ * while tasks that reduce the buffer are unfinished. */
 typedef struct fw_reduction_t {
   void (*init)(void *user_data, void *data, size_t size);
   void (*combine)(void *user_data, void *dst, const void *src, size_t size);
