@@ -46,13 +46,8 @@ fw_status_t fw_redux_check_access(const char *name, const fw_task_access_t *acce
   return FW_OK;
 }
 
-int fw_redux_take_accesses(fw_task_t *t, const fw_task_access_t *accesses,
-                           size_t num_accesses) {
-  size_t n = 0;
-  for (size_t i = 0; i < num_accesses; ++i) n += accesses[i].access == FW_ACCESS_REDUCE;
-  if (!n) return 1;
-  t->reduces = calloc(n, sizeof(*t->reduces));
-  if (!t->reduces) return 0;
+void fw_redux_take_accesses(fw_task_t *t, const fw_task_access_t *accesses,
+                            size_t num_accesses) {
   for (size_t i = 0; i < num_accesses; ++i) {
     if (accesses[i].access != FW_ACCESS_REDUCE) continue;
     uint32_t r = 0;
@@ -61,7 +56,6 @@ int fw_redux_take_accesses(fw_task_t *t, const fw_task_access_t *accesses,
     fw_buffer_retain(accesses[i].buffer);
     t->reduces[t->num_reduces++].buffer = accesses[i].buffer;
   }
-  return 1;
 }
 
 void fw_redux_release_contributions(fw_task_t *t) {
@@ -74,7 +68,6 @@ void fw_redux_release_contributions(fw_task_t *t) {
 
 void fw_redux_release(fw_task_t *t) {
   fw_redux_release_contributions(t);
-  free(t->reduces);
   fw_redux_group_t *g = t->reduction;
   if (!g) return;
   for (size_t i = 0; i < g->num_slots; ++i) free(g->slots[i]);

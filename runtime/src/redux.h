@@ -16,10 +16,10 @@ extern "C" {
  * buffer has a reduction and the task names it no other way), else the error (no lock). */
 fw_status_t fw_redux_check_access(const char *name, const fw_task_access_t *accesses,
                                   size_t num_accesses, size_t i);
-/* Notes the contributions among the accesses of `t` being created, one per buffer (no
- * lock); 0 when out of memory. */
-int fw_redux_take_accesses(fw_task_t *t, const fw_task_access_t *accesses,
-                           size_t num_accesses);
+/* Notes the contributions among the accesses of `t` being created in `t->reduces` (room
+ * for each), one per buffer (no lock). */
+void fw_redux_take_accesses(fw_task_t *t, const fw_task_access_t *accesses,
+                            size_t num_accesses);
 /* Drops the buffers and reduction tasks of `t`'s contributions (no lock; once it
  * finished, so that a handle kept on it keeps neither). */
 void fw_redux_release_contributions(fw_task_t *t);

@@ -65,18 +65,31 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
     fw_status_t reduce = fw_redux_check_access(name, accesses, num_accesses, i);
     if (reduce) return reduce;
   }
-  /* One allocation: the task, then its accesses, then its name. */
+  /* One allocation: the task, then its accesses, then with contributions to reductions
+   * those and the map from its description's accesses to its own (redux.c), then its
+   * name. */
   const char *label = name && *name ? name : "task";
   size_t label_size = strlen(label) + 1;
-  if (num_accesses > (SIZE_MAX - sizeof(fw_task_t) - label_size) / sizeof(fw_task_access_internal_t))
+  size_t per_access =
+      sizeof(fw_task_access_internal_t) + sizeof(fw_task_reduce_t) + sizeof(uint32_t);
+  if (num_accesses > (SIZE_MAX - sizeof(fw_task_t) - label_size) / per_access)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s' has too many accesses", label);
+  size_t num_reduces = 0;
+  for (size_t i = 0; i < num_accesses; ++i) num_reduces += accesses[i].access == FW_ACCESS_REDUCE;
   size_t accesses_size = num_accesses * sizeof(fw_task_access_internal_t);
-  size_t alloc_size = sizeof(fw_task_t) + accesses_size + label_size;
+  size_t reduces_size = num_reduces * sizeof(fw_task_reduce_t);
+  size_t map_size = num_reduces ? num_accesses * sizeof(uint32_t) : 0;
+  size_t alloc_size = sizeof(fw_task_t) + accesses_size + reduces_size + map_size + label_size;
   fw_task_t *t = fw_task_pool_alloc(&rt->sched.task_pool, alloc_size);
   if (!t) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   t->alloc_size = alloc_size;
   t->accesses = (fw_task_access_internal_t *)(t + 1);
-  t->name = (char *)(t + 1) + accesses_size;
+  if (num_reduces) {
+    t->reduces = (fw_task_reduce_t *)((char *)t->accesses + accesses_size);
+    t->binding_access = (uint32_t *)((char *)t->reduces + reduces_size);
+    t->binding_inline = 1;
+  }
+  t->name = (char *)(t + 1) + accesses_size + reduces_size + map_size;
   memcpy(t->name, label, label_size);
   t->name_hash = fw_history_name_hash(label);
   atomic_init(&t->refcount, 1);
@@ -87,10 +100,7 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
   /* One access per distinct buffer, with the union of the modes; commutative only when
    * every access to it is (a plain one orders it as usual). Contributions to reductions
    * apart (redux.c). */
-  if (!fw_redux_take_accesses(t, accesses, num_accesses)) {
-    fw_task_release(t);
-    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  }
+  fw_redux_take_accesses(t, accesses, num_accesses);
   for (size_t i = 0; i < num_accesses; ++i) {
     if (accesses[i].access == FW_ACCESS_REDUCE) continue;
     size_t j = 0;
@@ -135,7 +145,7 @@ void fw_task_release(fw_task_t *task) {
   if (task->successors != task->inline_successors) free(task->successors);
   free(task->members);
   free(task->sim_group);
-  free(task->binding_access);
+  if (!task->binding_inline) free(task->binding_access);
   fw_redux_release(task);
   void (*release_user_data)(void *) = task->release_user_data;
   void *user_data = task->user_data;

@@ -188,6 +188,7 @@ struct fw_task_t {
    * access binding_access[i] (NULL when no access was merged). */
   size_t num_bindings;
   uint32_t *binding_access;
+  int binding_inline; /* binding_access is in the task's allocation (contributions) */
   uint64_t start_ns, end_ns;
   /* Simulation: the earliest its inputs could be ready on each device class (the
    * critical path bound, sim_bound.h), and its id in the DAG the bounds keep (0: none

@@ -64,8 +64,10 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
     }
   }
   if (task->num_accesses < desc->num_accesses) {
-    /* Accesses to the same buffer were merged: the body still gets data[i] for access i. */
-    task->binding_access = calloc(desc->num_accesses, sizeof(*task->binding_access));
+    /* Accesses to the same buffer were merged, or are contributions (whose map is in the
+     * task's allocation): the body still gets data[i] for access i. */
+    if (!task->binding_access)
+      task->binding_access = calloc(desc->num_accesses, sizeof(*task->binding_access));
     if (!task->binding_access) {
       fw_task_release(task);
       return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
