@@ -629,6 +629,8 @@ fw_status_t fw_runtime_simulation_report(fw_runtime_t *rt, fw_sim_report_t *out)
                           "the runtime is not simulating (fw_runtime_options_t.simulate)");
   fw_simulator_run(&rt->sched);
   memset(out, 0, sizeof(*out));
+  if (rt->sim_stall)
+    return fw_status_create(fw_status_code(rt->sim_stall), fw_status_message(rt->sim_stall));
   out->makespan_seconds = rt->sim_makespan;
   out->critical_path_seconds = rt->sim_critical_path;
   out->work_bound_seconds = fw_sim_bound_area(&rt->sim_bound);

@@ -63,6 +63,7 @@ struct fw_runtime_t {
   double sim_makespan, sim_critical_path;
   fw_sim_bound_t sim_bound;
   uint64_t sim_tasks, sim_measured_tasks;
+  fw_status_t sim_stall; /* why the last run left tasks that never started (simulator.c) */
 };
 
 struct fw_buffer_t {

@@ -3,6 +3,7 @@
  * have arrived over the device's link and runs for the device model's time. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "runtime_internal.h"
 #include "scheduler.h"
 #include "sim_links.h"
+#include "status_internal.h"
 #include "trace.h"
 
 /* Virtual seconds in nanoseconds, saturated (a conversion out of range is undefined):
@@ -164,6 +166,8 @@ static double next_link_event(const fw_runtime_t *rt) {
 void fw_simulator_fini(fw_runtime_t *rt) {
   for (uint32_t n = 0; n < FW_MAX_MEMORY_NODES; ++n)
     for (int d = 0; d < 2; ++d) free(rt->sim_links[n].dir[d].pending);
+  fw_status_free(rt->sim_stall);
+  rt->sim_stall = FW_OK;
 }
 
 /* ---- Memory -------------------------------------------------------------------- */
@@ -656,6 +660,35 @@ static int release_sim_held(fw_scheduler_t *s) {
   return n != 0;
 }
 
+/* The run ended with tasks that never started: no worker would take those ready (a
+ * scheduling bug: a plan that holds a worker back for a task that waits on work planned
+ * behind it, say). Rather than a run that returns as if complete, the waits for their
+ * groups fail naming them (once per stall), and so does the report until a run gets
+ * through (lock taken here). */
+static void note_stall(fw_scheduler_t *s) {
+  fw_runtime_t *rt = s->runtime;
+  fw_sched_lock(s);
+  size_t left = 0;
+  char names[160] = "";
+  for (fw_task_t *t = s->lookahead_head; t; t = t->lookahead_next, ++left)
+    if (left < 3)
+      snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", left ? ", " : "",
+               t->name);
+  if (left) {
+    int noted = rt->sim_stall != FW_OK; /* by an earlier run: its waits failed already */
+    fw_status_free(rt->sim_stall);
+    rt->sim_stall = fw_status_make(FW_STATUS_INTERNAL,
+                                   "simulation stalled: %zu submitted tasks never started "
+                                   "(%s%s): no worker would take the ready ones",
+                                   left, names, left > 3 ? ", ..." : "");
+    for (fw_task_t *t = s->lookahead_head; t && !noted; t = t->lookahead_next)
+      if (t->group->status == FW_OK)
+        t->group->status =
+            fw_status_create(fw_status_code(rt->sim_stall), fw_status_message(rt->sim_stall));
+  }
+  fw_sched_unlock(s);
+}
+
 void fw_simulator_run(fw_scheduler_t *s) {
   fw_runtime_t *rt = s->runtime;
   release_sim_held(s);
@@ -694,6 +727,12 @@ void fw_simulator_run(fw_scheduler_t *s) {
         if (num_running == 0) { /* all done, unless callbacks submitted more */
           if (release_sim_held(s)) continue;
           drop_pending(rt);
+          if (atomic_load(&s->outstanding)) {
+            note_stall(s);
+          } else { /* a run that stalled before got through since */
+            fw_status_free(rt->sim_stall);
+            rt->sim_stall = FW_OK;
+          }
           break;
         }
         continue;

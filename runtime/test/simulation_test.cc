@@ -1104,3 +1104,35 @@ TEST(SimulationHeftTest, KeepsThePlanThatEndsFirst) {
         << r.lower_bound_seconds << " s";
   }
 }
+
+// A run that ends with tasks no worker would start (a scheduling bug, such as a plan that
+// held a worker back for a task waiting on work planned behind it; here every worker is
+// made to look busy) fails every wait for them, and the report, naming them, rather than
+// return as if the simulation were complete.
+TEST(SimulationStallTest, TasksThatNeverStartFailTheWaitAndTheReport) {
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(2, 1);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *b = fwtest::makeU64Buffer(rt, 1, {0});
+  for (const char *name : {"first", "second", "third", "fourth"}) {
+    fw_task_access_t a = {b, FW_ACCESS_READ_WRITE};
+    fw_task_desc_t d = fwtest::describeTask(name, nullptr, nullptr);
+    d.accesses = &a;
+    d.num_accesses = 1;
+    d.flops = 1e9;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  }
+  for (size_t i = 0; i < rt->sched.num_workers; ++i) rt->sched.workers[i].sim_busy = 1;
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt),
+                  "simulation stalled: 4 submitted tasks never started (first, second, third, "
+                  "...): no worker would take the ready ones");
+  fw_sim_report_t rep;
+  FW_EXPECT_ERROR(fw_runtime_simulation_report(rt, &rep), "simulation stalled");
+  // Workers free again: the tasks run, and the report is whole.
+  for (size_t i = 0; i < rt->sched.num_workers; ++i) rt->sched.workers[i].sim_busy = 0;
+  FW_EXPECT_OK(fw_runtime_wait_all(rt));
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  EXPECT_EQ(rep.tasks, 4u);
+  EXPECT_NEAR(rep.makespan_seconds, 4.0, 1e-6);
+  fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
