@@ -3,6 +3,7 @@
  * the group precedes and the accesses after the group follow), and the buffers a ready
  * update holds while the other updates of its group wait. Everything here runs with
  * sched.lock held. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "runtime_internal.h"
@@ -72,14 +73,21 @@ void fw_commute_join_group(fw_scheduler_t *s, fw_task_t *t, size_t i) {
     fw_scheduler_make_ready(s, join, NULL); /* a group of none: it ends */
 }
 
-/* The buffer of `t`'s commutative accesses that another task holds, if any. */
-static fw_buffer_t *held_elsewhere(const fw_task_t *t) {
+/* The next buffer of `t`'s commutative accesses to take: the lowest (by address) it
+ * does not hold yet, NULL when it holds them all. A task takes its buffers in that order,
+ * one at a time, keeping those it has while it waits for the next: every task waits only
+ * for a buffer above all those it holds, so no two wait for each other (no deadlock), and
+ * the updates that come after it to a buffer it has taken wait for it (it is not passed
+ * over while updates of one buffer keep another of its busy). */
+static fw_buffer_t *next_to_take(const fw_task_t *t) {
+  fw_buffer_t *next = NULL;
   for (size_t i = 0; i < t->num_accesses; ++i) {
-    const fw_task_access_internal_t *a = &t->accesses[i];
-    if (a->commute && a->buffer->commute_holder && a->buffer->commute_holder != t)
-      return a->buffer;
+    fw_buffer_t *b = t->accesses[i].buffer;
+    if (t->accesses[i].commute && b->commute_holder != t &&
+        (!next || (uintptr_t)b < (uintptr_t)next))
+      next = b;
   }
-  return NULL;
+  return next;
 }
 
 /* Cancels commutative update `t` when an update of one of its groups failed (lock
@@ -96,10 +104,10 @@ int fw_commute_cancel_after_failure(fw_task_t *t) {
   return 0;
 }
 
-/* Whether ready task `t` may run now: it takes the buffers of its commutative updates,
- * all at once, or waits in the queue of one that another task holds (lock held). An
- * update of a group one of whose updates failed fails with that error, holding nothing:
- * it would update garbage.
+/* Whether ready task `t` may run now: it takes the buffers of its commutative updates in
+ * order (next_to_take), or waits in the queue of the next one, which another task holds,
+ * keeping those it took (lock held). An update of a group one of whose updates failed
+ * fails with that error: it would update garbage (what it took goes when it completes).
  * Either way it leaves its heft plan, which ran the group's updates side by side: held
  * to it, an update would hold its buffer while it waited for its planned worker (the
  * others waiting behind it, other workers idle), and a worker that holds its queue back
@@ -112,27 +120,29 @@ int fw_commute_take_buffers(fw_task_t *t) {
     t->plan_worker = NULL;
   }
   if (t->holds_buffers || t->cancelled || fw_commute_cancel_after_failure(t)) return 1;
-  fw_buffer_t *held = held_elsewhere(t);
-  if (held) {
-    t->next_parked = NULL;
-    if (held->parked_tail) held->parked_tail->next_parked = t;
-    else held->parked_head = t;
-    held->parked_tail = t;
-    return 0;
+  for (fw_buffer_t *b; (b = next_to_take(t));) {
+    if (b->commute_holder) {
+      t->next_parked = NULL;
+      if (b->parked_tail) b->parked_tail->next_parked = t;
+      else b->parked_head = t;
+      b->parked_tail = t;
+      return 0;
+    }
+    b->commute_holder = t;
   }
-  for (size_t i = 0; i < t->num_accesses; ++i)
-    if (t->accesses[i].commute) t->accesses[i].buffer->commute_holder = t;
   t->holds_buffers = 1;
   return 1;
 }
 
-/* Completing task `t` lets its buffers go: each goes to the first task waiting for it
- * that can take all of its own (one that cannot waits for the next it lacks). */
+/* Completing task `t` lets the buffers it took go (all of them, or those it took before
+ * it was cancelled): each goes to the first task waiting for it, which keeps it (and may
+ * wait for its next). */
 void fw_commute_let_buffers_go(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
-  if (!t->holds_buffers) return;
+  if (!t->num_commute) return;
   t->holds_buffers = 0;
   for (size_t i = 0; i < t->num_accesses; ++i)
-    if (t->accesses[i].commute) t->accesses[i].buffer->commute_holder = NULL;
+    if (t->accesses[i].commute && t->accesses[i].buffer->commute_holder == t)
+      t->accesses[i].buffer->commute_holder = NULL;
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
     while (t->accesses[i].commute && b->parked_head && !b->commute_holder) {

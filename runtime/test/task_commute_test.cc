@@ -375,6 +375,41 @@ TEST_P(CommuteTest, ASynchronousUpdateWaitsForTheHolder) {
   fw_buffer_release(acc);
 }
 
+// A task updating two buffers is not passed over by an update that comes after it: it
+// takes its buffers one at a time (in a fixed order) and keeps what it took while it
+// waits for the rest. Both buffers held by gated updates; the two-buffer task T, then an
+// update V of the buffer T takes first; the first gate opens: T takes that buffer and
+// waits for the other, V waits for T (taking both at once or none, T let the buffer go
+// to V, which ran first); the second gate opens: T runs, then V.
+TEST_P(CommuteTest, ATaskUpdatingTwoBuffersIsNotPassedOver) {
+  fw_buffer_t *a = makeU64Buffer(rt_, 1, {0}), *b = makeU64Buffer(rt_, 1, {0});
+  fw_buffer_t *low = a < b ? a : b, *high = a < b ? b : a;  // the order T takes them in
+  Gate lowGate, highGate;
+  auto holdThenAdd = [](void *user, void *const *data, size_t) {
+    holdUntilOpen(user, nullptr, 0);
+    static_cast<uint64_t *>(data[0])[0] += 1;
+  };
+  FW_ASSERT_OK(submit(rt_, "holdLow", holdThenAdd, &lowGate, {{low, kCommute}}));
+  FW_ASSERT_OK(submit(rt_, "holdHigh", holdThenAdd, &highGate, {{high, kCommute}}));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return lowGate.started && highGate.started; }));
+  std::atomic<int> clock{0};
+  Adder both, later;
+  both.clock = later.clock = &clock;
+  FW_ASSERT_OK(submit(rt_, "both", add, &both, {{a, kCommute}, {b, kCommute}}));
+  FW_ASSERT_OK(submit(rt_, "later", add, &later, {{low, kCommute}}));
+  lowGate.open = true;
+  fwtest::sleepMs(50);
+  EXPECT_EQ(later.at, -1);  // it waits for `both`, which waits for the other buffer
+  highGate.open = true;
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(both.at, 0);
+  EXPECT_EQ(later.at, 1);
+  EXPECT_EQ(readU64(low)[0], 3u);
+  EXPECT_EQ(readU64(high)[0], 2u);
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+}
+
 FW_INSTANTIATE_FOR_EVERY_POLICY(CommuteTest);
 
 // Commutative only with read-write; a buffer named both commutatively and plainly by one

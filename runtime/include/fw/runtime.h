@@ -500,7 +500,9 @@ FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
  * group runs after all of it, but the group's updates are not ordered among themselves:
  * they run one at a time (a task holds the buffer from when it is ready until it
  * finishes), each as soon as its other inputs are there and the buffer is free. A task
- * that updates several buffers so takes them all at once or waits for them all. When one
+ * that updates several buffers takes them one at a time in a fixed order, keeping those
+ * it took while it waits for the next (no deadlock, and no later update of a buffer it
+ * took passes it). When one
  * of them fails, the buffer holds garbage: the group's updates that have not started, and
  * the tasks after the group that read the buffer, fail with its error.
  *
