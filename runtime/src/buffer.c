@@ -56,6 +56,7 @@ static fw_status_t buffer_new(fw_runtime_t *runtime, fw_element_type_t element_t
   atomic_init(&b->refcount, 1);
   b->runtime = runtime;
   fw_runtime_retain_internal(runtime);
+  b->serial = atomic_fetch_add_explicit(&runtime->next_buffer_serial, 1, memory_order_relaxed);
   b->type.element_type = element_type;
   b->type.rank = (uint32_t)rank;
   for (size_t i = 0; i < rank; ++i) b->type.dims[i] = dims[i];

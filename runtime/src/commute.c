@@ -3,7 +3,6 @@
  * the group precedes and the accesses after the group follow), and the buffers a ready
  * update holds while the other updates of its group wait. Everything here runs with
  * sched.lock held. */
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "runtime_internal.h"
@@ -73,8 +72,9 @@ void fw_commute_join_group(fw_scheduler_t *s, fw_task_t *t, size_t i) {
     fw_scheduler_make_ready(s, join, NULL); /* a group of none: it ends */
 }
 
-/* The next buffer of `t`'s commutative accesses to take: the lowest (by address) it
- * does not hold yet, NULL when it holds them all. A task takes its buffers in that order,
+/* The next buffer of `t`'s commutative accesses to take: the first created (serial)
+ * that it does not hold yet, NULL when it holds them all (an order that does not change
+ * from run to run, so neither do simulations). A task takes its buffers in that order,
  * one at a time, keeping those it has while it waits for the next: every task waits only
  * for a buffer above all those it holds, so no two wait for each other (no deadlock), and
  * the updates that come after it to a buffer it has taken wait for it (it is not passed
@@ -83,8 +83,7 @@ static fw_buffer_t *next_to_take(const fw_task_t *t) {
   fw_buffer_t *next = NULL;
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
-    if (t->accesses[i].commute && b->commute_holder != t &&
-        (!next || (uintptr_t)b < (uintptr_t)next))
+    if (t->accesses[i].commute && b->commute_holder != t && (!next || b->serial < next->serial))
       next = b;
   }
   return next;

@@ -18,8 +18,8 @@ void fw_commute_join_group(fw_scheduler_t *s, fw_task_t *t, size_t i);
 /* The first other access after an open group of `b`: the group's join becomes the last
  * writer, and the readers before the group are done with. */
 void fw_commute_close_group(fw_buffer_t *b);
-/* Ready task `t` takes the buffers of its commutative updates, one at a time in a fixed
- * order (1: all taken), or waits in the queue of the next, which another task holds,
+/* Ready task `t` takes the buffers of its commutative updates, one at a time in the order
+ * they were created (1: all taken), or waits in the queue of the next, which another task holds,
  * keeping those it took (0: make it ready again when handed it). It leaves its heft plan
  * either way; it is cancelled (1) when its group failed. */
 int fw_commute_take_buffers(fw_task_t *t);

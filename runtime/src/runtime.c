@@ -413,6 +413,7 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   fw_runtime_t *rt = calloc(1, sizeof(*rt));
   if (!rt) return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   atomic_init(&rt->refcount, 1);
+  atomic_init(&rt->next_buffer_serial, 0);
   rt->options = *o;
   rt->options.simulate = NULL;
   fw_history_init(&rt->history);

@@ -22,6 +22,7 @@ struct fw_runtime_t {
   /* One reference for the caller (dropped by fw_runtime_destroy) and one per live buffer,
    * module and task, so destroying the runtime first never leaves them dangling. */
   atomic_size_t refcount;
+  atomic_uint_fast64_t next_buffer_serial; /* fw_buffer_t.serial */
   fw_runtime_options_t options; /* simulate points at `machine` below */
   fw_device_t *cpu_device;
   /* The devices kernels run on: [0] is the CPU, then each GPU found (not when
@@ -69,6 +70,7 @@ struct fw_runtime_t {
 struct fw_buffer_t {
   atomic_size_t refcount;
   fw_runtime_t *runtime;
+  uint64_t serial; /* creation order in its runtime (commute.c takes buffers by it) */
   fw_tensor_type_t type; /* all dims static */
   size_t element_count;
   size_t byte_size;

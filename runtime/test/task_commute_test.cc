@@ -382,8 +382,9 @@ TEST_P(CommuteTest, ASynchronousUpdateWaitsForTheHolder) {
 // waits for the other, V waits for T (taking both at once or none, T let the buffer go
 // to V, which ran first); the second gate opens: T runs, then V.
 TEST_P(CommuteTest, ATaskUpdatingTwoBuffersIsNotPassedOver) {
-  fw_buffer_t *a = makeU64Buffer(rt_, 1, {0}), *b = makeU64Buffer(rt_, 1, {0});
-  fw_buffer_t *low = a < b ? a : b, *high = a < b ? b : a;  // the order T takes them in
+  // T takes them in the order they were created: `low` first.
+  fw_buffer_t *low = makeU64Buffer(rt_, 1, {0}), *high = makeU64Buffer(rt_, 1, {0});
+  fw_buffer_t *a = high, *b = low;  // named the other way round in T's accesses
   Gate lowGate, highGate;
   auto holdThenAdd = [](void *user, void *const *data, size_t) {
     holdUntilOpen(user, nullptr, 0);
