@@ -14,19 +14,9 @@
  * in the first update's group of tasks, which a wait for them then waits for. NULL when
  * out of memory. */
 static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t *first) {
-  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
-  fw_task_t *join = NULL;
-  fw_status_t status = fw_task_create(s->runtime, "commute-join", &access, 1, &join);
-  if (status) {
-    fw_status_free(status);
-    return NULL;
-  }
+  fw_task_t *join = fw_scheduler_graph_task(s, "commute-join", b, first);
+  if (!join) return NULL;
   join->join = 1;
-  join->seq = s->next_seq++;
-  join->state = FW_TASK_PENDING;
-  join->group = first->group;
-  atomic_fetch_add(&join->group->outstanding, 1);
-  atomic_fetch_add(&s->outstanding, 1);
   b->commute_join = join;
   ++b->commute_group;
   if (s->simulated) fw_simulator_group_opened(join, b);

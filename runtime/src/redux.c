@@ -98,25 +98,17 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   g->num_slots = n;
   char name[160];
   snprintf(name, sizeof(name), "%s.reduce", first->name);
-  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
-  fw_task_t *join = NULL;
-  fw_status_t status = fw_task_create(s->runtime, name, &access, 1, &join);
-  if (status) {
-    fw_status_free(status);
+  fw_task_t *join = fw_scheduler_graph_task(s, name, b, first);
+  if (!join) {
     free(g);
     return NULL;
   }
   join->reduction = g;
   join->fn = combine_accumulators;
   join->user_data = g;
-  join->seq = s->next_seq++;
-  join->state = FW_TASK_PENDING;
-  join->group = first->group;
   join->reads_buffer = 1;
   ++s->tasks_submitted;
   fw_scheduler_lookahead_append(s, join); /* its buffer is an input the window counts */
-  atomic_fetch_add(&join->group->outstanding, 1);
-  atomic_fetch_add(&s->outstanding, 1);
   if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
   /* It updates the buffer in place: after its last writer (whose failure it reads) and
    * the readers since. */

@@ -202,6 +202,23 @@ int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task) {
 
 /* ---- Graph --------------------------------------------------------------------- */
 
+fw_task_t *fw_scheduler_graph_task(fw_scheduler_t *s, const char *name, fw_buffer_t *b,
+                                   const fw_task_t *first) {
+  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
+  fw_task_t *t = NULL;
+  fw_status_t status = fw_task_create(s->runtime, name, &access, 1, &t);
+  if (status) {
+    fw_status_free(status);
+    return NULL;
+  }
+  t->seq = s->next_seq++;
+  t->state = FW_TASK_PENDING;
+  t->group = first->group;
+  atomic_fetch_add(&t->group->outstanding, 1);
+  atomic_fetch_add(&s->outstanding, 1);
+  return t;
+}
+
 void fw_scheduler_lookahead_append(fw_scheduler_t *s, fw_task_t *t) {
   t->in_lookahead = 1;
   t->lookahead_prev = s->lookahead_tail;

@@ -671,6 +671,12 @@ void fw_task_cancel_for_memory(fw_task_t *t);
 /* Task `t`'s predecessors are done (`from`: the worker that completed the last, NULL for
  * the submitting thread): into a policy's queue, or waiting for a buffer (commute.c). */
 void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
+/* A task the graph makes for a group of accesses to `b` (a join, commute.c; a reduction
+ * task, redux.c): it updates `b` in place, comes next in submission order, and counts in
+ * the group of tasks of `first`, the group's first task (a wait for them waits for it).
+ * NULL when out of memory. */
+fw_task_t *fw_scheduler_graph_task(fw_scheduler_t *s, const char *name, fw_buffer_t *b,
+                                   const fw_task_t *first);
 /* Adds `t` at the end of the lookahead window (the tasks submitted and not started). */
 void fw_scheduler_lookahead_append(fw_scheduler_t *s, fw_task_t *t);
 /* Sets the upward rank of `t` (heft): its expected time averaged over the workers that

@@ -306,31 +306,10 @@ TEST_P(CommuteTest, GroupsOpenAndEndWhileUpdatesArrive) {
 // the update has completed and its group's join is ready but not yet completed, so the
 // new update must open a group of its own (joining the finished one made its join ready
 // twice). Fifty links, then a reader that sees them all.
-struct CallbackChain {
-  fw_runtime_t *rt;
-  fw_buffer_t *acc;
-  int links = 0;
-};
-
-void bumpOnce(void *, void *const *data, size_t) { ++static_cast<uint64_t *>(data[0])[0]; }
-
-void submitNextUpdate(void *user, fw_status_t status) {
-  auto *c = static_cast<CallbackChain *>(user);
-  EXPECT_EQ(status, nullptr);
-  if (++c->links == 50) return;
-  fw_task_access_t access = {c->acc, kCommute};
-  fw_task_desc_t d = fwtest::describeTask("link", bumpOnce, c);
-  d.accesses = &access;
-  d.num_accesses = 1;
-  d.on_done = submitNextUpdate;
-  FW_EXPECT_OK(fw_task_submit(c->rt, &d, nullptr));
-}
-
 TEST_P(CommuteTest, AnUpdateSubmittedAsItsGroupEndsOpensAnother) {
   fw_buffer_t *acc = makeU64Buffer(rt_, 1, {0});
-  CallbackChain chain{rt_, acc};
-  chain.links = -1;
-  submitNextUpdate(&chain, FW_OK);  // the first link
+  fwtest::CallbackChain chain{rt_, acc, kCommute, 50};
+  fwtest::startCallbackChain(&chain);
   FW_ASSERT_OK(fw_runtime_wait_all(rt_));
   EXPECT_EQ(chain.links, 50);
   EXPECT_EQ(readU64(acc)[0], 50u);

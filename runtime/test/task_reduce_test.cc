@@ -23,6 +23,7 @@
 
 namespace {
 
+using fwtest::addOne;
 using fwtest::makeU64Buffer;
 using fwtest::readU64;
 using fwtest::submit;
@@ -310,31 +311,10 @@ TEST_P(ReduceTest, GroupsOpenAndEndWhileContributionsArrive) {
 // Each contribution's completion callback submits the next: it runs when its group's
 // reduction may be ready already, so the new one opens a group of its own. Fifty links,
 // then the buffer holds them all.
-struct CallbackChain {
-  fw_runtime_t *rt;
-  fw_buffer_t *sum;
-  int links = 0;
-};
-
-void addOne(void *, void *const *data, size_t) { ++static_cast<int64_t *>(data[0])[0]; }
-
-void submitNextPart(void *user, fw_status_t status) {
-  auto *c = static_cast<CallbackChain *>(user);
-  EXPECT_EQ(status, nullptr);
-  if (++c->links == 50) return;
-  fw_task_access_t access = {c->sum, kReduce};
-  fw_task_desc_t d = fwtest::describeTask("link", addOne, c);
-  d.accesses = &access;
-  d.num_accesses = 1;
-  d.on_done = submitNextPart;
-  FW_EXPECT_OK(fw_task_submit(c->rt, &d, nullptr));
-}
-
 TEST_P(ReduceTest, AContributionSubmittedAsItsGroupEndsOpensAnother) {
   fw_buffer_t *sum = makeSumBuffer(rt_, 0);
-  CallbackChain chain{rt_, sum};
-  chain.links = -1;
-  submitNextPart(&chain, FW_OK);  // the first link
+  fwtest::CallbackChain chain{rt_, sum, kReduce, 50};
+  fwtest::startCallbackChain(&chain);
   FW_ASSERT_OK(fw_runtime_wait_all(rt_));
   EXPECT_EQ(chain.links, 50);
   EXPECT_EQ(readU64(sum)[0], 50u);
@@ -594,6 +574,17 @@ TEST(ReduceFunctionsTest, FailuresInTheFunctions) {
   fw_runtime_destroy(rt);
 }
 
+// A simulation-only task (no body) accessing `b` in `mode`, described by its flops.
+void submitCost(fw_runtime_t *rt, fw_buffer_t *b, const char *name, fw_access_t mode,
+                double flops) {
+  fw_task_access_t a = {b, mode};
+  fw_task_desc_t d = fwtest::describeTask(name, nullptr, nullptr);
+  d.accesses = &a;
+  d.num_accesses = 1;
+  d.flops = flops;
+  FW_EXPECT_OK(fw_task_submit(rt, &d, nullptr));
+}
+
 // In a simulation the contributions do not wait for the writer before them: a 4 s writer,
 // eight 1 s contributions and a 1 s reader on four workers of 1 GFLOP/s end after 5 s
 // (the contributions take the three other workers while the writer runs), where the same
@@ -604,17 +595,9 @@ double simulateWriterGroupReader(fw_access_t mode, uint64_t *tasks, double *boun
   EXPECT_NE(rt, nullptr);
   if (!rt) return 0;
   fw_buffer_t *sum = makeSumBuffer(rt, 0);
-  auto submitCost = [&](const char *name, fw_access_t m, double flops) {
-    fw_task_access_t a = {sum, m};
-    fw_task_desc_t d = fwtest::describeTask(name, nullptr, nullptr);
-    d.accesses = &a;
-    d.num_accesses = 1;
-    d.flops = flops;
-    FW_EXPECT_OK(fw_task_submit(rt, &d, nullptr));
-  };
-  submitCost("write", FW_ACCESS_WRITE, 4e9);
-  for (int i = 0; i < 8; ++i) submitCost("part", mode, 1e9);
-  submitCost("read", FW_ACCESS_READ, 1e9);
+  submitCost(rt, sum, "write", FW_ACCESS_WRITE, 4e9);
+  for (int i = 0; i < 8; ++i) submitCost(rt, sum, "part", mode, 1e9);
+  submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
   FW_EXPECT_OK(fw_runtime_wait_all(rt));
   fw_sim_report_t rep;
   FW_EXPECT_OK(fw_runtime_simulation_report(rt, &rep));
@@ -652,17 +635,9 @@ TEST_P(ReduceHeftSimulationTest, PlansFollowTheReduction) {
   fw_runtime_t *rt = fwtest::simulatedCpuRuntime(GetParam(), 1);
   ASSERT_NE(rt, nullptr);
   fw_buffer_t *sum = makeSumBuffer(rt, 0);
-  auto submitCost = [&](const char *name, fw_access_t mode, double flops) {
-    fw_task_access_t a = {sum, mode};
-    fw_task_desc_t d = fwtest::describeTask(name, nullptr, nullptr);
-    d.accesses = &a;
-    d.num_accesses = 1;
-    d.flops = flops;
-    FW_EXPECT_OK(fw_task_submit(rt, &d, nullptr));
-  };
-  submitCost("write", FW_ACCESS_WRITE, 1e9);
-  for (int i = 0; i < 3; ++i) submitCost("part", kReduce, 1e9);
-  submitCost("read", FW_ACCESS_READ, 10e9);
+  submitCost(rt, sum, "write", FW_ACCESS_WRITE, 1e9);
+  for (int i = 0; i < 3; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
+  submitCost(rt, sum, "read", FW_ACCESS_READ, 10e9);
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   fw_sim_report_t rep;
   FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));

@@ -138,6 +138,37 @@ inline fw_status_t submit(fw_runtime_t *rt, const char *name, fw_task_fn_t fn, v
   return fw_task_submit(rt, &d, out);
 }
 
+// A task body that adds 1 to element 0 of its first buffer (an i64 counter).
+inline void addOne(void *, void *const *data, size_t) { ++static_cast<uint64_t *>(data[0])[0]; }
+
+// A chain of `length` tasks, each accessing `buffer` in `mode` and adding 1 to it (addOne),
+// each submitted by the completion callback (fw_task_desc_t.on_done) of the one before:
+// startCallbackChain submits the first; `links` counts them (`length` once all ran).
+struct CallbackChain {
+  fw_runtime_t *rt;
+  fw_buffer_t *buffer;
+  fw_access_t mode;
+  int length;
+  int links = 0;
+};
+
+inline void submitNextLink(void *user, fw_status_t status) {
+  auto *c = static_cast<CallbackChain *>(user);
+  EXPECT_EQ(status, nullptr);
+  if (++c->links == c->length) return;
+  fw_task_access_t access = {c->buffer, c->mode};
+  fw_task_desc_t d = describeTask("link", addOne, c);
+  d.accesses = &access;
+  d.num_accesses = 1;
+  d.on_done = submitNextLink;
+  EXPECT_EQ(fw_task_submit(c->rt, &d, nullptr), nullptr);
+}
+
+inline void startCallbackChain(CallbackChain *c) {
+  c->links = -1;
+  submitNextLink(c, FW_OK);
+}
+
 // Instantiates a test suite parameterized by fw_scheduler_kind_t under every policy, each
 // instance named after its policy.
 #define FW_INSTANTIATE_FOR_EVERY_POLICY(Suite)                                           \
