@@ -17,15 +17,33 @@
 #include "status_internal.h"
 #include "task_queue.h"
 
+/* A group's accumulators are combined by a tree of tasks (pairs side by side, then pairs
+ * of their results, the reduction task folding the last into the buffer) when at least
+ * this many workers ran its tasks and a pass over one takes long enough to outweigh a
+ * level of tasks (a few microseconds each): 256 KiB is some 20-60 us per pass on a core.
+ * Fewer or smaller, the reduction task combines them one after another. */
+#define FW_REDUX_TREE_MIN_ACCUMULATORS 4u
+#define FW_REDUX_TREE_MIN_BYTES (256u << 10)
+
+/* One task of the tree: folds accumulator `src` into `dst` and frees `src`. */
+typedef struct fw_redux_pair_t {
+  fw_redux_group_t *group;
+  uint32_t dst, src;
+} fw_redux_pair_t;
+
 /* A group's accumulators, one per worker (a CPU worker runs one task at a time, also
  * when a waiting thread runs it in the worker's place: each is written by one thread at a
- * time, and read by the reduction task after all of the group's tasks completed). */
+ * time, and read by the tasks combining them after all of the group's tasks completed). */
 struct fw_redux_group_t {
   fw_reduction_t reduction; /* the buffer's when the group opened */
   size_t size;              /* bytes */
+  uint64_t elements;
   size_t contributors;      /* tasks in the group (sched.lock) */
+  int ended;                /* its reduction task was ready once (the tree decided) */
   size_t num_slots;
-  void *slots[]; /* per worker index; NULL until a task of the group ran there */
+  uint8_t *ran;             /* per worker: a task of the group ran there (also simulated) */
+  fw_redux_pair_t *pairs;   /* the tree's tasks' user data (num_slots - 1 at most) */
+  void *slots[];            /* per worker index; NULL until a task of the group ran there */
 };
 
 fw_status_t fw_redux_check_access(const char *name, const fw_task_access_t *accesses,
@@ -74,7 +92,8 @@ void fw_redux_release(fw_task_t *t) {
   free(g);
 }
 
-/* The reduction task's body: data[0] is the buffer in host memory. */
+/* The reduction task's body: data[0] is the buffer in host memory. The accumulators the
+ * tree combined are gone already. */
 static void combine_accumulators(void *user_data, void *const *data, size_t num_data) {
   (void)num_data;
   fw_redux_group_t *g = user_data;
@@ -86,16 +105,47 @@ static void combine_accumulators(void *user_data, void *const *data, size_t num_
   }
 }
 
+/* A tree task's body (no data: accumulators are not buffers). */
+static void combine_pair(void *user_data, void *const *data, size_t num_data) {
+  (void)data;
+  (void)num_data;
+  const fw_redux_pair_t *p = user_data;
+  fw_redux_group_t *g = p->group;
+  if (g->size) g->reduction.combine(g->reduction.user_data, g->slots[p->dst], g->slots[p->src],
+                                    g->size);
+  free(g->slots[p->src]);
+  g->slots[p->src] = NULL;
+}
+
+/* What the cost model knows of the reduction task when it combines `passes` accumulators:
+ * a pass over the buffer each, and the buffer read and written. */
+static void set_passes(fw_task_t *t, const fw_redux_group_t *g, size_t passes) {
+  t->bytes = (double)g->size * (double)(2 * passes + 1);
+  t->flops = (double)g->elements * (double)passes;
+}
+
+/* The depth of the tree over `n` accumulators of `g` (0: none is made). */
+static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
+  if (n < FW_REDUX_TREE_MIN_ACCUMULATORS || g->size < FW_REDUX_TREE_MIN_BYTES) return 0;
+  size_t levels = 0;
+  while (((size_t)1 << levels) < n) ++levels;
+  return levels;
+}
+
 /* Opens a group of contributions to `b` for its first contributor `first` (lock held):
  * its reduction task, ordered after the buffer's last writer and readers, which counts
  * in `first`'s group of tasks (a wait for them waits for it). NULL when out of memory. */
 static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t *first) {
   size_t n = s->num_workers;
-  fw_redux_group_t *g = calloc(1, sizeof(*g) + n * sizeof(g->slots[0]));
+  fw_redux_group_t *g =
+      calloc(1, sizeof(*g) + n * (sizeof(g->slots[0]) + sizeof(g->pairs[0]) + 1));
   if (!g) return NULL;
   g->reduction = b->reduction;
   g->size = b->byte_size;
+  g->elements = b->element_count;
   g->num_slots = n;
+  g->pairs = (fw_redux_pair_t *)&g->slots[n];
+  g->ran = (uint8_t *)&g->pairs[n];
   char name[160];
   snprintf(name, sizeof(name), "%s.reduce", first->name);
   fw_task_t *join = fw_scheduler_graph_task(s, name, b, first);
@@ -130,11 +180,14 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
     fw_task_retain(join);
     t->reduces[r].combine = join;
     if (t->priority > join->priority) join->priority = t->priority; /* what waits on it */
-    /* What the cost model knows of it: a pass over the buffer per accumulator. */
-    size_t members = ++join->reduction->contributors;
+    /* What the cost model knows of it until it is ready: a pass per accumulator, or per
+     * level of the tree and its own (the tasks of the tree do not exist yet: the rank of
+     * what precedes it counts them so). */
+    fw_redux_group_t *g = join->reduction;
+    size_t members = ++g->contributors;
     size_t accumulators = members < s->num_cpu_workers ? members : s->num_cpu_workers;
-    join->bytes = (double)b->byte_size * (double)(2 * accumulators + 1);
-    join->flops = (double)b->element_count * (double)accumulators;
+    size_t levels = tree_levels(g, accumulators);
+    set_passes(join, g, levels ? levels + 1 : accumulators);
     return;
   }
   fw_task_cancel_for_memory(t); /* the reduction would not wait for it */
@@ -149,24 +202,111 @@ void fw_redux_close_group(fw_buffer_t *b) {
   b->redux_join = NULL;
 }
 
-void fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t) {
+/* Makes the tree that combines the accumulators of reduction task `t` (ready) down to
+ * one, which `t` then waits for; 0 when there is none to make (too few or too small, or
+ * out of memory: `t` combines them all). */
+static int make_tree(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
+  fw_redux_group_t *g = t->reduction;
+  uint32_t *held = malloc(g->num_slots * sizeof(*held)); /* accumulators, by worker index */
+  fw_task_t **last = calloc(g->num_slots, sizeof(*last)); /* the tree task writing each */
+  fw_task_t **made = calloc(g->num_slots, sizeof(*made));
+  size_t n = 0, num_made = 0;
+  int ok = held && last && made;
+  for (size_t i = 0; ok && i < g->num_slots; ++i)
+    if (g->ran[i]) held[n++] = (uint32_t)i;
+  ok = ok && tree_levels(g, n) > 0;
+  /* Every task first (nothing changes if one cannot be made), then their edges: each has
+   * one successor, which takes no allocation. */
+  char name[192];
+  snprintf(name, sizeof(name), "%s.combine", t->name);
+  for (size_t i = 0; ok && i + 1 < n; ++i) {
+    fw_status_t status = fw_task_create(s->runtime, name, NULL, 0, &made[i]);
+    fw_status_free(status);
+    ok = status == FW_OK;
+  }
+  if (!ok) {
+    for (size_t i = 0; made && i < g->num_slots; ++i) fw_task_release(made[i]);
+    free(held);
+    free(last);
+    free(made);
+    return 0;
+  }
+  /* Level by level: at stride d, accumulator i + d folds into i. */
+  for (size_t d = 1; d < n; d *= 2) {
+    for (size_t i = 0; i + d < n; i += 2 * d) {
+      fw_task_t *p = made[num_made];
+      fw_redux_pair_t *pair = &g->pairs[num_made++];
+      pair->group = g;
+      pair->dst = held[i];
+      pair->src = held[i + d];
+      p->fn = combine_pair;
+      p->user_data = pair;
+      p->data_bytes = g->size; /* its history is kept by the buffer's size, as t's */
+      p->bytes = 3.0 * (double)g->size;
+      p->flops = (double)g->elements;
+      p->priority = t->priority;
+      p->seq = s->next_seq++;
+      p->state = FW_TASK_PENDING;
+      p->group = t->group;
+      atomic_fetch_add(&p->group->outstanding, 1);
+      atomic_fetch_add(&s->outstanding, 1);
+      ++s->tasks_submitted;
+      if (s->simulated) memcpy(p->sim_ready, t->sim_ready, sizeof(p->sim_ready));
+      fw_task_t *before[2] = {last[i], last[i + d]};
+      for (size_t k = 0; k < 2; ++k)
+        if (before[k]) (void)fw_task_add_successor(before[k], p); /* pending += 1 */
+      last[i] = p;
+    }
+  }
+  (void)fw_task_add_successor(last[0], t); /* t waits for the root */
+  set_passes(t, g, 1);
+  t->placement_key = fw_task_placement_key(t);
+  fw_scheduler_rank(s, t);
+  for (size_t i = num_made; i-- > 0;) { /* successors first */
+    made[i]->placement_key = fw_task_placement_key(made[i]);
+    fw_scheduler_rank(s, made[i]);
+  }
+  for (size_t i = 0; i < num_made; ++i)
+    if (made[i]->pending == 0) fw_scheduler_make_ready(s, made[i], from);
+  free(held);
+  free(last);
+  free(made);
+  return 1;
+}
+
+int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_buffer_t *b = t->accesses[0].buffer;
   if (b->redux_join == t) fw_redux_close_group(b);
+  fw_redux_group_t *g = t->reduction;
+  if (!g->ended) { /* the first time: the tree, and what it leaves to t */
+    g->ended = 1;
+    if (!t->cancelled && make_tree(s, t, from)) return 1;
+    size_t n = 0;
+    for (size_t i = 0; i < g->num_slots; ++i) n += g->ran[i];
+    set_passes(t, g, n);
+  }
   t->placement_key = fw_task_placement_key(t); /* of its work, known now */
   fw_scheduler_rank(s, t);
+  return 0;
 }
 
 int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ) {
+  if (t->fn == combine_pair) return 1; /* a tree task: into the next, or the reduction */
   if (!succ->reduction) return 0;
   for (uint32_t r = 0; r < t->num_reduces; ++r)
     if (t->reduces[r].combine == succ) return 1;
   return 0;
 }
 
+void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w) {
+  for (uint32_t r = 0; r < t->num_reduces; ++r) t->reduces[r].combine->reduction->ran[w->index] = 1;
+}
+
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
     void **slot = &g->slots[w->index];
+    g->ran[w->index] = 1;
     if (!*slot) {
       /* Whole cache lines: accumulators of neighbouring workers never share one. */
       size_t size = (g->size + 63) / 64 * 64;

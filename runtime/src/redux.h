@@ -32,11 +32,18 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r);
 /* The first other access after an open group of `b`: the reduction task becomes the last
  * writer, and the readers before the group (which it follows) are done with. */
 void fw_redux_close_group(fw_buffer_t *b);
-/* Reduction task `t` is ready: its group ends (a contribution submitted from now on
- * opens another), and it is ranked over its successors. */
-void fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t);
-/* Whether `t` contributes to the group that reduction task `succ` combines. */
+/* Reduction task `t` is ready (`from`: the worker that completed its last predecessor):
+ * its group ends (a contribution submitted from now on opens another), and it is ranked
+ * over its successors. The first time, when enough workers ran the group's tasks on a
+ * large enough buffer, a tree of tasks combining their accumulators pairwise is made and
+ * `t` waits for it: returns 1 then (t is not ready after all), else 0. */
+int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
+/* Whether a failure of `t` fails `succ` as a reduction's: `t` contributes to the group
+ * that reduction task `succ` combines, or is a task of its tree. */
 int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ);
+/* Simulation: contribution `t` runs on worker `w` (whose accumulator the reduction
+ * would combine). */
+void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w);
 /* Before `t` runs on CPU worker `w` (no lock): points each of its contributions at `w`'s
  * accumulator for the group, made and set to the neutral element on the worker's first
  * task of the group. The error when one cannot be allocated. */

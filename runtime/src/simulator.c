@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "memory.h"
+#include "redux.h"
 #include "runtime_internal.h"
 #include "scheduler.h"
 #include "sim_links.h"
@@ -405,6 +406,7 @@ static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_runnin
   double need = fw_scheduler_need(s, t); /* the worker waits: no later than now */
   if (need > s->sim_now) need = s->sim_now;
   if (!t->cancelled) {
+    fw_redux_note_worker(t, w);
     for (size_t i = 0; i < t->num_accesses; ++i) {
       fw_buffer_t *b = t->accesses[i].buffer;
       fw_replica_t *r = &b->mem.replicas[node];

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <mutex>
 #include <regex>
 #include <string>
 #include <thread>
@@ -139,6 +140,157 @@ TEST_P(ReduceTest, ContributionsRunTogetherWithoutWaitingForTheWriterBefore) {
   FW_ASSERT_OK(fw_runtime_wait_all(rt_));
   for (fw_task_t *t : tasks) fw_task_release(t);
   fw_task_release(reader);
+  fw_buffer_release(sum);
+}
+
+// A reduction whose accumulators are u64 sums, counting its combines by destination:
+// into an accumulator (a task of the tree) or into the buffer (the reduction task). Its
+// `fail_in_tree` makes the tree's combines fail their task.
+struct CountedSum {
+  std::mutex lock;
+  std::vector<const void *> accumulators;
+  std::atomic<int> into_accumulator{0}, into_buffer{0};
+  bool fail_in_tree = false;
+
+  static void init(void *user, void *data, size_t size) {
+    auto *c = static_cast<CountedSum *>(user);
+    std::memset(data, 0, size);
+    std::lock_guard<std::mutex> g(c->lock);
+    c->accumulators.push_back(data);
+  }
+  static void combine(void *user, void *dst, const void *src, size_t size) {
+    auto *c = static_cast<CountedSum *>(user);
+    bool tree;
+    {
+      std::lock_guard<std::mutex> g(c->lock);
+      tree = std::find(c->accumulators.begin(), c->accumulators.end(), dst) !=
+             c->accumulators.end();
+    }
+    (tree ? c->into_accumulator : c->into_buffer).fetch_add(1);
+    if (tree && c->fail_in_tree) {
+      fw_task_fail(fw_status_create(FW_STATUS_DATA_LOSS, "tree combine broke"));
+      return;
+    }
+    for (size_t i = 0; i < size / 8; ++i)
+      static_cast<uint64_t *>(dst)[i] += static_cast<const uint64_t *>(src)[i];
+  }
+  fw_reduction_t reduction() {
+    fw_reduction_t r;
+    r.init = init;
+    r.combine = combine;
+    r.user_data = this;
+    return r;
+  }
+};
+
+// `workers` contributions to `b` (u64), each adding i + 1 to element i, run at once (each
+// waits until all are inside, up to 20 s: so each runs on a worker of its own, and the
+// group has that many accumulators); true when they all met.
+bool contributeOnEveryWorker(fw_runtime_t *rt, fw_buffer_t *b, int workers) {
+  struct Part {
+    std::atomic<int> *inside;
+    int workers;
+    uint64_t elements;
+    std::atomic<bool> met{false};
+  };
+  std::atomic<int> inside{0};
+  std::vector<Part> parts(workers);
+  auto meet = [](void *user, void *const *data, size_t) {
+    auto *p = static_cast<Part *>(user);
+    p->inside->fetch_add(1);
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (p->inside->load() < p->workers && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    p->met = p->inside->load() >= p->workers;
+    auto *acc = static_cast<uint64_t *>(data[0]);
+    for (uint64_t i = 0; i < p->elements; ++i) acc[i] += i + 1;
+  };
+  std::vector<fw_task_t *> tasks(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    parts[i].inside = &inside;
+    parts[i].workers = workers;
+    parts[i].elements = fw_buffer_byte_size(b) / 8;
+    if (submit(rt, "part", meet, &parts[i], {{b, kReduce}}, &tasks[i]) != FW_OK) return false;
+  }
+  bool all = true;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    fw_status_t st = fw_task_wait(tasks[i]);
+    all = all && st == FW_OK && parts[i].met.load();
+    fw_status_free(st);
+    fw_task_release(tasks[i]);
+  }
+  return all;
+}
+
+// Four accumulators of a 256 KiB buffer (32768 u64) are combined by a tree: two tasks
+// fold pairs side by side, a third folds their results, and the reduction task folds
+// the last into the buffer; at 255 KiB the reduction task folds all four itself. The
+// sums are right either way, and the tree's tasks are tasks of the graph.
+TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
+  for (uint64_t elements : {32768u, 32640u}) {
+    SCOPED_TRACE(elements);
+    std::vector<uint64_t> start(elements, 1000);
+    const int64_t dims[1] = {int64_t(elements)};
+    fw_buffer_t *sum = nullptr;
+    FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, start.data(),
+                                  elements * 8, &sum));
+    CountedSum counted;
+    fw_reduction_t r = counted.reduction();
+    FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+    fw_runtime_stats_t before = fwtest::statsOf(rt_);
+    // The group is held open by a writer before it until every part has met.
+    Gate gate;
+    gate.value = 1000;
+    FW_ASSERT_OK(submit(rt_, "gate", writeWhenOpen, &gate, {{sum, FW_ACCESS_WRITE}}));
+    ASSERT_TRUE(fwtest::waitUntil([&] { return gate.started.load(); }));
+    gate.open = true;  // the parts wait for each other, not for it
+    ASSERT_TRUE(contributeOnEveryWorker(rt_, sum, 4));
+    const uint64_t *got = static_cast<const uint64_t *>(fw_buffer_data(sum));
+    ASSERT_NE(got, nullptr);
+    for (uint64_t i = 0; i < elements; ++i)
+      ASSERT_EQ(got[i], 1000u + 4 * (i + 1)) << i;
+    fw_buffer_unmap(sum);
+    FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+    EXPECT_EQ(counted.accumulators.size(), 4u);
+    bool tree = elements * 8 >= 256 * 1024;
+    EXPECT_EQ(counted.into_accumulator.load(), tree ? 3 : 0);
+    EXPECT_EQ(counted.into_buffer.load(), tree ? 1 : 4);
+    fw_runtime_stats_t after = fwtest::statsOf(rt_);
+    // gate, four parts, the reduction, and the tree's three.
+    EXPECT_EQ(after.tasks_executed - before.tasks_executed, tree ? 9u : 6u);
+    fw_buffer_release(sum);
+  }
+}
+
+// A combine of the tree that fails its task fails the next level and the reduction
+// task, and so the reader after it; the writer after runs, and the accumulators are
+// freed (ASan).
+TEST_P(ReduceTest, AFailedCombineInTheTreeFailsTheReduction) {
+  const int64_t dims[1] = {32768};
+  fw_buffer_t *sum = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, nullptr, 0, &sum));
+  CountedSum counted;
+  counted.fail_in_tree = true;
+  fw_reduction_t r = counted.reduction();
+  FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+  Gate gate;
+  FW_ASSERT_OK(submit(rt_, "gate", writeWhenOpen, &gate, {{sum, FW_ACCESS_WRITE}}));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return gate.started.load(); }));
+  gate.open = true;
+  ASSERT_TRUE(contributeOnEveryWorker(rt_, sum, 4));
+  uint64_t seen = 0, seven = 7;
+  fw_task_t *reader = nullptr, *writer = nullptr;
+  FW_ASSERT_OK(submit(rt_, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}, &reader));
+  FW_ASSERT_OK(submit(rt_, "write", writeValue, &seven, {{sum, FW_ACCESS_WRITE}}, &writer));
+  FW_EXPECT_ERROR(fw_task_wait(reader), "task @part.reduce.combine: tree combine broke");
+  FW_EXPECT_OK(fw_task_wait(writer));
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt_), "tree combine broke");
+  EXPECT_EQ(counted.into_buffer.load(), 0);
+  EXPECT_GE(counted.into_accumulator.load(), 1);
+  EXPECT_LE(counted.into_accumulator.load(), 2);  // the first level; the next cancelled
+  EXPECT_EQ(readU64(sum)[0], 7u);
+  fw_task_release(reader);
+  fw_task_release(writer);
   fw_buffer_release(sum);
 }
 
@@ -620,6 +772,32 @@ TEST(ReduceSimulationTest, ContributionsOverlapTheWriterBefore) {
   double commute = simulateWriterGroupReader(FW_ACCESS_READ_WRITE_COMMUTE, &tasks, &bound);
   EXPECT_EQ(tasks, 10u);
   EXPECT_NEAR(commute, 13.0, 1e-6);
+}
+
+// In a simulation of sixteen workers of 1 GFLOP/s, sixteen 1 s contributions to a
+// buffer of 2^24 floats (a pass over it: 16.8 ms) end in a tree of fifteen tasks, four
+// levels deep, and the reduction task's own pass: 1 s + 5 passes, where the reduction
+// task alone takes 16 passes (a 64 KiB buffer, below the tree's size, still does).
+TEST(ReduceSimulationTest, ATreeShortensTheReductionOfALargeBuffer) {
+  for (int64_t elements : {int64_t(1) << 24, int64_t(1) << 14}) {
+    SCOPED_TRACE(elements);
+    fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
+    ASSERT_NE(rt, nullptr);
+    fw_buffer_t *sum = nullptr;
+    FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
+    FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+    for (int i = 0; i < 16; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    fw_sim_report_t rep;
+    FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+    double pass = double(elements) * 1e-9;
+    bool tree = elements == int64_t(1) << 24;
+    EXPECT_EQ(rep.tasks, tree ? 32u : 17u);
+    EXPECT_NEAR(rep.makespan_seconds, 1 + (tree ? 5 : 16) * pass, 1e-6);
+    EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
 }
 
 // heft plans a simulation's batch through the reduction task (which is not in the batch):

@@ -237,9 +237,10 @@ FW_API fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *o
  * `init` sets `size` bytes at `data` to the neutral element, `combine` folds `src` into
  * `dst` (dst = dst op src, size bytes each) for an associative and commutative op. Both
  * run on CPU workers: `init` before a contribution's body (outside it: fw_task_fail is
- * refused there), `combine` in the group's reduction task, one call at a time per buffer
- * (fw_task_fail there fails the reduction). `user_data` is theirs and must stay valid
- * while tasks that reduce the buffer are unfinished. */
+ * refused there), `combine` in the group's reduction task and, for a large buffer, in the
+ * tasks of its tree: several calls at a time, on distinct accumulators (fw_task_fail there
+ * fails the reduction). `user_data` is theirs and must stay valid while tasks that
+ * reduce the buffer are unfinished. */
 typedef struct fw_reduction_t {
   void (*init)(void *user_data, void *data, size_t size);
   void (*combine)(void *user_data, void *dst, const void *src, size_t size);
@@ -511,9 +512,10 @@ FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
  * for each other: each task gets its CPU worker's private accumulator for the group
  * (data[i]), set to the neutral element before the worker's first task of the group, and
  * runs as soon as its other inputs are there. A reduction task runs after the group (and
- * after the accesses before it) and combines the accumulators into the buffer, one after
- * another: buffer = buffer op acc_1 op ... op acc_k (in no set order, so float sums may
- * differ in the last bits from run to run). The next other access of the buffer, or a
+ * after the accesses before it) and combines the accumulators into the buffer:
+ * buffer = buffer op acc_1 op ... op acc_k (in no set order, so float sums may differ in
+ * the last bits from run to run); for a buffer of 256 KiB or more with four accumulators
+ * or more, tasks of a tree combine them pairwise first, side by side. The next other access of the buffer, or a
  * host read, follows that task. Such tasks run on CPU workers only (their GPU
  * implementations are not used; `fn` is required), and the accumulators are host memory
  * outside the tiers' capacities (one buffer's size per CPU worker that ran a task of the
