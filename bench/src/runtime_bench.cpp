@@ -7,8 +7,11 @@
 //             simulator, against lower bounds (runtime_bench_sched.cpp)
 //   tiers     a working set 4x the host tier's limit, swept by real tasks, with prefetch on
 //             and off (runtime_bench_tiers.cpp)
+//   reduce    combining a reduction's accumulators (FW_ACCESS_REDUCE) against folding them
+//             one after another in plain C (runtime_bench_reduce.cpp)
 //
-// Usage: fw-runtime-bench [--only=overhead|sched|tiers[,...]] [options]; --help lists them.
+// Usage: fw-runtime-bench [--only=overhead|sched|tiers|reduce[,...]] [options]; --help lists
+// them.
 // Exit status 1 when a result is wrong (a failed task, a wrong sum, data that changed);
 // missed performance targets are reported in the tables, not in the exit status.
 
@@ -95,9 +98,9 @@ namespace {
 
 void usage() {
   std::puts(
-      "usage: fw-runtime-bench [--only=overhead|sched|tiers[,...]] [options]\n"
-      "  --only=PARTS        comma-separated parts to run (default: all three)\n"
-      "  --reps=N            repetitions, best of N (overhead, tiers; default 3)\n"
+      "usage: fw-runtime-bench [--only=overhead|sched|tiers|reduce[,...]] [options]\n"
+      "  --only=PARTS        comma-separated parts to run (default: all four)\n"
+      "  --reps=N            repetitions, best of N (overhead, tiers, reduce; default 3)\n"
       "  --trace-dir=DIR     write a Chrome trace of every simulation (sched) and tiers run\n"
       "                      into DIR (an existing directory)\n"
       "  --dag-dir=DIR       sched: write each DAG on each machine, with its run times per\n"
@@ -113,8 +116,9 @@ void usage() {
       "                      last task through fw_task_run: submitted and waited for at once)\n"
       "  --round-gap-us=G    the caller sleeps G us between rounds, not counted (calls that\n"
       "                      come apart, finding the workers asleep once G exceeds FW_SPIN_US)\n"
-      "  --workers=A,B       CPU worker counts (default 1,2)\n"
-      "  --policies=P,...    scheduling policies among eager, ws, heft (default: all three)\n"
+      "  --workers=A,B       CPU worker counts (default 1,2; reduce too)\n"
+      "  --policies=P,...    scheduling policies among eager, ws, heft (default: all three;\n"
+      "                      reduce too)\n"
       "  --cases=C,...       among independent, chain, buffers (default: those three), and\n"
       "                      after (a chain of control edges, fw_task_desc_t.after),\n"
       "                      commute (one group of commutative updates of one buffer) and\n"
@@ -145,7 +149,10 @@ void usage() {
       "                      into memory the benchmark owns (independent tasks)\n"
       "  --idle-compute      a task computes one pass (its checked result) and sleeps out the\n"
       "                      rest of its compute time: its worker is as busy, a core is not\n"
-      "                      (more workers than cores behave as on a machine with more cores)");
+      "                      (more workers than cores behave as on a machine with more cores)\n"
+      "reduce (real tasks):\n"
+      "  --reduce-mib=M,...  buffer sizes in MiB (default 0.25,4)\n"
+      "  --reduce-parts=N    contributions per worker (default 2)");
 }
 
 // The non-empty items of a comma-separated list.
@@ -222,7 +229,7 @@ int main(int argc, char **argv) {
       value = argv[++i];
     }
     if (key == "--only") {
-      opt.overhead = opt.sched = opt.tiers = false;
+      opt.overhead = opt.sched = opt.tiers = opt.reduce = false;
       std::stringstream ss(value);
       std::string part;
       while (std::getline(ss, part, ',')) {
@@ -232,6 +239,8 @@ int main(int argc, char **argv) {
           opt.sched = true;
         else if (part == "tiers")
           opt.tiers = true;
+        else if (part == "reduce")
+          opt.reduce = true;
         else {
           std::fprintf(stderr, "fw-runtime-bench: unknown part '%s'\n", part.c_str());
           usage();
@@ -301,6 +310,12 @@ int main(int argc, char **argv) {
       opt.computeRatio = std::atof(value.c_str());
     } else if (key == "--tier-workers") {
       opt.tierWorkers = std::atoi(value.c_str());
+    } else if (key == "--reduce-mib") {
+      opt.reduceMiB.clear();
+      for (const std::string &item : splitList(value))
+        opt.reduceMiB.push_back(std::atof(item.c_str()));
+    } else if (key == "--reduce-parts") {
+      opt.reduceParts = std::atoi(value.c_str());
     } else if (key == "--prefetch-window") {
       opt.prefetchWindow = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
     } else {
@@ -319,7 +334,9 @@ int main(int argc, char **argv) {
       opt.tile <= 0 || opt.layers <= 0 ||
       opt.widths.empty() || opt.tierBuffers == 0 || opt.tierBufferMiB == 0 || opt.sweeps <= 0 ||
       opt.tierWorkers <= 0 || !(opt.computeRatio > 0) || !(opt.linkGbps > 0) ||
-      opt.gpuMemoryMiB == 0) {
+      opt.gpuMemoryMiB == 0 || opt.reduceParts <= 0 || opt.reduceMiB.empty() ||
+      std::any_of(opt.reduceMiB.begin(), opt.reduceMiB.end(),
+                  [](double m) { return !(m * 1048576.0 >= 64); })) {
     usage();
     return 2;
   }
@@ -331,6 +348,8 @@ int main(int argc, char **argv) {
     ok &= rtbench::runSched(opt);
   if (opt.tiers)
     ok &= rtbench::runTiers(opt);
+  if (opt.reduce)
+    ok &= rtbench::runReduce(opt);
   if (!ok) {
     std::puts("\nfw-runtime-bench: some results are wrong (see FAILED above)");
     return 1;

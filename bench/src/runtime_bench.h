@@ -12,7 +12,7 @@
 namespace rtbench {
 
 struct Options {
-  bool overhead = true, sched = true, tiers = true;
+  bool overhead = true, sched = true, tiers = true, reduce = true;
   int reps = 3;               // repetitions (best of) for the timed parts
   size_t tasks = 200000;      // overhead: tasks per measurement
   size_t rounds = 1;          // overhead: the tasks in this many waits on one runtime
@@ -42,6 +42,8 @@ struct Options {
   uint32_t prefetchWindow = 0; // 0: the runtime's default
   bool resultBuffers = false;  // tiers: results in runtime buffers (read-write, chained)
   bool idleCompute = false;    // tiers: one pass, then sleep out the rest of the compute
+  std::vector<double> reduceMiB = {0.25, 4}; // reduce: buffer sizes
+  int reduceParts = 2;         // reduce: contributions per worker
 };
 
 // Exits with a message when `status` is an error (frees it).
@@ -73,11 +75,12 @@ private:
 
 std::string fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
-// The three parts; each returns false when a result was wrong (not when a target is
+// The four parts; each returns false when a result was wrong (not when a target is
 // missed: targets are reported, not enforced).
 bool runOverhead(const Options &opt);
 bool runSched(const Options &opt);
 bool runTiers(const Options &opt);
+bool runReduce(const Options &opt);
 
 } // namespace rtbench
 

@@ -17,13 +17,15 @@
 #include "status_internal.h"
 #include "task_queue.h"
 
-/* A group's accumulators are combined by a tree of tasks (pairs side by side, then pairs
- * of their results, the reduction task folding the last into the buffer) when at least
- * this many workers ran its tasks and a pass over one takes long enough to outweigh a
- * level of tasks (a few microseconds each): 256 KiB is some 20-60 us per pass on a core.
- * Fewer or smaller, the reduction task combines them one after another. */
-#define FW_REDUX_TREE_MIN_ACCUMULATORS 4u
-#define FW_REDUX_TREE_MIN_BYTES (256u << 10)
+/* A group's k accumulators are combined by a tree of tasks (pairs side by side, then pairs
+ * of their results, the reduction task folding the last into the buffer: L = ceil(log2 k)
+ * levels) when the k - L - 1 passes over the buffer it saves on the critical path take
+ * longer than the L levels of tasks it adds, each a task made ready and often a worker
+ * woken (20-100 us): when (k - L - 1) * size >= L * FW_REDUX_TREE_LEVEL_BYTES, the bytes
+ * a pass covers meanwhile at 5-25 GB/s. So four accumulators need 1 MiB, eight 384 KiB,
+ * sixteen 187 KiB; two or three never do. Else the reduction task combines them one
+ * after another. */
+#define FW_REDUX_TREE_LEVEL_BYTES (512.0 * 1024)
 
 /* One task of the tree: folds accumulator `src` into `dst` and frees `src`. */
 typedef struct fw_redux_pair_t {
@@ -126,10 +128,11 @@ static void set_passes(fw_task_t *t, const fw_redux_group_t *g, size_t passes) {
 
 /* The depth of the tree over `n` accumulators of `g` (0: none is made). */
 static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
-  if (n < FW_REDUX_TREE_MIN_ACCUMULATORS || g->size < FW_REDUX_TREE_MIN_BYTES) return 0;
   size_t levels = 0;
   while (((size_t)1 << levels) < n) ++levels;
-  return levels;
+  if (n < levels + 2) return 0;
+  double saved = (double)(n - levels - 1) * (double)g->size;
+  return saved >= (double)levels * FW_REDUX_TREE_LEVEL_BYTES ? levels : 0;
 }
 
 /* Opens a group of contributions to `b` for its first contributor `first` (lock held):

@@ -222,12 +222,13 @@ bool contributeOnEveryWorker(fw_runtime_t *rt, fw_buffer_t *b, int workers) {
   return all;
 }
 
-// Four accumulators of a 256 KiB buffer (32768 u64) are combined by a tree: two tasks
+// Four accumulators of a 1 MiB buffer (131072 u64) are combined by a tree: two tasks
 // fold pairs side by side, a third folds their results, and the reduction task folds
-// the last into the buffer; at 255 KiB the reduction task folds all four itself. The
-// sums are right either way, and the tree's tasks are tasks of the graph.
+// the last into the buffer; 1 KiB less, and the reduction task folds all four itself
+// (the pass the tree saves no longer outweighs its two levels). The sums are right
+// either way, and the tree's tasks are tasks of the graph.
 TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
-  for (uint64_t elements : {32768u, 32640u}) {
+  for (uint64_t elements : {131072u, 130944u}) {
     SCOPED_TRACE(elements);
     std::vector<uint64_t> start(elements, 1000);
     const int64_t dims[1] = {int64_t(elements)};
@@ -252,7 +253,7 @@ TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
     fw_buffer_unmap(sum);
     FW_ASSERT_OK(fw_runtime_wait_all(rt_));
     EXPECT_EQ(counted.accumulators.size(), 4u);
-    bool tree = elements * 8 >= 256 * 1024;
+    bool tree = elements * 8 >= 1024 * 1024;
     EXPECT_EQ(counted.into_accumulator.load(), tree ? 3 : 0);
     EXPECT_EQ(counted.into_buffer.load(), tree ? 1 : 4);
     fw_runtime_stats_t after = fwtest::statsOf(rt_);
@@ -266,7 +267,7 @@ TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
 // task, and so the reader after it; the writer after runs, and the accumulators are
 // freed (ASan).
 TEST_P(ReduceTest, AFailedCombineInTheTreeFailsTheReduction) {
-  const int64_t dims[1] = {32768};
+  const int64_t dims[1] = {131072};
   fw_buffer_t *sum = nullptr;
   FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, nullptr, 0, &sum));
   CountedSum counted;
@@ -777,7 +778,7 @@ TEST(ReduceSimulationTest, ContributionsOverlapTheWriterBefore) {
 // In a simulation of sixteen workers of 1 GFLOP/s, sixteen 1 s contributions to a
 // buffer of 2^24 floats (a pass over it: 16.8 ms) end in a tree of fifteen tasks, four
 // levels deep, and the reduction task's own pass: 1 s + 5 passes, where the reduction
-// task alone takes 16 passes (a 64 KiB buffer, below the tree's size, still does).
+// task alone takes 16 passes (a 64 KiB buffer, too small for a tree, still does).
 TEST(ReduceSimulationTest, ATreeShortensTheReductionOfALargeBuffer) {
   for (int64_t elements : {int64_t(1) << 24, int64_t(1) << 14}) {
     SCOPED_TRACE(elements);
