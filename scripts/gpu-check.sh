@@ -183,9 +183,9 @@ PY
         --tier-limits=host=128MiB --reps=2 --compute-ratio=$ratio ||
         { echo "FAIL fw-runtime-bench tiers 16 workers, compute / read $ratio"; fail=1; }
     done
-    echo "== combining a reduction's accumulators (a tree from 4 of 1 MiB) against a serial fold"
+    echo "== combining a reduction's accumulators (a tree from 4 of 2 MiB) against a serial fold"
     limited_long ./fw-runtime-bench --only=reduce --policies=eager,heft --workers=4,16 \
-      --reduce-mib=0.25,1,4,16 --reps=5 || { echo "FAIL fw-runtime-bench reduce"; fail=1; }
+      --reduce-mib=0.5,2,4,16 --reps=5 || { echo "FAIL fw-runtime-bench reduce"; fail=1; }
   fi
   echo "== GPU"
   if command -v nvidia-smi >/dev/null; then

@@ -151,7 +151,7 @@ void usage() {
       "                      rest of its compute time: its worker is as busy, a core is not\n"
       "                      (more workers than cores behave as on a machine with more cores)\n"
       "reduce (real tasks):\n"
-      "  --reduce-mib=M,...  buffer sizes in MiB (default 0.25,4)\n"
+      "  --reduce-mib=M,...  buffer sizes in MiB (default 0.5,4)\n"
       "  --reduce-parts=N    contributions per worker (default 2)");
 }
 

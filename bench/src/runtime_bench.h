@@ -42,7 +42,7 @@ struct Options {
   uint32_t prefetchWindow = 0; // 0: the runtime's default
   bool resultBuffers = false;  // tiers: results in runtime buffers (read-write, chained)
   bool idleCompute = false;    // tiers: one pass, then sleep out the rest of the compute
-  std::vector<double> reduceMiB = {0.25, 4}; // reduce: buffer sizes
+  std::vector<double> reduceMiB = {0.5, 4}; // reduce: buffer sizes
   int reduceParts = 2;         // reduce: contributions per worker
 };
 

@@ -21,11 +21,13 @@
  * of their results, the reduction task folding the last into the buffer: L = ceil(log2 k)
  * levels) when the k - L - 1 passes over the buffer it saves on the critical path take
  * longer than the L levels of tasks it adds, each a task made ready and often a worker
- * woken (20-100 us): when (k - L - 1) * size >= L * FW_REDUX_TREE_LEVEL_BYTES, the bytes
- * a pass covers meanwhile at 5-25 GB/s. So four accumulators need 1 MiB, eight 384 KiB,
- * sixteen 187 KiB; two or three never do. Else the reduction task combines them one
- * after another. */
-#define FW_REDUX_TREE_LEVEL_BYTES (512.0 * 1024)
+ * woken: when (k - L - 1) * size >= L * FW_REDUX_TREE_LEVEL_BYTES. A level cost 50-150 us
+ * on a 2-core machine with 4 workers (fw-runtime-bench --only=reduce: at 512 KiB per
+ * level, four accumulators of 1 MiB took 2.6-3x a serial fold under eager), some 1 MiB
+ * of passes at 5-25 GB/s. So four accumulators need 2 MiB, eight 768 KiB, sixteen
+ * 373 KiB; two or three never do. Else the reduction task combines them one after
+ * another. */
+#define FW_REDUX_TREE_LEVEL_BYTES (1024.0 * 1024)
 
 /* One task of the tree: folds accumulator `src` into `dst` and frees `src`. */
 typedef struct fw_redux_pair_t {
@@ -40,8 +42,12 @@ struct fw_redux_group_t {
   fw_reduction_t reduction; /* the buffer's when the group opened */
   size_t size;              /* bytes */
   uint64_t elements;
-  size_t contributors;      /* tasks in the group (sched.lock) */
-  int ended;                /* its reduction task was ready once (the tree decided) */
+  /* sched.lock: tasks in the group, those of them that completed, whether one failed;
+   * whether the group is closed (no task joins it any more), and whether the tree was
+   * decided on (made, `tree`, or not). */
+  size_t contributors, finished;
+  int failed, closed, decided, tree;
+  double sim_ready[FW_SIM_MAX_CLASSES]; /* simulation: when its tasks' data could be out */
   size_t num_slots;
   uint8_t *ran;             /* per worker: a task of the group ran there (also simulated) */
   fw_redux_pair_t *pairs;   /* the tree's tasks' user data (num_slots - 1 at most) */
@@ -198,16 +204,9 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
     fw_scheduler_make_ready(s, join, NULL); /* a group of none: it ends */
 }
 
-void fw_redux_close_group(fw_buffer_t *b) {
-  b->first_reader = b->end_readers;
-  b->num_readers = 0;
-  b->last_writer = b->redux_join;
-  b->redux_join = NULL;
-}
-
-/* Makes the tree that combines the accumulators of reduction task `t` (ready) down to
- * one, which `t` then waits for; 0 when there is none to make (too few or too small, or
- * out of memory: `t` combines them all). */
+/* Makes the tree that combines the accumulators of reduction task `t` down to one, which
+ * `t` then waits for (its group closed and its tasks done); 0 when there is none to make
+ * (too few or too small, or out of memory: `t` combines them all). */
 static int make_tree(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_redux_group_t *g = t->reduction;
   uint32_t *held = malloc(g->num_slots * sizeof(*held)); /* accumulators, by worker index */
@@ -254,7 +253,7 @@ static int make_tree(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
       atomic_fetch_add(&p->group->outstanding, 1);
       atomic_fetch_add(&s->outstanding, 1);
       ++s->tasks_submitted;
-      if (s->simulated) memcpy(p->sim_ready, t->sim_ready, sizeof(p->sim_ready));
+      if (s->simulated) memcpy(p->sim_ready, g->sim_ready, sizeof(p->sim_ready));
       fw_task_t *before[2] = {last[i], last[i + d]};
       for (size_t k = 0; k < 2; ++k)
         if (before[k]) (void)fw_task_add_successor(before[k], p); /* pending += 1 */
@@ -277,13 +276,52 @@ static int make_tree(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   return 1;
 }
 
+/* Decides on the tree of reduction task `t` once its group is closed and all of its
+ * tasks completed (not waiting for `t` to be ready: `t` also follows the accesses before
+ * the group, which the accumulators do not need). */
+static void decide_tree(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
+  fw_redux_group_t *g = t->reduction;
+  if (g->decided || !g->closed || g->finished < g->contributors) return;
+  g->decided = 1;
+  g->tree = !g->failed && !t->cancelled && make_tree(s, t, from);
+}
+
+void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from) {
+  fw_task_t *join = b->redux_join;
+  b->first_reader = b->end_readers;
+  b->num_readers = 0;
+  b->last_writer = join;
+  b->redux_join = NULL;
+  join->reduction->closed = 1;
+  decide_tree(s, join, from);
+}
+
+void fw_redux_contribution_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
+  for (uint32_t r = 0; r < t->num_reduces; ++r) {
+    fw_task_t *join = t->reduces[r].combine;
+    if (!join) continue; /* never joined (out of memory) */
+    fw_redux_group_t *g = join->reduction;
+    ++g->finished;
+    g->failed |= t->status != FW_OK;
+    decide_tree(s, join, w);
+  }
+}
+
+void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
+                          size_t num_classes) {
+  if (!fw_redux_contributes_to(t, join) || t->fn == combine_pair) return;
+  fw_redux_group_t *g = join->reduction;
+  for (size_t c = 0; c < num_classes; ++c)
+    if (at[c] > g->sim_ready[c]) g->sim_ready[c] = at[c];
+}
+
 int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_buffer_t *b = t->accesses[0].buffer;
-  if (b->redux_join == t) fw_redux_close_group(b);
+  if (b->redux_join == t) fw_redux_close_group(s, b, from); /* may make its tree */
+  if (t->pending) return 1; /* waits for the tree just made */
   fw_redux_group_t *g = t->reduction;
-  if (!g->ended) { /* the first time: the tree, and what it leaves to t */
-    g->ended = 1;
-    if (!t->cancelled && make_tree(s, t, from)) return 1;
+  g->decided = 1; /* a tree made from now on would not be waited for */
+  if (!g->tree) {
     size_t n = 0;
     for (size_t i = 0; i < g->num_slots; ++i) n += g->ran[i];
     set_passes(t, g, n);

@@ -29,14 +29,25 @@ void fw_redux_release(fw_task_t *t);
 /* Contribution r of `t` joins the open group of its buffer (or opens one): before the
  * group's reduction task, which follows what came before the group. */
 void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r);
-/* The first other access after an open group of `b`: the reduction task becomes the last
- * writer, and the readers before the group (which it follows) are done with. */
-void fw_redux_close_group(fw_buffer_t *b);
+/* The first other access after an open group of `b` (or its reduction task ready): the
+ * reduction task becomes the last writer, and the readers before the group (which it
+ * follows) are done with. When the group's tasks are all done, its tree is decided on
+ * (`from`: the worker that completed the last predecessor, NULL for none). */
+void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from);
+/* Contribution `t` completed on worker `w` (before its successors are released): once
+ * its group is closed and all of its tasks are done, the tree that combines their
+ * accumulators is made (large buffers, enough accumulators), without waiting for the
+ * accesses before the group, which the reduction task waits for. */
+void fw_redux_contribution_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w);
+/* Simulation: the data of `t`, a predecessor of reduction task `join`, could be out on
+ * each device class at `at` (the bounds): the tree's tasks start no sooner when `t`
+ * contributes to its group. */
+void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
+                          size_t num_classes);
 /* Reduction task `t` is ready (`from`: the worker that completed its last predecessor):
  * its group ends (a contribution submitted from now on opens another), and it is ranked
- * over its successors. The first time, when enough workers ran the group's tasks on a
- * large enough buffer, a tree of tasks combining their accumulators pairwise is made and
- * `t` waits for it: returns 1 then (t is not ready after all), else 0. */
+ * over its successors. When closing the group makes its tree (fw_redux_close_group), `t`
+ * waits for it: returns 1 then (t is not ready after all), else 0. */
 int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
 /* Whether a failure of `t` fails `succ` as a reduction's: `t` contributes to the group
  * that reduction task `succ` combines, or is a task of its tree. */

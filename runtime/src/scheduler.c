@@ -347,7 +347,7 @@ static void infer_dependencies(fw_scheduler_t *s, fw_task_t *t) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_access_t mode = t->accesses[i].access;
     if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
-    if (b->redux_join) fw_redux_close_group(b);
+    if (b->redux_join) fw_redux_close_group(s, b, NULL);
     if (b->commute_join && !t->accesses[i].commute) fw_commute_close_group(b);
     if ((mode & FW_ACCESS_READ) && b->poisoned) {
       fw_task_cancel_with(t, b->poisoned); /* never runs on garbage */
@@ -809,6 +809,7 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
       t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
   if (t->join && s->simulated) fw_simulator_pass_on(s, t);
+  if (t->num_reduces) fw_redux_contribution_done(s, t, w); /* before its successors */
   fw_commute_let_buffers_go(s, t, w);
   forget_accesses(s, t);
   if (!t->join) forward_outputs(s, t, w);

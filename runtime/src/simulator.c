@@ -541,10 +541,12 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
     uint64_t bytes = written_for(t, next);
     if (!next->sim_id) next->sim_id = fw_sim_bound_new_id(bound);
     fw_sim_bound_add_edge(bound, next->sim_id, bytes);
+    double arrive[FW_SIM_MAX_CLASSES];
     for (size_t c = 0; c < bound->num_classes; ++c) {
-      double arrive = fw_sim_bound_arrival(bound, finish_on, c, bytes);
-      if (arrive > next->sim_ready[c]) next->sim_ready[c] = arrive;
+      arrive[c] = fw_sim_bound_arrival(bound, finish_on, c, bytes);
+      if (arrive[c] > next->sim_ready[c]) next->sim_ready[c] = arrive[c];
     }
+    if (next->reduction) fw_redux_sim_arrival(t, next, arrive, bound->num_classes);
   }
   /* What it wrote, for the tasks that read it later without an edge from it (submitted
    * after it finished). */

@@ -222,52 +222,61 @@ bool contributeOnEveryWorker(fw_runtime_t *rt, fw_buffer_t *b, int workers) {
   return all;
 }
 
-// Four accumulators of a 1 MiB buffer (131072 u64) are combined by a tree: two tasks
+// Four accumulators of a 2 MiB buffer (262144 u64) are combined by a tree: two tasks
 // fold pairs side by side, a third folds their results, and the reduction task folds
 // the last into the buffer; 1 KiB less, and the reduction task folds all four itself
-// (the pass the tree saves no longer outweighs its two levels). The sums are right
-// either way, and the tree's tasks are tasks of the graph.
+// (the pass the tree saves no longer outweighs its two levels). The tree runs once the
+// group is closed (by a reader) and its tasks are done, while the writer before the
+// group still holds the buffer (five workers: the writer's, and four for the parts). The
+// sums are right either way, and the tree's tasks are tasks of the graph.
 TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
-  for (uint64_t elements : {131072u, 130944u}) {
+  fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(GetParam(), 5));
+  ASSERT_NE(rt, nullptr);
+  for (uint64_t elements : {262144u, 262016u}) {
     SCOPED_TRACE(elements);
     std::vector<uint64_t> start(elements, 1000);
     const int64_t dims[1] = {int64_t(elements)};
     fw_buffer_t *sum = nullptr;
-    FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, start.data(),
+    FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims, start.data(),
                                   elements * 8, &sum));
     CountedSum counted;
     fw_reduction_t r = counted.reduction();
     FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
-    fw_runtime_stats_t before = fwtest::statsOf(rt_);
-    // The group is held open by a writer before it until every part has met.
+    fw_runtime_stats_t before = fwtest::statsOf(rt);
     Gate gate;
     gate.value = 1000;
-    FW_ASSERT_OK(submit(rt_, "gate", writeWhenOpen, &gate, {{sum, FW_ACCESS_WRITE}}));
+    FW_ASSERT_OK(submit(rt, "gate", writeWhenOpen, &gate, {{sum, FW_ACCESS_WRITE}}));
     ASSERT_TRUE(fwtest::waitUntil([&] { return gate.started.load(); }));
-    gate.open = true;  // the parts wait for each other, not for it
-    ASSERT_TRUE(contributeOnEveryWorker(rt_, sum, 4));
+    ASSERT_TRUE(contributeOnEveryWorker(rt, sum, 4));  // beside the writer
+    uint64_t seen = 0;
+    FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
+    bool tree = elements * 8 >= 2 * 1024 * 1024;
+    if (tree) EXPECT_TRUE(fwtest::waitUntil([&] { return counted.into_accumulator == 3; }));
+    EXPECT_EQ(counted.into_buffer.load(), 0);  // the writer still runs
+    gate.open = true;
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    EXPECT_EQ(seen, 1004u);
     const uint64_t *got = static_cast<const uint64_t *>(fw_buffer_data(sum));
     ASSERT_NE(got, nullptr);
     for (uint64_t i = 0; i < elements; ++i)
       ASSERT_EQ(got[i], 1000u + 4 * (i + 1)) << i;
     fw_buffer_unmap(sum);
-    FW_ASSERT_OK(fw_runtime_wait_all(rt_));
     EXPECT_EQ(counted.accumulators.size(), 4u);
-    bool tree = elements * 8 >= 1024 * 1024;
     EXPECT_EQ(counted.into_accumulator.load(), tree ? 3 : 0);
     EXPECT_EQ(counted.into_buffer.load(), tree ? 1 : 4);
-    fw_runtime_stats_t after = fwtest::statsOf(rt_);
-    // gate, four parts, the reduction, and the tree's three.
-    EXPECT_EQ(after.tasks_executed - before.tasks_executed, tree ? 9u : 6u);
+    fw_runtime_stats_t after = fwtest::statsOf(rt);
+    // gate, four parts, the reduction, the reader, and the tree's three.
+    EXPECT_EQ(after.tasks_executed - before.tasks_executed, tree ? 10u : 7u);
     fw_buffer_release(sum);
   }
+  fw_runtime_destroy(rt);
 }
 
 // A combine of the tree that fails its task fails the next level and the reduction
 // task, and so the reader after it; the writer after runs, and the accumulators are
 // freed (ASan).
 TEST_P(ReduceTest, AFailedCombineInTheTreeFailsTheReduction) {
-  const int64_t dims[1] = {131072};
+  const int64_t dims[1] = {262144};
   fw_buffer_t *sum = nullptr;
   FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, nullptr, 0, &sum));
   CountedSum counted;
@@ -702,6 +711,7 @@ TEST(ReduceFunctionsTest, FailuresInTheFunctions) {
   fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(FW_SCHEDULER_EAGER, 2));
   ASSERT_NE(rt, nullptr);
   static std::atomic<int> refused{0};
+  refused = 0;  // also when the test is repeated
   fw_reduction_t r;
   r.init = [](void *, void *data, size_t size) {
     fw_status_t s = fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "init"));
@@ -799,6 +809,31 @@ TEST(ReduceSimulationTest, ATreeShortensTheReductionOfALargeBuffer) {
     fw_buffer_release(sum);
     fw_runtime_destroy(rt);
   }
+}
+
+// The tree does not wait for the writer before the group, which only the reduction task
+// does: sixteen workers of 1 GFLOP/s, a 4 s writer, fifteen 1 s contributions to 2^24
+// floats and a 1 s reader end at 4 s + 1 pass + 1 s (the tree's four levels run while
+// the writer does), not 4 s + 5 passes + 1 s.
+TEST(ReduceSimulationTest, TheTreeRunsWhileTheWriterBeforeRuns) {
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
+  ASSERT_NE(rt, nullptr);
+  int64_t elements = int64_t(1) << 24;
+  fw_buffer_t *sum = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  submitCost(rt, sum, "write", FW_ACCESS_WRITE, 4e9);
+  for (int i = 0; i < 15; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
+  submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  double pass = double(elements) * 1e-9;
+  EXPECT_EQ(rep.tasks, 1u + 15u + 14u + 1u + 1u);
+  EXPECT_NEAR(rep.makespan_seconds, 4 + pass + 1, 1e-6);
+  EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
 }
 
 // heft plans a simulation's batch through the reduction task (which is not in the batch):

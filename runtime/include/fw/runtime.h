@@ -638,8 +638,8 @@ typedef enum fw_tier_t {
 
 typedef struct fw_runtime_stats_t {
   /* Tasks, with the reduction tasks the runtime makes for groups of contributions
-   * (FW_ACCESS_REDUCE); not the joins of groups of commutative updates, which run
-   * nothing. */
+   * (FW_ACCESS_REDUCE) and the tasks of their trees; not the joins of groups of
+   * commutative updates, which run nothing. */
   uint64_t tasks_submitted, tasks_executed, tasks_failed;
   size_t num_devices;
   struct {
