@@ -6,17 +6,18 @@
 // CPU workers; an f32 buffer of that size holding zeros, with a sum reduction of this
 // program's (init: zeros; combine: dst[i] += src[i], the loop the reference runs, and
 // counting the accumulators made); --reduce-parts contributions per worker (default 2),
-// contribution p adding p + 1 to every element of its accumulator, the first W waiting
-// for each other (so that every worker runs one); then a task reading the buffer. A task that holds the buffer (a writer before the group) keeps the group
-// open until every contribution is submitted. Measured per run: from the end of the last
-// contribution to the start of the reader ("combine"), which spans the reduction task,
-// the tree of tasks that combines the accumulators of a large buffer first (four or more,
-// 256 KiB or more; docs/task-graph.md), and the reader's wake-up. The reference: k arrays
-// of the buffer's size (k: the accumulators the run made), written just before, folded
-// into one more, one after another, by this thread: k passes (what the reduction task
-// alone would do, minus the wake-ups). Reported: the best of --reps runs of each, their ratio,
-// and the accumulators and tree tasks of the last run. Every element of the buffer is
-// checked against the exact sum (small integers: exact in f32).
+// contribution p adding p + 1 to every element of its accumulator, the first W waiting for
+// each other (so that every worker runs one); then a task reading the buffer. A task that
+// holds the buffer (a writer before the group) keeps the group open until every
+// contribution is submitted. Measured per run: from the end of the last contribution to the
+// start of the reader ("combine"), which spans the reduction task, the tree of tasks that
+// combines the accumulators of a large buffer first (when the passes it saves outweigh its
+// levels: docs/task-graph.md), and the reader's wake-up. The reference: k arrays of the
+// buffer's size (k: the accumulators the run made), written just before, folded into one
+// more, one after another, by this thread: k passes (what the reduction task alone would
+// do, minus the wake-ups). Reported: the best of --reps runs of each, their ratio, and the
+// accumulators and tree tasks of the last run. Every element of the buffer is checked
+// against the exact sum (small integers: exact in f32).
 #include "runtime_bench.h"
 
 #include <algorithm>

@@ -340,7 +340,8 @@ int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ) {
 }
 
 void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w) {
-  for (uint32_t r = 0; r < t->num_reduces; ++r) t->reduces[r].combine->reduction->ran[w->index] = 1;
+  for (uint32_t r = 0; r < t->num_reduces; ++r)
+    t->reduces[r].combine->reduction->ran[w->index] = 1;
 }
 
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {

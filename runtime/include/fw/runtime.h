@@ -512,15 +512,15 @@ FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
  * for each other: each task gets its CPU worker's private accumulator for the group
  * (data[i]), set to the neutral element before the worker's first task of the group, and
  * runs as soon as its other inputs are there. A reduction task runs after the group (and
- * after the accesses before it) and combines the accumulators into the buffer:
- * buffer = buffer op acc_1 op ... op acc_k (in no set order, so float sums may differ in
- * the last bits from run to run); for a large buffer with four accumulators or more,
- * tasks of a tree combine them pairwise first, side by side (docs/task-graph.md). The next other access of the buffer, or a
- * host read, follows that task. Such tasks run on CPU workers only (their GPU
- * implementations are not used; `fn` is required), and the accumulators are host memory
- * outside the tiers' capacities (one buffer's size per CPU worker that ran a task of the
- * group). A failed contribution fails the reduction: the tasks after it that read the
- * buffer fail with its error. */
+ * after the accesses before it) and combines the accumulators into the buffer: buffer =
+ * buffer op acc_1 op ... op acc_k (in no set order, so float sums may differ in the last
+ * bits from run to run); for a large buffer with four accumulators or more, tasks of a
+ * tree combine them pairwise first, side by side (docs/task-graph.md). The next other
+ * access of the buffer, or a host read, follows that task. Such tasks run on CPU workers
+ * only (their GPU implementations are not used; `fn` is required), and the accumulators
+ * are host memory outside the tiers' capacities (one buffer's size per CPU worker that
+ * ran a task of the group). A failed contribution fails the reduction: the tasks after
+ * it that read the buffer fail with its error. */
 
 typedef struct fw_task_t fw_task_t;
 
