@@ -126,10 +126,12 @@ static void combine_pair(void *user_data, void *const *data, size_t num_data) {
 }
 
 /* What the cost model knows of the reduction task when it combines `passes` accumulators:
- * a pass over the buffer each, and the buffer read and written. */
+ * a pass over the buffer each, and the buffer read and written; its history is kept by
+ * the passes too (one after a tree, k without, are not one task's times). */
 static void set_passes(fw_task_t *t, const fw_redux_group_t *g, size_t passes) {
   t->bytes = (double)g->size * (double)(2 * passes + 1);
   t->flops = (double)g->elements * (double)passes;
+  t->history_bytes = (uint64_t)g->size * (passes ? passes : 1);
 }
 
 /* The depth of the tree over `n` accumulators of `g` (0: none is made). */

@@ -1172,7 +1172,9 @@ size_t fw_scheduler_lookahead(fw_scheduler_t *s, uint32_t window, fw_buffer_t **
 #define FW_LINK_NOMINAL_GBPS 16.0
 #define FW_UNKNOWN_TASK_SECONDS 1e-6
 
-uint64_t fw_task_bytes(const fw_task_t *t) { return t->data_bytes; }
+uint64_t fw_task_bytes(const fw_task_t *t) {
+  return t->history_bytes ? t->history_bytes : t->data_bytes;
+}
 
 static double kernel_speed(const fw_sim_device_t *d, const char *name) {
   for (size_t i = 0; i < d->num_kernel_speeds; ++i)

@@ -111,7 +111,10 @@ struct fw_task_t {
   size_t num_accesses;
   fw_task_access_internal_t *accesses; /* distinct buffers, strongest access each; stored
                                           right after the task */
-  uint64_t data_bytes; /* the accesses' buffers, in bytes (fw_task_bytes) */
+  uint64_t data_bytes; /* the accesses' buffers, in bytes */
+  /* When not 0, the size its history is kept by instead (fw_task_bytes): a reduction
+   * task's, its buffer times the accumulators it folds (redux.c). */
+  uint64_t history_bytes;
   uint64_t name_hash;  /* fw_history_name_hash(name) */
   double flops, bytes;
   /* Graph state (sched.lock). */
@@ -454,7 +457,8 @@ double fw_scheduler_link_seconds(const fw_worker_t *from, const fw_worker_t *to,
 double fw_scheduler_hop_seconds(const fw_worker_t *w, uint64_t bytes);
 /* Creates the workers (threads unless simulating). */
 fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s);
-/* Bytes of all the buffers a task accesses (its size class: fw_history_size_class). */
+/* Bytes of all the buffers a task accesses, or its history_bytes (its size class:
+ * fw_history_size_class). */
 uint64_t fw_task_bytes(const fw_task_t *t);
 /* Waits for every task and joins the workers. */
 void fw_scheduler_fini(fw_scheduler_t *s);

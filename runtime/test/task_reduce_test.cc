@@ -888,6 +888,33 @@ TEST(ReduceMemoryTest, FutureUsesComeBackToZero) {
   fw_runtime_destroy(rt);
 }
 
+// A reduction task's history is kept by the passes it makes: after a tree (four
+// accumulators of 2 MiB) it folds one, under the buffer's size; without one (two
+// accumulators) two, under twice that; the tree's tasks one each, under the buffer's.
+TEST(ReduceHistoryTest, TheReductionIsKeptByThePassesItMakes) {
+  fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(FW_SCHEDULER_WS, 4));
+  ASSERT_NE(rt, nullptr);
+  constexpr uint64_t kBytes = 2u << 20;
+  fw_buffer_t *sum = makeU64Buffer(rt, kBytes / 8);
+  ASSERT_NE(sum, nullptr);
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  uint64_t seen = 0;
+  for (int workers : {4, 4, 4, 2, 2, 2}) {
+    ASSERT_TRUE(contributeOnEveryWorker(rt, sum, workers));
+    FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  }
+  EXPECT_EQ(seen, 18u);  // element 0: one per contribution
+  double s = 0;
+  EXPECT_TRUE(fw_history_estimate(&rt->history, "part.reduce", FW_TARGET_KIND_CPU, kBytes, &s));
+  EXPECT_TRUE(
+      fw_history_estimate(&rt->history, "part.reduce", FW_TARGET_KIND_CPU, 2 * kBytes, &s));
+  EXPECT_TRUE(
+      fw_history_estimate(&rt->history, "part.reduce.combine", FW_TARGET_KIND_CPU, kBytes, &s));
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
 // The trace shows the reduction as a task of its own ("part.reduce", named after the
 // group's first contribution), with an edge from each contribution and from the writer
 // before the group, and one to the reader after.
