@@ -16,6 +16,7 @@
 #include "runtime_internal.h"
 #include "status_internal.h"
 #include "task_queue.h"
+#include "trace.h"
 
 /* A group's k accumulators are combined by a tree of tasks (pairs side by side, then pairs
  * of their results, the reduction task folding the last into the buffer: L = ceil(log2 k)
@@ -50,6 +51,7 @@ struct fw_redux_group_t {
   double sim_ready[FW_SIM_MAX_CLASSES]; /* simulation: when its tasks' data could be out */
   size_t num_slots;
   uint8_t *ran;             /* per worker: a task of the group ran there (also simulated) */
+  uint64_t *last_seq;       /* per worker: 1 + the seq of the last such task (the trace) */
   fw_redux_pair_t *pairs;   /* the tree's tasks' user data (num_slots - 1 at most) */
   void *slots[];            /* per worker index; NULL until a task of the group ran there */
 };
@@ -148,15 +150,16 @@ static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
  * in `first`'s group of tasks (a wait for them waits for it). NULL when out of memory. */
 static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t *first) {
   size_t n = s->num_workers;
-  fw_redux_group_t *g =
-      calloc(1, sizeof(*g) + n * (sizeof(g->slots[0]) + sizeof(g->pairs[0]) + 1));
+  fw_redux_group_t *g = calloc(1, sizeof(*g) + n * (sizeof(g->slots[0]) + sizeof(g->pairs[0]) +
+                                                    sizeof(g->last_seq[0]) + 1));
   if (!g) return NULL;
   g->reduction = b->reduction;
   g->size = b->byte_size;
   g->elements = b->element_count;
   g->num_slots = n;
   g->pairs = (fw_redux_pair_t *)&g->slots[n];
-  g->ran = (uint8_t *)&g->pairs[n];
+  g->last_seq = (uint64_t *)&g->pairs[n];
+  g->ran = (uint8_t *)&g->last_seq[n];
   char name[160];
   snprintf(name, sizeof(name), "%s.reduce", first->name);
   fw_task_t *join = fw_scheduler_graph_task(s, name, b, first);
@@ -257,8 +260,13 @@ static int make_tree(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
       ++s->tasks_submitted;
       if (s->simulated) memcpy(p->sim_ready, g->sim_ready, sizeof(p->sim_ready));
       fw_task_t *before[2] = {last[i], last[i + d]};
-      for (size_t k = 0; k < 2; ++k)
+      uint32_t slot[2] = {held[i], held[i + d]};
+      for (size_t k = 0; k < 2; ++k) {
         if (before[k]) (void)fw_task_add_successor(before[k], p); /* pending += 1 */
+        else if (g->last_seq[slot[k]]) /* in the trace: after that worker's last part */
+          fw_trace_add_edge(&s->runtime->trace, fw_trace_task_id(g->last_seq[slot[k]] - 1),
+                            fw_trace_task_id(p->seq));
+      }
       last[i] = p;
     }
   }
@@ -342,8 +350,11 @@ int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ) {
 }
 
 void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w) {
-  for (uint32_t r = 0; r < t->num_reduces; ++r)
-    t->reduces[r].combine->reduction->ran[w->index] = 1;
+  for (uint32_t r = 0; r < t->num_reduces; ++r) {
+    fw_redux_group_t *g = t->reduces[r].combine->reduction;
+    g->ran[w->index] = 1;
+    g->last_seq[w->index] = t->seq + 1;
+  }
 }
 
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
@@ -351,6 +362,7 @@ fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
     void **slot = &g->slots[w->index];
     g->ran[w->index] = 1;
+    g->last_seq[w->index] = t->seq + 1;
     if (!*slot) {
       /* Whole cache lines: accumulators of neighbouring workers never share one. */
       size_t size = (g->size + 63) / 64 * 64;

@@ -954,4 +954,39 @@ TEST(ReduceTraceTest, TheReductionIsATaskWithItsEdges) {
   fw_runtime_destroy(rt);
 }
 
+// With a tree, the trace has its tasks and their edges too: from each worker's (last)
+// contribution to the tree task that folds its accumulator first, between the tree's
+// levels, and from the root to the reduction task: four parts of 2 MiB give 4 edges to
+// the reduction, 4 to the tree's first level, 2 between levels and 1 from the root (the
+// caller reads the sum: no edge).
+TEST(ReduceTraceTest, TheTreeIsInTheTraceWithItsEdges) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 4);
+  o.flags = FW_RUNTIME_TRACE;
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *sum = makeU64Buffer(rt, (2u << 20) / 8);
+  ASSERT_NE(sum, nullptr);
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  ASSERT_TRUE(contributeOnEveryWorker(rt, sum, 4));
+  EXPECT_EQ(readU64(sum)[0], 4u);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  std::string path = dir.file("trace.json");
+  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
+  std::vector<uint8_t> bytes = fwtest::readFile(path);
+  std::string text(bytes.begin(), bytes.end());
+  std::regex combine("\"name\":\"part\\.reduce\\.combine\"");
+  EXPECT_EQ(std::distance(std::sregex_iterator(text.begin(), text.end(), combine),
+                          std::sregex_iterator()),
+            3)
+      << text;
+  std::regex start("\\{\"ph\":\"s\",");
+  size_t flows = std::distance(std::sregex_iterator(text.begin(), text.end(), start),
+                               std::sregex_iterator());
+  EXPECT_EQ(flows, 4u + 4u + 2u + 1u) << text;
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
 }  // namespace
