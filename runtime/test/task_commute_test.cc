@@ -7,8 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <iterator>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -619,9 +617,7 @@ TEST(CommuteMemoryTest, FutureUsesComeBackToZero) {
 TEST(CommuteTraceTest, EveryUpdateLinksToWhatFollowsTheGroup) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
-  o.flags = FW_RUNTIME_TRACE;
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = fwtest::tracedRuntime(FW_SCHEDULER_EAGER, 2);
   ASSERT_NE(rt, nullptr);
   fw_buffer_t *acc = makeU64Buffer(rt, 1, {0});
   fw_buffer_t *g = makeU64Buffer(rt, 1, {0});
@@ -638,14 +634,9 @@ TEST(CommuteTraceTest, EveryUpdateLinksToWhatFollowsTheGroup) {
   gate.open = true;
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   EXPECT_EQ(r.seen, 4u);
-  std::string path = dir.file("trace.json");
-  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
-  std::vector<uint8_t> bytes = fwtest::readFile(path);
-  std::string text(bytes.begin(), bytes.end());
-  std::regex start("\\{\"ph\":\"s\",");
-  size_t flows = std::distance(std::sregex_iterator(text.begin(), text.end(), start),
-                               std::sregex_iterator());
-  EXPECT_EQ(flows, 1u + 3u + 3u) << text;  // gate -> write, write -> 3 updates, 3 -> read
+  std::string text = fwtest::traceText(rt, dir);
+  // gate -> write, write -> 3 updates, 3 -> read
+  EXPECT_EQ(fwtest::traceFlows(text), 1u + 3u + 3u) << text;
   fw_buffer_release(g);
   fw_buffer_release(acc);
   fw_runtime_destroy(rt);

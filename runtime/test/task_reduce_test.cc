@@ -10,9 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 #include <mutex>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -921,9 +919,7 @@ TEST(ReduceHistoryTest, TheReductionIsKeptByThePassesItMakes) {
 TEST(ReduceTraceTest, TheReductionIsATaskWithItsEdges) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
-  o.flags = FW_RUNTIME_TRACE;
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = fwtest::tracedRuntime(FW_SCHEDULER_EAGER, 2);
   ASSERT_NE(rt, nullptr);
   fw_buffer_t *sum = makeSumBuffer(rt, 0);
   Gate gate;
@@ -940,15 +936,10 @@ TEST(ReduceTraceTest, TheReductionIsATaskWithItsEdges) {
   gate.open = true;
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   EXPECT_EQ(seen, 4u);
-  std::string path = dir.file("trace.json");
-  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
-  std::vector<uint8_t> bytes = fwtest::readFile(path);
-  std::string text(bytes.begin(), bytes.end());
+  std::string text = fwtest::traceText(rt, dir);
   EXPECT_NE(text.find("\"name\":\"part.reduce\""), std::string::npos) << text;
-  std::regex start("\\{\"ph\":\"s\",");
-  size_t flows = std::distance(std::sregex_iterator(text.begin(), text.end(), start),
-                               std::sregex_iterator());
-  EXPECT_EQ(flows, 1u + 3u + 1u) << text;  // write -> reduce, 3 parts -> reduce, -> read
+  // write -> reduce, 3 parts -> reduce, -> read
+  EXPECT_EQ(fwtest::traceFlows(text), 1u + 3u + 1u) << text;
   for (fw_task_t *t : parts) fw_task_release(t);
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
@@ -962,9 +953,7 @@ TEST(ReduceTraceTest, TheReductionIsATaskWithItsEdges) {
 TEST(ReduceTraceTest, TheTreeIsInTheTraceWithItsEdges) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 4);
-  o.flags = FW_RUNTIME_TRACE;
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = fwtest::tracedRuntime(FW_SCHEDULER_EAGER, 4);
   ASSERT_NE(rt, nullptr);
   fw_buffer_t *sum = makeU64Buffer(rt, (2u << 20) / 8);
   ASSERT_NE(sum, nullptr);
@@ -972,19 +961,9 @@ TEST(ReduceTraceTest, TheTreeIsInTheTraceWithItsEdges) {
   ASSERT_TRUE(contributeOnEveryWorker(rt, sum, 4));
   EXPECT_EQ(readU64(sum)[0], 4u);
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
-  std::string path = dir.file("trace.json");
-  FW_ASSERT_OK(fw_runtime_write_trace(rt, path.c_str()));
-  std::vector<uint8_t> bytes = fwtest::readFile(path);
-  std::string text(bytes.begin(), bytes.end());
-  std::regex combine("\"name\":\"part\\.reduce\\.combine\"");
-  EXPECT_EQ(std::distance(std::sregex_iterator(text.begin(), text.end(), combine),
-                          std::sregex_iterator()),
-            3)
-      << text;
-  std::regex start("\\{\"ph\":\"s\",");
-  size_t flows = std::distance(std::sregex_iterator(text.begin(), text.end(), start),
-                               std::sregex_iterator());
-  EXPECT_EQ(flows, 4u + 4u + 2u + 1u) << text;
+  std::string text = fwtest::traceText(rt, dir);
+  EXPECT_EQ(fwtest::countMatches(text, "\"name\":\"part\\.reduce\\.combine\""), 3u) << text;
+  EXPECT_EQ(fwtest::traceFlows(text), 4u + 4u + 2u + 1u) << text;
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
 }

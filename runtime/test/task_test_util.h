@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -288,6 +290,37 @@ inline fw_runtime_t *createRuntime(const fw_runtime_options_t &o) {
   EXPECT_EQ(s, nullptr) << fw_status_message(s);
   fw_status_free(s);
   return rt;
+}
+
+// A runtime of `workers` CPU workers under `policy` that records a trace
+// (FW_RUNTIME_TRACE); NULL, failing the test, when it cannot be made.
+inline fw_runtime_t *tracedRuntime(fw_scheduler_kind_t policy, uint32_t workers) {
+  fw_runtime_options_t o = taskOptions(policy, workers);
+  o.flags = FW_RUNTIME_TRACE;
+  return createRuntime(o);
+}
+
+// The trace `rt` recorded so far, as text, written through a file in `dir` (empty,
+// failing the test, when it cannot be written).
+inline std::string traceText(fw_runtime_t *rt, const TempDir &dir) {
+  std::string path = dir.file("trace.json");
+  fw_status_t s = fw_runtime_write_trace(rt, path.c_str());
+  EXPECT_EQ(s, nullptr) << fw_status_message(s);
+  fw_status_free(s);
+  std::vector<uint8_t> bytes = readFile(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// How many times the regular expression `pattern` matches in `text`.
+inline size_t countMatches(const std::string &text, const std::string &pattern) {
+  std::regex re(pattern);
+  return size_t(std::distance(std::sregex_iterator(text.begin(), text.end(), re),
+                              std::sregex_iterator()));
+}
+
+// The dependency edges of a trace (its flow starts).
+inline size_t traceFlows(const std::string &text) {
+  return countMatches(text, "\\{\"ph\":\"s\",");
 }
 
 // A runtime that simulates one CPU device of `workers` workers at `gflops` each, under
