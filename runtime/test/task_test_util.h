@@ -229,14 +229,24 @@ inline uint64_t mix(uint64_t x) {
 
 // Holds `workers` workers (of runtime `rt`, which has that many) with tasks that wait,
 // submits four tasks of priority 1 then one of priority 5, lets the workers go, and
-// expects the later one of higher priority to start before the four.
+// expects the later one of higher priority among the first `workers` to start: the workers
+// let go together each take a task, and which of them stamps first is up to the threads
+// (under TSan a low task taken beside the high one stamped first). A low task waits, after
+// its stamp, for the high one to start (two seconds at most), so that a worker cannot go on
+// to more low tasks while the one that took the high task has yet to stamp it.
 inline void expectLaterHigherPriorityTaskRunsFirst(fw_runtime_t *rt, int workers) {
   struct Gate {
     std::atomic<int> started{0};
     std::atomic<bool> open{false};
   };
+  struct Order {
+    std::atomic<int> next{0};
+    std::atomic<bool> highStarted{false};
+    std::chrono::steady_clock::time_point deadline;
+  };
   struct Ticket {
-    std::atomic<int> *next;
+    Order *order;
+    bool high;
     int at = -1;
   };
   auto hold = [](void *user, void *const *, size_t) {
@@ -246,14 +256,18 @@ inline void expectLaterHigherPriorityTaskRunsFirst(fw_runtime_t *rt, int workers
   };
   auto stamp = [](void *user, void *const *, size_t) {
     auto *t = static_cast<Ticket *>(user);
-    t->at = t->next->fetch_add(1);
+    Order *o = t->order;
+    t->at = o->next.fetch_add(1);
+    if (t->high) o->highStarted.store(true);
+    while (!o->highStarted.load() && std::chrono::steady_clock::now() < o->deadline)
+      std::this_thread::yield();
   };
   Gate gate;
   for (int i = 0; i < workers; ++i) FW_ASSERT_OK(submit(rt, "hold", hold, &gate, {}));
   while (gate.started.load() < workers) std::this_thread::yield();
-  std::atomic<int> next{0};
-  std::vector<Ticket> low(4, Ticket{&next});
-  Ticket high{&next};
+  Order order;
+  std::vector<Ticket> low(4, Ticket{&order, false});
+  Ticket high{&order, true};
   auto submitAt = [&](Ticket *t, int32_t priority) {
     fw_task_desc_t d;
     std::memset(&d, 0, sizeof(d));
@@ -265,9 +279,10 @@ inline void expectLaterHigherPriorityTaskRunsFirst(fw_runtime_t *rt, int workers
   };
   for (Ticket &t : low) submitAt(&t, 1);
   submitAt(&high, 5);
+  order.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   gate.open.store(true);
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
-  for (const Ticket &t : low) EXPECT_LT(high.at, t.at);
+  EXPECT_LT(high.at, workers) << "the high-priority task started after low ones";
 }
 
 // A simulated device (fw_runtime_options_t.simulate) of `workers` workers at `gflops`,
