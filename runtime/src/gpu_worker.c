@@ -21,6 +21,7 @@
 
 #include "engine.h"
 #include "memory.h"
+#include "redux.h"
 #include "status_internal.h"
 #include "trace.h"
 
@@ -200,8 +201,14 @@ static begin_result_t begin(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker_t *
       fw_profile_read(&rt->profile, &w->counters, r->before);
     }
     r->start = fw_now_ns();
-    status = launch(rt, w, g, t, data, slot);
-    if (status != FW_OK) fw_memory_release_failed(&rt->memory, t, w->memory_node);
+    if (t->num_reduces) status = fw_redux_take_accumulators(t, w);
+    if (status == FW_OK) status = launch(rt, w, g, t, data, slot);
+    if (status != FW_OK) {
+      fw_memory_release_failed(&rt->memory, t, w->memory_node);
+      /* A refused launch enqueued nothing (as the buffers' copies assume): the GPU's
+       * accumulators are untouched, and the task may run again elsewhere. */
+      for (uint32_t i = 0; i < t->num_reduces; ++i) t->reduces[i].data = NULL;
+    }
   }
   if (data != stack) free(data);
   if (status != FW_OK) {

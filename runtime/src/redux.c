@@ -1,7 +1,8 @@
 /* Reductions (FW_ACCESS_REDUCE, docs/task-graph.md): groups of contributions to a buffer,
  * each group with a reduction task that runs after the group's tasks and after what came
- * before the group, and combines into the buffer the accumulators, one per CPU worker,
- * that the group's tasks wrote their contributions into. The contributions are kept
+ * before the group, and combines into the buffer the accumulators, one per worker (in a
+ * GPU's memory for a GPU worker, brought to host memory to be combined), that the group's
+ * tasks wrote their contributions into. The contributions are kept
  * apart from a task's accesses: the dependency inference, the planners and the memory
  * manager see the buffer accessed by the reduction task alone. */
 #include "redux.h"
@@ -36,9 +37,19 @@ typedef struct fw_redux_pair_t {
   uint32_t dst, src;
 } fw_redux_pair_t;
 
+/* A worker's accumulator for a group. A GPU worker's is in the GPU's memory, set there
+ * from `data` (made and set to the neutral element on the host) before its first
+ * contribution, and copied back into `data` before it is combined. */
+typedef struct fw_redux_acc_t {
+  void *data;          /* host memory; NULL until a task of the group ran on the worker */
+  void *device_data;   /* the GPU's copy while its contributions write it, else NULL */
+  fw_device_t *device; /* that GPU */
+} fw_redux_acc_t;
+
 /* A group's accumulators, one per worker (a CPU worker runs one task at a time, also
- * when a waiting thread runs it in the worker's place: each is written by one thread at a
- * time, and read by the tasks combining them after all of the group's tasks completed). */
+ * when a waiting thread runs it in the worker's place, and a GPU worker's contributions
+ * follow each other on its stream: each is written by one thread or stream at a time,
+ * and read by the tasks combining them after all of the group's tasks completed). */
 struct fw_redux_group_t {
   fw_reduction_t reduction; /* the buffer's when the group opened */
   size_t size;              /* bytes */
@@ -53,7 +64,8 @@ struct fw_redux_group_t {
   uint8_t *ran;             /* per worker: a task of the group ran there (also simulated) */
   uint64_t *last_seq;       /* per worker: 1 + the seq of the last such task (the trace) */
   fw_redux_pair_t *pairs;   /* the tree's tasks' user data (num_slots - 1 at most) */
-  void *slots[];            /* per worker index; NULL until a task of the group ran there */
+  double *sim_home;         /* simulation, per worker: when its accumulator is in host memory */
+  fw_redux_acc_t slots[];   /* per worker index */
 };
 
 fw_status_t fw_redux_check_access(const char *name, const fw_task_access_t *accesses,
@@ -94,12 +106,39 @@ void fw_redux_release_contributions(fw_task_t *t) {
   t->num_reduces = 0;
 }
 
+/* Frees a GPU's copy of an accumulator (no lock). */
+static void drop_device_copy(fw_redux_group_t *g, fw_redux_acc_t *a) {
+  if (!a->device_data) return;
+  a->device->vtable->free(a->device, a->device_data, g->size);
+  a->device_data = NULL;
+}
+
+static void drop_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a) {
+  drop_device_copy(g, a);
+  free(a->data);
+  a->data = NULL;
+}
+
 void fw_redux_release(fw_task_t *t) {
   fw_redux_release_contributions(t);
   fw_redux_group_t *g = t->reduction;
   if (!g) return;
-  for (size_t i = 0; i < g->num_slots; ++i) free(g->slots[i]);
+  for (size_t i = 0; i < g->num_slots; ++i) drop_accumulator(g, &g->slots[i]);
   free(g);
+}
+
+/* Brings a GPU worker's accumulator to host memory (its contributions completed: their
+ * work on the stream is done) and frees the GPU's copy; the task running this fails with
+ * the device's error when the copy does (the contributions' sum is lost with the GPU). */
+static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a) {
+  if (!a->device_data) return 1;
+  fw_status_t status =
+      a->device->vtable->copy_to_host(a->device, NULL, a->data, a->device_data, g->size);
+  drop_device_copy(g, a);
+  if (status == FW_OK) return 1;
+  fw_status_free(fw_engine_fail_body(fw_status_annotate(
+      status, "bringing a GPU's accumulator to host memory (FW_ACCESS_REDUCE)")));
+  return 0;
 }
 
 /* The reduction task's body: data[0] is the buffer in host memory. The accumulators the
@@ -108,10 +147,11 @@ static void combine_accumulators(void *user_data, void *const *data, size_t num_
   (void)num_data;
   fw_redux_group_t *g = user_data;
   for (size_t i = 0; i < g->num_slots; ++i) {
-    if (!g->slots[i]) continue;
-    if (g->size) g->reduction.combine(g->reduction.user_data, data[0], g->slots[i], g->size);
-    free(g->slots[i]);
-    g->slots[i] = NULL;
+    fw_redux_acc_t *a = &g->slots[i];
+    if (!a->data) continue;
+    if (!bring_home(g, a)) return; /* the rest go with the task */
+    if (g->size) g->reduction.combine(g->reduction.user_data, data[0], a->data, g->size);
+    drop_accumulator(g, a);
   }
 }
 
@@ -121,10 +161,10 @@ static void combine_pair(void *user_data, void *const *data, size_t num_data) {
   (void)num_data;
   const fw_redux_pair_t *p = user_data;
   fw_redux_group_t *g = p->group;
-  if (g->size) g->reduction.combine(g->reduction.user_data, g->slots[p->dst], g->slots[p->src],
-                                    g->size);
-  free(g->slots[p->src]);
-  g->slots[p->src] = NULL;
+  fw_redux_acc_t *dst = &g->slots[p->dst], *src = &g->slots[p->src];
+  if (!bring_home(g, dst) || !bring_home(g, src)) return;
+  if (g->size) g->reduction.combine(g->reduction.user_data, dst->data, src->data, g->size);
+  drop_accumulator(g, src);
 }
 
 /* What the cost model knows of the reduction task when it combines `passes` accumulators:
@@ -150,14 +190,16 @@ static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
  * in `first`'s group of tasks (a wait for them waits for it). NULL when out of memory. */
 static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t *first) {
   size_t n = s->num_workers;
-  fw_redux_group_t *g = calloc(1, sizeof(*g) + n * (sizeof(g->slots[0]) + sizeof(g->pairs[0]) +
-                                                    sizeof(g->last_seq[0]) + 1));
+  fw_redux_group_t *g =
+      calloc(1, sizeof(*g) + n * (sizeof(g->slots[0]) + sizeof(g->sim_home[0]) +
+                                  sizeof(g->pairs[0]) + sizeof(g->last_seq[0]) + 1));
   if (!g) return NULL;
   g->reduction = b->reduction;
   g->size = b->byte_size;
   g->elements = b->element_count;
   g->num_slots = n;
-  g->pairs = (fw_redux_pair_t *)&g->slots[n];
+  g->sim_home = (double *)&g->slots[n];
+  g->pairs = (fw_redux_pair_t *)&g->sim_home[n];
   g->last_seq = (uint64_t *)&g->pairs[n];
   g->ran = (uint8_t *)&g->last_seq[n];
   char name[160];
@@ -199,7 +241,9 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
      * what precedes it counts them so). */
     fw_redux_group_t *g = join->reduction;
     size_t members = ++g->contributors;
-    size_t accumulators = members < s->num_cpu_workers ? members : s->num_cpu_workers;
+    size_t workers = t->kind_mask == 1u << FW_TARGET_KIND_CPU ? s->num_cpu_workers
+                                                               : s->num_workers;
+    size_t accumulators = members < workers ? members : workers;
     size_t levels = tree_levels(g, accumulators);
     set_passes(join, g, levels ? levels + 1 : accumulators);
     return;
@@ -349,6 +393,11 @@ int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ) {
   return 0;
 }
 
+uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next) {
+  if (t->fn == combine_pair || !fw_redux_contributes_to(t, next)) return 0;
+  return next->reduction->size;
+}
+
 void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
@@ -357,25 +406,78 @@ void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w) {
   }
 }
 
+/* Makes worker `w`'s accumulator `a` for group `g`: host memory set to the neutral
+ * element, and for a GPU worker its copy in the GPU's memory. */
+static fw_status_t make_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, const fw_task_t *t,
+                                    const fw_worker_t *w) {
+  /* Whole cache lines: accumulators of neighbouring workers never share one. */
+  size_t size = (g->size + 63) / 64 * 64;
+  void *data = aligned_alloc(64, size ? size : 64);
+  if (!data)
+    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                          "task @%s: out of memory for an accumulator of %zu bytes "
+                          "(FW_ACCESS_REDUCE)",
+                          t->name, g->size);
+  g->reduction.init(g->reduction.user_data, data, g->size);
+  if (w->kind != FW_TARGET_KIND_CPU) {
+    fw_device_t *device = t->runtime->devices[w->device_index];
+    void *copy = NULL;
+    fw_status_t status = device->vtable->alloc(device, g->size ? g->size : 1, &copy);
+    if (status == FW_OK) {
+      status = device->vtable->copy_to_device(device, NULL, copy, data, g->size);
+      if (status != FW_OK) device->vtable->free(device, copy, g->size);
+    }
+    if (status != FW_OK) {
+      free(data);
+      return fw_status_annotate(status, "task @%s: an accumulator of %zu bytes in %s's memory "
+                                        "(FW_ACCESS_REDUCE)",
+                                t->name, g->size, t->runtime->device_info[w->device_index].name);
+    }
+    a->device_data = copy;
+    a->device = device;
+  }
+  a->data = data;
+  return FW_OK;
+}
+
+void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double finish) {
+  for (uint32_t r = 0; r < t->num_reduces; ++r) {
+    fw_redux_group_t *g = t->reduces[r].combine->reduction;
+    double home = finish;
+    if (w->sim && w->kind != FW_TARGET_KIND_CPU) home += fw_sim_hop_seconds(w->sim, g->size);
+    if (home > g->sim_home[w->index]) g->sim_home[w->index] = home;
+  }
+}
+
+double fw_redux_sim_start(const fw_task_t *t, double start) {
+  const fw_redux_group_t *g = t->reduction;
+  size_t first = 0, end = 0, other = SIZE_MAX;
+  if (t->fn == combine_pair) {
+    const fw_redux_pair_t *p = t->user_data;
+    g = p->group;
+    first = p->dst;
+    end = first + 1;
+    other = p->src;
+  } else if (g) {
+    end = g->num_slots; /* those the tree combined came home before its tasks ran */
+  }
+  for (size_t i = first; i < end; ++i)
+    if (g->sim_home[i] > start) start = g->sim_home[i];
+  if (other != SIZE_MAX && g->sim_home[other] > start) start = g->sim_home[other];
+  return start;
+}
+
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
-    void **slot = &g->slots[w->index];
+    fw_redux_acc_t *a = &g->slots[w->index];
+    if (!a->data) {
+      fw_status_t status = make_accumulator(g, a, t, w);
+      if (status != FW_OK) return status;
+    }
     g->ran[w->index] = 1;
     g->last_seq[w->index] = t->seq + 1;
-    if (!*slot) {
-      /* Whole cache lines: accumulators of neighbouring workers never share one. */
-      size_t size = (g->size + 63) / 64 * 64;
-      void *data = aligned_alloc(64, size ? size : 64);
-      if (!data)
-        return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                              "task @%s: out of memory for an accumulator of %zu bytes "
-                              "(FW_ACCESS_REDUCE)",
-                              t->name, g->size);
-      g->reduction.init(g->reduction.user_data, data, g->size);
-      *slot = data;
-    }
-    t->reduces[r].data = *slot;
+    t->reduces[r].data = a->device_data ? a->device_data : a->data;
   }
   return FW_OK;
 }

@@ -52,12 +52,22 @@ int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
 /* Whether a failure of `t` fails `succ` as a reduction's: `t` contributes to the group
  * that reduction task `succ` combines, or is a task of its tree. */
 int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ);
+/* The bytes `t` hands `next` as a contribution to its reduction: an accumulator (else 0;
+ * a tree task's move nothing, on CPU workers). */
+uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next);
 /* Simulation: contribution `t` runs on worker `w` (whose accumulator the reduction
  * would combine). */
 void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w);
-/* Before `t` runs on CPU worker `w` (no lock): points each of its contributions at `w`'s
- * accumulator for the group, made and set to the neutral element on the worker's first
- * task of the group. The error when one cannot be allocated. */
+/* Simulation: `t` finished on worker `w` at `finish`: the accumulators it wrote are in
+ * host memory then, or after a hop over `w`'s link for a GPU's. */
+void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double finish);
+/* Simulation: when reduction or tree task `t`, its other inputs there at `start`, has the
+ * accumulators it folds in host memory (`start` for any other task). */
+double fw_redux_sim_start(const fw_task_t *t, double start);
+/* Before `t` runs on worker `w` (no lock; on a GPU worker, on its thread): points each of
+ * its contributions at `w`'s accumulator for the group, made and set to the neutral
+ * element on the worker's first task of the group (a GPU worker's in the GPU's memory,
+ * set from the host). The error when one cannot be made. */
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w);
 
 #ifdef __cplusplus

@@ -892,6 +892,11 @@ fw_task_t *fw_scheduler_complete_and_next(fw_scheduler_t *s, fw_task_t *task, fw
 /* ---- GPU failures ---------------------------------------------------------------- */
 
 int fw_scheduler_can_rerun(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
+  /* A contribution whose work on a GPU's accumulator failed (its launch went through) may
+   * have written it: run again elsewhere, its part could count twice (and a fault loses
+   * the GPU's accumulator anyway). */
+  for (uint32_t r = 0; r < t->num_reduces; ++r)
+    if (t->reduces[r].data) return 0;
   int any = 0;
   fw_sched_lock(s);
   for (size_t i = 0; i < s->num_workers && !any; ++i) {

@@ -397,7 +397,7 @@ static double inputs_there(const sim_running_t *slot) {
     double at = t->accesses[i].buffer->mem.sim_arrival[node];
     if (at > start) start = at;
   }
-  return start;
+  return t->cancelled ? start : fw_redux_sim_start(t, start);
 }
 
 static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_running_t *slot) {
@@ -444,7 +444,7 @@ static uint64_t written_for(const fw_task_t *t, const fw_task_t *next) {
           (t->accesses[j].access & FW_ACCESS_WRITE))
         bytes += next->accesses[i].buffer->byte_size;
   }
-  return bytes;
+  return bytes + fw_redux_accumulator_bytes(t, next);
 }
 
 /* What the bounds count of a group of commutative updates (kept by its join): its
@@ -493,6 +493,7 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
   fw_runtime_t *rt = s->runtime;
   fw_task_t *t = slot->task;
   uint32_t node = slot->worker->memory_node;
+  if (!t->cancelled) fw_redux_sim_finished(t, slot->worker, slot->finish);
   for (size_t i = 0; i < t->num_accesses && !t->cancelled; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_replica_t *r = &b->mem.replicas[node];

@@ -21,13 +21,6 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
   if (!any_fn && !runtime->options.simulate)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                           "task '%s' has no function (fn, cuda_fn or hip_fn)", name);
-  if (!desc->fn && any_fn && desc->accesses)
-    for (size_t i = 0; i < desc->num_accesses; ++i)
-      if (desc->accesses[i].access == FW_ACCESS_REDUCE)
-        return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                              "task '%s': access %zu reduces a buffer (FW_ACCESS_REDUCE), "
-                              "which runs on CPU workers only, but the task has no fn",
-                              name, i);
   if (!(desc->flops >= 0) || !(desc->bytes >= 0) || !isfinite(desc->flops) ||
       !isfinite(desc->bytes) || desc->flops > 1e30 || desc->bytes > 1e30)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
@@ -94,8 +87,6 @@ static fw_status_t submit_task(fw_runtime_t *runtime, const fw_task_desc_t *desc
   uint32_t kinds = (desc->fn ? 1u << FW_TARGET_KIND_CPU : 0) |
                    (desc->cuda_fn ? 1u << FW_TARGET_KIND_CUDA : 0) |
                    (desc->hip_fn ? 1u << FW_TARGET_KIND_HIP : 0);
-  /* Contributions to reductions run on CPU workers, whose accumulators they get. */
-  if (task->num_reduces) kinds = 1u << FW_TARGET_KIND_CPU;
   if (runtime->options.simulate) {
     /* Simulated devices of the kinds it has implementations for, and of every kind when
      * it has none (a task described by its costs alone). */

@@ -39,7 +39,11 @@
  *                        faults on the device as a kernel that fails while it runs: the
  *                        launch itself succeeds, and from then on the context is broken
  *                        as CUDA's is after such a fault: copies, waits and queries of
- *                        events and streams return CUDA_ERROR_LAUNCH_FAILED */
+ *                        events and streams return CUDA_ERROR_LAUNCH_FAILED
+ *   FW_FAKE_CUDA_HOST_FAULT_AT  the host function (cuLaunchHostFunc) with this number (from
+ *                        1) faults so instead of running, in any launch mode
+ *   Releasing the primary context ends a fault and restarts both counts (a runtime made
+ *   after one that faulted starts afresh). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdarg.h>
@@ -132,6 +136,7 @@ struct CUevent_st {
 };
 static double g_device_clock_ms; /* the virtual device clock of no-op launches */
 static unsigned g_async_launches; /* FW_FAKE_CUDA_FAULT_AT counts them */
+static unsigned g_host_funcs;      /* FW_FAKE_CUDA_HOST_FAULT_AT counts them */
 static int g_faulted;             /* the context is broken (FW_FAKE_CUDA_FAULT_AT) */
 
 static int faulted(void) {
@@ -241,6 +246,10 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, CUdevice de
 
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   (void)dev;
+  pthread_mutex_lock(&g_lock);
+  g_faulted = 0;
+  g_async_launches = g_host_funcs = 0;
+  pthread_mutex_unlock(&g_lock);
   return CUDA_SUCCESS;
 }
 
@@ -352,6 +361,11 @@ FAKE_EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *stream) {
 typedef void (*CUhostFn)(void *user_data);
 FAKE_EXPORT CUresult cuLaunchHostFunc(struct CUstream_st *stream, CUhostFn fn, void *user_data) {
   if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
+  pthread_mutex_lock(&g_lock);
+  int fault = ++g_host_funcs == (unsigned)env_int("FW_FAKE_CUDA_HOST_FAULT_AT", 0);
+  if (fault) g_faulted = 1;
+  pthread_mutex_unlock(&g_lock);
+  if (fault) return CUDA_SUCCESS; /* it never runs; waits for it see the fault */
   fake_host_push(host_queue(stream), fn, user_data);
   return CUDA_SUCCESS;
 }

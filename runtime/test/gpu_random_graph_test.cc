@@ -2,7 +2,8 @@
 // stand-in HIP GPU (fake_cuda.c, fake_hip.c: their device memory is host memory, so a GPU
 // implementation here computes on the device addresses it is given, where a real one would
 // enqueue a kernel) against a sequential replay. Each task has a CPU implementation, GPU
-// implementations or both; some also name earlier tasks to run after; some GPU
+// implementations or both (contributions to reductions too: on a GPU they add into its
+// accumulator there); some also name earlier tasks to run after; some GPU
 // implementations refuse their first launch (no scratch memory: nothing the device's health
 // is judged by), so that the task runs again elsewhere. Between submissions the caller
 // reads buffers (fw_buffer_data) and lets others go for new ones while their tasks still
@@ -12,7 +13,6 @@
 // every task must read what the replay read, each of the caller's reads see what the replay
 // had there, and every buffer end as the replay's did. Last, chaos: GPU launches and task bodies
 // that fail at random, and how far each failure reaches.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -92,24 +92,6 @@ void onCpu(void *user, void *const *data, size_t num) {
   ref->graph->cpu_runs.fetch_add(1, std::memory_order_relaxed);
 }
 
-// cuLaunchHostFunc (hipLaunchHostFunc) of the stand-in the runtime loaded: a function
-// queued on a stream runs when something waits for the stream, as a kernel's work is done
-// by then (fake_host_funcs.h).
-using LaunchHostFunc = int (*)(void *stream, void (*fn)(void *), void *user);
-LaunchHostFunc lookUpLaunchHostFunc(const char *library, const char *symbol) {
-  void *lib = dlopen(library, RTLD_NOW | RTLD_NOLOAD);  // the runtime's: loaded already
-  if (!lib) return nullptr;
-  auto fn = reinterpret_cast<LaunchHostFunc>(dlsym(lib, symbol));
-  dlclose(lib);  // the runtime holds it
-  return fn;
-}
-
-// Looked up at each launch: a test that loads no HIP runtime may come first.
-LaunchHostFunc launchHostFunc(bool hip) {
-  return hip ? lookUpLaunchHostFunc("libamdhip64.so.6", "hipLaunchHostFunc")
-             : lookUpLaunchHostFunc("libcuda.so.1", "cuLaunchHostFunc");
-}
-
 // A GPU implementation's work, queued on its stream.
 struct Kernel {
   TaskRef *ref;
@@ -138,7 +120,7 @@ fw_status_t onGpu(void *user, void *const *data, size_t num, void *stream, bool 
   unsigned attempt = p.attempts.fetch_add(1, std::memory_order_relaxed);
   if (p.cpu && fwtest::mix(ref->index * 1000003 + attempt) % 100 < ref->graph->fail_percent)
     return fw_status_create(FW_STATUS_INTERNAL, "the kernel failed");
-  LaunchHostFunc launch = launchHostFunc(hip);
+  fwtest::LaunchHostFunc launch = fwtest::launchHostFunc(hip);
   if (!launch) return fw_status_create(FW_STATUS_INTERNAL, "no host functions in the driver");
   auto *k = new Kernel{ref, num, {}, hip};
   for (size_t a = 0; a < num && a < 3; ++a) k->data[a] = data[a];
@@ -184,9 +166,6 @@ void place(Graph &g, uint64_t seed, bool hip) {
       for (size_t k = 0; k < n; ++k) p.after.push_back(i - 1 - rng.below(i < 40 ? i : 40));
     }
     p.refuse_once = p.cpu && (p.cuda || p.hip) && rng.below(10) == 0;
-    // Contributions to reductions run on CPU workers: those tasks have a CPU body (their
-    // GPU implementations go unused).
-    for (size_t a = 0; a < g.ops[i].num; ++a) p.cpu |= g.ops[i].mode[a] == FW_ACCESS_REDUCE;
   }
 }
 

@@ -573,8 +573,9 @@ TEST(ReducePriorityTest, TheReductionTakesItsContributionsPriority) {
 }
 
 // The errors: no reduction set, a buffer both reduced and named otherwise by one task, a
-// mode with other bits, no CPU body, built-in ops a type lacks, missing functions. A
-// buffer reduced twice by one task gets one accumulator.
+// mode with other bits, a GPU implementation alone without a GPU (the reduction fails
+// with it), built-in ops a type lacks, missing functions. A buffer reduced twice by one
+// task gets one accumulator.
 TEST(ReduceModeTest, ErrorsNameTheProblem) {
   fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(FW_SCHEDULER_EAGER, 2));
   ASSERT_NE(rt, nullptr);
@@ -590,14 +591,16 @@ TEST(ReduceModeTest, ErrorsNameTheProblem) {
   FW_EXPECT_ERROR(submit(rt, "odd", addAmount, nullptr,
                          {{sum, fw_access_t(FW_ACCESS_REDUCE | FW_ACCESS_READ)}}),
                   "task 'odd': access 0 has an unknown mode 9");
-  fw_task_access_t access = {sum, kReduce};
+  fw_buffer_t *gpuSum = makeSumBuffer(rt, 0);
+  fw_task_access_t access = {gpuSum, kReduce};
   fw_task_desc_t gpuOnly = fwtest::describeTask("gpu", nullptr, nullptr);
   gpuOnly.accesses = &access;
   gpuOnly.num_accesses = 1;
   gpuOnly.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
-  FW_EXPECT_ERROR(fw_task_submit(rt, &gpuOnly, nullptr),
-                  "task 'gpu': access 0 reduces a buffer (FW_ACCESS_REDUCE), which runs on "
-                  "CPU workers only, but the task has no fn");
+  FW_ASSERT_OK(fw_task_submit(rt, &gpuOnly, nullptr));
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt),
+                  "task @gpu: no device here can run it (it runs on: cuda)");
+  fw_buffer_release(gpuSum);
   const int64_t dims[1] = {2};
   fw_buffer_t *half = nullptr;
   FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F16, 1, dims, nullptr, 0, &half));
@@ -830,6 +833,47 @@ TEST(ReduceSimulationTest, TheTreeRunsWhileTheWriterBeforeRuns) {
   EXPECT_EQ(rep.tasks, 1u + 15u + 14u + 1u + 1u);
   EXPECT_NEAR(rep.makespan_seconds, 4 + pass + 1, 1e-6);
   EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// Contributions with a GPU implementation run on a simulated GPU (1000 GFLOP/s against
+// the CPU worker's 1), and the GPU's accumulator of a 16 MiB buffer comes back over its
+// 1 GB/s link before the reduction task folds it: four 1 ms contributions, the hop
+// (16.8 ms) and the pass (4.2 ms at 1 GFLOP/s). The bound counts the hop too, and stays
+// below the makespan.
+TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
+  fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1),
+                                 fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 1000)};
+  devices[1].link_gbps = 1;
+  fw_sim_machine_t machine = {2, devices};
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+  o.simulate = &machine;
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  const int64_t elements = int64_t(1) << 22;
+  fw_buffer_t *sum = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  fw_task_access_t a = {sum, kReduce};
+  for (int i = 0; i < 4; ++i) {
+    fw_task_desc_t d = fwtest::describeTask("part", nullptr, nullptr);
+    d.fn = addAmount;
+    d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
+    d.accesses = &a;
+    d.num_accesses = 1;
+    d.flops = 1e9;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  fw_runtime_stats_t st = fwtest::statsOf(rt);
+  EXPECT_EQ(st.devices[1].tasks, 4u) << "the contributions, on the GPU";
+  const double hop = double(elements * 4) / 1e9, pass = double(elements) / 1e9;
+  EXPECT_NEAR(rep.makespan_seconds, 4e-3 + hop + pass, 1e-3);
+  EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+  EXPECT_GE(rep.lower_bound_seconds, 1e-3 + hop + pass - 1e-6);
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
 }

@@ -3,6 +3,7 @@
 #ifndef FW_RUNTIME_TEST_TASK_TEST_UTIL_H_
 #define FW_RUNTIME_TEST_TASK_TEST_UTIL_H_
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -376,6 +377,24 @@ inline fw_runtime_stats_t statsOf(fw_runtime_t *rt) {
   EXPECT_EQ(s, nullptr) << fw_status_message(s);
   fw_status_free(s);
   return st;
+}
+
+// cuLaunchHostFunc (hipLaunchHostFunc) of the stand-in the runtime loaded: a function
+// queued on a stream runs when something waits for the stream, as a kernel's work is done
+// by then (fake_host_funcs.h).
+using LaunchHostFunc = int (*)(void *stream, void (*fn)(void *), void *user);
+inline LaunchHostFunc lookUpLaunchHostFunc(const char *library, const char *symbol) {
+  void *lib = dlopen(library, RTLD_NOW | RTLD_NOLOAD);  // the runtime's: loaded already
+  if (!lib) return nullptr;
+  auto fn = reinterpret_cast<LaunchHostFunc>(dlsym(lib, symbol));
+  dlclose(lib);  // the runtime holds it
+  return fn;
+}
+
+// Looked up at each launch: a test that loads no HIP runtime may come first.
+inline LaunchHostFunc launchHostFunc(bool hip) {
+  return hip ? lookUpLaunchHostFunc("libamdhip64.so.6", "hipLaunchHostFunc")
+             : lookUpLaunchHostFunc("libcuda.so.1", "cuLaunchHostFunc");
 }
 
 // The tasks the one GPU beside the CPU ran, failing the test when no GPU is in service.

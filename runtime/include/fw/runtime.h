@@ -301,9 +301,9 @@ typedef enum fw_access_t {
   FW_ACCESS_READ_WRITE_COMMUTE = 7,
   /* C tasks only, alone (StarPU's STARPU_REDUX): a contribution to a reduction of the
    * buffer, which must have one (fw_buffer_set_reduction). The task's body gets a private
-   * accumulator of the buffer's size, not the buffer: one per CPU worker, set to the
-   * reduction's neutral element before its first use, which the body combines its
-   * contribution into. Such tasks submitted one after another run in parallel, without
+   * accumulator of the buffer's size, not the buffer: one per worker (in a GPU's memory
+   * for a GPU worker), set to the reduction's neutral element before its first use, which
+   * the body combines its contribution into. Such tasks submitted one after another run in parallel, without
    * waiting for the buffer's earlier tasks; the next other access of the buffer runs
    * after the accumulators were combined into it (fw_task_desc_t). */
   FW_ACCESS_REDUCE = 8,
@@ -509,18 +509,21 @@ FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
  *
  * Reductions (FW_ACCESS_REDUCE, StarPU's STARPU_REDUX): consecutive contributions to a
  * buffer form a group too, but they neither wait for the accesses before the group nor
- * for each other: each task gets its CPU worker's private accumulator for the group
- * (data[i]), set to the neutral element before the worker's first task of the group, and
+ * for each other: each task gets its worker's private accumulator for the group (data[i];
+ * a GPU worker's in the GPU's memory, for its implementation to add into with work on its
+ * stream), set to the neutral element before the worker's first task of the group, and
  * runs as soon as its other inputs are there. A reduction task runs after the group (and
  * after the accesses before it) and combines the accumulators into the buffer: buffer =
  * buffer op acc_1 op ... op acc_k (in no set order, so float sums may differ in the last
  * bits from run to run); for a large buffer with four accumulators or more, tasks of a
  * tree combine them pairwise first, side by side (docs/task-graph.md). The next other
- * access of the buffer, or a host read, follows that task. Such tasks run on CPU workers
- * only (their GPU implementations are not used; `fn` is required), and the accumulators
- * are host memory outside the tiers' capacities (one buffer's size per CPU worker that
- * ran a task of the group). A failed contribution fails the reduction: the tasks after
- * it that read the buffer fail with its error. */
+ * access of the buffer, or a host read, follows that task. Such tasks run on any device
+ * they have an implementation for; the accumulators are outside the tiers' capacities
+ * (one buffer's size per worker that ran a task of the group). A failed contribution
+ * fails the reduction: the tasks after it that read the buffer fail with its error. A
+ * contribution whose GPU implementation returns an error (a refused launch, nothing
+ * enqueued) runs again elsewhere as any task; one whose work on the stream fails does
+ * not (its part may be in the GPU's accumulator already): it fails. */
 
 typedef struct fw_task_t fw_task_t;
 

@@ -1,0 +1,376 @@
+// Reductions (FW_ACCESS_REDUCE) with the stand-in GPU in service: contributions with a
+// GPU implementation run there on the GPU's own accumulator (in its memory, set from the
+// neutral element on the host), which comes back to host memory to be combined with the
+// CPU workers' accumulators, by the reduction task or by the tasks of a tree. The
+// stand-in's device memory is host memory, so the implementations here add into the
+// device address they are given directly, where a real one would enqueue a kernel.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "fw/runtime.h"
+#include "task_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+using fwtest::readU64;
+
+const fw_scheduler_kind_t kPolicies[] = {FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT};
+
+// A contribution: adds `amount` * (i + 1) to element i of its accumulator; notes where
+// each implementation ran and on which memory.
+struct Part {
+  uint64_t amount = 1;
+  std::atomic<int> *cpu = nullptr, *gpu = nullptr;
+  std::mutex *lock = nullptr;
+  std::set<void *> *gpu_data = nullptr;
+  std::atomic<int> *gpu_tries = nullptr;
+  fw_status_t (*gpu_error)() = nullptr; // what the GPU implementation returns
+};
+
+void addInto(const Part *p, void *const *data, uint64_t elements) {
+  auto *acc = static_cast<uint64_t *>(data[0]);
+  for (uint64_t i = 0; i < elements; ++i) acc[i] += p->amount * (i + 1);
+}
+
+// A contribution's user data: its part, and the elements of the buffer it reduces.
+struct Contribution {
+  Part part;
+  uint64_t elements = 0;
+};
+
+void onCpu(void *user, void *const *data, size_t) {
+  auto *c = static_cast<Contribution *>(user);
+  addInto(&c->part, data, c->elements);
+  c->part.cpu->fetch_add(1);
+}
+
+fw_status_t onGpu(void *user, void *const *data, size_t, void *) {
+  auto *c = static_cast<Contribution *>(user);
+  c->part.gpu_tries->fetch_add(1);
+  if (c->part.gpu_error) return c->part.gpu_error();
+  {
+    std::lock_guard<std::mutex> hold(*c->part.lock);
+    c->part.gpu_data->insert(data[0]);
+  }
+  addInto(&c->part, data, c->elements);
+  c->part.gpu->fetch_add(1);
+  return FW_OK;
+}
+
+// What the contributions of one test share.
+struct Counts {
+  std::atomic<int> cpu{0}, gpu{0}, gpu_tries{0};
+  std::mutex lock;
+  std::set<void *> gpu_data;
+};
+
+fw_buffer_t *makeSum(fw_runtime_t *rt, uint64_t elements, uint64_t start) {
+  std::vector<uint64_t> values(elements, start);
+  const int64_t dims[1] = {int64_t(elements)};
+  fw_buffer_t *b = nullptr;
+  EXPECT_EQ(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims, values.data(), elements * 8, &b),
+            nullptr);
+  if (b) FW_EXPECT_OK(fw_buffer_set_reduction_op(b, FW_REDUCTION_SUM));
+  return b;
+}
+
+// Submits contribution `c` to `b` with the implementations asked for.
+fw_status_t contribute(fw_runtime_t *rt, fw_buffer_t *b, Contribution *c, bool cpu, bool gpu,
+                       fw_task_t **out = nullptr) {
+  fw_task_access_t access = {b, FW_ACCESS_REDUCE};
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "part";
+  d.fn = cpu ? onCpu : nullptr;
+  d.cuda_fn = gpu ? onGpu : nullptr;
+  d.user_data = c;
+  d.accesses = &access;
+  d.num_accesses = 1;
+  d.flops = 1e6;
+  return fw_task_submit(rt, &d, out);
+}
+
+void expectSums(fw_buffer_t *b, uint64_t elements, uint64_t start, uint64_t total) {
+  const auto *got = static_cast<const uint64_t *>(fw_buffer_data(b));
+  ASSERT_NE(got, nullptr);
+  for (uint64_t i = 0; i < elements; ++i) ASSERT_EQ(got[i], start + total * (i + 1)) << i;
+  fw_buffer_unmap(b);
+}
+
+std::vector<Contribution> parts(size_t n, uint64_t elements, Counts *counts) {
+  std::vector<Contribution> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    v[i].part.amount = i + 1;
+    v[i].part.cpu = &counts->cpu;
+    v[i].part.gpu = &counts->gpu;
+    v[i].part.lock = &counts->lock;
+    v[i].part.gpu_data = &counts->gpu_data;
+    v[i].part.gpu_tries = &counts->gpu_tries;
+    v[i].elements = elements;
+  }
+  return v;
+}
+
+// Contributions with only a GPU implementation run on the GPU, all of a group on the
+// GPU's one accumulator (never the buffer's memory); those with both run anywhere. The
+// sums come out right under every policy, group after group.
+TEST(GpuReduce, ContributionsOnTheGpuAddUpIntoTheBuffer) {
+  for (fw_scheduler_kind_t policy : kPolicies) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    fw_runtime_t *rt = fwtest::runtimeOn("cpu,cuda", policy, 2);
+    ASSERT_NE(rt, nullptr);
+    constexpr uint64_t kElements = 64;
+    fw_buffer_t *sum = makeSum(rt, kElements, 7);
+    ASSERT_NE(sum, nullptr);
+    uint64_t expected = 0;
+    for (int group = 0; group < 3; ++group) {
+      Counts counts;
+      std::vector<Contribution> gpuOnly = parts(20, kElements, &counts);
+      std::vector<Contribution> either = parts(20, kElements, &counts);
+      for (size_t i = 0; i < gpuOnly.size(); ++i) {
+        FW_ASSERT_OK(contribute(rt, sum, &gpuOnly[i], false, true));
+        FW_ASSERT_OK(contribute(rt, sum, &either[i], true, true));
+        expected += 2 * (i + 1);
+      }
+      FW_ASSERT_OK(fw_runtime_wait_all(rt));
+      expectSums(sum, kElements, 7, expected);
+      EXPECT_GE(counts.gpu.load(), 20);
+      EXPECT_EQ(counts.cpu.load() + counts.gpu.load(), 40);
+      EXPECT_EQ(counts.gpu_data.size(), 1u) << "one accumulator per GPU and group";
+      EXPECT_EQ(counts.gpu_data.count(fw_buffer_data(sum)), 0u) << "ran on the buffer";
+      fw_buffer_unmap(sum);
+    }
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
+}
+
+// A large buffer (2 MiB) with four accumulators, the GPU's among them: the tree's three
+// tasks combine them (the GPU's brought to host memory first) and the reduction task folds
+// the last. Three CPU contributions meet before they add, so each has a worker of its own.
+TEST(GpuReduce, ATreeCombinesTheGpusAccumulatorWithTheCpus) {
+  for (fw_scheduler_kind_t policy : kPolicies) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    fw_runtime_t *rt = fwtest::runtimeOn("cpu,cuda", policy, 3);
+    ASSERT_NE(rt, nullptr);
+    constexpr uint64_t kElements = 262144;
+    fw_buffer_t *sum = makeSum(rt, kElements, 1000);
+    ASSERT_NE(sum, nullptr);
+    Counts counts;
+    std::vector<Contribution> gpuPart = parts(1, kElements, &counts);
+    FW_ASSERT_OK(contribute(rt, sum, &gpuPart[0], false, true));
+    struct Meet {
+      Contribution c;
+      std::atomic<int> *inside;
+      bool met = false;
+    };
+    std::atomic<int> inside{0};
+    std::vector<Meet> meets(3);
+    auto meet = [](void *user, void *const *data, size_t) {
+      auto *m = static_cast<Meet *>(user);
+      m->inside->fetch_add(1);
+      m->met = fwtest::waitUntil([&] { return m->inside->load() >= 3; });
+      addInto(&m->c.part, data, m->c.elements);
+    };
+    std::vector<Contribution> cpuParts = parts(3, kElements, &counts);
+    for (int i = 0; i < 3; ++i) {
+      meets[i].c = cpuParts[i];
+      meets[i].inside = &inside;
+      fw_task_access_t access = {sum, FW_ACCESS_REDUCE};
+      fw_task_desc_t d;
+      std::memset(&d, 0, sizeof(d));
+      d.name = "part";
+      d.fn = meet;
+      d.user_data = &meets[i];
+      d.accesses = &access;
+      d.num_accesses = 1;
+      FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+    }
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    for (const Meet &m : meets) EXPECT_TRUE(m.met);
+    EXPECT_EQ(counts.gpu.load(), 1);
+    expectSums(sum, kElements, 1000, 1 + 1 + 2 + 3);
+    fw_runtime_stats_t after = fwtest::statsOf(rt);
+    EXPECT_EQ(after.tasks_submitted, 1u + 3u + 1u + 3u) << "four parts, the reduction, a tree";
+    EXPECT_EQ(after.tasks_executed, after.tasks_submitted);
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
+}
+
+fw_status_t brokenKernel() { return fw_status_create(FW_STATUS_INTERNAL, "kernel refused"); }
+
+// A contribution whose GPU implementation refuses its launch (returns an error: it
+// enqueued nothing, so the GPU's accumulator is untouched) runs again on the CPU, as
+// other tasks do; its part counts once.
+TEST(GpuReduce, ARefusedLaunchRunsTheContributionAgainOnTheCpu) {
+  for (fw_scheduler_kind_t policy : kPolicies) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    fw_runtime_t *rt = fwtest::runtimeOn("cuda", policy, 2);
+    ASSERT_NE(rt, nullptr);
+    fw_buffer_t *sum = makeSum(rt, 16, 3);
+    ASSERT_NE(sum, nullptr);
+    Counts counts;
+    std::vector<Contribution> v = parts(2, 16, &counts);
+    v[0].part.gpu_error = brokenKernel;
+    for (Contribution &c : v) FW_ASSERT_OK(contribute(rt, sum, &c, true, true));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    expectSums(sum, 16, 3, 1 + 2);
+    EXPECT_GE(counts.gpu_tries.load(), 1);
+    EXPECT_GE(fwtest::statsOf(rt).tasks_rerun, 1u);
+    EXPECT_EQ(counts.cpu.load() + counts.gpu.load(), 2);
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
+}
+
+// No room for the accumulator in the GPU's memory (64 KiB of it for a 256 KiB buffer):
+// nothing was written there, so the contributions, tried on the GPU first (preferred),
+// run on the CPU workers instead.
+TEST(GpuReduce, NoRoomForTheAccumulatorOnTheGpuRunsTheContributionOnTheCpu) {
+  fwtest::ScopedEnv memory("FW_FAKE_CUDA_MEMORY", "65536");
+  fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
+  ASSERT_NE(rt, nullptr);
+  constexpr uint64_t kElements = 32768;
+  fw_buffer_t *sum = makeSum(rt, kElements, 5);
+  ASSERT_NE(sum, nullptr);
+  Counts counts;
+  std::vector<Contribution> v = parts(8, kElements, &counts);
+  for (Contribution &c : v) FW_ASSERT_OK(contribute(rt, sum, &c, true, true));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  expectSums(sum, kElements, 5, 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8);
+  EXPECT_EQ(counts.gpu_tries.load(), 0);
+  EXPECT_EQ(counts.cpu.load(), 8);
+  EXPECT_GE(fwtest::statsOf(rt).tasks_rerun, 1u);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// A GPU implementation that enqueues its work on the stream (a host function of the
+// stand-in, as a kernel), which adds `amount` * (i + 1) when it runs.
+struct Enqueued {
+  Contribution c;
+  void *acc = nullptr;
+  std::atomic<int> ran{0};
+};
+
+fw_status_t enqueueOnGpu(void *user, void *const *data, size_t, void *stream) {
+  auto *e = static_cast<Enqueued *>(user);
+  e->acc = data[0];
+  fwtest::LaunchHostFunc launch = fwtest::launchHostFunc(false);
+  if (!launch) return fw_status_create(FW_STATUS_INTERNAL, "no host functions in the driver");
+  auto run = [](void *arg) {
+    auto *e = static_cast<Enqueued *>(arg);
+    addInto(&e->c.part, &e->acc, e->c.elements);
+    e->ran.fetch_add(1);
+  };
+  if (launch(stream, run, e) != 0)
+    return fw_status_create(FW_STATUS_INTERNAL, "the host function was refused");
+  return FW_OK;
+}
+
+void readFirst(void *user, void *const *data, size_t) {
+  *static_cast<uint64_t *>(user) = static_cast<const uint64_t *>(data[0])[0];
+}
+
+// The work a contribution enqueued faults on the GPU (its launch went through): it is not
+// run again on the CPU, and the reduction and its reader fail with the fault.
+TEST(GpuReduce, AContributionWhoseWorkFaultsFailsTheReduction) {
+  fwtest::ScopedEnv fault("FW_FAKE_CUDA_HOST_FAULT_AT", "1");
+  fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *sum = makeSum(rt, 16, 0);
+  ASSERT_NE(sum, nullptr);
+  Counts counts;
+  Enqueued e;
+  e.c = parts(1, 16, &counts)[0];
+  fw_task_access_t access = {sum, FW_ACCESS_REDUCE};
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "part";
+  d.fn = onCpu;
+  d.cuda_fn = enqueueOnGpu;
+  d.user_data = &e;
+  d.accesses = &access;
+  d.num_accesses = 1;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  uint64_t seen = 0;
+  fw_task_t *reader = nullptr;
+  FW_ASSERT_OK(fwtest::submit(rt, "read", readFirst, &seen, {{sum, FW_ACCESS_READ}}, &reader));
+  FW_EXPECT_ERROR(fw_task_wait(reader), "task @part");
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt), "task @part");
+  EXPECT_EQ(e.ran.load(), 0);
+  EXPECT_EQ(counts.cpu.load(), 0);
+  EXPECT_EQ(fwtest::statsOf(rt).tasks_rerun, 0u);
+  fw_task_release(reader);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// The GPU faults after a contribution there completed and before the reduction brings its
+// accumulator to host memory (the reduction waits for the writer before the group): the
+// reduction fails saying so, and its reader with it.
+TEST(GpuReduce, AGpuLostBeforeItsAccumulatorCameBackFailsTheReduction) {
+  fwtest::ScopedEnv fault("FW_FAKE_CUDA_HOST_FAULT_AT", "2");
+  fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *sum = makeSum(rt, 16, 0);
+  fw_buffer_t *other = fwtest::makeU64Buffer(rt, 16, std::vector<uint64_t>(16, 0));
+  ASSERT_NE(sum, nullptr);
+  struct Hold {
+    std::atomic<bool> started{false}, open{false};
+  } hold;
+  FW_ASSERT_OK(fwtest::submit(
+      rt, "hold",
+      [](void *user, void *const *, size_t) {
+        auto *h = static_cast<Hold *>(user);
+        h->started = true;
+        while (!h->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      },
+      &hold, {{sum, FW_ACCESS_WRITE}}));
+  // On a worker (a wait of this thread's below could otherwise run it in a worker's place).
+  ASSERT_TRUE(fwtest::waitUntil([&] { return hold.started.load(); }));
+  Counts counts;
+  Enqueued part, faulting;
+  part.c = parts(1, 16, &counts)[0];
+  faulting.c = parts(1, 16, &counts)[0];
+  fw_task_access_t reduce = {sum, FW_ACCESS_REDUCE}, update = {other, FW_ACCESS_READ_WRITE};
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "part";
+  d.cuda_fn = enqueueOnGpu;
+  d.user_data = &part;
+  d.accesses = &reduce;
+  d.num_accesses = 1;
+  fw_task_t *contribution = nullptr, *broken = nullptr;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, &contribution));
+  FW_EXPECT_OK(fw_task_wait(contribution));
+  EXPECT_EQ(part.ran.load(), 1);
+  d.name = "fault";
+  d.user_data = &faulting;
+  d.accesses = &update;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, &broken));
+  FW_EXPECT_ERROR(fw_task_wait(broken), "task @fault");
+  hold.open = true;
+  uint64_t seen = 0;
+  fw_task_t *reader = nullptr;
+  FW_ASSERT_OK(fwtest::submit(rt, "read", readFirst, &seen, {{sum, FW_ACCESS_READ}}, &reader));
+  FW_EXPECT_ERROR(fw_task_wait(reader),
+                  "bringing a GPU's accumulator to host memory (FW_ACCESS_REDUCE)");
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt), "task @fault");
+  for (fw_task_t *t : {contribution, broken, reader}) fw_task_release(t);
+  fw_buffer_release(other);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+}  // namespace
