@@ -3,7 +3,9 @@
  * buffer to the round's number, on the stream the runtime gives it) followed by a task
  * only the CPU can run (fn: checks every byte), so that each round moves the buffer from
  * the GPU back to host memory; then tasks with both implementations, placed by the
- * scheduler. Checks the values, and that the GPU and the CPU each ran what they alone
+ * scheduler; then reductions (FW_ACCESS_REDUCE, a maximum) with a contribution only the
+ * GPU can run (its accumulator in the GPU's memory, set by the memset, brought back) and
+ * two the CPU can. Checks the values, and that the GPU and the CPU each ran what they alone
  * could. Prints "skipped: ..." and exits 0 where there is no CUDA device. For
  * scripts/gpu-check.sh on the GPU node; ctest runs it against the stand-in driver. */
 #include <dlfcn.h>
@@ -99,6 +101,43 @@ static fw_status_t run_rounds(fw_runtime_t *rt, fw_buffer_t *b, round_t *rounds,
   return FW_OK;
 }
 
+/* acc = max(acc, value), byte by byte (a contribution to a maximum of i8). */
+static void max_on_cpu(void *user, void *const *data, size_t num) {
+  const round_t *r = user;
+  signed char *p = num == 1 ? data[0] : NULL;
+  if (!p) atomic_fetch_add(r->failures, 1);
+  for (size_t i = 0; p && i < BYTES; ++i)
+    if (p[i] < (signed char)r->value) p[i] = (signed char)r->value;
+}
+
+/* ROUNDS groups of contributions to a maximum in `m`, each after a reset to 0: one only
+ * the GPU can run (its accumulator there, set to the round's value, the largest), two only
+ * the CPU can (one and two less), and a check on the CPU that the buffer holds the GPU's
+ * value. How many contributions the GPU ran goes to *gpu_ran. */
+static fw_status_t run_reductions(fw_runtime_t *rt, fw_buffer_t *m, atomic_int *failures,
+                                  uint64_t *gpu_ran) {
+  static round_t zero, parts[ROUNDS][3];
+  zero.failures = failures;
+  fw_runtime_stats_t before, after;
+  fw_status_t s = fw_runtime_get_stats(rt, &before);
+  for (int i = 0; !s && i < ROUNDS; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      parts[i][k].value = (unsigned char)(20 + i - k);
+      parts[i][k].failures = failures;
+    }
+    s = submit(rt, "reset", m, FW_ACCESS_WRITE, fill_on_cpu, NULL, &zero);
+    if (!s) s = submit(rt, "part-gpu", m, FW_ACCESS_REDUCE, NULL, fill_on_gpu, &parts[i][0]);
+    for (int k = 1; !s && k < 3; ++k)
+      s = submit(rt, "part-cpu", m, FW_ACCESS_REDUCE, max_on_cpu, NULL, &parts[i][k]);
+    if (!s) s = submit(rt, "check", m, FW_ACCESS_READ, check_on_cpu, NULL, &parts[i][0]);
+  }
+  if (!s) s = fw_runtime_wait_all(rt);
+  if (!s) s = fw_runtime_get_stats(rt, &after);
+  if (s) return s;
+  *gpu_ran = after.devices[1].tasks - before.devices[1].tasks;
+  return FW_OK;
+}
+
 int main(void) {
   fw_runtime_options_t o;
   memset(&o, 0, sizeof(o));
@@ -140,6 +179,15 @@ int main(void) {
   printf("rounds with both: %d, GPU ran %llu, CPU ran %llu, failures %d\n", ROUNDS,
          (unsigned long long)gpu_ran, (unsigned long long)cpu_ran, atomic_load(&failures));
   bad |= atomic_load(&failures) != 0;
+  fw_buffer_t *m = NULL;
+  s = fw_buffer_create(rt, FW_ELEMENT_TYPE_I8, 1, dims, NULL, 0, &m);
+  if (!s) s = fw_buffer_set_reduction_op(m, FW_REDUCTION_MAX);
+  if (!s) s = run_reductions(rt, m, &failures, &gpu_ran);
+  if (s) return fail("reductions", s);
+  printf("reductions: %d, GPU ran %llu contributions, failures %d\n", ROUNDS,
+         (unsigned long long)gpu_ran, atomic_load(&failures));
+  bad |= atomic_load(&failures) != 0 || gpu_ran != ROUNDS;
+  fw_buffer_release(m);
   fw_buffer_release(b);
   fw_runtime_destroy(rt);
   printf(bad ? "FAIL C tasks on the GPU\n" : "ok\n");
