@@ -4,7 +4,9 @@
 //   overhead  per-task cost of fw_task_submit + scheduling + completion for empty C tasks
 //             (runtime_bench_overhead.cpp)
 //   sched     scheduling quality of eager / ws / heft on standard DAGs in the virtual-time
-//             simulator, against lower bounds (runtime_bench_sched.cpp)
+//             simulator, against lower bounds (runtime_bench_sched.cpp); reductions with
+//             their contributions on the CPU only or on the GPUs too
+//             (runtime_bench_sched_reduce.cpp)
 //   tiers     a working set 4x the host tier's limit, swept by real tasks, with prefetch on
 //             and off (runtime_bench_tiers.cpp)
 //   reduce    combining a reduction's accumulators (FW_ACCESS_REDUCE) against folding them
@@ -133,6 +135,7 @@ void usage() {
       "  --widths=W,...      random DAG tasks per layer (default 20,60)\n"
       "  --link-gbps=G       the simulated GPUs' link bandwidth in GB/s (default 25)\n"
       "  --gpu-memory-mib=M  the simulated GPUs' memory in MiB (default 16384)\n"
+      "  --reduce-sim-mib=M  the simulated reductions' sums in MiB (default 16)\n"
 
       "tiers (real tasks, a storage directory under $TMPDIR or /tmp):\n"
       "  --buffers=N         buffers in the working set (default 64)\n"
@@ -314,6 +317,8 @@ int main(int argc, char **argv) {
       opt.reduceMiB.clear();
       for (const std::string &item : splitList(value))
         opt.reduceMiB.push_back(std::atof(item.c_str()));
+    } else if (key == "--reduce-sim-mib") {
+      opt.reduceSimMiB = std::atof(value.c_str());
     } else if (key == "--reduce-parts") {
       opt.reduceParts = std::atoi(value.c_str());
     } else if (key == "--prefetch-window") {
@@ -335,6 +340,7 @@ int main(int argc, char **argv) {
       opt.widths.empty() || opt.tierBuffers == 0 || opt.tierBufferMiB == 0 || opt.sweeps <= 0 ||
       opt.tierWorkers <= 0 || !(opt.computeRatio > 0) || !(opt.linkGbps > 0) ||
       opt.gpuMemoryMiB == 0 || opt.reduceParts <= 0 || opt.reduceMiB.empty() ||
+      !(opt.reduceSimMiB * 1048576.0 >= 4) || !(opt.reduceSimMiB <= 65536) ||
       std::any_of(opt.reduceMiB.begin(), opt.reduceMiB.end(),
                   [](double m) { return !(m * 1048576.0 >= 64); })) {
     usage();
@@ -344,8 +350,10 @@ int main(int argc, char **argv) {
   bool ok = true;
   if (opt.overhead)
     ok &= rtbench::runOverhead(opt);
-  if (opt.sched)
+  if (opt.sched) {
     ok &= rtbench::runSched(opt);
+    ok &= rtbench::runSchedReduce(opt);
+  }
   if (opt.tiers)
     ok &= rtbench::runTiers(opt);
   if (opt.reduce)

@@ -32,6 +32,7 @@ struct Options {
   uint64_t gpuMemoryMiB = 16 << 10;       // sched: each GPU's memory
   std::string traceDir;                   // sched: write a Chrome trace per simulation
   std::string dagDir;                     // sched: write each DAG, machine and result as JSON
+  double reduceSimMiB = 16;               // sched: the simulated reductions' sums
   size_t tierBuffers = 64;     // tiers: buffers of tierBufferMiB each
   size_t tierBufferMiB = 4;
   const char *tierLimit = "host=64MiB";
@@ -75,10 +76,28 @@ private:
 
 std::string fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+// The simulated machines of the sched parts: "cpu16" (16 CPU workers of 50 GFLOP/s) and
+// "cpu16+2gpu" (the same and two CUDA GPUs of 1000 GFLOP/s times a per-kernel speed, on
+// links of `linkGbps`; runtime_bench_sched.cpp).
+struct Machine {
+  std::string name;
+  std::vector<fw_sim_device_t> devices;
+  fw_sim_machine_t machine() const { return {devices.size(), devices.data()}; }
+  size_t workers() const {
+    size_t n = 0;
+    for (auto &d : devices)
+      n += d.workers;
+    return n;
+  }
+};
+std::vector<Machine> machines(double linkGbps, uint64_t gpuMemoryMiB);
+
 // The four parts; each returns false when a result was wrong (not when a target is
 // missed: targets are reported, not enforced).
 bool runOverhead(const Options &opt);
 bool runSched(const Options &opt);
+// Reductions in simulation (runtime_bench_sched_reduce.cpp), with the sched part.
+bool runSchedReduce(const Options &opt);
 bool runTiers(const Options &opt);
 bool runReduce(const Options &opt);
 

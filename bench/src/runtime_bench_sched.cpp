@@ -170,18 +170,6 @@ constexpr size_t kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
 // than one CPU core (50 gflops).
 const double kGpuSpeeds[kNumKernels] = {0.02, 0.6, 0.8, 1.0, 1.0, 0.3, 0.02};
 
-struct Machine {
-  std::string name;
-  std::vector<fw_sim_device_t> devices;
-  fw_sim_machine_t machine() const { return {devices.size(), devices.data()}; }
-  size_t workers() const {
-    size_t n = 0;
-    for (auto &d : devices)
-      n += d.workers;
-    return n;
-  }
-};
-
 fw_sim_device_t cpu16() {
   fw_sim_device_t d = {};
   d.name = "cpu";
@@ -210,11 +198,15 @@ fw_sim_device_t gpu(const char *name, double linkGbps, uint64_t memoryMiB) {
   return d;
 }
 
+} // namespace
+
 std::vector<Machine> machines(double linkGbps, uint64_t gpuMemoryMiB) {
   return {{"cpu16", {cpu16()}},
           {"cpu16+2gpu",
            {cpu16(), gpu("gpu0", linkGbps, gpuMemoryMiB), gpu("gpu1", linkGbps, gpuMemoryMiB)}}};
 }
+
+namespace {
 
 // The simulator's run time of a task on a device (scheduler.c: fw_sim_task_seconds).
 double seconds(const fw_sim_device_t &d, const char *kernel, double flops, double bytes) {
