@@ -1211,6 +1211,16 @@ void fw_memory_seed_link(fw_memory_t *m, uint32_t node, uint64_t bytes, uint64_t
   atomic_store_explicit(&m->nodes[node].link_ns, ns, memory_order_relaxed);
 }
 
+void fw_memory_note_copy(fw_memory_t *m, fw_tier_t from, fw_tier_t to, uint64_t bytes,
+                         uint64_t start_ns, uint64_t end_ns, const char *what) {
+  pthread_mutex_lock(&m->lock);
+  m->bytes_moved[from][to] += bytes;
+  m->copy_ns[from][to] += end_ns - start_ns;
+  pthread_mutex_unlock(&m->lock);
+  if (m->trace && m->trace->enabled)
+    fw_trace_add(m->trace, FW_TRACE_COPY_TRACK(from, to), what, start_ns, end_ns, bytes);
+}
+
 void fw_memory_copy_seconds(const fw_memory_t *m, double out[FW_NUM_TIERS][FW_NUM_TIERS]) {
   for (int from = 0; from < FW_NUM_TIERS; ++from)
     for (int to = 0; to < FW_NUM_TIERS; ++to) out[from][to] = (double)m->copy_ns[from][to] * 1e-9;

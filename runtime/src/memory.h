@@ -214,6 +214,11 @@ int fw_memory_better_victim(const fw_buffer_t *b, unsigned c, const fw_buffer_t 
                             unsigned best_class, uint32_t node);
 /* Whether the buffer has a valid replica on `node` (lock-free, for estimates). */
 int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node);
+/* Counts a copy made outside the buffers' replicas (a GPU's accumulator for a reduction,
+ * redux.c) in bytes_moved and copy_ns, and puts it in the trace's copy track for its
+ * tiers, named `what` (takes the lock). */
+void fw_memory_note_copy(fw_memory_t *m, fw_tier_t from, fw_tier_t to, uint64_t bytes,
+                         uint64_t start_ns, uint64_t end_ns, const char *what);
 /* How long the copies counted in bytes_moved took, per tier pair (lock held). */
 void fw_memory_copy_seconds(const fw_memory_t *m, double out[FW_NUM_TIERS][FW_NUM_TIERS]);
 /* Copies this large or larger measure a link's bandwidth (smaller ones, its latency). */

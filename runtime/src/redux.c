@@ -52,6 +52,7 @@ typedef struct fw_redux_acc_t {
  * and read by the tasks combining them after all of the group's tasks completed). */
 struct fw_redux_group_t {
   fw_reduction_t reduction; /* the buffer's when the group opened */
+  fw_memory_t *memory;      /* its runtime's, which counts a GPU's accumulator's copies */
   size_t size;              /* bytes */
   uint64_t elements;
   /* sched.lock: tasks in the group, those of them that completed, whether one failed;
@@ -132,10 +133,15 @@ void fw_redux_release(fw_task_t *t) {
  * the device's error when the copy does (the contributions' sum is lost with the GPU). */
 static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a) {
   if (!a->device_data) return 1;
+  uint64_t t0 = fw_now_ns();
   fw_status_t status =
       a->device->vtable->copy_to_host(a->device, NULL, a->data, a->device_data, g->size);
   drop_device_copy(g, a);
-  if (status == FW_OK) return 1;
+  if (status == FW_OK) {
+    fw_memory_note_copy(g->memory, FW_TIER_DEVICE, FW_TIER_HOST, g->size, t0, fw_now_ns(),
+                        "copy (accumulator)");
+    return 1;
+  }
   fw_status_free(fw_engine_fail_body(fw_status_annotate(
       status, "bringing a GPU's accumulator to host memory (FW_ACCESS_REDUCE)")));
   return 0;
@@ -195,6 +201,7 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
                                   sizeof(g->pairs[0]) + sizeof(g->last_seq[0]) + 1));
   if (!g) return NULL;
   g->reduction = b->reduction;
+  g->memory = &s->runtime->memory;
   g->size = b->byte_size;
   g->elements = b->element_count;
   g->num_slots = n;
@@ -424,8 +431,12 @@ static fw_status_t make_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, cons
     void *copy = NULL;
     fw_status_t status = device->vtable->alloc(device, g->size ? g->size : 1, &copy);
     if (status == FW_OK) {
+      uint64_t t0 = fw_now_ns();
       status = device->vtable->copy_to_device(device, NULL, copy, data, g->size);
       if (status != FW_OK) device->vtable->free(device, copy, g->size);
+      else
+        fw_memory_note_copy(g->memory, FW_TIER_HOST, FW_TIER_DEVICE, g->size, t0, fw_now_ns(),
+                            "copy (accumulator)");
     }
     if (status != FW_OK) {
       free(data);

@@ -122,7 +122,8 @@ std::vector<Contribution> parts(size_t n, uint64_t elements, Counts *counts) {
 
 // Contributions with only a GPU implementation run on the GPU, all of a group on the
 // GPU's one accumulator (never the buffer's memory); those with both run anywhere. The
-// sums come out right under every policy, group after group.
+// sums come out right under every policy, group after group, and the statistics count
+// the accumulator's two copies per group (set on the host, brought back).
 TEST(GpuReduce, ContributionsOnTheGpuAddUpIntoTheBuffer) {
   for (fw_scheduler_kind_t policy : kPolicies) {
     SCOPED_TRACE(fwtest::schedulerName(policy));
@@ -149,6 +150,9 @@ TEST(GpuReduce, ContributionsOnTheGpuAddUpIntoTheBuffer) {
       EXPECT_EQ(counts.gpu_data.count(fw_buffer_data(sum)), 0u) << "ran on the buffer";
       fw_buffer_unmap(sum);
     }
+    fw_runtime_stats_t st = fwtest::statsOf(rt);
+    EXPECT_EQ(st.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE], 3 * kElements * 8);
+    EXPECT_EQ(st.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST], 3 * kElements * 8);
     fw_buffer_release(sum);
     fw_runtime_destroy(rt);
   }
