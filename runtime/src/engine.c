@@ -278,7 +278,7 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
  * addresses of the task's accesses (data[i]: access i, merged), it gets those of its
  * description's (a contribution to a reduction: its accumulator). */
 static fw_status_t run_body(fw_task_t *t, void *const *data, fw_task_gpu_fn_t gpu_fn,
-                            void *stream) {
+                            void *stream, int *returned_error) {
   void *stack[16];
   void **user = (void **)data;
   size_t num = t->num_accesses;
@@ -299,6 +299,7 @@ static fw_status_t run_body(fw_task_t *t, void *const *data, fw_task_gpu_fn_t gp
   tls_fail = FW_OK;
   if (gpu_fn) status = gpu_fn(t->user_data, user, num, stream);
   else t->fn(t->user_data, user, num);
+  if (returned_error) *returned_error = status != FW_OK;
   tls_body = NULL;
   if (tls_fail) {
     if (status) fw_status_free(tls_fail); /* what a GPU implementation returned stands */
@@ -310,12 +311,12 @@ static fw_status_t run_body(fw_task_t *t, void *const *data, fw_task_gpu_fn_t gp
 }
 
 static fw_status_t run_fn(fw_task_t *t, void *const *data) {
-  return run_body(t, data, NULL, NULL);
+  return run_body(t, data, NULL, NULL, NULL);
 }
 
 fw_status_t fw_engine_run_gpu_fn(fw_task_t *t, fw_task_gpu_fn_t fn, void *const *data,
-                                 void *stream) {
-  return run_body(t, data, fn, stream);
+                                 void *stream, int *returned_error) {
+  return run_body(t, data, fn, stream, returned_error);
 }
 
 void fw_engine_record_run(fw_runtime_t *rt, fw_worker_t *w, fw_task_t *t, fw_status_t status,

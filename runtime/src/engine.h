@@ -59,9 +59,10 @@ int64_t fw_engine_pick_variant(fw_tuner_t *tuner, const fw_task_t *t,
 
 /* Calls C task `t`'s GPU implementation `fn` with the device addresses of its accesses
  * (data[i]: access i) and `stream`, as a task body (it may submit tasks, not wait);
- * returns what it returned. */
+ * returns what it returned, or the error it failed its task with (fw_task_fail).
+ * `*returned_error`: whether it returned an error itself (a refused launch). */
 fw_status_t fw_engine_run_gpu_fn(fw_task_t *t, fw_task_gpu_fn_t fn, void *const *data,
-                                 void *stream);
+                                 void *stream, int *returned_error);
 
 /* One run of a task on a worker, as the engine measured it. */
 typedef struct fw_run_record_t {

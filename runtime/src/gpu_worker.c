@@ -99,7 +99,16 @@ static fw_status_t launch_fn(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *
   void *stream = NULL;
   fw_status_t status = g->device->vtable->queue_native(g->device, g->queue, &stream);
   slot->timed = status == FW_OK && rt->profile.enabled && record(g, &slot->begin);
-  if (status == FW_OK) status = fw_engine_run_gpu_fn(t, fn, data, stream);
+  int refused = 1;
+  if (status == FW_OK) status = fw_engine_run_gpu_fn(t, fn, data, stream, &refused);
+  /* A contribution's GPU accumulator is untouched when its launch was refused (the
+   * implementation returned an error, having enqueued nothing: the task may run again
+   * elsewhere); else what it enqueued may add into it (fw_task_fail after enqueueing
+   * too: the task fails rather than count its part twice). */
+  if (t->num_reduces) {
+    if (status != FW_OK && refused) fw_redux_launch_refused(t);
+    else fw_redux_launched(t, w);
+  }
   slot->end_recorded = status == FW_OK && record(g, &slot->end);
   if (status != FW_OK)
     status = fw_status_annotate(status, "task @%s on %s", t->name,
@@ -203,12 +212,8 @@ static begin_result_t begin(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker_t *
     r->start = fw_now_ns();
     if (t->num_reduces) status = fw_redux_take_accumulators(t, w);
     if (status == FW_OK) status = launch(rt, w, g, t, data, slot);
-    if (status != FW_OK) {
-      fw_memory_release_failed(&rt->memory, t, w->memory_node);
-      /* A refused launch enqueued nothing (as the buffers' copies assume): the GPU's
-       * accumulators are untouched, and the task may run again elsewhere. */
-      for (uint32_t i = 0; i < t->num_reduces; ++i) t->reduces[i].data = NULL;
-    }
+    else fw_redux_launch_refused(t); /* no accumulator for it: nothing launched */
+    if (status != FW_OK) fw_memory_release_failed(&rt->memory, t, w->memory_node);
   }
   if (data != stack) free(data);
   if (status != FW_OK) {

@@ -37,13 +37,15 @@ typedef struct fw_redux_pair_t {
   uint32_t dst, src;
 } fw_redux_pair_t;
 
-/* A worker's accumulator for a group. A GPU worker's is in the GPU's memory, set there
- * from `data` (made and set to the neutral element on the host) before its first
- * contribution, and copied back into `data` before it is combined. */
+/* A worker's accumulator for a group. A GPU worker's is in the GPU's memory (outside its
+ * tier's count), set there from `data` (made and set to the neutral element on the host)
+ * before its first contribution, and copied back into `data` before it is combined,
+ * unless no launch went through (`data` still holds the neutral element then). */
 typedef struct fw_redux_acc_t {
   void *data;          /* host memory; NULL until a task of the group ran on the worker */
   void *device_data;   /* the GPU's copy while its contributions write it, else NULL */
   fw_device_t *device; /* that GPU */
+  int written;         /* a contribution's work was enqueued on it */
 } fw_redux_acc_t;
 
 /* A group's accumulators, one per worker (a CPU worker runs one task at a time, also
@@ -133,6 +135,10 @@ void fw_redux_release(fw_task_t *t) {
  * the device's error when the copy does (the contributions' sum is lost with the GPU). */
 static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a) {
   if (!a->device_data) return 1;
+  if (!a->written) { /* nothing was launched on it: `data` holds the neutral element */
+    drop_device_copy(g, a);
+    return 1;
+  }
   uint64_t t0 = fw_now_ns();
   fw_status_t status =
       a->device->vtable->copy_to_host(a->device, NULL, a->data, a->device_data, g->size);
@@ -430,13 +436,17 @@ static fw_status_t make_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, cons
     fw_device_t *device = t->runtime->devices[w->device_index];
     void *copy = NULL;
     fw_status_t status = device->vtable->alloc(device, g->size ? g->size : 1, &copy);
-    if (status == FW_OK) {
+    if (status != FW_OK) { /* no room: no fault of the device's (it stays in service) */
+      fw_status_t why = status;
+      status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "%s", fw_status_message(why));
+      fw_status_free(why);
+    } else {
       uint64_t t0 = fw_now_ns();
       status = device->vtable->copy_to_device(device, NULL, copy, data, g->size);
       if (status != FW_OK) device->vtable->free(device, copy, g->size);
       else
-        fw_memory_note_copy(g->memory, FW_TIER_HOST, FW_TIER_DEVICE, g->size, t0, fw_now_ns(),
-                            "copy (accumulator)");
+        fw_memory_note_copy(g->memory, FW_TIER_HOST, FW_TIER_DEVICE, g->size, t0,
+                            fw_now_ns(), "copy (accumulator)");
     }
     if (status != FW_OK) {
       free(data);
@@ -449,6 +459,15 @@ static fw_status_t make_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, cons
   }
   a->data = data;
   return FW_OK;
+}
+
+void fw_redux_launched(const fw_task_t *t, const fw_worker_t *w) {
+  for (uint32_t r = 0; r < t->num_reduces; ++r)
+    t->reduces[r].combine->reduction->slots[w->index].written = 1;
+}
+
+void fw_redux_launch_refused(fw_task_t *t) {
+  for (uint32_t r = 0; r < t->num_reduces; ++r) t->reduces[r].data = NULL;
 }
 
 void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double finish) {

@@ -58,6 +58,12 @@ uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next);
 /* Simulation: contribution `t` runs on worker `w` (whose accumulator the reduction
  * would combine). */
 void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w);
+/* GPU worker `w` launched contribution `t` (its work may add into `w`'s accumulators, which
+ * are then brought back to be combined; no lock, on `w`'s thread). */
+void fw_redux_launched(const fw_task_t *t, const fw_worker_t *w);
+/* `t`'s launch on a GPU was refused (nothing enqueued): it may run again elsewhere (no
+ * lock). */
+void fw_redux_launch_refused(fw_task_t *t);
 /* Simulation: `t` finished on worker `w` at `finish`: the accumulators it wrote are in
  * host memory then, or after a hop over `w`'s link for a GPU's. */
 void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double finish);

@@ -120,6 +120,32 @@ std::vector<Contribution> parts(size_t n, uint64_t elements, Counts *counts) {
   return v;
 }
 
+// A contribution on the CPU that holds its group open (its reduction task cannot be ready
+// while it runs) until the test lets it go: the contributions submitted meanwhile are all
+// of one group, however fast they run.
+struct GroupGate {
+  std::atomic<bool> started{false}, open{false};
+};
+
+fw_status_t holdGroupOpen(fw_runtime_t *rt, fw_buffer_t *b, GroupGate *gate) {
+  fw_task_access_t access = {b, FW_ACCESS_REDUCE};
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "gate";
+  d.fn = [](void *user, void *const *, size_t) {
+    auto *g = static_cast<GroupGate *>(user);
+    g->started = true;
+    while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  };
+  d.user_data = gate;
+  d.accesses = &access;
+  d.num_accesses = 1;
+  fw_status_t s = fw_task_submit(rt, &d, nullptr);
+  // On a worker (a wait of the test's could otherwise run it in a worker's place).
+  if (s == FW_OK) EXPECT_TRUE(fwtest::waitUntil([&] { return gate->started.load(); }));
+  return s;
+}
+
 // Contributions with only a GPU implementation run on the GPU, all of a group on the
 // GPU's one accumulator (never the buffer's memory); those with both run anywhere. The
 // sums come out right under every policy, group after group, and the statistics count
@@ -137,11 +163,14 @@ TEST(GpuReduce, ContributionsOnTheGpuAddUpIntoTheBuffer) {
       Counts counts;
       std::vector<Contribution> gpuOnly = parts(20, kElements, &counts);
       std::vector<Contribution> either = parts(20, kElements, &counts);
+      GroupGate gate;
+      FW_ASSERT_OK(holdGroupOpen(rt, sum, &gate));
       for (size_t i = 0; i < gpuOnly.size(); ++i) {
         FW_ASSERT_OK(contribute(rt, sum, &gpuOnly[i], false, true));
         FW_ASSERT_OK(contribute(rt, sum, &either[i], true, true));
         expected += 2 * (i + 1);
       }
+      gate.open = true;
       FW_ASSERT_OK(fw_runtime_wait_all(rt));
       expectSums(sum, kElements, 7, expected);
       EXPECT_GE(counts.gpu.load(), 20);
@@ -170,25 +199,27 @@ TEST(GpuReduce, ATreeCombinesTheGpusAccumulatorWithTheCpus) {
     fw_buffer_t *sum = makeSum(rt, kElements, 1000);
     ASSERT_NE(sum, nullptr);
     Counts counts;
-    std::vector<Contribution> gpuPart = parts(1, kElements, &counts);
-    FW_ASSERT_OK(contribute(rt, sum, &gpuPart[0], false, true));
     struct Meet {
       Contribution c;
       std::atomic<int> *inside;
+      std::atomic<bool> *go;
       bool met = false;
     };
     std::atomic<int> inside{0};
+    std::atomic<bool> go{false};
     std::vector<Meet> meets(3);
+    // Until all three are inside and the GPU's part is submitted: one group, four workers.
     auto meet = [](void *user, void *const *data, size_t) {
       auto *m = static_cast<Meet *>(user);
       m->inside->fetch_add(1);
-      m->met = fwtest::waitUntil([&] { return m->inside->load() >= 3; });
+      m->met = fwtest::waitUntil([&] { return m->inside->load() >= 3 && m->go->load(); });
       addInto(&m->c.part, data, m->c.elements);
     };
     std::vector<Contribution> cpuParts = parts(3, kElements, &counts);
     for (int i = 0; i < 3; ++i) {
       meets[i].c = cpuParts[i];
       meets[i].inside = &inside;
+      meets[i].go = &go;
       fw_task_access_t access = {sum, FW_ACCESS_REDUCE};
       fw_task_desc_t d;
       std::memset(&d, 0, sizeof(d));
@@ -199,6 +230,10 @@ TEST(GpuReduce, ATreeCombinesTheGpusAccumulatorWithTheCpus) {
       d.num_accesses = 1;
       FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
     }
+    ASSERT_TRUE(fwtest::waitUntil([&] { return inside.load() == 3; }));
+    std::vector<Contribution> gpuPart = parts(1, kElements, &counts);
+    FW_ASSERT_OK(contribute(rt, sum, &gpuPart[0], false, true));
+    go = true;
     FW_ASSERT_OK(fw_runtime_wait_all(rt));
     for (const Meet &m : meets) EXPECT_TRUE(m.met);
     EXPECT_EQ(counts.gpu.load(), 1);
@@ -239,7 +274,8 @@ TEST(GpuReduce, ARefusedLaunchRunsTheContributionAgainOnTheCpu) {
 
 // No room for the accumulator in the GPU's memory (64 KiB of it for a 256 KiB buffer):
 // nothing was written there, so the contributions, tried on the GPU first (preferred),
-// run on the CPU workers instead.
+// run on the CPU workers instead; running out of room says nothing of the GPU's health,
+// which stays in service: a contribution to a smaller sum runs there after.
 TEST(GpuReduce, NoRoomForTheAccumulatorOnTheGpuRunsTheContributionOnTheCpu) {
   fwtest::ScopedEnv memory("FW_FAKE_CUDA_MEMORY", "65536");
   fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
@@ -255,9 +291,57 @@ TEST(GpuReduce, NoRoomForTheAccumulatorOnTheGpuRunsTheContributionOnTheCpu) {
   EXPECT_EQ(counts.gpu_tries.load(), 0);
   EXPECT_EQ(counts.cpu.load(), 8);
   EXPECT_GE(fwtest::statsOf(rt).tasks_rerun, 1u);
+  EXPECT_EQ(fwtest::statsOf(rt).devices_lost, 0u);
+  fw_buffer_t *small = makeSum(rt, 64, 0);
+  std::vector<Contribution> later = parts(1, 64, &counts);
+  FW_ASSERT_OK(contribute(rt, small, &later[0], false, true));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  expectSums(small, 64, 0, 1);
+  EXPECT_EQ(counts.gpu.load(), 1);
+  fw_buffer_release(small);
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
 }
+
+// The GPU's memory (1 MiB) holds a 768 KiB buffer a task left there, and the accumulator
+// of a 512 KiB sum is outside the tier's count: its allocation fails, which says nothing
+// of the GPU's health (RESOURCE_EXHAUSTED, not a fault), so the contribution runs on the
+// CPU and the GPU stays in service.
+TEST(GpuReduce, NoRoomBesideWhatTheGpuKeepsRunsTheContributionOnTheCpu) {
+  fwtest::ScopedEnv memory("FW_FAKE_CUDA_MEMORY", "1048576");
+  fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *kept = fwtest::makeU64Buffer(rt, 98304, std::vector<uint64_t>(98304, 1));
+  fw_task_access_t write = {kept, FW_ACCESS_READ_WRITE};
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "touch";
+  d.cuda_fn = [](void *, void *const *data, size_t, void *) -> fw_status_t {
+    static_cast<uint64_t *>(data[0])[0] = 2;
+    return FW_OK;
+  };
+  d.accesses = &write;
+  d.num_accesses = 1;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  constexpr uint64_t kElements = 65536;
+  fw_buffer_t *sum = makeSum(rt, kElements, 0);
+  Counts counts;
+  std::vector<Contribution> v = parts(4, kElements, &counts);
+  for (Contribution &c : v) FW_ASSERT_OK(contribute(rt, sum, &c, true, true));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  expectSums(sum, kElements, 0, 1 + 2 + 3 + 4);
+  EXPECT_EQ(counts.gpu_tries.load(), 0);
+  EXPECT_EQ(counts.cpu.load(), 4);
+  fw_runtime_stats_t st = fwtest::statsOf(rt);
+  EXPECT_GE(st.tasks_rerun, 1u);
+  EXPECT_EQ(st.devices_lost, 0u);
+  EXPECT_EQ(fwtest::readU64(kept)[0], 2u);
+  fw_buffer_release(sum);
+  fw_buffer_release(kept);
+  fw_runtime_destroy(rt);
+}
+
 
 // A GPU implementation that enqueues its work on the stream (a host function of the
 // stand-in, as a kernel), which adds `amount` * (i + 1) when it runs.
@@ -372,6 +456,47 @@ TEST(GpuReduce, AGpuLostBeforeItsAccumulatorCameBackFailsTheReduction) {
                   "bringing a GPU's accumulator to host memory (FW_ACCESS_REDUCE)");
   FW_EXPECT_ERROR(fw_runtime_wait_all(rt), "task @fault");
   for (fw_task_t *t : {contribution, broken, reader}) fw_task_release(t);
+  fw_buffer_release(other);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// A contribution whose launch the GPU refused ran on the CPU; the GPU's accumulator for
+// the group, made for it, holds nothing: a fault of the GPU before the reduction does not
+// fail the reduction (nothing of it was there to lose).
+TEST(GpuReduce, AnAccumulatorNoLaunchWroteIsNotBroughtBack) {
+  fwtest::ScopedEnv fault("FW_FAKE_CUDA_HOST_FAULT_AT", "1");
+  fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *sum = makeSum(rt, 16, 0);
+  fw_buffer_t *other = fwtest::makeU64Buffer(rt, 16, std::vector<uint64_t>(16, 0));
+  GroupGate gate;
+  FW_ASSERT_OK(holdGroupOpen(rt, sum, &gate));
+  Counts counts;
+  std::vector<Contribution> refused = parts(1, 16, &counts);
+  refused[0].part.gpu_error = brokenKernel;
+  fw_task_t *part = nullptr;
+  FW_ASSERT_OK(contribute(rt, sum, &refused[0], true, true, &part));
+  FW_EXPECT_OK(fw_task_wait(part));
+  EXPECT_EQ(counts.gpu_tries.load(), 1);
+  EXPECT_EQ(counts.cpu.load(), 1);
+  Enqueued faulting;
+  faulting.c = parts(1, 16, &counts)[0];
+  fw_task_access_t update = {other, FW_ACCESS_READ_WRITE};
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "fault";
+  d.cuda_fn = enqueueOnGpu;
+  d.user_data = &faulting;
+  d.accesses = &update;
+  d.num_accesses = 1;
+  fw_task_t *broken = nullptr;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, &broken));
+  FW_EXPECT_ERROR(fw_task_wait(broken), "task @fault");
+  gate.open = true;
+  fw_status_free(fw_runtime_wait_all(rt)); // the fault's error
+  expectSums(sum, 16, 0, 1);
+  for (fw_task_t *t : {part, broken}) fw_task_release(t);
   fw_buffer_release(other);
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
