@@ -480,20 +480,13 @@ void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double fini
 }
 
 double fw_redux_sim_start(const fw_task_t *t, double start) {
-  const fw_redux_group_t *g = t->reduction;
-  size_t first = 0, end = 0, other = SIZE_MAX;
   if (t->fn == combine_pair) {
     const fw_redux_pair_t *p = t->user_data;
-    g = p->group;
-    first = p->dst;
-    end = first + 1;
-    other = p->src;
-  } else if (g) {
-    end = g->num_slots; /* those the tree combined came home before its tasks ran */
+    return fmax(start, fmax(p->group->sim_home[p->dst], p->group->sim_home[p->src]));
   }
-  for (size_t i = first; i < end; ++i)
-    if (g->sim_home[i] > start) start = g->sim_home[i];
-  if (other != SIZE_MAX && g->sim_home[other] > start) start = g->sim_home[other];
+  /* The reduction task: those a tree combined came home before its tasks ran. */
+  const fw_redux_group_t *g = t->reduction;
+  for (size_t i = 0; g && i < g->num_slots; ++i) start = fmax(start, g->sim_home[i]);
   return start;
 }
 

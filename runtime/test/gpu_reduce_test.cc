@@ -9,7 +9,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -83,20 +82,23 @@ fw_buffer_t *makeSum(fw_runtime_t *rt, uint64_t elements, uint64_t start) {
   return b;
 }
 
+// Submits a task accessing `b` in `mode`, with a CPU implementation `fn` and a CUDA one
+// `cuda_fn` (either may be NULL).
+fw_status_t submitOn(fw_runtime_t *rt, const char *name, fw_buffer_t *b, fw_access_t mode,
+                     fw_task_fn_t fn, fw_task_gpu_fn_t cuda_fn, void *user,
+                     fw_task_t **out = nullptr, double flops = 0) {
+  std::vector<fw_task_access_t> access = {{b, mode}};
+  fw_task_desc_t d = fwtest::describeTask(name, fn, user, access);
+  d.cuda_fn = cuda_fn;
+  d.flops = flops;
+  return fw_task_submit(rt, &d, out);
+}
+
 // Submits contribution `c` to `b` with the implementations asked for.
 fw_status_t contribute(fw_runtime_t *rt, fw_buffer_t *b, Contribution *c, bool cpu, bool gpu,
                        fw_task_t **out = nullptr) {
-  fw_task_access_t access = {b, FW_ACCESS_REDUCE};
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = "part";
-  d.fn = cpu ? onCpu : nullptr;
-  d.cuda_fn = gpu ? onGpu : nullptr;
-  d.user_data = c;
-  d.accesses = &access;
-  d.num_accesses = 1;
-  d.flops = 1e6;
-  return fw_task_submit(rt, &d, out);
+  return submitOn(rt, "part", b, FW_ACCESS_REDUCE, cpu ? onCpu : nullptr, gpu ? onGpu : nullptr,
+                  c, out, 1e6);
 }
 
 void expectSums(fw_buffer_t *b, uint64_t elements, uint64_t start, uint64_t total) {
@@ -120,28 +122,22 @@ std::vector<Contribution> parts(size_t n, uint64_t elements, Counts *counts) {
   return v;
 }
 
-// A contribution on the CPU that holds its group open (its reduction task cannot be ready
-// while it runs) until the test lets it go: the contributions submitted meanwhile are all
-// of one group, however fast they run.
-struct GroupGate {
+// A task on the CPU that holds `b` in `mode` until the test opens the gate, returned once
+// it runs on a worker (a wait of the test's could otherwise run it in a worker's place).
+// As a contribution it holds its group open (its reduction task cannot be ready while it
+// runs): the contributions submitted meanwhile are all of one group, however fast they
+// run; as a writer, the reduction after it waits.
+struct Gate {
   std::atomic<bool> started{false}, open{false};
 };
 
-fw_status_t holdGroupOpen(fw_runtime_t *rt, fw_buffer_t *b, GroupGate *gate) {
-  fw_task_access_t access = {b, FW_ACCESS_REDUCE};
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = "gate";
-  d.fn = [](void *user, void *const *, size_t) {
-    auto *g = static_cast<GroupGate *>(user);
+fw_status_t holdUntilOpen(fw_runtime_t *rt, fw_buffer_t *b, fw_access_t mode, Gate *gate) {
+  auto hold = [](void *user, void *const *, size_t) {
+    auto *g = static_cast<Gate *>(user);
     g->started = true;
     while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
   };
-  d.user_data = gate;
-  d.accesses = &access;
-  d.num_accesses = 1;
-  fw_status_t s = fw_task_submit(rt, &d, nullptr);
-  // On a worker (a wait of the test's could otherwise run it in a worker's place).
+  fw_status_t s = submitOn(rt, "gate", b, mode, hold, nullptr, gate);
   if (s == FW_OK) EXPECT_TRUE(fwtest::waitUntil([&] { return gate->started.load(); }));
   return s;
 }
@@ -163,8 +159,8 @@ TEST(GpuReduce, ContributionsOnTheGpuAddUpIntoTheBuffer) {
       Counts counts;
       std::vector<Contribution> gpuOnly = parts(20, kElements, &counts);
       std::vector<Contribution> either = parts(20, kElements, &counts);
-      GroupGate gate;
-      FW_ASSERT_OK(holdGroupOpen(rt, sum, &gate));
+      Gate gate;
+      FW_ASSERT_OK(holdUntilOpen(rt, sum, FW_ACCESS_REDUCE, &gate));
       for (size_t i = 0; i < gpuOnly.size(); ++i) {
         FW_ASSERT_OK(contribute(rt, sum, &gpuOnly[i], false, true));
         FW_ASSERT_OK(contribute(rt, sum, &either[i], true, true));
@@ -220,15 +216,7 @@ TEST(GpuReduce, ATreeCombinesTheGpusAccumulatorWithTheCpus) {
       meets[i].c = cpuParts[i];
       meets[i].inside = &inside;
       meets[i].go = &go;
-      fw_task_access_t access = {sum, FW_ACCESS_REDUCE};
-      fw_task_desc_t d;
-      std::memset(&d, 0, sizeof(d));
-      d.name = "part";
-      d.fn = meet;
-      d.user_data = &meets[i];
-      d.accesses = &access;
-      d.num_accesses = 1;
-      FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+      FW_ASSERT_OK(submitOn(rt, "part", sum, FW_ACCESS_REDUCE, meet, nullptr, &meets[i]));
     }
     ASSERT_TRUE(fwtest::waitUntil([&] { return inside.load() == 3; }));
     std::vector<Contribution> gpuPart = parts(1, kElements, &counts);
@@ -312,17 +300,11 @@ TEST(GpuReduce, NoRoomBesideWhatTheGpuKeepsRunsTheContributionOnTheCpu) {
   fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
   ASSERT_NE(rt, nullptr);
   fw_buffer_t *kept = fwtest::makeU64Buffer(rt, 98304, std::vector<uint64_t>(98304, 1));
-  fw_task_access_t write = {kept, FW_ACCESS_READ_WRITE};
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = "touch";
-  d.cuda_fn = [](void *, void *const *data, size_t, void *) -> fw_status_t {
+  auto touch = [](void *, void *const *data, size_t, void *) -> fw_status_t {
     static_cast<uint64_t *>(data[0])[0] = 2;
     return FW_OK;
   };
-  d.accesses = &write;
-  d.num_accesses = 1;
-  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  FW_ASSERT_OK(submitOn(rt, "touch", kept, FW_ACCESS_READ_WRITE, nullptr, touch, nullptr));
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   constexpr uint64_t kElements = 65536;
   fw_buffer_t *sum = makeSum(rt, kElements, 0);
@@ -381,16 +363,7 @@ TEST(GpuReduce, AContributionWhoseWorkFaultsFailsTheReduction) {
   Counts counts;
   Enqueued e;
   e.c = parts(1, 16, &counts)[0];
-  fw_task_access_t access = {sum, FW_ACCESS_REDUCE};
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = "part";
-  d.fn = onCpu;
-  d.cuda_fn = enqueueOnGpu;
-  d.user_data = &e;
-  d.accesses = &access;
-  d.num_accesses = 1;
-  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  FW_ASSERT_OK(submitOn(rt, "part", sum, FW_ACCESS_REDUCE, onCpu, enqueueOnGpu, &e));
   uint64_t seen = 0;
   fw_task_t *reader = nullptr;
   FW_ASSERT_OK(fwtest::submit(rt, "read", readFirst, &seen, {{sum, FW_ACCESS_READ}}, &reader));
@@ -414,39 +387,19 @@ TEST(GpuReduce, AGpuLostBeforeItsAccumulatorCameBackFailsTheReduction) {
   fw_buffer_t *sum = makeSum(rt, 16, 0);
   fw_buffer_t *other = fwtest::makeU64Buffer(rt, 16, std::vector<uint64_t>(16, 0));
   ASSERT_NE(sum, nullptr);
-  struct Hold {
-    std::atomic<bool> started{false}, open{false};
-  } hold;
-  FW_ASSERT_OK(fwtest::submit(
-      rt, "hold",
-      [](void *user, void *const *, size_t) {
-        auto *h = static_cast<Hold *>(user);
-        h->started = true;
-        while (!h->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
-      },
-      &hold, {{sum, FW_ACCESS_WRITE}}));
-  // On a worker (a wait of this thread's below could otherwise run it in a worker's place).
-  ASSERT_TRUE(fwtest::waitUntil([&] { return hold.started.load(); }));
+  Gate hold;
+  FW_ASSERT_OK(holdUntilOpen(rt, sum, FW_ACCESS_WRITE, &hold));
   Counts counts;
   Enqueued part, faulting;
   part.c = parts(1, 16, &counts)[0];
   faulting.c = parts(1, 16, &counts)[0];
-  fw_task_access_t reduce = {sum, FW_ACCESS_REDUCE}, update = {other, FW_ACCESS_READ_WRITE};
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = "part";
-  d.cuda_fn = enqueueOnGpu;
-  d.user_data = &part;
-  d.accesses = &reduce;
-  d.num_accesses = 1;
   fw_task_t *contribution = nullptr, *broken = nullptr;
-  FW_ASSERT_OK(fw_task_submit(rt, &d, &contribution));
+  FW_ASSERT_OK(
+      submitOn(rt, "part", sum, FW_ACCESS_REDUCE, nullptr, enqueueOnGpu, &part, &contribution));
   FW_EXPECT_OK(fw_task_wait(contribution));
   EXPECT_EQ(part.ran.load(), 1);
-  d.name = "fault";
-  d.user_data = &faulting;
-  d.accesses = &update;
-  FW_ASSERT_OK(fw_task_submit(rt, &d, &broken));
+  FW_ASSERT_OK(submitOn(rt, "fault", other, FW_ACCESS_READ_WRITE, nullptr, enqueueOnGpu,
+                        &faulting, &broken));
   FW_EXPECT_ERROR(fw_task_wait(broken), "task @fault");
   hold.open = true;
   uint64_t seen = 0;
@@ -470,8 +423,8 @@ TEST(GpuReduce, AnAccumulatorNoLaunchWroteIsNotBroughtBack) {
   ASSERT_NE(rt, nullptr);
   fw_buffer_t *sum = makeSum(rt, 16, 0);
   fw_buffer_t *other = fwtest::makeU64Buffer(rt, 16, std::vector<uint64_t>(16, 0));
-  GroupGate gate;
-  FW_ASSERT_OK(holdGroupOpen(rt, sum, &gate));
+  Gate gate;
+  FW_ASSERT_OK(holdUntilOpen(rt, sum, FW_ACCESS_REDUCE, &gate));
   Counts counts;
   std::vector<Contribution> refused = parts(1, 16, &counts);
   refused[0].part.gpu_error = brokenKernel;
@@ -482,16 +435,9 @@ TEST(GpuReduce, AnAccumulatorNoLaunchWroteIsNotBroughtBack) {
   EXPECT_EQ(counts.cpu.load(), 1);
   Enqueued faulting;
   faulting.c = parts(1, 16, &counts)[0];
-  fw_task_access_t update = {other, FW_ACCESS_READ_WRITE};
-  fw_task_desc_t d;
-  std::memset(&d, 0, sizeof(d));
-  d.name = "fault";
-  d.cuda_fn = enqueueOnGpu;
-  d.user_data = &faulting;
-  d.accesses = &update;
-  d.num_accesses = 1;
   fw_task_t *broken = nullptr;
-  FW_ASSERT_OK(fw_task_submit(rt, &d, &broken));
+  FW_ASSERT_OK(submitOn(rt, "fault", other, FW_ACCESS_READ_WRITE, nullptr, enqueueOnGpu,
+                        &faulting, &broken));
   FW_EXPECT_ERROR(fw_task_wait(broken), "task @fault");
   gate.open = true;
   fw_status_free(fw_runtime_wait_all(rt)); // the fault's error

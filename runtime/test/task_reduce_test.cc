@@ -855,13 +855,10 @@ TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
   fw_buffer_t *sum = nullptr;
   FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
   FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
-  fw_task_access_t a = {sum, kReduce};
+  std::vector<fw_task_access_t> a = {{sum, kReduce}};
   for (int i = 0; i < 4; ++i) {
-    fw_task_desc_t d = fwtest::describeTask("part", nullptr, nullptr);
-    d.fn = addAmount;
+    fw_task_desc_t d = fwtest::describeTask("part", addAmount, nullptr, a);
     d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
-    d.accesses = &a;
-    d.num_accesses = 1;
     d.flops = 1e9;
     FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
   }
