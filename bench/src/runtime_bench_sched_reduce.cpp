@@ -34,11 +34,14 @@ struct Outcome {
   uint64_t gpuTasks = 0, submitted = 0;
 };
 
-Outcome simulate(const Machine &m, const Way &way, fw_scheduler_kind_t policy, double sumMiB) {
+Outcome simulate(const Machine &m, const Way &way, fw_scheduler_kind_t policy, double sumMiB,
+                 const std::string &tracePath) {
   fw_sim_machine_t sm = m.machine();
   fw_runtime_options_t o = {};
   o.scheduler = policy;
   o.simulate = &sm;
+  if (!tracePath.empty())
+    o.flags |= FW_RUNTIME_TRACE;
   fw_runtime_t *rt = nullptr;
   check(fw_runtime_create(&o, &rt), "creating a simulated runtime");
   const int64_t sumElements = int64_t(sumMiB * (1 << 20) / 4);
@@ -78,6 +81,8 @@ Outcome simulate(const Machine &m, const Way &way, fw_scheduler_kind_t policy, d
   }
   check(fw_runtime_simulation_report(rt, &out.report), "fw_runtime_simulation_report");
   check(fw_runtime_wait_all(rt), "fw_runtime_wait_all");
+  if (!tracePath.empty())
+    check(fw_runtime_write_trace(rt, tracePath.c_str()), "fw_runtime_write_trace");
   fw_runtime_stats_t st;
   check(fw_runtime_get_stats(rt, &st), "fw_runtime_get_stats");
   for (size_t i = 0; i < st.num_devices; ++i)
@@ -112,7 +117,15 @@ bool runSchedReduce(const Options &opt) {
     for (fw_scheduler_kind_t policy : policies) {
       double cpuOnly = 0;
       for (const Way &way : ways) {
-        Outcome r = simulate(m, way, policy, opt.reduceSimMiB);
+        std::string trace;
+        if (!opt.traceDir.empty()) {
+          trace = fmt("%s/reduce_%gMiB-%s-%s-%s.json", opt.traceDir.c_str(), opt.reduceSimMiB,
+                      m.name.c_str(), way.name, policyName(policy));
+          for (size_t i = opt.traceDir.size() + 1; i < trace.size(); ++i)
+            if (trace[i] == ' ' || trace[i] == ',')
+              trace[i] = '_';
+        }
+        Outcome r = simulate(m, way, policy, opt.reduceSimMiB, trace);
         double makespan = r.report.makespan_seconds, bound = r.report.lower_bound_seconds;
         if (!std::strcmp(way.name, "reduce, CPU only"))
           cpuOnly = makespan;

@@ -19,11 +19,11 @@
 #include "task_queue.h"
 #include "trace.h"
 
-/* A group's k accumulators are combined by a tree of tasks (pairs side by side, then pairs
- * of their results, the reduction task folding the last into the buffer: L = ceil(log2 k)
- * levels) when the k - L - 1 passes over the buffer it saves on the critical path take
- * longer than the L levels of tasks it adds, each a task made ready and often a worker
- * woken: when (k - L - 1) * size >= L * FW_REDUX_TREE_LEVEL_BYTES. A level cost 50-150 us
+/* A group's accumulators are combined in pairs by tasks of the graph (`acc_a op= acc_b`,
+ * which frees acc_b; the reduction task folds the last into the buffer) when the passes
+ * over the buffer that this takes off the critical path outweigh the tasks it adds: for
+ * k accumulators, a tree of L = ceil(log2 k) levels instead of k passes in the reduction
+ * task, when (k - L - 1) * size >= L * FW_REDUX_TREE_LEVEL_BYTES. A level cost 50-150 us
  * on a 2-core machine with 4 workers (fw-runtime-bench --only=reduce: at 512 KiB per
  * level, four accumulators of 1 MiB took 2.6-3x a serial fold under eager), some 1 MiB
  * of passes at 5-25 GB/s. So four accumulators need 2 MiB, eight 768 KiB, sixteen
@@ -31,44 +31,57 @@
  * another. */
 #define FW_REDUX_TREE_LEVEL_BYTES (1024.0 * 1024)
 
-/* One task of the tree: folds accumulator `src` into `dst` and frees `src`. */
-typedef struct fw_redux_pair_t {
-  fw_redux_group_t *group;
-  uint32_t dst, src;
-} fw_redux_pair_t;
-
-/* A worker's accumulator for a group. A GPU worker's is in the GPU's memory (outside its
- * tier's count), set there from `data` (made and set to the neutral element on the host)
- * before its first contribution, and copied back into `data` before it is combined,
- * unless no launch went through (`data` still holds the neutral element then). */
-typedef struct fw_redux_acc_t {
-  void *data;          /* host memory; NULL until a task of the group ran on the worker */
+/* An accumulator of a group: a worker's while its contributions write it, then, once no
+ * contribution of the group can write it any more (`done`), folded into another by a
+ * pair task or by the reduction task. A GPU worker's is in the GPU's memory (outside
+ * its tier's count), set there from `data` (made and set to the neutral element on the
+ * host) before its first contribution, and copied back into `data` before it is
+ * combined, unless no launch went through (`data` still holds the neutral element). */
+struct fw_redux_acc_t {
+  void *data;          /* host memory; NULL once folded (freed) */
   void *device_data;   /* the GPU's copy while its contributions write it, else NULL */
   fw_device_t *device; /* that GPU */
   int written;         /* a contribution's work was enqueued on it */
-} fw_redux_acc_t;
+  int filled;          /* set to the neutral element (simulation: a contribution ran) */
+  atomic_uint running; /* contributions writing it now (their worker's, no lock) */
+  /* sched.lock: no contribution will write it any more; folded into another (by a pair
+   * task made or done); the pair task folding another into it, while there is one. */
+  int done, folded;
+  fw_task_t *writer;
+  uint64_t last_seq;   /* 1 + the seq of the last task that wrote it (the trace) */
+  double sim_home;     /* simulation: when it is in host memory */
+  double sim_ready[FW_SIM_MAX_CLASSES]; /* simulation: when its data could be out (bounds) */
+  fw_redux_acc_t *next; /* the group's, newest first */
+};
 
-/* A group's accumulators, one per worker (a CPU worker runs one task at a time, also
- * when a waiting thread runs it in the worker's place, and a GPU worker's contributions
- * follow each other on its stream: each is written by one thread or stream at a time,
- * and read by the tasks combining them after all of the group's tasks completed). */
+/* A pair task's user data: folds `src` into `dst`. */
+typedef struct fw_redux_pair_t {
+  fw_redux_group_t *group;
+  fw_redux_acc_t *dst, *src;
+} fw_redux_pair_t;
+
+/* A group's accumulators: one per worker while the worker may run more of the group's
+ * contributions (a CPU worker runs one task at a time, also when a waiting thread runs
+ * it in the worker's place, and a GPU worker's contributions follow each other on its
+ * stream: each is written by one thread or stream at a time). A worker makes its
+ * accumulator (`current`, no lock) when it starts its first contribution of the group;
+ * it is taken from the worker, under the lock, once every contribution of the group
+ * started and none runs on it, so that a pair task may fold it; a contribution that
+ * runs again after a refused launch makes a new one. */
 struct fw_redux_group_t {
   fw_reduction_t reduction; /* the buffer's when the group opened */
   fw_memory_t *memory;      /* its runtime's, which counts a GPU's accumulator's copies */
   size_t size;              /* bytes */
   uint64_t elements;
   /* sched.lock: tasks in the group, those of them that completed, whether one failed;
-   * whether the group is closed (no task joins it any more), and whether the tree was
-   * decided on (made, `tree`, or not). */
+   * whether the group is closed (no task joins it any more), and whether its
+   * accumulators are combined in pairs (`paired`: decided once the tasks started). */
   size_t contributors, finished;
-  int failed, closed, decided, tree;
-  double sim_ready[FW_SIM_MAX_CLASSES]; /* simulation: when its tasks' data could be out */
-  size_t num_slots;
-  uint8_t *ran;             /* per worker: a task of the group ran there (also simulated) */
-  uint64_t *last_seq;       /* per worker: 1 + the seq of the last such task (the trace) */
-  fw_redux_pair_t *pairs;   /* the tree's tasks' user data (num_slots - 1 at most) */
-  double *sim_home;         /* simulation, per worker: when its accumulator is in host memory */
-  fw_redux_acc_t slots[];   /* per worker index */
+  int failed, closed, ended, paired;
+  atomic_size_t started;    /* contributions that took their accumulators (no lock) */
+  _Atomic(fw_redux_acc_t *) accumulators; /* all of them, newest first */
+  size_t num_workers;
+  _Atomic(fw_redux_acc_t *) current[]; /* per worker index */
 };
 
 fw_status_t fw_redux_check_access(const char *name, const fw_task_access_t *accesses,
@@ -126,7 +139,11 @@ void fw_redux_release(fw_task_t *t) {
   fw_redux_release_contributions(t);
   fw_redux_group_t *g = t->reduction;
   if (!g) return;
-  for (size_t i = 0; i < g->num_slots; ++i) drop_accumulator(g, &g->slots[i]);
+  for (fw_redux_acc_t *a = atomic_load(&g->accumulators), *next; a; a = next) {
+    next = a->next;
+    drop_accumulator(g, a);
+    free(a);
+  }
   free(g);
 }
 
@@ -153,13 +170,12 @@ static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a) {
   return 0;
 }
 
-/* The reduction task's body: data[0] is the buffer in host memory. The accumulators the
- * tree combined are gone already. */
+/* The reduction task's body: data[0] is the buffer in host memory. The accumulators pair
+ * tasks folded are gone already. */
 static void combine_accumulators(void *user_data, void *const *data, size_t num_data) {
   (void)num_data;
   fw_redux_group_t *g = user_data;
-  for (size_t i = 0; i < g->num_slots; ++i) {
-    fw_redux_acc_t *a = &g->slots[i];
+  for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next) {
     if (!a->data) continue;
     if (!bring_home(g, a)) return; /* the rest go with the task */
     if (g->size) g->reduction.combine(g->reduction.user_data, data[0], a->data, g->size);
@@ -167,28 +183,28 @@ static void combine_accumulators(void *user_data, void *const *data, size_t num_
   }
 }
 
-/* A tree task's body (no data: accumulators are not buffers). */
-static void combine_pair(void *user_data, void *const *data, size_t num_data) {
+/* A pair task's body (no data: accumulators are not buffers). */
+void fw_redux_combine_pair(void *user_data, void *const *data, size_t num_data) {
   (void)data;
   (void)num_data;
   const fw_redux_pair_t *p = user_data;
   fw_redux_group_t *g = p->group;
-  fw_redux_acc_t *dst = &g->slots[p->dst], *src = &g->slots[p->src];
-  if (!bring_home(g, dst) || !bring_home(g, src)) return;
-  if (g->size) g->reduction.combine(g->reduction.user_data, dst->data, src->data, g->size);
-  drop_accumulator(g, src);
+  if (!bring_home(g, p->dst) || !bring_home(g, p->src)) return;
+  if (g->size)
+    g->reduction.combine(g->reduction.user_data, p->dst->data, p->src->data, g->size);
+  drop_accumulator(g, p->src);
 }
 
 /* What the cost model knows of the reduction task when it combines `passes` accumulators:
  * a pass over the buffer each, and the buffer read and written; its history is kept by
- * the passes too (one after a tree, k without, are not one task's times). */
+ * the passes too (one after pairs, k without, are not one task's times). */
 static void set_passes(fw_task_t *t, const fw_redux_group_t *g, size_t passes) {
   t->bytes = (double)g->size * (double)(2 * passes + 1);
   t->flops = (double)g->elements * (double)passes;
   t->history_bytes = (uint64_t)g->size * (passes ? passes : 1);
 }
 
-/* The depth of the tree over `n` accumulators of `g` (0: none is made). */
+/* The depth of the tree over `n` accumulators of `g` (0: none pays). */
 static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
   size_t levels = 0;
   while (((size_t)1 << levels) < n) ++levels;
@@ -202,19 +218,13 @@ static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
  * in `first`'s group of tasks (a wait for them waits for it). NULL when out of memory. */
 static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t *first) {
   size_t n = s->num_workers;
-  fw_redux_group_t *g =
-      calloc(1, sizeof(*g) + n * (sizeof(g->slots[0]) + sizeof(g->sim_home[0]) +
-                                  sizeof(g->pairs[0]) + sizeof(g->last_seq[0]) + 1));
+  fw_redux_group_t *g = calloc(1, sizeof(*g) + n * sizeof(g->current[0]));
   if (!g) return NULL;
   g->reduction = b->reduction;
   g->memory = &s->runtime->memory;
   g->size = b->byte_size;
   g->elements = b->element_count;
-  g->num_slots = n;
-  g->sim_home = (double *)&g->slots[n];
-  g->pairs = (fw_redux_pair_t *)&g->sim_home[n];
-  g->last_seq = (uint64_t *)&g->pairs[n];
-  g->ran = (uint8_t *)&g->last_seq[n];
+  g->num_workers = n;
   char name[160];
   snprintf(name, sizeof(name), "%s.reduce", first->name);
   fw_task_t *join = fw_scheduler_graph_task(s, name, b, first);
@@ -249,9 +259,9 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
     fw_task_retain(join);
     t->reduces[r].combine = join;
     if (t->priority > join->priority) join->priority = t->priority; /* what waits on it */
-    /* What the cost model knows of it until it is ready: a pass per accumulator, or per
-     * level of the tree and its own (the tasks of the tree do not exist yet: the rank of
-     * what precedes it counts them so). */
+    /* What the cost model knows of it until its pairs are decided on: a pass per
+     * accumulator, or per level of the tree and its own (the pair tasks do not exist
+     * yet: the rank of what precedes it counts them so). */
     fw_redux_group_t *g = join->reduction;
     size_t members = ++g->contributors;
     size_t workers = t->kind_mask == 1u << FW_TARGET_KIND_CPU ? s->num_cpu_workers
@@ -266,91 +276,102 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
     fw_scheduler_make_ready(s, join, NULL); /* a group of none: it ends */
 }
 
-/* Makes the tree that combines the accumulators of reduction task `t` down to one, which
- * `t` then waits for (its group closed and its tasks done); 0 when there is none to make
- * (too few or too small, or out of memory: `t` combines them all). */
-static int make_tree(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
-  fw_redux_group_t *g = t->reduction;
-  uint32_t *held = malloc(g->num_slots * sizeof(*held)); /* accumulators, by worker index */
-  fw_task_t **last = calloc(g->num_slots, sizeof(*last)); /* the tree task writing each */
-  fw_task_t **made = calloc(g->num_slots, sizeof(*made));
-  size_t n = 0, num_made = 0;
-  int ok = held && last && made;
-  for (size_t i = 0; ok && i < g->num_slots; ++i)
-    if (g->ran[i]) held[n++] = (uint32_t)i;
-  ok = ok && tree_levels(g, n) > 0;
-  /* Every task first (nothing changes if one cannot be made), then their edges: each has
-   * one successor, which takes no allocation. */
+/* Makes a pair task that folds `src` into `dst` (both done, neither being written), which
+ * reduction task `join` then waits for; 0 when out of memory (`join` folds both). */
+static int make_pair(fw_scheduler_t *s, fw_task_t *join, fw_redux_acc_t *dst,
+                     fw_redux_acc_t *src, fw_worker_t *from) {
+  fw_redux_group_t *g = join->reduction;
+  fw_redux_pair_t *pair = malloc(sizeof(*pair));
   char name[192];
-  snprintf(name, sizeof(name), "%s.combine", t->name);
-  for (size_t i = 0; ok && i + 1 < n; ++i) {
-    fw_status_t status = fw_task_create(s->runtime, name, NULL, 0, &made[i]);
-    fw_status_free(status);
-    ok = status == FW_OK;
-  }
-  if (!ok) {
-    for (size_t i = 0; made && i < g->num_slots; ++i) fw_task_release(made[i]);
-    free(held);
-    free(last);
-    free(made);
+  snprintf(name, sizeof(name), "%s.combine", join->name);
+  fw_task_t *p = NULL;
+  fw_status_t status = pair ? fw_task_create(s->runtime, name, NULL, 0, &p) : FW_OK;
+  fw_status_free(status);
+  if (!p) {
+    free(pair);
     return 0;
   }
-  /* Level by level: at stride d, accumulator i + d folds into i. */
-  for (size_t d = 1; d < n; d *= 2) {
-    for (size_t i = 0; i + d < n; i += 2 * d) {
-      fw_task_t *p = made[num_made];
-      fw_redux_pair_t *pair = &g->pairs[num_made++];
-      pair->group = g;
-      pair->dst = held[i];
-      pair->src = held[i + d];
-      p->fn = combine_pair;
-      p->user_data = pair;
-      p->data_bytes = g->size; /* its history is kept by the buffer's size, as t's */
-      p->bytes = 3.0 * (double)g->size;
-      p->flops = (double)g->elements;
-      p->priority = t->priority;
-      p->seq = s->next_seq++;
-      p->state = FW_TASK_PENDING;
-      p->group = t->group;
-      atomic_fetch_add(&p->group->outstanding, 1);
-      atomic_fetch_add(&s->outstanding, 1);
-      ++s->tasks_submitted;
-      if (s->simulated) memcpy(p->sim_ready, g->sim_ready, sizeof(p->sim_ready));
-      fw_task_t *before[2] = {last[i], last[i + d]};
-      uint32_t slot[2] = {held[i], held[i + d]};
-      for (size_t k = 0; k < 2; ++k) {
-        if (before[k]) (void)fw_task_add_successor(before[k], p); /* pending += 1 */
-        else if (g->last_seq[slot[k]]) /* in the trace: after that worker's last part */
-          fw_trace_add_edge(&s->runtime->trace, fw_trace_task_id(g->last_seq[slot[k]] - 1),
-                            fw_trace_task_id(p->seq));
-      }
-      last[i] = p;
-    }
-  }
-  (void)fw_task_add_successor(last[0], t); /* t waits for the root */
-  set_passes(t, g, 1);
-  t->placement_key = fw_task_placement_key(t);
-  fw_scheduler_rank(s, t);
-  for (size_t i = num_made; i-- > 0;) { /* successors first */
-    made[i]->placement_key = fw_task_placement_key(made[i]);
-    fw_scheduler_rank(s, made[i]);
-  }
-  for (size_t i = 0; i < num_made; ++i)
-    if (made[i]->pending == 0) fw_scheduler_make_ready(s, made[i], from);
-  free(held);
-  free(last);
-  free(made);
+  pair->group = g;
+  pair->dst = dst;
+  pair->src = src;
+  p->fn = fw_redux_combine_pair;
+  p->user_data = pair;
+  p->release_user_data = free;
+  p->data_bytes = g->size; /* its history is kept by the buffer's size, as join's */
+  p->bytes = 3.0 * (double)g->size;
+  p->flops = (double)g->elements;
+  p->priority = join->priority;
+  p->seq = s->next_seq++;
+  p->state = FW_TASK_PENDING;
+  p->group = join->group;
+  atomic_fetch_add(&p->group->outstanding, 1);
+  atomic_fetch_add(&s->outstanding, 1);
+  ++s->tasks_submitted;
+  if (s->simulated)
+    for (size_t c = 0; c < FW_SIM_MAX_CLASSES; ++c)
+      p->sim_ready[c] = fmax(dst->sim_ready[c], src->sim_ready[c]);
+  (void)fw_task_add_successor(p, join); /* join->pending += 1: it is not ready yet */
+  fw_trace_t *trace = &s->runtime->trace;
+  const fw_redux_acc_t *in[2] = {dst, src};
+  for (size_t k = 0; k < 2; ++k) /* in the trace: after the last task that wrote each */
+    if (in[k]->last_seq)
+      fw_trace_add_edge(trace, fw_trace_task_id(in[k]->last_seq - 1), fw_trace_task_id(p->seq));
+  dst->writer = p;
+  src->folded = 1;
+  p->placement_key = fw_task_placement_key(p);
+  fw_scheduler_rank(s, p);
+  fw_scheduler_make_ready(s, p, from);
   return 1;
 }
 
-/* Decides on the tree of reduction task `t` once its group is closed and all of its
- * tasks completed (not waiting for `t` to be ready: `t` also follows the accesses before
- * the group, which the accumulators do not need). */
-static void decide_tree(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
-  fw_redux_group_t *g = t->reduction;
-  if (g->decided || !g->closed || g->finished < g->contributors) return;
-  g->decided = 1;
-  g->tree = !g->failed && !t->cancelled && make_tree(s, t, from);
+/* Pairs the accumulators of `join`'s group that are done and idle, and folds the pairs
+ * (lock held). The reduction task waits for each pair task made (they precede it), and a
+ * pair task's completion pairs again, so that they end as one accumulator when the last
+ * contribution is done, which the reduction task folds into the buffer. */
+static void pair_idle(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from) {
+  fw_redux_group_t *g = join->reduction;
+  fw_redux_acc_t *waiting = NULL;
+  for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next) {
+    if (!a->done || !a->filled || a->folded || a->writer) continue;
+    if (!waiting) {
+      waiting = a;
+    } else {
+      if (!make_pair(s, join, waiting, a, from)) return; /* join folds the rest */
+      waiting = NULL;
+    }
+  }
+}
+
+/* Once every contribution of `join`'s group started (and the group is closed), an
+ * accumulator no contribution writes now will not be written again: it is taken from
+ * its worker, done, and paired with another (lock held). Whether pairs pay is decided
+ * then, on the accumulators there are. */
+static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from) {
+  fw_redux_group_t *g = join->reduction;
+  if (g->ended || !g->closed || g->failed || join->cancelled) return;
+  int all_done = g->finished == g->contributors;
+  if (!all_done && atomic_load(&g->started) < g->contributors) return;
+  if (!g->paired) {
+    size_t n = 0;
+    for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next) n += !a->folded;
+    /* (those one could not fill count too: a refused launch's, rare) */
+    if (!tree_levels(g, n)) return; /* decided again with the next one done */
+    g->paired = 1;
+    set_passes(join, g, 1);
+    join->placement_key = fw_task_placement_key(join);
+    fw_scheduler_rank(s, join);
+  }
+  /* A contribution takes its worker's accumulator (`current`) and then counts itself
+   * (`running`, then `started`, sequentially consistent): having seen them all started,
+   * this sees each running one's count, and no other starts unless a refused launch
+   * first uncounted itself, under the lock this holds, to be queued again. */
+  for (size_t i = 0; i < g->num_workers; ++i) {
+    fw_redux_acc_t *a = atomic_load(&g->current[i]);
+    if (!a || atomic_load(&a->running)) continue;
+    atomic_store(&g->current[i], NULL);
+    a->done = 1;
+  }
+  pair_idle(s, join, from);
 }
 
 void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from) {
@@ -360,7 +381,7 @@ void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from) 
   b->last_writer = join;
   b->redux_join = NULL;
   join->reduction->closed = 1;
-  decide_tree(s, join, from);
+  combine_early(s, join, from);
 }
 
 void fw_redux_contribution_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
@@ -368,38 +389,57 @@ void fw_redux_contribution_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w)
     fw_task_t *join = t->reduces[r].combine;
     if (!join) continue; /* never joined (out of memory) */
     fw_redux_group_t *g = join->reduction;
+    fw_redux_acc_t *a = t->reduces[r].acc;
+    if (a) { /* (kept: the simulation's bounds read it next) */
+      a->last_seq = t->seq + 1;
+      atomic_fetch_sub(&a->running, 1);
+    }
     ++g->finished;
     g->failed |= t->status != FW_OK;
-    decide_tree(s, join, w);
+    combine_early(s, join, w);
   }
+}
+
+void fw_redux_pair_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
+  const fw_redux_pair_t *p = t->user_data;
+  fw_redux_group_t *g = p->group;
+  p->dst->writer = NULL;
+  p->dst->last_seq = t->seq + 1;
+  g->failed |= t->status != FW_OK;
+  fw_task_t *join = t->successors[0]; /* its only one */
+  if (!g->failed && !join->cancelled) pair_idle(s, join, w);
 }
 
 void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
                           size_t num_classes) {
-  if (!fw_redux_contributes_to(t, join) || t->fn == combine_pair) return;
-  fw_redux_group_t *g = join->reduction;
-  for (size_t c = 0; c < num_classes; ++c)
-    if (at[c] > g->sim_ready[c]) g->sim_ready[c] = at[c];
+  fw_redux_acc_t *a = NULL;
+  if (fw_redux_is_pair(t)) {
+    a = ((fw_redux_pair_t *)t->user_data)->dst;
+  } else {
+    for (uint32_t r = 0; r < t->num_reduces && !a; ++r)
+      if (t->reduces[r].combine == join) a = t->reduces[r].acc;
+  }
+  for (size_t c = 0; a && c < num_classes; ++c)
+    if (at[c] > a->sim_ready[c]) a->sim_ready[c] = at[c];
 }
 
 int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_buffer_t *b = t->accesses[0].buffer;
-  if (b->redux_join == t) fw_redux_close_group(s, b, from); /* may make its tree */
-  if (t->pending) return 1; /* waits for the tree just made */
+  if (b->redux_join == t) fw_redux_close_group(s, b, from); /* may pair accumulators */
+  if (t->pending) return 1; /* waits for the pairs just made */
   fw_redux_group_t *g = t->reduction;
-  g->decided = 1; /* a tree made from now on would not be waited for */
-  if (!g->tree) {
-    size_t n = 0;
-    for (size_t i = 0; i < g->num_slots; ++i) n += g->ran[i];
-    set_passes(t, g, n);
-  }
+  g->ended = 1; /* a pair made from now on would not be waited for */
+  size_t n = 0;
+  for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next)
+    n += a->filled && !a->folded;
+  set_passes(t, g, n);
   t->placement_key = fw_task_placement_key(t); /* of its work, known now */
   fw_scheduler_rank(s, t);
   return 0;
 }
 
 int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ) {
-  if (t->fn == combine_pair) return 1; /* a tree task: into the next, or the reduction */
+  if (fw_redux_is_pair(t)) return 1; /* into the reduction task */
   if (!succ->reduction) return 0;
   for (uint32_t r = 0; r < t->num_reduces; ++r)
     if (t->reduces[r].combine == succ) return 1;
@@ -407,21 +447,46 @@ int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ) {
 }
 
 uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next) {
-  if (t->fn == combine_pair || !fw_redux_contributes_to(t, next)) return 0;
+  if (fw_redux_is_pair(t) || !fw_redux_contributes_to(t, next)) return 0;
   return next->reduction->size;
 }
 
-void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w) {
+/* Worker `w`'s accumulator for group `g`, made when it has none (NULL when out of
+ * memory); with `made`, its host memory too, set to the neutral element (no lock: on
+ * `w`'s thread, or the simulator's). */
+static fw_redux_acc_t *worker_accumulator(fw_redux_group_t *g, const fw_worker_t *w) {
+  fw_redux_acc_t *a = atomic_load(&g->current[w->index]);
+  if (a) return a;
+  a = calloc(1, sizeof(*a));
+  if (!a) return NULL;
+  a->next = atomic_load(&g->accumulators);
+  while (!atomic_compare_exchange_weak(&g->accumulators, &a->next, a)) {
+  }
+  atomic_store(&g->current[w->index], a);
+  return a;
+}
+
+/* Counts contribution `t` as writing accumulator `a` of `g` (no lock; see
+ * combine_early). */
+static void count_start(fw_redux_group_t *g, fw_redux_acc_t *a) {
+  atomic_fetch_add(&a->running, 1);
+  atomic_fetch_add(&g->started, 1);
+}
+
+void fw_redux_note_worker(fw_task_t *t, const fw_worker_t *w) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
-    g->ran[w->index] = 1;
-    g->last_seq[w->index] = t->seq + 1;
+    fw_redux_acc_t *a = worker_accumulator(g, w);
+    if (!a) continue; /* out of memory: the simulation goes on without it */
+    a->filled = 1;
+    count_start(g, a);
+    t->reduces[r].acc = a;
   }
 }
 
-/* Makes worker `w`'s accumulator `a` for group `g`: host memory set to the neutral
- * element, and for a GPU worker its copy in the GPU's memory. */
-static fw_status_t make_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, const fw_task_t *t,
+/* Sets accumulator `a` of `g` for worker `w`: host memory set to the neutral element,
+ * and for a GPU worker its copy in the GPU's memory. */
+static fw_status_t fill_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, const fw_task_t *t,
                                     const fw_worker_t *w) {
   /* Whole cache lines: accumulators of neighbouring workers never share one. */
   size_t size = (g->size + 63) / 64 * 64;
@@ -458,48 +523,70 @@ static fw_status_t make_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, cons
     a->device = device;
   }
   a->data = data;
+  a->filled = 1;
   return FW_OK;
 }
 
 void fw_redux_launched(const fw_task_t *t, const fw_worker_t *w) {
-  for (uint32_t r = 0; r < t->num_reduces; ++r)
-    t->reduces[r].combine->reduction->slots[w->index].written = 1;
+  (void)w;
+  for (uint32_t r = 0; r < t->num_reduces; ++r) t->reduces[r].acc->written = 1;
 }
 
 void fw_redux_launch_refused(fw_task_t *t) {
-  for (uint32_t r = 0; r < t->num_reduces; ++r) t->reduces[r].data = NULL;
+  for (uint32_t r = 0; r < t->num_reduces; ++r) {
+    fw_redux_acc_t *a = t->reduces[r].acc;
+    if (a) { /* uncounted before it can be queued again (combine_early) */
+      fw_redux_group_t *g = t->reduces[r].combine->reduction;
+      atomic_fetch_sub(&g->started, 1);
+      atomic_fetch_sub(&a->running, 1);
+    }
+    t->reduces[r].acc = NULL;
+    t->reduces[r].data = NULL;
+  }
 }
 
 void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double finish) {
+  if (fw_redux_is_pair(t)) {
+    fw_redux_acc_t *dst = ((const fw_redux_pair_t *)t->user_data)->dst;
+    dst->sim_home = fmax(dst->sim_home, finish);
+    return;
+  }
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
-    fw_redux_group_t *g = t->reduces[r].combine->reduction;
+    fw_redux_acc_t *a = t->reduces[r].acc;
+    if (!a) continue;
     double home = finish;
-    if (w->sim && w->kind != FW_TARGET_KIND_CPU) home += fw_sim_hop_seconds(w->sim, g->size);
-    if (home > g->sim_home[w->index]) g->sim_home[w->index] = home;
+    if (w->sim && w->kind != FW_TARGET_KIND_CPU)
+      home += fw_sim_hop_seconds(w->sim, t->reduces[r].combine->reduction->size);
+    if (home > a->sim_home) a->sim_home = home;
   }
 }
 
 double fw_redux_sim_start(const fw_task_t *t, double start) {
-  if (t->fn == combine_pair) {
+  if (fw_redux_is_pair(t)) {
     const fw_redux_pair_t *p = t->user_data;
-    return fmax(start, fmax(p->group->sim_home[p->dst], p->group->sim_home[p->src]));
+    return fmax(start, fmax(p->dst->sim_home, p->src->sim_home));
   }
-  /* The reduction task: those a tree combined came home before its tasks ran. */
+  /* The reduction task: those pairs folded came home before their pair tasks ran. */
   const fw_redux_group_t *g = t->reduction;
-  for (size_t i = 0; g && i < g->num_slots; ++i) start = fmax(start, g->sim_home[i]);
+  if (!g) return start;
+  for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next)
+    if (!a->folded) start = fmax(start, a->sim_home);
   return start;
 }
 
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
-    fw_redux_acc_t *a = &g->slots[w->index];
-    if (!a->data) {
-      fw_status_t status = make_accumulator(g, a, t, w);
-      if (status != FW_OK) return status;
-    }
-    g->ran[w->index] = 1;
-    g->last_seq[w->index] = t->seq + 1;
+    fw_redux_acc_t *a = worker_accumulator(g, w);
+    fw_status_t status =
+        a ? FW_OK
+          : fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                           "task @%s: out of memory for an accumulator (FW_ACCESS_REDUCE)",
+                           t->name);
+    if (status == FW_OK && !a->data) status = fill_accumulator(g, a, t, w);
+    if (status != FW_OK) return status;
+    count_start(g, a);
+    t->reduces[r].acc = a;
     t->reduces[r].data = a->device_data ? a->device_data : a->data;
   }
   return FW_OK;

@@ -35,13 +35,21 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r);
  * (`from`: the worker that completed the last predecessor, NULL for none). */
 void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from);
 /* Contribution `t` completed on worker `w` (before its successors are released): once
- * its group is closed and all of its tasks are done, the tree that combines their
- * accumulators is made (large buffers, enough accumulators), without waiting for the
- * accesses before the group, which the reduction task waits for. */
+ * its group is closed and all of its tasks started, the accumulators no task writes any
+ * more are combined in pairs by tasks that the reduction task waits for (large buffers,
+ * enough accumulators), without waiting for the accesses before the group, which the
+ * reduction task waits for too. */
 void fw_redux_contribution_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w);
+/* The body of the tasks that combine two accumulators (no lock). */
+void fw_redux_combine_pair(void *user_data, void *const *data, size_t num_data);
+/* Whether `t` combines two accumulators of a reduction (lock-free). */
+static inline int fw_redux_is_pair(const fw_task_t *t) { return t->fn == fw_redux_combine_pair; }
+/* Pair task `t` completed on worker `w` (before its successor, the reduction task, is
+ * released): its result is paired again with an accumulator done meanwhile. */
+void fw_redux_pair_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w);
 /* Simulation: the data of `t`, a predecessor of reduction task `join`, could be out on
- * each device class at `at` (the bounds): the tree's tasks start no sooner when `t`
- * contributes to its group. */
+ * each device class at `at` (the bounds): a pair task folding the accumulator `t` wrote
+ * (a contribution's, or a pair task's result) starts no sooner. */
 void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
                           size_t num_classes);
 /* Reduction task `t` is ready (`from`: the worker that completed its last predecessor):
@@ -50,24 +58,25 @@ void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
  * waits for it: returns 1 then (t is not ready after all), else 0. */
 int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
 /* Whether a failure of `t` fails `succ` as a reduction's: `t` contributes to the group
- * that reduction task `succ` combines, or is a task of its tree. */
+ * that reduction task `succ` combines, or is a pair task of it. */
 int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ);
 /* The bytes `t` hands `next` as a contribution to its reduction: an accumulator (else 0;
- * a tree task's move nothing, on CPU workers). */
+ * a pair task's move nothing, on CPU workers). */
 uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next);
 /* Simulation: contribution `t` runs on worker `w` (whose accumulator the reduction
  * would combine). */
-void fw_redux_note_worker(const fw_task_t *t, const fw_worker_t *w);
+void fw_redux_note_worker(fw_task_t *t, const fw_worker_t *w);
 /* GPU worker `w` launched contribution `t` (its work may add into `w`'s accumulators, which
  * are then brought back to be combined; no lock, on `w`'s thread). */
 void fw_redux_launched(const fw_task_t *t, const fw_worker_t *w);
 /* `t`'s launch on a GPU was refused (nothing enqueued): it may run again elsewhere (no
  * lock). */
 void fw_redux_launch_refused(fw_task_t *t);
-/* Simulation: `t` finished on worker `w` at `finish`: the accumulators it wrote are in
- * host memory then, or after a hop over `w`'s link for a GPU's. */
+/* Simulation: contribution or pair task `t` finished on worker `w` at `finish`: the
+ * accumulators it wrote are in host memory then, or after a hop over `w`'s link for a
+ * GPU's. */
 void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double finish);
-/* Simulation: when reduction or tree task `t`, its other inputs there at `start`, has the
+/* Simulation: when reduction or pair task `t`, its other inputs there at `start`, has the
  * accumulators it folds in host memory (`start` for any other task). */
 double fw_redux_sim_start(const fw_task_t *t, double start);
 /* Before `t` runs on worker `w` (no lock; on a GPU worker, on its thread): points each of

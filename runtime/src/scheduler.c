@@ -809,7 +809,9 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
       t->group->status = fw_status_create(fw_status_code(t->status), fw_status_message(t->status));
   }
   if (t->join && s->simulated) fw_simulator_pass_on(s, t);
-  if (t->num_reduces) fw_redux_contribution_done(s, t, w); /* before its successors */
+  /* Before its successors: both may add a pair task before the reduction task. */
+  if (t->num_reduces) fw_redux_contribution_done(s, t, w);
+  else if (fw_redux_is_pair(t)) fw_redux_pair_done(s, t, w);
   fw_commute_let_buffers_go(s, t, w);
   forget_accesses(s, t);
   if (!t->join) forward_outputs(s, t, w);

@@ -69,13 +69,15 @@ typedef struct fw_task_access_internal_t {
 
 typedef struct fw_sim_group_t fw_sim_group_t; /* simulator.c */
 typedef struct fw_redux_group_t fw_redux_group_t; /* redux.c */
+typedef struct fw_redux_acc_t fw_redux_acc_t; /* redux.c */
 
 /* A contribution to a reduction (FW_ACCESS_REDUCE), kept apart from the accesses: the
  * dependency inference and the memory manager never see it as one of the buffer. */
 typedef struct fw_task_reduce_t {
   fw_buffer_t *buffer; /* one reference */
   fw_task_t *combine;  /* its group's reduction task: one reference, from insertion */
-  void *data;          /* the accumulator, while the task runs */
+  fw_redux_acc_t *acc; /* the accumulator it writes, from its start */
+  void *data;          /* its memory (a GPU's copy on a GPU), while the task runs */
 } fw_task_reduce_t;
 
 /* fw_task_t.binding_access[i] for a contribution: this bit and its index in `reduces`. */

@@ -270,6 +270,48 @@ TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
   fw_runtime_destroy(rt);
 }
 
+// Once the group is closed and all of its contributions started, the accumulators of
+// those that ended are paired while the others still run: a contribution held on one of
+// the four workers, three more that meet on the other three, to a 2 MiB buffer, then a
+// reader: the three accumulators are folded into one (two pairs) before the held
+// contribution ends, and a third pair folds the held one's, the reduction task the last.
+TEST_P(ReduceTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
+  const uint64_t elements = 262144;
+  const int64_t dims[1] = {int64_t(elements)};
+  fw_buffer_t *sum = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, nullptr, 0, &sum));
+  CountedSum counted;
+  fw_reduction_t r = counted.reduction();
+  FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+  Gate held;
+  auto addWhenOpen = [](void *user, void *const *data, size_t) {
+    auto *g = static_cast<Gate *>(user);
+    g->started = true;
+    while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    static_cast<uint64_t *>(data[0])[0] += 1;
+  };
+  fw_task_t *last = nullptr;
+  FW_ASSERT_OK(submit(rt_, "held", addWhenOpen, &held, {{sum, kReduce}}, &last));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return held.started.load(); }));
+  ASSERT_TRUE(contributeOnEveryWorker(rt_, sum, 3));  // beside the held one
+  EXPECT_EQ(counted.into_accumulator.load(), 0);  // the group is open: more may come
+  uint64_t seen = 0;
+  FW_ASSERT_OK(submit(rt_, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
+  EXPECT_TRUE(fwtest::waitUntil([&] { return counted.into_accumulator.load() == 2; }));
+  EXPECT_EQ(fw_task_is_done(last), 0);  // still held
+  held.open = true;
+  FW_ASSERT_OK(fw_runtime_wait_all(rt_));
+  EXPECT_EQ(counted.accumulators.size(), 4u);
+  EXPECT_EQ(counted.into_accumulator.load(), 3);
+  EXPECT_EQ(counted.into_buffer.load(), 1);
+  EXPECT_EQ(seen, 4u);
+  std::vector<uint64_t> got = readU64(sum);
+  ASSERT_EQ(got.size(), elements);
+  for (uint64_t i = 1; i < elements; ++i) ASSERT_EQ(got[i], 3 * (i + 1)) << i;
+  fw_task_release(last);
+  fw_buffer_release(sum);
+}
+
 // A combine of the tree that fails its task fails the next level and the reduction
 // task, and so the reader after it; the writer after runs, and the accumulators are
 // freed (ASan).
@@ -842,6 +884,32 @@ TEST(ReduceSimulationTest, TheTreeRunsWhileTheWriterBeforeRuns) {
 // 1 GB/s link before the reduction task folds it: four 1 ms contributions, the hop
 // (16.8 ms) and the pass (4.2 ms at 1 GFLOP/s). The bound counts the hop too, and stays
 // below the makespan.
+// Accumulators are paired as their contributions end, once the group is closed and all
+// of its contributions started: sixteen workers of 1 GFLOP/s, a 3 s contribution and
+// fifteen of 1 s to 2^24 floats, then a 1 s reader: the fifteen accumulators are folded
+// into one while the 3 s contribution runs, and one pair and the reduction task's pass
+// are left after it: 3 s + 2 passes + 1 s (a tree made once all had ended: 5 passes).
+TEST(ReduceSimulationTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
+  ASSERT_NE(rt, nullptr);
+  int64_t elements = int64_t(1) << 24;
+  fw_buffer_t *sum = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  submitCost(rt, sum, "long part", kReduce, 3e9);
+  for (int i = 0; i < 15; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
+  submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  double pass = double(elements) * 1e-9;
+  EXPECT_EQ(rep.tasks, 16u + 15u + 1u + 1u);
+  EXPECT_NEAR(rep.makespan_seconds, 3 + 2 * pass + 1, 1e-6);
+  EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
 TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
   fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1),
                                  fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 1000)};
@@ -1004,7 +1072,7 @@ TEST(ReduceTraceTest, TheTreeIsInTheTraceWithItsEdges) {
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   std::string text = fwtest::traceText(rt, dir);
   EXPECT_EQ(fwtest::countMatches(text, "\"name\":\"part\\.reduce\\.combine\""), 3u) << text;
-  EXPECT_EQ(fwtest::traceFlows(text), 4u + 4u + 2u + 1u) << text;
+  EXPECT_EQ(fwtest::traceFlows(text), 4u + 4u + 2u + 3u) << text;
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
 }

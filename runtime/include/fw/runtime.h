@@ -238,7 +238,7 @@ FW_API fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *o
  * `dst` (dst = dst op src, size bytes each) for an associative and commutative op. Both
  * run on CPU workers: `init` before a contribution's body (outside it: fw_task_fail is
  * refused there), `combine` in the group's reduction task and, for a large buffer, in the
- * tasks of its tree: several calls at a time, on distinct accumulators (fw_task_fail there
+ * tasks that pair its accumulators: several calls at a time, on distinct accumulators (fw_task_fail there
  * fails the reduction). `user_data` is theirs and must stay valid while tasks that
  * reduce the buffer are unfinished. */
 typedef struct fw_reduction_t {
@@ -515,8 +515,8 @@ FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
  * runs as soon as its other inputs are there. A reduction task runs after the group (and
  * after the accesses before it) and combines the accumulators into the buffer: buffer =
  * buffer op acc_1 op ... op acc_k (in no set order, so float sums may differ in the last
- * bits from run to run); for a large buffer with four accumulators or more, tasks of a
- * tree combine them pairwise first, side by side (docs/task-graph.md). The next other
+ * bits from run to run); for a large buffer with four accumulators or more, tasks combine
+ * them pairwise first, as they are done (docs/task-graph.md). The next other
  * access of the buffer, or a host read, follows that task. Such tasks run on any device
  * they have an implementation for; the accumulators are outside the tiers' capacities
  * (one buffer's size per worker that ran a task of the group). A failed contribution
@@ -641,7 +641,7 @@ typedef enum fw_tier_t {
 
 typedef struct fw_runtime_stats_t {
   /* Tasks, with the reduction tasks the runtime makes for groups of contributions
-   * (FW_ACCESS_REDUCE) and the tasks of their trees; not the joins of groups of
+   * (FW_ACCESS_REDUCE) and the tasks that pair their accumulators; not the joins of groups of
    * commutative updates, which run nothing. */
   uint64_t tasks_submitted, tasks_executed, tasks_failed;
   size_t num_devices;
