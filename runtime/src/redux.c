@@ -76,7 +76,7 @@ struct fw_redux_group_t {
   /* sched.lock: tasks in the group, those of them that completed, whether one failed;
    * whether the group is closed (no task joins it any more), and whether its
    * accumulators are combined in pairs (`paired`: decided once the tasks started). */
-  size_t contributors, finished;
+  size_t contributors, finished, pairs_running;
   int failed, closed, ended, paired;
   atomic_size_t started;    /* contributions that took their accumulators (no lock) */
   _Atomic(fw_redux_acc_t *) accumulators; /* all of them, newest first */
@@ -318,6 +318,7 @@ static int make_pair(fw_scheduler_t *s, fw_task_t *join, fw_redux_acc_t *dst,
       fw_trace_add_edge(trace, fw_trace_task_id(in[k]->last_seq - 1), fw_trace_task_id(p->seq));
   dst->writer = p;
   src->folded = 1;
+  ++g->pairs_running;
   p->placement_key = fw_task_placement_key(p);
   fw_scheduler_rank(s, p);
   fw_scheduler_make_ready(s, p, from);
@@ -330,6 +331,15 @@ static int make_pair(fw_scheduler_t *s, fw_task_t *join, fw_redux_acc_t *dst,
  * contribution is done, which the reduction task folds into the buffer. */
 static void pair_idle(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from) {
   fw_redux_group_t *g = join->reduction;
+  if (g->finished == g->contributors && !g->pairs_running && join->pending <= 1) {
+    /* The last few, when nothing but the task completing now (if any) holds the
+     * reduction task back: folded one after another there, they take as many passes
+     * and a task less (two), or the tree's levels no longer pay (tree_levels). */
+    size_t n = 0;
+    for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next)
+      n += a->filled && !a->folded;
+    if (!tree_levels(g, n)) return;
+  }
   fw_redux_acc_t *waiting = NULL;
   for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next) {
     if (!a->done || !a->filled || a->folded || a->writer) continue;
@@ -357,7 +367,7 @@ static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from)
     /* (those one could not fill count too: a refused launch's, rare) */
     if (!tree_levels(g, n)) return; /* decided again with the next one done */
     g->paired = 1;
-    set_passes(join, g, 1);
+    set_passes(join, g, 2); /* the last two, most often (pair_idle) */
     join->placement_key = fw_task_placement_key(join);
     fw_scheduler_rank(s, join);
   }
@@ -405,6 +415,7 @@ void fw_redux_pair_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   fw_redux_group_t *g = p->group;
   p->dst->writer = NULL;
   p->dst->last_seq = t->seq + 1;
+  --g->pairs_running;
   g->failed |= t->status != FW_OK;
   fw_task_t *join = t->successors[0]; /* its only one */
   if (!g->failed && !join->cancelled) pair_idle(s, join, w);

@@ -220,13 +220,14 @@ bool contributeOnEveryWorker(fw_runtime_t *rt, fw_buffer_t *b, int workers) {
   return all;
 }
 
-// Four accumulators of a 2 MiB buffer (262144 u64) are combined by a tree: two tasks
-// fold pairs side by side, a third folds their results, and the reduction task folds
-// the last into the buffer; 1 KiB less, and the reduction task folds all four itself
-// (the pass the tree saves no longer outweighs its two levels). The tree runs once the
-// group is closed (by a reader) and its tasks are done, while the writer before the
-// group still holds the buffer (five workers: the writer's, and four for the parts). The
-// sums are right either way, and the tree's tasks are tasks of the graph.
+// Four accumulators of a 2 MiB buffer (262144 u64) are combined by a tree of pairs: two
+// tasks fold pairs side by side, a third folds their results (the reduction task waits
+// for the writer before the group anyway), and the reduction task folds the last into
+// the buffer; 1 KiB less, and the reduction task folds all four itself (the pass the
+// tree saves no longer outweighs its two levels). The pairs run once the group is closed
+// (by a reader) and its tasks are done, while the writer before the group still holds
+// the buffer (five workers: the writer's, and four for the parts). The sums are right
+// either way, and the pair tasks are tasks of the graph.
 TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
   fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(GetParam(), 5));
   ASSERT_NE(rt, nullptr);
@@ -274,7 +275,7 @@ TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
 // those that ended are paired while the others still run: a contribution held on one of
 // the four workers, three more that meet on the other three, to a 2 MiB buffer, then a
 // reader: the three accumulators are folded into one (two pairs) before the held
-// contribution ends, and a third pair folds the held one's, the reduction task the last.
+// contribution ends, and the reduction task folds that and the held one's.
 TEST_P(ReduceTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   const uint64_t elements = 262144;
   const int64_t dims[1] = {int64_t(elements)};
@@ -302,8 +303,8 @@ TEST_P(ReduceTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   held.open = true;
   FW_ASSERT_OK(fw_runtime_wait_all(rt_));
   EXPECT_EQ(counted.accumulators.size(), 4u);
-  EXPECT_EQ(counted.into_accumulator.load(), 3);
-  EXPECT_EQ(counted.into_buffer.load(), 1);
+  EXPECT_EQ(counted.into_accumulator.load(), 2);
+  EXPECT_EQ(counted.into_buffer.load(), 2);
   EXPECT_EQ(seen, 4u);
   std::vector<uint64_t> got = readU64(sum);
   ASSERT_EQ(got.size(), elements);
@@ -829,9 +830,10 @@ TEST(ReduceSimulationTest, ContributionsOverlapTheWriterBefore) {
 }
 
 // In a simulation of sixteen workers of 1 GFLOP/s, sixteen 1 s contributions to a
-// buffer of 2^24 floats (a pass over it: 16.8 ms) end in a tree of fifteen tasks, four
-// levels deep, and the reduction task's own pass: 1 s + 5 passes, where the reduction
-// task alone takes 16 passes (a 64 KiB buffer, too small for a tree, still does).
+// buffer of 2^24 floats (a pass over it: 16.8 ms) end in fourteen pair tasks, three
+// levels deep, and the reduction task's two passes over the last two: 1 s + 5 passes,
+// where the reduction task alone takes 16 (a 64 KiB buffer, too small for pairs, still
+// does).
 TEST(ReduceSimulationTest, ATreeShortensTheReductionOfALargeBuffer) {
   for (int64_t elements : {int64_t(1) << 24, int64_t(1) << 14}) {
     SCOPED_TRACE(elements);
@@ -846,7 +848,7 @@ TEST(ReduceSimulationTest, ATreeShortensTheReductionOfALargeBuffer) {
     FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
     double pass = double(elements) * 1e-9;
     bool tree = elements == int64_t(1) << 24;
-    EXPECT_EQ(rep.tasks, tree ? 32u : 17u);
+    EXPECT_EQ(rep.tasks, tree ? 31u : 17u);
     EXPECT_NEAR(rep.makespan_seconds, 1 + (tree ? 5 : 16) * pass, 1e-6);
     EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
     fw_buffer_release(sum);
@@ -887,8 +889,9 @@ TEST(ReduceSimulationTest, TheTreeRunsWhileTheWriterBeforeRuns) {
 // Accumulators are paired as their contributions end, once the group is closed and all
 // of its contributions started: sixteen workers of 1 GFLOP/s, a 3 s contribution and
 // fifteen of 1 s to 2^24 floats, then a 1 s reader: the fifteen accumulators are folded
-// into one while the 3 s contribution runs, and one pair and the reduction task's pass
-// are left after it: 3 s + 2 passes + 1 s (a tree made once all had ended: 5 passes).
+// into one while the 3 s contribution runs, and the reduction task's two passes (that and
+// the 3 s one's) are left after it: 3 s + 2 passes + 1 s (a tree made once all had
+// ended: 5 passes).
 TEST(ReduceSimulationTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
   ASSERT_NE(rt, nullptr);
@@ -903,7 +906,7 @@ TEST(ReduceSimulationTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   fw_sim_report_t rep;
   FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
   double pass = double(elements) * 1e-9;
-  EXPECT_EQ(rep.tasks, 16u + 15u + 1u + 1u);
+  EXPECT_EQ(rep.tasks, 16u + 14u + 1u + 1u);
   EXPECT_NEAR(rep.makespan_seconds, 3 + 2 * pass + 1, 1e-6);
   EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
   fw_buffer_release(sum);
@@ -995,9 +998,9 @@ TEST(ReduceMemoryTest, FutureUsesComeBackToZero) {
   fw_runtime_destroy(rt);
 }
 
-// A reduction task's history is kept by the passes it makes: after a tree (four
-// accumulators of 2 MiB) it folds one, under the buffer's size; without one (two
-// accumulators) two, under twice that; the tree's tasks one each, under the buffer's.
+// A reduction task's history is kept by the passes it makes: after pairs (four
+// accumulators of 2 MiB) it folds the last two, under twice the buffer's size; with one
+// accumulator one, under the buffer's; the pair tasks one each, under the buffer's.
 TEST(ReduceHistoryTest, TheReductionIsKeptByThePassesItMakes) {
   fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(FW_SCHEDULER_WS, 4));
   ASSERT_NE(rt, nullptr);
@@ -1006,12 +1009,12 @@ TEST(ReduceHistoryTest, TheReductionIsKeptByThePassesItMakes) {
   ASSERT_NE(sum, nullptr);
   FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
   uint64_t seen = 0;
-  for (int workers : {4, 4, 4, 2, 2, 2}) {
+  for (int workers : {4, 4, 4, 1, 1, 1}) {
     ASSERT_TRUE(contributeOnEveryWorker(rt, sum, workers));
     FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
     FW_ASSERT_OK(fw_runtime_wait_all(rt));
   }
-  EXPECT_EQ(seen, 18u);  // element 0: one per contribution
+  EXPECT_EQ(seen, 15u);  // element 0: one per contribution
   double s = 0;
   EXPECT_TRUE(fw_history_estimate(&rt->history, "part.reduce", FW_TARGET_KIND_CPU, kBytes, &s));
   EXPECT_TRUE(
@@ -1054,11 +1057,11 @@ TEST(ReduceTraceTest, TheReductionIsATaskWithItsEdges) {
   fw_runtime_destroy(rt);
 }
 
-// With a tree, the trace has its tasks and their edges too: from each worker's (last)
-// contribution to the tree task that folds its accumulator first, between the tree's
-// levels, and from the root to the reduction task: four parts of 2 MiB give 4 edges to
-// the reduction, 4 to the tree's first level, 2 between levels and 1 from the root (the
-// caller reads the sum: no edge).
+// With pairs, the trace has their tasks and edges too: from each worker's (last)
+// contribution to the pair task that folds its accumulator, and from each pair task to
+// the reduction task: four parts of 2 MiB give 4 edges to the reduction, 4 to the two
+// pair tasks and 2 from them (the reduction task folds their two results; the caller
+// reads the sum: no edge).
 TEST(ReduceTraceTest, TheTreeIsInTheTraceWithItsEdges) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
@@ -1071,8 +1074,8 @@ TEST(ReduceTraceTest, TheTreeIsInTheTraceWithItsEdges) {
   EXPECT_EQ(readU64(sum)[0], 4u);
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   std::string text = fwtest::traceText(rt, dir);
-  EXPECT_EQ(fwtest::countMatches(text, "\"name\":\"part\\.reduce\\.combine\""), 3u) << text;
-  EXPECT_EQ(fwtest::traceFlows(text), 4u + 4u + 2u + 3u) << text;
+  EXPECT_EQ(fwtest::countMatches(text, "\"name\":\"part\\.reduce\\.combine\""), 2u) << text;
+  EXPECT_EQ(fwtest::traceFlows(text), 4u + 4u + 2u) << text;
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
 }
