@@ -49,7 +49,12 @@ struct fw_redux_acc_t {
   int done, folded;
   fw_task_t *writer;
   uint64_t last_seq;   /* 1 + the seq of the last task that wrote it (the trace) */
-  double sim_home;     /* simulation: when it is in host memory */
+  /* Simulation: when it is in host memory; for a GPU worker's, the worker, when it is in
+   * the GPU's memory, and whether its copy back to host memory is on the link. */
+  double sim_home;
+  const fw_worker_t *sim_gpu;
+  double sim_there;
+  int sim_carried;
   double sim_ready[FW_SIM_MAX_CLASSES]; /* simulation: when its data could be out (bounds) */
   fw_redux_acc_t *next; /* the group's, newest first */
 };
@@ -352,6 +357,14 @@ static void pair_idle(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from) {
   }
 }
 
+/* Simulation: accumulator `a` of `g` is done; a GPU's goes to host memory over the GPU's
+ * link from now. */
+static void sim_carry_home(fw_scheduler_t *s, const fw_redux_group_t *g, fw_redux_acc_t *a) {
+  if (!s->simulated || !a->sim_gpu || a->sim_carried) return;
+  a->sim_carried = 1;
+  a->sim_home = fw_simulator_carry(s, a->sim_gpu, 0, g->size);
+}
+
 /* Once every contribution of `join`'s group started (and the group is closed), an
  * accumulator no contribution writes now will not be written again: it is taken from
  * its worker, done, and paired with another (lock held). Whether pairs pay is decided
@@ -380,6 +393,7 @@ static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from)
     if (!a || atomic_load(&a->running)) continue;
     atomic_store(&g->current[i], NULL);
     a->done = 1;
+    sim_carry_home(s, g, a);
   }
   pair_idle(s, join, from);
 }
@@ -441,8 +455,11 @@ int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_redux_group_t *g = t->reduction;
   g->ended = 1; /* a pair made from now on would not be waited for */
   size_t n = 0;
-  for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next)
-    n += a->filled && !a->folded;
+  for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next) {
+    if (!a->filled || a->folded) continue;
+    ++n;
+    sim_carry_home(s, g, a);
+  }
   set_passes(t, g, n);
   t->placement_key = fw_task_placement_key(t); /* of its work, known now */
   fw_scheduler_rank(s, t);
@@ -484,11 +501,15 @@ static void count_start(fw_redux_group_t *g, fw_redux_acc_t *a) {
   atomic_fetch_add(&g->started, 1);
 }
 
-void fw_redux_note_worker(fw_task_t *t, const fw_worker_t *w) {
+void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
     fw_redux_acc_t *a = worker_accumulator(g, w);
     if (!a) continue; /* out of memory: the simulation goes on without it */
+    if (!a->filled && w->sim && w->kind != FW_TARGET_KIND_CPU) { /* set on the host */
+      a->sim_gpu = w;
+      a->sim_there = fw_simulator_carry(s, w, 1, g->size);
+    }
     a->filled = 1;
     count_start(g, a);
     t->reduces[r].acc = a;
@@ -556,7 +577,7 @@ void fw_redux_launch_refused(fw_task_t *t) {
   }
 }
 
-void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double finish) {
+void fw_redux_sim_finished(const fw_task_t *t, double finish) {
   if (fw_redux_is_pair(t)) {
     fw_redux_acc_t *dst = ((const fw_redux_pair_t *)t->user_data)->dst;
     dst->sim_home = fmax(dst->sim_home, finish);
@@ -564,11 +585,7 @@ void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double fini
   }
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_acc_t *a = t->reduces[r].acc;
-    if (!a) continue;
-    double home = finish;
-    if (w->sim && w->kind != FW_TARGET_KIND_CPU)
-      home += fw_sim_hop_seconds(w->sim, t->reduces[r].combine->reduction->size);
-    if (home > a->sim_home) a->sim_home = home;
+    if (a && !a->sim_gpu) a->sim_home = fmax(a->sim_home, finish); /* (a GPU's: carried) */
   }
 }
 
@@ -577,9 +594,13 @@ double fw_redux_sim_start(const fw_task_t *t, double start) {
     const fw_redux_pair_t *p = t->user_data;
     return fmax(start, fmax(p->dst->sim_home, p->src->sim_home));
   }
-  /* The reduction task: those pairs folded came home before their pair tasks ran. */
   const fw_redux_group_t *g = t->reduction;
-  if (!g) return start;
+  if (!g) { /* a contribution: its accumulators on its worker */
+    for (uint32_t r = 0; r < t->num_reduces; ++r)
+      if (t->reduces[r].acc) start = fmax(start, t->reduces[r].acc->sim_there);
+    return start;
+  }
+  /* The reduction task: those pairs folded came home before their pair tasks ran. */
   for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next)
     if (!a->folded) start = fmax(start, a->sim_home);
   return start;

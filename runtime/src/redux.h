@@ -64,20 +64,21 @@ int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ);
  * a pair task's move nothing, on CPU workers). */
 uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next);
 /* Simulation: contribution `t` runs on worker `w` (whose accumulator the reduction
- * would combine). */
-void fw_redux_note_worker(fw_task_t *t, const fw_worker_t *w);
+ * would combine); a GPU worker's new accumulator goes over its link first. */
+void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w);
 /* GPU worker `w` launched contribution `t` (its work may add into `w`'s accumulators, which
  * are then brought back to be combined; no lock, on `w`'s thread). */
 void fw_redux_launched(const fw_task_t *t, const fw_worker_t *w);
 /* `t`'s launch on a GPU was refused (nothing enqueued): it may run again elsewhere (no
  * lock). */
 void fw_redux_launch_refused(fw_task_t *t);
-/* Simulation: contribution or pair task `t` finished on worker `w` at `finish`: the
- * accumulators it wrote are in host memory then, or after a hop over `w`'s link for a
- * GPU's. */
-void fw_redux_sim_finished(const fw_task_t *t, const fw_worker_t *w, double finish);
+/* Simulation: contribution or pair task `t` finished at `finish`: the
+ * accumulators it wrote are in host memory then (a GPU's once it is done and carried
+ * over the GPU's link). */
+void fw_redux_sim_finished(const fw_task_t *t, double finish);
 /* Simulation: when reduction or pair task `t`, its other inputs there at `start`, has the
- * accumulators it folds in host memory (`start` for any other task). */
+ * accumulators it folds in host memory, or contribution `t` its accumulators where it
+ * runs (`start` for any other task). */
 double fw_redux_sim_start(const fw_task_t *t, double start);
 /* Before `t` runs on worker `w` (no lock; on a GPU worker, on its thread): points each of
  * its contributions at `w`'s accumulator for the group, made and set to the neutral

@@ -701,6 +701,12 @@ void fw_simulator_prefetch(fw_scheduler_t *s, fw_task_t *task);
  * (virtual seconds; nothing when prefetch is off). */
 void fw_simulator_prefetch_buffer(fw_scheduler_t *s, fw_buffer_t *buffer, uint32_t node,
                                   double need);
+/* Simulation: a copy of `bytes` that is no buffer's (a GPU's accumulator, redux.c)
+ * between host memory and the memory of GPU worker `w` (`to_device`: to it), on the
+ * link from now or when the link frees: counted in the bytes moved and put on the
+ * trace's copy track; returns when it lands. */
+double fw_simulator_carry(fw_scheduler_t *s, const fw_worker_t *w, int to_device,
+                          uint64_t bytes);
 /* Frees the simulated links' queues. */
 void fw_simulator_fini(fw_runtime_t *rt);
 

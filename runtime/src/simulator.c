@@ -75,6 +75,21 @@ static void book(fw_runtime_t *rt, fw_sim_link_t *link, const fw_sim_move_t *m, 
                sim_ns(start + seconds), b->byte_size);
 }
 
+double fw_simulator_carry(fw_scheduler_t *s, const fw_worker_t *w, int to_device,
+                          uint64_t bytes) {
+  fw_runtime_t *rt = s->runtime;
+  fw_sim_link_t *link = &rt->sim_links[w->memory_node].dir[to_device ? 0 : 1];
+  double start = link->free_at > s->sim_now ? link->free_at : s->sim_now;
+  double end = start + fw_sim_hop_seconds(w->sim, bytes);
+  link->free_at = end; /* the hops waiting for the link go after it */
+  fw_tier_t from = to_device ? FW_TIER_HOST : FW_TIER_DEVICE;
+  fw_tier_t to = to_device ? FW_TIER_DEVICE : FW_TIER_HOST;
+  rt->memory.bytes_moved[from][to] += bytes;
+  fw_trace_add(&rt->trace, FW_TRACE_COPY_TRACK(from, to), "copy (accumulator)", sim_ns(start),
+               sim_ns(end), bytes);
+  return end;
+}
+
 /* Asks for a hop of `b` from `source` to `target` (one of them host memory), needed at
  * `need`, its data at the source at `ready` (NAN: when the source's replica lands); the
  * target's replica is valid from now on and lands when the link has carried it (its
@@ -406,7 +421,7 @@ static void start_on(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t, sim_runnin
   double need = fw_scheduler_need(s, t); /* the worker waits: no later than now */
   if (need > s->sim_now) need = s->sim_now;
   if (!t->cancelled) {
-    fw_redux_note_worker(t, w);
+    fw_redux_note_worker(s, t, w);
     for (size_t i = 0; i < t->num_accesses; ++i) {
       fw_buffer_t *b = t->accesses[i].buffer;
       fw_replica_t *r = &b->mem.replicas[node];
@@ -493,7 +508,7 @@ static void finish(fw_scheduler_t *s, sim_running_t *slot) {
   fw_runtime_t *rt = s->runtime;
   fw_task_t *t = slot->task;
   uint32_t node = slot->worker->memory_node;
-  if (!t->cancelled) fw_redux_sim_finished(t, slot->worker, slot->finish);
+  if (!t->cancelled) fw_redux_sim_finished(t, slot->finish);
   for (size_t i = 0; i < t->num_accesses && !t->cancelled; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_replica_t *r = &b->mem.replicas[node];

@@ -913,13 +913,20 @@ TEST(ReduceSimulationTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   fw_runtime_destroy(rt);
 }
 
+// A GPU's accumulator goes over the GPU's link, set to the neutral element on the host,
+// before its first contribution, and back once done: four 1 ms contributions on a
+// simulated GPU to 16 MiB over a 1 GB/s link end at 2 hops + 4 ms + a pass; both copies
+// are in the bytes moved and on the trace's copy tracks.
 TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
   fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1),
                                  fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 1000)};
   devices[1].link_gbps = 1;
   fw_sim_machine_t machine = {2, devices};
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
   o.simulate = &machine;
+  o.flags = FW_RUNTIME_TRACE;
   fw_runtime_t *rt = fwtest::createRuntime(o);
   ASSERT_NE(rt, nullptr);
   const int64_t elements = int64_t(1) << 22;
@@ -939,9 +946,13 @@ TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
   fw_runtime_stats_t st = fwtest::statsOf(rt);
   EXPECT_EQ(st.devices[1].tasks, 4u) << "the contributions, on the GPU";
   const double hop = double(elements * 4) / 1e9, pass = double(elements) / 1e9;
-  EXPECT_NEAR(rep.makespan_seconds, 4e-3 + hop + pass, 1e-3);
+  EXPECT_NEAR(rep.makespan_seconds, 4e-3 + 2 * hop + pass, 1e-3);
   EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
   EXPECT_GE(rep.lower_bound_seconds, 1e-3 + hop + pass - 1e-6);
+  EXPECT_EQ(st.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE], uint64_t(elements * 4));
+  EXPECT_EQ(st.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST], uint64_t(elements * 4));
+  std::string text = fwtest::traceText(rt, dir);
+  EXPECT_EQ(fwtest::countMatches(text, "\"name\":\"copy \\(accumulator\\)\""), 2u) << text;
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
 }
