@@ -110,6 +110,10 @@ static fw_status_t launch_fn(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *
     else fw_redux_launched(t, w);
   }
   slot->end_recorded = status == FW_OK && record(g, &slot->end);
+  /* fw_task_fail after enqueueing: that work may still run on the buffers (and a
+   * contribution's accumulator) that failing the task lets go; it ends first. */
+  if (status != FW_OK && !refused)
+    fw_status_free(g->device->vtable->queue_synchronize(g->device, g->queue));
   if (status != FW_OK)
     status = fw_status_annotate(status, "task @%s on %s", t->name,
                                 rt->device_info[w->device_index].name);

@@ -84,6 +84,7 @@ struct fw_redux_group_t {
   size_t contributors, finished, pairs_running;
   int failed, closed, ended, paired;
   atomic_size_t started;    /* contributions that took their accumulators (no lock) */
+  atomic_size_t closed_contributors; /* `contributors` once closed (0 before; no lock) */
   _Atomic(fw_redux_acc_t *) accumulators; /* all of them, newest first */
   size_t num_workers;
   _Atomic(fw_redux_acc_t *) current[]; /* per worker index */
@@ -387,7 +388,8 @@ static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from)
   /* A contribution takes its worker's accumulator (`current`) and then counts itself
    * (`running`, then `started`, sequentially consistent): having seen them all started,
    * this sees each running one's count, and no other starts unless a refused launch
-   * first uncounted itself, under the lock this holds, to be queued again. */
+   * uncounted itself first (without the lock, its accumulator untouched: that one may
+   * be set aside here meanwhile), to be queued again under the lock this holds. */
   for (size_t i = 0; i < g->num_workers; ++i) {
     fw_redux_acc_t *a = atomic_load(&g->current[i]);
     if (!a || atomic_load(&a->running)) continue;
@@ -405,6 +407,7 @@ void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from) 
   b->last_writer = join;
   b->redux_join = NULL;
   join->reduction->closed = 1;
+  atomic_store(&join->reduction->closed_contributors, join->reduction->contributors);
   combine_early(s, join, from);
 }
 
@@ -494,11 +497,12 @@ static fw_redux_acc_t *worker_accumulator(fw_redux_group_t *g, const fw_worker_t
   return a;
 }
 
-/* Counts contribution `t` as writing accumulator `a` of `g` (no lock; see
- * combine_early). */
-static void count_start(fw_redux_group_t *g, fw_redux_acc_t *a) {
+/* Counts a contribution as writing accumulator `a` of `g` (no lock; see combine_early):
+ * whether it is the last of its closed group to start, whose start lets the others'
+ * accumulators be paired (combine_early, which the closing also calls). */
+static int count_start(fw_redux_group_t *g, fw_redux_acc_t *a) {
   atomic_fetch_add(&a->running, 1);
-  atomic_fetch_add(&g->started, 1);
+  return atomic_fetch_add(&g->started, 1) + 1 == atomic_load(&g->closed_contributors);
 }
 
 void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w) {
@@ -511,8 +515,8 @@ void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w)
       a->sim_there = fw_simulator_carry(s, w, 1, g->size);
     }
     a->filled = 1;
-    count_start(g, a);
     t->reduces[r].acc = a;
+    if (count_start(g, a)) combine_early(s, t->reduces[r].combine, NULL); /* (lock held) */
   }
 }
 
@@ -607,6 +611,7 @@ double fw_redux_sim_start(const fw_task_t *t, double start) {
 }
 
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
+  uint32_t last = 0; /* the groups it starts last, a bit each (the first 32) */
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
     fw_redux_acc_t *a = worker_accumulator(g, w);
@@ -617,9 +622,16 @@ fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
                            t->name);
     if (status == FW_OK && !a->data) status = fill_accumulator(g, a, t, w);
     if (status != FW_OK) return status;
-    count_start(g, a);
     t->reduces[r].acc = a;
     t->reduces[r].data = a->device_data ? a->device_data : a->data;
+    if (count_start(g, a) && r < 32) last |= 1u << r;
+  }
+  if (last) { /* the others' accumulators may be paired while this one runs */
+    fw_scheduler_t *s = w->sched;
+    fw_sched_lock(s);
+    for (uint32_t r = 0; r < t->num_reduces && r < 32; ++r)
+      if ((last >> r) & 1u) combine_early(s, t->reduces[r].combine, NULL);
+    fw_sched_unlock(s);
   }
   return FW_OK;
 }

@@ -31,8 +31,9 @@ void fw_redux_release(fw_task_t *t);
 void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r);
 /* The first other access after an open group of `b` (or its reduction task ready): the
  * reduction task becomes the last writer, and the readers before the group (which it
- * follows) are done with. When the group's tasks are all done, its tree is decided on
- * (`from`: the worker that completed the last predecessor, NULL for none). */
+ * follows) are done with. When the group's tasks have all started, the accumulators no
+ * task writes any more are paired (`from`: the worker that completed the last
+ * predecessor, NULL for none). */
 void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from);
 /* Contribution `t` completed on worker `w` (before its successors are released): once
  * its group is closed and all of its tasks started, the accumulators no task writes any
@@ -54,8 +55,8 @@ void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
                           size_t num_classes);
 /* Reduction task `t` is ready (`from`: the worker that completed its last predecessor):
  * its group ends (a contribution submitted from now on opens another), and it is ranked
- * over its successors. When closing the group makes its tree (fw_redux_close_group), `t`
- * waits for it: returns 1 then (t is not ready after all), else 0. */
+ * over its successors. When closing the group makes pair tasks (fw_redux_close_group),
+ * `t` waits for them: returns 1 then (t is not ready after all), else 0. */
 int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
 /* Whether a failure of `t` fails `succ` as a reduction's: `t` contributes to the group
  * that reduction task `succ` combines, or is a pair task of it. */
@@ -83,7 +84,8 @@ double fw_redux_sim_start(const fw_task_t *t, double start);
 /* Before `t` runs on worker `w` (no lock; on a GPU worker, on its thread): points each of
  * its contributions at `w`'s accumulator for the group, made and set to the neutral
  * element on the worker's first task of the group (a GPU worker's in the GPU's memory,
- * set from the host). The error when one cannot be made. */
+ * set from the host); the last contribution of a closed group to start takes the lock
+ * to let the others' accumulators be paired. The error when one cannot be made. */
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w);
 
 #ifdef __cplusplus

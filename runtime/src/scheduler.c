@@ -540,7 +540,7 @@ void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from)
     return;
   }
   if (t->num_commute && !fw_commute_take_buffers(t)) return; /* waits for a buffer */
-  if (t->reduction && fw_redux_group_done(s, t, from)) return; /* waits for its tree */
+  if (t->reduction && fw_redux_group_done(s, t, from)) return; /* waits for its pairs */
   t->state = FW_TASK_READY;
   if (t->prefer_mask) drop_preferences_that_cannot_hold(s, t);
   if (s->simulated) fw_simulator_released(s, t);

@@ -377,6 +377,40 @@ TEST(GpuTaskFn, AnErrorFromTheImplementationRunsTheTaskElsewhereOrFailsIt) {
   fw_runtime_destroy(rt);
 }
 
+// Work an implementation enqueued before failing its task (fw_task_fail) ends before the
+// task does: failing lets its buffers go, which that work may still be using. The
+// stand-in runs a stream's host functions when something waits for the stream.
+TEST(GpuTaskFn, WorkEnqueuedBeforeAFailureEndsBeforeTheTask) {
+  fw_runtime_t *rt = fwtest::runtimeOn("cpu,cuda", FW_SCHEDULER_HEFT, 1);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *b = fwtest::makeU64Buffer(rt, kValues, iota(0));
+  std::atomic<bool> ran{false};
+  fw_task_access_t access = {b, FW_ACCESS_READ_WRITE};
+  fw_task_desc_t d;
+  std::memset(&d, 0, sizeof(d));
+  d.name = "enqueue then fail";
+  d.user_data = &ran;
+  d.cuda_fn = [](void *user, void *const *, size_t, void *stream) -> fw_status_t {
+    fwtest::LaunchHostFunc launch = fwtest::launchHostFunc(false);
+    if (!launch) return fw_status_create(FW_STATUS_INTERNAL, "no cuLaunchHostFunc");
+    auto mark = [](void *flag) { static_cast<std::atomic<bool> *>(flag)->store(true); };
+    if (launch(stream, mark, user) != 0)
+      return fw_status_create(FW_STATUS_INTERNAL, "cuLaunchHostFunc failed");
+    fw_status_free(fw_task_fail(fw_status_create(FW_STATUS_DATA_LOSS, "failed after enqueueing")));
+    return FW_OK;
+  };
+  d.accesses = &access;
+  d.num_accesses = 1;
+  fw_task_t *t = nullptr;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, &t));
+  FW_EXPECT_ERROR(fw_task_wait(t), "failed after enqueueing");
+  EXPECT_TRUE(ran.load());
+  fw_task_release(t);
+  FW_EXPECT_ERROR(fw_runtime_wait_all(rt), "failed after enqueueing");
+  fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
 // The C++ API's TaskBody: a GPU lambda gets the stream and returns a Status.
 TEST(GpuTaskFn, CppTaskBodiesRunOnTheGpu) {
   fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 1);

@@ -313,6 +313,73 @@ TEST_P(ReduceTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   fw_buffer_release(sum);
 }
 
+// The start of the last contribution of a closed group lets the others' accumulators be
+// paired while it runs, though none of them ends after it: a writer before the group held
+// on a gate (so that the group stays open until a reader closes it), three contributions
+// that meet and end, a fourth that runs after a task held on another gate, then the
+// reader. Once that gate opens, the idle accumulators are paired while the fourth is held
+// in its turn; the last pair folds the fourth's once it ends, while the writer still runs.
+TEST_P(ReduceTest, TheLastContributionToStartLetsTheOthersBePaired) {
+  fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(GetParam(), 5));
+  ASSERT_NE(rt, nullptr);
+  const uint64_t elements = 262144;
+  const int64_t dims[1] = {int64_t(elements)};
+  fw_buffer_t *sum = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims, nullptr, 0, &sum));
+  CountedSum counted;
+  fw_reduction_t r = counted.reduction();
+  FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+  Gate writer, before, held;
+  writer.value = 1000;
+  auto waitForOpen = [](void *user, void *const *, size_t) {
+    auto *g = static_cast<Gate *>(user);
+    g->started = true;
+    while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  };
+  auto addWhenOpen = [](void *user, void *const *data, size_t) {
+    auto *g = static_cast<Gate *>(user);
+    g->started = true;
+    while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    static_cast<uint64_t *>(data[0])[0] += 1;
+  };
+  FW_ASSERT_OK(submit(rt, "write", writeWhenOpen, &writer, {{sum, FW_ACCESS_WRITE}}));
+  fw_task_t *gate = nullptr, *last = nullptr;
+  FW_ASSERT_OK(submit(rt, "gate", waitForOpen, &before, {}, &gate));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return writer.started && before.started; }));
+  ASSERT_TRUE(contributeOnEveryWorker(rt, sum, 3));  // beside the two held
+  std::vector<fw_task_access_t> reduce = {{sum, kReduce}};  // outlives the description
+  fw_task_desc_t d = fwtest::describeTask("held", addWhenOpen, &held, reduce);
+  d.after = &gate;
+  d.num_after = 1;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, &last));
+  uint64_t seen = 0;
+  FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
+  EXPECT_EQ(counted.into_accumulator.load(), 0);  // the fourth has not started
+  before.open = true;
+  ASSERT_TRUE(fwtest::waitUntil([&] { return held.started.load(); }));
+  // Its worker's accumulator, if one of the three ran there, is its own again: the other
+  // two or three are paired meanwhile.
+  EXPECT_TRUE(fwtest::waitUntil([&] { return counted.into_accumulator.load() >= 1; }));
+  EXPECT_EQ(fw_task_is_done(last), 0);  // still held
+  held.open = true;
+  FW_EXPECT_OK(fw_task_wait(last));
+  int pairs = int(counted.accumulators.size()) - 1;  // down to one: the writer still runs
+  EXPECT_TRUE(fwtest::waitUntil([&] { return counted.into_accumulator.load() == pairs; }));
+  EXPECT_EQ(counted.into_buffer.load(), 0);
+  writer.open = true;
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(counted.into_accumulator.load(), pairs);
+  EXPECT_EQ(counted.into_buffer.load(), 1);
+  EXPECT_EQ(seen, 1004u);
+  std::vector<uint64_t> got = readU64(sum);
+  ASSERT_EQ(got.size(), elements);
+  for (uint64_t i = 1; i < elements; ++i) ASSERT_EQ(got[i], 3 * (i + 1)) << i;
+  fw_task_release(gate);
+  fw_task_release(last);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
 // A combine of the tree that fails its task fails the next level and the reduction
 // task, and so the reader after it; the writer after runs, and the accumulators are
 // freed (ASan).
@@ -881,11 +948,6 @@ TEST(ReduceSimulationTest, TheTreeRunsWhileTheWriterBeforeRuns) {
   fw_runtime_destroy(rt);
 }
 
-// Contributions with a GPU implementation run on a simulated GPU (1000 GFLOP/s against
-// the CPU worker's 1), and the GPU's accumulator of a 16 MiB buffer comes back over its
-// 1 GB/s link before the reduction task folds it: four 1 ms contributions, the hop
-// (16.8 ms) and the pass (4.2 ms at 1 GFLOP/s). The bound counts the hop too, and stays
-// below the makespan.
 // Accumulators are paired as their contributions end, once the group is closed and all
 // of its contributions started: sixteen workers of 1 GFLOP/s, a 3 s contribution and
 // fifteen of 1 s to 2^24 floats, then a 1 s reader: the fifteen accumulators are folded
@@ -913,10 +975,52 @@ TEST(ReduceSimulationTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   fw_runtime_destroy(rt);
 }
 
-// A GPU's accumulator goes over the GPU's link, set to the neutral element on the host,
-// before its first contribution, and back once done: four 1 ms contributions on a
-// simulated GPU to 16 MiB over a 1 GB/s link end at 2 hops + 4 ms + a pass; both copies
-// are in the bytes moved and on the trace's copy tracks.
+// The last contribution of a closed group to start lets the others' accumulators be
+// paired, though none of them ends after it: four workers of 1 GFLOP/s, a 2 s
+// contribution, three of 1 s, and a 3 s one that runs after the first (`after`), to 2^24
+// floats, then a 1 s reader: the three idle accumulators are folded into one from 2 s
+// while the 3 s contribution runs, which leaves the reduction task's two passes after it:
+// 2 s + 3 s + 2 passes + 1 s (waiting for the next end, 3 passes).
+TEST(ReduceSimulationTest, TheLastContributionToStartLetsTheOthersBePaired) {
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(4, 1);
+  ASSERT_NE(rt, nullptr);
+  int64_t elements = int64_t(1) << 24;
+  fw_buffer_t *sum = nullptr;
+  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  fw_task_access_t a = {sum, kReduce};
+  fw_task_desc_t d = fwtest::describeTask("part", nullptr, nullptr);
+  d.accesses = &a;
+  d.num_accesses = 1;
+  d.flops = 2e9;
+  fw_task_t *first = nullptr;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, &first));
+  for (int i = 0; i < 3; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
+  d.name = "long part";
+  d.flops = 3e9;
+  d.after = &first;
+  d.num_after = 1;
+  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  fw_task_release(first);
+  submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  double pass = double(elements) * 1e-9;
+  EXPECT_EQ(rep.tasks, 5u + 2u + 1u + 1u);
+  EXPECT_NEAR(rep.makespan_seconds, 2 + 3 + 2 * pass + 1, 1e-6);
+  EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// Contributions with a GPU implementation run on a simulated GPU (1000 GFLOP/s against
+// the CPU worker's 1), and the GPU's accumulator of a 16 MiB buffer goes over its 1 GB/s
+// link, set to the neutral element on the host, before the first contribution, and back
+// once done, before the reduction task folds it: two hops (16.8 ms each), four 1 ms
+// contributions and the pass (4.2 ms at 1 GFLOP/s). Both copies are in the bytes moved
+// and on the trace's copy tracks; the bound counts the way back, and stays below the
+// makespan.
 TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());

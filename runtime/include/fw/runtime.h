@@ -238,9 +238,9 @@ FW_API fw_status_t fw_buffer_type(const fw_buffer_t *buffer, fw_tensor_type_t *o
  * `dst` (dst = dst op src, size bytes each) for an associative and commutative op. Both
  * run on CPU workers: `init` before a contribution's body (outside it: fw_task_fail is
  * refused there), `combine` in the group's reduction task and, for a large buffer, in the
- * tasks that pair its accumulators: several calls at a time, on distinct accumulators (fw_task_fail there
- * fails the reduction). `user_data` is theirs and must stay valid while tasks that
- * reduce the buffer are unfinished. */
+ * tasks that pair its accumulators: several calls at a time, on distinct accumulators
+ * (fw_task_fail there fails the reduction). `user_data` is theirs and must stay valid
+ * while tasks that reduce the buffer are unfinished. */
 typedef struct fw_reduction_t {
   void (*init)(void *user_data, void *data, size_t size);
   void (*combine)(void *user_data, void *dst, const void *src, size_t size);
@@ -616,7 +616,8 @@ FW_API fw_status_t fw_task_wait(fw_task_t *task);
  * tasks that read what it was to write, and those named to run after it, are cancelled
  * with the error (not those that only overwrite it), and what it was to write fails later
  * readers until rewritten (docs/task-graph.md). A GPU implementation's failure runs the task
- * again on another device with an implementation, as an error it returns does. Only the
+ * again on another device with an implementation, as an error it returns does, once the
+ * work it enqueued before failing has ended (it may use the task's buffers). Only the
  * first failure of a run counts. FW_STATUS_FAILED_PRECONDITION outside a task body
  * (`status` is freed), FW_STATUS_INVALID_ARGUMENT for an OK status. */
 FW_API fw_status_t fw_task_fail(fw_status_t status);
