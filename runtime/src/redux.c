@@ -332,12 +332,14 @@ static int make_pair(fw_scheduler_t *s, fw_task_t *join, fw_redux_acc_t *dst,
 }
 
 /* Pairs the accumulators of `join`'s group that are done and idle, and folds the pairs
- * (lock held). The reduction task waits for each pair task made (they precede it), and a
- * pair task's completion pairs again, so that they end as one accumulator when the last
+ * (lock held; `completing`: called as one of join's predecessors completes). The
+ * reduction task waits for each pair task made (they precede it), and a pair task's
+ * completion pairs again, so that they end as one accumulator when the last
  * contribution is done, which the reduction task folds into the buffer. */
-static void pair_idle(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from) {
+static void pair_idle(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from, int completing) {
   fw_redux_group_t *g = join->reduction;
-  if (g->finished == g->contributors && !g->pairs_running && join->pending <= 1) {
+  if (g->finished == g->contributors && !g->pairs_running &&
+      join->pending <= (uint32_t)completing) {
     /* The last few, when nothing but the task completing now (if any) holds the
      * reduction task back: folded one after another there, they take as many passes
      * and a task less (two), or the tree's levels no longer pay (tree_levels). */
@@ -368,9 +370,10 @@ static void sim_carry_home(fw_scheduler_t *s, const fw_redux_group_t *g, fw_redu
 
 /* Once every contribution of `join`'s group started (and the group is closed), an
  * accumulator no contribution writes now will not be written again: it is taken from
- * its worker, done, and paired with another (lock held). Whether pairs pay is decided
- * then, on the accumulators there are. */
-static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from) {
+ * its worker, done, and paired with another (lock held; `completing`: as pair_idle).
+ * Whether pairs pay is decided then, on the accumulators there are. */
+static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from,
+                          int completing) {
   fw_redux_group_t *g = join->reduction;
   if (g->ended || !g->closed || g->failed || join->cancelled) return;
   int all_done = g->finished == g->contributors;
@@ -397,7 +400,7 @@ static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from)
     a->done = 1;
     sim_carry_home(s, g, a);
   }
-  pair_idle(s, join, from);
+  pair_idle(s, join, from, completing);
 }
 
 void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from) {
@@ -408,7 +411,7 @@ void fw_redux_close_group(fw_scheduler_t *s, fw_buffer_t *b, fw_worker_t *from) 
   b->redux_join = NULL;
   join->reduction->closed = 1;
   atomic_store(&join->reduction->closed_contributors, join->reduction->contributors);
-  combine_early(s, join, from);
+  combine_early(s, join, from, 0);
 }
 
 void fw_redux_contribution_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
@@ -423,7 +426,7 @@ void fw_redux_contribution_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w)
     }
     ++g->finished;
     g->failed |= t->status != FW_OK;
-    combine_early(s, join, w);
+    combine_early(s, join, w, 1);
   }
 }
 
@@ -435,7 +438,7 @@ void fw_redux_pair_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   --g->pairs_running;
   g->failed |= t->status != FW_OK;
   fw_task_t *join = t->successors[0]; /* its only one */
-  if (!g->failed && !join->cancelled) pair_idle(s, join, w);
+  if (!g->failed && !join->cancelled) pair_idle(s, join, w, 1);
 }
 
 void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
@@ -516,7 +519,7 @@ void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w)
     }
     a->filled = 1;
     t->reduces[r].acc = a;
-    if (count_start(g, a)) combine_early(s, t->reduces[r].combine, NULL); /* (lock held) */
+    if (count_start(g, a)) combine_early(s, t->reduces[r].combine, NULL, 0); /* (lock held) */
   }
 }
 
@@ -630,7 +633,7 @@ fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
     fw_scheduler_t *s = w->sched;
     fw_sched_lock(s);
     for (uint32_t r = 0; r < t->num_reduces && r < 32; ++r)
-      if ((last >> r) & 1u) combine_early(s, t->reduces[r].combine, NULL);
+      if ((last >> r) & 1u) combine_early(s, t->reduces[r].combine, NULL, 0);
     fw_sched_unlock(s);
   }
   return FW_OK;
