@@ -614,7 +614,7 @@ double fw_redux_sim_start(const fw_task_t *t, double start) {
 }
 
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
-  uint32_t last = 0; /* the groups it starts last, a bit each (the first 32) */
+  int last = 0; /* it is the last of a group to start */
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
     fw_redux_acc_t *a = worker_accumulator(g, w);
@@ -627,13 +627,13 @@ fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
     if (status != FW_OK) return status;
     t->reduces[r].acc = a;
     t->reduces[r].data = a->device_data ? a->device_data : a->data;
-    if (count_start(g, a) && r < 32) last |= 1u << r;
+    last |= count_start(g, a);
   }
   if (last) { /* the others' accumulators may be paired while this one runs */
     fw_scheduler_t *s = w->sched;
     fw_sched_lock(s);
-    for (uint32_t r = 0; r < t->num_reduces && r < 32; ++r)
-      if ((last >> r) & 1u) combine_early(s, t->reduces[r].combine, NULL, 0);
+    for (uint32_t r = 0; r < t->num_reduces; ++r) /* (each checks its group) */
+      combine_early(s, t->reduces[r].combine, NULL, 0);
     fw_sched_unlock(s);
   }
   return FW_OK;

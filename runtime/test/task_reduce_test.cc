@@ -319,8 +319,9 @@ TEST_P(ReduceTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
 // that meet and end, a fourth that runs after a task held on another gate, then the
 // reader. Once that gate opens, the idle accumulators are paired while the fourth is held
 // in its turn; the last pair folds the fourth's once it ends, while the writer still runs.
-TEST_P(ReduceTest, TheLastContributionToStartLetsTheOthersBePaired) {
-  fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(GetParam(), 5));
+// The same when the fourth reduces 32 small buffers before that one.
+void lastContributionToStart(fw_scheduler_kind_t policy, int smallFirst) {
+  fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(policy, 5));
   ASSERT_NE(rt, nullptr);
   const uint64_t elements = 262144;
   const int64_t dims[1] = {int64_t(elements)};
@@ -336,18 +337,26 @@ TEST_P(ReduceTest, TheLastContributionToStartLetsTheOthersBePaired) {
     g->started = true;
     while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
   };
-  auto addWhenOpen = [](void *user, void *const *data, size_t) {
+  auto addWhenOpen = [](void *user, void *const *data, size_t num) {
     auto *g = static_cast<Gate *>(user);
     g->started = true;
     while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
-    static_cast<uint64_t *>(data[0])[0] += 1;
+    static_cast<uint64_t *>(data[num - 1])[0] += 1;  // sum's: the last access
   };
   FW_ASSERT_OK(submit(rt, "write", writeWhenOpen, &writer, {{sum, FW_ACCESS_WRITE}}));
   fw_task_t *gate = nullptr, *last = nullptr;
   FW_ASSERT_OK(submit(rt, "gate", waitForOpen, &before, {}, &gate));
   ASSERT_TRUE(fwtest::waitUntil([&] { return writer.started && before.started; }));
   ASSERT_TRUE(contributeOnEveryWorker(rt, sum, 3));  // beside the two held
-  std::vector<fw_task_access_t> reduce = {{sum, kReduce}};  // outlives the description
+  std::vector<fw_task_access_t> reduce;  // outlives the description
+  for (int i = 0; i < smallFirst; ++i) {
+    const int64_t one = 1;
+    fw_buffer_t *small = nullptr;
+    FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, &one, nullptr, 0, &small));
+    FW_ASSERT_OK(fw_buffer_set_reduction_op(small, FW_REDUCTION_SUM));
+    reduce.push_back({small, kReduce});
+  }
+  reduce.push_back({sum, kReduce});
   fw_task_desc_t d = fwtest::describeTask("held", addWhenOpen, &held, reduce);
   d.after = &gate;
   d.num_after = 1;
@@ -376,8 +385,16 @@ TEST_P(ReduceTest, TheLastContributionToStartLetsTheOthersBePaired) {
   for (uint64_t i = 1; i < elements; ++i) ASSERT_EQ(got[i], 3 * (i + 1)) << i;
   fw_task_release(gate);
   fw_task_release(last);
+  for (size_t i = 0; i + 1 < reduce.size(); ++i) fw_buffer_release(reduce[i].buffer);
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
+}
+
+TEST_P(ReduceTest, TheLastContributionToStartLetsTheOthersBePaired) {
+  for (int smallFirst : {0, 32}) {  // small buffers the fourth reduces before that one
+    SCOPED_TRACE(smallFirst);
+    lastContributionToStart(GetParam(), smallFirst);
+  }
 }
 
 // A combine of the tree that fails its task fails the next level and the reduction
@@ -980,38 +997,53 @@ TEST(ReduceSimulationTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
 // contribution, three of 1 s, and a 3 s one that runs after the first (`after`), to 2^24
 // floats, then a 1 s reader: the three idle accumulators are folded into one from 2 s
 // while the 3 s contribution runs, which leaves the reduction task's two passes after it:
-// 2 s + 3 s + 2 passes + 1 s (waiting for the next end, 3 passes).
+// 2 s + 3 s + 2 passes + 1 s (waiting for the next end, 3 passes). The same when the 3 s
+// contribution reduces 32 small buffers before that one.
 TEST(ReduceSimulationTest, TheLastContributionToStartLetsTheOthersBePaired) {
-  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(4, 1);
-  ASSERT_NE(rt, nullptr);
-  int64_t elements = int64_t(1) << 24;
-  fw_buffer_t *sum = nullptr;
-  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
-  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
-  fw_task_access_t a = {sum, kReduce};
-  fw_task_desc_t d = fwtest::describeTask("part", nullptr, nullptr);
-  d.accesses = &a;
-  d.num_accesses = 1;
-  d.flops = 2e9;
-  fw_task_t *first = nullptr;
-  FW_ASSERT_OK(fw_task_submit(rt, &d, &first));
-  for (int i = 0; i < 3; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
-  d.name = "long part";
-  d.flops = 3e9;
-  d.after = &first;
-  d.num_after = 1;
-  FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
-  fw_task_release(first);
-  submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
-  FW_ASSERT_OK(fw_runtime_wait_all(rt));
-  fw_sim_report_t rep;
-  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
-  double pass = double(elements) * 1e-9;
-  EXPECT_EQ(rep.tasks, 5u + 2u + 1u + 1u);
-  EXPECT_NEAR(rep.makespan_seconds, 2 + 3 + 2 * pass + 1, 1e-6);
-  EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
-  fw_buffer_release(sum);
-  fw_runtime_destroy(rt);
+  for (int before : {0, 32}) {
+    SCOPED_TRACE(before);
+    fw_runtime_t *rt = fwtest::simulatedCpuRuntime(4, 1);
+    ASSERT_NE(rt, nullptr);
+    int64_t elements = int64_t(1) << 24, one = 1;
+    fw_buffer_t *sum = nullptr;
+    FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
+    FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+    std::vector<fw_task_access_t> accesses;
+    for (int i = 0; i < before; ++i) {
+      fw_buffer_t *small = nullptr;
+      FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &one, nullptr, 0, &small));
+      FW_ASSERT_OK(fw_buffer_set_reduction_op(small, FW_REDUCTION_SUM));
+      accesses.push_back({small, kReduce});
+    }
+    accesses.push_back({sum, kReduce});
+    fw_task_desc_t d = fwtest::describeTask("part", nullptr, nullptr);
+    fw_task_access_t a = {sum, kReduce};
+    d.accesses = &a;
+    d.num_accesses = 1;
+    d.flops = 2e9;
+    fw_task_t *first = nullptr;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, &first));
+    for (int i = 0; i < 3; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
+    d.name = "long part";
+    d.accesses = accesses.data();
+    d.num_accesses = accesses.size();
+    d.flops = 3e9;
+    d.after = &first;
+    d.num_after = 1;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+    fw_task_release(first);
+    submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    fw_sim_report_t rep;
+    FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+    double pass = double(elements) * 1e-9;
+    EXPECT_EQ(rep.tasks, 5u + 2u + 1u + 1u + uint64_t(before));  // each small one's reduction
+    EXPECT_NEAR(rep.makespan_seconds, 2 + 3 + 2 * pass + 1, 1e-6);
+    EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+    for (size_t i = 0; i + 1 < accesses.size(); ++i) fw_buffer_release(accesses[i].buffer);
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
 }
 
 // Contributions with a GPU implementation run on a simulated GPU (1000 GFLOP/s against
