@@ -485,9 +485,9 @@ uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next) {
   return next->reduction->size;
 }
 
-/* Worker `w`'s accumulator for group `g`, made when it has none (NULL when out of
- * memory); with `made`, its host memory too, set to the neutral element (no lock: on
- * `w`'s thread, or the simulator's). */
+/* Worker `w`'s accumulator for group `g`, made when it has none, without its memory
+ * (fill_accumulator sets that; NULL when out of memory; no lock: on `w`'s thread, or the
+ * simulator's). */
 static fw_redux_acc_t *worker_accumulator(fw_redux_group_t *g, const fw_worker_t *w) {
   fw_redux_acc_t *a = atomic_load(&g->current[w->index]);
   if (a) return a;
