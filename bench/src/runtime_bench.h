@@ -91,6 +91,10 @@ struct Machine {
   }
 };
 std::vector<Machine> machines(double linkGbps, uint64_t gpuMemoryMiB);
+// A runtime simulating `machine` (which must outlive it) under `policy`, tracing when
+// `traced`.
+fw_runtime_t *simulatedRuntime(const fw_sim_machine_t &machine, fw_scheduler_kind_t policy,
+                               bool traced);
 
 // The four parts; each returns false when a result was wrong (not when a target is
 // missed: targets are reported, not enforced).

@@ -200,6 +200,18 @@ fw_sim_device_t gpu(const char *name, double linkGbps, uint64_t memoryMiB) {
 
 } // namespace
 
+fw_runtime_t *simulatedRuntime(const fw_sim_machine_t &machine, fw_scheduler_kind_t policy,
+                               bool traced) {
+  fw_runtime_options_t o = {};
+  o.scheduler = policy;
+  o.simulate = &machine;
+  if (traced)
+    o.flags |= FW_RUNTIME_TRACE;
+  fw_runtime_t *rt = nullptr;
+  check(fw_runtime_create(&o, &rt), "creating a simulated runtime");
+  return rt;
+}
+
 std::vector<Machine> machines(double linkGbps, uint64_t gpuMemoryMiB) {
   return {{"cpu16", {cpu16()}},
           {"cpu16+2gpu",
@@ -337,13 +349,7 @@ struct SimResult {
 SimResult simulate(const Dag &d, const Machine &m, fw_scheduler_kind_t policy,
                    const std::vector<double> *ranks, const std::string &tracePath) {
   fw_sim_machine_t sm = m.machine();
-  fw_runtime_options_t o = {};
-  o.scheduler = policy;
-  o.simulate = &sm;
-  if (!tracePath.empty())
-    o.flags |= FW_RUNTIME_TRACE;
-  fw_runtime_t *rt = nullptr;
-  check(fw_runtime_create(&o, &rt), "creating a simulated runtime");
+  fw_runtime_t *rt = simulatedRuntime(sm, policy, !tracePath.empty());
   std::vector<fw_buffer_t *> buffers;
   for (auto &dims : d.bufferDims) {
     fw_buffer_t *b = nullptr;

@@ -37,13 +37,7 @@ struct Outcome {
 Outcome simulate(const Machine &m, const Way &way, fw_scheduler_kind_t policy, double sumMiB,
                  const std::string &tracePath) {
   fw_sim_machine_t sm = m.machine();
-  fw_runtime_options_t o = {};
-  o.scheduler = policy;
-  o.simulate = &sm;
-  if (!tracePath.empty())
-    o.flags |= FW_RUNTIME_TRACE;
-  fw_runtime_t *rt = nullptr;
-  check(fw_runtime_create(&o, &rt), "creating a simulated runtime");
+  fw_runtime_t *rt = simulatedRuntime(sm, policy, !tracePath.empty());
   const int64_t sumElements = int64_t(sumMiB * (1 << 20) / 4);
   std::vector<fw_buffer_t *> buffers;
   auto buffer = [&](size_t rank, const int64_t *dims) {

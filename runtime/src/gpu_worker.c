@@ -107,7 +107,7 @@ static fw_status_t launch_fn(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *
    * too: the task fails rather than count its part twice). */
   if (t->num_reduces) {
     if (status != FW_OK && refused) fw_redux_launch_refused(t);
-    else fw_redux_launched(t, w);
+    else fw_redux_launched(t);
   }
   slot->end_recorded = status == FW_OK && record(g, &slot->end);
   /* fw_task_fail after enqueueing: that work may still run on the buffers (and a

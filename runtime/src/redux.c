@@ -566,8 +566,7 @@ static fw_status_t fill_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, cons
   return FW_OK;
 }
 
-void fw_redux_launched(const fw_task_t *t, const fw_worker_t *w) {
-  (void)w;
+void fw_redux_launched(const fw_task_t *t) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) t->reduces[r].acc->written = 1;
 }
 

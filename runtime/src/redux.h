@@ -67,9 +67,9 @@ uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next);
 /* Simulation: contribution `t` runs on worker `w` (whose accumulator the reduction
  * would combine); a GPU worker's new accumulator goes over its link first. */
 void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w);
-/* GPU worker `w` launched contribution `t` (its work may add into `w`'s accumulators, which
- * are then brought back to be combined; no lock, on `w`'s thread). */
-void fw_redux_launched(const fw_task_t *t, const fw_worker_t *w);
+/* A GPU worker launched contribution `t` (its work may add into the accumulators it took,
+ * which are then brought back to be combined; no lock, on that worker's thread). */
+void fw_redux_launched(const fw_task_t *t);
 /* `t`'s launch on a GPU was refused (nothing enqueued): it may run again elsewhere (no
  * lock). */
 void fw_redux_launch_refused(fw_task_t *t);

@@ -865,6 +865,14 @@ TEST(ReduceFunctionsTest, FailuresInTheFunctions) {
   fw_runtime_destroy(rt);
 }
 
+// A simulated sum of `elements` floats (FW_REDUCTION_SUM); NULL when it cannot be made.
+fw_buffer_t *simulatedSum(fw_runtime_t *rt, int64_t elements) {
+  fw_buffer_t *sum = nullptr;
+  FW_EXPECT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
+  if (sum) FW_EXPECT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  return sum;
+}
+
 // A simulation-only task (no body) accessing `b` in `mode`, described by its flops.
 void submitCost(fw_runtime_t *rt, fw_buffer_t *b, const char *name, fw_access_t mode,
                 double flops) {
@@ -923,9 +931,8 @@ TEST(ReduceSimulationTest, ATreeShortensTheReductionOfALargeBuffer) {
     SCOPED_TRACE(elements);
     fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
     ASSERT_NE(rt, nullptr);
-    fw_buffer_t *sum = nullptr;
-    FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
-    FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+    fw_buffer_t *sum = simulatedSum(rt, elements);
+    ASSERT_NE(sum, nullptr);
     for (int i = 0; i < 16; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
     FW_ASSERT_OK(fw_runtime_wait_all(rt));
     fw_sim_report_t rep;
@@ -948,9 +955,8 @@ TEST(ReduceSimulationTest, TheTreeRunsWhileTheWriterBeforeRuns) {
   fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
   ASSERT_NE(rt, nullptr);
   int64_t elements = int64_t(1) << 24;
-  fw_buffer_t *sum = nullptr;
-  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
-  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  fw_buffer_t *sum = simulatedSum(rt, elements);
+  ASSERT_NE(sum, nullptr);
   submitCost(rt, sum, "write", FW_ACCESS_WRITE, 4e9);
   for (int i = 0; i < 15; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
   submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
@@ -975,9 +981,8 @@ TEST(ReduceSimulationTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
   ASSERT_NE(rt, nullptr);
   int64_t elements = int64_t(1) << 24;
-  fw_buffer_t *sum = nullptr;
-  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
-  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  fw_buffer_t *sum = simulatedSum(rt, elements);
+  ASSERT_NE(sum, nullptr);
   submitCost(rt, sum, "long part", kReduce, 3e9);
   for (int i = 0; i < 15; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
   submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
@@ -1005,9 +1010,8 @@ TEST(ReduceSimulationTest, TheLastContributionToStartLetsTheOthersBePaired) {
     fw_runtime_t *rt = fwtest::simulatedCpuRuntime(4, 1);
     ASSERT_NE(rt, nullptr);
     int64_t elements = int64_t(1) << 24, one = 1;
-    fw_buffer_t *sum = nullptr;
-    FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
-    FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+    fw_buffer_t *sum = simulatedSum(rt, elements);
+    ASSERT_NE(sum, nullptr);
     std::vector<fw_task_access_t> accesses;
     for (int i = 0; i < before; ++i) {
       fw_buffer_t *small = nullptr;
@@ -1066,9 +1070,8 @@ TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
   fw_runtime_t *rt = fwtest::createRuntime(o);
   ASSERT_NE(rt, nullptr);
   const int64_t elements = int64_t(1) << 22;
-  fw_buffer_t *sum = nullptr;
-  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_F32, 1, &elements, nullptr, 0, &sum));
-  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  fw_buffer_t *sum = simulatedSum(rt, elements);
+  ASSERT_NE(sum, nullptr);
   std::vector<fw_task_access_t> a = {{sum, kReduce}};
   for (int i = 0; i < 4; ++i) {
     fw_task_desc_t d = fwtest::describeTask("part", addAmount, nullptr, a);
