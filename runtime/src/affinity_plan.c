@@ -215,7 +215,7 @@ static size_t choose_victim(state_t *st, size_t wi, double t, size_t *from) {
         st->plan->finish[i] <= t || !can_run(p, wi, i))
       continue;
     double ready = ready_at(st, wi, i);
-    double finish = (ready > t ? ready : t) + p->run_on[i * p->num_classes + p->classes[wi]];
+    double finish = (ready > t ? ready : t) + fw_plan_runs(p, st->plan, i)[p->classes[wi]];
     if (finish < st->plan->finish[i] && (victim == NONE || more_urgent(p, i, victim))) {
       victim = i;
       *from = v;
@@ -260,7 +260,7 @@ static void step(state_t *st, size_t wi) {
      * planned finish, which is after t, and no worker has moved past t. */
     double ready = fw_plan_book_inputs(p, plan, victim, w);
     double start = ready > t ? ready : t;
-    run_here = p->run_on[victim * p->num_classes + p->classes[wi]];
+    run_here = fw_plan_runs(p, plan, victim)[p->classes[wi]];
     forget_ready_after(st, victim);
     plan->worker[victim] = w;
     plan->start[victim] = start;
@@ -276,7 +276,7 @@ static void step(state_t *st, size_t wi) {
     dequeue(st, pick);
     double ready = fw_plan_book_inputs(p, plan, pick, w);
     double start = ready > t ? ready : t;
-    run_here = p->run_on[pick * p->num_classes + p->classes[wi]];
+    run_here = fw_plan_runs(p, plan, pick)[p->classes[wi]];
     st->free_at[wi] = start + run_here;
     st->running[wi] = pick;
     place(st, pick, w, start, start + run_here);

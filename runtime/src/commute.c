@@ -158,8 +158,9 @@ void fw_task_visit_successors(const fw_task_t *t, void (*visit)(void *ctx, fw_ta
     fw_task_t *succ = t->successors[k];
     if (!succ->join) {
       visit(ctx, succ);
-      /* A reduction task is in no batch its contributions are planned and ranked in:
-       * what follows it follows them too. */
+      /* A reduction task is not submitted: the ranks of a released batch do not see
+       * it, so what follows it follows its contributions too (plans, which take it into
+       * the batch, plan_redux.c, get an edge more). */
       if (!succ->reduction) continue;
     }
     for (size_t j = 0; j < succ->num_successors; ++j) visit(ctx, succ->successors[j]);

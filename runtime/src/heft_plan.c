@@ -69,13 +69,15 @@ static int scratch_alloc(planner_t *p) {
   p->ranked = malloc(n * sizeof(*p->ranked));
   p->lines = calloc(p->s->num_workers, sizeof(*p->lines));
   int moves = fw_plan_moves_scratch_alloc(p);
+  int redux = fw_plan_redux_scratch_alloc(p);
   return p->ready_on && p->cost && p->rank && p->down && p->critical && p->ranked &&
-         p->lines && moves;
+         p->lines && moves && redux;
 }
 
 static void scratch_free(planner_t *p) {
   fw_timelines_free(p->lines, p->s->num_workers);
   fw_plan_moves_scratch_free(p);
+  fw_plan_redux_scratch_free(p);
   free(p->ranked);
   free(p->critical);
   free(p->down);
@@ -155,6 +157,9 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
     batch[i]->plan_index = i;
     batch[i]->plan_worker = NULL;
   }
+  if (!fw_plan_redux_extend(p, serial)) return 0;
+  batch = p->batch; /* with the reduction tasks */
+  count = p->count;
   p->pred_at = calloc(count + 1, sizeof(size_t));
   p->access_at = calloc(count + 1, sizeof(size_t));
   if (!p->pred_at || !p->access_at) return 0;
@@ -235,11 +240,12 @@ static int planner_init(planner_t *p, fw_scheduler_t *s, fw_task_t *const *batch
       if (!s->workers[w].lost && fw_worker_can_run(&s->workers[w], batch[i]))
         p->class_usable[i * p->num_classes + p->classes[w]] = 1;
   }
-  return scratch_alloc(p);
+  return fw_plan_redux_costs(p) && scratch_alloc(p);
 }
 
 static void planner_fini(planner_t *p) {
   scratch_free(p);
+  fw_plan_redux_fini(p);
   fw_plan_moves_fini(p);
   free(p->class_usable);
   free(p->run_on);
@@ -372,13 +378,14 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
   for (size_t k = 0; k < p->count; ++k) {
     size_t i = p->ranked[k].index;
     plan->order[k] = i;
+    const double *runs = fw_plan_runs(p, plan, i);
     /* A critical task's class: the least run time plus moves of its inputs there, the
      * first of several as good (so that the chain neither goes to a slower device
      * because the best one is busy nor hops between two equal ones). */
     size_t only = nc;
     double only_cost = 0;
     for (size_t c = 0; variant.critical_on_one_class && p->critical[i] && c < nc; ++c) {
-      double r = p->run_on[i * nc + c];
+      double r = runs[c];
       if (r < 0 || !p->class_usable[i * nc + c]) continue;
       double cost = r + input_moves(p, plan, i, p->reps[c]);
       if (only == nc || cost < only_cost) {
@@ -388,13 +395,13 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
     }
     /* When its inputs can be there, per class (its workers share a memory). */
     for (size_t c = 0; c < nc; ++c)
-      if (p->run_on[i * nc + c] >= 0 && (only == nc || c == only))
+      if (runs[c] >= 0 && (only == nc || c == only))
         p->ready_on[c] = fw_plan_inputs_ready(p, plan, i, p->reps[c]);
     fw_worker_t *best = NULL;
     double best_finish = 0, best_start = 0;
     for (size_t wi = 0; wi < s->num_workers; ++wi) {
       fw_worker_t *w = &s->workers[wi];
-      double run = p->run_on[i * nc + p->classes[wi]];
+      double run = runs[p->classes[wi]];
       /* A class's workers run the same tasks, while in service (run_on). */
       if (run < 0 || p->lost[wi]) continue;
       if (only != nc && p->classes[wi] != only) continue;
@@ -487,6 +494,7 @@ static void commit(planner_t *p, const plan_t *plan, double late) {
   if (!tasks) return; /* out of memory: no plan, tasks are placed as they come */
   for (size_t k = 0; k < p->count; ++k) {
     fw_task_t *t = p->batch[plan->order[k]];
+    fw_scheduler_unplan(t); /* a reduction task planned with an earlier batch */
     t->plan_worker = plan->worker[plan->order[k]];
     /* A worker lost while the plans were made: the task is placed as it comes. */
     if (t->plan_worker && t->plan_worker->lost) t->plan_worker = NULL;
@@ -593,7 +601,7 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
   size_t num_trials = 0, num_ready = 0; /* extra plans to try; those with their scratch */
   memset(trials, 0, sizeof(trials));
   int have_best = 0;
-  if (planner_init(&p, s, batch, count) && plan_alloc(&best, count)) {
+  if (planner_init(&p, s, batch, count) && plan_alloc(&best, p.count)) {
     const plan_variant_t *first = NULL;
     int one_class = classes_in_use(&p) <= 1;
     for (size_t v = 0; v < NUM_VARIANTS; ++v) {
@@ -612,7 +620,7 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
     fw_sched_unlock(s);
     uint64_t first_started = fw_now_ns();
     have_best = first && make_variant(&p, first, &best);
-    double per_plan = s->simulated ? (double)count * kPlanSecondsPerTask
+    double per_plan = s->simulated ? (double)p.count * kPlanSecondsPerTask
                                    : (double)(fw_now_ns() - first_started) * 1e-9;
     int parallel = 0;
     int worth = have_best &&
@@ -623,7 +631,7 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
       for (; num_ready < num_trials; ++num_ready) {
         trial_t *t = &trials[num_ready];
         t->p = p; /* the shared tables */
-        if (!scratch_alloc(&t->p) || !plan_alloc(&t->plan, count)) {
+        if (!scratch_alloc(&t->p) || !plan_alloc(&t->plan, p.count)) {
           plan_free(&t->plan);
           scratch_free(&t->p);
           break; /* out of memory: the plans that have their scratch */

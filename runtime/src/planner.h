@@ -96,6 +96,19 @@ typedef struct {
   size_t num_undo, cap_undo;
   int trying; /* placing a task on trial: hops go to the undo log */
   int failed; /* out of memory while booking: the plan is not made */
+  /* Reductions (plan_redux.c): the batch with the reduction tasks its contributions
+   * precede (own_batch; NULL when there are none, and `batch` is the caller's); per
+   * task, its place among those (NONE: not one; NULL when there are none); per
+   * reduction task and class, its run time with one pass over the buffer, each pass
+   * more, and a GPU's accumulator's trip to host memory from a worker of that class. */
+  fw_task_t **own_batch;
+  size_t num_joins;
+  size_t *join_slot;
+  double *join_base, *join_pass, *join_home;
+  /* Scratch of one plan: a row of run times (fw_plan_runs), and a stamp per worker to
+   * count a reduction's accumulators. */
+  double *join_run;
+  unsigned *stamp, stamp_now;
 } planner_t;
 
 /* One plan: the order it placed the tasks in, and per task (in batch order) its worker
@@ -141,6 +154,22 @@ double fw_plan_book_inputs(planner_t *p, const plan_t *plan, size_t i, const fw_
 /* Task i is placed (plan->worker[i], plan->finish[i]): its outputs are on its worker's
  * memory from its finish, and nowhere else (again when it moves). */
 void fw_plan_produced(planner_t *p, const plan_t *plan, size_t i);
+
+/* Reductions in the plans (plan_redux.c). fw_plan_redux_extend takes into the batch
+ * (marked `serial`) the reduction tasks its contributions precede, each after its last
+ * contribution there, before the edges are walked; fw_plan_redux_costs their estimates
+ * per class, once run_on is known (both with the scheduler lock held; 0 when out of
+ * memory); fw_plan_redux_fini frees them. Each plan has its scratch (..._scratch_alloc,
+ * 0 when out of memory; ..._scratch_free). */
+int fw_plan_redux_extend(planner_t *p, uint64_t serial);
+int fw_plan_redux_costs(planner_t *p);
+void fw_plan_redux_fini(planner_t *p);
+int fw_plan_redux_scratch_alloc(planner_t *p);
+void fw_plan_redux_scratch_free(planner_t *p);
+/* Task i's expected run time per class (-1: cannot run there) under `plan`: run_on's,
+ * but for a reduction task the passes that the accumulators of its contributions placed
+ * so far take (a worker each), and the trip of a GPU's to host memory. */
+const double *fw_plan_runs(planner_t *p, const plan_t *plan, size_t i);
 
 /* When a free worker takes over a task that a slower kind of device started, in the
  * affinity plan: only when it has nothing to start; also rather than start a ready task

@@ -26,6 +26,7 @@
 #include "scheduler.h"
 
 #include "heft_plan.h"
+#include "redux.h"
 #include "runtime_internal.h"
 
 /* Tasks placed on a worker and not started: one runs while the next one's inputs move.
@@ -448,6 +449,10 @@ static fw_task_t *steal_queued(fw_scheduler_t *s, fw_worker_t *w, double now) {
       double mine = now + transfer + run;
       double v_start = planned && t->plan_start > now + late ? t->plan_start : now + late;
       double theirs = v_start + estimate(s, t, v);
+      /* A contribution taken by a worker without an accumulator for its reduction adds
+       * one (a pass over the buffer; a GPU's copies): only worth it when that costs less
+       * than the run the victim gives away. */
+      if (t->num_reduces && fw_redux_accumulator_cost(s, t, w) >= estimate(s, t, v)) continue;
       if (delivered(t, w, mine) >= delivered(t, v, theirs) || (head && mine > head->plan_start))
         continue;
       best = t;

@@ -83,6 +83,7 @@ struct fw_redux_group_t {
    * accumulators are combined in pairs (`paired`: decided once the tasks started). */
   size_t contributors, finished, pairs_running;
   int failed, closed, ended, paired;
+  double pass_seconds; /* a pass over the buffer on a CPU worker, expected */
   atomic_size_t started;    /* contributions that took their accumulators (no lock) */
   atomic_size_t closed_contributors; /* `contributors` once closed (0 before; no lock) */
   _Atomic(fw_redux_acc_t *) accumulators; /* all of them, newest first */
@@ -219,6 +220,23 @@ static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
   return saved >= (double)levels * FW_REDUX_TREE_LEVEL_BYTES ? levels : 0;
 }
 
+size_t fw_redux_passes(const fw_task_t *join, size_t accumulators) {
+  size_t levels = tree_levels(join->reduction, accumulators);
+  return levels ? levels + 1 : accumulators;
+}
+
+double fw_redux_join_seconds(fw_scheduler_t *s, fw_task_t *join, const fw_worker_t *w,
+                             size_t passes) {
+  double bytes = join->bytes, flops = join->flops;
+  uint64_t history_bytes = join->history_bytes;
+  set_passes(join, join->reduction, passes);
+  double seconds = fw_scheduler_estimate(s, join, w);
+  join->bytes = bytes;
+  join->flops = flops;
+  join->history_bytes = history_bytes;
+  return seconds;
+}
+
 /* Opens a group of contributions to `b` for its first contributor `first` (lock held):
  * its reduction task, ordered after the buffer's last writer and readers, which counts
  * in `first`'s group of tasks (a wait for them waits for it). NULL when out of memory. */
@@ -275,11 +293,32 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
     size_t accumulators = members < workers ? members : workers;
     size_t levels = tree_levels(g, accumulators);
     set_passes(join, g, levels ? levels + 1 : accumulators);
+    if (members == 1 && s->num_cpu_workers) { /* the first CPU worker's estimate */
+      const fw_worker_t *cpu = &s->workers[0];
+      while (cpu->kind != FW_TARGET_KIND_CPU) ++cpu;
+      g->pass_seconds = fw_redux_join_seconds(s, join, cpu, 2) -
+                        fw_redux_join_seconds(s, join, cpu, 1);
+    }
     return;
   }
   fw_task_cancel_for_memory(t); /* the reduction would not wait for it */
   if (join && join->pending == 0)
     fw_scheduler_make_ready(s, join, NULL); /* a group of none: it ends */
+}
+
+double fw_redux_accumulator_cost(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
+  (void)s;
+  double cost = 0;
+  for (uint32_t r = 0; r < t->num_reduces; ++r) {
+    const fw_task_t *join = t->reduces[r].combine;
+    if (!join) continue;
+    fw_redux_group_t *g = join->reduction;
+    if (atomic_load_explicit(&g->current[w->index], memory_order_relaxed)) continue;
+    cost += g->pass_seconds;
+    if (w->memory_node != FW_NODE_HOST)
+      cost += 2 * fw_scheduler_hop_seconds(w, g->size); /* there and back */
+  }
+  return cost;
 }
 
 /* Makes a pair task that folds `src` into `dst` (both done, neither being written), which

@@ -58,6 +58,18 @@ void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
  * over its successors. When closing the group makes pair tasks (fw_redux_close_group),
  * `t` waits for them: returns 1 then (t is not ready after all), else 0. */
 int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from);
+/* The passes over the buffer that combining `accumulators` accumulators takes on the
+ * critical path of reduction task `join`'s group: one each, or with pairs a level each
+ * and the reduction task's own (no lock: what it reads does not change). */
+size_t fw_redux_passes(const fw_task_t *join, size_t accumulators);
+/* The expected run time on worker `w` of reduction task `join` when it makes `passes`
+ * passes over its buffer (the plans' estimates for other numbers of accumulators). */
+double fw_redux_join_seconds(fw_scheduler_t *s, fw_task_t *join, const fw_worker_t *w,
+                             size_t passes);
+/* What running contribution `t` on worker `w` adds to its reductions when `w` has no
+ * accumulator for one of them now: a pass over the buffer to fold it, and for a GPU
+ * worker its copies over the link (seconds; 0 for other tasks). */
+double fw_redux_accumulator_cost(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w);
 /* Whether a failure of `t` fails `succ` as a reduction's: `t` contributes to the group
  * that reduction task `succ` combines, or is a pair task of it. */
 int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ);

@@ -1096,7 +1096,52 @@ TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
   fw_runtime_destroy(rt);
 }
 
-// heft plans a simulation's batch through the reduction task (which is not in the batch):
+// A sum of 2^24 floats (a pass over it: 16.8 ms on a simulated CPU worker of 1 GFLOP/s)
+// and twelve contributions of 0.1 GFLOP, with a GPU implementation: 10 ms each on a GPU of
+// 10 GFLOP/s, 100 ms on a CPU worker, then a 1 ms reader. Run where each ends first, two
+// of them went to the CPU workers (ending at 100 ms, before the GPU's 11th and 12th),
+// each with an accumulator: three passes after 100 ms, 151 ms. heft's plans count the
+// passes of their accumulators in the reduction task's time, and a worker does not take
+// over a contribution when its new accumulator costs more than the run the other gives
+// away: all twelve on the GPU (120 ms), its accumulator's copies there and back (at
+// 1000 GB/s), one pass and the reader.
+TEST(ReduceSimulationTest, ContributionsStayWhereTheirAccumulatorIs) {
+  fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 2, 1),
+                                 fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 10)};
+  devices[1].link_gbps = 1000;
+  fw_sim_machine_t machine = {2, devices};
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+  o.simulate = &machine;
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  const int64_t elements = int64_t(1) << 24;
+  fw_buffer_t *sum = simulatedSum(rt, elements);
+  ASSERT_NE(sum, nullptr);
+  std::vector<fw_task_access_t> a = {{sum, kReduce}};
+  for (int i = 0; i < 12; ++i) {
+    fw_task_desc_t d = fwtest::describeTask("part", addAmount, nullptr, a);
+    d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
+    d.flops = 1e8;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  }
+  std::vector<fw_task_access_t> r = {{sum, FW_ACCESS_READ}};
+  fw_task_desc_t read = fwtest::describeTask("read", addAmount, nullptr, r);  // a CPU task
+  read.flops = 1e6;
+  FW_ASSERT_OK(fw_task_submit(rt, &read, nullptr));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  fw_runtime_stats_t st = fwtest::statsOf(rt);
+  EXPECT_EQ(st.devices[1].tasks, 12u) << "the contributions, on the GPU";
+  EXPECT_EQ(st.devices[0].tasks, 2u) << "the reduction and the reader";
+  const double hop = double(elements * 4) / 1000e9, pass = double(elements) / 1e9;
+  EXPECT_NEAR(rep.makespan_seconds, 0.12 + 2 * hop + pass + 1e-3, 1e-3);
+  EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// heft plans a simulation's batch through the reduction task (which is not submitted):
 // a long reader after the group follows the contributions in the plan. Before, the plan
 // put the reader first on a worker, which then held back the contributions planned
 // behind it, waited for by the reader through the reduction: on one worker nothing ran
