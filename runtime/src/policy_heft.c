@@ -98,6 +98,9 @@ static int tie_rank(const fw_worker_t *w, const fw_worker_t *from) {
 typedef struct {
   fw_worker_t *worker;
   double start, finish, run, transfer;
+  /* A contribution to a reduction on a worker without an accumulator for it: what the
+   * new accumulator costs (fw_redux_accumulator_cost), counted in `finish`. */
+  double accumulator;
 } choice_t;
 
 /* A running worker is late once what it took since it was last idle (or since its last
@@ -201,7 +204,8 @@ static void choose(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from, 
       fw_worker_t *w = &s->workers[k];
       if (w->lost) continue;
       double start = expected_start(s, w, now);
-      choice_t c = {w, start, start + transfer + run, run, transfer};
+      double accumulator = task->num_reduces ? fw_redux_accumulator_cost(s, task, w) : 0;
+      choice_t c = {w, start, start + transfer + run + accumulator, run, transfer, accumulator};
       choice_t *targets[2] = {best, has_room(w) ? open : NULL};
       for (int t = 0; t < 2; ++t) {
         choice_t *o = targets[t];
@@ -267,11 +271,12 @@ static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_
   choice_t best, open;
   choose(s, task, d->from, d->now, &best, &open);
   /* The best worker is full: the task waits for it if it costs less there (faster
-   * device, or its inputs already there). When only the queues differ, the earliest
+   * device, its inputs already there, or a contribution's accumulator). When only the queues differ, the earliest
    * worker with room takes it if that worker would start it at once, or finish it no
    * later; not one with a long task queued, which the full one will finish before. */
   int faster = best.worker && open.worker &&
-               best.run + best.transfer < open.run + open.transfer;
+               best.run + best.transfer + best.accumulator <
+                   open.run + open.transfer + open.accumulator;
   int open_now = open.worker && (open.start <= d->now || open.finish <= best.finish);
   choice_t *pick = best.worker && has_room(best.worker) ? &best
                    : open.worker && !faster && open_now   ? &open

@@ -1141,6 +1141,45 @@ TEST(ReduceSimulationTest, ContributionsStayWhereTheirAccumulatorIs) {
   fw_runtime_destroy(rt);
 }
 
+// Placed as they come (no plan: C tasks submitted one at a time), contributions weigh a
+// new accumulator too. A simulated CPU worker of 1 GFLOP/s and a GPU of 2 GFLOP/s behind
+// a 1 GB/s link; a sum of 2^24 floats (64 MiB: 67 ms over the link each way, a pass 16.8
+// ms) and four contributions of 10 MFLOP (10 ms on the CPU worker, 5 ms on the GPU).
+// Where each ends first, the first went to the GPU, whose accumulator then crossed the
+// link twice (134 ms); with the accumulators counted all four run on the CPU worker: 40 ms
+// and a pass.
+TEST(ReduceSimulationTest, ContributionsPlacedAsTheyComeWeighANewAccumulator) {
+  fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1),
+                                 fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 2)};
+  devices[1].link_gbps = 1;
+  fw_sim_machine_t machine = {2, devices};
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+  o.simulate = &machine;
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  rt->sched.heft_plan_mask = 1u << 31;  // no plan of heft's has that bit: none is made
+  const int64_t elements = int64_t(1) << 24;
+  fw_buffer_t *sum = simulatedSum(rt, elements);
+  ASSERT_NE(sum, nullptr);
+  std::vector<fw_task_access_t> a = {{sum, kReduce}};
+  for (int i = 0; i < 4; ++i) {
+    fw_task_desc_t d = fwtest::describeTask("part", addAmount, nullptr, a);
+    d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
+    d.flops = 1e7;
+    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  fw_sim_report_t rep;
+  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
+  fw_runtime_stats_t st = fwtest::statsOf(rt);
+  EXPECT_EQ(st.devices[1].tasks, 0u) << "no contribution on the GPU";
+  EXPECT_EQ(st.plans_made, 0u);
+  const double pass = double(elements) / 1e9;
+  EXPECT_NEAR(rep.makespan_seconds, 0.04 + pass, 1e-3);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
 // heft plans a simulation's batch through the reduction task (which is not submitted):
 // a long reader after the group follows the contributions in the plan. Before, the plan
 // put the reader first on a worker, which then held back the contributions planned
