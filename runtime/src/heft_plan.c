@@ -295,12 +295,14 @@ static double rank_cost(const planner_t *p, size_t i, rank_cost_t kind) {
   return n ? sum / (double)n : 0;
 }
 
-/* Higher upward rank first, then submission order (a predecessor's rank is at least its
- * successor's, and it was submitted first). */
+/* Higher upward rank first, then the order of the batch (a predecessor's rank is at least
+ * its successor's, and it comes first in the batch: submission order, with each reduction
+ * task after its contributions; a reduction task's sequence number is its first
+ * contribution's next, so sequence numbers would put it before the others). */
 static int rank_order(const void *pa, const void *pb) {
   const ranked_t *a = pa, *b = pb;
   if (a->rank != b->rank) return a->rank > b->rank ? -1 : 1;
-  return a->seq < b->seq ? -1 : a->seq > b->seq;
+  return a->index < b->index ? -1 : a->index > b->index;
 }
 
 /* Ranks: upward (the task's cost and the longest chain of costs after it, in the batch)
@@ -318,11 +320,16 @@ void fw_plan_rank_tasks(planner_t *p, rank_cost_t kind) {
      * submitted since outside the batch and orders the queues; raised where the plan's
      * own edges (a group of commutative updates, one after another) make a longer chain,
      * so that each update still ranks above the next of its group (placed first, it would
-     * be planned beside the earlier one). */
+     * be planned beside the earlier one), and never below a successor's: release_held
+     * ranks no reduction task (it is not submitted), so its contributions' ranks leave
+     * its cost out, and one cheaper than it kept a rank below the reduction task's (which
+     * was then planned before them, on a worker that held back for it while it waited for
+     * them: the simulation stalled). */
     if (kind == RANK_MEAN) {
-      double chain = p->rank[i] + p->cost[i];
+      double successors = p->rank[i], chain = successors + p->cost[i];
       p->rank[i] = p->batch[i]->rank;
       if (chain > p->rank[i] * (1 + 1e-9)) p->rank[i] = chain;
+      if (p->rank[i] < successors) p->rank[i] = successors;
     } else {
       p->rank[i] += p->cost[i];
     }
@@ -365,7 +372,7 @@ static int make_plan(planner_t *p, plan_variant_t variant, plan_t *plan) {
   size_t nc = p->num_classes;
   fw_plan_rank_tasks(p, variant.cost);
   for (size_t i = 0; i < p->count; ++i)
-    p->ranked[i] = (ranked_t){p->rank[i], p->batch[i]->seq, i};
+    p->ranked[i] = (ranked_t){p->rank[i], i};
   qsort(p->ranked, p->count, sizeof(*p->ranked), rank_order);
   fw_plan_moves_reset(p);
   /* What the workers have queued already. */
@@ -616,7 +623,8 @@ void fw_heft_plan(fw_scheduler_t *s, fw_task_t *const *batch, size_t count) {
     /* The plans are made from the planner's tables alone, without the lock, so that
      * workers finishing other tasks and other submitters do not wait for them. None of
      * the batch's tasks can start meanwhile: they are held until release_held, after
-     * this, and the graph holds a reference to each. */
+     * this, and the graph holds a reference to each; nor can a reduction task taken in
+     * (plan_redux.c), which waits for its held contributions. */
     fw_sched_unlock(s);
     uint64_t first_started = fw_now_ns();
     have_best = first && make_variant(&p, first, &best);

@@ -79,7 +79,9 @@ int fw_plan_redux_costs(planner_t *p) {
         continue;
       }
       p->join_base[cell] = fw_redux_join_seconds(p->s, join, rep, 1);
-      p->join_pass[cell] = fw_redux_join_seconds(p->s, join, rep, 2) - p->join_base[cell];
+      /* (estimates from a noisy history may not grow with the passes) */
+      double two = fw_redux_join_seconds(p->s, join, rep, 2);
+      p->join_pass[cell] = two > p->join_base[cell] ? two - p->join_base[cell] : 0;
     }
   }
   return 1;

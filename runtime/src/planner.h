@@ -39,7 +39,6 @@ typedef struct {
 /* A task in priority order. */
 typedef struct {
   double rank;
-  uint64_t seq;
   size_t index;
 } ranked_t;
 

@@ -266,7 +266,8 @@ static int nothing_to_move(const dispatch_t *d, const fw_task_t *task,
 static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_t *e) {
   dispatch_t *d = ctx;
   fw_scheduler_t *s = d->s;
-  if (d->waited && e->placement_key == d->waited_key && nothing_to_move(d, task, e))
+  if (d->waited && e->placement_key == d->waited_key && nothing_to_move(d, task, e) &&
+      !task->num_reduces) /* (a contribution's accumulators differ from worker to worker) */
     return FW_TASK_HEAP_LEAVE;
   choice_t best, open;
   choose(s, task, d->from, d->now, &best, &open);
@@ -456,8 +457,11 @@ static fw_task_t *steal_queued(fw_scheduler_t *s, fw_worker_t *w, double now) {
       double theirs = v_start + estimate(s, t, v);
       /* A contribution taken by a worker without an accumulator for its reduction adds
        * one (a pass over the buffer; a GPU's copies): only worth it when that costs less
-       * than the run the victim gives away. */
-      if (t->num_reduces && fw_redux_accumulator_cost(s, t, w) >= estimate(s, t, v)) continue;
+       * than what the victim gives away, its run and how late it runs. */
+      if (t->num_reduces) {
+        double cost = fw_redux_accumulator_cost(s, t, w);
+        if (cost > 0 && cost >= estimate(s, t, v) + late) continue;
+      }
       if (delivered(t, w, mine) >= delivered(t, v, theirs) || (head && mine > head->plan_start))
         continue;
       best = t;

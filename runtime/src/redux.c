@@ -296,14 +296,25 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
     if (members == 1 && s->num_cpu_workers) { /* the first CPU worker's estimate */
       const fw_worker_t *cpu = &s->workers[0];
       while (cpu->kind != FW_TARGET_KIND_CPU) ++cpu;
-      g->pass_seconds = fw_redux_join_seconds(s, join, cpu, 2) -
-                        fw_redux_join_seconds(s, join, cpu, 1);
+      g->pass_seconds = fmax(0, fw_redux_join_seconds(s, join, cpu, 2) -
+                                    fw_redux_join_seconds(s, join, cpu, 1));
     }
     return;
   }
   fw_task_cancel_for_memory(t); /* the reduction would not wait for it */
   if (join && join->pending == 0)
     fw_scheduler_make_ready(s, join, NULL); /* a group of none: it ends */
+}
+
+/* Whether a task queued on `w` and not started contributes to `join`'s group: it will
+ * make the worker's accumulator, if it has none yet. */
+static int queued_contribution(const fw_worker_t *w, const fw_task_t *join) {
+  for (size_t k = 0; k < w->heap.size; ++k) {
+    const fw_task_t *q = fw_task_heap_at(&w->heap, k);
+    for (uint32_t r = 0; r < q->num_reduces; ++r)
+      if (q->reduces[r].combine == join) return 1;
+  }
+  return 0;
 }
 
 double fw_redux_accumulator_cost(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
@@ -313,7 +324,9 @@ double fw_redux_accumulator_cost(fw_scheduler_t *s, const fw_task_t *t, const fw
     const fw_task_t *join = t->reduces[r].combine;
     if (!join) continue;
     fw_redux_group_t *g = join->reduction;
-    if (atomic_load_explicit(&g->current[w->index], memory_order_relaxed)) continue;
+    if (atomic_load_explicit(&g->current[w->index], memory_order_relaxed) ||
+        queued_contribution(w, join))
+      continue;
     cost += g->pass_seconds;
     if (w->memory_node != FW_NODE_HOST)
       cost += 2 * fw_scheduler_hop_seconds(w, g->size); /* there and back */

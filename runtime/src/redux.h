@@ -67,8 +67,9 @@ size_t fw_redux_passes(const fw_task_t *join, size_t accumulators);
 double fw_redux_join_seconds(fw_scheduler_t *s, fw_task_t *join, const fw_worker_t *w,
                              size_t passes);
 /* What running contribution `t` on worker `w` adds to its reductions when `w` has no
- * accumulator for one of them now: a pass over the buffer to fold it, and for a GPU
- * worker its copies over the link (seconds; 0 for other tasks). */
+ * accumulator for one of them, nor a contribution to it queued (heft's queues): a pass
+ * over the buffer to fold it, and for a GPU worker its copies over the link (seconds; 0
+ * for other tasks). */
 double fw_redux_accumulator_cost(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w);
 /* Whether a failure of `t` fails `succ` as a reduction's: `t` contributes to the group
  * that reduction task `succ` combines, or is a pair task of it. */

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -1209,6 +1210,117 @@ TEST_P(ReduceHeftSimulationTest, PlansFollowTheReduction) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, ReduceHeftSimulationTest, ::testing::Values(1u, 2u, 4u));
+
+// A reduction task far cheaper than the rest of the chain: one worker, a 1 s writer, three
+// contributions of 1 flop to a sum of 4 floats (its reduction task: 4 ns) and a 10 s
+// reader. The contributions' ranks at release leave the reduction task out (it is not
+// submitted), and one cheaper than it kept a rank below it: the plan put the reduction
+// task first on the worker, which held back the contributions planned behind it while the
+// reduction task waited for them (the simulation stalled, one task run). With every plan
+// and with HEFT's first alone.
+TEST(ReduceSimulationTest, ACheapReductionTaskIsPlannedAfterItsContributions) {
+  for (uint32_t mask : {0u, 1u}) {
+    SCOPED_TRACE(mask);
+    fw_runtime_t *rt = fwtest::simulatedCpuRuntime(1, 1);
+    ASSERT_NE(rt, nullptr);
+    rt->sched.heft_plan_mask = mask;
+    fw_buffer_t *sum = simulatedSum(rt, 4);
+    ASSERT_NE(sum, nullptr);
+    submitCost(rt, sum, "write", FW_ACCESS_WRITE, 1e9);
+    for (int i = 0; i < 3; ++i) submitCost(rt, sum, "part", kReduce, 1);
+    submitCost(rt, sum, "read", FW_ACCESS_READ, 10e9);
+    FW_EXPECT_OK(fw_runtime_wait_all(rt));
+    EXPECT_EQ(fwtest::statsOf(rt).tasks_executed, 6u);
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
+}
+
+// Random simulations with reductions planned over several batches: sums on machines of 1-4
+// CPU workers and 0-2 GPUs, contributions (a quarter of them to two sums, half with a GPU
+// implementation, some of 1 flop), readers and read-writes at random, submitted partly
+// before the run and partly from completion callbacks while it runs (each such burst a
+// batch of its own, which may add contributions to a group planned before). Every task
+// runs, nothing stalls, and the bound stays a bound; with tiny sums too.
+struct RandomReductions {
+  fw_runtime_t *rt = nullptr;
+  std::vector<fw_buffer_t *> sums;
+  std::mt19937 rng;
+  int left = 0;
+  bool tiny = false;
+};
+
+void submitRandomReductions(RandomReductions *r);
+
+void maybeSubmitMore(void *user, fw_status_t status) {
+  EXPECT_EQ(status, nullptr) << fw_status_message(status);
+  auto *r = static_cast<RandomReductions *>(user);
+  if (r->left > 0 && r->rng() % 3 == 0) submitRandomReductions(r);
+}
+
+void submitRandomReductions(RandomReductions *r) {
+  int n = 1 + int(r->rng() % 12);
+  for (int k = 0; k < n && r->left > 0; ++k, --r->left) {
+    fw_buffer_t *b = r->sums[r->rng() % r->sums.size()];
+    unsigned kind = r->rng() % 10;
+    std::vector<fw_task_access_t> a;
+    const char *name = "part";
+    if (kind < 7) {
+      a.push_back({b, kReduce});
+      fw_buffer_t *c = r->sums[r->rng() % r->sums.size()];
+      if (r->rng() % 4 == 0 && c != b) a.push_back({c, kReduce});
+    } else {
+      a.push_back({b, kind < 9 ? FW_ACCESS_READ : FW_ACCESS_READ_WRITE});
+      name = kind < 9 ? "read" : "update";
+    }
+    fw_task_desc_t d = fwtest::describeTask(name, addAmount, r, a);
+    if (r->rng() % 2)
+      d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
+    d.flops = double(r->rng() % 4 == 0 ? 1 : 1 + r->rng() % 1000) * (r->tiny ? 1 : 1e5);
+    d.on_done = maybeSubmitMore;
+    FW_EXPECT_OK(fw_task_submit(r->rt, &d, nullptr));
+  }
+}
+
+class ReduceRandomSimulationTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ReduceRandomSimulationTest, GroupsPlannedOverSeveralBatchesAllRun) {
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    uint32_t cpus = 1 + rng() % 4, gpus = rng() % 3;
+    fw_sim_device_t devices[3] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, cpus, 1),
+                                   fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 20),
+                                   fwtest::simDevice("gpu1", FW_TARGET_KIND_CUDA, 1, 20)};
+    devices[1].link_gbps = devices[2].link_gbps = 1 + rng() % 10;
+    fw_sim_machine_t machine = {1 + gpus, devices};
+    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+    o.simulate = &machine;
+    fw_runtime_t *rt = fwtest::createRuntime(o);
+    ASSERT_NE(rt, nullptr);
+    RandomReductions r;
+    r.rt = rt;
+    r.rng.seed(seed * 7919);
+    r.left = 400;
+    r.tiny = GetParam();
+    int sums = 1 + int(rng() % 4);
+    for (int i = 0; i < sums; ++i)
+      r.sums.push_back(simulatedSum(rt, int64_t(1) << (2 + rng() % (r.tiny ? 4 : 22))));
+    while (r.left > 300) submitRandomReductions(&r);
+    FW_EXPECT_OK(fw_runtime_wait_all(rt));
+    fw_sim_report_t rep;
+    FW_EXPECT_OK(fw_runtime_simulation_report(rt, &rep));
+    EXPECT_EQ(rep.tasks, fwtest::statsOf(rt).tasks_executed);
+    EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
+    for (fw_buffer_t *b : r.sums) fw_buffer_release(b);
+    fw_runtime_destroy(rt);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sums, ReduceRandomSimulationTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "tiny" : "large";
+                         });
 
 // The memory manager's count of future uses of the buffer comes back to zero after each
 // group and its reader, with the host tier capped: the reduction is a use, the
