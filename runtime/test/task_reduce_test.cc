@@ -1051,6 +1051,31 @@ TEST(ReduceSimulationTest, TheLastContributionToStartLetsTheOthersBePaired) {
   }
 }
 
+// A simulation under heft of `cpus` CPU workers of 1 GFLOP/s and a GPU of `gpu_gflops`
+// behind a link of `link_gbps`; NULL, failing the test, when it cannot be made.
+fw_runtime_t *cpuAndGpuSimulation(uint32_t cpus, double gpu_gflops, double link_gbps,
+                                  uint32_t flags = 0) {
+  fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, cpus, 1),
+                                 fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, gpu_gflops)};
+  devices[1].link_gbps = link_gbps;
+  fw_sim_machine_t machine = {2, devices};
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
+  o.simulate = &machine;
+  o.flags = flags;
+  return fwtest::createRuntime(o);
+}
+
+// Submits `n` contributions to `sum` of `flops` each, with a C and a GPU implementation.
+void submitGpuContributions(fw_runtime_t *rt, fw_buffer_t *sum, int n, double flops) {
+  std::vector<fw_task_access_t> a = {{sum, kReduce}};
+  for (int i = 0; i < n; ++i) {
+    fw_task_desc_t d = fwtest::describeTask("part", addAmount, nullptr, a);
+    d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
+    d.flops = flops;
+    FW_EXPECT_OK(fw_task_submit(rt, &d, nullptr));
+  }
+}
+
 // Contributions with a GPU implementation run on a simulated GPU (1000 GFLOP/s against
 // the CPU worker's 1), and the GPU's accumulator of a 16 MiB buffer goes over its 1 GB/s
 // link, set to the neutral element on the host, before the first contribution, and back
@@ -1061,25 +1086,12 @@ TEST(ReduceSimulationTest, TheLastContributionToStartLetsTheOthersBePaired) {
 TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
   fwtest::TempDir dir;
   ASSERT_TRUE(dir.ok());
-  fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1),
-                                 fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 1000)};
-  devices[1].link_gbps = 1;
-  fw_sim_machine_t machine = {2, devices};
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
-  o.simulate = &machine;
-  o.flags = FW_RUNTIME_TRACE;
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = cpuAndGpuSimulation(1, 1000, 1, FW_RUNTIME_TRACE);
   ASSERT_NE(rt, nullptr);
   const int64_t elements = int64_t(1) << 22;
   fw_buffer_t *sum = simulatedSum(rt, elements);
   ASSERT_NE(sum, nullptr);
-  std::vector<fw_task_access_t> a = {{sum, kReduce}};
-  for (int i = 0; i < 4; ++i) {
-    fw_task_desc_t d = fwtest::describeTask("part", addAmount, nullptr, a);
-    d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
-    d.flops = 1e9;
-    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
-  }
+  submitGpuContributions(rt, sum, 4, 1e9);
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   fw_sim_report_t rep;
   FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
@@ -1107,24 +1119,12 @@ TEST(ReduceSimulationTest, AGpusAccumulatorComesHomeOverItsLink) {
 // away: all twelve on the GPU (120 ms), its accumulator's copies there and back (at
 // 1000 GB/s), one pass and the reader.
 TEST(ReduceSimulationTest, ContributionsStayWhereTheirAccumulatorIs) {
-  fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 2, 1),
-                                 fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 10)};
-  devices[1].link_gbps = 1000;
-  fw_sim_machine_t machine = {2, devices};
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
-  o.simulate = &machine;
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = cpuAndGpuSimulation(2, 10, 1000);
   ASSERT_NE(rt, nullptr);
   const int64_t elements = int64_t(1) << 24;
   fw_buffer_t *sum = simulatedSum(rt, elements);
   ASSERT_NE(sum, nullptr);
-  std::vector<fw_task_access_t> a = {{sum, kReduce}};
-  for (int i = 0; i < 12; ++i) {
-    fw_task_desc_t d = fwtest::describeTask("part", addAmount, nullptr, a);
-    d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
-    d.flops = 1e8;
-    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
-  }
+  submitGpuContributions(rt, sum, 12, 1e8);
   std::vector<fw_task_access_t> r = {{sum, FW_ACCESS_READ}};
   fw_task_desc_t read = fwtest::describeTask("read", addAmount, nullptr, r);  // a CPU task
   read.flops = 1e6;
@@ -1150,25 +1150,13 @@ TEST(ReduceSimulationTest, ContributionsStayWhereTheirAccumulatorIs) {
 // link twice (134 ms); with the accumulators counted all four run on the CPU worker: 40 ms
 // and a pass.
 TEST(ReduceSimulationTest, ContributionsPlacedAsTheyComeWeighANewAccumulator) {
-  fw_sim_device_t devices[2] = {fwtest::simDevice("cpu", FW_TARGET_KIND_CPU, 1, 1),
-                                 fwtest::simDevice("gpu0", FW_TARGET_KIND_CUDA, 1, 2)};
-  devices[1].link_gbps = 1;
-  fw_sim_machine_t machine = {2, devices};
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 0);
-  o.simulate = &machine;
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = cpuAndGpuSimulation(1, 2, 1);
   ASSERT_NE(rt, nullptr);
   rt->sched.heft_plan_mask = 1u << 31;  // no plan of heft's has that bit: none is made
   const int64_t elements = int64_t(1) << 24;
   fw_buffer_t *sum = simulatedSum(rt, elements);
   ASSERT_NE(sum, nullptr);
-  std::vector<fw_task_access_t> a = {{sum, kReduce}};
-  for (int i = 0; i < 4; ++i) {
-    fw_task_desc_t d = fwtest::describeTask("part", addAmount, nullptr, a);
-    d.cuda_fn = [](void *, void *const *, size_t, void *) -> fw_status_t { return FW_OK; };
-    d.flops = 1e7;
-    FW_ASSERT_OK(fw_task_submit(rt, &d, nullptr));
-  }
+  submitGpuContributions(rt, sum, 4, 1e7);
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   fw_sim_report_t rep;
   FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
