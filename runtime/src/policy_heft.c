@@ -204,7 +204,7 @@ static void choose(fw_scheduler_t *s, const fw_task_t *task, fw_worker_t *from, 
       fw_worker_t *w = &s->workers[k];
       if (w->lost) continue;
       double start = expected_start(s, w, now);
-      double accumulator = task->num_reduces ? fw_redux_accumulator_cost(s, task, w) : 0;
+      double accumulator = task->num_reduces ? fw_redux_accumulator_cost(task, w) : 0;
       choice_t c = {w, start, start + transfer + run + accumulator, run, transfer, accumulator};
       choice_t *targets[2] = {best, has_room(w) ? open : NULL};
       for (int t = 0; t < 2; ++t) {
@@ -272,9 +272,10 @@ static int place_from_pool(void *ctx, fw_task_t *task, const fw_task_heap_entry_
   choice_t best, open;
   choose(s, task, d->from, d->now, &best, &open);
   /* The best worker is full: the task waits for it if it costs less there (faster
-   * device, its inputs already there, or a contribution's accumulator). When only the queues differ, the earliest
-   * worker with room takes it if that worker would start it at once, or finish it no
-   * later; not one with a long task queued, which the full one will finish before. */
+   * device, its inputs already there, or a contribution's accumulator). When only the
+   * queues differ, the earliest worker with room takes it if that worker would start it
+   * at once, or finish it no later; not one with a long task queued, which the full one
+   * will finish before. */
   int faster = best.worker && open.worker &&
                best.run + best.transfer + best.accumulator <
                    open.run + open.transfer + open.accumulator;
@@ -459,7 +460,7 @@ static fw_task_t *steal_queued(fw_scheduler_t *s, fw_worker_t *w, double now) {
        * one (a pass over the buffer; a GPU's copies): only worth it when that costs less
        * than what the victim gives away, its run and how late it runs. */
       if (t->num_reduces) {
-        double cost = fw_redux_accumulator_cost(s, t, w);
+        double cost = fw_redux_accumulator_cost(t, w);
         if (cost > 0 && cost >= estimate(s, t, v) + late) continue;
       }
       if (delivered(t, w, mine) >= delivered(t, v, theirs) || (head && mine > head->plan_start))

@@ -317,8 +317,7 @@ static int queued_contribution(const fw_worker_t *w, const fw_task_t *join) {
   return 0;
 }
 
-double fw_redux_accumulator_cost(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w) {
-  (void)s;
+double fw_redux_accumulator_cost(const fw_task_t *t, const fw_worker_t *w) {
   double cost = 0;
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     const fw_task_t *join = t->reduces[r].combine;

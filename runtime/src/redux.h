@@ -70,7 +70,7 @@ double fw_redux_join_seconds(fw_scheduler_t *s, fw_task_t *join, const fw_worker
  * accumulator for one of them, nor a contribution to it queued (heft's queues): a pass
  * over the buffer to fold it, and for a GPU worker its copies over the link (seconds; 0
  * for other tasks). */
-double fw_redux_accumulator_cost(fw_scheduler_t *s, const fw_task_t *t, const fw_worker_t *w);
+double fw_redux_accumulator_cost(const fw_task_t *t, const fw_worker_t *w);
 /* Whether a failure of `t` fails `succ` as a reduction's: `t` contributes to the group
  * that reduction task `succ` combines, or is a pair task of it. */
 int fw_redux_contributes_to(const fw_task_t *t, const fw_task_t *succ);
