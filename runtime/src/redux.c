@@ -59,6 +59,8 @@ struct fw_redux_acc_t {
   fw_redux_acc_t *next; /* the group's, newest first */
 };
 
+static int is_builtin_sum(const fw_reduction_t *r); /* (below, with the built-in ones) */
+
 /* A pair task's user data: folds `src` into `dst`. */
 typedef struct fw_redux_pair_t {
   fw_redux_group_t *group;
@@ -83,6 +85,9 @@ struct fw_redux_group_t {
    * accumulators are combined in pairs (`paired`: decided once the tasks started). */
   size_t contributors, finished, pairs_running;
   int failed, closed, ended, paired;
+  /* A built-in sum: the neutral element is zero bytes, which a GPU sets in its own memory
+   * (no copy over the link). */
+  int zero;
   double pass_seconds; /* a pass over the buffer on a CPU worker, expected */
   atomic_size_t started;    /* contributions that took their accumulators (no lock) */
   atomic_size_t closed_contributors; /* `contributors` once closed (0 before; no lock) */
@@ -245,6 +250,7 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   fw_redux_group_t *g = calloc(1, sizeof(*g) + n * sizeof(g->current[0]));
   if (!g) return NULL;
   g->reduction = b->reduction;
+  g->zero = is_builtin_sum(&b->reduction);
   g->memory = &s->runtime->memory;
   g->size = b->byte_size;
   g->elements = b->element_count;
@@ -327,8 +333,8 @@ double fw_redux_accumulator_cost(const fw_task_t *t, const fw_worker_t *w) {
         queued_contribution(w, join))
       continue;
     cost += g->pass_seconds;
-    if (w->memory_node != FW_NODE_HOST)
-      cost += 2 * fw_scheduler_hop_seconds(w, g->size); /* there and back */
+    if (w->memory_node != FW_NODE_HOST) /* back, and there unless a sum's set there */
+      cost += (g->zero ? 1 : 2) * fw_scheduler_hop_seconds(w, g->size);
   }
   return cost;
 }
@@ -564,9 +570,9 @@ void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w)
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
     fw_redux_acc_t *a = worker_accumulator(g, w);
     if (!a) continue; /* out of memory: the simulation goes on without it */
-    if (!a->filled && w->sim && w->kind != FW_TARGET_KIND_CPU) { /* set on the host */
-      a->sim_gpu = w;
-      a->sim_there = fw_simulator_carry(s, w, 1, g->size);
+    if (!a->filled && w->sim && w->kind != FW_TARGET_KIND_CPU) {
+      a->sim_gpu = w; /* set on the host and copied there, or a sum's set there */
+      a->sim_there = g->zero ? 0 : fw_simulator_carry(s, w, 1, g->size);
     }
     a->filled = 1;
     t->reduces[r].acc = a;
@@ -595,6 +601,9 @@ static fw_status_t fill_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, cons
       fw_status_t why = status;
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "%s", fw_status_message(why));
       fw_status_free(why);
+    } else if (g->zero) { /* a sum's: zero in the GPU's memory, nothing over the link */
+      status = device->vtable->fill_zero(device, copy, g->size);
+      if (status != FW_OK) device->vtable->free(device, copy, g->size);
     } else {
       uint64_t t0 = fw_now_ns();
       status = device->vtable->copy_to_device(device, NULL, copy, data, g->size);
@@ -747,6 +756,15 @@ FW_REDUX_BUILTIN(i8, int8_t, unsigned, INT8_MIN, INT8_MAX)
 FW_REDUX_BUILTIN(i16, int16_t, unsigned, INT16_MIN, INT16_MAX)
 FW_REDUX_BUILTIN(i32, int32_t, uint32_t, INT32_MIN, INT32_MAX)
 FW_REDUX_BUILTIN(i64, int64_t, uint64_t, INT64_MIN, INT64_MAX)
+
+static int is_builtin_sum(const fw_reduction_t *r) {
+  static void (*const kInits[])(void *, void *, size_t) = {init_f32, init_f64, init_i8,
+                                                           init_i16, init_i32, init_i64};
+  if ((fw_reduction_op_t)(uintptr_t)r->user_data != FW_REDUCTION_SUM) return 0;
+  for (size_t i = 0; i < sizeof(kInits) / sizeof(kInits[0]); ++i)
+    if (r->init == kInits[i]) return 1;
+  return 0;
+}
 
 fw_status_t fw_buffer_set_reduction_op(fw_buffer_t *buffer, fw_reduction_op_t op) {
   if (!buffer) return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "buffer is NULL");

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -72,13 +73,25 @@ struct Counts {
   std::set<void *> gpu_data;
 };
 
-fw_buffer_t *makeSum(fw_runtime_t *rt, uint64_t elements, uint64_t start) {
+// A buffer of `elements` 64-bit integers set to `start`, reduced by the built-in sum, or
+// (`own`) by a sum with init and combine functions of its own.
+fw_buffer_t *makeSum(fw_runtime_t *rt, uint64_t elements, uint64_t start, bool own = false) {
   std::vector<uint64_t> values(elements, start);
   const int64_t dims[1] = {int64_t(elements)};
   fw_buffer_t *b = nullptr;
   EXPECT_EQ(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims, values.data(), elements * 8, &b),
             nullptr);
-  if (b) FW_EXPECT_OK(fw_buffer_set_reduction_op(b, FW_REDUCTION_SUM));
+  if (b && !own) FW_EXPECT_OK(fw_buffer_set_reduction_op(b, FW_REDUCTION_SUM));
+  if (b && own) {
+    fw_reduction_t r;
+    r.init = [](void *, void *data, size_t size) { std::memset(data, 0, size); };
+    r.combine = [](void *, void *dst, const void *src, size_t size) {
+      for (size_t i = 0; i < size / 8; ++i)
+        static_cast<uint64_t *>(dst)[i] += static_cast<const uint64_t *>(src)[i];
+    };
+    r.user_data = nullptr;
+    FW_EXPECT_OK(fw_buffer_set_reduction(b, &r));
+  }
   return b;
 }
 
@@ -145,14 +158,18 @@ fw_status_t holdUntilOpen(fw_runtime_t *rt, fw_buffer_t *b, fw_access_t mode, Ga
 // Contributions with only a GPU implementation run on the GPU, all of a group on the
 // GPU's one accumulator (never the buffer's memory); those with both run anywhere. The
 // sums come out right under every policy, group after group, and the statistics count
-// the accumulator's two copies per group (set on the host, brought back).
-TEST(GpuReduce, ContributionsOnTheGpuAddUpIntoTheBuffer) {
+// the accumulator's copies per group: set on the host and copied to the GPU, and brought
+// back; a built-in sum's is set to zero in the GPU's memory (the way back alone).
+class GpuReduceSums : public ::testing::TestWithParam<bool> {};
+
+TEST_P(GpuReduceSums, ContributionsOnTheGpuAddUpIntoTheBuffer) {
+  const bool own = GetParam();
   for (fw_scheduler_kind_t policy : kPolicies) {
     SCOPED_TRACE(fwtest::schedulerName(policy));
     fw_runtime_t *rt = fwtest::runtimeOn("cpu,cuda", policy, 2);
     ASSERT_NE(rt, nullptr);
     constexpr uint64_t kElements = 64;
-    fw_buffer_t *sum = makeSum(rt, kElements, 7);
+    fw_buffer_t *sum = makeSum(rt, kElements, 7, own);
     ASSERT_NE(sum, nullptr);
     uint64_t expected = 0;
     for (int group = 0; group < 3; ++group) {
@@ -176,12 +193,17 @@ TEST(GpuReduce, ContributionsOnTheGpuAddUpIntoTheBuffer) {
       fw_buffer_unmap(sum);
     }
     fw_runtime_stats_t st = fwtest::statsOf(rt);
-    EXPECT_EQ(st.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE], 3 * kElements * 8);
+    EXPECT_EQ(st.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE], own ? 3 * kElements * 8 : 0u);
     EXPECT_EQ(st.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST], 3 * kElements * 8);
     fw_buffer_release(sum);
     fw_runtime_destroy(rt);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Reductions, GpuReduceSums, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "own" : "builtin";
+                         });
 
 // A large buffer (2 MiB) with four accumulators, the GPU's among them: two pair tasks
 // combine them (the GPU's brought to host memory first) and the reduction task folds the

@@ -5,9 +5,11 @@
  * the GPU back to host memory; then tasks with both implementations, placed by the
  * scheduler; then reductions (FW_ACCESS_REDUCE, a maximum) with a contribution only the
  * GPU can run (its accumulator in the GPU's memory, set by the memset, brought back) and
- * two the CPU can. Checks the values, and that the GPU and the CPU each ran what they alone
- * could. Prints "skipped: ..." and exits 0 where there is no CUDA device. For
- * scripts/gpu-check.sh on the GPU node; ctest runs it against the stand-in driver. */
+ * two the CPU can; then sums, whose GPU accumulator the runtime sets to zero on the GPU
+ * (the GPU's contribution adds nothing to it). Checks the values, and that the GPU and
+ * the CPU each ran what they alone could. Prints "skipped: ..." and exits 0 where there is
+ * no CUDA device. For scripts/gpu-check.sh on the GPU node; ctest runs it against the
+ * stand-in driver. */
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -138,6 +140,75 @@ static fw_status_t run_reductions(fw_runtime_t *rt, fw_buffer_t *m, atomic_int *
   return FW_OK;
 }
 
+/* acc += value, byte by byte (a contribution to a sum of i8). */
+static void add_on_cpu(void *user, void *const *data, size_t num) {
+  const round_t *r = user;
+  signed char *p = num == 1 ? data[0] : NULL;
+  if (!p) atomic_fetch_add(r->failures, 1);
+  for (size_t i = 0; p && i < BYTES; ++i) p[i] = (signed char)(p[i] + r->value);
+}
+
+/* A contribution on the GPU that adds nothing: its accumulator comes home as it was set. */
+static fw_status_t nothing_on_gpu(void *user, void *const *data, size_t num, void *stream) {
+  const round_t *r = user;
+  (void)data;
+  if (num != 1 || !stream) atomic_fetch_add(r->failures, 1);
+  return FW_OK;
+}
+
+/* ROUNDS groups of contributions to a sum in `m` (built in: the GPU's accumulator is set
+ * to zero in its own memory, which the rounds of maxima before left other values in),
+ * each after a reset to 0: one only the GPU can run, adding nothing, and two only the CPU
+ * can (1 and 2), and a check on the CPU that the buffer holds 3. How many contributions
+ * the GPU ran goes to *gpu_ran. */
+static fw_status_t run_sums(fw_runtime_t *rt, fw_buffer_t *m, atomic_int *failures,
+                            uint64_t *gpu_ran) {
+  static round_t zero, three, parts[3];
+  zero.failures = three.failures = failures;
+  three.value = 3;
+  for (int k = 0; k < 3; ++k) {
+    parts[k].value = (unsigned char)k;
+    parts[k].failures = failures;
+  }
+  fw_runtime_stats_t before, after;
+  fw_status_t s = fw_runtime_get_stats(rt, &before);
+  for (int i = 0; !s && i < ROUNDS; ++i) {
+    s = submit(rt, "reset", m, FW_ACCESS_WRITE, fill_on_cpu, NULL, &zero);
+    if (!s) s = submit(rt, "part-gpu", m, FW_ACCESS_REDUCE, NULL, nothing_on_gpu, &parts[0]);
+    for (int k = 1; !s && k < 3; ++k)
+      s = submit(rt, "part-cpu", m, FW_ACCESS_REDUCE, add_on_cpu, NULL, &parts[k]);
+    if (!s) s = submit(rt, "check", m, FW_ACCESS_READ, check_on_cpu, NULL, &three);
+  }
+  if (!s) s = fw_runtime_wait_all(rt);
+  if (!s) s = fw_runtime_get_stats(rt, &after);
+  if (s) return s;
+  *gpu_ran = after.devices[1].tasks - before.devices[1].tasks;
+  return FW_OK;
+}
+
+/* Runs `run` on a new buffer of BYTES reduced by `op`, and prints what it saw: 1 when a
+ * value was wrong or the GPU did not run each round's contribution; `*error` when the
+ * runtime failed (printed). */
+static int check_reductions(fw_runtime_t *rt, const char *what, fw_reduction_op_t op,
+                            fw_status_t (*run)(fw_runtime_t *, fw_buffer_t *, atomic_int *,
+                                               uint64_t *),
+                            atomic_int *failures, int *error) {
+  int64_t dims[1] = {BYTES};
+  fw_buffer_t *m = NULL;
+  uint64_t gpu_ran = 0;
+  fw_status_t s = fw_buffer_create(rt, FW_ELEMENT_TYPE_I8, 1, dims, NULL, 0, &m);
+  if (!s) s = fw_buffer_set_reduction_op(m, op);
+  if (!s) s = run(rt, m, failures, &gpu_ran);
+  fw_buffer_release(m);
+  if (s) {
+    *error = fail(what, s);
+    return 1;
+  }
+  printf("%s: %d, GPU ran %llu contributions, failures %d\n", what, ROUNDS,
+         (unsigned long long)gpu_ran, atomic_load(failures));
+  return atomic_load(failures) != 0 || gpu_ran != ROUNDS;
+}
+
 int main(void) {
   fw_runtime_options_t o;
   memset(&o, 0, sizeof(o));
@@ -179,15 +250,10 @@ int main(void) {
   printf("rounds with both: %d, GPU ran %llu, CPU ran %llu, failures %d\n", ROUNDS,
          (unsigned long long)gpu_ran, (unsigned long long)cpu_ran, atomic_load(&failures));
   bad |= atomic_load(&failures) != 0;
-  fw_buffer_t *m = NULL;
-  s = fw_buffer_create(rt, FW_ELEMENT_TYPE_I8, 1, dims, NULL, 0, &m);
-  if (!s) s = fw_buffer_set_reduction_op(m, FW_REDUCTION_MAX);
-  if (!s) s = run_reductions(rt, m, &failures, &gpu_ran);
-  if (s) return fail("reductions", s);
-  printf("reductions: %d, GPU ran %llu contributions, failures %d\n", ROUNDS,
-         (unsigned long long)gpu_ran, atomic_load(&failures));
-  bad |= atomic_load(&failures) != 0 || gpu_ran != ROUNDS;
-  fw_buffer_release(m);
+  int error = 0;
+  bad |= check_reductions(rt, "reductions", FW_REDUCTION_MAX, run_reductions, &failures, &error);
+  if (!error) bad |= check_reductions(rt, "sums", FW_REDUCTION_SUM, run_sums, &failures, &error);
+  if (error) return 1;
   fw_buffer_release(b);
   fw_runtime_destroy(rt);
   printf(bad ? "FAIL C tasks on the GPU\n" : "ok\n");
