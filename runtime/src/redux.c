@@ -42,6 +42,7 @@ struct fw_redux_acc_t {
   void *device_data;   /* the GPU's copy while its contributions write it, else NULL */
   fw_device_t *device; /* that GPU */
   int written;         /* a contribution's work was enqueued on it */
+  int host_unset;      /* `data` not set yet (a GPU's sum: set there; filled when home) */
   int filled;          /* set to the neutral element (simulation: a contribution ran) */
   atomic_uint running; /* contributions writing it now (their worker's, no lock) */
   /* sched.lock: no contribution will write it any more; folded into another (by a pair
@@ -165,6 +166,8 @@ void fw_redux_release(fw_task_t *t) {
 static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a) {
   if (!a->device_data) return 1;
   if (!a->written) { /* nothing was launched on it: `data` holds the neutral element */
+    if (a->host_unset) g->reduction.init(g->reduction.user_data, a->data, g->size);
+    a->host_unset = 0;
     drop_device_copy(g, a);
     return 1;
   }
@@ -592,7 +595,9 @@ static fw_status_t fill_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, cons
                           "task @%s: out of memory for an accumulator of %zu bytes "
                           "(FW_ACCESS_REDUCE)",
                           t->name, g->size);
-  g->reduction.init(g->reduction.user_data, data, g->size);
+  /* On the host, but for a GPU's sum (zeroed there, and brought home over this). */
+  int host_unset = w->kind != FW_TARGET_KIND_CPU && g->zero;
+  if (!host_unset) g->reduction.init(g->reduction.user_data, data, g->size);
   if (w->kind != FW_TARGET_KIND_CPU) {
     fw_device_t *device = t->runtime->devices[w->device_index];
     void *copy = NULL;
@@ -620,6 +625,7 @@ static fw_status_t fill_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, cons
     }
     a->device_data = copy;
     a->device = device;
+    a->host_unset = host_unset;
   }
   a->data = data;
   a->filled = 1;

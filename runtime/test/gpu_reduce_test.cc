@@ -1,15 +1,17 @@
-// Reductions (FW_ACCESS_REDUCE) with the stand-in GPU in service: contributions with a
-// GPU implementation run there on the GPU's own accumulator (in its memory, set from the
-// neutral element on the host), which comes back to host memory to be combined with the
-// CPU workers' accumulators, by the reduction task or by the tasks of a tree. The
-// stand-in's device memory is host memory, so the implementations here add into the
-// device address they are given directly, where a real one would enqueue a kernel.
+// Reductions (FW_ACCESS_REDUCE) with the stand-in GPU in service: contributions with a GPU
+// implementation run there on the GPU's own accumulator (in its memory, set from the
+// neutral element on the host, or zeroed there for a built-in sum), which comes back to
+// host memory to be combined with the CPU workers' accumulators, by the reduction task or
+// by the tasks of a tree. The stand-in's device memory is host memory, so the
+// implementations here add into the device address they are given directly, where a real
+// one would enqueue a kernel.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <malloc.h>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -441,6 +443,13 @@ TEST(GpuReduce, AGpuLostBeforeItsAccumulatorCameBackFailsTheReduction) {
 // fail the reduction (nothing of it was there to lose).
 TEST(GpuReduce, AnAccumulatorNoLaunchWroteIsNotBroughtBack) {
   fwtest::ScopedEnv fault("FW_FAKE_CUDA_HOST_FAULT_AT", "1");
+  // Fresh memory from malloc holds 0x5a bytes, not zeros that could pass for a sum's
+  // neutral element (the GPU's accumulator of a built-in sum is set on the host only if
+  // it comes home without a launch).
+  mallopt(M_PERTURB, 0xa5);
+  struct Unperturb {
+    ~Unperturb() { mallopt(M_PERTURB, 0); }
+  } unperturb;
   fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
   ASSERT_NE(rt, nullptr);
   fw_buffer_t *sum = makeSum(rt, 16, 0);
