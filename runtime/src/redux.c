@@ -35,8 +35,9 @@
  * contribution of the group can write it any more (`done`), folded into another by a
  * pair task or by the reduction task. A GPU worker's is in the GPU's memory (outside
  * its tier's count), set there from `data` (made and set to the neutral element on the
- * host) before its first contribution, and copied back into `data` before it is
- * combined, unless no launch went through (`data` still holds the neutral element). */
+ * host; a built-in sum's is zeroed there) before its first contribution, and copied back
+ * into `data` before it is combined, unless no launch went through (`data` holds the
+ * neutral element then, a sum's set only now). */
 struct fw_redux_acc_t {
   void *data;          /* host memory; NULL once folded (freed) */
   void *device_data;   /* the GPU's copy while its contributions write it, else NULL */
@@ -89,7 +90,10 @@ struct fw_redux_group_t {
   /* A built-in sum: the neutral element is zero bytes, which a GPU sets in its own memory
    * (no copy over the link). */
   int zero;
-  double pass_seconds; /* a pass over the buffer on a CPU worker, expected */
+  /* A pass over the buffer on a CPU worker, expected; once heft first weighs a new
+   * accumulator (fw_redux_accumulator_cost), not on every reduction's submission. */
+  double pass_seconds;
+  int pass_known;
   atomic_size_t started;    /* contributions that took their accumulators (no lock) */
   atomic_size_t closed_contributors; /* `contributors` once closed (0 before; no lock) */
   _Atomic(fw_redux_acc_t *) accumulators; /* all of them, newest first */
@@ -302,12 +306,6 @@ void fw_redux_join_group(fw_scheduler_t *s, fw_task_t *t, uint32_t r) {
     size_t accumulators = members < workers ? members : workers;
     size_t levels = tree_levels(g, accumulators);
     set_passes(join, g, levels ? levels + 1 : accumulators);
-    if (members == 1 && s->num_cpu_workers) { /* the first CPU worker's estimate */
-      const fw_worker_t *cpu = &s->workers[0];
-      while (cpu->kind != FW_TARGET_KIND_CPU) ++cpu;
-      g->pass_seconds = fmax(0, fw_redux_join_seconds(s, join, cpu, 2) -
-                                    fw_redux_join_seconds(s, join, cpu, 1));
-    }
     return;
   }
   fw_task_cancel_for_memory(t); /* the reduction would not wait for it */
@@ -326,16 +324,29 @@ static int queued_contribution(const fw_worker_t *w, const fw_task_t *join) {
   return 0;
 }
 
+/* A pass over `join`'s buffer on the first CPU worker, expected (0: no CPU worker). */
+static double pass_seconds(fw_scheduler_t *s, fw_task_t *join) {
+  fw_redux_group_t *g = join->reduction;
+  if (!g->pass_known && s->num_cpu_workers) {
+    const fw_worker_t *cpu = &s->workers[0];
+    while (cpu->kind != FW_TARGET_KIND_CPU) ++cpu;
+    g->pass_seconds = fmax(0, fw_redux_join_seconds(s, join, cpu, 2) -
+                                  fw_redux_join_seconds(s, join, cpu, 1));
+    g->pass_known = 1;
+  }
+  return g->pass_seconds;
+}
+
 double fw_redux_accumulator_cost(const fw_task_t *t, const fw_worker_t *w) {
   double cost = 0;
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
-    const fw_task_t *join = t->reduces[r].combine;
+    fw_task_t *join = t->reduces[r].combine;
     if (!join) continue;
     fw_redux_group_t *g = join->reduction;
     if (atomic_load_explicit(&g->current[w->index], memory_order_relaxed) ||
         queued_contribution(w, join))
       continue;
-    cost += g->pass_seconds;
+    cost += pass_seconds(w->sched, join);
     if (w->memory_node != FW_NODE_HOST) /* back, and there unless a sum's set there */
       cost += (g->zero ? 1 : 2) * fw_scheduler_hop_seconds(w, g->size);
   }

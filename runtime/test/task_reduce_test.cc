@@ -180,6 +180,17 @@ struct CountedSum {
     r.user_data = this;
     return r;
   }
+  // A buffer of `elements` 64-bit integers (from `start`, else zeros until written)
+  // reduced by this sum; NULL, failing the test, when it cannot be made.
+  fw_buffer_t *buffer(fw_runtime_t *rt, uint64_t elements, const uint64_t *start = nullptr) {
+    const int64_t dims[1] = {int64_t(elements)};
+    fw_buffer_t *b = nullptr;
+    FW_EXPECT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims, start,
+                                  start ? elements * 8 : 0, &b));
+    fw_reduction_t r = reduction();
+    if (b) FW_EXPECT_OK(fw_buffer_set_reduction(b, &r));
+    return b;
+  }
 };
 
 // `workers` contributions to `b` (u64), each adding i + 1 to element i, run at once (each
@@ -235,13 +246,9 @@ TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
   for (uint64_t elements : {262144u, 262016u}) {
     SCOPED_TRACE(elements);
     std::vector<uint64_t> start(elements, 1000);
-    const int64_t dims[1] = {int64_t(elements)};
-    fw_buffer_t *sum = nullptr;
-    FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims, start.data(),
-                                  elements * 8, &sum));
     CountedSum counted;
-    fw_reduction_t r = counted.reduction();
-    FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+    fw_buffer_t *sum = counted.buffer(rt, elements, start.data());
+    ASSERT_NE(sum, nullptr);
     fw_runtime_stats_t before = fwtest::statsOf(rt);
     Gate gate;
     gate.value = 1000;
@@ -279,12 +286,9 @@ TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
 // contribution ends, and the reduction task folds that and the held one's.
 TEST_P(ReduceTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   const uint64_t elements = 262144;
-  const int64_t dims[1] = {int64_t(elements)};
-  fw_buffer_t *sum = nullptr;
-  FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, nullptr, 0, &sum));
   CountedSum counted;
-  fw_reduction_t r = counted.reduction();
-  FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+  fw_buffer_t *sum = counted.buffer(rt_, elements);
+  ASSERT_NE(sum, nullptr);
   Gate held;
   auto addWhenOpen = [](void *user, void *const *data, size_t) {
     auto *g = static_cast<Gate *>(user);
@@ -325,12 +329,9 @@ void lastContributionToStart(fw_scheduler_kind_t policy, int smallFirst) {
   fw_runtime_t *rt = fwtest::createRuntime(fwtest::taskOptions(policy, 5));
   ASSERT_NE(rt, nullptr);
   const uint64_t elements = 262144;
-  const int64_t dims[1] = {int64_t(elements)};
-  fw_buffer_t *sum = nullptr;
-  FW_ASSERT_OK(fw_buffer_create(rt, FW_ELEMENT_TYPE_I64, 1, dims, nullptr, 0, &sum));
   CountedSum counted;
-  fw_reduction_t r = counted.reduction();
-  FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+  fw_buffer_t *sum = counted.buffer(rt, elements);
+  ASSERT_NE(sum, nullptr);
   Gate writer, before, held;
   writer.value = 1000;
   auto waitForOpen = [](void *user, void *const *, size_t) {
@@ -402,13 +403,10 @@ TEST_P(ReduceTest, TheLastContributionToStartLetsTheOthersBePaired) {
 // task, and so the reader after it; the writer after runs, and the accumulators are
 // freed (ASan).
 TEST_P(ReduceTest, AFailedCombineInTheTreeFailsTheReduction) {
-  const int64_t dims[1] = {262144};
-  fw_buffer_t *sum = nullptr;
-  FW_ASSERT_OK(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, nullptr, 0, &sum));
   CountedSum counted;
   counted.fail_in_tree = true;
-  fw_reduction_t r = counted.reduction();
-  FW_ASSERT_OK(fw_buffer_set_reduction(sum, &r));
+  fw_buffer_t *sum = counted.buffer(rt_, 262144);
+  ASSERT_NE(sum, nullptr);
   Gate gate;
   FW_ASSERT_OK(submit(rt_, "gate", writeWhenOpen, &gate, {{sum, FW_ACCESS_WRITE}}));
   ASSERT_TRUE(fwtest::waitUntil([&] { return gate.started.load(); }));
@@ -948,28 +946,38 @@ TEST(ReduceSimulationTest, ATreeShortensTheReductionOfALargeBuffer) {
   }
 }
 
+// Sixteen simulated workers of 1 GFLOP/s: a task `name` of `flops` accessing a sum of
+// 2^24 floats (a pass over it: 16.8 ms) in `mode`, fifteen 1 s contributions to the sum,
+// then a 1 s reader. The simulation's report (zeros, failing the test, when it cannot
+// run).
+fw_sim_report_t firstThenFifteenParts(const char *name, fw_access_t mode, double flops) {
+  fw_sim_report_t rep = {};
+  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
+  EXPECT_NE(rt, nullptr);
+  if (!rt) return rep;
+  fw_buffer_t *sum = simulatedSum(rt, int64_t(1) << 24);
+  if (sum) {
+    submitCost(rt, sum, name, mode, flops);
+    for (int i = 0; i < 15; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
+    submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
+    FW_EXPECT_OK(fw_runtime_wait_all(rt));
+    FW_EXPECT_OK(fw_runtime_simulation_report(rt, &rep));
+    fw_buffer_release(sum);
+  }
+  fw_runtime_destroy(rt);
+  return rep;
+}
+
 // The tree does not wait for the writer before the group, which only the reduction task
 // does: sixteen workers of 1 GFLOP/s, a 4 s writer, fifteen 1 s contributions to 2^24
 // floats and a 1 s reader end at 4 s + 1 pass + 1 s (the tree's four levels run while
 // the writer does), not 4 s + 5 passes + 1 s.
 TEST(ReduceSimulationTest, TheTreeRunsWhileTheWriterBeforeRuns) {
-  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
-  ASSERT_NE(rt, nullptr);
-  int64_t elements = int64_t(1) << 24;
-  fw_buffer_t *sum = simulatedSum(rt, elements);
-  ASSERT_NE(sum, nullptr);
-  submitCost(rt, sum, "write", FW_ACCESS_WRITE, 4e9);
-  for (int i = 0; i < 15; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
-  submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
-  FW_ASSERT_OK(fw_runtime_wait_all(rt));
-  fw_sim_report_t rep;
-  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
-  double pass = double(elements) * 1e-9;
+  fw_sim_report_t rep = firstThenFifteenParts("write", FW_ACCESS_WRITE, 4e9);
+  double pass = double(int64_t(1) << 24) * 1e-9;
   EXPECT_EQ(rep.tasks, 1u + 15u + 14u + 1u + 1u);
   EXPECT_NEAR(rep.makespan_seconds, 4 + pass + 1, 1e-6);
   EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
-  fw_buffer_release(sum);
-  fw_runtime_destroy(rt);
 }
 
 // Accumulators are paired as their contributions end, once the group is closed and all
@@ -979,23 +987,11 @@ TEST(ReduceSimulationTest, TheTreeRunsWhileTheWriterBeforeRuns) {
 // the 3 s one's) are left after it: 3 s + 2 passes + 1 s (a tree made once all had
 // ended: 5 passes).
 TEST(ReduceSimulationTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
-  fw_runtime_t *rt = fwtest::simulatedCpuRuntime(16, 1);
-  ASSERT_NE(rt, nullptr);
-  int64_t elements = int64_t(1) << 24;
-  fw_buffer_t *sum = simulatedSum(rt, elements);
-  ASSERT_NE(sum, nullptr);
-  submitCost(rt, sum, "long part", kReduce, 3e9);
-  for (int i = 0; i < 15; ++i) submitCost(rt, sum, "part", kReduce, 1e9);
-  submitCost(rt, sum, "read", FW_ACCESS_READ, 1e9);
-  FW_ASSERT_OK(fw_runtime_wait_all(rt));
-  fw_sim_report_t rep;
-  FW_ASSERT_OK(fw_runtime_simulation_report(rt, &rep));
-  double pass = double(elements) * 1e-9;
+  fw_sim_report_t rep = firstThenFifteenParts("long part", kReduce, 3e9);
+  double pass = double(int64_t(1) << 24) * 1e-9;
   EXPECT_EQ(rep.tasks, 16u + 14u + 1u + 1u);
   EXPECT_NEAR(rep.makespan_seconds, 3 + 2 * pass + 1, 1e-6);
   EXPECT_LE(rep.lower_bound_seconds, rep.makespan_seconds + 1e-9);
-  fw_buffer_release(sum);
-  fw_runtime_destroy(rt);
 }
 
 // The last contribution of a closed group to start lets the others' accumulators be
