@@ -36,7 +36,7 @@ int fw_engine_in_body(const fw_runtime_t *rt) {
 uint32_t fw_engine_body_pins(const fw_runtime_t *rt) {
   const fw_task_t *body = tls_body;
   if (!body || body->runtime != rt || body->fast_memory) return 0;
-  return (uint32_t)body->num_accesses;
+  return (uint32_t)(body->num_accesses + body->num_extra);
 }
 
 fw_status_t fw_engine_fail_body(fw_status_t status) {
@@ -366,10 +366,13 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
   fw_status_t status = FW_OK;
   if (!t->cancelled) {
     void *stack[16];
-    void **data = t->num_accesses <= 16 ? stack : calloc(t->num_accesses, sizeof(void *));
+    /* Its accesses' addresses, then those of its extra buffers (redux.c). */
+    size_t taken = (size_t)t->num_accesses + t->num_reduces + t->num_extra;
+    void **data = taken <= 16 ? stack : calloc(taken, sizeof(void *));
+    if (t->num_reduces && data) status = fw_redux_prepare_accumulators(t, w);
     if (!data) {
       status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name);
-    } else {
+    } else if (status == FW_OK) {
       fw_run_record_t r;
       r.t0 = fw_now_ns();
       r.profiled = rt->profile.enabled;
@@ -385,11 +388,12 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         /* Inputs taken on the fast path (nothing to wait for or move) took nanoseconds:
          * the clock read before them stands for the start (small tasks pay for clock
          * reads). */
-        int fast = !r.profiled && r.stall_ns == 0 && (t->num_accesses == 0 || t->fast_memory);
+        int fast = !r.profiled && r.stall_ns == 0 &&
+                   (t->num_accesses + t->num_extra == 0 || t->fast_memory);
         r.start = fast ? r.t0 : fw_now_ns();
         r.device_seconds = -1;
         r.workgroups = 0;
-        if (t->num_reduces) status = fw_redux_take_accumulators(t, w);
+        if (t->num_reduces) status = fw_redux_take_accumulators(t, w, data);
         if (status == FW_OK)
           status = t->fn ? run_fn(t, data) : run_kernel(s, w, t, data, &r.workgroups);
         r.end = fw_now_ns();
@@ -397,8 +401,8 @@ static fw_task_t *run_task(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t) {
         fw_memory_release(&rt->memory, t, w->memory_node);
         fw_engine_record_run(rt, w, t, status, &r);
       }
-      if (data != stack) free(data);
     }
+    if (data != stack) free(data);
   }
   return fw_scheduler_complete_and_next(s, t, w, status);
 }

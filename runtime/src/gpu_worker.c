@@ -214,7 +214,7 @@ static begin_result_t begin(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker_t *
       fw_profile_read(&rt->profile, &w->counters, r->before);
     }
     r->start = fw_now_ns();
-    if (t->num_reduces) status = fw_redux_take_accumulators(t, w);
+    if (t->num_reduces) status = fw_redux_take_accumulators(t, w, data);
     if (status == FW_OK) status = launch(rt, w, g, t, data, slot);
     else fw_redux_launch_refused(t); /* no accumulator for it: nothing launched */
     if (status != FW_OK) fw_memory_release_failed(&rt->memory, t, w->memory_node);

@@ -176,6 +176,22 @@ static int any_busy(const fw_memory_t *m, const fw_buffer_t *b) {
   return 0;
 }
 
+/* The buffers a task takes where it runs: its accesses, then its extra buffers (an
+ * accumulator is read and written; NULL: let go while it ran). */
+static size_t num_taken(const fw_task_t *t) { return t->num_accesses + t->num_extra; }
+static fw_buffer_t *taken(const fw_task_t *t, size_t i) {
+  return i < t->num_accesses ? t->accesses[i].buffer : t->extra[i - t->num_accesses].buffer;
+}
+static uint32_t taken_access(const fw_task_t *t, size_t i) {
+  return i < t->num_accesses ? t->accesses[i].access : FW_ACCESS_READ_WRITE;
+}
+/* Whether taking a never-written buffer fills it with zeros: read, or written by a C task
+ * (which may write only part of it), but not a compiled kernel's output (every element
+ * defined, tensor semantics) nor an extra buffer (the task sets it). */
+static int fills_unwritten(const fw_task_t *t, size_t i) {
+  return i < t->num_accesses && ((t->accesses[i].access & FW_ACCESS_READ) || !t->module);
+}
+
 static void account_alloc(fw_memory_node_t *node, uint64_t size) {
   node->used += size;
   if (node->used > node->peak) node->peak = node->used;
@@ -381,8 +397,8 @@ static uint64_t droppable_below(const fw_memory_t *m, uint32_t node) {
 }
 
 int fw_memory_task_accesses(const fw_task_t *task, const fw_buffer_t *b) {
-  for (size_t i = 0; task && i < task->num_accesses; ++i)
-    if (task->accesses[i].buffer == b) return 1;
+  for (size_t i = 0; task && i < num_taken(task); ++i)
+    if (taken(task, i) == b) return 1;
   return 0;
 }
 
@@ -572,8 +588,8 @@ static int counts_fast_writers(const fw_memory_t *m) {
 }
 
 static int all_valid_only_on(const fw_task_t *task, uint32_t node) {
-  for (size_t i = 0; i < task->num_accesses; ++i) {
-    fw_buffer_t *b = task->accesses[i].buffer;
+  for (size_t i = 0; i < num_taken(task); ++i) {
+    fw_buffer_t *b = taken(task, i);
     if (atomic_load_explicit(&b->mem.valid_mask, memory_order_acquire) != (1u << node))
       return 0;
   }
@@ -586,19 +602,19 @@ static int all_valid_only_on(const fw_task_t *task, uint32_t node) {
  * sees the other: the prefetch gives up, or this task takes the locked path (a copy that
  * landed meanwhile made the buffer valid elsewhere too). */
 static void uncount_writers(fw_task_t *task) {
-  for (size_t i = 0; i < task->num_accesses; ++i)
-    if (task->accesses[i].access & FW_ACCESS_WRITE)
-      atomic_fetch_sub(&task->accesses[i].buffer->mem.writers, 1);
+  for (size_t i = 0; i < num_taken(task); ++i)
+    if ((taken_access(task, i) & FW_ACCESS_WRITE) && taken(task, i))
+      atomic_fetch_sub(&taken(task, i)->mem.writers, 1);
 }
 
 static int count_fast_writers(fw_task_t *task, uint32_t node) {
-  for (size_t i = 0; i < task->num_accesses; ++i)
-    if (task->accesses[i].access & FW_ACCESS_WRITE)
-      atomic_fetch_add(&task->accesses[i].buffer->mem.writers, 1);
+  for (size_t i = 0; i < num_taken(task); ++i)
+    if (taken_access(task, i) & FW_ACCESS_WRITE)
+      atomic_fetch_add(&taken(task, i)->mem.writers, 1);
   int clear = 1;
-  for (size_t i = 0; i < task->num_accesses && clear; ++i)
-    clear = !(task->accesses[i].access & FW_ACCESS_WRITE) ||
-            atomic_load(&task->accesses[i].buffer->mem.copying) == 0;
+  for (size_t i = 0; i < num_taken(task) && clear; ++i)
+    clear = !(taken_access(task, i) & FW_ACCESS_WRITE) ||
+            atomic_load(&taken(task, i)->mem.copying) == 0;
   if (clear && all_valid_only_on(task, node)) return 1;
   uncount_writers(task);
   return 0;
@@ -612,8 +628,8 @@ static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **o
   if (m->nodes[node].capped) return 0; /* fixed at setup: read without the lock */
   if (!all_valid_only_on(task, node)) return 0;
   if (counts_fast_writers(m) && !count_fast_writers(task, node)) return 0;
-  for (size_t i = 0; i < task->num_accesses; ++i)
-    out_data[i] = task->accesses[i].buffer->mem.replicas[node].ptr;
+  for (size_t i = 0; i < num_taken(task); ++i)
+    out_data[i] = taken(task, i)->mem.replicas[node].ptr;
   return 1;
 }
 
@@ -657,15 +673,14 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
  * enough to fill in place. */
 static int can_take_now(const fw_memory_t *m, const fw_task_t *task, uint32_t node) {
   uint64_t need = 0;
-  for (size_t i = 0; i < task->num_accesses; ++i) {
-    const fw_buffer_t *b = task->accesses[i].buffer;
+  for (size_t i = 0; i < num_taken(task); ++i) {
+    const fw_buffer_t *b = taken(task, i);
     const fw_replica_t *r = &b->mem.replicas[node];
     if (any_busy(m, b)) return 0;
     if (!is_host_wrapped(b, node) && !r->allocated) need += b->byte_size;
     if (r->valid) continue;
     if (valid_elsewhere(m, b, node)) return 0;
-    int filled = (task->accesses[i].access & FW_ACCESS_READ) || !task->module;
-    if (filled && b->byte_size >= FW_FILL_UNLOCKED_BYTES) return 0;
+    if (fills_unwritten(task, i) && b->byte_size >= FW_FILL_UNLOCKED_BYTES) return 0;
   }
   const fw_memory_node_t *n = &m->nodes[node];
   return !n->capacity || n->used + need <= n->capacity;
@@ -677,9 +692,8 @@ fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, ui
   const fw_memory_node_t *n = &m->nodes[node];
   if (n->minimal || !n->capacity) return FW_OK; /* a minimal node grows; none is unbounded */
   uint64_t working_set = 0;
-  for (size_t i = 0; i < task->num_accesses; ++i)
-    if (!is_host_wrapped(task->accesses[i].buffer, node))
-      working_set += task->accesses[i].buffer->byte_size;
+  for (size_t i = 0; i < num_taken(task); ++i)
+    if (!is_host_wrapped(taken(task, i), node)) working_set += taken(task, i)->byte_size;
   if (working_set <= n->capacity) return FW_OK;
   return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                         "task @%s needs %llu bytes of %s memory at once, but the %s tier holds "
@@ -695,7 +709,7 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
                            int nowait, int *out_refused) {
   *out_stall_ns = 0;
   *out_refused = 0;
-  size_t count = task->num_accesses;
+  size_t count = num_taken(task);
   if (count == 0) return FW_OK;
   if (acquire_fast(m, task, node, out_data)) {
     task->fast_memory = 1;
@@ -720,7 +734,7 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
     int busy = 0;
     uint64_t need = 0;
     for (size_t i = 0; i < count; ++i) {
-      fw_buffer_t *b = task->accesses[i].buffer;
+      fw_buffer_t *b = taken(task, i);
       busy |= any_busy(m, b);
       if (!is_host_wrapped(b, node) && !b->mem.replicas[node].allocated) need += b->byte_size;
     }
@@ -739,17 +753,17 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
   fw_status_t status = FW_OK;
   size_t pinned = 0;
   for (; pinned < count; ++pinned) {
-    fw_buffer_t *b = task->accesses[pinned].buffer;
+    fw_buffer_t *b = taken(task, pinned);
     if (!is_host_wrapped(b, node)) {
       status = allocate_replica(m, b, node);
       if (status != FW_OK) break;
     }
     ++b->mem.replicas[node].pins;
     ++m->task_pins;
-    if (task->accesses[pinned].access & FW_ACCESS_WRITE) atomic_fetch_add(&b->mem.writers, 1);
+    if (taken_access(task, pinned) & FW_ACCESS_WRITE) atomic_fetch_add(&b->mem.writers, 1);
   }
   for (size_t i = 0; status == FW_OK && i < count; ++i) {
-    fw_buffer_t *b = task->accesses[i].buffer;
+    fw_buffer_t *b = taken(task, i);
     fw_replica_t *r = &b->mem.replicas[node];
     if (r->valid) {
       if (r->prefetched) ++m->prefetch_hits;
@@ -762,11 +776,8 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
       if (out_moved && status == FW_OK && from != UINT32_MAX)
         out_moved[m->nodes[from].tier][m->nodes[node].tier] += b->byte_size;
     } else {
-      /* Never written: it reads as zeros. A compiled kernel that only writes it defines
-       * every element (tensor semantics), so it needs no fill; a C task (its CPU body or
-       * a GPU implementation) may write only part of it, so its buffer is filled. */
-      if ((task->accesses[i].access & FW_ACCESS_READ) || !task->module)
-        status = fill_zero(m, b, node);
+      /* Never written: it reads as zeros (fills_unwritten). */
+      if (fills_unwritten(task, i)) status = fill_zero(m, b, node);
       if (status == FW_OK) fw_memory_set_valid(b, node, 1);
     }
     r->prefetched = 0;
@@ -774,10 +785,10 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
   }
   if (status != FW_OK) {
     for (size_t i = 0; i < pinned; ++i) {
-      fw_buffer_t *b = task->accesses[i].buffer;
+      fw_buffer_t *b = taken(task, i);
       --b->mem.replicas[node].pins;
       --m->task_pins;
-      if (task->accesses[i].access & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
+      if (taken_access(task, i) & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
     }
     changed(m);
   }
@@ -807,7 +818,7 @@ fw_status_t fw_memory_try_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node
 
 /* Unpins; with `commit`, written buffers become valid on `node` only. */
 static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) {
-  if (task->num_accesses == 0) return;
+  if (num_taken(task) == 0) return;
   /* Acquired without the lock: valid on this node only, nothing pinned, nothing to
    * invalidate (no copy can have appeared elsewhere: nothing is ever evicted here, and no
    * prefetch copies a buffer while a task writes it). */
@@ -816,10 +827,12 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
     return;
   }
   pthread_mutex_lock(&m->lock);
-  for (size_t i = 0; i < task->num_accesses; ++i) {
-    fw_buffer_t *b = task->accesses[i].buffer;
+  for (size_t i = 0; i < num_taken(task); ++i) {
+    fw_buffer_t *b = taken(task, i);
+    if (!b) continue; /* let go while it ran */
+    uint32_t access = taken_access(task, i);
     fw_replica_t *r = &b->mem.replicas[node];
-    if (commit && (task->accesses[i].access & FW_ACCESS_WRITE)) {
+    if (commit && (access & FW_ACCESS_WRITE)) {
       /* A prefetch may be copying the buffer's old contents meanwhile (for a reader that
        * waits for this task): it lands first and is then invalidated with the rest, rather
        * than landing after and leaving the old contents valid there (or reading a file
@@ -835,19 +848,35 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
     }
     --r->pins;
     --m->task_pins;
-    if (task->accesses[i].access & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
+    if (access & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
     r->last_use = ++m->tick;
-    if (!commit && task->accesses[i].access == FW_ACCESS_WRITE) {
+    if (!commit && access == FW_ACCESS_WRITE) {
       /* What it held is dead (the task overwrites all of it) and may be garbage (acquire
        * did not fill it): the rerun must not fetch it from here. */
       fw_memory_set_valid(b, node, 0);
-    } else if (!commit && (task->accesses[i].access & FW_ACCESS_WRITE) &&
-               valid_elsewhere(m, b, node)) {
+    } else if (!commit && (access & FW_ACCESS_WRITE) && valid_elsewhere(m, b, node)) {
       /* Updated in place by work that failed midway, perhaps: the rerun fetches the copy
        * from before it from elsewhere. (Where this was the only copy, there is none.) */
       fw_memory_set_valid(b, node, 0);
     }
   }
+  changed(m);
+  pthread_mutex_unlock(&m->lock);
+}
+
+void fw_memory_discard_extra(fw_memory_t *m, fw_task_t *task, uint32_t k, uint32_t node) {
+  fw_buffer_t *b = task->extra[k].buffer;
+  if (!b) return;
+  task->extra[k].buffer = NULL;
+  int pinned = !task->fast_memory;
+  if (pinned || counts_fast_writers(m)) atomic_fetch_sub(&b->mem.writers, 1);
+  pthread_mutex_lock(&m->lock);
+  if (pinned) {
+    --b->mem.replicas[node].pins;
+    --m->task_pins;
+  }
+  while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+  for (uint32_t n = 0; n < m->num_nodes; ++n) drop_replica(m, b, n);
   changed(m);
   pthread_mutex_unlock(&m->lock);
 }

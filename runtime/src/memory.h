@@ -164,10 +164,11 @@ void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *buffer);
  * however much is evicted). fw_memory_acquire checks it first; the scheduler gives no
  * worker a task too large for its device memory, and says so when none is left. */
 fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, uint32_t node);
-/* Makes every buffer of `task` valid on `node` and pins it; `out_data[i]` receives
- * access i's address there, `*out_stall_ns` the time spent waiting for data or room (and
- * evicting to make room), and `out_moved[from][to]` (when given) grows by the bytes copied
- * for it between tiers. On failure nothing stays pinned. */
+/* Makes every buffer of `task` valid on `node` and pins it, its accesses and then its
+ * extra buffers (fw_task_extra_t); `out_data[i]` receives the i-th one's address there,
+ * `*out_stall_ns` the time spent waiting for data or room (and evicting to make room),
+ * and `out_moved[from][to]` (when given) grows by the bytes copied for it between tiers.
+ * On failure nothing stays pinned. */
 fw_status_t fw_memory_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
                               uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS]);
 /* fw_memory_acquire when it needs neither to wait (for copies in flight or for room) nor
@@ -181,6 +182,10 @@ fw_status_t fw_memory_try_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node
 uint64_t fw_memory_changes(fw_memory_t *m);
 /* Waits until the count has moved past `seen`, or for `timeout_ns` at most. */
 void fw_memory_wait_change(fw_memory_t *m, uint64_t seen, uint64_t timeout_ns);
+/* Extra buffer k of `task` (running on `node`, its buffers taken) is dead: unpinned and
+ * its memory freed at once rather than kept until the task ends (a folded accumulator,
+ * redux.c; no lock held). */
+void fw_memory_discard_extra(fw_memory_t *m, fw_task_t *task, uint32_t k, uint32_t node);
 /* Unpins; written buffers become valid on `node` only. */
 void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node);
 /* Unpins after the task failed there: nothing it was to write changes state (the other

@@ -2,9 +2,12 @@
  * each group with a reduction task that runs after the group's tasks and after what came
  * before the group, and combines into the buffer the accumulators, one per worker (in a
  * GPU's memory for a GPU worker, brought to host memory to be combined), that the group's
- * tasks wrote their contributions into. The contributions are kept
- * apart from a task's accesses: the dependency inference, the planners and the memory
- * manager see the buffer accessed by the reduction task alone. */
+ * tasks wrote their contributions into. The contributions are kept apart from a task's
+ * accesses: the dependency inference and the planners see the buffer accessed by the
+ * reduction task alone. An accumulator's host memory is a buffer of the runtime's that
+ * no task accesses: the memory manager takes it with the task that writes or folds it
+ * (fw_task_extra_t), so that it counts in the host tier and moves to the storage tier
+ * between its uses like any buffer. */
 #include "redux.h"
 
 #include <math.h>
@@ -33,17 +36,16 @@
 
 /* An accumulator of a group: a worker's while its contributions write it, then, once no
  * contribution of the group can write it any more (`done`), folded into another by a
- * pair task or by the reduction task. A GPU worker's is in the GPU's memory (outside
- * its tier's count), set there from `data` (made and set to the neutral element on the
- * host; a built-in sum's is zeroed there) before its first contribution, and copied back
- * into `data` before it is combined, unless no launch went through (`data` holds the
- * neutral element then, a sum's set only now). */
+ * pair task or by the reduction task. A CPU worker's is `buffer`, set to the neutral
+ * element by its first contribution. A GPU worker's is in the GPU's memory (outside its
+ * tier's count), set there (copied from the neutral element made on the host; a built-in
+ * sum's is zeroed there) before its first contribution, and brought into `buffer` by the
+ * task that folds it (or set there to the neutral element when no launch went through). */
 struct fw_redux_acc_t {
-  void *data;          /* host memory; NULL once folded (freed) */
+  fw_buffer_t *buffer; /* host memory (NULL in simulations; none left once folded) */
   void *device_data;   /* the GPU's copy while its contributions write it, else NULL */
   fw_device_t *device; /* that GPU */
   int written;         /* a contribution's work was enqueued on it */
-  int host_unset;      /* `data` not set yet (a GPU's sum: set there; filled when home) */
   int filled;          /* set to the neutral element (simulation: a contribution ran) */
   atomic_uint running; /* contributions writing it now (their worker's, no lock) */
   /* sched.lock: no contribution will write it any more; folded into another (by a pair
@@ -63,10 +65,13 @@ struct fw_redux_acc_t {
 
 static int is_builtin_sum(const fw_reduction_t *r); /* (below, with the built-in ones) */
 
-/* A pair task's user data: folds `src` into `dst`. */
+/* A pair task's user data: folds `src` into `dst`, the task's extra buffers 0 and 1
+ * (`extra`; none in simulations). */
 typedef struct fw_redux_pair_t {
   fw_redux_group_t *group;
   fw_redux_acc_t *dst, *src;
+  fw_task_t *task; /* the pair task (no reference: it owns this) */
+  fw_task_extra_t extra[2];
 } fw_redux_pair_t;
 
 /* A group's accumulators: one per worker while the worker may run more of the group's
@@ -94,6 +99,15 @@ struct fw_redux_group_t {
    * accumulator (fw_redux_accumulator_cost), not on every reduction's submission. */
   double pass_seconds;
   int pass_known;
+  /* The host tier's fixed capacity (0: none, or minimal): the reduction task takes the
+   * accumulators it folds with its buffer, so those fold in pairs first when more than
+   * fit (tree_levels). */
+  uint64_t host_capacity;
+  /* The reduction task (no reference: it owns the group), and once it is ready the
+   * accumulators it folds: its extra buffers (sched.lock). */
+  fw_task_t *join;
+  fw_redux_acc_t **folds;
+  fw_task_extra_t *fold_extra;
   atomic_size_t started;    /* contributions that took their accumulators (no lock) */
   atomic_size_t closed_contributors; /* `contributors` once closed (0 before; no lock) */
   _Atomic(fw_redux_acc_t *) accumulators; /* all of them, newest first */
@@ -146,38 +160,35 @@ static void drop_device_copy(fw_redux_group_t *g, fw_redux_acc_t *a) {
   a->device_data = NULL;
 }
 
-static void drop_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a) {
-  drop_device_copy(g, a);
-  free(a->data);
-  a->data = NULL;
-}
-
 void fw_redux_release(fw_task_t *t) {
   fw_redux_release_contributions(t);
   fw_redux_group_t *g = t->reduction;
   if (!g) return;
   for (fw_redux_acc_t *a = atomic_load(&g->accumulators), *next; a; a = next) {
     next = a->next;
-    drop_accumulator(g, a);
+    drop_device_copy(g, a);
+    if (a->buffer) fw_buffer_release(a->buffer);
     free(a);
   }
+  free(g->folds);
+  free(g->fold_extra);
   free(g);
 }
 
-/* Brings a GPU worker's accumulator to host memory (its contributions completed: their
- * work on the stream is done) and frees the GPU's copy; the task running this fails with
- * the device's error when the copy does (the contributions' sum is lost with the GPU). */
-static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a) {
+/* Brings a GPU worker's accumulator into `host`, its host memory (its contributions
+ * completed: their work on the stream is done), and frees the GPU's copy; the task running
+ * this fails with the device's error when the copy does (the contributions' sum is lost
+ * with the GPU). */
+static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a, void *host) {
   if (!a->device_data) return 1;
-  if (!a->written) { /* nothing was launched on it: `data` holds the neutral element */
-    if (a->host_unset) g->reduction.init(g->reduction.user_data, a->data, g->size);
-    a->host_unset = 0;
+  if (!a->written) { /* nothing was launched on it: the neutral element */
+    g->reduction.init(g->reduction.user_data, host, g->size);
     drop_device_copy(g, a);
     return 1;
   }
   uint64_t t0 = fw_now_ns();
   fw_status_t status =
-      a->device->vtable->copy_to_host(a->device, NULL, a->data, a->device_data, g->size);
+      a->device->vtable->copy_to_host(a->device, NULL, host, a->device_data, g->size);
   drop_device_copy(g, a);
   if (status == FW_OK) {
     fw_memory_note_copy(g->memory, FW_TIER_DEVICE, FW_TIER_HOST, g->size, t0, fw_now_ns(),
@@ -189,29 +200,32 @@ static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a) {
   return 0;
 }
 
-/* The reduction task's body: data[0] is the buffer in host memory. The accumulators pair
- * tasks folded are gone already. */
+/* The accumulator that is extra buffer k of the running task `t` was folded: its memory
+ * goes now, not when the task ends. */
+static void folded(fw_redux_group_t *g, fw_task_t *t, uint32_t k) {
+  fw_memory_discard_extra(g->memory, t, k, FW_NODE_HOST);
+}
+
+/* The reduction task's body: data[0] is the buffer in host memory, data[1 + k] the k-th
+ * accumulator it folds (g->folds; those pair tasks folded are gone already). */
 static void combine_accumulators(void *user_data, void *const *data, size_t num_data) {
   (void)num_data;
   fw_redux_group_t *g = user_data;
-  for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next) {
-    if (!a->data) continue;
-    if (!bring_home(g, a)) return; /* the rest go with the task */
-    if (g->size) g->reduction.combine(g->reduction.user_data, data[0], a->data, g->size);
-    drop_accumulator(g, a);
+  for (uint32_t k = 0; k < g->join->num_extra; ++k) {
+    if (!bring_home(g, g->folds[k], data[1 + k])) return; /* the rest go with the task */
+    if (g->size) g->reduction.combine(g->reduction.user_data, data[0], data[1 + k], g->size);
+    folded(g, g->join, k);
   }
 }
 
-/* A pair task's body (no data: accumulators are not buffers). */
+/* A pair task's body: data[0] and data[1], its extra buffers, are the accumulators. */
 void fw_redux_combine_pair(void *user_data, void *const *data, size_t num_data) {
-  (void)data;
   (void)num_data;
   const fw_redux_pair_t *p = user_data;
   fw_redux_group_t *g = p->group;
-  if (!bring_home(g, p->dst) || !bring_home(g, p->src)) return;
-  if (g->size)
-    g->reduction.combine(g->reduction.user_data, p->dst->data, p->src->data, g->size);
-  drop_accumulator(g, p->src);
+  if (!bring_home(g, p->dst, data[0]) || !bring_home(g, p->src, data[1])) return;
+  if (g->size) g->reduction.combine(g->reduction.user_data, data[0], data[1], g->size);
+  folded(g, p->task, 1);
 }
 
 /* What the cost model knows of the reduction task when it combines `passes` accumulators:
@@ -223,10 +237,14 @@ static void set_passes(fw_task_t *t, const fw_redux_group_t *g, size_t passes) {
   t->history_bytes = (uint64_t)g->size * (passes ? passes : 1);
 }
 
-/* The depth of the tree over `n` accumulators of `g` (0: none pays). */
+/* The depth of the tree over `n` accumulators of `g` (0: none pays). With a host tier too
+ * small for the buffer and all of them, the reduction task could not take them at once:
+ * pairs fold them (two at a time) until one is left, whether they pay or not. */
 static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
   size_t levels = 0;
   while (((size_t)1 << levels) < n) ++levels;
+  if (g->host_capacity && n >= 2 && (double)(n + 1) * (double)g->size > (double)g->host_capacity)
+    return levels;
   if (n < levels + 2) return 0;
   double saved = (double)(n - levels - 1) * (double)g->size;
   return saved >= (double)levels * FW_REDUX_TREE_LEVEL_BYTES ? levels : 0;
@@ -259,6 +277,8 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   g->reduction = b->reduction;
   g->zero = is_builtin_sum(&b->reduction);
   g->memory = &s->runtime->memory;
+  const fw_memory_node_t *host = &g->memory->nodes[FW_NODE_HOST];
+  g->host_capacity = host->capped && !host->minimal ? host->capacity : 0;
   g->size = b->byte_size;
   g->elements = b->element_count;
   g->num_workers = n;
@@ -270,6 +290,7 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
     return NULL;
   }
   join->reduction = g;
+  g->join = join;
   join->fn = combine_accumulators;
   join->user_data = g;
   join->reads_buffer = 1;
@@ -371,6 +392,13 @@ static int make_pair(fw_scheduler_t *s, fw_task_t *join, fw_redux_acc_t *dst,
   pair->group = g;
   pair->dst = dst;
   pair->src = src;
+  pair->task = p;
+  if (dst->buffer && src->buffer) { /* (none in simulations) */
+    pair->extra[0].buffer = dst->buffer;
+    pair->extra[1].buffer = src->buffer;
+    p->extra = pair->extra;
+    p->num_extra = 2;
+  }
   p->fn = fw_redux_combine_pair;
   p->user_data = pair;
   p->release_user_data = free;
@@ -525,6 +553,26 @@ void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
     if (at[c] > a->sim_ready[c]) a->sim_ready[c] = at[c];
 }
 
+/* Reduction task `t` folds the `n` accumulators of `g` left: they are its extra buffers
+ * (none in simulations). Out of memory, it fails rather than lose them (lock held). */
+static void take_folds(const fw_scheduler_t *s, fw_task_t *t, fw_redux_group_t *g, size_t n) {
+  if (!n || t->cancelled || s->simulated) return;
+  g->folds = malloc(n * sizeof(*g->folds));
+  g->fold_extra = malloc(n * sizeof(*g->fold_extra));
+  if (!g->folds || !g->fold_extra) {
+    t->cancelled = 1;
+    fw_task_fail_with(t, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                                        "task @%s: out of memory", t->name));
+    return;
+  }
+  for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next) {
+    if (!a->filled || a->folded) continue;
+    g->folds[t->num_extra] = a;
+    g->fold_extra[t->num_extra++].buffer = a->buffer;
+  }
+  t->extra = g->fold_extra;
+}
+
 int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_buffer_t *b = t->accesses[0].buffer;
   if (b->redux_join == t) fw_redux_close_group(s, b, from); /* may pair accumulators */
@@ -537,6 +585,7 @@ int fw_redux_group_done(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
     ++n;
     sim_carry_home(s, g, a);
   }
+  take_folds(s, t, g, n);
   set_passes(t, g, n);
   t->placement_key = fw_task_placement_key(t); /* of its work, known now */
   fw_scheduler_rank(s, t);
@@ -557,13 +606,27 @@ uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next) {
 }
 
 /* Worker `w`'s accumulator for group `g`, made when it has none, without its memory
- * (fill_accumulator sets that; NULL when out of memory; no lock: on `w`'s thread, or the
- * simulator's). */
-static fw_redux_acc_t *worker_accumulator(fw_redux_group_t *g, const fw_worker_t *w) {
+ * (fill_accumulator sets that) but in a run with the buffer that will hold its host
+ * memory (`rt`; NULL in a simulation). NULL when out of memory (no lock: on `w`'s thread,
+ * or the simulator's). */
+static fw_redux_acc_t *worker_accumulator(fw_redux_group_t *g, const fw_worker_t *w,
+                                          fw_runtime_t *rt) {
   fw_redux_acc_t *a = atomic_load(&g->current[w->index]);
   if (a) return a;
   a = calloc(1, sizeof(*a));
   if (!a) return NULL;
+  if (rt) {
+    int64_t bytes = (int64_t)g->size;
+    fw_status_t status = fw_buffer_allocate(rt, FW_ELEMENT_TYPE_I8, 1, &bytes, &a->buffer);
+    if (status != FW_OK) {
+      fw_status_free(status);
+      free(a);
+      return NULL;
+    }
+    /* Needed again (by its worker's next contribution, or the task that folds it): not
+     * among the first copies to go when the host tier is full. */
+    if (w->sched->count_uses) atomic_store(&a->buffer->mem.future_uses, 1);
+  }
   a->next = atomic_load(&g->accumulators);
   while (!atomic_compare_exchange_weak(&g->accumulators, &a->next, a)) {
   }
@@ -582,7 +645,7 @@ static int count_start(fw_redux_group_t *g, fw_redux_acc_t *a) {
 void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
-    fw_redux_acc_t *a = worker_accumulator(g, w);
+    fw_redux_acc_t *a = worker_accumulator(g, w, NULL);
     if (!a) continue; /* out of memory: the simulation goes on without it */
     if (!a->filled && w->sim && w->kind != FW_TARGET_KIND_CPU) {
       a->sim_gpu = w; /* set on the host and copied there, or a sum's set there */
@@ -594,51 +657,45 @@ void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w)
   }
 }
 
-/* Sets accumulator `a` of `g` for worker `w`: host memory set to the neutral element,
- * and for a GPU worker its copy in the GPU's memory. */
+/* Sets accumulator `a` of `g` to the neutral element for worker `w`: a CPU worker's host
+ * memory (`host`, taken with the task), a GPU worker's copy in the GPU's memory. */
 static fw_status_t fill_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, const fw_task_t *t,
-                                    const fw_worker_t *w) {
-  /* Whole cache lines: accumulators of neighbouring workers never share one. */
-  size_t size = (g->size + 63) / 64 * 64;
-  void *data = aligned_alloc(64, size ? size : 64);
-  if (!data)
-    return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                          "task @%s: out of memory for an accumulator of %zu bytes "
-                          "(FW_ACCESS_REDUCE)",
-                          t->name, g->size);
-  /* On the host, but for a GPU's sum (zeroed there, and brought home over this). */
-  int host_unset = w->kind != FW_TARGET_KIND_CPU && g->zero;
-  if (!host_unset) g->reduction.init(g->reduction.user_data, data, g->size);
-  if (w->kind != FW_TARGET_KIND_CPU) {
-    fw_device_t *device = t->runtime->devices[w->device_index];
-    void *copy = NULL;
-    fw_status_t status = device->vtable->alloc(device, g->size ? g->size : 1, &copy);
-    if (status != FW_OK) { /* no room: no fault of the device's (it stays in service) */
-      fw_status_t why = status;
-      status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "%s", fw_status_message(why));
-      fw_status_free(why);
-    } else if (g->zero) { /* a sum's: zero in the GPU's memory, nothing over the link */
-      status = device->vtable->fill_zero(device, copy, g->size);
-      if (status != FW_OK) device->vtable->free(device, copy, g->size);
-    } else {
-      uint64_t t0 = fw_now_ns();
-      status = device->vtable->copy_to_device(device, NULL, copy, data, g->size);
-      if (status != FW_OK) device->vtable->free(device, copy, g->size);
-      else
-        fw_memory_note_copy(g->memory, FW_TIER_HOST, FW_TIER_DEVICE, g->size, t0,
-                            fw_now_ns(), "copy (accumulator)");
-    }
-    if (status != FW_OK) {
-      free(data);
-      return fw_status_annotate(status, "task @%s: an accumulator of %zu bytes in %s's memory "
-                                        "(FW_ACCESS_REDUCE)",
-                                t->name, g->size, t->runtime->device_info[w->device_index].name);
-    }
-    a->device_data = copy;
-    a->device = device;
-    a->host_unset = host_unset;
+                                    const fw_worker_t *w, void *host) {
+  if (w->kind == FW_TARGET_KIND_CPU) {
+    g->reduction.init(g->reduction.user_data, host, g->size);
+    a->filled = 1;
+    return FW_OK;
   }
-  a->data = data;
+  fw_device_t *device = t->runtime->devices[w->device_index];
+  void *copy = NULL;
+  fw_status_t status = device->vtable->alloc(device, g->size ? g->size : 1, &copy);
+  if (status != FW_OK) { /* no room: no fault of the device's (it stays in service) */
+    fw_status_t why = status;
+    status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "%s", fw_status_message(why));
+    fw_status_free(why);
+  } else if (g->zero) { /* a sum's: zero in the GPU's memory, nothing over the link */
+    status = device->vtable->fill_zero(device, copy, g->size);
+  } else { /* made on the host (the GPU has no `init`) and copied over */
+    void *data = malloc(g->size ? g->size : 1);
+    status = data ? FW_OK : fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    uint64_t t0 = fw_now_ns();
+    if (data) {
+      g->reduction.init(g->reduction.user_data, data, g->size);
+      status = device->vtable->copy_to_device(device, NULL, copy, data, g->size);
+      free(data);
+    }
+    if (status == FW_OK)
+      fw_memory_note_copy(g->memory, FW_TIER_HOST, FW_TIER_DEVICE, g->size, t0, fw_now_ns(),
+                          "copy (accumulator)");
+  }
+  if (status != FW_OK) {
+    if (copy) device->vtable->free(device, copy, g->size);
+    return fw_status_annotate(status, "task @%s: an accumulator of %zu bytes in %s's memory "
+                                      "(FW_ACCESS_REDUCE)",
+                              t->name, g->size, t->runtime->device_info[w->device_index].name);
+  }
+  a->device_data = copy;
+  a->device = device;
   a->filled = 1;
   return FW_OK;
 }
@@ -689,20 +746,35 @@ double fw_redux_sim_start(const fw_task_t *t, double start) {
   return start;
 }
 
-fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w) {
+/* The error when worker `w` has no accumulator for contribution `t` (out of memory). */
+static fw_status_t no_accumulator(const fw_task_t *t) {
+  return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
+                        "task @%s: out of memory for an accumulator (FW_ACCESS_REDUCE)", t->name);
+}
+
+fw_status_t fw_redux_prepare_accumulators(fw_task_t *t, const fw_worker_t *w) {
+  t->num_extra = 0;
+  if (w->kind != FW_TARGET_KIND_CPU) return FW_OK; /* a GPU's are in its memory */
+  for (uint32_t r = 0; r < t->num_reduces; ++r) {
+    fw_redux_acc_t *a = worker_accumulator(t->reduces[r].combine->reduction, w, t->runtime);
+    if (!a) return no_accumulator(t);
+    t->extra[r].buffer = a->buffer;
+  }
+  t->num_extra = t->num_reduces;
+  return FW_OK;
+}
+
+fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w, void *const *data) {
   int last = 0; /* it is the last of a group to start */
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
-    fw_redux_acc_t *a = worker_accumulator(g, w);
-    fw_status_t status =
-        a ? FW_OK
-          : fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
-                           "task @%s: out of memory for an accumulator (FW_ACCESS_REDUCE)",
-                           t->name);
-    if (status == FW_OK && !a->data) status = fill_accumulator(g, a, t, w);
+    fw_redux_acc_t *a = worker_accumulator(g, w, t->runtime);
+    void *host = w->kind == FW_TARGET_KIND_CPU ? data[t->num_accesses + r] : NULL;
+    fw_status_t status = a ? FW_OK : no_accumulator(t);
+    if (status == FW_OK && !a->filled) status = fill_accumulator(g, a, t, w, host);
     if (status != FW_OK) return status;
     t->reduces[r].acc = a;
-    t->reduces[r].data = a->device_data ? a->device_data : a->data;
+    t->reduces[r].data = host ? host : a->device_data;
     last |= count_start(g, a);
   }
   if (last) { /* the others' accumulators may be paired while this one runs */

@@ -66,18 +66,18 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
     if (reduce) return reduce;
   }
   /* One allocation: the task, then its accesses, then with contributions to reductions
-   * those and the map from its description's accesses to its own (redux.c), then its
-   * name. */
+   * those, room for their accumulators and the map from its description's accesses to
+   * its own (redux.c), then its name. */
   const char *label = name && *name ? name : "task";
   size_t label_size = strlen(label) + 1;
-  size_t per_access =
-      sizeof(fw_task_access_internal_t) + sizeof(fw_task_reduce_t) + sizeof(uint32_t);
+  size_t per_access = sizeof(fw_task_access_internal_t) + sizeof(fw_task_reduce_t) +
+                      sizeof(fw_task_extra_t) + sizeof(uint32_t);
   if (num_accesses > (SIZE_MAX - sizeof(fw_task_t) - label_size) / per_access)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "task '%s' has too many accesses", label);
   size_t num_reduces = 0;
   for (size_t i = 0; i < num_accesses; ++i) num_reduces += accesses[i].access == FW_ACCESS_REDUCE;
   size_t accesses_size = num_accesses * sizeof(fw_task_access_internal_t);
-  size_t reduces_size = num_reduces * sizeof(fw_task_reduce_t);
+  size_t reduces_size = num_reduces * (sizeof(fw_task_reduce_t) + sizeof(fw_task_extra_t));
   size_t map_size = num_reduces ? num_accesses * sizeof(uint32_t) : 0;
   size_t alloc_size = sizeof(fw_task_t) + accesses_size + reduces_size + map_size + label_size;
   fw_task_t *t = fw_task_pool_alloc(&rt->sched.task_pool, alloc_size);
@@ -86,6 +86,7 @@ fw_status_t fw_task_create(fw_runtime_t *rt, const char *name,
   t->accesses = (fw_task_access_internal_t *)(t + 1);
   if (num_reduces) {
     t->reduces = (fw_task_reduce_t *)((char *)t->accesses + accesses_size);
+    t->extra = (fw_task_extra_t *)(t->reduces + num_reduces); /* their accumulators */
     t->binding_access = (uint32_t *)((char *)t->reduces + reduces_size);
     t->binding_inline = 1;
   }

@@ -80,6 +80,14 @@ typedef struct fw_task_reduce_t {
   void *data;          /* its memory (a GPU's copy on a GPU), while the task runs */
 } fw_task_reduce_t;
 
+/* A buffer the memory manager takes for a task beside its accesses, read and written
+ * (redux.c: a contribution's accumulator on a CPU worker, those a pair or reduction task
+ * folds). Never written, it is not filled: the task sets it. NULL once the task let it
+ * go (fw_memory_discard_extra). */
+typedef struct fw_task_extra_t {
+  fw_buffer_t *buffer;
+} fw_task_extra_t;
+
 /* fw_task_t.binding_access[i] for a contribution: this bit and its index in `reduces`. */
 #define FW_BINDING_REDUCE 0x80000000u
 
@@ -160,6 +168,9 @@ struct fw_task_t {
   fw_task_reduce_t *reduces;
   uint32_t num_reduces;
   fw_redux_group_t *reduction;
+  /* Taken where it runs after its accesses, set before it runs (redux.c). */
+  fw_task_extra_t *extra;
+  uint32_t num_extra;
   size_t plan_slot;
   uint64_t plan_batch;
   size_t plan_index;

@@ -147,7 +147,8 @@ TEST_P(ReduceTest, ContributionsRunTogetherWithoutWaitingForTheWriterBefore) {
 // `fail_in_tree` makes the tree's combines fail their task.
 struct CountedSum {
   std::mutex lock;
-  std::vector<const void *> accumulators;
+  std::vector<const void *> accumulators;  // made and not folded yet
+  size_t made = 0;
   std::atomic<int> into_accumulator{0}, into_buffer{0};
   bool fail_in_tree = false;
 
@@ -156,6 +157,7 @@ struct CountedSum {
     std::memset(data, 0, size);
     std::lock_guard<std::mutex> g(c->lock);
     c->accumulators.push_back(data);
+    ++c->made;
   }
   static void combine(void *user, void *dst, const void *src, size_t size) {
     auto *c = static_cast<CountedSum *>(user);
@@ -164,6 +166,9 @@ struct CountedSum {
       std::lock_guard<std::mutex> g(c->lock);
       tree = std::find(c->accumulators.begin(), c->accumulators.end(), dst) !=
              c->accumulators.end();
+      // Folded, `src` is gone: its memory may hold the buffer next.
+      c->accumulators.erase(std::remove(c->accumulators.begin(), c->accumulators.end(), src),
+                            c->accumulators.end());
     }
     (tree ? c->into_accumulator : c->into_buffer).fetch_add(1);
     if (tree && c->fail_in_tree) {
@@ -268,7 +273,7 @@ TEST_P(ReduceTest, ATreeCombinesTheAccumulatorsOfALargeBuffer) {
     for (uint64_t i = 0; i < elements; ++i)
       ASSERT_EQ(got[i], 1000u + 4 * (i + 1)) << i;
     fw_buffer_unmap(sum);
-    EXPECT_EQ(counted.accumulators.size(), 4u);
+    EXPECT_EQ(counted.made, 4u);
     EXPECT_EQ(counted.into_accumulator.load(), tree ? 3 : 0);
     EXPECT_EQ(counted.into_buffer.load(), tree ? 1 : 4);
     fw_runtime_stats_t after = fwtest::statsOf(rt);
@@ -307,7 +312,7 @@ TEST_P(ReduceTest, AccumulatorsArePairedWhileTheLastContributionRuns) {
   EXPECT_EQ(fw_task_is_done(last), 0);  // still held
   held.open = true;
   FW_ASSERT_OK(fw_runtime_wait_all(rt_));
-  EXPECT_EQ(counted.accumulators.size(), 4u);
+  EXPECT_EQ(counted.made, 4u);
   EXPECT_EQ(counted.into_accumulator.load(), 2);
   EXPECT_EQ(counted.into_buffer.load(), 2);
   EXPECT_EQ(seen, 4u);
@@ -374,7 +379,7 @@ void lastContributionToStart(fw_scheduler_kind_t policy, int smallFirst) {
   EXPECT_EQ(fw_task_is_done(last), 0);  // still held
   held.open = true;
   FW_EXPECT_OK(fw_task_wait(last));
-  int pairs = int(counted.accumulators.size()) - 1;  // down to one: the writer still runs
+  int pairs = int(counted.made) - 1;  // down to one: the writer still runs
   EXPECT_TRUE(fwtest::waitUntil([&] { return counted.into_accumulator.load() == pairs; }));
   EXPECT_EQ(counted.into_buffer.load(), 0);
   writer.open = true;
@@ -1344,6 +1349,152 @@ TEST(ReduceMemoryTest, FutureUsesComeBackToZero) {
     EXPECT_EQ(atomic_load(&sum->mem.future_uses), 0u) << "round " << round;
   }
   EXPECT_EQ(seen, 6u);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// Accumulators are host memory of the runtime's: they count in a capped host tier and go
+// to the storage tier between their uses. Two sums of 256 KiB, each read by a task held
+// on a gate (which keeps their groups open), then a group on four other workers at once
+// for each in turn, with room for six buffers: each group's four accumulators push the
+// other's out (none has room besides: the held readers pin their sums), to come back for
+// the next round or the reduction task. Same sums as without a cap.
+TEST(ReduceMemoryTest, AccumulatorsCountInTheHostTierAndGoToStorage) {
+  constexpr uint64_t kElements = 32768, kBytes = kElements * 8;
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 6);
+  o.tier_limits = "host=1536KiB";
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *a = makeU64Buffer(rt, kElements), *b = makeU64Buffer(rt, kElements);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(a, FW_REDUCTION_SUM));
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(b, FW_REDUCTION_SUM));
+  Gate gate[2];
+  auto readWhenOpen = [](void *user, void *const *, size_t) {
+    auto *g = static_cast<Gate *>(user);
+    g->started = true;
+    while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  };
+  FW_ASSERT_OK(submit(rt, "hold a", readWhenOpen, &gate[0], {{a, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(submit(rt, "hold b", readWhenOpen, &gate[1], {{b, FW_ACCESS_READ}}));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return gate[0].started && gate[1].started; }));
+  for (fw_buffer_t *sum : {a, b, a, b}) ASSERT_TRUE(contributeOnEveryWorker(rt, sum, 4));
+  fw_runtime_stats_t stats;
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
+  EXPECT_GE(stats.bytes_moved[FW_TIER_HOST][FW_TIER_STORAGE], 3 * 4 * kBytes);
+  EXPECT_GE(stats.bytes_moved[FW_TIER_STORAGE][FW_TIER_HOST], 2 * 4 * kBytes);
+  gate[0].open = gate[1].open = true;
+  uint64_t seenA = 0, seenB = 0;
+  FW_ASSERT_OK(submit(rt, "read a", readValue, &seenA, {{a, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(submit(rt, "read b", readValue, &seenB, {{b, FW_ACCESS_READ}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(seenA, 8u);  // element 0: one per contribution
+  EXPECT_EQ(seenB, 8u);
+  FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
+  EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], 6 * kBytes);
+  std::vector<uint64_t> gotA = readU64(a), gotB = readU64(b);
+  for (uint64_t i = 0; i < kElements; ++i) {
+    ASSERT_EQ(gotA[i], 8 * (i + 1)) << i;
+    ASSERT_EQ(gotB[i], 8 * (i + 1)) << i;
+  }
+  fw_buffer_release(a);
+  fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+// With a host tier too small for a reduction task to take its buffer and every
+// accumulator at once, pair tasks fold them until it can: four accumulators of 256 KiB
+// in room for four buffers, two pairs (which would not pay without the cap), then the
+// reduction task folds the last two. The tier's peak never passes its cap.
+TEST(ReduceMemoryTest, AccumulatorsThatDoNotFitWithTheBufferArePairedFirst) {
+  constexpr uint64_t kElements = 32768, kBytes = kElements * 8;
+  for (const char *limits : {"host=1MiB", ""}) {
+    SCOPED_TRACE(limits);
+    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 4);
+    o.tier_limits = limits;
+    fw_runtime_t *rt = fwtest::createRuntime(o);
+    ASSERT_NE(rt, nullptr);
+    fw_buffer_t *sum = makeU64Buffer(rt, kElements);
+    ASSERT_NE(sum, nullptr);
+    FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+    ASSERT_TRUE(contributeOnEveryWorker(rt, sum, 4));
+    uint64_t seen = 0;
+    FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    EXPECT_EQ(seen, 4u);
+    fw_runtime_stats_t stats;
+    FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
+    EXPECT_EQ(stats.tasks_executed, 4u + (*limits ? 2 : 0) + 1 + 1);
+    if (*limits) EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], 4 * kBytes);
+    std::vector<uint64_t> got = readU64(sum);
+    for (uint64_t i = 0; i < kElements; ++i) ASSERT_EQ(got[i], 4 * (i + 1)) << i;
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
+}
+
+// A contribution's accumulator is part of what it needs at once: with room for one
+// buffer, a contribution that reads one and reduces into another fails, naming itself
+// and both sizes, as any task too large for its tier does.
+TEST(ReduceMemoryTest, AContributionWithItsAccumulatorTooLargeForTheTierIsAnError) {
+  constexpr uint64_t kElements = 32768;
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  o.tier_limits = "host=256KiB";
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *in = makeU64Buffer(rt, kElements), *sum = makeU64Buffer(rt, kElements);
+  ASSERT_NE(in, nullptr);
+  ASSERT_NE(sum, nullptr);
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  fw_task_t *t = nullptr;
+  int64_t one = 1;
+  FW_ASSERT_OK(submit(rt, "part", addAmount, &one, {{sum, kReduce}, {in, FW_ACCESS_READ}}, &t));
+  fw_status_t status = fw_task_wait(t);
+  ASSERT_NE(status, FW_OK);
+  EXPECT_EQ(fw_status_code(status), FW_STATUS_RESOURCE_EXHAUSTED);
+  std::string message = fw_status_message(status);
+  EXPECT_NE(message.find("task @part needs 524288 bytes of host memory at once"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("at most 262144 bytes"), std::string::npos) << message;
+  fw_status_free(status);
+  fw_task_release(t);
+  fw_status_free(fw_runtime_wait_all(rt));
+  fw_buffer_release(in);
+  fw_buffer_release(sum);
+  fw_runtime_destroy(rt);
+}
+
+// Folding needs the buffer and an accumulator at once: with room for one and a half
+// buffers, the contributions run but the reduction task fails, naming itself and the
+// sizes, and so does the reader after it.
+TEST(ReduceMemoryTest, AHostTierWithoutRoomForTwiceTheBufferFailsTheReduction) {
+  constexpr uint64_t kElements = 32768;
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+  o.tier_limits = "host=384KiB";
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *sum = makeU64Buffer(rt, kElements);
+  ASSERT_NE(sum, nullptr);
+  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+  int64_t one = 1;
+  fw_task_t *part = nullptr, *read = nullptr;
+  FW_ASSERT_OK(submit(rt, "part", addAmount, &one, {{sum, kReduce}}, &part));
+  uint64_t seen = 0;
+  FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}, &read));
+  FW_EXPECT_OK(fw_task_wait(part));
+  fw_status_t status = fw_task_wait(read);
+  ASSERT_NE(status, FW_OK);
+  std::string message = fw_status_message(status);
+  EXPECT_NE(message.find("task @part.reduce needs 524288 bytes of host memory at once"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("at most 393216 bytes"), std::string::npos) << message;
+  fw_status_free(status);
+  fw_status_free(fw_runtime_wait_all(rt));
+  fw_task_release(part);
+  fw_task_release(read);
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
 }
