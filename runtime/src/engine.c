@@ -36,7 +36,9 @@ int fw_engine_in_body(const fw_runtime_t *rt) {
 uint32_t fw_engine_body_pins(const fw_runtime_t *rt) {
   const fw_task_t *body = tls_body;
   if (!body || body->runtime != rt || body->fast_memory) return 0;
-  return (uint32_t)(body->num_accesses + body->num_extra);
+  uint32_t pins = (uint32_t)body->num_accesses;
+  for (uint32_t k = 0; k < body->num_extra; ++k) pins += body->extra[k].buffer != NULL;
+  return pins; /* (an extra buffer let go while it runs is no longer pinned) */
 }
 
 fw_status_t fw_engine_fail_body(fw_status_t status) {

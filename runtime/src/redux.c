@@ -103,6 +103,7 @@ struct fw_redux_group_t {
    * accumulators it folds with its buffer, so those fold in pairs first when more than
    * fit (tree_levels). */
   uint64_t host_capacity;
+  int wrapped; /* the buffer is the caller's memory (fw_buffer_wrap) */
   /* The reduction task (no reference: it owns the group), and once it is ready the
    * accumulators it folds: its extra buffers (sched.lock). */
   fw_task_t *join;
@@ -243,7 +244,8 @@ static void set_passes(fw_task_t *t, const fw_redux_group_t *g, size_t passes) {
 static size_t tree_levels(const fw_redux_group_t *g, size_t n) {
   size_t levels = 0;
   while (((size_t)1 << levels) < n) ++levels;
-  if (g->host_capacity && n >= 2 && (double)(n + 1) * (double)g->size > (double)g->host_capacity)
+  size_t taken = n + !g->wrapped; /* the caller's memory is outside the tier */
+  if (g->host_capacity && n >= 2 && (double)taken * (double)g->size > (double)g->host_capacity)
     return levels;
   if (n < levels + 2) return 0;
   double saved = (double)(n - levels - 1) * (double)g->size;
@@ -279,6 +281,7 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   g->memory = &s->runtime->memory;
   const fw_memory_node_t *host = &g->memory->nodes[FW_NODE_HOST];
   g->host_capacity = host->capped && !host->minimal ? host->capacity : 0;
+  g->wrapped = b->wrapped;
   g->size = b->byte_size;
   g->elements = b->element_count;
   g->num_workers = n;
@@ -556,7 +559,7 @@ void fw_redux_sim_arrival(fw_task_t *t, const fw_task_t *join, const double *at,
 /* Reduction task `t` folds the `n` accumulators of `g` left: they are its extra buffers
  * (none in simulations). Out of memory, it fails rather than lose them (lock held). */
 static void take_folds(const fw_scheduler_t *s, fw_task_t *t, fw_redux_group_t *g, size_t n) {
-  if (!n || t->cancelled || s->simulated) return;
+  if (!n || t->cancelled || s->simulated || g->folds) return; /* (once) */
   g->folds = malloc(n * sizeof(*g->folds));
   g->fold_extra = malloc(n * sizeof(*g->fold_extra));
   if (!g->folds || !g->fold_extra) {

@@ -1406,16 +1406,30 @@ TEST(ReduceMemoryTest, AccumulatorsCountInTheHostTierAndGoToStorage) {
 // With a host tier too small for a reduction task to take its buffer and every
 // accumulator at once, pair tasks fold them until it can: four accumulators of 256 KiB
 // in room for four buffers, two pairs (which would not pay without the cap), then the
-// reduction task folds the last two. The tier's peak never passes its cap.
+// reduction task folds the last two. The tier's peak never passes its cap. A buffer that
+// is the caller's memory (fw_buffer_wrap) is outside the tier: the four fit beside it.
 TEST(ReduceMemoryTest, AccumulatorsThatDoNotFitWithTheBufferArePairedFirst) {
   constexpr uint64_t kElements = 32768, kBytes = kElements * 8;
-  for (const char *limits : {"host=1MiB", ""}) {
-    SCOPED_TRACE(limits);
+  struct Case {
+    const char *limits;
+    bool wrapped;
+    uint64_t pairs;
+  };
+  for (const Case &c : {Case{"host=1MiB", false, 2}, Case{"", false, 0},
+                        Case{"host=1MiB", true, 0}}) {
+    SCOPED_TRACE(std::string(c.limits) + (c.wrapped ? " wrapped" : ""));
     fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 4);
-    o.tier_limits = limits;
+    o.tier_limits = c.limits;
     fw_runtime_t *rt = fwtest::createRuntime(o);
     ASSERT_NE(rt, nullptr);
-    fw_buffer_t *sum = makeU64Buffer(rt, kElements);
+    std::vector<uint64_t> memory(kElements, 0);
+    const int64_t dims[1] = {int64_t(kElements)};
+    fw_buffer_t *sum = nullptr;
+    if (c.wrapped)
+      FW_ASSERT_OK(fw_buffer_wrap(rt, FW_ELEMENT_TYPE_I64, 1, dims, memory.data(), kBytes,
+                                  nullptr, nullptr, &sum));
+    else
+      sum = makeU64Buffer(rt, kElements);
     ASSERT_NE(sum, nullptr);
     FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
     ASSERT_TRUE(contributeOnEveryWorker(rt, sum, 4));
@@ -1425,14 +1439,90 @@ TEST(ReduceMemoryTest, AccumulatorsThatDoNotFitWithTheBufferArePairedFirst) {
     EXPECT_EQ(seen, 4u);
     fw_runtime_stats_t stats;
     FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
-    EXPECT_EQ(stats.tasks_executed, 4u + (*limits ? 2 : 0) + 1 + 1);
-    if (*limits) EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], 4 * kBytes);
+    EXPECT_EQ(stats.tasks_executed, 4u + c.pairs + 1 + 1);
+    if (*c.limits) EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], 4 * kBytes);
     std::vector<uint64_t> got = readU64(sum);
     for (uint64_t i = 0; i < kElements; ++i) ASSERT_EQ(got[i], 4 * (i + 1)) << i;
     fw_buffer_release(sum);
     fw_runtime_destroy(rt);
   }
 }
+
+// Many groups into three sums of 64 KiB (every other contribution also reads an input),
+// with readers closing every other round's groups, under host tiers from as small as the
+// tasks allow to a few buffers: the sums come out exact, the tier's peak within its cap,
+// and nothing stays pinned.
+class ReduceTierTest : public ::testing::TestWithParam<fw_scheduler_kind_t> {};
+
+void addPartAndInput(void *user, void *const *data, size_t num) {
+  const uint64_t *amount = static_cast<const uint64_t *>(user);
+  auto *acc = static_cast<uint64_t *>(data[0]);
+  const uint64_t *in = num > 1 ? static_cast<const uint64_t *>(data[1]) : nullptr;
+  for (uint64_t i = 0; i < 8192; ++i) acc[i] += amount[0] * (i + 1) + (in ? in[i] : 0);
+}
+
+TEST_P(ReduceTierTest, ManyGroupsUnderTightHostTiers) {
+  constexpr uint64_t kElements = 8192;
+  constexpr int kSums = 3, kRounds = 4, kParts = 5;
+  for (const char *limits : {"host=min", "host=192KiB", "host=320KiB"}) {
+    SCOPED_TRACE(limits);
+    fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 4);
+    o.tier_limits = limits;
+    fw_runtime_t *rt = fwtest::createRuntime(o);
+    ASSERT_NE(rt, nullptr);
+    std::vector<fw_buffer_t *> sums, inputs;
+    std::vector<std::vector<uint64_t>> expect(kSums), in(kSums);
+    for (int k = 0; k < kSums; ++k) {
+      expect[k].resize(kElements);
+      in[k].resize(kElements);
+      for (uint64_t i = 0; i < kElements; ++i) {
+        expect[k][i] = 1000 * k + i;
+        in[k][i] = 7 * k + i % 13;
+      }
+      sums.push_back(makeU64Buffer(rt, kElements, expect[k]));
+      inputs.push_back(makeU64Buffer(rt, kElements, in[k]));
+      ASSERT_NE(sums.back(), nullptr);
+      ASSERT_NE(inputs.back(), nullptr);
+      FW_ASSERT_OK(fw_buffer_set_reduction_op(sums.back(), FW_REDUCTION_SUM));
+    }
+    std::vector<uint64_t> amounts(kSums * kRounds * kParts), seen(kSums * kRounds);
+    size_t n = 0;
+    for (int r = 0; r < kRounds; ++r) {
+      for (int k = 0; k < kSums; ++k) {
+        for (int p = 0; p < kParts; ++p, ++n) {
+          amounts[n] = n + 1;
+          std::vector<fw_task_access_t> accesses = {{sums[k], kReduce}};
+          if (p % 2 == 0) accesses.push_back({inputs[k], FW_ACCESS_READ});
+          FW_ASSERT_OK(submit(rt, "part", addPartAndInput, &amounts[n], accesses));
+          for (uint64_t i = 0; i < kElements; ++i)
+            expect[k][i] += (n + 1) * (i + 1) + (p % 2 == 0 ? in[k][i] : 0);
+        }
+        if (r % 2 == 1)
+          FW_ASSERT_OK(submit(rt, "read", readValue, &seen[r * kSums + k],
+                              {{sums[k], FW_ACCESS_READ}}));
+      }
+    }
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    fw_runtime_stats_t stats = fwtest::statsOf(rt);
+    if (std::string(limits) != "host=min")
+      EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], stats.limit_bytes[FW_TIER_HOST]);
+    EXPECT_GT(stats.bytes_moved[FW_TIER_HOST][FW_TIER_STORAGE], 0u);
+    for (int k = 0; k < kSums; ++k) {
+      std::vector<uint64_t> got = readU64(sums[k]);
+      for (uint64_t i = 0; i < kElements; ++i) ASSERT_EQ(got[i], expect[k][i]) << k << " " << i;
+    }
+    fw_memory_t *m = &rt->memory;
+    pthread_mutex_lock(&m->lock);
+    for (fw_buffer_t *b = m->buffers; b; b = b->mem.next)
+      EXPECT_EQ(atomic_load(&b->mem.writers), 0u);
+    pthread_mutex_unlock(&m->lock);
+    for (fw_buffer_t *b : sums) fw_buffer_release(b);
+    for (fw_buffer_t *b : inputs) fw_buffer_release(b);
+    fw_runtime_destroy(rt);
+  }
+}
+
+FW_INSTANTIATE_FOR_EVERY_POLICY(ReduceTierTest);
 
 // A contribution's accumulator is part of what it needs at once: with room for one
 // buffer, a contribution that reads one and reduces into another fails, naming itself
