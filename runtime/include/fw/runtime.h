@@ -518,8 +518,11 @@ FW_API int fw_runtime_in_task_body(const fw_runtime_t *runtime);
  * bits from run to run); for a large buffer with four accumulators or more, tasks combine
  * them pairwise first, as they are done (docs/task-graph.md). The next other
  * access of the buffer, or a host read, follows that task. Such tasks run on any device
- * they have an implementation for; the accumulators are outside the tiers' capacities
- * (one buffer's size per worker that ran a task of the group). A failed contribution
+ * they have an implementation for. A CPU worker's accumulator counts in the host tier like
+ * a buffer (it moves to the storage tier between uses when the tier is full), and the
+ * reduction task takes the buffer with the accumulators it folds: a capped host tier
+ * needs room for twice the buffer (docs/task-graph.md); a GPU's is outside the device
+ * tier's count. A failed contribution
  * fails the reduction: the tasks after it that read the buffer fail with its error. A
  * contribution whose GPU implementation returns an error (a refused launch, nothing
  * enqueued) runs again elsewhere as any task; one whose work on the stream fails does
