@@ -11,7 +11,8 @@
 # lists them) for x86-64-v3, sm_80 and sm_90, with inputs and references, the
 # GPU benchmarks of bench/gpu, a one-kernel program that fw-device-check
 # runs directly on the CUDA device, and fw-task-gpu-check (C tasks with a CUDA
-# implementation).
+# implementation, run twice: the second time with the host tier as small as the
+# tasks allow).
 # `run` checks that fw-run needs no LLVM/MLIR library, runs every CPU program
 # and compares with the references, lists the devices the runtime finds, runs
 # the kernel on each GPU, then the end-to-end suite on the cuda device
@@ -200,6 +201,9 @@ PY
   limited ./fw-device-check cases/device_check.fwb scale_dispatch_0 || { echo "FAIL fw-device-check"; fail=1; }
   echo "== C tasks with a CUDA implementation (cuMemsetD8Async on the worker's stream)"
   limited ./fw-task-gpu-check || { echo "FAIL fw-task-gpu-check"; fail=1; }
+  echo "== the same with the host tier as small as the tasks allow (accumulators spill too)"
+  FW_TIER_LIMITS=host=min limited ./fw-task-gpu-check ||
+    { echo "FAIL fw-task-gpu-check (host=min)"; fail=1; }
   echo "== the end-to-end suite on the cuda device"
   if ! ./fw-run --list-devices | grep -q '^cuda: [^n]'; then
     echo "skipped: no CUDA device ($(./fw-run --list-devices | grep '^cuda:' | sed -E 's/^cuda: none \((.*)\)$/\1/'))"
