@@ -155,7 +155,10 @@ void usage() {
       "                      (more workers than cores behave as on a machine with more cores)\n"
       "reduce (real tasks):\n"
       "  --reduce-mib=M,...  buffer sizes in MiB (default 0.5,4)\n"
-      "  --reduce-parts=N    contributions per worker (default 2)");
+      "  --reduce-parts=N    contributions per worker (default 2)\n"
+      "  --reduce-tier-limits=S  tier limits for the reductions (e.g. host=64MiB: the\n"
+      "                      accumulators spill to the storage tier; the first contributions\n"
+      "                      then do not wait for each other; default none)");
 }
 
 // The non-empty items of a comma-separated list.
@@ -213,6 +216,7 @@ int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   rtbench::Options opt;
   static std::string tierLimits;
+  static std::string reduceTierLimits;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--result-buffers") { // the flags without a value
@@ -321,6 +325,9 @@ int main(int argc, char **argv) {
       opt.reduceSimMiB = std::atof(value.c_str());
     } else if (key == "--reduce-parts") {
       opt.reduceParts = std::atoi(value.c_str());
+    } else if (key == "--reduce-tier-limits") {
+      reduceTierLimits = value;
+      opt.reduceTierLimits = reduceTierLimits.c_str();
     } else if (key == "--prefetch-window") {
       opt.prefetchWindow = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
     } else {

@@ -45,6 +45,7 @@ struct Options {
   bool idleCompute = false;    // tiers: one pass, then sleep out the rest of the compute
   std::vector<double> reduceMiB = {0.5, 4}; // reduce: buffer sizes
   int reduceParts = 2;         // reduce: contributions per worker
+  const char *reduceTierLimits = nullptr; // reduce: tier limits (nullptr: none)
 };
 
 // Exits with a message when `status` is an error (frees it).

@@ -66,7 +66,7 @@ void combineSum(void *, void *dst, const void *src, size_t size) {
 }
 
 // The first `workers` contributions wait for each other (up to 5 s): one on each worker,
-// so that the group has an accumulator per worker.
+// so that the group has an accumulator per worker (none wait when `workers` is 0).
 void contribute(void *user, void *const *data, size_t) {
   auto *p = static_cast<Part *>(user);
   Run *run = p->run;
@@ -100,18 +100,23 @@ struct Result {
   double total = 0;
   int accumulators = 0;
   uint64_t pairTasks = 0;
+  uint64_t toStorage = 0; // bytes moved from host memory to the storage tier
   bool ok = true;
 };
 
-Result runOnce(fw_scheduler_kind_t policy, int workers, size_t bytes, int partsPerWorker) {
+Result runOnce(fw_scheduler_kind_t policy, int workers, size_t bytes, int partsPerWorker,
+               const char *tierLimits) {
   fw_runtime_options_t o = {};
   o.num_workers = static_cast<uint32_t>(workers);
   o.devices = "cpu";
   o.scheduler = policy;
+  o.tier_limits = tierLimits;
   fw_runtime_t *rt = nullptr;
   check(fw_runtime_create(&o, &rt), "fw_runtime_create");
   Run run;
-  run.workers = workers;
+  /* Under tier limits a worker may have to wait for room for its accumulator: the first
+   * contributions do not wait for each other then. */
+  run.workers = tierLimits ? 0 : workers;
   run.elements = bytes / sizeof(float);
   std::vector<float> zeros(run.elements, 0.0f);
   const int64_t dims[1] = {static_cast<int64_t>(run.elements)};
@@ -153,6 +158,8 @@ Result runOnce(fw_scheduler_kind_t policy, int workers, size_t bytes, int partsP
   res.accumulators = run.accumulators.load();
   // hold, the parts, the reduction task, the reader: the rest are pair tasks.
   res.pairTasks = after.tasks_executed - before.tasks_executed - uint64_t(numParts) - 3;
+  res.toStorage = after.bytes_moved[FW_TIER_HOST][FW_TIER_STORAGE] -
+                  before.bytes_moved[FW_TIER_HOST][FW_TIER_STORAGE];
   const float *got = static_cast<const float *>(fw_buffer_data(sum));
   float expect = float(numParts) * float(numParts + 1) / 2;
   for (size_t i = 0; got && i < run.elements && res.ok; ++i)
@@ -187,10 +194,11 @@ double serialFold(int k, size_t bytes) {
 
 bool runReduce(const Options &opt) {
   std::printf("\n== reduce: combining a reduction's accumulators once its contributions are "
-              "done (best of %d) ==\n",
-              opt.reps);
+              "done (best of %d%s%s) ==\n",
+              opt.reps, opt.reduceTierLimits ? ", tier limits " : "",
+              opt.reduceTierLimits ? opt.reduceTierLimits : "");
   Table table({"policy", "workers", "MiB", "accumulators", "pair tasks", "combine us",
-               "serial fold us", "ratio", "total us"},
+               "serial fold us", "ratio", "total us", "to storage MiB"},
               1);
   bool ok = true;
   for (fw_scheduler_kind_t policy : opt.policies)
@@ -201,7 +209,7 @@ bool runReduce(const Options &opt) {
         best.combine = 1e30;
         double reference = 1e30, total = 1e30;
         for (int rep = 0; rep < opt.reps; ++rep) {
-          Result r = runOnce(policy, workers, bytes, opt.reduceParts);
+          Result r = runOnce(policy, workers, bytes, opt.reduceParts, opt.reduceTierLimits);
           ok &= r.ok;
           reference = std::min(reference, serialFold(r.accumulators, bytes));
           total = std::min(total, r.total);
@@ -211,7 +219,8 @@ bool runReduce(const Options &opt) {
         table.row({policyName(policy), fmt("%d", workers), fmt("%g", mib),
                    fmt("%d", best.accumulators), fmt("%llu", (unsigned long long)best.pairTasks),
                    fmt("%.1f", best.combine * 1e6), fmt("%.1f", reference * 1e6),
-                   fmt("%.2f", best.combine / reference), fmt("%.1f", total * 1e6)});
+                   fmt("%.2f", best.combine / reference), fmt("%.1f", total * 1e6),
+                   fmt("%.1f", double(best.toStorage) / 1048576.0)});
       }
   table.print();
   return ok;
