@@ -864,6 +864,14 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
   pthread_mutex_unlock(&m->lock);
 }
 
+int fw_memory_has_room(fw_memory_t *m, uint32_t node, uint64_t bytes) {
+  pthread_mutex_lock(&m->lock);
+  const fw_memory_node_t *n = &m->nodes[node];
+  int room = !n->capacity || n->used + bytes <= n->capacity;
+  pthread_mutex_unlock(&m->lock);
+  return room;
+}
+
 void fw_memory_discard_extra(fw_memory_t *m, fw_task_t *task, uint32_t k, uint32_t node) {
   fw_buffer_t *b = task->extra[k].buffer;
   if (!b) return;

@@ -182,6 +182,8 @@ fw_status_t fw_memory_try_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node
 uint64_t fw_memory_changes(fw_memory_t *m);
 /* Waits until the count has moved past `seen`, or for `timeout_ns` at most. */
 void fw_memory_wait_change(fw_memory_t *m, uint64_t seen, uint64_t timeout_ns);
+/* Whether `node` has room for `bytes` more without evicting anything (takes the lock). */
+int fw_memory_has_room(fw_memory_t *m, uint32_t node, uint64_t bytes);
 /* Extra buffer k of `task` (running on `node`, its buffers taken) is dead: unpinned and
  * its memory freed at once rather than kept until the task ends (a folded accumulator,
  * redux.c; no lock held). */

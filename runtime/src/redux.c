@@ -637,12 +637,75 @@ static fw_redux_acc_t *worker_accumulator(fw_redux_group_t *g, const fw_worker_t
   return a;
 }
 
-/* Counts a contribution as writing accumulator `a` of `g` (no lock; see combine_early):
- * whether it is the last of its closed group to start, whose start lets the others'
- * accumulators be paired (combine_early, which the closing also calls). */
+/* Counts a contribution as started (no lock; see combine_early), having counted it among
+ * those writing its accumulator: whether it is the last of its closed group to start,
+ * whose start lets the others' accumulators be paired (combine_early, which the closing
+ * also calls). */
+static int count_started(fw_redux_group_t *g) {
+  return atomic_fetch_add(&g->started, 1) + 1 == atomic_load(&g->closed_contributors);
+}
+
+/* Counts a contribution as writing accumulator `a` of `g`, and as started. */
 static int count_start(fw_redux_group_t *g, fw_redux_acc_t *a) {
   atomic_fetch_add(&a->running, 1);
-  return atomic_fetch_add(&g->started, 1) + 1 == atomic_load(&g->closed_contributors);
+  return count_started(g);
+}
+
+/* In `running` while another worker takes the accumulator over (adopt). */
+#define FW_REDUX_ADOPTING 0x80000000u
+
+/* Counts a contribution of CPU worker `w` as writing `a`, its worker's accumulator of `g`
+ * (a worker's contributions follow one another, but their completions may be deferred:
+ * `running` may count the last ones still): 0 when another worker is taking it over. */
+static int own(fw_redux_group_t *g, const fw_worker_t *w, fw_redux_acc_t *a) {
+  if (!a) return 0;
+  unsigned running = atomic_load(&a->running);
+  do {
+    if (running & FW_REDUX_ADOPTING) return 0;
+  } while (!atomic_compare_exchange_weak(&a->running, &running, running + 1));
+  if (atomic_load(&g->current[w->index]) == a) return 1;
+  atomic_fetch_sub(&a->running, 1); /* taken over before this counted itself */
+  return 0;
+}
+
+/* CPU worker `w` takes over an accumulator of another CPU worker of `g` that no
+ * contribution counts (it moves from that worker's slot to `w`'s, counting the caller's
+ * contribution: that worker's next contribution takes over another or makes one); NULL
+ * when none is idle. Before every contribution of the group has started, combine_early
+ * sets none aside, so the one taken is not done. */
+static fw_redux_acc_t *adopt(fw_redux_group_t *g, const fw_worker_t *w) {
+  const fw_scheduler_t *s = w->sched;
+  for (size_t i = 0; i < g->num_workers; ++i) {
+    if (i == w->index || s->workers[i].kind != FW_TARGET_KIND_CPU) continue;
+    fw_redux_acc_t *a = atomic_load(&g->current[i]);
+    unsigned idle = 0;
+    if (!a || !atomic_compare_exchange_strong(&a->running, &idle, 1 | FW_REDUX_ADOPTING))
+      continue;
+    fw_redux_acc_t *expected = a; /* (its worker may have put another there meanwhile) */
+    atomic_compare_exchange_strong(&g->current[i], &expected, NULL);
+    atomic_store(&g->current[w->index], a);
+    atomic_fetch_and(&a->running, ~FW_REDUX_ADOPTING);
+    return a;
+  }
+  return NULL;
+}
+
+/* The accumulator of `g` that contribution `t` writes on CPU worker `w`, counting it: the
+ * worker's own; else, when the host tier has no room for another without moving
+ * something to storage, an idle one of another worker's; else a new one (NULL when out of
+ * memory). */
+static fw_redux_acc_t *cpu_accumulator(fw_redux_group_t *g, const fw_worker_t *w,
+                                       fw_task_t *t) {
+  fw_redux_acc_t *a = atomic_load(&g->current[w->index]);
+  if (own(g, w, a)) return a;
+  /* None, or another worker is taking it over now. */
+  if (g->host_capacity && !fw_memory_has_room(g->memory, FW_NODE_HOST, g->size) &&
+      (a = adopt(g, w)))
+    return a;
+  atomic_store(&g->current[w->index], NULL); /* (not that one: a new one) */
+  a = worker_accumulator(g, w, t->runtime);
+  if (a) atomic_fetch_add(&a->running, 1);
+  return a;
 }
 
 void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w) {
@@ -759,8 +822,9 @@ fw_status_t fw_redux_prepare_accumulators(fw_task_t *t, const fw_worker_t *w) {
   t->num_extra = 0;
   if (w->kind != FW_TARGET_KIND_CPU) return FW_OK; /* a GPU's are in its memory */
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
-    fw_redux_acc_t *a = worker_accumulator(t->reduces[r].combine->reduction, w, t->runtime);
+    fw_redux_acc_t *a = cpu_accumulator(t->reduces[r].combine->reduction, w, t);
     if (!a) return no_accumulator(t);
+    t->reduces[r].acc = a; /* counted: the contribution's end lets it go */
     t->extra[r].buffer = a->buffer;
   }
   t->num_extra = t->num_reduces;
@@ -769,16 +833,18 @@ fw_status_t fw_redux_prepare_accumulators(fw_task_t *t, const fw_worker_t *w) {
 
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w, void *const *data) {
   int last = 0; /* it is the last of a group to start */
+  int cpu = w->kind == FW_TARGET_KIND_CPU;
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
-    fw_redux_acc_t *a = worker_accumulator(g, w, t->runtime);
-    void *host = w->kind == FW_TARGET_KIND_CPU ? data[t->num_accesses + r] : NULL;
+    /* A CPU worker's was counted before its buffers were taken (prepare). */
+    fw_redux_acc_t *a = cpu ? t->reduces[r].acc : worker_accumulator(g, w, t->runtime);
+    void *host = cpu ? data[t->num_accesses + r] : NULL;
     fw_status_t status = a ? FW_OK : no_accumulator(t);
     if (status == FW_OK && !a->filled) status = fill_accumulator(g, a, t, w, host);
     if (status != FW_OK) return status;
     t->reduces[r].acc = a;
     t->reduces[r].data = host ? host : a->device_data;
-    last |= count_start(g, a);
+    last |= cpu ? count_started(g) : count_start(g, a);
   }
   if (last) { /* the others' accumulators may be paired while this one runs */
     fw_scheduler_t *s = w->sched;

@@ -1524,6 +1524,59 @@ TEST_P(ReduceTierTest, ManyGroupsUnderTightHostTiers) {
 
 FW_INSTANTIATE_FOR_EVERY_POLICY(ReduceTierTest);
 
+// A worker without an accumulator for a group takes over another worker's idle one when
+// the host tier has no room for a new one without moving something to storage: three
+// workers, room for three buffers, the sum held by a writer before the group (the first
+// worker), a contribution on the third worker, another buffer that fills the tier, then
+// a contribution on the second: it adds into the third worker's accumulator (one `init`
+// in all), and nothing goes to storage. Without the cap the second worker makes its own.
+TEST(ReduceMemoryTest, AnIdleAccumulatorIsTakenOverWhenTheTierHasNoRoom) {
+  constexpr uint64_t kElements = 32768;
+  for (bool capped : {true, false}) {
+    SCOPED_TRACE(capped ? "host=768KiB" : "no cap");
+    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 3);
+    o.tier_limits = capped ? "host=768KiB" : "";
+    fw_runtime_t *rt = fwtest::createRuntime(o);
+    ASSERT_NE(rt, nullptr);
+    CountedSum counted;
+    fw_buffer_t *sum = counted.buffer(rt, kElements);
+    ASSERT_NE(sum, nullptr);
+    Gate writer, first, second;
+    auto waitForOpen = [](void *user, void *const *, size_t) {
+      auto *g = static_cast<Gate *>(user);
+      g->started = true;
+      while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    };
+    FW_ASSERT_OK(submit(rt, "writer", writeWhenOpen, &writer, {{sum, FW_ACCESS_WRITE}}));
+    FW_ASSERT_OK(submit(rt, "first", waitForOpen, &first, {}));
+    ASSERT_TRUE(fwtest::waitUntil([&] { return writer.started && first.started; }));
+    int64_t one = 1;
+    fw_task_t *part = nullptr;
+    FW_ASSERT_OK(submit(rt, "part", addAmount, &one, {{sum, kReduce}}, &part));
+    FW_EXPECT_OK(fw_task_wait(part));
+    fw_task_release(part);
+    fw_buffer_t *other = makeU64Buffer(rt, kElements, std::vector<uint64_t>(kElements, 7));
+    ASSERT_NE(other, nullptr);
+    FW_ASSERT_OK(submit(rt, "second", waitForOpen, &second, {}));
+    ASSERT_TRUE(fwtest::waitUntil([&] { return second.started.load(); }));
+    first.open = true;
+    FW_ASSERT_OK(submit(rt, "part", addAmount, &one, {{sum, kReduce}}, &part));
+    FW_EXPECT_OK(fw_task_wait(part));
+    fw_task_release(part);
+    fw_runtime_stats_t stats = fwtest::statsOf(rt);
+    EXPECT_EQ(counted.made, capped ? 1u : 2u);
+    EXPECT_EQ(stats.bytes_moved[FW_TIER_HOST][FW_TIER_STORAGE], 0u);
+    second.open = writer.open = true;
+    uint64_t seen = 0;
+    FW_ASSERT_OK(submit(rt, "read", readValue, &seen, {{sum, FW_ACCESS_READ}}));
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    EXPECT_EQ(seen, 0u + 2);  // the writer's 0, then the two parts
+    fw_buffer_release(other);
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
+}
+
 // A contribution's accumulator is part of what it needs at once: with room for one
 // buffer, a contribution that reads one and reduces into another fails, naming itself
 // and both sizes, as any task too large for its tier does.
