@@ -11,6 +11,7 @@
 #include "redux.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -656,12 +657,16 @@ static int count_start(fw_redux_group_t *g, fw_redux_acc_t *a) {
 
 /* Counts a contribution of CPU worker `w` as writing `a`, its worker's accumulator of `g`
  * (a worker's contributions follow one another, but their completions may be deferred:
- * `running` may count the last ones still): 0 when another worker is taking it over. */
+ * `running` may count the last ones still): 0 when another worker took it over. While one
+ * is taking it over (a few instructions) this waits, and then looks at its slot again. */
 static int own(fw_redux_group_t *g, const fw_worker_t *w, fw_redux_acc_t *a) {
   if (!a) return 0;
   unsigned running = atomic_load(&a->running);
   do {
-    if (running & FW_REDUX_ADOPTING) return 0;
+    while (running & FW_REDUX_ADOPTING) {
+      sched_yield();
+      running = atomic_load(&a->running);
+    }
   } while (!atomic_compare_exchange_weak(&a->running, &running, running + 1));
   if (atomic_load(&g->current[w->index]) == a) return 1;
   atomic_fetch_sub(&a->running, 1); /* taken over before this counted itself */
@@ -681,8 +686,14 @@ static fw_redux_acc_t *adopt(fw_redux_group_t *g, const fw_worker_t *w) {
     unsigned idle = 0;
     if (!a || !atomic_compare_exchange_strong(&a->running, &idle, 1 | FW_REDUX_ADOPTING))
       continue;
-    fw_redux_acc_t *expected = a; /* (its worker may have put another there meanwhile) */
-    atomic_compare_exchange_strong(&g->current[i], &expected, NULL);
+    /* Taken only from the slot it was seen in: since then another worker may have taken
+     * it over, used it and let it go idle (it is in that worker's slot now), or its worker
+     * put another in this one; then it is not this worker's to take. */
+    fw_redux_acc_t *expected = a;
+    if (!atomic_compare_exchange_strong(&g->current[i], &expected, NULL)) {
+      atomic_fetch_sub(&a->running, 1 | FW_REDUX_ADOPTING);
+      continue;
+    }
     atomic_store(&g->current[w->index], a);
     atomic_fetch_and(&a->running, ~FW_REDUX_ADOPTING);
     return a;

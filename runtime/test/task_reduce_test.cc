@@ -1724,4 +1724,91 @@ TEST(ReduceTraceTest, TheTreeIsInTheTraceWithItsEdges) {
   fw_runtime_destroy(rt);
 }
 
+// Workers take over each other's idle accumulators under a tight host tier while their
+// completions are deferred (contributions of a few microseconds): three sums of 4 KiB,
+// six rounds of 120 contributions each in room for four of them, every policy, 4 and 8
+// workers, every other round waited for (the waiting thread runs tasks too). A body
+// reads its accumulator, spins, then writes it: two at once would lose updates, and a
+// guard counts two bodies on one accumulator. The sums come out exact.
+class ReduceTakeOverTest
+    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t>> {};
+
+struct SpinPart {
+  uint64_t amount;
+  int spin_ns;
+};
+std::mutex gWritingLock;
+std::vector<void *> gWriting;  // accumulators a body writes now
+std::atomic<int> gOverlaps{0};
+
+void addAfterSpinning(void *user, void *const *data, size_t) {
+  const auto *p = static_cast<const SpinPart *>(user);
+  auto *acc = static_cast<uint64_t *>(data[0]);
+  {
+    std::lock_guard<std::mutex> g(gWritingLock);
+    if (std::find(gWriting.begin(), gWriting.end(), acc) != gWriting.end()) ++gOverlaps;
+    gWriting.push_back(acc);
+  }
+  uint64_t local[512];
+  for (uint64_t i = 0; i < 512; ++i) local[i] = acc[i] + p->amount * (i + 1);
+  auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(p->spin_ns);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  for (uint64_t i = 0; i < 512; ++i) acc[i] = local[i];
+  std::lock_guard<std::mutex> g(gWritingLock);
+  gWriting.erase(std::find(gWriting.begin(), gWriting.end(), acc));
+}
+
+TEST_P(ReduceTakeOverTest, ManySmallContributionsUnderATightTierAddUpExactly) {
+  constexpr uint64_t kElements = 512;  // 4 KiB
+  constexpr int kSums = 3, kRounds = 6, kParts = 120;
+  fw_runtime_options_t o =
+      fwtest::taskOptions(std::get<0>(GetParam()), std::get<1>(GetParam()));
+  o.tier_limits = "host=16KiB";
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  std::vector<fw_buffer_t *> sums;
+  std::vector<std::vector<uint64_t>> expect(kSums);
+  for (int k = 0; k < kSums; ++k) {
+    expect[k].resize(kElements);
+    for (uint64_t i = 0; i < kElements; ++i) expect[k][i] = 1000 * k + i;
+    sums.push_back(makeU64Buffer(rt, kElements, expect[k]));
+    ASSERT_NE(sums.back(), nullptr);
+    FW_ASSERT_OK(fw_buffer_set_reduction_op(sums.back(), FW_REDUCTION_SUM));
+  }
+  std::vector<SpinPart> parts(kSums * kRounds * kParts);
+  std::vector<uint64_t> seen(kSums * kRounds);
+  std::mt19937 rng(1234);
+  size_t n = 0;
+  for (int r = 0; r < kRounds; ++r) {
+    for (int p = 0; p < kParts; ++p) {
+      for (int k = 0; k < kSums; ++k, ++n) {
+        parts[n] = {n + 1, int(rng() % 4000)};
+        FW_ASSERT_OK(submit(rt, "part", addAfterSpinning, &parts[n], {{sums[k], kReduce}}));
+        for (uint64_t i = 0; i < kElements; ++i) expect[k][i] += (n + 1) * (i + 1);
+      }
+    }
+    for (int k = 0; k < kSums; ++k)
+      FW_ASSERT_OK(submit(rt, "read", readValue, &seen[r * kSums + k], {{sums[k], FW_ACCESS_READ}}));
+    if (r % 2 == 1) FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  }
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(gOverlaps.exchange(0), 0) << "two contributions wrote one accumulator at once";
+  for (int k = 0; k < kSums; ++k) {
+    std::vector<uint64_t> got = readU64(sums[k]);
+    for (uint64_t i = 0; i < kElements; ++i) ASSERT_EQ(got[i], expect[k][i]) << k << " " << i;
+  }
+  for (fw_buffer_t *b : sums) fw_buffer_release(b);
+  fw_runtime_destroy(rt);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, ReduceTakeOverTest,
+    ::testing::Combine(::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT),
+                       ::testing::Values(4u, 8u)),
+    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, uint32_t>> &info) {
+      return std::string(fwtest::schedulerName(std::get<0>(info.param))) + "_" +
+             std::to_string(std::get<1>(info.param)) + "_workers";
+    });
+
 }  // namespace
