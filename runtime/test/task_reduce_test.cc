@@ -36,6 +36,22 @@ fw_buffer_t *makeSumBuffer(fw_runtime_t *rt, uint64_t value) {
   return b;
 }
 
+// A u64 buffer of `elements` (`values`, else zeros until written) reduced by the built-in
+// sum; NULL, failing the test, when it cannot be made.
+fw_buffer_t *makeU64Sum(fw_runtime_t *rt, uint64_t elements,
+                        const std::vector<uint64_t> &values = {}) {
+  fw_buffer_t *b = makeU64Buffer(rt, elements, values);
+  if (b) FW_EXPECT_OK(fw_buffer_set_reduction_op(b, FW_REDUCTION_SUM));
+  return b;
+}
+
+// A runtime of `workers` CPU workers under `policy` with tier limits `limits` ("": none).
+fw_runtime_t *tieredRuntime(fw_scheduler_kind_t policy, uint32_t workers, const char *limits) {
+  fw_runtime_options_t o = fwtest::taskOptions(policy, workers);
+  o.tier_limits = limits;
+  return fwtest::createRuntime(o);
+}
+
 // Adds the task's amount into its accumulator.
 void addAmount(void *user, void *const *data, size_t) {
   static_cast<int64_t *>(data[0])[0] += *static_cast<const int64_t *>(user);
@@ -1361,15 +1377,11 @@ TEST(ReduceMemoryTest, FutureUsesComeBackToZero) {
 // the next round or the reduction task. Same sums as without a cap.
 TEST(ReduceMemoryTest, AccumulatorsCountInTheHostTierAndGoToStorage) {
   constexpr uint64_t kElements = 32768, kBytes = kElements * 8;
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 6);
-  o.tier_limits = "host=1536KiB";
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_EAGER, 6, "host=1536KiB");
   ASSERT_NE(rt, nullptr);
-  fw_buffer_t *a = makeU64Buffer(rt, kElements), *b = makeU64Buffer(rt, kElements);
+  fw_buffer_t *a = makeU64Sum(rt, kElements), *b = makeU64Sum(rt, kElements);
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
-  FW_ASSERT_OK(fw_buffer_set_reduction_op(a, FW_REDUCTION_SUM));
-  FW_ASSERT_OK(fw_buffer_set_reduction_op(b, FW_REDUCTION_SUM));
   Gate gate[2];
   auto readWhenOpen = [](void *user, void *const *, size_t) {
     auto *g = static_cast<Gate *>(user);
@@ -1418,9 +1430,7 @@ TEST(ReduceMemoryTest, AccumulatorsThatDoNotFitWithTheBufferArePairedFirst) {
   for (const Case &c : {Case{"host=1MiB", false, 2}, Case{"", false, 0},
                         Case{"host=1MiB", true, 0}}) {
     SCOPED_TRACE(std::string(c.limits) + (c.wrapped ? " wrapped" : ""));
-    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 4);
-    o.tier_limits = c.limits;
-    fw_runtime_t *rt = fwtest::createRuntime(o);
+    fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_EAGER, 4, c.limits);
     ASSERT_NE(rt, nullptr);
     std::vector<uint64_t> memory(kElements, 0);
     const int64_t dims[1] = {int64_t(kElements)};
@@ -1466,9 +1476,7 @@ TEST_P(ReduceTierTest, ManyGroupsUnderTightHostTiers) {
   constexpr int kSums = 3, kRounds = 4, kParts = 5;
   for (const char *limits : {"host=min", "host=192KiB", "host=320KiB"}) {
     SCOPED_TRACE(limits);
-    fw_runtime_options_t o = fwtest::taskOptions(GetParam(), 4);
-    o.tier_limits = limits;
-    fw_runtime_t *rt = fwtest::createRuntime(o);
+    fw_runtime_t *rt = tieredRuntime(GetParam(), 4, limits);
     ASSERT_NE(rt, nullptr);
     std::vector<fw_buffer_t *> sums, inputs;
     std::vector<std::vector<uint64_t>> expect(kSums), in(kSums);
@@ -1479,11 +1487,10 @@ TEST_P(ReduceTierTest, ManyGroupsUnderTightHostTiers) {
         expect[k][i] = 1000 * k + i;
         in[k][i] = 7 * k + i % 13;
       }
-      sums.push_back(makeU64Buffer(rt, kElements, expect[k]));
+      sums.push_back(makeU64Sum(rt, kElements, expect[k]));
       inputs.push_back(makeU64Buffer(rt, kElements, in[k]));
       ASSERT_NE(sums.back(), nullptr);
       ASSERT_NE(inputs.back(), nullptr);
-      FW_ASSERT_OK(fw_buffer_set_reduction_op(sums.back(), FW_REDUCTION_SUM));
     }
     std::vector<uint64_t> amounts(kSums * kRounds * kParts), seen(kSums * kRounds);
     size_t n = 0;
@@ -1534,9 +1541,7 @@ TEST(ReduceMemoryTest, AnIdleAccumulatorIsTakenOverWhenTheTierHasNoRoom) {
   constexpr uint64_t kElements = 32768;
   for (bool capped : {true, false}) {
     SCOPED_TRACE(capped ? "host=768KiB" : "no cap");
-    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 3);
-    o.tier_limits = capped ? "host=768KiB" : "";
-    fw_runtime_t *rt = fwtest::createRuntime(o);
+    fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_EAGER, 3, capped ? "host=768KiB" : "");
     ASSERT_NE(rt, nullptr);
     CountedSum counted;
     fw_buffer_t *sum = counted.buffer(rt, kElements);
@@ -1582,14 +1587,11 @@ TEST(ReduceMemoryTest, AnIdleAccumulatorIsTakenOverWhenTheTierHasNoRoom) {
 // and both sizes, as any task too large for its tier does.
 TEST(ReduceMemoryTest, AContributionWithItsAccumulatorTooLargeForTheTierIsAnError) {
   constexpr uint64_t kElements = 32768;
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
-  o.tier_limits = "host=256KiB";
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_EAGER, 1, "host=256KiB");
   ASSERT_NE(rt, nullptr);
-  fw_buffer_t *in = makeU64Buffer(rt, kElements), *sum = makeU64Buffer(rt, kElements);
+  fw_buffer_t *in = makeU64Buffer(rt, kElements), *sum = makeU64Sum(rt, kElements);
   ASSERT_NE(in, nullptr);
   ASSERT_NE(sum, nullptr);
-  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
   fw_task_t *t = nullptr;
   int64_t one = 1;
   FW_ASSERT_OK(submit(rt, "part", addAmount, &one, {{sum, kReduce}, {in, FW_ACCESS_READ}}, &t));
@@ -1614,13 +1616,10 @@ TEST(ReduceMemoryTest, AContributionWithItsAccumulatorTooLargeForTheTierIsAnErro
 // sizes, and so does the reader after it.
 TEST(ReduceMemoryTest, AHostTierWithoutRoomForTwiceTheBufferFailsTheReduction) {
   constexpr uint64_t kElements = 32768;
-  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
-  o.tier_limits = "host=384KiB";
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_EAGER, 1, "host=384KiB");
   ASSERT_NE(rt, nullptr);
-  fw_buffer_t *sum = makeU64Buffer(rt, kElements);
+  fw_buffer_t *sum = makeU64Sum(rt, kElements);
   ASSERT_NE(sum, nullptr);
-  FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
   int64_t one = 1;
   fw_task_t *part = nullptr, *read = nullptr;
   FW_ASSERT_OK(submit(rt, "part", addAmount, &one, {{sum, kReduce}}, &part));
@@ -1762,19 +1761,16 @@ void addAfterSpinning(void *user, void *const *data, size_t) {
 TEST_P(ReduceTakeOverTest, ManySmallContributionsUnderATightTierAddUpExactly) {
   constexpr uint64_t kElements = 512;  // 4 KiB
   constexpr int kSums = 3, kRounds = 6, kParts = 120;
-  fw_runtime_options_t o =
-      fwtest::taskOptions(std::get<0>(GetParam()), std::get<1>(GetParam()));
-  o.tier_limits = "host=16KiB";
-  fw_runtime_t *rt = fwtest::createRuntime(o);
+  fw_runtime_t *rt =
+      tieredRuntime(std::get<0>(GetParam()), std::get<1>(GetParam()), "host=16KiB");
   ASSERT_NE(rt, nullptr);
   std::vector<fw_buffer_t *> sums;
   std::vector<std::vector<uint64_t>> expect(kSums);
   for (int k = 0; k < kSums; ++k) {
     expect[k].resize(kElements);
     for (uint64_t i = 0; i < kElements; ++i) expect[k][i] = 1000 * k + i;
-    sums.push_back(makeU64Buffer(rt, kElements, expect[k]));
+    sums.push_back(makeU64Sum(rt, kElements, expect[k]));
     ASSERT_NE(sums.back(), nullptr);
-    FW_ASSERT_OK(fw_buffer_set_reduction_op(sums.back(), FW_REDUCTION_SUM));
   }
   std::vector<SpinPart> parts(kSums * kRounds * kParts);
   std::vector<uint64_t> seen(kSums * kRounds);
