@@ -18,9 +18,9 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # The runtime's settings reach fw-run, so the whole suite can be rerun under another
 # scheduling policy, worker count or tier limit.
-for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_DEVICES", "FW_TIER_LIMITS", "FW_PREFETCH",
-            "FW_PREFETCH_WINDOW", "FW_PREFETCH_THREADS", "FW_GPU_PIPELINE", "FW_STORAGE_DIR",
-            "TMPDIR"):
+for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_DEVICES", "FW_TIER_LIMITS", "FW_HOST_MEMORY",
+            "FW_PREFETCH", "FW_PREFETCH_WINDOW", "FW_PREFETCH_THREADS", "FW_GPU_PIPELINE",
+            "FW_STORAGE_DIR", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 

@@ -33,9 +33,13 @@ int fw_engine_in_body(const fw_runtime_t *rt) {
   return tls_body && tls_body->runtime == rt;
 }
 
-uint32_t fw_engine_body_pins(const fw_runtime_t *rt) {
-  const fw_task_t *body = tls_body;
-  if (!body || body->runtime != rt || body->fast_memory) return 0;
+uint32_t fw_engine_body_pins(fw_runtime_t *rt) {
+  fw_task_t *body = (fw_task_t *)tls_body;
+  if (!body || body->runtime != rt) return 0;
+  /* Its buffers taken without the lock (in host memory: bodies run on CPU workers) are
+   * pinned first: eviction would otherwise wait for the body to end before it makes the
+   * room the body waits for. */
+  if (body->fast_memory) fw_memory_pin_fast(&rt->memory, body, FW_NODE_HOST);
   uint32_t pins = (uint32_t)body->num_accesses;
   for (uint32_t k = 0; k < body->num_extra; ++k) pins += body->extra[k].buffer != NULL;
   return pins; /* (an extra buffer let go while it runs is no longer pinned) */

@@ -99,6 +99,7 @@ void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit) {
   node->minimal = limit == FW_TIER_LIMIT_MIN;
   node->capacity = node->minimal ? 1 : limit; /* grows with the first needs */
   node->capped = node->capacity != 0;
+  atomic_store(&node->armed, node->capped);
 }
 
 int fw_memory_may_evict(const fw_memory_t *m) {
@@ -108,8 +109,9 @@ int fw_memory_may_evict(const fw_memory_t *m) {
 }
 
 fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
-                           const uint64_t limits[FW_NUM_TIERS], const char *storage_dir,
-                           int buffered_storage, int prefetch, uint32_t prefetch_window) {
+                           const uint64_t limits[FW_NUM_TIERS], uint64_t host_memory,
+                           const char *storage_dir, int buffered_storage, int prefetch,
+                           uint32_t prefetch_window) {
   memset(m, 0, sizeof(*m));
   fw_status_t status = fw_storage_init(&m->storage, storage_dir, buffered_storage);
   if (status != FW_OK) return status;
@@ -127,6 +129,7 @@ fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
   host->tier = FW_TIER_HOST;
   host->device = host_device;
   fw_memory_node_limit(host, limits[FW_TIER_HOST]);
+  if (!host->capacity) host->capacity = host_memory; /* not a cap: host->armed stays 0 */
   host->lower = FW_NODE_STORAGE;
   fw_memory_node_t *storage = &m->nodes[FW_NODE_STORAGE];
   snprintf(storage->name, sizeof(storage->name), "storage");
@@ -449,6 +452,59 @@ static int room_below(fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
   return 1;
 }
 
+/* This thread's count on a node (the first FW_FAST_STRIPES threads have one each). */
+static int thread_stripe(void) {
+  static atomic_uint next_stripe;
+  static _Thread_local int stripe = -1;
+  if (stripe < 0) stripe = (int)(atomic_fetch_add(&next_stripe, 1) % FW_FAST_STRIPES);
+  return stripe;
+}
+
+static int fast_users(const fw_memory_node_t *n) {
+  int users = 0;
+  for (int k = 0; k < FW_FAST_STRIPES; ++k) users += atomic_load(&n->fast_users[k].count);
+  return users;
+}
+
+static int any_fast_users(const fw_memory_t *m) {
+  for (size_t n = 0; n < m->num_nodes; ++n)
+    if (fast_users(&m->nodes[n])) return 1;
+  return 0;
+}
+
+/* The task stops counting on `n` (no lock held); once eviction is armed there, it may wait
+ * for that. */
+static void leave_fast(fw_memory_t *m, fw_memory_node_t *n, fw_task_t *task) {
+  atomic_fetch_sub(&n->fast_users[task->fast_stripe].count, 1);
+  task->fast_stripe = -1;
+  if (atomic_load(&n->armed)) {
+    pthread_mutex_lock(&m->lock);
+    changed(m);
+    pthread_mutex_unlock(&m->lock);
+  }
+}
+
+/* Counts the task among those that hold buffers on `n` without pins, unless eviction is
+ * armed there. The count is made before armed is read, and evictable_now sets armed before
+ * it reads the count (all sequentially consistent): either the task sees armed and takes
+ * the locked path, or eviction sees the task and waits for it. */
+static int enter_fast(fw_memory_t *m, fw_memory_node_t *n, fw_task_t *task) {
+  task->fast_stripe = thread_stripe();
+  atomic_fetch_add(&n->fast_users[task->fast_stripe].count, 1);
+  if (!atomic_load(&n->armed)) return 1;
+  leave_fast(m, n, task);
+  return 0;
+}
+
+/* Whether replicas on `n` may be evicted now (lock held): no task holds one of them
+ * without a pin. The first time a node that is not capped runs out of room this arms it:
+ * from then on tasks take their buffers there under the lock, and eviction waits for
+ * those that took theirs before. */
+static int evictable_now(fw_memory_node_t *n) {
+  if (!atomic_load(&n->armed)) atomic_store(&n->armed, 1);
+  return fast_users(n) == 0;
+}
+
 static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64_t protect,
                              const fw_task_t *keep, int *made, unsigned *evictions);
 
@@ -523,6 +579,10 @@ static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64
   *made = 1;
   if (evictions) *evictions = 0;
   while (n->capacity && n->used + need > n->capacity) {
+    if (!evictable_now(n)) {
+      *made = 0;
+      return FW_OK;
+    }
     int evicted = 0;
     fw_status_t status = evict_one(m, node, protect, keep, &evicted);
     if (status != FW_OK) return status;
@@ -565,7 +625,15 @@ static void wait_memory(fw_memory_t *m, uint64_t *stall_ns) {
  * caller's (a task body's task), which cannot go while it waits. */
 static int room_may_come(const fw_memory_t *m, uint32_t own_pins) {
   return m->task_pins > own_pins || m->transfers > 0 ||
-         atomic_load_explicit(&((fw_memory_t *)m)->prefetch_refs, memory_order_relaxed) > 0;
+         atomic_load_explicit(&((fw_memory_t *)m)->prefetch_refs, memory_order_relaxed) > 0 ||
+         any_fast_users(m);
+}
+
+/* Where a node's capacity comes from, for messages. */
+static const char *capacity_source(const fw_memory_node_t *n) {
+  if (n->tier == FW_TIER_DEVICE) return "the device's memory, or FW_TIER_LIMITS";
+  if (n->capped) return "FW_TIER_LIMITS";
+  return "the memory available when the runtime started, or FW_HOST_MEMORY";
 }
 
 static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const char *who,
@@ -573,12 +641,13 @@ static fw_status_t nothing_to_evict(const fw_memory_t *m, uint32_t node, const c
   const fw_memory_node_t *n = &m->nodes[node];
   return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                         "%s needs %llu bytes of %s memory that it does not have yet, but "
-                        "%llu of the %s tier's %llu bytes are in use and nothing left in it can "
-                        "be evicted (the caller holds it through fw_buffer_data, or a task whose "
-                        "body asks for the room holds it, or it cannot "
-                        "move down a tier); release buffers or raise FW_TIER_LIMITS",
+                        "%llu of the %s tier's %llu bytes (%s) are in use and nothing left in "
+                        "it can be evicted (the caller holds it through fw_buffer_data, or a "
+                        "task whose body asks for the room holds it, or it cannot move down a "
+                        "tier); release buffers or raise the capacity",
                         who, (unsigned long long)need, n->name, (unsigned long long)n->used,
-                        kTierNames[n->tier], (unsigned long long)n->capacity);
+                        kTierNames[n->tier], (unsigned long long)n->capacity,
+                        capacity_source(n));
 }
 
 /* Whether the fast path counts its writers: only where a copy of a buffer can start while
@@ -620,14 +689,22 @@ static int count_fast_writers(fw_task_t *task, uint32_t node) {
   return 0;
 }
 
-/* Without a capacity nothing is ever evicted from the node, so pins and recency do not
- * matter: when every buffer is already valid there and nowhere else, the task can run
- * without the lock. The valid bit is set (atomically) after the replica's pointer, so
- * seeing it makes the pointer visible. */
+/* Until eviction is armed on the node nothing is evicted from it, so pins and recency do
+ * not matter: when every buffer is already valid there and nowhere else, the task can run
+ * without the lock (on a node with a capacity, counted in its fast_users: enter_fast).
+ * The valid bit is set (atomically) after the replica's pointer, so seeing it makes the
+ * pointer visible. */
 static int acquire_fast(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data) {
-  if (m->nodes[node].capped) return 0; /* fixed at setup: read without the lock */
-  if (!all_valid_only_on(task, node)) return 0;
-  if (counts_fast_writers(m) && !count_fast_writers(task, node)) return 0;
+  fw_memory_node_t *n = &m->nodes[node];
+  task->fast_stripe = -1;
+  if (atomic_load_explicit(&n->armed, memory_order_relaxed)) return 0;
+  /* The capacity of a node not armed at setup is fixed: read without the lock. */
+  if (n->capacity && !enter_fast(m, n, task)) return 0;
+  if (!all_valid_only_on(task, node) ||
+      (counts_fast_writers(m) && !count_fast_writers(task, node))) {
+    if (task->fast_stripe >= 0) leave_fast(m, n, task);
+    return 0;
+  }
   for (size_t i = 0; i < num_taken(task); ++i)
     out_data[i] = taken(task, i)->mem.replicas[node].ptr;
   return 1;
@@ -700,8 +777,7 @@ fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, ui
                         "at most %llu bytes (%s)",
                         task->name, (unsigned long long)working_set, n->name,
                         kTierNames[n->tier], (unsigned long long)n->capacity,
-                        n->tier == FW_TIER_DEVICE ? "the device's memory, or FW_TIER_LIMITS"
-                                                  : "FW_TIER_LIMITS");
+                        capacity_source(n));
 }
 
 static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
@@ -824,6 +900,7 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
    * prefetch copies a buffer while a task writes it). */
   if (task->fast_memory) {
     if (counts_fast_writers(m)) uncount_writers(task);
+    if (task->fast_stripe >= 0) leave_fast(m, &m->nodes[node], task);
     return;
   }
   pthread_mutex_lock(&m->lock);
@@ -889,6 +966,27 @@ void fw_memory_discard_extra(fw_memory_t *m, fw_task_t *task, uint32_t k, uint32
   pthread_mutex_unlock(&m->lock);
 }
 
+void fw_memory_pin_fast(fw_memory_t *m, fw_task_t *task, uint32_t node) {
+  if (!task->fast_memory) return;
+  pthread_mutex_lock(&m->lock);
+  for (size_t i = 0; i < num_taken(task); ++i) {
+    fw_buffer_t *b = taken(task, i);
+    if (!b) continue; /* let go while it ran */
+    ++b->mem.replicas[node].pins;
+    ++m->task_pins;
+    /* As the locked path counts them (the fast path only where a prefetch may copy). */
+    if ((taken_access(task, i) & FW_ACCESS_WRITE) && !counts_fast_writers(m))
+      atomic_fetch_add(&b->mem.writers, 1);
+  }
+  task->fast_memory = 0;
+  if (task->fast_stripe >= 0) {
+    atomic_fetch_sub(&m->nodes[node].fast_users[task->fast_stripe].count, 1);
+    task->fast_stripe = -1;
+  }
+  changed(m);
+  pthread_mutex_unlock(&m->lock);
+}
+
 void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node) {
   release(m, task, node, 1);
 }
@@ -913,8 +1011,8 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
     pthread_mutex_unlock(&m->lock);
     return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                           "a %zu-byte buffer does not fit the host tier's limit of %llu bytes "
-                          "(FW_TIER_LIMITS)",
-                          b->byte_size, (unsigned long long)n->capacity);
+                          "(%s)",
+                          b->byte_size, (unsigned long long)n->capacity, capacity_source(n));
   }
   for (int again = 1; again;) {
     fw_status_t status =

@@ -66,13 +66,30 @@ typedef struct fw_buffer_memory_t {
   fw_buffer_t *prev, *next; /* the manager's list of owned buffers */
 } fw_buffer_memory_t;
 
+/* A count of tasks that took their buffers on a node without the lock, one per thread
+ * (modulo FW_FAST_STRIPES) on a line of its own. */
+#define FW_FAST_STRIPES 16
+typedef struct fw_fast_stripe_t {
+  atomic_int count;
+  char pad[64 - sizeof(atomic_int)];
+} fw_fast_stripe_t;
+
 typedef struct fw_memory_node_t {
   char name[32];
   fw_tier_t tier;
   fw_device_t *device; /* allocates and copies its memory; NULL for storage */
   uint64_t capacity;   /* 0: unlimited; changes (under the lock) only when minimal */
   int minimal;         /* "TIER=min": grows only when nothing can be evicted */
-  int capped;          /* capacity != 0, fixed at setup (read without the lock) */
+  int capped;          /* a cap, or a device's memory: capacity != 0 and eviction possible
+                          from setup on (fixed then: read without the lock) */
+  /* Whether eviction may happen, so that tasks take their buffers under the lock, pinned.
+   * Set at setup on a capped node. A node with a capacity that is not a cap (the host
+   * tier sized to the machine's memory) starts without it: tasks whose buffers are valid
+   * there alone take them without the lock, counted in fast_users, until it first runs out
+   * of room; eviction then sets it (for good) and waits until the tasks counted are done
+   * (they hold replicas that no pin shows). memory.c, acquire_fast and evictable_now. */
+  atomic_int armed;
+  fw_fast_stripe_t fast_users[FW_FAST_STRIPES];
   uint64_t used, peak;
   uint32_t lower;      /* the node replicas move down to when evicted */
   /* A device node's link: the bytes and time of its copies to and from host memory of
@@ -130,17 +147,21 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
 uint64_t fw_memory_device_limit(uint64_t own, uint64_t cap);
 /* Sets a node's capacity from a parsed limit (FW_TIER_LIMIT_MIN: minimal). */
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit);
-/* Whether anything can ever be evicted: some node has a capacity (fixed once the nodes
- * are set up). Without one, nothing weighs a buffer's future uses, and the scheduler does
- * not count them: the count is an atomic on a line the workers read, taken twice per
- * access of every task under the scheduler lock. */
+/* Whether some node is capped (fixed once the nodes are set up). Without one, nothing
+ * weighs a buffer's future uses, and the scheduler does not count them: the count is an
+ * atomic on a line the workers read, taken twice per access of every task under the
+ * scheduler lock. (The host tier sized to the machine's memory is not a cap: past it,
+ * eviction weighs recency alone.) */
 int fw_memory_may_evict(const fw_memory_t *m);
-/* Sets up the host and storage nodes. `storage_dir` may be NULL (a fresh temporary
- * directory is made on the first eviction); when given it must be a writable directory.
- * `buffered_storage`: the storage tier's files never use direct I/O (storage.h). */
+/* Sets up the host and storage nodes. `host_memory`: the host tier's capacity when
+ * `limits` sets none (the machine's, host_memory.h; 0: none). `storage_dir` may be NULL (a
+ * fresh temporary directory is made on the first eviction); when given it must be a
+ * writable directory. `buffered_storage`: the storage tier's files never use direct I/O
+ * (storage.h). */
 fw_status_t fw_memory_init(fw_memory_t *m, fw_device_t *host_device,
-                           const uint64_t limits[FW_NUM_TIERS], const char *storage_dir,
-                           int buffered_storage, int prefetch, uint32_t prefetch_window);
+                           const uint64_t limits[FW_NUM_TIERS], uint64_t host_memory,
+                           const char *storage_dir, int buffered_storage, int prefetch,
+                           uint32_t prefetch_window);
 void fw_memory_fini(fw_memory_t *m);
 /* Joins the prefetch thread (before the scheduler it reads goes away). */
 void fw_memory_stop_prefetch(fw_memory_t *m);
@@ -188,6 +209,9 @@ int fw_memory_has_room(fw_memory_t *m, uint32_t node, uint64_t bytes);
  * its memory freed at once rather than kept until the task ends (a folded accumulator,
  * redux.c; no lock held). */
 void fw_memory_discard_extra(fw_memory_t *m, fw_task_t *task, uint32_t k, uint32_t node);
+/* Pins the buffers of `task`, running on `node`, if it took them without the lock (a body
+ * about to ask for room: eviction would otherwise wait for it to end; no lock held). */
+void fw_memory_pin_fast(fw_memory_t *m, fw_task_t *task, uint32_t node);
 /* Unpins; written buffers become valid on `node` only. */
 void fw_memory_release(fw_memory_t *m, fw_task_t *task, uint32_t node);
 /* Unpins after the task failed there: nothing it was to write changes state (the other

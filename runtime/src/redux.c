@@ -281,7 +281,7 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   g->zero = is_builtin_sum(&b->reduction);
   g->memory = &s->runtime->memory;
   const fw_memory_node_t *host = &g->memory->nodes[FW_NODE_HOST];
-  g->host_capacity = host->capped && !host->minimal ? host->capacity : 0;
+  g->host_capacity = host->minimal ? 0 : host->capacity; /* a cap, or the machine's */
   g->wrapped = b->wrapped;
   g->size = b->byte_size;
   g->elements = b->element_count;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "host_memory.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
 
@@ -232,9 +233,31 @@ static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
   return FW_OK;
 }
 
+/* The host tier's capacity when the tier limits set none: FW_HOST_MEMORY (a size, or
+ * "unlimited" for none), else the machine's (host_memory.h); none in a simulation, which
+ * models the device tiers only. */
+static fw_status_t host_memory(const fw_runtime_options_t *o, const uint64_t limits[FW_NUM_TIERS],
+                               uint64_t *out) {
+  *out = 0;
+  if (limits[FW_TIER_HOST] || o->simulate) return FW_OK;
+  const char *v = env("FW_HOST_MEMORY");
+  if (!v) {
+    *out = fw_host_memory_capacity();
+    return FW_OK;
+  }
+  if (!strcmp(v, "unlimited")) return FW_OK;
+  if (!fw_parse_byte_size(v, out) || *out == 0)
+    return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
+                          "FW_HOST_MEMORY='%s': expected 'unlimited' or a positive size with an "
+                          "optional unit (B; K, KiB or KB; M, MiB or MB; G, GiB or GB; T, TiB or "
+                          "TB)",
+                          v);
+  return FW_OK;
+}
+
 static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
-                             uint64_t limits[FW_NUM_TIERS], const char **storage_dir,
-                             int *prefetch, uint32_t *window) {
+                             uint64_t limits[FW_NUM_TIERS], uint64_t *host_capacity,
+                             const char **storage_dir, int *prefetch, uint32_t *window) {
   const char *v;
   fw_status_t status = FW_OK;
   rt->scheduler = o->scheduler;
@@ -258,6 +281,7 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
   }
   const char *limits_text = o->tier_limits ? o->tier_limits : env("FW_TIER_LIMITS");
   status = fw_parse_tier_limits(limits_text, limits);
+  if (status == FW_OK) status = host_memory(o, limits, host_capacity);
   if (status != FW_OK) return status;
   *storage_dir = o->storage_dir ? o->storage_dir : env("FW_STORAGE_DIR");
   *prefetch = !(o->flags & FW_RUNTIME_NO_PREFETCH);
@@ -419,11 +443,12 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
   fw_history_init(&rt->history);
   fw_trace_init(&rt->trace, (o->flags & FW_RUNTIME_TRACE) != 0, o->simulate ? 0 : fw_now_ns());
   fw_profile_init(&rt->profile, (o->flags & FW_RUNTIME_PROFILE) && !o->simulate);
-  uint64_t limits[FW_NUM_TIERS];
+  uint64_t limits[FW_NUM_TIERS], host_capacity = 0;
   const char *storage_dir = NULL;
   int prefetch = 1;
   uint32_t window = 0;
-  fw_status_t status = configure(rt, o, limits, &storage_dir, &prefetch, &window);
+  fw_status_t status =
+      configure(rt, o, limits, &host_capacity, &storage_dir, &prefetch, &window);
   if (status == FW_OK && o->simulate) status = copy_machine(rt, o->simulate);
   if (status == FW_OK) status = fw_device_cpu_create(&rt->cpu_device);
   if (status == FW_OK) {
@@ -433,8 +458,9 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
     fw_status_free(q); /* the CPU device's query cannot fail */
     rt->device_node[0] = FW_NODE_HOST;
   }
-  if (status == FW_OK && limits[FW_TIER_HOST])
-    fw_device_cpu_set_pool_limit(rt->cpu_device, (size_t)(limits[FW_TIER_HOST] / 4));
+  uint64_t host_bytes = limits[FW_TIER_HOST] ? limits[FW_TIER_HOST] : host_capacity;
+  if (status == FW_OK && host_bytes)
+    fw_device_cpu_set_pool_limit(rt->cpu_device, (size_t)(host_bytes / 4));
   /* A simulation reads the history (devices with a history_speed take their times from
    * it) but never writes it: nothing it runs is measured. */
   if (status == FW_OK && rt->history_path)
@@ -445,7 +471,7 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
     teardown(rt, 0);
     return status;
   }
-  status = fw_memory_init(&rt->memory, rt->cpu_device, limits, storage_dir,
+  status = fw_memory_init(&rt->memory, rt->cpu_device, limits, host_capacity, storage_dir,
                           rt->buffered_storage, prefetch, window);
   if (status != FW_OK) {
     teardown(rt, 0);

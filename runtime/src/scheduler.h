@@ -139,6 +139,7 @@ struct fw_task_t {
   fw_status_t status; /* its own failure, or the failure of a predecessor */
   int cancelled;
   int fast_memory; /* acquired without the memory lock (memory.c) */
+  int fast_stripe; /* then: its count in the node's fast_users, or -1 */
   /* Set once the task finished and its on_done returned (after state FW_TASK_DONE): a
    * waiter polls it without the lock. */
   atomic_int done;
@@ -593,8 +594,8 @@ int fw_engine_in_on_done(const fw_runtime_t *rt);
  * once the body returns. */
 fw_status_t fw_engine_fail_body(fw_status_t status);
 /* The memory pins the task whose body runs on this thread holds (0 outside a body of
- * `rt`). */
-uint32_t fw_engine_body_pins(const fw_runtime_t *rt);
+ * `rt`), pinning the buffers it took without the lock first (fw_memory_pin_fast). */
+uint32_t fw_engine_body_pins(fw_runtime_t *rt);
 /* Takes the next task for `w` from its policy and marks it running (sched.lock held): the
  * task a borrower left it first (fw_scheduler_give_back). */
 fw_task_t *fw_scheduler_pop_locked(fw_scheduler_t *s, fw_worker_t *w);

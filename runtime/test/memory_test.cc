@@ -438,8 +438,8 @@ TEST_F(TierErrorTest, NothingLeftToEvict) {
   FW_EXPECT_ERROR(fw_buffer_create(rt_, FW_ELEMENT_TYPE_I64, 1, dims, data.data(),
                                    data.size() * 8, &extra),
                   "a new buffer needs 262144 bytes of host memory that it does not have yet, "
-                  "but 1048576 of the host tier's 1048576 bytes are in use and nothing left "
-                  "in it can be evicted");
+                  "but 1048576 of the host tier's 1048576 bytes (FW_TIER_LIMITS) are in use "
+                  "and nothing left in it can be evicted");
   EXPECT_EQ(extra, nullptr);
 
   // A buffer without data gets its memory later; neither the caller nor a task can get it.
@@ -711,8 +711,7 @@ uint32_t addGatedNode(fw_memory_t *m, GatedDevice *gated) {
 // Caps memory node `node` at `bytes`, as tier limits do for the tiers.
 void capNode(fw_memory_t *m, uint32_t node, uint64_t bytes) {
   pthread_mutex_lock(&m->lock);
-  m->nodes[node].capacity = bytes;
-  m->nodes[node].capped = 1;
+  fw_memory_node_limit(&m->nodes[node], bytes);
   pthread_mutex_unlock(&m->lock);
 }
 

@@ -1002,14 +1002,20 @@ void opTask(void *user, void *const *data, size_t num) {
   fwtest::applyRandomOp(op, d);
 }
 
-// Policy, workers, whether the host tier is minimal ("host=min": every buffer a running
-// task does not use goes to storage and back), and whether some updates are commutative
-// and some contributions to reductions.
+// How the host tier is bounded: not at all (FW_HOST_MEMORY=unlimited), minimal
+// ("host=min": every buffer a running task does not use goes to storage and back), or
+// sized as the machine's memory is, at half the buffers (tasks take their buffers
+// without the lock until the tier first fills, then under it).
+enum class HostTier { kUnbounded, kMinimal, kSized };
+
+// Policy, workers, the host tier, and whether some updates are commutative and some
+// contributions to reductions.
 class RandomGraphTest
-    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t, bool, bool>> {};
+    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t, HostTier, bool>> {
+};
 
 TEST_P(RandomGraphTest, MatchesSequentialReplay) {
-  auto [kind, workers, minimal, commute] = GetParam();
+  auto [kind, workers, tier, commute] = GetParam();
   const uint64_t seed = 0x5eed0000 + workers * 7 + uint64_t(kind) + (commute ? 5 : 0);
 
   // Sequential replay.
@@ -1018,7 +1024,10 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
 
   // The same operations through the task graph.
   fw_runtime_options_t o = fwtest::taskOptions(kind, workers);
-  if (minimal) o.tier_limits = "host=min";
+  if (tier == HostTier::kMinimal) o.tier_limits = "host=min";
+  const std::string half = std::to_string(kBuffers * fwtest::kRandomElems * 4);
+  fwtest::ScopedEnv host_memory("FW_HOST_MEMORY",
+                                tier == HostTier::kSized ? half.c_str() : "unlimited");
   fw_runtime_t *rt = nullptr;
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
   std::vector<fw_buffer_t *> buffers(kBuffers);
@@ -1036,7 +1045,10 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   for (size_t i = 0; i < kTasks; ++i)
     ASSERT_EQ(ops[i].checksum, expected[i].checksum) << "task " << i << " read other data";
-  for (size_t b = 0; b < kBuffers; ++b) EXPECT_EQ(readU64(buffers[b]), state[b]) << "buffer " << b;
+  for (size_t b = 0; b < kBuffers; ++b) {
+    EXPECT_EQ(readU64(buffers[b]), state[b]) << "buffer " << b;
+    fw_buffer_unmap(buffers[b]);  // (a sized host tier holds half of them)
+  }
   fw_runtime_stats_t stats;
   FW_ASSERT_OK(fw_runtime_get_stats(rt, &stats));
   // With the reduction tasks: one per group of contributions, at most one per
@@ -1049,7 +1061,9 @@ TEST_P(RandomGraphTest, MatchesSequentialReplay) {
   EXPECT_LE(stats.tasks_submitted, kTasks + contributions);
   EXPECT_EQ(stats.tasks_executed, stats.tasks_submitted);
   EXPECT_EQ(stats.devices[0].tasks, stats.tasks_submitted);
-  if (minimal) EXPECT_GT(stats.evictions, 0u);
+  if (tier != HostTier::kUnbounded) EXPECT_GT(stats.evictions, 0u);
+  if (tier == HostTier::kSized)
+    EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], stats.limit_bytes[FW_TIER_HOST]);
   for (fw_buffer_t *b : buffers) fw_buffer_release(b);
   fw_runtime_destroy(rt);
 }
@@ -1058,12 +1072,18 @@ INSTANTIATE_TEST_SUITE_P(
     Policies, RandomGraphTest,
     ::testing::Combine(::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS,
                                          FW_SCHEDULER_HEFT),
-                       ::testing::Values(2u, 4u), ::testing::Bool(), ::testing::Bool()),
-    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, uint32_t, bool, bool>>
-           &info) {
+                       ::testing::Values(2u, 4u),
+                       ::testing::Values(HostTier::kUnbounded, HostTier::kMinimal,
+                                         HostTier::kSized),
+                       ::testing::Bool()),
+    [](const ::testing::TestParamInfo<
+        std::tuple<fw_scheduler_kind_t, uint32_t, HostTier, bool>> &info) {
+      HostTier tier = std::get<2>(info.param);
       return std::string(fwtest::schedulerName(std::get<0>(info.param))) + "_" +
              std::to_string(std::get<1>(info.param)) + "workers" +
-             (std::get<2>(info.param) ? "_minimal_host" : "") +
+             (tier == HostTier::kMinimal ? "_minimal_host"
+              : tier == HostTier::kSized ? "_sized_host"
+                                         : "") +
              (std::get<3>(info.param) ? "_commute_reduce" : "");
     });
 

@@ -34,6 +34,16 @@
 // MIN: storage I/O: 0 B direct, {{[0-9.]+ (B|KiB)}} through the page cache
 // MIN: evictions: {{[1-9][0-9]*}}
 // MIN: peak host: 48.0 KiB of 48.0 KiB
+// Without a cap the host tier holds what the machine has available; FW_HOST_MEMORY
+// replaces what was read ("unlimited": no capacity).
+// RUN: %fw-run %t.fwb --stats --print-max-elements=0 | FileCheck %s --check-prefix=MACHINE
+// MACHINE: peak host: {{[0-9.]+ (B|KiB|MiB)}} of {{[0-9.]+ (MiB|GiB|TiB)}}
+// RUN: env FW_HOST_MEMORY=3MiB %fw-run %t.fwb --stats --print-max-elements=0 | FileCheck %s --check-prefix=SIZED
+// SIZED: peak host: {{[0-9.]+ (B|KiB|MiB)}} of 3.0 MiB
+// RUN: env FW_HOST_MEMORY=unlimited %fw-run %t.fwb --stats --print-max-elements=0 | FileCheck %s --check-prefix=UNLIMITED
+// UNLIMITED: peak host: {{[0-9.]+ (B|KiB|MiB)}}{{$}}
+// RUN: env FW_HOST_MEMORY=lots not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=BADHOST
+// BADHOST: fw-run: error: FW_HOST_MEMORY='lots': expected 'unlimited' or a positive size
 // The trace names the kind of I/O of each copy to or from the storage tier (these buffers
 // are below the direct-I/O threshold).
 // RUN: %fw-run %t.fwb --tier-limits=host=min --trace=%t.min.json --print-max-elements=0 > /dev/null

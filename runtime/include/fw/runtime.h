@@ -149,7 +149,11 @@ typedef struct fw_runtime_options_t {
   uint32_t num_workers;          /* CPU worker threads; FW_NUM_WORKERS, else the cores */
   fw_scheduler_kind_t scheduler; /* FW_SCHED=eager|ws|heft */
   const char *tier_limits;       /* "host=64MiB,storage=1GiB"; "host=min": as little as
-                                    the tasks allow; FW_TIER_LIMITS */
+                                    the tasks allow; FW_TIER_LIMITS. Without a host cap
+                                    the host tier holds the memory available when the
+                                    runtime is created (Linux's MemAvailable within the
+                                    process's cgroup limits, less an eighth), or
+                                    FW_HOST_MEMORY (a size, or "unlimited") */
   const char *storage_dir;       /* the storage tier's directory; FW_STORAGE_DIR, else
                                     a new directory under $TMPDIR (or /tmp) */
   uint32_t prefetch_window;      /* tasks of lookahead; FW_PREFETCH_WINDOW, else 16 */
