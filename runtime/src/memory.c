@@ -466,9 +466,11 @@ static int fast_users(const fw_memory_node_t *n) {
   return users;
 }
 
+/* Tasks counted on a node where eviction is armed: those leaving wake waiters there
+ * (leave_fast); elsewhere no eviction waits for them. */
 static int any_fast_users(const fw_memory_t *m) {
   for (size_t n = 0; n < m->num_nodes; ++n)
-    if (fast_users(&m->nodes[n])) return 1;
+    if (atomic_load(&m->nodes[n].armed) && fast_users(&m->nodes[n])) return 1;
   return 0;
 }
 
@@ -496,13 +498,15 @@ static int enter_fast(fw_memory_t *m, fw_memory_node_t *n, fw_task_t *task) {
   return 0;
 }
 
-/* Whether replicas on `n` may be evicted now (lock held): no task holds one of them
- * without a pin. The first time a node that is not capped runs out of room this arms it:
- * from then on tasks take their buffers there under the lock, and eviction waits for
- * those that took theirs before. */
-static int evictable_now(fw_memory_node_t *n) {
+/* Whether replicas on `n` may be evicted or dropped now (lock held): no task holds one
+ * of them without a pin. The first time a node that is not capped runs out of room this
+ * arms it: from then on tasks take their buffers there under the lock, and eviction
+ * waits for those that took theirs before (m->fast_blocked says it had to). */
+static int evictable_now(fw_memory_t *m, fw_memory_node_t *n) {
   if (!atomic_load(&n->armed)) atomic_store(&n->armed, 1);
-  return fast_users(n) == 0;
+  if (fast_users(n) == 0) return 1;
+  m->fast_blocked = 1;
+  return 0;
 }
 
 static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64_t protect,
@@ -519,7 +523,7 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
   /* Every candidate lacks room below: dropping duplicates there may make it for one that
    * they can make it for (without them a full host tier over a full storage tier stayed
    * stuck while the storage tier held the copies of what had been brought up from it). */
-  if (!b) {
+  if (!b && evictable_now(m, &m->nodes[m->nodes[node].lower])) {
     uint64_t extra = droppable_below(m, node);
     if (extra && (b = pick_victim(m, node, protect, keep, extra)) && !room_below(m, b, node))
       b = NULL;
@@ -579,7 +583,7 @@ static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64
   *made = 1;
   if (evictions) *evictions = 0;
   while (n->capacity && n->used + need > n->capacity) {
-    if (!evictable_now(n)) {
+    if (!evictable_now(m, n)) {
       *made = 0;
       return FW_OK;
     }
@@ -723,12 +727,21 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
   if (!n->capacity || n->used + need <= n->capacity) return FW_OK;
   int made = 0;
   unsigned evictions = 0;
+  m->fast_blocked = 0;
   fw_status_t status = make_room(m, node, need, FW_PROTECT_NONE, task, &made, &evictions);
   if (status != FW_OK) return fw_status_annotate(status, "%s", who);
   /* Evicting dropped the lock: what the caller needs may have changed meanwhile (a
    * prefetch may have brought its inputs in), so it looks again before anything is
    * decided. */
   if (!made && evictions > 0) {
+    *again = 1;
+    return FW_OK;
+  }
+  /* (Without evictions the lock was held throughout, so fast_blocked is this call's.)
+   * Tasks that took their buffers without the lock hold what could go: it waits for them
+   * (each one leaving wakes it), or looks again at once when the last has just left. */
+  if (!made && m->fast_blocked) {
+    if (any_fast_users(m)) wait_memory(m, stall_ns);
     *again = 1;
     return FW_OK;
   }

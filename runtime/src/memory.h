@@ -116,6 +116,9 @@ typedef struct fw_memory_t {
    * dropping one may free a buffer (one the caller released while it was still mapped),
    * so running out of room waits for them like for copies in flight. */
   atomic_uint prefetch_refs;
+  /* Eviction found a node's replicas held by tasks that took them without the lock
+   * (evictable_now; cleared by each reserve_room before it makes room). */
+  int fast_blocked;
   /* Statistics. */
   uint64_t bytes_moved[FW_NUM_TIERS][FW_NUM_TIERS];
   uint64_t copy_ns[FW_NUM_TIERS][FW_NUM_TIERS]; /* how long those copies took */

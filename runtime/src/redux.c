@@ -611,14 +611,16 @@ uint64_t fw_redux_accumulator_bytes(const fw_task_t *t, const fw_task_t *next) {
 
 /* Worker `w`'s accumulator for group `g`, made when it has none, without its memory
  * (fill_accumulator sets that) but in a run with the buffer that will hold its host
- * memory (`rt`; NULL in a simulation). NULL when out of memory (no lock: on `w`'s thread,
- * or the simulator's). */
+ * memory (`rt`; NULL in a simulation), counting `running` contributions from the start
+ * (before another worker could see it idle and take it over: adopt). NULL when out of
+ * memory (no lock: on `w`'s thread, or the simulator's). */
 static fw_redux_acc_t *worker_accumulator(fw_redux_group_t *g, const fw_worker_t *w,
-                                          fw_runtime_t *rt) {
+                                          fw_runtime_t *rt, unsigned running) {
   fw_redux_acc_t *a = atomic_load(&g->current[w->index]);
   if (a) return a;
   a = calloc(1, sizeof(*a));
   if (!a) return NULL;
+  atomic_store(&a->running, running);
   if (rt) {
     int64_t bytes = (int64_t)g->size;
     fw_status_t status = fw_buffer_allocate(rt, FW_ELEMENT_TYPE_I8, 1, &bytes, &a->buffer);
@@ -714,15 +716,13 @@ static fw_redux_acc_t *cpu_accumulator(fw_redux_group_t *g, const fw_worker_t *w
       (a = adopt(g, w)))
     return a;
   atomic_store(&g->current[w->index], NULL); /* (not that one: a new one) */
-  a = worker_accumulator(g, w, t->runtime);
-  if (a) atomic_fetch_add(&a->running, 1);
-  return a;
+  return worker_accumulator(g, w, t->runtime, 1);
 }
 
 void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w) {
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
-    fw_redux_acc_t *a = worker_accumulator(g, w, NULL);
+    fw_redux_acc_t *a = worker_accumulator(g, w, NULL, 0);
     if (!a) continue; /* out of memory: the simulation goes on without it */
     if (!a->filled && w->sim && w->kind != FW_TARGET_KIND_CPU) {
       a->sim_gpu = w; /* set on the host and copied there, or a sum's set there */
@@ -848,7 +848,7 @@ fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w, void 
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
     /* A CPU worker's was counted before its buffers were taken (prepare). */
-    fw_redux_acc_t *a = cpu ? t->reduces[r].acc : worker_accumulator(g, w, t->runtime);
+    fw_redux_acc_t *a = cpu ? t->reduces[r].acc : worker_accumulator(g, w, t->runtime, 0);
     void *host = cpu ? data[t->num_accesses + r] : NULL;
     fw_status_t status = a ? FW_OK : no_accumulator(t);
     if (status == FW_OK && !a->filled) status = fill_accumulator(g, a, t, w, host);

@@ -239,19 +239,16 @@ static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
 static fw_status_t host_memory(const fw_runtime_options_t *o, const uint64_t limits[FW_NUM_TIERS],
                                uint64_t *out) {
   *out = 0;
-  if (limits[FW_TIER_HOST] || o->simulate) return FW_OK;
   const char *v = env("FW_HOST_MEMORY");
-  if (!v) {
-    *out = fw_host_memory_capacity();
-    return FW_OK;
-  }
-  if (!strcmp(v, "unlimited")) return FW_OK;
-  if (!fw_parse_byte_size(v, out) || *out == 0)
+  uint64_t bytes = 0;
+  if (v && strcmp(v, "unlimited") && (!fw_parse_byte_size(v, &bytes) || bytes == 0))
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
                           "FW_HOST_MEMORY='%s': expected 'unlimited' or a positive size with an "
                           "optional unit (B; K, KiB or KB; M, MiB or MB; G, GiB or GB; T, TiB or "
                           "TB)",
                           v);
+  if (limits[FW_TIER_HOST] || o->simulate) return FW_OK;
+  *out = v ? bytes : fw_host_memory_capacity();
   return FW_OK;
 }
 
@@ -458,9 +455,10 @@ fw_status_t fw_runtime_create(const fw_runtime_options_t *options, fw_runtime_t 
     fw_status_free(q); /* the CPU device's query cannot fail */
     rt->device_node[0] = FW_NODE_HOST;
   }
-  uint64_t host_bytes = limits[FW_TIER_HOST] ? limits[FW_TIER_HOST] : host_capacity;
-  if (status == FW_OK && host_bytes)
-    fw_device_cpu_set_pool_limit(rt->cpu_device, (size_t)(host_bytes / 4));
+  /* The pool's blocks are memory the host tier does not count: a quarter of a cap more, an
+   * eighth of the machine's (which leaves that much of what is available aside). */
+  uint64_t pool = limits[FW_TIER_HOST] ? limits[FW_TIER_HOST] / 4 : host_capacity / 8;
+  if (status == FW_OK && pool) fw_device_cpu_set_pool_limit(rt->cpu_device, (size_t)pool);
   /* A simulation reads the history (devices with a history_speed take their times from
    * it) but never writes it: nothing it runs is measured. */
   if (status == FW_OK && rt->history_path)

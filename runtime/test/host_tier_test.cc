@@ -114,15 +114,18 @@ TEST(HostTierTest, CapacityIsTheMachinesUnlessCappedOrSet) {
     EXPECT_EQ(hostNode(rt).capacity, 0u);
     fw_runtime_destroy(rt);
   }
-  for (const char *bad : {"lots", "0", "-1MiB", "3 MiB"}) {
-    ScopedEnv sized("FW_HOST_MEMORY", bad);
-    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
-    fw_runtime_t *rt = nullptr;
-    FW_EXPECT_ERROR(fw_runtime_create(&o, &rt),
-                    "FW_HOST_MEMORY='" + std::string(bad) + "': expected 'unlimited' or a "
-                    "positive size");
-    EXPECT_EQ(rt, nullptr);
-  }
+  // Checked even where a cap makes it moot, so that a typo does not go unseen.
+  for (const char *bad : {"lots", "0", "-1MiB", "3 MiB"})
+    for (const char *cap : {"", "host=1MiB"}) {
+      ScopedEnv sized("FW_HOST_MEMORY", bad);
+      fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+      o.tier_limits = cap;
+      fw_runtime_t *rt = nullptr;
+      FW_EXPECT_ERROR(fw_runtime_create(&o, &rt),
+                      "FW_HOST_MEMORY='" + std::string(bad) + "': expected 'unlimited' or a "
+                      "positive size");
+      EXPECT_EQ(rt, nullptr);
+    }
 }
 
 // Tasks take their buffers without the lock while the data fits; once it outgrows the
@@ -309,5 +312,150 @@ TEST(HostTierTest, ATaskLargerThanTheTierNamesTheMachinesMemory) {
   fw_buffer_release(b);
   fw_runtime_destroy(rt);
 }
+
+// ---- Stress: the tier filling while tasks take their buffers without the lock ----------
+
+constexpr size_t kStressElements = 16384;  // 128 KiB buffers
+
+struct StressOp {
+  enum Kind { kUpdate, kContribute, kFail, kCheck } kind = kUpdate;
+  uint64_t k = 0;
+  uint64_t expected = 0;  // kCheck: the checksum its buffer must have
+  bool create = false;    // the body makes (and drops) a buffer with data first
+  fw_runtime_t *rt = nullptr;
+  std::atomic<int> *errors = nullptr;
+};
+
+uint64_t checksum(const uint64_t *p) {
+  uint64_t s = 0;
+  for (size_t j = 0; j < kStressElements; ++j) s = s * 1000003 + p[j];
+  return s;
+}
+
+// kUpdate: dst = dst * 3 + src + k + j (src: its second access, else dst itself);
+// kContribute: accumulator += k + j; kFail: overwrites its buffer and fails; kCheck:
+// compares its buffer's checksum.
+void stressBody(void *user, void *const *data, size_t num) {
+  auto *op = static_cast<StressOp *>(user);
+  if (op->create) {
+    std::vector<uint64_t> values(kStressElements, op->k);
+    const int64_t dims[1] = {int64_t(kStressElements)};
+    fw_buffer_t *b = nullptr;
+    std::string error = fwtest::consume(fw_buffer_create(
+        op->rt, FW_ELEMENT_TYPE_I64, 1, dims, values.data(), values.size() * 8, &b));
+    if (!error.empty()) op->errors->fetch_add(1);
+    fw_buffer_release(b);
+  }
+  auto *d = static_cast<uint64_t *>(data[0]);
+  switch (op->kind) {
+    case StressOp::kUpdate: {
+      const auto *src = static_cast<const uint64_t *>(data[num > 1 ? 1 : 0]);
+      for (size_t j = 0; j < kStressElements; ++j) d[j] = d[j] * 3 + src[j] + op->k + j;
+      break;
+    }
+    case StressOp::kContribute:
+      for (size_t j = 0; j < kStressElements; ++j) d[j] += op->k + j;
+      break;
+    case StressOp::kFail:
+      for (size_t j = 0; j < kStressElements; ++j) d[j] = 0xdead;
+      fw_status_free(fw_task_fail(fw_status_create(FW_STATUS_INTERNAL, "planned failure")));
+      break;
+    case StressOp::kCheck:
+      if (checksum(d) != op->expected) op->errors->fetch_add(1);
+      break;
+  }
+}
+
+class HostTierStressTest
+    : public ::testing::TestWithParam<std::tuple<fw_scheduler_kind_t, uint32_t>> {};
+
+// Random updates, checking readers, contributions to a sum, failing tasks and bodies that
+// make buffers, over fifteen buffers in room for sixteen (the bodies' buffers and the
+// accumulators fill it, in some runs only), against a sequential replay; several runtimes
+// in a row, since what it checks (the hand-over from tasks that took their buffers without
+// the lock to eviction) happens at most once per runtime.
+TEST_P(HostTierStressTest, MatchesSequentialReplay) {
+  auto [policy, workers] = GetParam();
+  constexpr size_t kBuffers = 12, kScratch = 2, kTasks = 300, kRounds = 4;
+  uint64_t evictions = 0;
+  for (size_t round = 0; round < kRounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    fwtest::Rng rng(0x5eed + round * 131 + workers * 7 + uint64_t(policy));
+    fwtest::TempDir dir;
+    ASSERT_TRUE(dir.ok());
+    fw_runtime_t *rt = sizedRuntime(policy, workers, "2MiB", dir);
+    ASSERT_NE(rt, nullptr);
+    std::vector<fw_buffer_t *> buffers(kBuffers), scratch(kScratch);
+    for (auto &b : buffers) b = makeU64Buffer(rt, kStressElements);  // memory when used
+    for (auto &b : scratch) b = makeU64Buffer(rt, kStressElements);
+    fw_buffer_t *sum = makeU64Buffer(rt, kStressElements);
+    FW_ASSERT_OK(fw_buffer_set_reduction_op(sum, FW_REDUCTION_SUM));
+    std::vector<std::vector<uint64_t>> state(kBuffers,
+                                             std::vector<uint64_t>(kStressElements, 0));
+    std::vector<uint64_t> sum_state(kStressElements, 0);
+    std::vector<StressOp> ops(kTasks);
+    std::atomic<int> errors{0};
+    size_t failing = 0;
+    for (StressOp &op : ops) {
+      op.rt = rt;
+      op.errors = &errors;
+      op.k = rng.next() % 1000;
+      op.create = rng.next() % 8 == 0;
+      unsigned r = unsigned(rng.next() % 10);
+      op.kind = r < 5   ? StressOp::kUpdate
+                : r < 7 ? StressOp::kContribute
+                : r < 8 ? StressOp::kFail
+                        : StressOp::kCheck;
+      size_t dst = rng.next() % kBuffers, src = rng.next() % kBuffers;
+      std::vector<fw_task_access_t> accesses;
+      if (op.kind == StressOp::kUpdate) {
+        accesses = {{buffers[dst], FW_ACCESS_READ_WRITE}};
+        if (src != dst) accesses.push_back({buffers[src], FW_ACCESS_READ});
+        std::vector<uint64_t> in = state[src];
+        for (size_t j = 0; j < kStressElements; ++j)
+          state[dst][j] = state[dst][j] * 3 + in[j] + op.k + j;
+      } else if (op.kind == StressOp::kContribute) {
+        accesses = {{sum, FW_ACCESS_REDUCE}};
+        for (size_t j = 0; j < kStressElements; ++j) sum_state[j] += op.k + j;
+      } else if (op.kind == StressOp::kFail) {
+        accesses = {{scratch[rng.next() % kScratch], FW_ACCESS_WRITE}};
+        ++failing;
+      } else {
+        accesses = {{buffers[src], FW_ACCESS_READ}};
+        op.expected = checksum(state[src].data());
+      }
+      FW_ASSERT_OK(submit(rt, "op", stressBody, &op, accesses));
+    }
+    fw_status_t waited = fw_runtime_wait_all(rt);  // the planned failures
+    fw_runtime_stats_t stats = fwtest::statsOf(rt);
+    EXPECT_EQ(stats.tasks_failed, failing) << fw_status_message(waited);
+    fw_status_free(waited);
+    EXPECT_EQ(errors.load(), 0) << "a reader saw other data, or a body could not make a buffer";
+    for (size_t b = 0; b < kBuffers; ++b) {
+      EXPECT_EQ(readU64(buffers[b]), state[b]) << "buffer " << b;
+      fw_buffer_unmap(buffers[b]);
+    }
+    EXPECT_EQ(readU64(sum), sum_state) << "the sum";
+    fw_buffer_unmap(sum);
+    EXPECT_EQ(fastUsers(rt), 0);
+    EXPECT_EQ(rt->memory.task_pins, 0u);
+    evictions += stats.evictions;
+    EXPECT_LE(stats.peak_bytes[FW_TIER_HOST], stats.limit_bytes[FW_TIER_HOST]);
+    for (fw_buffer_t *b : buffers) fw_buffer_release(b);
+    for (fw_buffer_t *b : scratch) fw_buffer_release(b);
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
+  EXPECT_GT(evictions, 0u) << "the tier never filled";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, HostTierStressTest,
+    ::testing::Combine(::testing::Values(FW_SCHEDULER_EAGER, FW_SCHEDULER_WS, FW_SCHEDULER_HEFT),
+                       ::testing::Values(2u, 8u)),
+    [](const ::testing::TestParamInfo<std::tuple<fw_scheduler_kind_t, uint32_t>> &info) {
+      return std::string(fwtest::schedulerName(std::get<0>(info.param))) + "_" +
+             std::to_string(std::get<1>(info.param)) + "workers";
+    });
 
 }  // namespace
