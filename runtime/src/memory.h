@@ -153,8 +153,8 @@ void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit);
 /* Whether some node is capped (fixed once the nodes are set up). Without one, nothing
  * weighs a buffer's future uses, and the scheduler does not count them: the count is an
  * atomic on a line the workers read, taken twice per access of every task under the
- * scheduler lock. (The host tier sized to the machine's memory is not a cap: past it,
- * eviction weighs recency alone.) */
+ * scheduler lock. (The host tier sized to the machine's memory is not a cap: the
+ * scheduler counts them from when it first fills, fw_scheduler_counts_uses.) */
 int fw_memory_may_evict(const fw_memory_t *m);
 /* Sets up the host and storage nodes. `host_memory`: the host tier's capacity when
  * `limits` sets none (the machine's, host_memory.h; 0: none). `storage_dir` may be NULL (a

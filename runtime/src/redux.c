@@ -300,7 +300,8 @@ static fw_task_t *open_group(fw_scheduler_t *s, fw_buffer_t *b, const fw_task_t 
   join->reads_buffer = 1;
   ++s->tasks_submitted;
   fw_scheduler_lookahead_append(s, join); /* its buffer is an input the window counts */
-  if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+  join->uses_counted = fw_scheduler_counts_uses(s); /* (as infer_dependencies does) */
+  if (join->uses_counted) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
   /* It updates the buffer in place: after its last writer (whose failure it reads) and
    * the readers since. */
   if (b->last_writer) {
@@ -631,7 +632,7 @@ static fw_redux_acc_t *worker_accumulator(fw_redux_group_t *g, const fw_worker_t
     }
     /* Needed again (by its worker's next contribution, or the task that folds it): not
      * among the first copies to go when the host tier is full. */
-    if (w->sched->count_uses) atomic_store(&a->buffer->mem.future_uses, 1);
+    if (fw_scheduler_counts_uses(w->sched)) atomic_store(&a->buffer->mem.future_uses, 1);
   }
   a->next = atomic_load(&g->accumulators);
   while (!atomic_compare_exchange_weak(&g->accumulators, &a->next, a)) {

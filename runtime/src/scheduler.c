@@ -344,10 +344,12 @@ void fw_task_depend_on_readers(const fw_buffer_t *b, fw_task_t *t) {
  * tasks only (completion removes them), so they need no references. Each access that
  * reads notes whose contents it reads, for failures (reads_output_of). */
 static void infer_dependencies(fw_scheduler_t *s, fw_task_t *t) {
+  t->uses_counted = fw_scheduler_counts_uses(s);
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
     fw_access_t mode = t->accesses[i].access;
-    if (s->count_uses) atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
+    if (t->uses_counted)
+      atomic_fetch_add_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if (b->redux_join) fw_redux_close_group(s, b, NULL);
     if (b->commute_join && !t->accesses[i].commute) fw_commute_close_group(b);
     if ((mode & FW_ACCESS_READ) && b->poisoned) {
@@ -398,10 +400,10 @@ static void depend_on_after(fw_task_t *t) {
   }
 }
 
-static void forget_accesses(const fw_scheduler_t *s, fw_task_t *t) {
+static void forget_accesses(fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
-    if (s->count_uses && !t->join) /* a join was never counted (infer_dependencies) */
+    if (t->uses_counted && !t->join) /* a join was never counted (infer_dependencies) */
       atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if (b->last_writer == t) b->last_writer = NULL;
     if (t->accesses[i].access == FW_ACCESS_READ)
@@ -437,7 +439,7 @@ void fw_scheduler_placed(fw_scheduler_t *s, fw_task_t *t) {
   }
   /* Each placement checks the task's inputs under the scheduler lock: the first touch of
    * its accesses, which the submitting thread wrote. */
-  if (s->host_only) return;
+  if (fw_scheduler_host_only(s)) return;
   uint32_t node = t->worker ? t->worker->memory_node : FW_NODE_HOST;
   if (fw_scheduler_prefetch_inputs(s, t, node) || node == FW_NODE_HOST) return;
   /* Memory is contended, and the task is to run on a device: its inputs still start
@@ -814,7 +816,7 @@ static void complete_locked(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *w) {
   if (t->num_reduces) fw_redux_contribution_done(s, t, w);
   else if (fw_redux_is_pair(t)) fw_redux_pair_done(s, t, w);
   fw_commute_let_buffers_go(s, t, w);
-  forget_accesses(s, t);
+  forget_accesses(t);
   if (!t->join) forward_outputs(s, t, w);
   fw_trace_t *trace = &s->runtime->trace;
   for (size_t k = 0; k < t->num_successors; ++k) {
@@ -1242,7 +1244,7 @@ double fw_scheduler_model_seconds(fw_scheduler_t *s, const fw_task_t *t, const f
 
 double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *t,
                                       const fw_worker_t *w) {
-  if (s->host_only) return 0; /* every input is in host memory, or nowhere yet */
+  if (fw_scheduler_host_only(s)) return 0; /* every input is in host memory, or nowhere yet */
   double seconds = 0;
   for (size_t i = 0; i < t->num_accesses; ++i) {
     const fw_buffer_t *b = t->accesses[i].buffer;
@@ -1307,6 +1309,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   s->runtime = rt;
   s->count_uses = fw_memory_may_evict(&rt->memory);
   s->host_only = !s->count_uses && rt->memory.num_nodes <= 2; /* host and storage */
+  s->host_armed = &rt->memory.nodes[FW_NODE_HOST].armed;
   fw_task_pool_init(&s->task_pool);
   init_scheduler_lock(&s->lock);
   pthread_mutex_init(&s->done_lock, NULL);

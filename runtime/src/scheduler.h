@@ -161,6 +161,7 @@ struct fw_task_t {
   /* The join of a group of commutative updates: no body, never queued; it completes when
    * the group's updates have (commute.c). While tracing, its updates' seqs. */
   int join;
+  int uses_counted; /* its accesses count in their buffers' future_uses (scheduler.c) */
   uint64_t *members;
   size_t num_members, cap_members;
   fw_sim_group_t *sim_group; /* a join in a simulation (simulator.c); NULL: none */
@@ -390,12 +391,14 @@ struct fw_scheduler_t {
    * machine without GPUs): heft places nothing ahead among them (lock). */
   int service_alike;
   /* fw_memory_may_evict: buffers count the unfinished tasks that use them (eviction weighs
-   * them by it; fixed at setup). */
+   * them by it; fixed at setup). Also from when the host tier sized to the machine's
+   * memory first fills (host_armed): fw_scheduler_counts_uses. */
   int count_uses;
   /* No device memory node and nothing can be evicted: every written buffer is valid in
    * host memory and nowhere else, so placing a task has nothing to start moving (fixed at
-   * setup). */
+   * setup; until host_armed: fw_scheduler_host_only). */
   int host_only;
+  const atomic_int *host_armed; /* the host node's fw_memory_node_t.armed */
   fw_task_heap_t ready; /* eager: the queue; heft: tasks not placed yet */
   /* heft: ready tasks that only workers alike can run, left for the first of them that
    * looks for work (nothing is placed ahead for them; policy_heft.c, left_to_take). */
@@ -446,6 +449,19 @@ struct fw_scheduler_t {
   FW_CACHE_LINE_PAD(pad_pool);
   fw_task_pool_t task_pool; /* the tasks' memory */
 };
+
+/* Whether buffers count their unfinished tasks now: from setup where a node is capped, and
+ * from when the host tier sized to the machine's memory first fills (a task counts its
+ * accesses only if they were counted when it was submitted: fw_task_t.uses_counted). */
+static inline int fw_scheduler_counts_uses(const fw_scheduler_t *s) {
+  return s->count_uses || atomic_load_explicit(s->host_armed, memory_order_relaxed);
+}
+
+/* Whether every written buffer is valid in host memory and nowhere else (host_only), as
+ * long as nothing has had to leave the host tier. */
+static inline int fw_scheduler_host_only(const fw_scheduler_t *s) {
+  return s->host_only && !atomic_load_explicit(s->host_armed, memory_order_relaxed);
+}
 
 /* The scheduler lock. Whoever takes it first moves the staged submissions into the
  * graph, and whoever lets it go moves those staged meanwhile (and completes the orphans

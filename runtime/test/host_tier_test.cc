@@ -236,6 +236,52 @@ TEST(HostTierTest, TheFirstEvictionWaitsForTasksThatTookBuffersWithoutTheLock) {
   fw_runtime_destroy(rt);
 }
 
+// Until the tier first fills nothing weighs a buffer's future uses, and tasks do not count
+// them; from then on, tasks submitted count their accesses (eviction keeps what the
+// submitted tasks need), and those submitted before leave the counts alone when they end.
+TEST(HostTierTest, OnceTheTierFillsBuffersCountTheirTasks) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_t *rt = sizedRuntime(FW_SCHEDULER_EAGER, 1, "768KiB", dir);  // three buffers
+  ASSERT_NE(rt, nullptr);
+  fw_buffer_t *a = makeU64Buffer(rt, kElements, contents(1));
+  fw_buffer_t *b = makeU64Buffer(rt, kElements, contents(2));
+  ASSERT_TRUE(a && b);
+  auto uses = [](fw_buffer_t *x) { return atomic_load(&x->mem.future_uses); };
+  uint64_t step = 1;
+  // Submitted before: not counted, and not uncounted when they end after the tier filled.
+  Gate gate;
+  FW_ASSERT_OK(submit(rt, "gated", gatedAdvance, &gate, {{a, FW_ACCESS_READ_WRITE}}));
+  FW_ASSERT_OK(submit(rt, "later", advanceTask, &step, {{b, FW_ACCESS_READ_WRITE}}));
+  ASSERT_TRUE(fwtest::waitUntil([&] { return gate.started.load(); }));
+  EXPECT_EQ(uses(b), 0u);
+  EXPECT_TRUE(fw_scheduler_host_only(&rt->sched));
+  fw_buffer_t *c = nullptr, *d = nullptr;
+  std::thread creator([&] {
+    c = makeU64Buffer(rt, kElements, contents(3));
+    d = makeU64Buffer(rt, kElements, contents(4));  // the tier fills: waits for "gated"
+  });
+  ASSERT_TRUE(fwtest::waitUntil([&] { return atomic_load(&hostNode(rt).armed) != 0; }));
+  EXPECT_TRUE(fw_scheduler_counts_uses(&rt->sched));
+  EXPECT_FALSE(fw_scheduler_host_only(&rt->sched));
+  gate.open = true;
+  creator.join();
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(uses(a), 0u);
+  EXPECT_EQ(uses(b), 0u) << "a task submitted before the tier filled uncounted its use";
+  // Submitted after: counted until they end.
+  Gate again;
+  FW_ASSERT_OK(submit(rt, "gated", gatedAdvance, &again, {{a, FW_ACCESS_READ_WRITE}}));
+  FW_ASSERT_OK(submit(rt, "later", advanceTask, &step, {{b, FW_ACCESS_READ_WRITE}}));
+  EXPECT_EQ(uses(b), 1u);
+  again.open = true;
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  EXPECT_EQ(uses(a), 0u);
+  EXPECT_EQ(uses(b), 0u);
+  for (fw_buffer_t *x : {a, b, c, d}) fw_buffer_release(x);
+  fw_runtime_destroy(rt);
+}
+
 struct Maker {
   fw_runtime_t *rt;
   fw_buffer_t *made = nullptr;
