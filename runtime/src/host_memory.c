@@ -11,6 +11,13 @@ enum { kPathMax = 4096, kLineMax = 4096 };
 /* cgroup v1 writes "no limit" as its largest page count in bytes (a little under 2^63). */
 static const uint64_t kV1NoLimit = (uint64_t)1 << 62;
 
+/* `a` then `b` in `out` (kPathMax bytes); whether they fit (a path that does not is not
+ * read). */
+static int join(char *out, const char *a, const char *b) {
+  int n = snprintf(out, kPathMax, "%s%s", a, b);
+  return n >= 0 && n < kPathMax;
+}
+
 /* A decimal number at `text` after blanks, up to a blank or the end of the line. */
 static int parse_number(const char *text, uint64_t *out) {
   while (*text == ' ' || *text == '\t') ++text;
@@ -54,9 +61,9 @@ typedef struct {
   uint64_t no_limit; /* values from this one up mean none */
 } cgroup_files_t;
 
-static const cgroup_files_t kV2 = {"memory.max", "memory.current", "inactive_file", NULL,
+static const cgroup_files_t kV2 = {"/memory.max", "/memory.current", "inactive_file", NULL,
                                    UINT64_MAX};
-static const cgroup_files_t kV1 = {"memory.limit_in_bytes", "memory.usage_in_bytes",
+static const cgroup_files_t kV1 = {"/memory.limit_in_bytes", "/memory.usage_in_bytes",
                                    "total_inactive_file", "inactive_file", kV1NoLimit};
 
 /* What the group in `dir` still allows: its limit less what it uses beyond the file
@@ -65,12 +72,13 @@ static int group_room(const char *dir, const cgroup_files_t *files, uint64_t *ro
   char path[kPathMax];
   uint64_t limit = 0, usage = 0, inactive = 0;
   int unlimited = 0;
-  snprintf(path, sizeof(path), "%s/%s", dir, files->limit);
-  if (!read_limit(path, &limit, &unlimited) || unlimited || limit >= files->no_limit) return 0;
-  snprintf(path, sizeof(path), "%s/%s", dir, files->usage);
-  if (!read_limit(path, &usage, &unlimited) || unlimited) usage = 0;
-  snprintf(path, sizeof(path), "%s/memory.stat", dir);
-  if (!read_keyed(path, files->inactive, 1, &inactive) && files->inactive_fallback)
+  if (!join(path, dir, files->limit) || !read_limit(path, &limit, &unlimited) || unlimited ||
+      limit >= files->no_limit)
+    return 0;
+  if (!join(path, dir, files->usage) || !read_limit(path, &usage, &unlimited) || unlimited)
+    usage = 0;
+  if (join(path, dir, "/memory.stat") && !read_keyed(path, files->inactive, 1, &inactive) &&
+      files->inactive_fallback)
     read_keyed(path, files->inactive_fallback, 1, &inactive);
   uint64_t used = usage > inactive ? usage - inactive : 0;
   *room = limit > used ? limit - used : 0;
@@ -96,7 +104,7 @@ static void hierarchy_room(char *dir, const char *top, const cgroup_files_t *fil
  * /proc/self/cgroup ("0::/a/b", "4:memory:/a/b"). */
 static int group_path(const char *root, int v2, char *out, size_t size) {
   char path[kPathMax];
-  snprintf(path, sizeof(path), "%s/proc/self/cgroup", root);
+  if (!join(path, root, "/proc/self/cgroup")) return 0;
   FILE *f = fopen(path, "re");
   if (!f) return 0;
   char line[kLineMax];
@@ -127,7 +135,7 @@ static int group_path(const char *root, int v2, char *out, size_t size) {
 static int group_mount(const char *root, int v2, char *mount_root, char *mount_point,
                        size_t size) {
   char path[kPathMax];
-  snprintf(path, sizeof(path), "%s/proc/self/mountinfo", root);
+  if (!join(path, root, "/proc/self/mountinfo")) return 0;
   FILE *f = fopen(path, "re");
   if (!f) return 0;
   char line[kLineMax];
@@ -173,19 +181,19 @@ static void bound_by_cgroups(const char *root, int v2, uint64_t *available) {
   if (!strcmp(mount_root, "/")) below = group;
   else if (!strncmp(group, mount_root, root_len) && (!group[root_len] || group[root_len] == '/'))
     below = group + root_len;
-  char top[kPathMax], dir[2 * kPathMax];
-  snprintf(top, sizeof(top), "%s%s", root, mount_point);
+  char top[kPathMax], dir[kPathMax];
   if (!strcmp(below, "/")) below = "";
-  snprintf(dir, sizeof(dir), "%s%s", top, below);
-  if (access(dir, F_OK) != 0) snprintf(dir, sizeof(dir), "%s", top);
+  if (!join(top, root, mount_point)) return;
+  if (!join(dir, top, below) || access(dir, F_OK) != 0) memcpy(dir, top, sizeof(dir));
   hierarchy_room(dir, top, v2 ? &kV2 : &kV1, available);
 }
 
 uint64_t fw_host_memory_available_at(const char *root) {
   char path[kPathMax];
-  snprintf(path, sizeof(path), "%s/proc/meminfo", root);
   uint64_t available = UINT64_MAX;
-  if (!read_keyed(path, "MemAvailable:", 1024, &available) && !*root) {
+  if ((!join(path, root, "/proc/meminfo") ||
+       !read_keyed(path, "MemAvailable:", 1024, &available)) &&
+      !*root) {
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) available = (uint64_t)pages * (uint64_t)page;
   }
