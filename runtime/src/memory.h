@@ -89,12 +89,14 @@ typedef struct fw_memory_node_t {
    * of room; eviction then sets it (for good) and waits until the tasks counted are done
    * (they hold replicas that no pin shows). memory.c, acquire_fast and evictable_now. */
   atomic_int armed;
-  uint64_t used, peak;
   uint32_t lower;      /* the node replicas move down to when evicted */
   /* A device node's link: the bytes and time of its copies to and from host memory of
    * FW_LINK_SAMPLE_BYTES or more (lock-free: the scheduler's estimates read them). */
   _Atomic uint64_t link_bytes, link_ns;
-  /* Apart from `armed`, which every task reads: each stripe is written by its threads. */
+  /* What follows is written often, apart from the above, which every task reads: the
+   * bytes allocated (under the lock), and each stripe by its threads. */
+  char pad_used[64];
+  uint64_t used, peak;
   char pad_fast_users[64];
   fw_fast_stripe_t fast_users[FW_FAST_STRIPES];
 } fw_memory_node_t;
