@@ -100,12 +100,17 @@ static void hierarchy_room(char *dir, const char *top, const cgroup_files_t *fil
   }
 }
 
+/* The file at `relative` under `root` (NULL when its path does not fit or it cannot be
+ * opened). */
+static FILE *open_under(const char *root, const char *relative) {
+  char path[kPathMax];
+  return join(path, root, relative) ? fopen(path, "re") : NULL;
+}
+
 /* The process's group path for cgroup v2 (`v2`) or for v1's memory controller, from
  * /proc/self/cgroup ("0::/a/b", "4:memory:/a/b"). */
 static int group_path(const char *root, int v2, char *out, size_t size) {
-  char path[kPathMax];
-  if (!join(path, root, "/proc/self/cgroup")) return 0;
-  FILE *f = fopen(path, "re");
+  FILE *f = open_under(root, "/proc/self/cgroup");
   if (!f) return 0;
   char line[kLineMax];
   int found = 0;
@@ -134,9 +139,7 @@ static int group_path(const char *root, int v2, char *out, size_t size) {
  * /proc/self/mountinfo: its root within the hierarchy and its mount point. */
 static int group_mount(const char *root, int v2, char *mount_root, char *mount_point,
                        size_t size) {
-  char path[kPathMax];
-  if (!join(path, root, "/proc/self/mountinfo")) return 0;
-  FILE *f = fopen(path, "re");
+  FILE *f = open_under(root, "/proc/self/mountinfo");
   if (!f) return 0;
   char line[kLineMax];
   int found = 0;

@@ -909,8 +909,8 @@ fw_status_t fw_memory_try_acquire(fw_memory_t *m, fw_task_t *task, uint32_t node
 static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) {
   if (num_taken(task) == 0) return;
   /* Acquired without the lock: valid on this node only, nothing pinned, nothing to
-   * invalidate (no copy can have appeared elsewhere: nothing is ever evicted here, and no
-   * prefetch copies a buffer while a task writes it). */
+   * invalidate (no copy can have appeared elsewhere: nothing is evicted here while a task
+   * counted on the node runs, and no prefetch copies a buffer while a task writes it). */
   if (task->fast_memory) {
     if (counts_fast_writers(m)) uncount_writers(task);
     if (task->fast_stripe >= 0) leave_fast(m, &m->nodes[node], task);

@@ -403,7 +403,7 @@ static void depend_on_after(fw_task_t *t) {
 static void forget_accesses(fw_task_t *t) {
   for (size_t i = 0; i < t->num_accesses; ++i) {
     fw_buffer_t *b = t->accesses[i].buffer;
-    if (t->uses_counted && !t->join) /* a join was never counted (infer_dependencies) */
+    if (t->uses_counted) /* (never a commutative group's join: infer_dependencies) */
       atomic_fetch_sub_explicit(&b->mem.future_uses, 1, memory_order_relaxed);
     if (b->last_writer == t) b->last_writer = NULL;
     if (t->accesses[i].access == FW_ACCESS_READ)

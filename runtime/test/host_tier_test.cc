@@ -48,11 +48,7 @@ fw_runtime_t *sizedRuntime(fw_scheduler_kind_t policy, uint32_t workers, const c
   ScopedEnv sized("FW_HOST_MEMORY", host_memory);
   fw_runtime_options_t o = fwtest::taskOptions(policy, workers);
   o.storage_dir = dir.path().c_str();
-  fw_runtime_t *rt = nullptr;
-  fw_status_t s = fw_runtime_create(&o, &rt);
-  EXPECT_EQ(s, nullptr) << fw_status_message(s);
-  fw_status_free(s);
-  return rt;
+  return fwtest::createRuntime(o);
 }
 
 // Checks a buffer's contents, then releases it (fw_buffer_data keeps it in host memory

@@ -82,11 +82,7 @@ fw_runtime_t *tieredRuntime(fw_scheduler_kind_t policy, uint32_t workers, const 
   fw_runtime_options_t o = fwtest::taskOptions(policy, workers);
   o.tier_limits = limits;
   o.storage_dir = dir.path().c_str();
-  fw_runtime_t *rt = nullptr;
-  fw_status_t s = fw_runtime_create(&o, &rt);
-  EXPECT_EQ(s, nullptr) << fw_status_message(s);
-  fw_status_free(s);
-  return rt;
+  return fwtest::createRuntime(o);
 }
 
 TEST_P(TierTest, WorkingSetLargerThanHostTier) {
