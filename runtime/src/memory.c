@@ -626,9 +626,14 @@ static void wait_memory(fw_memory_t *m, uint64_t *stall_ns) {
 
 /* Whether something in flight may still free room: running tasks unpin, copies finish,
  * the prefetch thread drops buffer references (lock held). `own_pins` of the pins are the
- * caller's (a task body's task), which cannot go while it waits. */
+ * caller's (a task body's task), which cannot go while it waits. Nor can, for such a
+ * caller, those of the bodies already waiting for room (waiting_pins): when they hold all
+ * the pins, each would wait for the others for good, so this one fails instead (its
+ * task's end then frees its pins for them). A caller holding no pins waits for theirs:
+ * each change wakes the bodies, and one of them then gets its room or fails. */
 static int room_may_come(const fw_memory_t *m, uint32_t own_pins) {
-  return m->task_pins > own_pins || m->transfers > 0 ||
+  uint32_t stuck = own_pins ? m->waiting_pins + own_pins : 0;
+  return m->task_pins > stuck || m->transfers > 0 ||
          atomic_load_explicit(&((fw_memory_t *)m)->prefetch_refs, memory_order_relaxed) > 0 ||
          any_fast_users(m);
 }
@@ -751,7 +756,9 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
       return FW_OK;
     }
     if (!room_may_come(m, own_pins)) return nothing_to_evict(m, node, who, need);
+    m->waiting_pins += own_pins;
     wait_memory(m, stall_ns); /* running tasks will unpin */
+    m->waiting_pins -= own_pins;
   }
   *again = 1;
   return FW_OK;

@@ -115,6 +115,9 @@ typedef struct fw_memory_t {
   atomic_int spilled;    /* something was evicted once: the lookahead has work */
   fw_buffer_t *buffers; /* owned buffers with memory, for eviction */
   uint32_t task_pins;   /* replicas pinned by running tasks */
+  /* Of those, the pins of task bodies waiting for room (reserve_room): they go only when
+   * the body gets its room, so they are no room to come for another waiter. */
+  uint32_t waiting_pins;
   uint32_t transfers;   /* copies in flight */
   /* Buffer references the prefetch thread holds (queued requests, a lookahead pass):
    * dropping one may free a buffer (one the caller released while it was still mapped),
@@ -179,8 +182,9 @@ void fw_memory_drop_prefetches(fw_memory_t *m, int wait);
 
 /* Registers an owned buffer; with `data`, copies `size` bytes into a new host replica
  * (which may evict other buffers, or wait for running tasks to free room: not for the
- * `own_pins` pins the caller's own task holds, a task body's). Without, the buffer reads
- * as zeros until written. */
+ * `own_pins` pins the caller's own task holds, a task body's, nor for those of other
+ * bodies waiting for room: when only they hold the rest, it fails rather than wait for
+ * them forever). Without, the buffer reads as zeros until written. */
 fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *buffer, const void *data,
                                   uint32_t own_pins);
 /* Registers a wrapped buffer: the caller's memory is its host replica, pinned. */

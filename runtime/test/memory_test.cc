@@ -468,6 +468,81 @@ TEST_F(TierErrorTest, NothingLeftToEvict) {
   fw_buffer_release(empty);
 }
 
+// Two task bodies that each hold their buffer and make a new one in a full tier, where the
+// rest is held by the caller: each can get its room only from the other's end. The second
+// to find that out fails (it would wait for the first for good); its task's end frees its
+// buffer, and the first then gets its room from it.
+struct RoomMaker {
+  fw_runtime_t *rt;
+  std::atomic<int> *arrived;
+  uint64_t seed;
+  fw_buffer_t *made = nullptr;
+  std::string error;
+  bool met = false;
+};
+
+void makeWhenBothRun(void *user, void *const *data, size_t) {
+  auto *r = static_cast<RoomMaker *>(user);
+  static_cast<uint64_t *>(data[0])[0] += 1;
+  ++*r->arrived;
+  r->met = fwtest::waitUntil([r] { return r->arrived->load() == 2; });
+  std::vector<uint64_t> values = contents(r->seed);
+  const int64_t dims[1] = {int64_t(kBig)};
+  r->error = fwtest::consume(fw_buffer_create(r->rt, FW_ELEMENT_TYPE_I64, 1, dims,
+                                              values.data(), kBig * 8, &r->made));
+}
+
+TEST(TierRoomTest, BodiesWaitingForEachOthersRoomDoNotWaitForGood) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 2);
+  o.tier_limits = "host=1MiB";
+  o.storage_dir = dir.path().c_str();
+  fw_runtime_t *rt = fwtest::createRuntime(o);
+  ASSERT_NE(rt, nullptr);
+  std::vector<fw_buffer_t *> held;  // the caller's half of the tier
+  for (int i = 0; i < 2; ++i) {
+    held.push_back(makeU64Buffer(rt, kBig, contents(10 + i)));
+    ASSERT_NE(held.back(), nullptr);
+    ASSERT_NE(fw_buffer_data(held.back()), nullptr);
+  }
+  fw_buffer_t *left = makeU64Buffer(rt, kBig, contents(1));
+  fw_buffer_t *right = makeU64Buffer(rt, kBig, contents(2));
+  ASSERT_TRUE(left && right);
+  std::atomic<int> arrived{0};
+  RoomMaker makers[2] = {{rt, &arrived, 3}, {rt, &arrived, 4}};
+  FW_ASSERT_OK(submit(rt, "left", makeWhenBothRun, &makers[0], {{left, FW_ACCESS_READ_WRITE}}));
+  FW_ASSERT_OK(
+      submit(rt, "right", makeWhenBothRun, &makers[1], {{right, FW_ACCESS_READ_WRITE}}));
+  FW_ASSERT_OK(fw_runtime_wait_all(rt));
+  ASSERT_TRUE(makers[0].met && makers[1].met) << "the two bodies did not run at once";
+  int failed = makers[0].error.empty() ? 1 : 0;
+  const RoomMaker &loser = makers[failed], &winner = makers[1 - failed];
+  EXPECT_EQ(winner.error, "");
+  ASSERT_NE(winner.made, nullptr);
+  EXPECT_EQ(loser.made, nullptr);
+  EXPECT_NE(loser.error.find("a new buffer needs 262144 bytes of host memory that it does not "
+                             "have yet, but 1048576 of the host tier's 1048576 bytes "
+                             "(FW_TIER_LIMITS) are in use and nothing left in it can be "
+                             "evicted"),
+            std::string::npos)
+      << loser.error;
+  EXPECT_EQ(rt->memory.task_pins, 0u);
+  EXPECT_EQ(rt->memory.waiting_pins, 0u);
+  for (fw_buffer_t *b : held) fw_buffer_release(b);
+  std::vector<uint64_t> expected = contents(1);
+  expected[0] += 1;
+  EXPECT_EQ(fwtest::readU64(left), expected);
+  fw_buffer_release(left);
+  expected = contents(2);
+  expected[0] += 1;
+  EXPECT_EQ(fwtest::readU64(right), expected);
+  fw_buffer_release(right);
+  EXPECT_EQ(fwtest::readU64(winner.made), contents(winner.seed));
+  fw_buffer_release(winner.made);
+  fw_runtime_destroy(rt);
+}
+
 // ---- Prefetch ---------------------------------------------------------------------
 
 struct Accumulate {
