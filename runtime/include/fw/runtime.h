@@ -163,10 +163,12 @@ typedef struct fw_runtime_options_t {
                                        (see "Simulation" below) */
   const char *devices;           /* the device kinds kernels run on, "cpu,cuda"; FW_DEVICES,
                                     else every device found. The CPU always runs host
-                                    code, C tasks and kernels no listed device has code
-                                    for; a list without "cpu" sends every kernel with a
-                                    variant for a listed device there (the CPU takes it
-                                    back when that device fails) */
+                                    code, and kernels and C tasks no listed device has
+                                    code for; a list without "cpu" sends every kernel
+                                    with a variant for a listed device, and every C task
+                                    with an implementation for one (cuda_fn, hip_fn),
+                                    there (the CPU takes it back when that device
+                                    fails) */
   /* Flow control of submission (StarPU's STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS): once more
    * than max_submitted_tasks tasks are submitted and unfinished, fw_task_submit waits
    * (running tasks in a sleeping worker's place meanwhile) until at most
@@ -654,7 +656,8 @@ typedef struct fw_runtime_stats_t {
   uint64_t tasks_submitted, tasks_executed, tasks_failed;
   size_t num_devices;
   struct {
-    char name[32];       /* "cpu", "gpu0" */
+    char name[32];       /* "cpu", "cuda:0 NVIDIA H200" (cut to 31 characters), or a
+                            simulated device's name */
     uint32_t workers;
     uint64_t tasks;
     double busy_seconds; /* summed over the device's workers */
@@ -789,7 +792,8 @@ FW_API uint64_t fw_module_source_id(const fw_module_t *module);
  * one track per worker, one per copy direction. */
 FW_API fw_status_t fw_runtime_write_trace(fw_runtime_t *runtime, const char *path);
 /* Saves the execution-time history to `path` (also done at destruction when
- * history_path is set). */
+ * history_path is set): into a new file beside it, renamed over it, so that a run that
+ * reads it meanwhile, or saves it too, never sees half a file. */
 FW_API fw_status_t fw_runtime_save_history(fw_runtime_t *runtime, const char *path);
 
 /* ---- Simulation ----------------------------------------------------------------- */
