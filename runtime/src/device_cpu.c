@@ -14,6 +14,7 @@
 
 #include "block_pool.h"
 #include "cpu_features.h"
+#include "host_cpus.h"
 #include "storage.h"
 
 #include "status_internal.h"
@@ -127,8 +128,7 @@ static fw_status_t cpu_query(fw_device_t *device, fw_device_info_t *out) {
     }
     fw_status_free(status);
   }
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  out->compute_units = cores > 0 ? (uint32_t)cores : 1;
+  out->compute_units = fw_host_cpus();
   return FW_OK;
 }
 

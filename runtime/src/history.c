@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,13 +453,38 @@ fw_status_t fw_history_check_writable(const char *path) {
   return FW_OK;
 }
 
+/* A new file beside `path`, named for this process and call: two runs saving the same
+ * history never write into one file, and a file of that name left by a run that died
+ * (or anything else there) is not opened (O_EXCL). */
+static FILE *create_beside(const char *path, char *tmp, size_t size) {
+  static atomic_uint calls;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    int n = snprintf(tmp, size, "%s.%ld.%u.tmp", path, (long)getpid(),
+                     atomic_fetch_add(&calls, 1));
+    if (n < 0 || (size_t)n >= size) {
+      errno = ENAMETOOLONG;
+      return NULL;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      FILE *f = fdopen(fd, "w");
+      if (!f) {
+        close(fd);
+        remove(tmp);
+      }
+      return f;
+    }
+    if (errno != EEXIST) return NULL;
+  }
+  return NULL;
+}
+
 fw_status_t fw_history_save(fw_history_t *h, const char *path) {
   char tmp[4200];
-  snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
+  FILE *f = create_beside(path, tmp, sizeof(tmp));
   if (!f)
-    return fw_status_make(FW_STATUS_IO, "cannot write the history file '%s': %s",
-                          tmp, strerror(errno));
+    return fw_status_make(FW_STATUS_IO, "cannot write the history file '%s': %s", path,
+                          strerror(errno));
   fprintf(f,
           "%s\n# kind size_class count n samples... model_ratios... name\n"
           "# link bytes nanoseconds device\n",

@@ -1,6 +1,7 @@
 /* The runtime object: options, devices, memory, scheduler, history and trace; and its
  * destruction, which may be triggered from one of its own threads. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "host_cpus.h"
 #include "host_memory.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
@@ -35,13 +37,21 @@ static fw_status_t parse_scheduler(const char *text, fw_scheduler_kind_t *out) {
 static fw_status_t parse_count(const char *name, const char *text, uint32_t min, uint32_t max,
                                uint32_t *out) {
   char *end = NULL;
+  errno = 0;
   unsigned long v = strtoul(text, &end, 10);
-  if (!end || *end || text[0] == '-' || v < min || v > max)
+  /* Digits only: strtoul would skip blanks and take a sign (" -1" wraps to a large one). */
+  if (text[0] < '0' || text[0] > '9' || !end || *end || errno == ERANGE || v < min || v > max)
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "%s='%s': expected a number from %u to %u",
                           name, text, min, max);
   *out = (uint32_t)v;
   return FW_OK;
 }
+
+/* Every device of a runtime, real or simulated, has its line in the statistics. */
+_Static_assert(sizeof(((fw_runtime_t *)0)->sim_device_node) / sizeof(uint32_t) <=
+                   FW_STATS_MAX_DEVICES,
+               "more simulated devices than fw_runtime_stats_t holds");
+_Static_assert(FW_MAX_DEVICES <= FW_STATS_MAX_DEVICES, "more devices than the stats hold");
 
 /* Validates the simulated machine and copies it into the runtime. */
 static fw_status_t copy_machine(fw_runtime_t *rt, const fw_sim_machine_t *in) {
@@ -273,8 +283,8 @@ static fw_status_t configure(fw_runtime_t *rt, const fw_runtime_options_t *o,
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT, "num_workers %u exceeds %u",
                           rt->num_workers, FW_MAX_WORKERS);
   if (!rt->num_workers) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    rt->num_workers = cores > 0 ? (uint32_t)(cores < (long)FW_MAX_WORKERS ? cores : FW_MAX_WORKERS) : 1;
+    uint32_t cpus = fw_host_cpus();
+    rt->num_workers = cpus < FW_MAX_WORKERS ? cpus : FW_MAX_WORKERS;
   }
   const char *limits_text = o->tier_limits ? o->tier_limits : env("FW_TIER_LIMITS");
   status = fw_parse_tier_limits(limits_text, limits);
@@ -582,7 +592,6 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
     size_t d = 0;
     while (d < out->num_devices && device_of[d] != w->device_index) ++d;
     if (d == out->num_devices) {
-      if (d == FW_STATS_MAX_DEVICES) continue;
       ++out->num_devices;
       device_of[d] = w->device_index;
       snprintf(out->devices[d].name, sizeof(out->devices[d].name), "%.*s",

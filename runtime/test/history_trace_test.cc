@@ -81,7 +81,7 @@ TEST(HistoryTest, SavedAtDestructionAndLoadedAgain) {
   ASSERT_EQ(fields.size(), 4u + 20u + 1u) << text;
   for (size_t i = 4; i < 24; ++i) EXPECT_GT(std::stod(fields[i]), 0) << text;
   EXPECT_EQ(fields[24], "k");
-  EXPECT_FALSE(std::ifstream(path + ".tmp").good());
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"history.txt"});  // nothing left beside it
 
   // Loaded by the next runtime, merged with its new samples and saved again.
   FW_ASSERT_OK(fw_runtime_create(&o, &rt));
@@ -94,6 +94,56 @@ TEST(HistoryTest, SavedAtDestructionAndLoadedAgain) {
   EXPECT_NE(saved.find("\n1 9 15 15 "), std::string::npos) << saved;
   EXPECT_NE(saved.find(" other task\n"), std::string::npos) << saved;
   EXPECT_EQ(slurp(path), saved);  // destruction saved the same history
+}
+
+// Runs that save one history at once (here two runtimes, each from its own thread) each
+// write a file of their own and rename it over it: a reader sees one whole history at
+// every moment, never lines of both, and nothing is left beside it.
+TEST(HistoryTest, SavesAtOnceNeverMixTheirFiles) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::string path = dir.file("history.txt");
+  fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_HEFT, 2);
+  fw_runtime_t *rts[2] = {nullptr, nullptr};
+  const char *names[2] = {"first", "second"};
+  for (int r = 0; r < 2; ++r) {
+    FW_ASSERT_OK(fw_runtime_create(&o, &rts[r]));
+    runTasks(rts[r], names[r], 40);  // histories of different lengths
+    for (int k = 0; k < 20 * r; ++k) {
+      std::string name = "extra " + std::to_string(k);
+      runTasks(rts[r], name.c_str(), 1);
+    }
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> whole{0}, torn{0};
+  std::thread reader([&] {
+    while (!stop) {
+      std::string text = slurp(path);
+      if (text.empty()) continue;  // not there yet
+      bool first = text.find(" first\n") != std::string::npos;
+      bool second = text.find(" second\n") != std::string::npos;
+      if (text.rfind("fw-history 3\n", 0) == 0 && text.back() == '\n' && first != second)
+        ++whole;
+      else
+        ++torn;
+    }
+  });
+  std::vector<std::thread> savers;
+  for (fw_runtime_t *rt : rts)
+    savers.emplace_back([rt, &path] {
+      for (int i = 0; i < 200; ++i) FW_EXPECT_OK(fw_runtime_save_history(rt, path.c_str()));
+    });
+  for (std::thread &t : savers) t.join();
+  stop = true;
+  reader.join();
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_GT(whole.load(), 0);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"history.txt"});
+  fw_runtime_t *loaded = nullptr;
+  fw_runtime_options_t load = historyOptions(path);
+  FW_EXPECT_OK(fw_runtime_create(&load, &loaded));
+  fw_runtime_destroy(loaded);
+  for (fw_runtime_t *rt : rts) fw_runtime_destroy(rt);
 }
 
 // The scheduler's estimate for a size class without samples is the device model times

@@ -317,6 +317,27 @@ TEST_P(SimulationTest, IndependentTasksFillTheWorkers) {
   EXPECT_NEAR(r.work_bound_seconds, 0.2, 1e-9);
 }
 
+// A machine of as many devices as a simulation takes has a line for each in the stats.
+TEST_P(SimulationTest, StatsShowEveryDevice) {
+  std::vector<std::string> names;
+  std::vector<fw_sim_device_t> devices;
+  for (int i = 0; i < 32; ++i) names.push_back("c" + std::to_string(i));
+  for (const std::string &name : names)
+    devices.push_back(simDevice(name.c_str(), FW_TARGET_KIND_CPU, 1, 10));
+  Simulation sim(devices, GetParam());
+  ASSERT_NE(sim.rt(), nullptr);
+  for (int i = 0; i < 64; ++i) sim.task("free", 1e9, {{sim.buffer(), FW_ACCESS_WRITE}});
+  EXPECT_EQ(sim.report().tasks, 64u);
+  fw_runtime_stats_t s = sim.stats();
+  ASSERT_EQ(s.num_devices, 32u);
+  uint64_t tasks = 0;
+  for (size_t d = 0; d < s.num_devices; ++d) {
+    EXPECT_EQ(std::string(s.devices[d].name), names[d]);
+    tasks += s.devices[d].tasks;
+  }
+  EXPECT_EQ(tasks, 64u);
+}
+
 TEST_P(SimulationTest, KernelSpeedFactors) {
   fw_sim_device_t cpu = simDevice("cpu", FW_TARGET_KIND_CPU, 1, 10);
   const char *names[] = {"tuned"};

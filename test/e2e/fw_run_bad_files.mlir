@@ -27,6 +27,9 @@
 // RUN: not %fw-run %t.fwb --input=@%t.d/truncated.npy --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=NPYTRUNC
 // RUN: not %fw-run %t.fwb --input=@%t.d/random.fwb --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=NPYMAGIC
 // RUN: not %fw-run %t.fwb --input=4xf32=1,2,3,4 --input=4xf32=1,2,3,4 --output=@%t.no-such-dir/o.npy 2>&1 | FileCheck %s --check-prefix=OUTDIR
+// An inline value of another shape is refused before its elements are made (here 4 TB).
+// RUN: not %fw-run %t.fwb --input=1000000x1000000xf32=1 --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not %fw-run %t.fwb --input=4xf32=1,2,3,4 --input=4xi32=1 2>&1 | FileCheck %s --check-prefix=DTYPE
 
 // EMPTY: fw-run: error: {{.*}}empty.fwb: not a .fwb file: 0 bytes is too small
 // TRUNC: fw-run: error: {{.*}}.fwb: not a .fwb file: trailer magic "FWBTRAIL" not found
@@ -36,6 +39,8 @@
 // U32: fw-run: error: input 0: {{.*}}u32.npy: unsupported .npy dtype '<u4'
 // NPYTRUNC: fw-run: error: input 0: {{.*}}truncated.npy: truncated .npy data
 // NPYMAGIC: fw-run: error: input 0: {{.*}}random.fwb: not a .npy file (bad magic)
+// SHAPE: fw-run: error: input 0: expected 4xf32, got 1000000x1000000xf32
+// DTYPE: fw-run: error: input 1: expected 4xf32, got 4xi32
 // OUTDIR: fw-run: error: --output: cannot write '{{.*}}no-such-dir/o.npy': its directory '{{.*}}no-such-dir': No such file or directory
 
 func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {

@@ -56,6 +56,31 @@
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['transfers']={'host->device': {'bytes': 'many'}}; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badtransfers.json
 // RUN: not %fw-run %t.O0.fwb --profile-out=%t.badtransfers.json 2>&1 | FileCheck %s --check-prefix=BADTRANSFERS
 // BADTRANSFERS: fw-run: error: profile '{{.*}}.badtransfers.json': has a malformed "transfers" (not overwritten)
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['runs']=-5; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badruns.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.badruns.json 2>&1 | FileCheck %s --check-prefix=BADRUNS
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['runs']='x'; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badruns2.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.badruns2.json 2>&1 | FileCheck %s --check-prefix=BADRUNS
+// BADRUNS: fw-run: error: profile '{{.*}}.json': has a malformed "runs" (not overwritten)
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][0]['size_class']=2**32+15; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badclass.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.badclass.json 2>&1 | FileCheck %s --check-prefix=BADCLASS
+// BADCLASS: fw-run: error: profile '{{.*}}.badclass.json': has a malformed entry in "tasks" (not overwritten)
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][0]['seconds']={'total': 'x'}; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badtype.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.badtype.json 2>&1 | FileCheck %s --check-prefix=BADTYPE
+// BADTYPE: fw-run: error: profile '{{.*}}.badtype.json': has a value of the wrong type (not overwritten)
+// A version that is no integer, however deep, or one beyond an int.
+// RUN: %python -c "import sys; open(sys.argv[1], 'w').write('{\"format\": \"fw-profile\", \"version\": ' + '[' * 100000 + ']' * 100000 + '}')" %t.deep.json
+// RUN: not %fw-run %t.fwb --profile-out=%t.deep.json 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: fw-run: error: profile '{{.*}}.deep.json': has no integer format version; this fw-run writes 2 (not overwritten)
+// RUN: echo '{"format": "fw-profile", "version": 4294967298}' > %t.vbig.json
+// RUN: not %fw-run %t.fwb --profile-out=%t.vbig.json 2>&1 | FileCheck %s --check-prefix=VBIG
+// VBIG: fw-run: error: profile '{{.*}}.vbig.json': has format version 4294967298; this fw-run writes 2 (not overwritten)
+// Counts at their largest stay there rather than wrapping to 0 (the key is spelled in two
+// parts: lit would take the word for its tool).
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['runs']=2**64-1; d['tasks'][0]['c' 'ount']=2**64-1; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.full.json
+// RUN: %fw-run %t.O0.fwb --profile-out=%t.full.json --print-max-elements=0 > /dev/null
+// RUN: %python %S/Inputs/check_profile.py %t.full.json | FileCheck %s --check-prefix=FULL
+// FULL: fw-profile 2 prof runs=18446744073709551615
+// FULL: prof.prof_dispatch_0 cpu count=18446744073709551615
 // RUN: not %fw-run %t.fwb --profile-out=%t.json --simulate=%S/Inputs/machine_cpu_gpu.json 2>&1 | FileCheck %s --check-prefix=SIM
 // SIM: fw-run: error: --profile-out cannot be combined with --simulate
 

@@ -55,6 +55,11 @@
 // NOTDIR: fw-run: error: storage directory '{{.*}}.fwb' is not a directory
 // RUN: env FW_NUM_WORKERS=many not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=WORKERS
 // WORKERS: fw-run: error: FW_NUM_WORKERS='many': expected a number from 0 to 1024
+// A sign or blanks before the digits are refused, not wrapped around.
+// RUN: env FW_NUM_WORKERS=" -18446744073709551613" not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=WORKERSNEG
+// WORKERSNEG: fw-run: error: FW_NUM_WORKERS=' -18446744073709551613': expected a number from 0 to 1024
+// RUN: env FW_PREFETCH_THREADS=+2 not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=THREADSPLUS
+// THREADSPLUS: fw-run: error: FW_PREFETCH_THREADS='+2': expected a number from 1 to 8
 // RUN: env FW_STORAGE_IO=mmap not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=STORAGEIO
 // STORAGEIO: fw-run: error: FW_STORAGE_IO='mmap': expected direct or buffered
 // RUN: env FW_PREFETCH=maybe not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=PREFETCH

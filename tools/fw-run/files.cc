@@ -1,5 +1,6 @@
 #include "files.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -58,6 +59,38 @@ bool canWriteFile(const std::string &path, std::string *error) {
   if (::access(dir.c_str(), W_OK | X_OK) == 0) return true;
   *error = "its directory '" + dir + "': " + std::strerror(errno);
   return false;
+}
+
+bool replaceFile(const std::string &path, const std::string &contents, std::string *error) {
+  static std::atomic<unsigned> calls{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = path + "." + std::to_string(::getpid()) + "." + std::to_string(calls++) + ".tmp";
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  int failure = 0;
+  while (done < contents.size() && !failure) {
+    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) failure = errno;
+    else done += static_cast<size_t>(n);
+  }
+  // What did not fit on the disk may fail only here.
+  if (::close(fd) != 0 && !failure) failure = errno;
+  if (!failure && ::rename(tmp.c_str(), path.c_str()) != 0) failure = errno;
+  if (failure) {
+    ::unlink(tmp.c_str());
+    *error = std::strerror(failure);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace fwrun

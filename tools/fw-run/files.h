@@ -18,6 +18,11 @@ ReadResult readRegularFile(const std::string &path, std::string *contents, std::
 // else `*error` says why, so that a run does not end by losing what it made.
 bool canWriteFile(const std::string &path, std::string *error);
 
+// Writes `contents` into a new file beside `path` (named for this process) and renames it
+// over `path`: a failed write leaves what was there, and two runs writing the same file
+// at once never mix their contents (the last to finish wins). Else `*error` says why.
+bool replaceFile(const std::string &path, const std::string &contents, std::string *error);
+
 }  // namespace fwrun
 
 #endif  // FW_TOOLS_FW_RUN_FILES_H_

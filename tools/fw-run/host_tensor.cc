@@ -209,7 +209,8 @@ std::string parseValue(fw_element_type_t t, const std::string &s, uint8_t *p) {
 
 }  // namespace
 
-std::string parseInlineTensor(const std::string &text, HostTensor *out) {
+std::string parseInlineTensor(const std::string &text, HostTensor *out,
+                              const fw_tensor_type_t *expected) {
   size_t eq = text.find('=');
   if (eq == std::string::npos)
     return "expected DIMSxTYPE=VALUES (e.g. 2x3xf32=1,2,3,4,5,6) or @FILE.npy, got '" + text + "'";
@@ -238,6 +239,16 @@ std::string parseInlineTensor(const std::string &text, HostTensor *out) {
     if (p.empty() || *end || d < 0 || errno == ERANGE || !std::isdigit((unsigned char)p[0]))
       return "invalid dimension '" + p + "' in '" + type_text + "'";
     dims.push_back(d);
+  }
+  if (expected) {
+    bool matches = expected->element_type == type && expected->rank == dims.size();
+    for (size_t i = 0; matches && i < dims.size(); ++i)
+      matches = expected->dims[i] < 0 || expected->dims[i] == dims[i];
+    if (!matches) {
+      char want[256];
+      fw_tensor_type_format(expected, want, sizeof(want));
+      return "expected " + std::string(want) + ", got " + formatType(type, dims);
+    }
   }
   size_t esize = fw_element_type_size(type), count = 0;
   if (!elementCount(dims, esize, &count))

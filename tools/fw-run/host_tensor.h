@@ -24,8 +24,11 @@ std::string formatType(fw_element_type_t type, const std::vector<int64_t> &dims)
 bool elementCount(const std::vector<int64_t> &dims, size_t element_size, size_t *out_count);
 
 // Parses "DIMSxTYPE=v1,v2,..." (values separated by commas and/or spaces; one value is
-// splatted; "f32=3.5" is rank 0). Returns an error message, empty on success.
-std::string parseInlineTensor(const std::string &text, HostTensor *out);
+// splatted; "f32=3.5" is rank 0). Returns an error message, empty on success. With
+// `expected` (the argument's type; a dynamic dim takes any size), a type it does not
+// match is refused before its values are read or its memory allocated.
+std::string parseInlineTensor(const std::string &text, HostTensor *out,
+                              const fw_tensor_type_t *expected = nullptr);
 
 // Fills a tensor of the given type with deterministic values drawn from `state`: floats
 // uniform in [-1, 1), integers in [-4, 4], i1 alternating 0, 1.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "files.h"
@@ -26,15 +27,13 @@ struct DuplicateKey {
 };
 
 json parseRefusingDuplicates(const std::string &text) {
-  std::vector<std::vector<std::string>> keys;  // per open object
+  std::vector<std::unordered_set<std::string>> keys;  // per open object
   return json::parse(text, [&](int, json::parse_event_t event, json &parsed) {
     if (event == json::parse_event_t::object_start) keys.emplace_back();
     else if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
     else if (event == json::parse_event_t::key && !keys.empty()) {
       std::string key = parsed.get<std::string>();
-      std::vector<std::string> &seen = keys.back();
-      if (std::find(seen.begin(), seen.end(), key) != seen.end()) throw DuplicateKey{key};
-      seen.push_back(key);
+      if (!keys.back().insert(key).second) throw DuplicateKey{key};
     }
     return true;
   });

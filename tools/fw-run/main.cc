@@ -289,7 +289,7 @@ int run(int argc, char **argv) {
   uint32_t workers = 0;
   app.add_option("--scheduler", scheduler, "Scheduling policy: eager, ws or heft (FW_SCHED)")
       ->check(CLI::IsMember({"eager", "ws", "heft"}));
-  app.add_option("--workers", workers, "CPU worker threads (FW_NUM_WORKERS; default: cores)");
+  app.add_option("--workers", workers, "CPU worker threads (FW_NUM_WORKERS; default: the CPUs this process may use)");
   app.add_option("--devices", devices,
                  "Device kinds kernels run on, e.g. cpu,cuda (FW_DEVICES; default: all "
                  "found). Without cpu, kernels go to the listed devices wherever they have "
@@ -420,7 +420,7 @@ int run(int argc, char **argv) {
       if (!inputs[i].empty() && inputs[i][0] == '@')
         error = fwrun::readNpy(inputs[i].substr(1), &h);
       else
-        error = fwrun::parseInlineTensor(inputs[i], &h);
+        error = fwrun::parseInlineTensor(inputs[i], &h, &f.arg_types[i]);
       if (!error.empty()) return fail("input " + std::to_string(i) + ": " + error);
       host_inputs.push_back(std::move(h));
     }

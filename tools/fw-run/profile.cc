@@ -2,12 +2,9 @@
 #include "profile.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -61,13 +58,16 @@ struct Power {
   double seconds = 0, sumWatts = 0, maxWatts = 0, joules = 0;
 };
 
+// a + b, or the largest count where that overflows (a file may hold any count).
+uint64_t plus(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 // The time below which a fraction `q` of the runs fall, from the histogram (the centre
 // of its bucket, within the smallest and largest times seen).
 double quantile(const Entry &e, double q) {
   uint64_t seen = 0, want = static_cast<uint64_t>(std::ceil(q * static_cast<double>(e.count)));
   if (want == 0) want = 1;
   for (const auto &[bucket, n] : e.histogram) {
-    seen += n;
+    seen = plus(seen, n);
     if (seen >= want) {
       double t = std::exp2((bucket + 0.5) / FW_PROFILE_BUCKETS_PER_OCTAVE) * 1e-9;
       return std::fmin(std::fmax(t, std::isfinite(e.min) ? e.min : t), e.max);
@@ -105,14 +105,19 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   std::string text, why;
   ReadResult read = readRegularFile(path, &text, &why);
   if (read == ReadResult::kFailed) return fail(error, path, why + " (not overwritten)");
-  if (read == ReadResult::kRead) {
+  // Merges what the file holds; a value of the wrong type that the checks below let
+  // through throws, and is reported as a malformed file.
+  auto readOld = [&]() -> bool {
     json old = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (old.is_discarded() || !old.is_object() || old.value("format", "") != "fw-profile")
+    if (old.is_discarded() || !old.is_object() || !old["format"].is_string() ||
+        old["format"].get<std::string>() != "fw-profile")
       return fail(error, path, "exists and is not an fw profile (not overwritten)");
-    if (!old["version"].is_number_integer() || old["version"].get<int>() != kVersion)
+    const json &version = old["version"];
+    if (!version.is_number_integer() || version.get<int64_t>() != kVersion)
       return fail(error, path,
-                  "has format version " + old["version"].dump() + "; this fw-run writes " +
-                      std::to_string(kVersion) + " (not overwritten)");
+                  (version.is_number_integer() ? "has format version " + version.dump()
+                                               : std::string("has no integer format version")) +
+                      "; this fw-run writes " + std::to_string(kVersion) + " (not overwritten)");
     const json &mod = old["module"];
     if (!mod.is_object() || !mod["name"].is_string() || !mod["build_id"].is_string())
       return fail(error, path, "has no module name and build id (not overwritten)");
@@ -125,6 +130,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                  "' (" + mod["build_id"].get<std::string>() + ", this one " + build +
                  "): its figures are replaced";
     } else {
+      if (old.contains("runs") && !old["runs"].is_number_unsigned())
+        return fail(error, path, "has a malformed \"runs\" (not overwritten)");
       runs = old.value("runs", uint64_t(0));
       if (old.contains("cpu_workers") && !old["cpu_workers"].is_number_unsigned())
         return fail(error, path, "has a malformed \"cpu_workers\" (not overwritten)");
@@ -168,7 +175,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
       if (!tasks.is_array()) return fail(error, path, "has no \"tasks\" array (not overwritten)");
       for (const json &t : tasks) {
         if (!t.is_object() || !t["task"].is_string() || !t["device"].is_string() ||
-            !t["size_class"].is_number_integer() || !t["count"].is_number_unsigned() ||
+            !t["size_class"].is_number_unsigned() || t["size_class"].get<uint64_t>() > 64 ||
+            !t["count"].is_number_unsigned() ||
             !t["seconds"].is_object() || !t["histogram"].is_array() ||
             (t.contains("config") && !t["config"].is_string()) ||
             (t.contains("arch") && !t["arch"].is_string()))
@@ -197,7 +205,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
               !b[1].is_number_unsigned() || b[0].get<int>() < 0 ||
               b[0].get<int>() >= FW_PROFILE_BUCKETS)
             return fail(error, path, "has a malformed histogram (not overwritten)");
-          e.histogram[b[0].get<int>()] += b[1].get<uint64_t>();
+          uint64_t &n = e.histogram[b[0].get<int>()];
+          n = plus(n, b[1].get<uint64_t>());
         }
         if (t["counters"].is_object())
           for (const auto &[counter, value] : t["counters"].items())
@@ -206,6 +215,14 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
           for (const auto &[pair, value] : t["bytes_moved"].items())
             if (value.is_number_unsigned()) e.moved[pair] = value.get<uint64_t>();
       }
+    }
+    return true;
+  };
+  if (read == ReadResult::kRead) {
+    try {
+      if (!readOld()) return false;
+    } catch (const json::exception &) {
+      return fail(error, path, "has a value of the wrong type (not overwritten)");
     }
   }
 
@@ -240,21 +257,24 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                               static_cast<int>(p->size_class), p->arch ? p->arch : "",
                               p->config ? p->config : "", p->selected != 0}];
     e.deviceTotal += p->device_seconds;
-    e.deviceRuns += p->device_runs;
+    e.deviceRuns = plus(e.deviceRuns, p->device_runs);
     if (c->info->cpu_workers > 1)
       e.workgroups = std::max<uint64_t>(e.workgroups, p->workgroups);
-    e.count += p->count;
+    e.count = plus(e.count, p->count);
     e.total += p->total_seconds;
     e.min = std::fmin(e.min, p->min_seconds);
     e.max = std::fmax(e.max, p->max_seconds);
     for (int b = 0; b < FW_PROFILE_BUCKETS; ++b)
-      if (p->histogram[b]) e.histogram[b] += p->histogram[b];
+      if (p->histogram[b]) e.histogram[b] = plus(e.histogram[b], p->histogram[b]);
     for (uint32_t i = 0; i < c->info->num_counters; ++i)
       e.counters[c->info->counter_names[i]] += p->counters[i];
     for (int from = 0; from < FW_NUM_TIERS; ++from)
       for (int to = 0; to < FW_NUM_TIERS; ++to)
         if (p->bytes_moved[from][to])
-          e.moved[std::string(tierName(from)) + "->" + tierName(to)] += p->bytes_moved[from][to];
+        {
+          uint64_t &moved = e.moved[std::string(tierName(from)) + "->" + tierName(to)];
+          moved = plus(moved, p->bytes_moved[from][to]);
+        }
   };
   if (fw_status_t s = fw_runtime_profile(runtime, &info, visit, &context)) {
     *error = fw_status_message(s);
@@ -265,13 +285,13 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     for (int to = 0; to < FW_NUM_TIERS; ++to)
       if (info.copy_bytes[from][to]) {
         Transfers &t = transfers[std::string(tierName(from)) + "->" + tierName(to)];
-        t.bytes += info.copy_bytes[from][to];
+        t.bytes = plus(t.bytes, info.copy_bytes[from][to]);
         t.seconds += info.copy_seconds[from][to];
       }
   for (uint32_t i = 0; i < info.num_power; ++i) {
     const fw_power_info_t &now = info.power[i];
     Power &p = power[now.device];
-    p.samples += now.samples;
+    p.samples = plus(p.samples, now.samples);
     p.seconds += now.seconds;
     p.sumWatts += now.average_watts * static_cast<double>(now.samples);
     p.maxWatts = std::fmax(p.maxWatts, now.max_watts);
@@ -283,7 +303,7 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
   out["version"] = kVersion;
   out["module"] = {{"name", name}, {"build_id", build},
                    {"source_id", hex(fw_module_source_id(module))}};
-  out["runs"] = runs + 1;
+  out["runs"] = plus(runs, 1);
   out["cpu_workers"] = std::max<uint64_t>(cpuWorkers, info.cpu_workers);
   json names = json::array();
   for (uint32_t i = 0; i < info.num_counters; ++i) names.push_back(info.counter_names[i]);
@@ -349,22 +369,9 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
     out["power"] = {{"source", "nvml"}, {"devices", devices}};
     if (power.empty() && info.power_note) out["power"]["note"] = info.power_note;
   }
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << out.dump(1) << "\n";
-    errno = 0;
-    f.close();  // what did not fit on the disk fails here, not before
-    if (!f) {
-      std::string why = errno ? std::strerror(errno) : "write failed";
-      std::remove(tmp.c_str());
-      return fail(error, path, "cannot be written: " + why + " (an earlier profile is kept)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return fail(error, path, "cannot be written");
-  }
+  std::string failure;
+  if (!replaceFile(path, out.dump(1) + "\n", &failure))
+    return fail(error, path, "cannot be written: " + failure + " (an earlier profile is kept)");
   return true;
 }
 

@@ -46,7 +46,7 @@ extern "C" {
  * change that a program compiled against the previous header would misread (a field
  * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
  * until it is raised. */
-#define FW_RUNTIME_ABI_VERSION 7u
+#define FW_RUNTIME_ABI_VERSION 8u
 /* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
 FW_API uint32_t fw_runtime_abi_version(void);
 
@@ -146,7 +146,10 @@ typedef struct fw_sim_machine_t fw_sim_machine_t;
  * field is read only when the field is left at its default. */
 typedef struct fw_runtime_options_t {
   uint32_t flags;                /* FW_RUNTIME_* */
-  uint32_t num_workers;          /* CPU worker threads; FW_NUM_WORKERS, else the cores */
+  uint32_t num_workers;          /* CPU worker threads; FW_NUM_WORKERS, else the CPUs
+                                    the process may use (its affinity mask and its
+                                    control groups' CPU quota bound the processors
+                                    online) */
   fw_scheduler_kind_t scheduler; /* FW_SCHED=eager|ws|heft */
   const char *tier_limits;       /* "host=64MiB,storage=1GiB"; "host=min": as little as
                                     the tasks allow; FW_TIER_LIMITS. Without a host cap
@@ -647,7 +650,7 @@ typedef enum fw_tier_t {
   FW_TIER_STORAGE = 2,
 } fw_tier_t;
 #define FW_NUM_TIERS 3
-#define FW_STATS_MAX_DEVICES 16
+#define FW_STATS_MAX_DEVICES 32 /* as many as a runtime has, simulated ones included */
 
 typedef struct fw_runtime_stats_t {
   /* Tasks, with the reduction tasks the runtime makes for groups of contributions

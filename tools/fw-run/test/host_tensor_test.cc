@@ -18,6 +18,25 @@ T at(const HostTensor &t, size_t i) {
   return v;
 }
 
+// Against the argument's type: a dynamic dim takes any size; another type, rank or size is
+// refused before the values are read (a splat of 4 TB allocates nothing).
+TEST(InlineTensor, ChecksTheExpectedTypeFirst) {
+  fw_tensor_type_t expected;
+  std::memset(&expected, 0, sizeof(expected));
+  expected.element_type = FW_ELEMENT_TYPE_F32;
+  expected.rank = 2;
+  expected.dims[0] = -1;
+  expected.dims[1] = 3;
+  HostTensor t;
+  ASSERT_EQ(fwrun::parseInlineTensor("5x3xf32=1", &t, &expected), "");
+  EXPECT_EQ(t.dims, (std::vector<int64_t>{5, 3}));
+  EXPECT_EQ(fwrun::parseInlineTensor("1000000x1000000xf32=1", &t, &expected),
+            "expected ?x3xf32, got 1000000x1000000xf32");
+  EXPECT_EQ(fwrun::parseInlineTensor("5x3xf64=1", &t, &expected),
+            "expected ?x3xf32, got 5x3xf64");
+  EXPECT_EQ(fwrun::parseInlineTensor("3xf32=1", &t, &expected), "expected ?x3xf32, got 3xf32");
+}
+
 TEST(InlineTensor, ParsesDimsTypeAndValues) {
   HostTensor t;
   ASSERT_EQ(fwrun::parseInlineTensor("2x3xi32=1,2,3,4,5,-6", &t), "");

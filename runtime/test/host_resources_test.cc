@@ -1,6 +1,10 @@
-// How much memory the host tier takes when no cap is set: MemAvailable, bounded by the
-// process's control groups (v2, and v1's memory controller), read from a made-up /proc
-// and /sys under a temporary directory.
+// What the machine gives the process, read from a made-up /proc and /sys under a temporary
+// directory: the memory the host tier takes when no cap is set (MemAvailable, bounded by
+// the process's control groups: v2, and v1's memory controller), and the CPU time quota
+// that bounds the default worker count (cgroup v2's cpu.max, v1's cpu controller).
+#include <sched.h>
+
+#include "host_cpus.h"
 #include "host_memory.h"
 
 #include <gtest/gtest.h>
@@ -141,6 +145,77 @@ TEST(HostMemoryTest, TheMachinesCapacityIsWithinItsMemory) {
   EXPECT_GE(capacity, FW_HOST_MEMORY_FLOOR);
   EXPECT_LE(capacity, std::max<uint64_t>(uint64_t(pages) * uint64_t(page),
                                          FW_HOST_MEMORY_FLOOR));
+}
+
+// ---- CPUs ----------------------------------------------------------------------------
+
+TEST(HostCpusTest, NoQuotaIsNone) {
+  FakeRoot root;
+  ASSERT_TRUE(root.ok());
+  EXPECT_EQ(fw_host_cpu_quota_at(root.path()), 0u);  // no control groups at all
+  root.v2Process("/a");
+  root.write("sys/fs/cgroup/a/cpu.max", "max 100000\n");
+  EXPECT_EQ(fw_host_cpu_quota_at(root.path()), 0u);
+}
+
+// cgroup v2: 250 ms per 100 ms period is 2.5 CPUs, 3 threads' worth; the tightest group on
+// the way up counts; a container's group is its mount.
+TEST(HostCpusTest, ACgroupV2QuotaRoundsUp) {
+  FakeRoot root;
+  ASSERT_TRUE(root.ok());
+  root.v2Process("/a/b");
+  root.write("sys/fs/cgroup/a/cpu.max", "max 100000\n");
+  root.write("sys/fs/cgroup/a/b/cpu.max", "250000 100000\n");
+  EXPECT_EQ(fw_host_cpu_quota_at(root.path()), 3u);
+  root.write("sys/fs/cgroup/a/cpu.max", "100000 100000\n");
+  EXPECT_EQ(fw_host_cpu_quota_at(root.path()), 1u);
+  root.write("sys/fs/cgroup/a/cpu.max", "50000 100000\n");  // half a CPU: one thread
+  EXPECT_EQ(fw_host_cpu_quota_at(root.path()), 1u);
+  FakeRoot container;
+  ASSERT_TRUE(container.ok());
+  container.v2Process("/", "/docker/abc");
+  container.write("sys/fs/cgroup/cpu.max", "400000 100000\n");
+  EXPECT_EQ(fw_host_cpu_quota_at(container.path()), 4u);
+}
+
+// Malformed files limit nothing.
+TEST(HostCpusTest, AMalformedQuotaIsNone) {
+  FakeRoot root;
+  ASSERT_TRUE(root.ok());
+  root.v2Process("/a");
+  for (const char *text : {"", "250000\n", "x 100000\n", "250000 0\n", "0 100000\n",
+                           "-1 100000\n"}) {
+    root.write("sys/fs/cgroup/a/cpu.max", text);
+    EXPECT_EQ(fw_host_cpu_quota_at(root.path()), 0u) << "'" << text << "'";
+  }
+}
+
+// cgroup v1's cpu controller (mounted with cpuacct): quota -1 is none.
+TEST(HostCpusTest, ACgroupV1QuotaBoundsIt) {
+  FakeRoot root;
+  ASSERT_TRUE(root.ok());
+  root.write("proc/self/cgroup", "9:name=systemd:/\n4:memory:/\n3:cpu,cpuacct:/jobs/7\n0::/\n");
+  root.write("proc/self/mountinfo",
+             "22 1 0:21 / / rw - ext4 /dev/sda1 rw\n"
+             "31 22 0:27 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+             "32 22 0:28 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n");
+  root.write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+  root.write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+  root.write("sys/fs/cgroup/cpu,cpuacct/jobs/7/cpu.cfs_quota_us", "-1\n");
+  root.write("sys/fs/cgroup/cpu,cpuacct/jobs/7/cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(fw_host_cpu_quota_at(root.path()), 0u);
+  root.write("sys/fs/cgroup/cpu,cpuacct/jobs/7/cpu.cfs_quota_us", "600000\n");
+  EXPECT_EQ(fw_host_cpu_quota_at(root.path()), 6u);
+}
+
+// On this machine: at least one, at most what the affinity mask allows.
+TEST(HostCpusTest, TheMachinesCpusAreWithinTheAffinityMask) {
+  uint32_t cpus = fw_host_cpus();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  EXPECT_GE(cpus, 1u);
+  EXPECT_LE(cpus, uint32_t(CPU_COUNT(&set)));
 }
 
 }  // namespace
