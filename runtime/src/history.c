@@ -506,12 +506,15 @@ fw_status_t fw_history_save(fw_history_t *h, const char *path) {
       fprintf(f, "link %llu %llu %s\n", (unsigned long long)h->links[i].bytes,
               (unsigned long long)h->links[i].ns, h->links[i].device);
   pthread_mutex_unlock(&h->lock);
-  int failed = ferror(f);
-  failed |= fclose(f);
-  if (failed || rename(tmp, path) != 0) {
+  /* On disk before the rename: a crash never leaves an empty file in place of the old. */
+  int failed = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+  int why = failed ? errno : 0;
+  if (fclose(f) != 0 && !failed) failed = 1, why = errno;
+  if (!failed && rename(tmp, path) != 0) failed = 1, why = errno;
+  if (failed) {
     remove(tmp);
-    return fw_status_make(FW_STATUS_IO, "cannot write the history file '%s'",
-                          path);
+    return fw_status_make(FW_STATUS_IO, "cannot write the history file '%s': %s", path,
+                          why ? strerror(why) : "write failed");
   }
   return FW_OK;
 }

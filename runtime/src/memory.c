@@ -47,9 +47,10 @@ int fw_parse_byte_size(const char *text, uint64_t *out_bytes) {
 fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]) {
   for (int t = 0; t < FW_NUM_TIERS; ++t) limits[t] = 0;
   if (!text) return FW_OK;
+  if (!*text) return FW_OK;
   const char *p = text;
   unsigned seen = 0;
-  while (*p) {
+  for (;;) { /* every item, an empty one after a comma too (an error, as before one) */
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     const char *eq = memchr(p, '=', len);
@@ -71,7 +72,8 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
                               "bottom tier, where everything that spills must fit",
                               text);
       limits[tier] = FW_TIER_LIMIT_MIN;
-      p = end ? end + 1 : p + len;
+      if (!end) return FW_OK;
+      p = end + 1;
       continue;
     }
     if (tier < 0 || !parse_size(eq + 1, value_len, &value) || value == 0 ||
@@ -84,9 +86,9 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
                             "or 'min' for the device and host tiers, got '%.*s'",
                             text, (int)len, p);
     limits[tier] = value;
-    p = end ? end + 1 : p + len;
+    if (!end) return FW_OK;
+    p = end + 1;
   }
-  return FW_OK;
 }
 
 /* ---- Setup --------------------------------------------------------------------- */
@@ -169,6 +171,7 @@ static int valid_elsewhere(const fw_memory_t *m, const fw_buffer_t *b, uint32_t 
 /* What waiters on the memory's state wait for happened (lock held). */
 static void changed(fw_memory_t *m) {
   ++m->changes;
+  m->waiting_pins = 0; /* every waiter looks again, and counts itself again if it waits */
   pthread_cond_broadcast(&m->cv);
 }
 
@@ -756,9 +759,13 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
       return FW_OK;
     }
     if (!room_may_come(m, own_pins)) return nothing_to_evict(m, node, who, need);
+    /* Counted among the stuck until the next change wakes every waiter (changed() then
+     * forgets them all): a body woken by an unpin that will get its room is not counted
+     * as stuck by another that looks first. */
+    uint64_t seen = m->changes;
     m->waiting_pins += own_pins;
     wait_memory(m, stall_ns); /* running tasks will unpin */
-    m->waiting_pins -= own_pins;
+    if (m->changes == seen) m->waiting_pins -= own_pins; /* woken without a change */
   }
   *again = 1;
   return FW_OK;

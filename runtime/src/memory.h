@@ -115,8 +115,9 @@ typedef struct fw_memory_t {
   atomic_int spilled;    /* something was evicted once: the lookahead has work */
   fw_buffer_t *buffers; /* owned buffers with memory, for eviction */
   uint32_t task_pins;   /* replicas pinned by running tasks */
-  /* Of those, the pins of task bodies waiting for room (reserve_room): they go only when
-   * the body gets its room, so they are no room to come for another waiter. */
+  /* Of those, the pins of task bodies waiting for room (reserve_room) since the last
+   * change: they go only when the body gets its room, so they are no room to come for
+   * another waiter. Each change forgets them (every waiter looks again). */
   uint32_t waiting_pins;
   uint32_t transfers;   /* copies in flight */
   /* Buffer references the prefetch thread holds (queued requests, a lookahead pass):

@@ -1181,6 +1181,14 @@ TEST(RuntimeOptionsTest, BadTierLimits) {
   FW_EXPECT_ERROR(createWith(o), "positive number");
   o.tier_limits = "host=1MiB,storage";
   FW_EXPECT_ERROR(createWith(o), "got 'storage'");
+  o.tier_limits = "host=1MiB,";  // an empty item after a comma, as before one
+  FW_EXPECT_ERROR(createWith(o), "tier limits 'host=1MiB,': expected");
+  o.tier_limits = "host=min,";
+  FW_EXPECT_ERROR(createWith(o), "tier limits 'host=min,': expected");
+  o.tier_limits = ",host=1MiB";
+  FW_EXPECT_ERROR(createWith(o), "tier limits ',host=1MiB': expected");
+  o.tier_limits = "";  // none
+  FW_EXPECT_OK(createWith(o));
   o.tier_limits = "host=1.5GiB";
   FW_EXPECT_ERROR(createWith(o), "TIER=SIZE");
   o.tier_limits = "host=99999999999999999999";

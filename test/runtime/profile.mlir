@@ -67,6 +67,16 @@
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][0]['seconds']={'total': 'x'}; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badtype.json
 // RUN: not %fw-run %t.O0.fwb --profile-out=%t.badtype.json 2>&1 | FileCheck %s --check-prefix=BADTYPE
 // BADTYPE: fw-run: error: profile '{{.*}}.badtype.json': has a value of the wrong type (not overwritten)
+// Keys missing where the reader looks: refused like any malformed file.
+// RUN: echo '{"format": "fw-profile", "version": 2, "module": {"name": "prof"}}' > %t.nobuild.json
+// RUN: not %fw-run %t.fwb --profile-out=%t.nobuild.json 2>&1 | FileCheck %s --check-prefix=NOBUILD
+// NOBUILD: fw-run: error: profile '{{.*}}.nobuild.json': has no module name and build id (not overwritten)
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); del d['tasks'][0]['task']; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.notask.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.notask.json 2>&1 | FileCheck %s --check-prefix=NOTASK
+// NOTASK: fw-run: error: profile '{{.*}}.notask.json': has a malformed entry in "tasks" (not overwritten)
+// RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][0]['histogram']=[[2**32+3, 5]]; json.dump(d, open(sys.argv[2], 'w'))" %t.json %t.badbucket.json
+// RUN: not %fw-run %t.O0.fwb --profile-out=%t.badbucket.json 2>&1 | FileCheck %s --check-prefix=BADBUCKET
+// BADBUCKET: fw-run: error: profile '{{.*}}.badbucket.json': has a malformed histogram (not overwritten)
 // A version that is no integer, however deep, or one beyond an int.
 // RUN: %python -c "import sys; open(sys.argv[1], 'w').write('{\"format\": \"fw-profile\", \"version\": ' + '[' * 100000 + ']' * 100000 + '}')" %t.deep.json
 // RUN: not %fw-run %t.fwb --profile-out=%t.deep.json 2>&1 | FileCheck %s --check-prefix=DEEP

@@ -82,7 +82,9 @@ bool replaceFile(const std::string &path, const std::string &contents, std::stri
     if (n < 0) failure = errno;
     else done += static_cast<size_t>(n);
   }
-  // What did not fit on the disk may fail only here.
+  // On disk before the rename (a crash never leaves an empty file in place of the old);
+  // what did not fit on the disk may fail only here.
+  if (!failure && ::fsync(fd) != 0) failure = errno;
   if (::close(fd) != 0 && !failure) failure = errno;
   if (!failure && ::rename(tmp.c_str(), path.c_str()) != 0) failure = errno;
   if (failure) {

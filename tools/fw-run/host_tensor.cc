@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
+
+#include <unistd.h>
 
 namespace fwrun {
 
@@ -253,6 +256,13 @@ std::string parseInlineTensor(const std::string &text, HostTensor *out,
   size_t esize = fw_element_type_size(type), count = 0;
   if (!elementCount(dims, esize, &count))
     return "tensor type '" + type_text + "' is too large";
+  // A splat of a dynamic shape is not bounded by the argument's type: one larger than the
+  // machine's memory is a mistake, refused before the memory is touched.
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && count * esize / uint64_t(page) > uint64_t(pages))
+    return formatType(type, dims) + " needs " + std::to_string(count * esize) +
+           " bytes, more than this machine's memory (" +
+           std::to_string(uint64_t(pages) * uint64_t(page)) + " bytes)";
   // Values are separated by commas, spaces or both; a comma with no value before it (or
   // after the last) is a mistake, not a value.
   std::vector<std::string> tokens;

@@ -58,6 +58,15 @@ struct Power {
   double seconds = 0, sumWatts = 0, maxWatts = 0, joules = 0;
 };
 
+// o[key], or null where `o` is no object or has no `key` (operator[] of a const json that
+// lacks the key is undefined behaviour, not an exception).
+const json &field(const json &o, const char *key) {
+  static const json kNull;
+  if (!o.is_object()) return kNull;
+  auto it = o.find(key);
+  return it == o.end() ? kNull : *it;
+}
+
 // a + b, or the largest count where that overflows (a file may hold any count).
 uint64_t plus(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
@@ -119,15 +128,15 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
                                                : std::string("has no integer format version")) +
                       "; this fw-run writes " + std::to_string(kVersion) + " (not overwritten)");
     const json &mod = old["module"];
-    if (!mod.is_object() || !mod["name"].is_string() || !mod["build_id"].is_string())
+    if (!field(mod, "name").is_string() || !field(mod, "build_id").is_string())
       return fail(error, path, "has no module name and build id (not overwritten)");
-    if (mod["name"].get<std::string>() != name)
+    if (field(mod, "name").get<std::string>() != name)
       return fail(error, path,
-                  "holds a profile of module '" + mod["name"].get<std::string>() +
+                  "holds a profile of module '" + field(mod, "name").get<std::string>() +
                       "', not of '" + name + "' (not overwritten)");
-    if (mod["build_id"].get<std::string>() != build) {
+    if (field(mod, "build_id").get<std::string>() != build) {
       *warning = "profile '" + path + "' was made with another build of module '" + name +
-                 "' (" + mod["build_id"].get<std::string>() + ", this one " + build +
+                 "' (" + field(mod, "build_id").get<std::string>() + ", this one " + build +
                  "): its figures are replaced";
     } else {
       if (old.contains("runs") && !old["runs"].is_number_unsigned())
@@ -139,8 +148,8 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
       const json &counters = old["counters"];
       if (counters.is_object()) {
         oldSource = counters.value("source", "");
-        if (counters["names"].is_array())
-          for (const json &n : counters["names"])
+        if (field(counters, "names").is_array())
+          for (const json &n : field(counters, "names"))
             if (n.is_string()) oldNames.push_back(n.get<std::string>());
       }
       if (old.contains("transfers")) {
@@ -148,10 +157,10 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
         if (!pairs.is_object())
           return fail(error, path, "has a malformed \"transfers\" (not overwritten)");
         for (const auto &[pair, t] : pairs.items()) {
-          if (!t.is_object() || !t["bytes"].is_number_unsigned() || !t["seconds"].is_number())
+          if (!field(t, "bytes").is_number_unsigned() || !field(t, "seconds").is_number())
             return fail(error, path, "has a malformed \"transfers\" (not overwritten)");
-          transfers[pair].bytes = t["bytes"].get<uint64_t>();
-          transfers[pair].seconds = t["seconds"].get<double>();
+          transfers[pair].bytes = field(t, "bytes").get<uint64_t>();
+          transfers[pair].seconds = field(t, "seconds").get<double>();
         }
       }
       if (old.contains("power")) {
@@ -159,60 +168,62 @@ bool writeProfile(fw_runtime_t *runtime, const fw_module_t *module, const std::s
         if (!devices.is_array())
           return fail(error, path, "has a malformed \"power\" (not overwritten)");
         for (const json &d : devices) {
-          if (!d.is_object() || !d["device"].is_string() || !d["samples"].is_number_unsigned() ||
-              !d["seconds"].is_number() || !d["average_watts"].is_number() ||
-              !d["max_watts"].is_number() || !d["joules"].is_number())
+          if (!field(d, "device").is_string() || !field(d, "samples").is_number_unsigned() ||
+              !field(d, "seconds").is_number() || !field(d, "average_watts").is_number() ||
+              !field(d, "max_watts").is_number() || !field(d, "joules").is_number())
             return fail(error, path, "has a malformed \"power\" (not overwritten)");
-          Power &p = power[d["device"].get<std::string>()];
-          p.samples = d["samples"].get<uint64_t>();
-          p.seconds = d["seconds"].get<double>();
-          p.sumWatts = d["average_watts"].get<double>() * static_cast<double>(p.samples);
-          p.maxWatts = d["max_watts"].get<double>();
-          p.joules = d["joules"].get<double>();
+          Power &p = power[field(d, "device").get<std::string>()];
+          p.samples = field(d, "samples").get<uint64_t>();
+          p.seconds = field(d, "seconds").get<double>();
+          p.sumWatts = field(d, "average_watts").get<double>() * static_cast<double>(p.samples);
+          p.maxWatts = field(d, "max_watts").get<double>();
+          p.joules = field(d, "joules").get<double>();
         }
       }
       const json &tasks = old["tasks"];
       if (!tasks.is_array()) return fail(error, path, "has no \"tasks\" array (not overwritten)");
       for (const json &t : tasks) {
-        if (!t.is_object() || !t["task"].is_string() || !t["device"].is_string() ||
-            !t["size_class"].is_number_unsigned() || t["size_class"].get<uint64_t>() > 64 ||
-            !t["count"].is_number_unsigned() ||
-            !t["seconds"].is_object() || !t["histogram"].is_array() ||
-            (t.contains("config") && !t["config"].is_string()) ||
-            (t.contains("arch") && !t["arch"].is_string()))
+        if (!t.is_object() || !field(t, "task").is_string() || !field(t, "device").is_string() ||
+            !field(t, "size_class").is_number_unsigned() ||
+            field(t, "size_class").get<uint64_t>() > 64 ||
+            !field(t, "count").is_number_unsigned() ||
+            !field(t, "seconds").is_object() || !field(t, "histogram").is_array() ||
+            (t.contains("config") && !field(t, "config").is_string()) ||
+            (t.contains("arch") && !field(t, "arch").is_string()))
           return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
-        Entry &e = entries[{t["task"].get<std::string>(), t["device"].get<std::string>(),
-                            t["size_class"].get<int>(), t.value("arch", ""),
+        Entry &e = entries[{field(t, "task").get<std::string>(),
+                            field(t, "device").get<std::string>(),
+                            field(t, "size_class").get<int>(), t.value("arch", ""),
                             t.value("config", ""), t.value("selected", false)}];
-        if ((t.contains("bindings") && !t["bindings"].is_string()) ||
-            (t.contains("workgroups") && !t["workgroups"].is_number_unsigned()))
+        if ((t.contains("bindings") && !field(t, "bindings").is_string()) ||
+            (t.contains("workgroups") && !field(t, "workgroups").is_number_unsigned()))
           return fail(error, path, "has a malformed entry in \"tasks\" (not overwritten)");
         e.workgroups = t.value("workgroups", uint64_t(0));
         e.bindings = t.value("bindings", "");
         if (t.contains("device_seconds")) {
-          const json &d = t["device_seconds"];
-          if (!d.is_object() || !d["total"].is_number() || !d["runs"].is_number_unsigned())
+          const json &d = field(t, "device_seconds");
+          if (!field(d, "total").is_number() || !field(d, "runs").is_number_unsigned())
             return fail(error, path, "has a malformed \"device_seconds\" (not overwritten)");
-          e.deviceTotal = d["total"].get<double>();
-          e.deviceRuns = d["runs"].get<uint64_t>();
+          e.deviceTotal = field(d, "total").get<double>();
+          e.deviceRuns = field(d, "runs").get<uint64_t>();
         }
-        e.count = t["count"].get<uint64_t>();
-        e.total = t["seconds"].value("total", 0.0);
-        e.min = t["seconds"].value("min", INFINITY);
-        e.max = t["seconds"].value("max", 0.0);
-        for (const json &b : t["histogram"]) {
+        e.count = field(t, "count").get<uint64_t>();
+        e.total = field(t, "seconds").value("total", 0.0);
+        e.min = field(t, "seconds").value("min", INFINITY);
+        e.max = field(t, "seconds").value("max", 0.0);
+        for (const json &b : field(t, "histogram")) {
           if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() ||
-              !b[1].is_number_unsigned() || b[0].get<int>() < 0 ||
-              b[0].get<int>() >= FW_PROFILE_BUCKETS)
+              !b[1].is_number_unsigned() || b[0].get<int64_t>() < 0 ||
+              b[0].get<int64_t>() >= FW_PROFILE_BUCKETS)
             return fail(error, path, "has a malformed histogram (not overwritten)");
           uint64_t &n = e.histogram[b[0].get<int>()];
           n = plus(n, b[1].get<uint64_t>());
         }
-        if (t["counters"].is_object())
-          for (const auto &[counter, value] : t["counters"].items())
+        if (field(t, "counters").is_object())
+          for (const auto &[counter, value] : field(t, "counters").items())
             if (value.is_number()) e.counters[counter] = value.get<double>();
-        if (t["bytes_moved"].is_object())
-          for (const auto &[pair, value] : t["bytes_moved"].items())
+        if (field(t, "bytes_moved").is_object())
+          for (const auto &[pair, value] : field(t, "bytes_moved").items())
             if (value.is_number_unsigned()) e.moved[pair] = value.get<uint64_t>();
       }
     }

@@ -35,6 +35,12 @@ TEST(InlineTensor, ChecksTheExpectedTypeFirst) {
   EXPECT_EQ(fwrun::parseInlineTensor("5x3xf64=1", &t, &expected),
             "expected ?x3xf32, got 5x3xf64");
   EXPECT_EQ(fwrun::parseInlineTensor("3xf32=1", &t, &expected), "expected ?x3xf32, got 3xf32");
+  // A dynamic dim takes any size, but not more than the machine has (here 48 TB).
+  std::string error = fwrun::parseInlineTensor("4000000000000x3xf32=1", &t, &expected);
+  EXPECT_NE(error.find("4000000000000x3xf32 needs 48000000000000 bytes, more than this "
+                       "machine's memory ("),
+            std::string::npos)
+      << error;
 }
 
 TEST(InlineTensor, ParsesDimsTypeAndValues) {
