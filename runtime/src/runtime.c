@@ -249,14 +249,13 @@ static fw_status_t add_gpus(fw_runtime_t *rt, uint64_t device_limit) {
 static fw_status_t host_memory(const fw_runtime_options_t *o, const uint64_t limits[FW_NUM_TIERS],
                                uint64_t *out) {
   *out = 0;
-  const char *v = env("FW_HOST_MEMORY");
+  const char *v = o->host_memory ? o->host_memory : env("FW_HOST_MEMORY");
   uint64_t bytes = 0;
   if (v && strcmp(v, "unlimited") && (!fw_parse_byte_size(v, &bytes) || bytes == 0))
     return fw_status_make(FW_STATUS_INVALID_ARGUMENT,
-                          "FW_HOST_MEMORY='%s': expected 'unlimited' or a positive size with an "
-                          "optional unit (B; K, KiB or KB; M, MiB or MB; G, GiB or GB; T, TiB or "
-                          "TB)",
-                          v);
+                          "%s='%s': expected 'unlimited' or a positive size with an optional "
+                          "unit (B; K, KiB or KB; M, MiB or MB; G, GiB or GB; T, TiB or TB)",
+                          o->host_memory ? "host_memory" : "FW_HOST_MEMORY", v);
   if (limits[FW_TIER_HOST] || o->simulate) return FW_OK;
   *out = v ? bytes : fw_host_memory_capacity();
   return FW_OK;

@@ -29,7 +29,7 @@ TEST(AbiTest, PublicStructsHaveTheirRecordedSizes) {
   // x86-64 and AArch64 (LP64): the targets the library is built for.
   static_assert(sizeof(void *) == 8, "sizes recorded for LP64");
   const Size sizes[] = {
-      FW_SIZE(fw_tensor_type_t, 72),      FW_SIZE(fw_runtime_options_t, 72),
+      FW_SIZE(fw_tensor_type_t, 72),      FW_SIZE(fw_runtime_options_t, 80),
       FW_SIZE(fw_target_info_t, 32),      FW_SIZE(fw_function_info_t, 48),
       FW_SIZE(fw_binding_info_t, 80),     FW_SIZE(fw_executable_info_t, 56),
       FW_SIZE(fw_variant_info_t, 48),     FW_SIZE(fw_device_report_t, 376),

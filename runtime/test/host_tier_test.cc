@@ -110,6 +110,22 @@ TEST(HostTierTest, CapacityIsTheMachinesUnlessCappedOrSet) {
     EXPECT_EQ(hostNode(rt).capacity, 0u);
     fw_runtime_destroy(rt);
   }
+  {
+    // The option field wins over the environment.
+    ScopedEnv sized("FW_HOST_MEMORY", "unlimited");
+    fw_runtime_options_t o = fwtest::taskOptions(FW_SCHEDULER_EAGER, 1);
+    o.host_memory = "5MiB";
+    fw_runtime_t *rt = fwtest::createRuntime(o);
+    ASSERT_NE(rt, nullptr);
+    EXPECT_EQ(fwtest::statsOf(rt).limit_bytes[FW_TIER_HOST], 5u << 20);
+    EXPECT_FALSE(hostNode(rt).capped);
+    fw_runtime_destroy(rt);
+    o.host_memory = "5MiB,";
+    rt = nullptr;
+    FW_EXPECT_ERROR(fw_runtime_create(&o, &rt),
+                    "host_memory='5MiB,': expected 'unlimited' or a positive size");
+    EXPECT_EQ(rt, nullptr);
+  }
   // Checked even where a cap makes it moot, so that a typo does not go unseen.
   for (const char *bad : {"lots", "0", "-1MiB", "3 MiB"})
     for (const char *cap : {"", "host=1MiB"}) {

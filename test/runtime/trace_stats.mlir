@@ -44,6 +44,11 @@
 // UNLIMITED: peak host: {{[0-9.]+ (B|KiB|MiB)}}{{$}}
 // RUN: env FW_HOST_MEMORY=lots not %fw-run %t.fwb 2>&1 | FileCheck %s --check-prefix=BADHOST
 // BADHOST: fw-run: error: FW_HOST_MEMORY='lots': expected 'unlimited' or a positive size
+// --host-memory (the option field host_memory) wins over FW_HOST_MEMORY.
+// RUN: env FW_HOST_MEMORY=unlimited %fw-run %t.fwb --host-memory=5MiB --stats --print-max-elements=0 | FileCheck %s --check-prefix=FLAG
+// FLAG: peak host: {{[0-9.]+ (B|KiB|MiB)}} of 5.0 MiB
+// RUN: not %fw-run %t.fwb --host-memory=5MB, 2>&1 | FileCheck %s --check-prefix=BADFLAG
+// BADFLAG: fw-run: error: host_memory='5MB,': expected 'unlimited' or a positive size
 // The trace names the kind of I/O of each copy to or from the storage tier (these buffers
 // are below the direct-I/O threshold).
 // RUN: %fw-run %t.fwb --tier-limits=host=min --trace=%t.min.json --print-max-elements=0 > /dev/null

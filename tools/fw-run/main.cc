@@ -283,13 +283,14 @@ int run(int argc, char **argv) {
                  "calls that come apart, as requests to a server, which find the "
                  "runtime's threads asleep once the gap exceeds FW_SPIN_US")
       ->check(CLI::Range(int64_t(0), int64_t(10000000)));
-  std::string trace_path, simulate_path, scheduler, tier_limits, storage_dir, history, devices,
-      profile_path;
+  std::string trace_path, simulate_path, scheduler, tier_limits, host_memory, storage_dir,
+      history, devices, profile_path;
   bool stats = false, no_prefetch = false;
   uint32_t workers = 0;
   app.add_option("--scheduler", scheduler, "Scheduling policy: eager, ws or heft (FW_SCHED)")
       ->check(CLI::IsMember({"eager", "ws", "heft"}));
-  app.add_option("--workers", workers, "CPU worker threads (FW_NUM_WORKERS; default: the CPUs this process may use)");
+  app.add_option("--workers", workers,
+                 "CPU worker threads (FW_NUM_WORKERS; default: the CPUs this process may use)");
   app.add_option("--devices", devices,
                  "Device kinds kernels run on, e.g. cpu,cuda (FW_DEVICES; default: all "
                  "found). Without cpu, kernels go to the listed devices wherever they have "
@@ -297,6 +298,9 @@ int run(int argc, char **argv) {
   app.add_option("--tier-limits", tier_limits,
                  "Memory tier capacities, e.g. host=64MiB,storage=1GiB, or host=min (as "
                  "little as the tasks allow) (FW_TIER_LIMITS)");
+  app.add_option("--host-memory", host_memory,
+                 "The host tier's capacity where --tier-limits caps it not: a size (4GiB), or "
+                 "unlimited (FW_HOST_MEMORY; default: the memory available at the start)");
   app.add_option("--storage-dir", storage_dir,
                  "Directory of the storage tier (FW_STORAGE_DIR; default: a new one in $TMPDIR)");
   app.add_flag("--no-prefetch", no_prefetch, "Move data only when a task needs it (FW_PREFETCH=0)");
@@ -351,6 +355,7 @@ int run(int argc, char **argv) {
                                              : FW_SCHEDULER_HEFT;
   options.num_workers = workers;
   if (!tier_limits.empty()) options.tier_limits = tier_limits.c_str();
+  if (!host_memory.empty()) options.host_memory = host_memory.c_str();
   if (!storage_dir.empty()) options.storage_dir = storage_dir.c_str();
   if (!history.empty()) options.history_path = history.c_str();
   if (!devices.empty()) options.devices = devices.c_str();

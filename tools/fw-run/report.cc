@@ -12,6 +12,9 @@ const char *accessName(fw_access_t access) {
   case FW_ACCESS_READ: return "read";
   case FW_ACCESS_WRITE: return "write";
   case FW_ACCESS_READ_WRITE: return "readwrite";
+  case FW_ACCESS_COMMUTE: return "commute";
+  case FW_ACCESS_READ_WRITE_COMMUTE: return "readwrite commute";
+  case FW_ACCESS_REDUCE: return "reduce";
   }
   return "unknown";
 }

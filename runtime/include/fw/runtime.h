@@ -156,7 +156,7 @@ typedef struct fw_runtime_options_t {
                                     the host tier holds the memory available when the
                                     runtime is created (Linux's MemAvailable within the
                                     process's cgroup limits, less an eighth), or
-                                    FW_HOST_MEMORY (a size, or "unlimited") */
+                                    host_memory (below) */
   const char *storage_dir;       /* the storage tier's directory; FW_STORAGE_DIR, else
                                     a new directory under $TMPDIR (or /tmp) */
   uint32_t prefetch_window;      /* tasks of lookahead; FW_PREFETCH_WINDOW, else 16 */
@@ -182,6 +182,11 @@ typedef struct fw_runtime_options_t {
    * good: leave it off for such programs. 0: no limit; FW_MAX_SUBMITTED_TASKS. */
   uint32_t max_submitted_tasks;
   uint32_t min_submitted_tasks; /* FW_MIN_SUBMITTED_TASKS, else 9/10 of the maximum */
+  /* The host tier's capacity when tier_limits caps it not: a size ("4GiB", the units of
+   * tier_limits), or "unlimited" for none; FW_HOST_MEMORY, else the memory available
+   * when the runtime is created. Unlike a cap, tasks take their buffers without the lock
+   * until the tier first fills (docs/task-graph.md). */
+  const char *host_memory;
 } fw_runtime_options_t;
 
 /* A byte size as tier limits and machine descriptions write it: digits and an optional
