@@ -299,8 +299,9 @@ int run(int argc, char **argv) {
                  "Memory tier capacities, e.g. host=64MiB,storage=1GiB, or host=min (as "
                  "little as the tasks allow) (FW_TIER_LIMITS)");
   app.add_option("--host-memory", host_memory,
-                 "The host tier's capacity where --tier-limits caps it not: a size (4GiB), or "
-                 "unlimited (FW_HOST_MEMORY; default: the memory available at the start)");
+                 "The host tier's capacity when --tier-limits does not cap it: a size "
+                 "(4GiB), or unlimited (FW_HOST_MEMORY; default: the memory available at "
+                 "the start)");
   app.add_option("--storage-dir", storage_dir,
                  "Directory of the storage tier (FW_STORAGE_DIR; default: a new one in $TMPDIR)");
   app.add_flag("--no-prefetch", no_prefetch, "Move data only when a task needs it (FW_PREFETCH=0)");

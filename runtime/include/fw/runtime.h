@@ -182,7 +182,7 @@ typedef struct fw_runtime_options_t {
    * good: leave it off for such programs. 0: no limit; FW_MAX_SUBMITTED_TASKS. */
   uint32_t max_submitted_tasks;
   uint32_t min_submitted_tasks; /* FW_MIN_SUBMITTED_TASKS, else 9/10 of the maximum */
-  /* The host tier's capacity when tier_limits caps it not: a size ("4GiB", the units of
+  /* The host tier's capacity when tier_limits does not cap it: a size ("4GiB", the units of
    * tier_limits), or "unlimited" for none; FW_HOST_MEMORY, else the memory available
    * when the runtime is created. Unlike a cap, tasks take their buffers without the lock
    * until the tier first fills (docs/task-graph.md). */
