@@ -4,5 +4,5 @@
 // REQUIRES: cuda-stub
 // RUN: rm -rf %t.stub && mkdir -p %t.stub && ln -s /usr/local/cuda/lib64/stubs/libcuda.so %t.stub/libcuda.so.1
 // RUN: env LD_LIBRARY_PATH=%t.stub %fw-run --list-devices | FileCheck %s
-// CHECK: cpu: {{.*}} cores
+// CHECK: cpu: {{.*}} CPUs usable
 // CHECK-NEXT: cuda: none (cuInit failed (no usable NVIDIA driver))

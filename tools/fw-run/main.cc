@@ -213,7 +213,7 @@ int listDevices() {
       continue;
     }
     std::printf("%s: %s, %s, %u %s", kind, r.name, r.arch, r.compute_units,
-                r.kind == FW_TARGET_KIND_CPU ? "cores" : "compute units");
+                r.kind == FW_TARGET_KIND_CPU ? "CPUs usable" : "compute units");
     if (r.memory_bytes)
       std::printf(", %.1f GiB", double(r.memory_bytes) / double(1ull << 30));
     std::printf("\n");

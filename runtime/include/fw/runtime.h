@@ -359,7 +359,7 @@ typedef struct fw_device_report_t {
   char name[64];
   char arch[32];
   uint64_t memory_bytes;  /* the device's own memory; 0 for the CPU */
-  uint32_t compute_units; /* cores, SMs, CUs */
+  uint32_t compute_units; /* the CPUs the process may use, SMs, CUs */
   char why[256];
 } fw_device_report_t;
 
