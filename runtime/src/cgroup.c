@@ -17,6 +17,15 @@ FILE *fw_cgroup_open_under(const char *root, const char *relative) {
   return fw_cgroup_join(path, root, relative) ? fopen(path, "re") : NULL;
 }
 
+int fw_cgroup_read_line(const char *dir, const char *relative, char *line, size_t size) {
+  FILE *f = fw_cgroup_open_under(dir, relative);
+  if (!f) return 0;
+  int ok = fgets(line, (int)size, f) != NULL;
+  fclose(f);
+  if (ok) line[strcspn(line, "\n")] = '\0';
+  return ok;
+}
+
 int fw_cgroup_parse_number(const char *text, uint64_t *out) {
   while (*text == ' ' || *text == '\t') ++text;
   if (*text < '0' || *text > '9') return 0;

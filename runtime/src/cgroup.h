@@ -23,6 +23,10 @@ int fw_cgroup_join(char *out, const char *a, const char *b);
  * fit or it cannot be opened). */
 FILE *fw_cgroup_open_under(const char *root, const char *relative);
 
+/* The first line of the file at `relative` under `dir`, without its end, in `line`
+ * (`size` bytes); whether there was one. */
+int fw_cgroup_read_line(const char *dir, const char *relative, char *line, size_t size);
+
 /* A decimal number at `text` after blanks, up to a blank or the end of the line. */
 int fw_cgroup_parse_number(const char *text, uint64_t *out);
 

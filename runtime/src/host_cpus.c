@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,21 +14,12 @@ static uint64_t quota_cpus(uint64_t quota, uint64_t period) {
   return quota / period + (quota % period != 0);
 }
 
-/* The first line of the file at `relative` under `dir`, NUL-terminated without its end. */
-static int read_line(const char *dir, const char *relative, char *line, size_t size) {
-  FILE *f = fw_cgroup_open_under(dir, relative);
-  if (!f) return 0;
-  int ok = fgets(line, (int)size, f) != NULL;
-  fclose(f);
-  if (ok) line[strcspn(line, "\n")] = '\0';
-  return ok;
-}
-
 /* cgroup v2: cpu.max is "QUOTA PERIOD" in microseconds, or "max PERIOD" for none. */
 static void bound_v2(const char *dir, void *ctx) {
   uint64_t *cpus = ctx, quota = 0, period = 0;
   char line[128];
-  if (!read_line(dir, "/cpu.max", line, sizeof(line)) || !strncmp(line, "max", 3)) return;
+  if (!fw_cgroup_read_line(dir, "/cpu.max", line, sizeof(line)) || !strncmp(line, "max", 3))
+    return;
   char *space = strchr(line, ' ');
   if (!space) return;
   *space = '\0';
@@ -44,9 +34,9 @@ static void bound_v2(const char *dir, void *ctx) {
 static void bound_v1(const char *dir, void *ctx) {
   uint64_t *cpus = ctx, quota = 0, period = 0;
   char line[128];
-  if (!read_line(dir, "/cpu.cfs_quota_us", line, sizeof(line)) ||
+  if (!fw_cgroup_read_line(dir, "/cpu.cfs_quota_us", line, sizeof(line)) ||
       !fw_cgroup_parse_number(line, &quota) || !quota ||
-      !read_line(dir, "/cpu.cfs_period_us", line, sizeof(line)) ||
+      !fw_cgroup_read_line(dir, "/cpu.cfs_period_us", line, sizeof(line)) ||
       !fw_cgroup_parse_number(line, &period) || !period)
     return;
   uint64_t n = quota_cpus(quota, period);

@@ -28,13 +28,10 @@ static int read_keyed(const char *path, const char *key, uint64_t scale, uint64_
   return found;
 }
 
-/* A file of one number or "max" (*unlimited = 1). */
-static int read_limit(const char *path, uint64_t *out, int *unlimited) {
-  FILE *f = fopen(path, "re");
-  if (!f) return 0;
+/* A file of one number or "max" (*unlimited = 1), `relative` under `dir`. */
+static int read_limit(const char *dir, const char *relative, uint64_t *out, int *unlimited) {
   char line[64];
-  int ok = fgets(line, sizeof(line), f) != NULL;
-  fclose(f);
+  int ok = fw_cgroup_read_line(dir, relative, line, sizeof(line));
   *unlimited = ok && !strncmp(line, "max", 3);
   return ok && (*unlimited || fw_cgroup_parse_number(line, out));
 }
@@ -55,12 +52,10 @@ static int group_room(const char *dir, const cgroup_files_t *files, uint64_t *ro
   char path[FW_CGROUP_PATH_MAX];
   uint64_t limit = 0, usage = 0, inactive = 0;
   int unlimited = 0;
-  if (!fw_cgroup_join(path, dir, files->limit) || !read_limit(path, &limit, &unlimited) ||
-      unlimited || limit >= files->no_limit)
+  if (!read_limit(dir, files->limit, &limit, &unlimited) || unlimited ||
+      limit >= files->no_limit)
     return 0;
-  if (!fw_cgroup_join(path, dir, files->usage) || !read_limit(path, &usage, &unlimited) ||
-      unlimited)
-    usage = 0;
+  if (!read_limit(dir, files->usage, &usage, &unlimited) || unlimited) usage = 0;
   if (fw_cgroup_join(path, dir, "/memory.stat") &&
       !read_keyed(path, files->inactive, 1, &inactive) && files->inactive_fallback)
     read_keyed(path, files->inactive_fallback, 1, &inactive);

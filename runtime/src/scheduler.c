@@ -14,7 +14,6 @@
 #include "commute.h"
 #include "redux.h"
 #include "history.h"
-#include "host_cpus.h"
 #include "memory.h"
 #include "runtime_internal.h"
 #include "status_internal.h"
@@ -1320,7 +1319,7 @@ fw_status_t fw_scheduler_init(fw_runtime_t *rt, fw_scheduler_t *s) {
   case FW_SCHEDULER_WS: s->policy = &fw_policy_ws; break;
   default: s->policy = &fw_policy_heft; break;
   }
-  s->host_cores = fw_host_cpus();
+  s->host_cores = rt->device_info[0].compute_units; /* the CPU device's: fw_host_cpus */
   const fw_sim_machine_t *machine = rt->options.simulate;
   size_t n = 0;
   if (machine) {

@@ -380,8 +380,8 @@ struct fw_scheduler_t {
   /* The first worker of each device memory node: whose link a copy off that node takes. */
   const fw_worker_t *node_worker[FW_MAX_MEMORY_NODES];
   uint32_t num_cpu_workers; /* workers of kind CPU: how many workgroups a divided kernel gets */
-  /* The CPUs the process could use when the runtime started (fw_host_cpus: heft's plans
-   * made side by side): read once, since that reads files each time. */
+  /* The CPUs the process could use when the runtime started (heft's plans made side by
+   * side): the CPU device's count, read once (fw_host_cpus reads files each time). */
   uint32_t host_cores;
   /* Bit per device kind some worker in service has (written under the lock, read
    * without it by a GPU worker deciding whether a failed task can run elsewhere). */
