@@ -181,7 +181,9 @@ static begin_result_t begin(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker_t *
     return DONE;
   }
   void *stack[16];
-  void **data = t->num_accesses <= 16 ? stack : calloc(t->num_accesses, sizeof(void *));
+  /* Its accesses' addresses, then those of its accumulators (redux.c). */
+  size_t taken = (size_t)t->num_accesses + t->num_reduces;
+  void **data = taken <= 16 ? stack : calloc(taken, sizeof(void *));
   if (!data) {
     *next = fw_scheduler_complete_and_next(
         s, t, w, fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "task @%s: out of memory", t->name));
@@ -195,15 +197,15 @@ static begin_result_t begin(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker_t *
   r->workgroups = 0;
   r->profiled = rt->profile.enabled;
   if (r->profiled) memset(r->moved, 0, sizeof(r->moved));
-  fw_status_t status;
-  if (nowait) {
+  fw_status_t status = t->num_reduces ? fw_redux_prepare_accumulators(t, w) : FW_OK;
+  if (status == FW_OK && nowait) {
     int taken = 0;
     status = fw_memory_try_acquire(&rt->memory, t, w->memory_node, data, &taken);
     if (status == FW_OK && !taken) {
       if (data != stack) free(data);
       return REFUSED;
     }
-  } else {
+  } else if (status == FW_OK) {
     status = fw_memory_acquire(&rt->memory, t, w->memory_node, data, &r->stall_ns,
                                r->profiled ? r->moved : NULL);
   }

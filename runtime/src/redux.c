@@ -4,10 +4,11 @@
  * GPU's memory for a GPU worker, brought to host memory to be combined), that the group's
  * tasks wrote their contributions into. The contributions are kept apart from a task's
  * accesses: the dependency inference and the planners see the buffer accessed by the
- * reduction task alone. An accumulator's host memory is a buffer of the runtime's that
- * no task accesses: the memory manager takes it with the task that writes or folds it
- * (fw_task_extra_t), so that it counts in the host tier and moves to the storage tier
- * between its uses like any buffer. */
+ * reduction task alone. An accumulator is a buffer of the runtime's that no task
+ * accesses: the memory manager takes it with the task that writes or folds it
+ * (fw_task_extra_t), where that task runs (a GPU's contributions: in the GPU's memory), so
+ * that it counts in that tier and moves between the tiers like any buffer (a GPU's comes
+ * to host memory for the task that folds it as any input does). */
 #include "redux.h"
 
 #include <math.h>
@@ -37,21 +38,21 @@
 
 /* An accumulator of a group: a worker's while its contributions write it, then, once no
  * contribution of the group can write it any more (`done`), folded into another by a
- * pair task or by the reduction task. A CPU worker's is `buffer`, set to the neutral
- * element by its first contribution. A GPU worker's is in the GPU's memory (outside its
- * tier's count), set there (copied from the neutral element made on the host; a built-in
- * sum's is zeroed there) before its first contribution, and brought into `buffer` by the
- * task that folds it (or set there to the neutral element when no launch went through). */
+ * pair task or by the reduction task. It is `buffer`, set to the neutral element by its
+ * worker's first contribution: on the host for a CPU worker; for a GPU worker in the
+ * GPU's memory (copied there from the neutral element made on the host; a built-in sum's
+ * is zeroed there), where the memory manager took it with the contribution. One that no
+ * launch wrote is not folded (`filled` drops back to 0): the next contribution of its GPU
+ * sets it again. */
 struct fw_redux_acc_t {
-  fw_buffer_t *buffer; /* host memory (NULL in simulations; none left once folded) */
-  void *device_data;   /* the GPU's copy while its contributions write it, else NULL */
-  fw_device_t *device; /* that GPU */
+  fw_buffer_t *buffer; /* NULL in simulations; none left once folded */
   int written;         /* a contribution's work was enqueued on it */
   int filled;          /* set to the neutral element (simulation: a contribution ran) */
   atomic_uint running; /* contributions writing it now (their worker's, no lock) */
   /* sched.lock: no contribution will write it any more; folded into another (by a pair
    * task made or done); the pair task folding another into it, while there is one. */
   int done, folded;
+  int homeward; /* a run: its copy to host memory was asked for (start_home) */
   fw_task_t *writer;
   uint64_t last_seq;   /* 1 + the seq of the last task that wrote it (the trace) */
   /* Simulation: when it is in host memory; for a GPU worker's, the worker, when it is in
@@ -155,51 +156,18 @@ void fw_redux_release_contributions(fw_task_t *t) {
   t->num_reduces = 0;
 }
 
-/* Frees a GPU's copy of an accumulator (no lock). */
-static void drop_device_copy(fw_redux_group_t *g, fw_redux_acc_t *a) {
-  if (!a->device_data) return;
-  a->device->vtable->free(a->device, a->device_data, g->size);
-  a->device_data = NULL;
-}
-
 void fw_redux_release(fw_task_t *t) {
   fw_redux_release_contributions(t);
   fw_redux_group_t *g = t->reduction;
   if (!g) return;
   for (fw_redux_acc_t *a = atomic_load(&g->accumulators), *next; a; a = next) {
     next = a->next;
-    drop_device_copy(g, a);
     if (a->buffer) fw_buffer_release(a->buffer);
     free(a);
   }
   free(g->folds);
   free(g->fold_extra);
   free(g);
-}
-
-/* Brings a GPU worker's accumulator into `host`, its host memory (its contributions
- * completed: their work on the stream is done), and frees the GPU's copy; the task running
- * this fails with the device's error when the copy does (the contributions' sum is lost
- * with the GPU). */
-static int bring_home(fw_redux_group_t *g, fw_redux_acc_t *a, void *host) {
-  if (!a->device_data) return 1;
-  if (!a->written) { /* nothing was launched on it: the neutral element */
-    g->reduction.init(g->reduction.user_data, host, g->size);
-    drop_device_copy(g, a);
-    return 1;
-  }
-  uint64_t t0 = fw_now_ns();
-  fw_status_t status =
-      a->device->vtable->copy_to_host(a->device, NULL, host, a->device_data, g->size);
-  drop_device_copy(g, a);
-  if (status == FW_OK) {
-    fw_memory_note_copy(g->memory, FW_TIER_DEVICE, FW_TIER_HOST, g->size, t0, fw_now_ns(),
-                        "copy (accumulator)");
-    return 1;
-  }
-  fw_status_free(fw_engine_fail_body(fw_status_annotate(
-      status, "bringing a GPU's accumulator to host memory (FW_ACCESS_REDUCE)")));
-  return 0;
 }
 
 /* The accumulator that is extra buffer k of the running task `t` was folded: its memory
@@ -209,12 +177,12 @@ static void folded(fw_redux_group_t *g, fw_task_t *t, uint32_t k) {
 }
 
 /* The reduction task's body: data[0] is the buffer in host memory, data[1 + k] the k-th
- * accumulator it folds (g->folds; those pair tasks folded are gone already). */
+ * accumulator it folds (g->folds; those pair tasks folded are gone already), in host
+ * memory too (a GPU's came back as the task took it). */
 static void combine_accumulators(void *user_data, void *const *data, size_t num_data) {
   (void)num_data;
   fw_redux_group_t *g = user_data;
   for (uint32_t k = 0; k < g->join->num_extra; ++k) {
-    if (!bring_home(g, g->folds[k], data[1 + k])) return; /* the rest go with the task */
     if (g->size) g->reduction.combine(g->reduction.user_data, data[0], data[1 + k], g->size);
     folded(g, g->join, k);
   }
@@ -225,7 +193,6 @@ void fw_redux_combine_pair(void *user_data, void *const *data, size_t num_data) 
   (void)num_data;
   const fw_redux_pair_t *p = user_data;
   fw_redux_group_t *g = p->group;
-  if (!bring_home(g, p->dst, data[0]) || !bring_home(g, p->src, data[1])) return;
   if (g->size) g->reduction.combine(g->reduction.user_data, data[0], data[1], g->size);
   folded(g, p->task, 1);
 }
@@ -472,6 +439,26 @@ static void sim_carry_home(fw_scheduler_t *s, const fw_redux_group_t *g, fw_redu
   a->sim_home = fw_simulator_carry(s, a->sim_gpu, 0, g->size);
 }
 
+/* No contribution of `join`'s group writes accumulator `a` any more: one in a GPU's
+ * memory starts home now (once), over the link in a simulation, on the prefetch threads in
+ * a run, rather than when the task that folds it takes it and waits for the copy (in a
+ * run, not once memory is contended, as for the outputs sent ahead: scheduler.c). A CPU
+ * worker's, in host memory, has nothing to do (lock held). */
+static void start_home(fw_scheduler_t *s, fw_task_t *join, fw_redux_acc_t *a) {
+  fw_redux_group_t *g = join->reduction;
+  if (s->simulated) {
+    sim_carry_home(s, g, a);
+    return;
+  }
+  fw_memory_t *m = &s->runtime->memory;
+  if (a->homeward || !a->buffer || !a->filled ||
+      fw_memory_is_valid_on(a->buffer, FW_NODE_HOST) ||
+      atomic_load_explicit(&m->spilled, memory_order_relaxed))
+    return;
+  a->homeward = 1;
+  fw_memory_prefetch(m, a->buffer, FW_NODE_HOST, fw_scheduler_need(s, join));
+}
+
 /* Once every contribution of `join`'s group started (and the group is closed), an
  * accumulator no contribution writes now will not be written again: it is taken from
  * its worker, done, and paired with another (lock held; `completing`: as pair_idle).
@@ -482,6 +469,17 @@ static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from,
   if (g->ended || !g->closed || g->failed || join->cancelled) return;
   int all_done = g->finished == g->contributors;
   if (!all_done && atomic_load(&g->started) < g->contributors) return;
+  /* A contribution takes its worker's accumulator (`current`) and then counts itself
+   * (`running`, then `started`, sequentially consistent): having seen them all started,
+   * this sees each running one's count, and no other starts unless a refused launch
+   * uncounted itself first (without the lock, its accumulator untouched: that one may
+   * be set aside here meanwhile), to be queued again under the lock this holds. So an
+   * accumulator none writes now is written no more: a GPU's starts home, whether or not
+   * pairs pay. */
+  for (size_t i = 0; i < g->num_workers; ++i) {
+    fw_redux_acc_t *a = atomic_load(&g->current[i]);
+    if (a && !atomic_load(&a->running)) start_home(s, join, a);
+  }
   if (!g->paired) {
     size_t n = 0;
     for (fw_redux_acc_t *a = atomic_load(&g->accumulators); a; a = a->next) n += !a->folded;
@@ -492,17 +490,11 @@ static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from,
     join->placement_key = fw_task_placement_key(join);
     fw_scheduler_rank(s, join);
   }
-  /* A contribution takes its worker's accumulator (`current`) and then counts itself
-   * (`running`, then `started`, sequentially consistent): having seen them all started,
-   * this sees each running one's count, and no other starts unless a refused launch
-   * uncounted itself first (without the lock, its accumulator untouched: that one may
-   * be set aside here meanwhile), to be queued again under the lock this holds. */
   for (size_t i = 0; i < g->num_workers; ++i) {
     fw_redux_acc_t *a = atomic_load(&g->current[i]);
     if (!a || atomic_load(&a->running)) continue;
     atomic_store(&g->current[i], NULL);
     a->done = 1;
-    sim_carry_home(s, g, a);
   }
   pair_idle(s, join, from, completing);
 }
@@ -735,45 +727,36 @@ void fw_redux_note_worker(fw_scheduler_t *s, fw_task_t *t, const fw_worker_t *w)
   }
 }
 
-/* Sets accumulator `a` of `g` to the neutral element for worker `w`: a CPU worker's host
- * memory (`host`, taken with the task), a GPU worker's copy in the GPU's memory. */
+/* Sets accumulator `a` of `g`, at `data` where worker `w` took it, to the neutral element:
+ * in host memory for a CPU worker, in the GPU's memory for a GPU worker. */
 static fw_status_t fill_accumulator(fw_redux_group_t *g, fw_redux_acc_t *a, const fw_task_t *t,
-                                    const fw_worker_t *w, void *host) {
+                                    const fw_worker_t *w, void *data) {
   if (w->kind == FW_TARGET_KIND_CPU) {
-    g->reduction.init(g->reduction.user_data, host, g->size);
+    g->reduction.init(g->reduction.user_data, data, g->size);
     a->filled = 1;
     return FW_OK;
   }
   fw_device_t *device = t->runtime->devices[w->device_index];
-  void *copy = NULL;
-  fw_status_t status = device->vtable->alloc(device, g->size ? g->size : 1, &copy);
-  if (status != FW_OK) { /* no room: no fault of the device's (it stays in service) */
-    fw_status_t why = status;
-    status = fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "%s", fw_status_message(why));
-    fw_status_free(why);
-  } else if (g->zero) { /* a sum's: zero in the GPU's memory, nothing over the link */
-    status = device->vtable->fill_zero(device, copy, g->size);
+  fw_status_t status = FW_OK;
+  if (g->zero) { /* a sum's: zero in the GPU's memory, nothing over the link */
+    status = device->vtable->fill_zero(device, data, g->size);
   } else { /* made on the host (the GPU has no `init`) and copied over */
-    void *data = malloc(g->size ? g->size : 1);
-    status = data ? FW_OK : fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    void *neutral = malloc(g->size ? g->size : 1);
+    status = neutral ? FW_OK : fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     uint64_t t0 = fw_now_ns();
-    if (data) {
-      g->reduction.init(g->reduction.user_data, data, g->size);
-      status = device->vtable->copy_to_device(device, NULL, copy, data, g->size);
-      free(data);
+    if (neutral) {
+      g->reduction.init(g->reduction.user_data, neutral, g->size);
+      status = device->vtable->copy_to_device(device, NULL, data, neutral, g->size);
+      free(neutral);
     }
     if (status == FW_OK)
       fw_memory_note_copy(g->memory, FW_TIER_HOST, FW_TIER_DEVICE, g->size, t0, fw_now_ns(),
                           "copy (accumulator)");
   }
-  if (status != FW_OK) {
-    if (copy) device->vtable->free(device, copy, g->size);
-    return fw_status_annotate(status, "task @%s: an accumulator of %zu bytes in %s's memory "
-                                      "(FW_ACCESS_REDUCE)",
+  if (status != FW_OK)
+    return fw_status_annotate(status, "task @%s: setting an accumulator of %zu bytes in %s's "
+                                      "memory (FW_ACCESS_REDUCE)",
                               t->name, g->size, t->runtime->device_info[w->device_index].name);
-  }
-  a->device_data = copy;
-  a->device = device;
   a->filled = 1;
   return FW_OK;
 }
@@ -787,6 +770,10 @@ void fw_redux_launch_refused(fw_task_t *t) {
     fw_redux_acc_t *a = t->reduces[r].acc;
     if (a) { /* uncounted before it can be queued again (combine_early) */
       fw_redux_group_t *g = t->reduces[r].combine->reduction;
+      /* Set, but nothing launched on it (a GPU's contributions follow one another on its
+       * worker: none launched before this one either): nothing to fold, and the GPU's
+       * next contribution sets it again. */
+      if (!a->written) a->filled = 0;
       atomic_fetch_sub(&g->started, 1);
       atomic_fetch_sub(&a->running, 1);
     }
@@ -832,11 +819,15 @@ static fw_status_t no_accumulator(const fw_task_t *t) {
 
 fw_status_t fw_redux_prepare_accumulators(fw_task_t *t, const fw_worker_t *w) {
   t->num_extra = 0;
-  if (w->kind != FW_TARGET_KIND_CPU) return FW_OK; /* a GPU's are in its memory */
+  int cpu = w->kind == FW_TARGET_KIND_CPU;
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
-    fw_redux_acc_t *a = cpu_accumulator(t->reduces[r].combine->reduction, w, t);
+    fw_redux_group_t *g = t->reduces[r].combine->reduction;
+    /* A CPU worker's is counted now (the contribution's end lets it go); a GPU worker's
+     * once its launch is under way (fw_redux_take_accumulators), and until then it is
+     * the worker's alone: its group's contributions have not all started. */
+    fw_redux_acc_t *a = cpu ? cpu_accumulator(g, w, t) : worker_accumulator(g, w, t->runtime, 0);
     if (!a) return no_accumulator(t);
-    t->reduces[r].acc = a; /* counted: the contribution's end lets it go */
+    if (cpu) t->reduces[r].acc = a;
     t->extra[r].buffer = a->buffer;
   }
   t->num_extra = t->num_reduces;
@@ -848,14 +839,18 @@ fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w, void 
   int cpu = w->kind == FW_TARGET_KIND_CPU;
   for (uint32_t r = 0; r < t->num_reduces; ++r) {
     fw_redux_group_t *g = t->reduces[r].combine->reduction;
-    /* A CPU worker's was counted before its buffers were taken (prepare). */
+    /* A CPU worker's was counted before its buffers were taken (prepare); a GPU worker's
+     * is the one prepare found, still its worker's. */
     fw_redux_acc_t *a = cpu ? t->reduces[r].acc : worker_accumulator(g, w, t->runtime, 0);
-    void *host = cpu ? data[t->num_accesses + r] : NULL;
+    void *data_r = data[t->num_accesses + r];
     fw_status_t status = a ? FW_OK : no_accumulator(t);
-    if (status == FW_OK && !a->filled) status = fill_accumulator(g, a, t, w, host);
+    if (status == FW_OK && a->buffer != t->extra[r].buffer)
+      status = fw_status_make(FW_STATUS_INTERNAL, "task @%s: its worker's accumulator changed "
+                                                  "while it took its buffers", t->name);
+    if (status == FW_OK && !a->filled) status = fill_accumulator(g, a, t, w, data_r);
     if (status != FW_OK) return status;
     t->reduces[r].acc = a;
-    t->reduces[r].data = host ? host : a->device_data;
+    t->reduces[r].data = data_r;
     last |= cpu ? count_started(g) : count_start(g, a);
   }
   if (last) { /* the others' accumulators may be paired while this one runs */

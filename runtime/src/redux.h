@@ -94,16 +94,17 @@ void fw_redux_sim_finished(const fw_task_t *t, double finish);
  * accumulators it folds in host memory, or contribution `t` its accumulators where it
  * runs (`start` for any other task). */
 double fw_redux_sim_start(const fw_task_t *t, double start);
-/* Before contribution `t`'s buffers are taken on CPU worker `w` (no lock): its extra
- * buffers are `w`'s accumulators for its groups, made when `w` has none (without memory
- * yet). The error when one cannot be made. Nothing on a GPU worker. */
+/* Before contribution `t`'s buffers are taken on worker `w` (no lock; on a GPU worker, on
+ * its thread): its extra buffers are `w`'s accumulators for its groups, made when `w` has
+ * none (without memory yet), which the memory manager takes with the task where it runs.
+ * The error when one cannot be made. */
 fw_status_t fw_redux_prepare_accumulators(fw_task_t *t, const fw_worker_t *w);
 /* Before `t` runs on worker `w`, its buffers taken at `data` (no lock; on a GPU worker, on
- * its thread): points each of its contributions at `w`'s accumulator for the group, set to
- * the neutral element on the worker's first task of the group (a CPU worker's in host
- * memory at data[num_accesses + r]; a GPU worker's in the GPU's memory, made and set
- * now); the last contribution of a closed group to start takes the lock to let the
- * others' accumulators be paired. The error when one cannot be made. */
+ * its thread): points each of its contributions at `w`'s accumulator for the group, at
+ * data[num_accesses + r] (host memory for a CPU worker, the GPU's for a GPU worker), set
+ * to the neutral element on the worker's first task of the group; the last contribution
+ * of a closed group to start takes the lock to let the others' accumulators be paired.
+ * The error when one cannot be set. */
 fw_status_t fw_redux_take_accumulators(fw_task_t *t, const fw_worker_t *w, void *const *data);
 
 #ifdef __cplusplus

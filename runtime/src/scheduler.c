@@ -177,13 +177,17 @@ static int has_code(const fw_worker_t *w, const fw_task_t *task) {
   return runs_code(w, task) && !preferred_elsewhere(w->sched, task, w->kind);
 }
 
-/* Whether the task's buffers fit `w`'s device memory at once: a task that does not would
- * be refused there every time (fw_memory_check_fits), so no policy plans it there. Host
- * memory is left to fw_memory_acquire (it may hold the caller's own buffers). */
+/* Whether the task's buffers, and a contribution's accumulators, fit `w`'s device memory
+ * at once: a task that does not would be refused there every time
+ * (fw_memory_check_fits), so no policy plans it there. Host memory is left to
+ * fw_memory_acquire (it may hold the caller's own buffers). */
 static int fits(const fw_worker_t *w, const fw_task_t *task) {
   if (w->memory_node == FW_NODE_HOST) return 1;
   const fw_memory_node_t *n = &task->runtime->memory.nodes[w->memory_node];
-  return n->minimal || !n->capacity || task->data_bytes <= n->capacity;
+  if (n->minimal || !n->capacity) return 1;
+  uint64_t bytes = task->data_bytes;
+  for (uint32_t r = 0; r < task->num_reduces; ++r) bytes += task->reduces[r].buffer->byte_size;
+  return bytes <= n->capacity;
 }
 
 int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {

@@ -1,8 +1,8 @@
 // Reductions (FW_ACCESS_REDUCE) with the stand-in GPU in service: contributions with a GPU
-// implementation run there on the GPU's own accumulator (in its memory, set from the
-// neutral element on the host, or zeroed there for a built-in sum), which comes back to
-// host memory to be combined with the CPU workers' accumulators, by the reduction task or
-// by the tasks of a tree. The stand-in's device memory is host memory, so the
+// implementation run there on the GPU's own accumulator (in its memory, counted in the
+// device tier, set from the neutral element on the host, or zeroed there for a built-in
+// sum), which comes back to host memory to be combined with the CPU workers'
+// accumulators, by the reduction task or by the tasks of a tree. The stand-in's device memory is host memory, so the
 // implementations here add into the device address they are given directly, where a real
 // one would enqueue a kernel.
 #include <gtest/gtest.h>
@@ -284,10 +284,11 @@ TEST(GpuReduce, ARefusedLaunchRunsTheContributionAgainOnTheCpu) {
   }
 }
 
-// No room for the accumulator in the GPU's memory (64 KiB of it for a 256 KiB buffer):
-// nothing was written there, so the contributions, tried on the GPU first (preferred),
-// run on the CPU workers instead; running out of room says nothing of the GPU's health,
-// which stays in service: a contribution to a smaller sum runs there after.
+// No room for the accumulator in the GPU's memory (64 KiB of it for a 256 KiB buffer): the
+// accumulator counts in the contribution's working set there, which the GPU's tier cannot
+// hold, so no policy places the contributions there (none is tried there and run again);
+// they run on the CPU workers, and the GPU stays in service: a contribution to a smaller
+// sum runs there after.
 TEST(GpuReduce, NoRoomForTheAccumulatorOnTheGpuRunsTheContributionOnTheCpu) {
   fwtest::ScopedEnv memory("FW_FAKE_CUDA_MEMORY", "65536");
   fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
@@ -302,7 +303,7 @@ TEST(GpuReduce, NoRoomForTheAccumulatorOnTheGpuRunsTheContributionOnTheCpu) {
   expectSums(sum, kElements, 5, 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8);
   EXPECT_EQ(counts.gpu_tries.load(), 0);
   EXPECT_EQ(counts.cpu.load(), 8);
-  EXPECT_GE(fwtest::statsOf(rt).tasks_rerun, 1u);
+  EXPECT_EQ(fwtest::statsOf(rt).tasks_rerun, 0u);
   EXPECT_EQ(fwtest::statsOf(rt).devices_lost, 0u);
   fw_buffer_t *small = makeSum(rt, 64, 0);
   std::vector<Contribution> later = parts(1, 64, &counts);
@@ -315,11 +316,12 @@ TEST(GpuReduce, NoRoomForTheAccumulatorOnTheGpuRunsTheContributionOnTheCpu) {
   fw_runtime_destroy(rt);
 }
 
-// The GPU's memory (1 MiB) holds a 768 KiB buffer a task left there, and the accumulator
-// of a 512 KiB sum is outside the tier's count: its allocation fails, which says nothing
-// of the GPU's health (RESOURCE_EXHAUSTED, not a fault), so the contribution runs on the
-// CPU and the GPU stays in service.
-TEST(GpuReduce, NoRoomBesideWhatTheGpuKeepsRunsTheContributionOnTheCpu) {
+// The GPU's memory (1 MiB) holds a 768 KiB buffer a task left there, and a 512 KiB sum's
+// contributions run only on the GPU: their accumulator counts in the device tier, so the
+// memory manager makes room for it as for any buffer, moving the kept buffer (its only
+// copy) to host memory, and the contributions run there, without a failed try. The kept
+// buffer comes back bit-identical.
+TEST(GpuReduce, TheAccumulatorGetsItsRoomOnTheGpuAsAnyBufferDoes) {
   fwtest::ScopedEnv memory("FW_FAKE_CUDA_MEMORY", "1048576");
   fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
   ASSERT_NE(rt, nullptr);
@@ -334,20 +336,74 @@ TEST(GpuReduce, NoRoomBesideWhatTheGpuKeepsRunsTheContributionOnTheCpu) {
   fw_buffer_t *sum = makeSum(rt, kElements, 0);
   Counts counts;
   std::vector<Contribution> v = parts(4, kElements, &counts);
-  for (Contribution &c : v) FW_ASSERT_OK(contribute(rt, sum, &c, true, true));
+  for (Contribution &c : v) FW_ASSERT_OK(contribute(rt, sum, &c, false, true));
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   expectSums(sum, kElements, 0, 1 + 2 + 3 + 4);
-  EXPECT_EQ(counts.gpu_tries.load(), 0);
-  EXPECT_EQ(counts.cpu.load(), 4);
+  EXPECT_EQ(counts.gpu_tries.load(), 4);
+  EXPECT_EQ(counts.gpu.load(), 4);
   fw_runtime_stats_t st = fwtest::statsOf(rt);
-  EXPECT_GE(st.tasks_rerun, 1u);
+  EXPECT_EQ(st.tasks_rerun, 0u);
   EXPECT_EQ(st.devices_lost, 0u);
-  EXPECT_EQ(fwtest::readU64(kept)[0], 2u);
+  EXPECT_GE(st.evictions, 1u);
+  // The kept buffer moved out, and the accumulator came home to be combined.
+  EXPECT_GE(st.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST], (98304u + kElements) * 8);
+  std::vector<uint64_t> got = fwtest::readU64(kept);
+  ASSERT_EQ(got.size(), 98304u);
+  EXPECT_EQ(got[0], 2u);
+  for (uint64_t i = 1; i < 98304; ++i) ASSERT_EQ(got[i], 1u) << i;
   fw_buffer_release(sum);
   fw_buffer_release(kept);
   fw_runtime_destroy(rt);
 }
 
+
+// Three sums' groups open at once, their contributions only on the GPU, whose device tier
+// (640 KiB) holds two of their 256 KiB accumulators: the accumulators count in the tier
+// like any buffer, so one moves to host memory to make room for another and comes back
+// for its next contribution, and the tier never holds more than its limit. The sums come
+// out right under every policy.
+TEST(GpuReduce, AccumulatorsCountInTheDeviceTierAndMakeRoomForEachOther) {
+  for (fw_scheduler_kind_t policy : kPolicies) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    fw_runtime_options_t o = fwtest::taskOptions(policy, 3);
+    o.devices = "cuda";
+    o.tier_limits = "device=640KiB";
+    fw_runtime_t *rt = fwtest::createRuntime(o);
+    ASSERT_NE(rt, nullptr);
+    constexpr uint64_t kElements = 32768;
+    constexpr int kSums = 3, kRounds = 4;
+    fw_buffer_t *sums[kSums];
+    Gate gates[kSums];
+    for (int k = 0; k < kSums; ++k) {
+      sums[k] = makeSum(rt, kElements, uint64_t(k));
+      ASSERT_NE(sums[k], nullptr);
+      FW_ASSERT_OK(holdUntilOpen(rt, sums[k], FW_ACCESS_REDUCE, &gates[k]));
+    }
+    Counts counts;
+    std::vector<Contribution> v = parts(kSums * kRounds, kElements, &counts);
+    uint64_t expected[kSums] = {};
+    for (int i = 0; i < kSums * kRounds; ++i) {
+      FW_ASSERT_OK(contribute(rt, sums[i % kSums], &v[i], false, true));
+      expected[i % kSums] += uint64_t(i) + 1;
+    }
+    ASSERT_TRUE(fwtest::waitUntil([&] { return counts.gpu.load() == kSums * kRounds; }));
+    for (Gate &g : gates) g.open = true;
+    FW_ASSERT_OK(fw_runtime_wait_all(rt));
+    for (int k = 0; k < kSums; ++k) expectSums(sums[k], kElements, uint64_t(k), expected[k]);
+    EXPECT_EQ(counts.cpu.load(), 0);
+    fw_runtime_stats_t st = fwtest::statsOf(rt);
+    EXPECT_EQ(st.tasks_rerun, 0u);
+    EXPECT_GE(st.evictions, 1u);
+    EXPECT_LE(st.peak_bytes[FW_TIER_DEVICE], 640u * 1024);
+    EXPECT_GE(st.peak_bytes[FW_TIER_DEVICE], 2 * kElements * 8);
+    // Each accumulator came home once to be combined, and at least one left and came
+    // back in between.
+    EXPECT_GE(st.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST], (kSums + 1) * kElements * 8);
+    EXPECT_GE(st.bytes_moved[FW_TIER_HOST][FW_TIER_DEVICE], kElements * 8);
+    for (fw_buffer_t *b : sums) fw_buffer_release(b);
+    fw_runtime_destroy(rt);
+  }
+}
 
 // A GPU implementation that enqueues its work on the stream (a host function of the
 // stand-in, as a kernel), which adds `amount` * (i + 1) when it runs.
@@ -429,8 +485,9 @@ TEST(GpuReduce, AGpuLostBeforeItsAccumulatorCameBackFailsTheReduction) {
   uint64_t seen = 0;
   fw_task_t *reader = nullptr;
   FW_ASSERT_OK(fwtest::submit(rt, "read", readFirst, &seen, {{sum, FW_ACCESS_READ}}, &reader));
-  FW_EXPECT_ERROR(fw_task_wait(reader),
-                  "bringing a GPU's accumulator to host memory (FW_ACCESS_REDUCE)");
+  // The reduction task takes the accumulator in host memory: the copy from the lost GPU
+  // fails it.
+  FW_EXPECT_ERROR(fw_task_wait(reader), "task @part.reduce: CUDA cuMemcpyDtoH");
   FW_EXPECT_ERROR(fw_runtime_wait_all(rt), "task @fault");
   for (fw_task_t *t : {contribution, broken, reader}) fw_task_release(t);
   fw_buffer_release(other);
@@ -477,6 +534,44 @@ TEST(GpuReduce, AnAccumulatorNoLaunchWroteIsNotBroughtBack) {
   fw_buffer_release(other);
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
+}
+
+// Once every contribution of the group has started and none runs on the GPU's
+// accumulator, it starts home on the prefetch threads: it is in host memory while a CPU
+// contribution still holds the group open, and the reduction task finds it there rather
+// than copy it itself.
+TEST(GpuReduce, ADoneGpuAccumulatorStartsHomeBeforeTheReductionRuns) {
+  for (fw_scheduler_kind_t policy : kPolicies) {
+    SCOPED_TRACE(fwtest::schedulerName(policy));
+    fw_runtime_t *rt = fwtest::runtimeOn("cuda", policy, 2);
+    ASSERT_NE(rt, nullptr);
+    constexpr uint64_t kElements = 4096;
+    fw_buffer_t *sum = makeSum(rt, kElements, 3);
+    ASSERT_NE(sum, nullptr);
+    Gate gate;
+    FW_ASSERT_OK(holdUntilOpen(rt, sum, FW_ACCESS_REDUCE, &gate));
+    Counts counts;
+    std::vector<Contribution> v = parts(3, kElements, &counts);
+    for (Contribution &c : v) FW_ASSERT_OK(contribute(rt, sum, &c, false, true));
+    // The group closes: a reader after it.
+    uint64_t seen = 0;
+    fw_task_t *reader = nullptr;
+    FW_ASSERT_OK(fwtest::submit(rt, "read", readFirst, &seen, {{sum, FW_ACCESS_READ}}, &reader));
+    ASSERT_TRUE(fwtest::waitUntil([&] { return counts.gpu.load() == 3; }));
+    EXPECT_TRUE(fwtest::waitUntil([&] {
+      return fwtest::statsOf(rt).bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST] >= kElements * 8;
+    })) << "the accumulator stayed on the GPU while the group was held open";
+    EXPECT_EQ(fwtest::statsOf(rt).tasks_executed, 3u) << "the gate or the reduction ran";
+    gate.open = true;
+    FW_EXPECT_OK(fw_task_wait(reader));
+    EXPECT_EQ(seen, 3u + (1 + 2 + 3));
+    fw_runtime_stats_t st = fwtest::statsOf(rt);
+    EXPECT_GE(st.prefetch_hits, 1u);
+    EXPECT_EQ(st.bytes_moved[FW_TIER_DEVICE][FW_TIER_HOST], kElements * 8) << "one copy home";
+    fw_task_release(reader);
+    fw_buffer_release(sum);
+    fw_runtime_destroy(rt);
+  }
 }
 
 }  // namespace
