@@ -52,7 +52,6 @@ struct fw_redux_acc_t {
   /* sched.lock: no contribution will write it any more; folded into another (by a pair
    * task made or done); the pair task folding another into it, while there is one. */
   int done, folded;
-  int homeward; /* a run: its copy to host memory was asked for (start_home) */
   fw_task_t *writer;
   uint64_t last_seq;   /* 1 + the seq of the last task that wrote it (the trace) */
   /* Simulation: when it is in host memory; for a GPU worker's, the worker, when it is in
@@ -439,24 +438,26 @@ static void sim_carry_home(fw_scheduler_t *s, const fw_redux_group_t *g, fw_redu
   a->sim_home = fw_simulator_carry(s, a->sim_gpu, 0, g->size);
 }
 
-/* No contribution of `join`'s group writes accumulator `a` any more: one in a GPU's
- * memory starts home now (once), over the link in a simulation, on the prefetch threads in
- * a run, rather than when the task that folds it takes it and waits for the copy (in a
- * run, not once memory is contended, as for the outputs sent ahead: scheduler.c). A CPU
- * worker's, in host memory, has nothing to do (lock held). */
-static void start_home(fw_scheduler_t *s, fw_task_t *join, fw_redux_acc_t *a) {
+/* Accumulator `a` of `join`'s group, idle once every contribution started: one in a GPU's
+ * memory starts home now, over the link in a simulation, on the prefetch threads in a
+ * run, rather than when the task that folds it takes it and waits for the copy (in a run,
+ * not once memory is contended, as for the outputs sent ahead: scheduler.c). Whether it
+ * did: it is then set aside as done (combine_early), so that a contribution whose launch
+ * a GPU refuses, run again on this one, makes another rather than write it after it left.
+ * A CPU worker's, in host memory, stays (lock held). */
+static int start_home(fw_scheduler_t *s, fw_task_t *join, fw_redux_acc_t *a) {
   fw_redux_group_t *g = join->reduction;
   if (s->simulated) {
+    if (!a->sim_gpu || a->sim_carried) return 0;
     sim_carry_home(s, g, a);
-    return;
+    return 1;
   }
   fw_memory_t *m = &s->runtime->memory;
-  if (a->homeward || !a->buffer || !a->filled ||
-      fw_memory_is_valid_on(a->buffer, FW_NODE_HOST) ||
+  if (!a->buffer || !a->filled || fw_memory_is_valid_on(a->buffer, FW_NODE_HOST) ||
       atomic_load_explicit(&m->spilled, memory_order_relaxed))
-    return;
-  a->homeward = 1;
+    return 0;
   fw_memory_prefetch(m, a->buffer, FW_NODE_HOST, fw_scheduler_need(s, join));
+  return 1;
 }
 
 /* Once every contribution of `join`'s group started (and the group is closed), an
@@ -474,11 +475,14 @@ static void combine_early(fw_scheduler_t *s, fw_task_t *join, fw_worker_t *from,
    * this sees each running one's count, and no other starts unless a refused launch
    * uncounted itself first (without the lock, its accumulator untouched: that one may
    * be set aside here meanwhile), to be queued again under the lock this holds. So an
-   * accumulator none writes now is written no more: a GPU's starts home, whether or not
-   * pairs pay. */
+   * accumulator none writes now is written no more unless such a one runs again on its
+   * worker: a GPU's starts home, whether or not pairs pay, and is set aside. */
   for (size_t i = 0; i < g->num_workers; ++i) {
     fw_redux_acc_t *a = atomic_load(&g->current[i]);
-    if (a && !atomic_load(&a->running)) start_home(s, join, a);
+    if (a && !atomic_load(&a->running) && start_home(s, join, a)) {
+      atomic_store(&g->current[i], NULL);
+      a->done = 1;
+    }
   }
   if (!g->paired) {
     size_t n = 0;

@@ -288,7 +288,7 @@ TEST(GpuReduce, ARefusedLaunchRunsTheContributionAgainOnTheCpu) {
 // accumulator counts in the contribution's working set there, which the GPU's tier cannot
 // hold, so no policy places the contributions there (none is tried there and run again);
 // they run on the CPU workers, and the GPU stays in service: a contribution to a smaller
-// sum runs there after.
+// sum runs there after. One that only the GPU could run fails, naming the sizes.
 TEST(GpuReduce, NoRoomForTheAccumulatorOnTheGpuRunsTheContributionOnTheCpu) {
   fwtest::ScopedEnv memory("FW_FAKE_CUDA_MEMORY", "65536");
   fw_runtime_t *rt = fwtest::runtimeOn("cuda", FW_SCHEDULER_EAGER, 2);
@@ -311,6 +311,16 @@ TEST(GpuReduce, NoRoomForTheAccumulatorOnTheGpuRunsTheContributionOnTheCpu) {
   FW_ASSERT_OK(fw_runtime_wait_all(rt));
   expectSums(small, 64, 0, 1);
   EXPECT_EQ(counts.gpu.load(), 1);
+  // A contribution only the GPU could run, there too large by its accumulator alone,
+  // fails saying so.
+  std::vector<Contribution> gpuOnly = parts(1, kElements, &counts);
+  fw_task_t *tooLarge = nullptr;
+  FW_ASSERT_OK(contribute(rt, sum, &gpuOnly[0], false, true, &tooLarge));
+  FW_EXPECT_ERROR(fw_task_wait(tooLarge), "task @part needs 262144 bytes of cuda:0 memory at "
+                                          "once, but the device tier holds at most");
+  EXPECT_EQ(counts.gpu_tries.load(), 1) << "the small sum's alone";
+  fw_status_free(fw_runtime_wait_all(rt)); // its error
+  fw_task_release(tooLarge);
   fw_buffer_release(small);
   fw_buffer_release(sum);
   fw_runtime_destroy(rt);
