@@ -24,6 +24,88 @@
 // A cast to a static size checks that size.
 // RUN: not %fw-run %t.fwb --function=cast_static --input=3x2xf32=0,1,2,3,4,5 2>&1 | FileCheck %s --check-prefix=CAST
 // CAST: 'tensor.cast': dimension 1 of the operand must be 3
+// An element index computed from a size, one past the end.
+// RUN: not %fw-run %t.fwb --function=insert_at_end --input=4xf32=1 2>&1 | FileCheck %s --check-prefix=INDEX
+// INDEX: 'tensor.insert': index 0 is out of range for its dimension
+// RUN: not %fw-run %t.fwb --function=extract_at --input=4xf32=1 --input=4xf32=2 2>&1 | FileCheck %s --check-prefix=EXTRACT
+// EXTRACT: 'tensor.extract': index 0 is out of range for its dimension
+// An indexing map whose offset reaches before the start of its operand.
+// RUN: not %fw-run %t.fwb --function=shift_back --input=4xf32=1 --input=4xf32=1 2>&1 | FileCheck %s --check-prefix=SHIFT
+// SHIFT: 'linalg.generic': operand 0 is indexed before its start in dimension 0
+// A negative padding size, and a loop step of 0, computed from sizes.
+// RUN: not %fw-run %t.fwb --function=pad_back --input=8xf32=1 2>&1 | FileCheck %s --check-prefix=PAD
+// PAD: 'tensor.pad': the low padding of dimension 0 is negative
+// RUN: not %fw-run %t.fwb --function=step_from_size --input=4xf32=1 2>&1 | FileCheck %s --check-prefix=STEP
+// STEP: 'scf.for': the loop's step is not positive
+// RUN: %fw-run %t.fwb --function=step_from_size --input=6xf32=1 2>&1 | FileCheck %s --check-prefix=STEPOK
+// STEPOK: 6xf32=2 1 2 1 2 1
+
+func.func @insert_at_end(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %v = arith.constant 7.0 : f32
+  %r = tensor.insert %v into %a[%n] : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+func.func @extract_at(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %v = tensor.extract %a[%n] : tensor<?xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// r[i] = a[i - 2] + b[i]: a[-2] for i = 0.
+func.func @shift_back(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %b, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 - 2)>, affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+func.func @pad_back(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %l = arith.subi %c0, %n : index
+  %r = tensor.pad %a low[%l] high[0] {
+  ^bb0(%i: index):
+    tensor.yield %z : f32
+  } : tensor<?xf32> to tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// Adds 1 to every (n - 4)th element: a step of 0 for 4 elements.
+func.func @step_from_size(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %s = arith.subi %n, %c4 : index
+  %r = scf.for %i = %c0 to %n step %s iter_args(%t = %a) -> tensor<?xf32> {
+    %v = tensor.extract %t[%i] : tensor<?xf32>
+    %w = arith.addf %v, %one : f32
+    %u = tensor.insert %w into %t[%i] : tensor<?xf32>
+    scf.yield %u : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
 
 func.func @cast_static(%a: tensor<?x?xf32>) -> tensor<?x3xf32> {
   %c = tensor.cast %a : tensor<?x?xf32> to tensor<?x3xf32>

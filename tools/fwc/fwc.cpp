@@ -34,6 +34,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
+#include <cstdint>
+#include <pthread.h>
+#include <unistd.h>
+
 using namespace mlir;
 
 namespace {
@@ -314,6 +319,61 @@ int compile(const Flags &flags, bool &reportedError) {
 
 } // namespace
 
+/// Input nested too deeply for the parser or a pass exhausts the stack: that
+/// is reported as an error, not a segmentation fault. SIGSEGV runs on a stack
+/// of its own; a fault just below the main thread's stack prints a message
+/// and exits with 1, any other goes on to the handler installed before
+/// (CrashRecoveryContext's, which recovers from the compiler's crashes).
+namespace stack_guard {
+struct sigaction previous;
+uintptr_t stackLow = 0;
+
+void onFault(int sig, siginfo_t *info, void *context) {
+  auto at = reinterpret_cast<uintptr_t>(info->si_addr);
+  constexpr uintptr_t kSlack = 1u << 20;
+  if (stackLow && at < stackLow + kSlack && at + kSlack >= stackLow) {
+    static const char kMessage[] =
+        "fwc: error: the input is nested too deeply (the compiler ran out of "
+        "stack)\n";
+    ssize_t written = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+    (void)written;
+    _exit(1);
+  }
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(sig, info, context);
+  } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(sig);
+  } else {
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+}
+
+void install() {
+  pthread_attr_t attr;
+  void *addr = nullptr;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return;
+  int got = pthread_attr_getstack(&attr, &addr, &size);
+  pthread_attr_destroy(&attr);
+  if (got != 0)
+    return;
+  static char altStack[1 << 16];
+  stack_t alt = {};
+  alt.ss_sp = altStack;
+  alt.ss_size = sizeof(altStack);
+  if (sigaltstack(&alt, nullptr) != 0)
+    return;
+  stackLow = reinterpret_cast<uintptr_t>(addr);
+  struct sigaction action = {};
+  action.sa_sigaction = onFault;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, &previous);
+}
+} // namespace stack_guard
+
 int main(int argc, char **argv) {
   Flags flags;
   CLI::App app{"fwc: compiles linalg-on-tensors MLIR ahead of time into an fw "
@@ -391,6 +451,7 @@ int main(int argc, char **argv) {
   // parsers crash on some malformed attributes) ends in an error message
   // and exit code 1, not a signal.
   llvm::CrashRecoveryContext::Enable();
+  stack_guard::install();
   llvm::CrashRecoveryContext recovery;
   int status = 1;
   bool reportedError = false;

@@ -27,6 +27,8 @@ using namespace mlir::fw;
 /// (or when the kernel is already divided).
 static SmallVector<linalg::LinalgOp> kernelOps(func::FuncOp func) {
   SmallVector<linalg::LinalgOp> ops;
+  if (func.isExternal())
+    return ops; // A declaration: nothing to divide.
   for (Operation &op : func.getBody().front()) {
     if (isa<WorkgroupIdOp, WorkgroupCountOp>(op))
       return {};

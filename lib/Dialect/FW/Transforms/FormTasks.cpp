@@ -19,6 +19,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/Support/MathExtras.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -375,6 +376,9 @@ LogicalResult verifyEntrySignature(func::FuncOp func) {
            << name
            << "' is reserved: names starting with 'fw_rt_' or '__fw' belong "
               "to the fw runtime";
+  if (name.contains('\0'))
+    return func.emitOpError("name contains a NUL byte, which the fat "
+                            "binary's function names cannot hold");
   auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
@@ -391,6 +395,14 @@ LogicalResult verifyEntrySignature(func::FuncOp func) {
       return func.emitOpError()
              << what << " #" << i << " has rank " << tensor.getRank()
              << "; the runtime supports ranks up to 8";
+    // The static sizes' bytes must be a size the runtime can hold (int64).
+    int64_t bytes = static_cast<int64_t>(llvm::divideCeil(
+        tensor.getElementType().getIntOrFloatBitWidth(), 8));
+    for (int64_t d : tensor.getShape())
+      if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+        return func.emitOpError()
+               << what << " #" << i << " of type " << type
+               << " holds 2^63 bytes or more";
     return success();
   };
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
@@ -548,6 +560,13 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
 
     SmallVector<Operation *> worklist =
         llvm::map_to_vector(block, [](Operation &op) { return &op; });
+    // Scalars read from tensors at the top level are computed again inside
+    // the tasks that use them: their indices are checked here, on the host.
+    for (Operation *op : worklist)
+      if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+        OpBuilder b(extract);
+        emitShapeChecks(b, extract, [](Value v) { return v; });
+      }
     for (Operation *op : worklist) {
       if (absorbed.contains(op) ||
           (!materialize.contains(op) && staysOnHost(op)))

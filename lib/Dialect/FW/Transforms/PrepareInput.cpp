@@ -2,13 +2,17 @@
 //
 // Elementwise tensor ops to linalg (without folding), reductions and named
 // elementwise ops to linalg.generic, large splat constants to fills, empty
-// concat operands dropped.
+// concat operands dropped; constant element indices outside a static size
+// and constant loop steps below 1 rejected (undefined at run time, and folded
+// away unseen by the canonicalizer that follows).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::fw {
@@ -85,9 +89,45 @@ struct GeneralizeForFusion
   }
 };
 
+/// Constant indices of tensor.extract and tensor.insert must be inside their
+/// static sizes, and a constant scf.for step must be positive (dynamic ones
+/// are checked at run time: ShapeChecks.cpp).
+LogicalResult checkConstantIndices(func::FuncOp func) {
+  auto checkIndices = [](Operation *op, Value tensor,
+                         ValueRange indices) -> LogicalResult {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    for (auto [d, index] : llvm::enumerate(indices)) {
+      std::optional<int64_t> value = getConstantIntValue(index);
+      if (!value || type.isDynamicDim(d) ||
+          (*value >= 0 && *value < type.getDimSize(d)))
+        continue;
+      return op->emitOpError("index ")
+             << *value << " is out of range for dimension " << d
+             << " of size " << type.getDimSize(d);
+    }
+    return success();
+  };
+  WalkResult result = func.walk([&](Operation *op) -> WalkResult {
+    LogicalResult checked = success();
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+      checked = checkIndices(op, extract.getTensor(), extract.getIndices());
+    else if (auto insert = dyn_cast<tensor::InsertOp>(op))
+      checked = checkIndices(op, insert.getDest(), insert.getIndices());
+    else if (auto loop = dyn_cast<scf::ForOp>(op))
+      if (std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+          step && *step <= 0)
+        checked = loop.emitOpError("has a step of ")
+                  << *step << "; the step must be positive";
+    return failed(checked) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct PrepareInputPass
     : public fw::impl::PrepareInputPassBase<PrepareInputPass> {
   void runOnOperation() override {
+    if (failed(checkConstantIndices(getOperation())))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     patterns.add<SplatConstantToFill, DropEmptyConcatOperands,

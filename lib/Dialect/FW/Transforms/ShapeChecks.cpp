@@ -9,7 +9,9 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -63,6 +65,9 @@ public:
                    StringRef what);
   void insertedSizeChecks(tensor::InsertSliceOp insert);
   void expandChecks(tensor::ExpandShapeOp expand);
+  void elementIndexChecks(Value tensor, ValueRange indices);
+  void padChecks(tensor::PadOp pad);
+  void loopStepChecks(scf::ForOp loop);
 
 private:
   OpBuilder &b;
@@ -75,22 +80,43 @@ bool isDynamicDim(Value v, int64_t dim) {
   return cast<ShapedType>(v.getType()).isDynamicDim(dim);
 }
 
-/// True when `expr` is a sum of loop dimensions times non-negative constants
-/// plus a non-negative constant, so its maximum over the iteration space is
-/// its value at the last iteration.
-bool isMonotone(AffineExpr expr) {
-  if (isa<AffineDimExpr>(expr))
+/// `expr` times `scale` as a sum of loop dimensions times constants plus a
+/// constant, added into `coeffs` and `constant`: false when it is not one
+/// (mod, divisions, symbols) or a coefficient overflows. Over the iteration
+/// space such an index is smallest and largest at corners: each loop at 0
+/// or at its last iteration, by the sign of its coefficient.
+bool addLinearForm(AffineExpr expr, int64_t scale,
+                   SmallVectorImpl<int64_t> &coeffs, int64_t &constant) {
+  auto add = [&](int64_t &into, int64_t v) {
+    int64_t product, sum;
+    if (llvm::MulOverflow(v, scale, product) ||
+        llvm::AddOverflow(into, product, sum))
+      return false;
+    into = sum;
     return true;
+  };
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return add(coeffs[dim.getPosition()], 1);
   if (auto c = dyn_cast<AffineConstantExpr>(expr))
-    return c.getValue() >= 0;
+    return add(constant, c.getValue());
   auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
   if (!bin)
     return false;
   if (bin.getKind() == AffineExprKind::Add)
-    return isMonotone(bin.getLHS()) && isMonotone(bin.getRHS());
-  if (bin.getKind() == AffineExprKind::Mul)
-    return isMonotone(bin.getLHS()) && isMonotone(bin.getRHS());
-  return false;
+    return addLinearForm(bin.getLHS(), scale, coeffs, constant) &&
+           addLinearForm(bin.getRHS(), scale, coeffs, constant);
+  if (bin.getKind() != AffineExprKind::Mul)
+    return false;
+  auto factor = dyn_cast<AffineConstantExpr>(bin.getRHS());
+  AffineExpr other = bin.getLHS();
+  if (!factor) {
+    factor = dyn_cast<AffineConstantExpr>(bin.getLHS());
+    other = bin.getRHS();
+  }
+  int64_t scaled;
+  if (!factor || llvm::MulOverflow(scale, factor.getValue(), scaled))
+    return false;
+  return addLinearForm(other, scaled, coeffs, constant);
 }
 
 void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
@@ -165,20 +191,44 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
     Value empty = cmp(arith::CmpIPredicate::eq, range, index(0));
     noIterations = noIterations ? orOp(noIterations, empty) : empty;
   }
+  MLIRContext *ctx = b.getContext();
   for (OpOperand &operand : op->getOpOperands()) {
     if (!isa<ShapedType>(operand.get().getType()))
       continue;
     AffineMap map = maps[operand.getOperandNumber()];
     for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-      if (isa<AffineDimExpr>(expr) || !isMonotone(expr))
+      SmallVector<int64_t> coeffs(numLoops, 0);
+      int64_t constant = 0;
+      if (isa<AffineDimExpr>(expr) ||
+          !addLinearForm(expr, 1, coeffs, constant))
         continue;
-      Value last = affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(numLoops, 0, expr), lastIteration);
-      Value inside = cmp(arith::CmpIPredicate::slt, last,
-                         size(operand.get(), i));
-      check(orOp(noIterations, inside),
-            "operand " + Twine(operand.getOperandNumber()) +
-                " is too small in dimension " + Twine(i) +
+      // The index at its smallest and at its largest over the iterations.
+      AffineExpr lowest = getAffineConstantExpr(constant, ctx);
+      AffineExpr highest = lowest;
+      bool belowZero = constant < 0;
+      for (auto [loop, coeff] : llvm::enumerate(coeffs)) {
+        AffineExpr term = getAffineDimExpr(loop, ctx) * coeff;
+        if (coeff < 0) {
+          lowest = lowest + term;
+          belowZero = true;
+        } else if (coeff > 0) {
+          highest = highest + term;
+        }
+      }
+      auto at = [&](AffineExpr e) -> Value {
+        return affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(numLoops, 0, e), lastIteration);
+      };
+      std::string operandName =
+          ("operand " + Twine(operand.getOperandNumber())).str();
+      if (belowZero)
+        check(orOp(noIterations,
+                   cmp(arith::CmpIPredicate::sge, at(lowest), index(0))),
+              operandName + " is indexed before its start in dimension " +
+                  Twine(i) + " for the iteration space (a negative offset)");
+      check(orOp(noIterations, cmp(arith::CmpIPredicate::slt, at(highest),
+                                   size(operand.get(), i))),
+            operandName + " is too small in dimension " + Twine(i) +
                 " for the iteration space (window or offset past its end)");
     }
   }
@@ -309,6 +359,62 @@ void CheckBuilder::expandChecks(tensor::ExpandShapeOp expand) {
   }
 }
 
+/// Whether `v` is computed on the host from sizes and scalars alone: a check
+/// of it there reads no tensor data (a value read from a tensor is computed
+/// inside the task that uses it, and cannot be checked before).
+bool hostComputable(Value v, unsigned depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return !isa<TensorType>(v.getType()); // An argument.
+  if (isa<tensor::DimOp>(def))
+    return true;
+  if (depth > 32 || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return !isa<TensorType>(operand.getType()) &&
+           hostComputable(operand, depth + 1);
+  });
+}
+
+void CheckBuilder::elementIndexChecks(Value tensor, ValueRange indices) {
+  // Each index inside its dimension (fw-prepare-input rejects constant ones
+  // outside a static size); not an index read from a tensor.
+  for (auto [d, indexValue] : llvm::enumerate(indices)) {
+    std::optional<int64_t> constant = getConstantIntValue(indexValue);
+    if ((constant && !isDynamicDim(tensor, d)) || !hostComputable(indexValue))
+      continue;
+    check(andOp(cmp(arith::CmpIPredicate::sge, indexValue, index(0)),
+                cmp(arith::CmpIPredicate::slt, indexValue, size(tensor, d))),
+          "index " + Twine(d) + " is out of range for its dimension");
+  }
+}
+
+void CheckBuilder::padChecks(tensor::PadOp pad) {
+  // Padding sizes computed at run time must not be negative (constant ones
+  // are the op's verifier's).
+  auto checkSide = [&](StringRef side, ArrayRef<OpFoldResult> sizes) {
+    for (auto [d, padSize] : llvm::enumerate(sizes))
+      if (!getConstantIntValue(padSize) &&
+          hostComputable(cast<Value>(padSize)))
+        check(cmp(arith::CmpIPredicate::sge, value(padSize), index(0)),
+              "the " + side + " padding of dimension " + Twine(d) +
+                  " is negative");
+  };
+  checkSide("low", pad.getMixedLowPad());
+  checkSide("high", pad.getMixedHighPad());
+}
+
+void CheckBuilder::loopStepChecks(scf::ForOp loop) {
+  // A step computed at run time must be positive (a constant one is
+  // fw-prepare-input's): a step of 0 never ends.
+  if (getConstantIntValue(loop.getStep()) || !hostComputable(loop.getStep()))
+    return;
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(loop.getStep().getType()));
+  check(cmp(arith::CmpIPredicate::sgt, loop.getStep(), zero),
+        "the loop's step is not positive");
+}
+
 } // namespace
 
 void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
@@ -328,5 +434,13 @@ void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
         checks.sliceChecks(slice, slice.getDest(), "destination");
         checks.insertedSizeChecks(slice);
       })
-      .Case([&](tensor::ExpandShapeOp expand) { checks.expandChecks(expand); });
+      .Case([&](tensor::ExpandShapeOp expand) { checks.expandChecks(expand); })
+      .Case([&](tensor::InsertOp insert) {
+        checks.elementIndexChecks(insert.getDest(), insert.getIndices());
+      })
+      .Case([&](tensor::ExtractOp extract) {
+        checks.elementIndexChecks(extract.getTensor(), extract.getIndices());
+      })
+      .Case([&](tensor::PadOp pad) { checks.padChecks(pad); })
+      .Case([&](scf::ForOp loop) { checks.loopStepChecks(loop); });
 }

@@ -102,3 +102,9 @@ func.func @negative_divided(%a: memref<512x512xf32>, %b: memref<512x512xf32>) {
   linalg.copy ins(%a : memref<512x512xf32>) outs(%b : memref<512x512xf32>)
   return
 }
+
+// -----
+
+/// A declaration has nothing to divide (and no body to look into).
+// CHECK-LABEL: func.func private @declared(i64)
+func.func private @declared(i64)

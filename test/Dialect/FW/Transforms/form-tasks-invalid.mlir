@@ -82,3 +82,18 @@ func.func @mixed_results(%a: tensor<4xf32>) -> tensor<4xf32> {
 func.func @fw_rt_arg(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %a : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'func.func' op name contains a NUL byte, which the fat binary's function names cannot hold}}
+func.func @"f\00g"(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #0 of type 'tensor<4611686018427387904x2xi8>' holds 2^63 bytes or more}}
+func.func @too_large(%a: tensor<4xf32>) -> tensor<4611686018427387904x2xi8> {
+  %e = tensor.empty() : tensor<4611686018427387904x2xi8>
+  return %e : tensor<4611686018427387904x2xi8>
+}

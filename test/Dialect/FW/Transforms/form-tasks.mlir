@@ -389,3 +389,42 @@ func.func @size_from_operand(%x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -> tensor
   } -> tensor<8xf32>
   return %mean : tensor<8xf32>
 }
+
+// -----
+
+/// Scalars computed on the host that index, pad or step are checked there
+/// before the task: an element index inside its dimension, a padding size not
+/// negative, a loop step positive; an index read from a tensor is not (the
+/// task computes it).
+// CHECK-LABEL: func.func @scalar_checks
+// CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0
+// CHECK: arith.cmpi sge, %[[N]], %c0
+// CHECK: arith.cmpi slt, %[[N]],
+// CHECK: fw.assert %{{.*}}, "'tensor.insert': index 0 is out of range for its dimension
+// CHECK: fw.task
+// CHECK: arith.cmpi sge, %{{.*}}, %c0
+// CHECK: fw.assert %{{.*}}, "'tensor.pad': the low padding of dimension 0 is negative
+// CHECK: fw.task
+// CHECK: arith.cmpi sgt, %[[STEP:.*]], %c0
+// CHECK: fw.assert %{{.*}}, "'scf.for': the loop's step is not positive
+// CHECK: fw.task
+// CHECK-NOT: fw.assert
+// CHECK: return
+func.func @scalar_checks(%a: tensor<?xf32>, %idx: tensor<i64>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %ins = tensor.insert %z into %a[%n] : tensor<?xf32>
+  %low = arith.subi %c0, %n : index
+  %pad = tensor.pad %a low[%low] high[0] {
+  ^bb0(%i: index):
+    tensor.yield %z : f32
+  } : tensor<?xf32> to tensor<?xf32>
+  %loop = scf.for %i = %c0 to %n step %n iter_args(%t = %a) -> tensor<?xf32> {
+    scf.yield %t : tensor<?xf32>
+  }
+  %raw = tensor.extract %idx[] : tensor<i64>
+  %at = arith.index_cast %raw : i64 to index
+  %data = tensor.insert %z into %a[%at] : tensor<?xf32>
+  return %ins, %pad, %loop, %data : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}

@@ -18,6 +18,9 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     - large splat constants (4096 elements or more) become `linalg.fill` of
       an empty tensor, so no constant data is materialized in the binary;
     - statically empty operands of `tensor.concat` are dropped.
+    It rejects what would be undefined at run time and that the canonicalizer
+    after it would fold away unseen: a constant index of `tensor.extract` or
+    `tensor.insert` outside a static size, a constant `scf.for` step below 1.
 
     ```mlir
     %c = arith.constant dense<1.0> : tensor<4096x1024xf32>

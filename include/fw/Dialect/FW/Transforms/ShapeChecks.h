@@ -17,9 +17,12 @@ namespace mlir::fw {
 /// Emits checks for `op` at the builder's insertion point. Sizes of an operand
 /// are read from `shapeSource(operand)`, a value with the same shape that is
 /// available at the insertion point. Handles linalg ops (sizes indexed by the
-/// same loop must agree; windows of convolutions and pooling must fit in
-/// their input), tensor.concat, tensor.extract_slice, tensor.insert_slice and
-/// tensor.expand_shape and tensor.cast.
+/// same loop must agree; windows of convolutions and pooling, and constant
+/// offsets either way, must stay inside their input), tensor.concat,
+/// tensor.extract_slice, tensor.insert_slice, tensor.expand_shape,
+/// tensor.cast, the indices of tensor.extract and tensor.insert, the padding
+/// sizes of tensor.pad (not negative) and the step of scf.for (positive),
+/// where those scalars are computed on the host (not read from a tensor).
 /// Checks whose outcome is known statically are not emitted.
 void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource);

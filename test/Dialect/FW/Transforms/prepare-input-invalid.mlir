@@ -1,0 +1,48 @@
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-prepare-input))' --verify-diagnostics
+
+/// A constant index outside a static size: undefined at run time, rejected.
+func.func @insert_out_of_range(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.constant 100000000 : index
+  %v = arith.constant 7.0 : f32
+  // expected-error @+1 {{'tensor.insert' op index 100000000 is out of range for dimension 0 of size 4}}
+  %r = tensor.insert %v into %a[%c] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @extract_negative(%a: tensor<2x4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %m = arith.constant -1 : index
+  // expected-error @+1 {{'tensor.extract' op index -1 is out of range for dimension 1 of size 4}}
+  %v = tensor.extract %a[%c0, %m] : tensor<2x4xf32>
+  return %v : f32
+}
+
+// -----
+
+/// Also inside a kernel's body, where no run-time check reaches.
+func.func @extract_in_generic(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.constant 4 : index
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]} outs(%b : tensor<4xf32>) {
+  ^bb0(%o: f32):
+    // expected-error @+1 {{'tensor.extract' op index 4 is out of range for dimension 0 of size 4}}
+    %v = tensor.extract %a[%c] : tensor<4xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+/// A step of 0 never ends (the canonicalizer would drop the loop unseen).
+func.func @step_zero(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{'scf.for' op has a step of 0; the step must be positive}}
+  %r = scf.for %i = %c0 to %c4 step %c0 iter_args(%t = %a) -> tensor<4xf32> {
+    scf.yield %t : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
