@@ -169,7 +169,13 @@ struct ConvertFWGPUVariantsToBinaryPass
     /// An autotuning candidate that would be another variant's kernel again:
     /// dropped.
     Redundant,
+    /// An op of its kernel has no lowering for the target yet (`unlowered`
+    /// names it): the variant is dropped or reported.
+    Unlowered,
   };
+
+  /// The op that kept the last kernel from lowering (Compiled::Unlowered).
+  std::string unlowered;
 
   /// Whether `variant` follows another variant for the same target: an
   /// autotuning candidate (fw-tune-variants).
@@ -329,6 +335,18 @@ struct ConvertFWGPUVariantsToBinaryPass
     if (failed(pm.run(*container)))
       return variant.emitOpError("could not lower its kernel to ")
              << (nvidia ? "NVVM" : "ROCDL");
+    // Ops the GPU lowering left (math ops without an NVVM or ROCDL form,
+    // such as math.trunc or math.ctpop on NVIDIA) cannot become LLVM IR.
+    WalkResult lowered = module.walk([&](Operation *op) {
+      if (op == module.getOperation() ||
+          isa<LLVM::LLVMDialect, NVVM::NVVMDialect, ROCDL::ROCDLDialect>(
+              op->getDialect()))
+        return WalkResult::advance();
+      unlowered = op->getName().getStringRef().str();
+      return WalkResult::interrupt();
+    });
+    if (lowered.wasInterrupted())
+      return Compiled::Unlowered;
 
     variant->setAttr("fw.kernel", b.getStringAttr(exe.getSymName()));
     variant->setAttr("fw.block_size", b.getI64IntegerAttr(threadsPerBlock));
@@ -369,9 +387,13 @@ struct ConvertFWGPUVariantsToBinaryPass
           variant.erase();
           continue;
         }
-        // Not mappable yet: the other variants run it.
-        StringRef why = "only kernels whose loop nests fuse per element or "
-                        "are independent are supported yet";
+        // Not mappable or not lowerable yet: the other variants run it.
+        std::string why =
+            *compiled == Compiled::Unlowered
+                ? "its op '" + unlowered + "' has no lowering for " +
+                      arch.str() + " yet"
+                : "only kernels whose loop nests fuse per element or are "
+                  "independent are supported yet";
         if (llvm::range_size(exe.getOps<VariantOp>()) == 1) {
           variant.emitOpError("cannot be compiled for ")
               << arch << ": " << why << "; add a CPU target";
