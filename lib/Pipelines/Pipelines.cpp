@@ -206,12 +206,31 @@ struct FwcPipelineOptions : public PassPipelineOptions<FwcPipelineOptions> {
 void mlir::fw::registerFwPasses() {
   mlir::fw::registerFWPasses();
   mlir::fw::registerFWConversionPasses();
-  PassPipelineRegistration<FwcPipelineOptions>(
+  // Registered with its own option checks (PassPipelineRegistration would
+  // take any phase name and level).
+  registerPassPipeline(
       "fwc-pipeline", "The fwc compilation pipeline, up to a phase",
-      [](OpPassManager &pm, const FwcPipelineOptions &opts) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        FwcPipelineOptions opts;
+        if (failed(opts.parseFromString(text)))
+          return failure();
+        std::optional<Phase> phase = parsePhase(opts.compileTo);
+        if (!phase)
+          return errorHandler("fwc-pipeline: unknown phase '" +
+                              opts.compileTo +
+                              "' for compile-to (expected input, tasks, "
+                              "executables, buffers, host or llvm)");
+        if (opts.optLevel > 3)
+          return errorHandler("fwc-pipeline: opt-level must be 0 to 3, not " +
+                              Twine(opts.optLevel));
         FwcOptions options;
-        options.compileTo = parsePhase(opts.compileTo).value_or(Phase::LLVM);
+        options.compileTo = *phase;
         options.optLevel = opts.optLevel;
         buildFwcPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(FwcPipelineOptions());
       });
 }

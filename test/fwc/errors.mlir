@@ -16,6 +16,9 @@
 // RUN: rm -f %t/empty.mlir && touch %t/empty.mlir
 // RUN: not %fwc %t/empty.mlir -o %t/empty.fwb 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: fwc: error: '{{.*}}empty.mlir' is empty; expected an MLIR module
+// A device, which would be read for ever.
+// RUN: not %fwc /dev/zero -o %t/zero.fwb 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: fwc: error: '/dev/zero' is a device, not a file
 
 //--- malformed.mlir
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {

@@ -7,6 +7,11 @@
 // RUN: %fwc %s --compile-to=llvm --emit=mlir | FileCheck %s --check-prefix=LLVM
 // The pipeline is the same library in fw-opt.
 // RUN: %fw-opt %s --fwc-pipeline=compile-to=tasks | FileCheck %s --check-prefix=TASKS
+// fw-opt checks the pipeline's options as fwc checks its flags.
+// RUN: not %fw-opt %s --fwc-pipeline=compile-to=Tasks 2>&1 | FileCheck %s --check-prefix=BADPHASE
+// RUN: not %fw-opt %s --fwc-pipeline=opt-level=9 2>&1 | FileCheck %s --check-prefix=BADLEVEL
+// BADPHASE: error: fwc-pipeline: unknown phase 'Tasks' for compile-to (expected input, tasks, executables, buffers, host or llvm)
+// BADLEVEL: error: fwc-pipeline: opt-level must be 0 to 3, not 9
 
 /// Tensor arithmetic becomes linalg.
 // INPUT: module attributes {fw.targets = [#fw.cpu<"x86-64-v3">]}

@@ -21,6 +21,12 @@
 // STATS-NEXT: @main_dispatch_0 ({{[0-9.]+}} KiB+): x86-64-v{{[34]}} {{.*}}, the fastest of {{[23]}} ({{[0-9.]+}} {{us|ms}})
 // RUN: %fwc %s --profile-use=%t.prof.json --remarks=%t.remarks.yaml --module-name=pgo -o %t.pgo.fwb
 // RUN: FileCheck %s --check-prefix=REMARKS < %t.remarks.yaml
+// Remarks that cannot be written are an error, and then no output is written.
+// RUN: rm -f %t.full.fwb
+// RUN: not %fwc %s --profile-use=%t.prof.json --remarks=/dev/full -o %t.full.fwb 2>&1 | FileCheck %s --check-prefix=FULL --implicit-check-not="LLVM ERROR"
+// RUN: not test -e %t.full.fwb
+// RUN: not %fwc %s -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL --implicit-check-not="LLVM ERROR"
+// FULL: fwc: error: cannot write '/dev/full'
 // REMARKS: --- !Analysis
 // REMARKS: Name: VariantEvidence
 // REMARKS: Function: main_dispatch_0

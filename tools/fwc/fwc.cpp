@@ -26,6 +26,8 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -130,8 +132,10 @@ int writeOutput(StringRef path, StringRef data) {
     return fail(error);
   file->os() << data;
   file->os().flush();
-  if (file->os().has_error())
+  if (file->os().has_error()) {
+    file->os().clear_error(); // reported here, not again as it closes
     return fail("cannot write '" + path + "'");
+  }
   file->keep();
   return 0;
 }
@@ -173,6 +177,13 @@ int compile(const Flags &flags, bool &reportedError) {
   if (failed(targets))
     return 1;
 
+  // A device (/dev/zero, a terminal) never ends or is no source: refused
+  // before it is read (pipes and FIFOs are read to their end).
+  llvm::sys::fs::file_status inputStatus;
+  if (flags.input != "-" && !llvm::sys::fs::status(flags.input, inputStatus) &&
+      (inputStatus.type() == llvm::sys::fs::file_type::character_file ||
+       inputStatus.type() == llvm::sys::fs::file_type::block_file))
+    return fail("'" + flags.input + "' is a device, not a file");
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(flags.input, &error);
@@ -214,12 +225,22 @@ int compile(const Flags &flags, bool &reportedError) {
     context.disableMultithreading();
     pm.enableIRPrinting();
   }
+  // The remarks go to a file of fwc's own first, and to --remarks once the
+  // pipeline ran: a --remarks path that cannot be written is then an error
+  // before any output is written (MLIR's streamer would abort as it closed).
+  llvm::SmallString<128> remarksTemp;
+  std::optional<llvm::FileRemover> removeRemarksTemp;
   if (!flags.remarks.empty()) {
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "fwc-remarks", "yaml", remarksTemp))
+      return fail("cannot make a temporary file for the remarks: " +
+                  ec.message());
+    removeRemarksTemp.emplace(remarksTemp);
     remark::RemarkCategories categories;
     categories.all = categories.passed = categories.missed =
         categories.analysis = categories.failed = ".*";
     if (failed(remark::enableOptimizationRemarksWithLLVMStreamer(
-            context, flags.remarks, llvm::remarks::Format::YAML,
+            context, remarksTemp, llvm::remarks::Format::YAML,
             std::make_unique<remark::RemarkEmittingPolicyAll>(), categories)))
       return fail("cannot write remarks to '" + flags.remarks + "'");
   }
@@ -235,7 +256,18 @@ int compile(const Flags &flags, bool &reportedError) {
   options.testGpuKnobs = flags.testGpuKnobs;
   options.reportMemory = flags.stats;
   fw::buildFwcPipeline(pm, options);
-  if (failed(pm.run(*module)))
+  bool compiled = succeeded(pm.run(*module));
+  if (!flags.remarks.empty()) {
+    context.setRemarkEngine(nullptr); // closes the temporary file
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> remarks =
+        llvm::MemoryBuffer::getFile(remarksTemp);
+    if (!remarks)
+      return fail("cannot read back the remarks: " +
+                  remarks.getError().message());
+    if (int rc = writeOutput(flags.remarks, (*remarks)->getBuffer()))
+      return rc;
+  }
+  if (!compiled)
     return 1;
 
   std::string output = flags.output;
