@@ -12,6 +12,7 @@
 // RUN: not %fwc %t/complex.mlir -o %t/complex.fwb 2>&1 | FileCheck %s --check-prefix=COMPLEX
 // RUN: not %fwc %t/verifier.mlir -o %t/verifier.fwb 2>&1 | FileCheck %s --check-prefix=VERIFIER
 // RUN: not %fwc %t/hostabi.mlir -o %t/hostabi.fwb 2>&1 | FileCheck %s --check-prefix=HOSTABI
+// RUN: not %fwc %t/nested.mlir -o %t/nested.fwb 2>&1 | FileCheck %s --check-prefix=NESTED
 // An empty (0-byte) input file.
 // RUN: rm -f %t/empty.mlir && touch %t/empty.mlir
 // RUN: not %fwc %t/empty.mlir -o %t/empty.fwb 2>&1 | FileCheck %s --check-prefix=EMPTY
@@ -107,4 +108,15 @@ module attributes {fw.host_abi = 7 : i32} {
     %r = arith.addf %a, %a : tensor<4xf32>
     return %r : tensor<4xf32>
   }
+}
+
+//--- nested.mlir
+// NESTED: nested.mlir:[[@LINE+1]]:1: error: nested modules are not compiled; put their functions at the top level
+module @inner {
+  func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+    return %a : tensor<4xf32>
+  }
+}
+func.func @g(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
 }

@@ -210,6 +210,13 @@ int compile(const Flags &flags, bool &reportedError) {
       parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  // Entry points are the top level's functions: one in a nested module would
+  // be left out unseen.
+  for (auto nested : module->getOps<ModuleOp>()) {
+    nested.emitError("nested modules are not compiled; put their functions "
+                     "at the top level");
+    return 1;
+  }
   bool hasEntry = llvm::any_of(
       module->getOps<func::FuncOp>(), [](func::FuncOp f) {
         return f.isPublic() && !f.isDeclaration();

@@ -90,8 +90,9 @@ struct GeneralizeForFusion
 };
 
 /// Constant indices of tensor.extract and tensor.insert must be inside their
-/// static sizes, and a constant scf.for step must be positive (dynamic ones
-/// are checked at run time: ShapeChecks.cpp).
+/// static sizes, that of tensor.dim inside the rank, and a constant scf.for
+/// step must be positive (dynamic ones are checked at run time:
+/// ShapeChecks.cpp).
 LogicalResult checkConstantIndices(func::FuncOp func) {
   auto checkIndices = [](Operation *op, Value tensor,
                          ValueRange indices) -> LogicalResult {
@@ -113,7 +114,14 @@ LogicalResult checkConstantIndices(func::FuncOp func) {
       checked = checkIndices(op, extract.getTensor(), extract.getIndices());
     else if (auto insert = dyn_cast<tensor::InsertOp>(op))
       checked = checkIndices(op, insert.getDest(), insert.getIndices());
-    else if (auto loop = dyn_cast<scf::ForOp>(op))
+    else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
+      std::optional<int64_t> index = dim.getConstantIndex();
+      if (type && index && (*index < 0 || *index >= type.getRank()))
+        checked = dim.emitOpError("index ")
+                  << *index << " is out of range for a tensor of rank "
+                  << type.getRank();
+    } else if (auto loop = dyn_cast<scf::ForOp>(op))
       if (std::optional<int64_t> step = getConstantIntValue(loop.getStep());
           step && *step <= 0)
         checked = loop.emitOpError("has a step of ")

@@ -46,3 +46,12 @@ func.func @step_zero(%a: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @dim_out_of_rank(%a: tensor<?x?xf32>) -> index {
+  %c5 = arith.constant 5 : index
+  // expected-error @+1 {{'tensor.dim' op index 5 is out of range for a tensor of rank 2}}
+  %n = tensor.dim %a, %c5 : tensor<?x?xf32>
+  return %n : index
+}
