@@ -26,9 +26,9 @@
 // CAST: 'tensor.cast': dimension 1 of the operand must be 3
 // An element index computed from a size, one past the end.
 // RUN: not %fw-run %t.fwb --function=insert_at_end --input=4xf32=1 2>&1 | FileCheck %s --check-prefix=INDEX
-// INDEX: 'tensor.insert': index 0 is out of range for its dimension
+// INDEX: 'tensor.insert': the index into dimension 0 is out of range
 // RUN: not %fw-run %t.fwb --function=extract_at --input=4xf32=1 --input=4xf32=2 2>&1 | FileCheck %s --check-prefix=EXTRACT
-// EXTRACT: 'tensor.extract': index 0 is out of range for its dimension
+// EXTRACT: 'tensor.extract': the index into dimension 0 is out of range
 // An indexing map whose offset reaches before the start of its operand.
 // RUN: not %fw-run %t.fwb --function=shift_back --input=4xf32=1 --input=4xf32=1 2>&1 | FileCheck %s --check-prefix=SHIFT
 // SHIFT: 'linalg.generic': operand 0 is indexed before its start in dimension 0
@@ -39,6 +39,69 @@
 // STEP: 'scf.for': the loop's step is not positive
 // RUN: %fw-run %t.fwb --function=step_from_size --input=6xf32=1 2>&1 | FileCheck %s --check-prefix=STEPOK
 // STEPOK: 6xf32=2 1 2 1 2 1
+// A size divided by a size that is 0 at run time: the call fails (no trap).
+// RUN: not %fw-run %t.fwb --function=split_by --input=4xf32=1 2>&1 | FileCheck %s --check-prefix=DIV
+// DIV: 'arith.divui': integer division by zero (or overflow)
+// RUN: %fw-run %t.fwb --function=split_by --input=6xf32=1 2>&1 | FileCheck %s --check-prefix=DIVOK
+// DIVOK: 4xf32=1 1 1 1
+// Softmax's input and output of different shapes; a reshape to another count.
+// RUN: not %fw-run %t.fwb --function=softmax_into --input=1x2xf32=1,2 --input=2x3xf32=0 2>&1 | FileCheck %s --check-prefix=SOFTMAX
+// SOFTMAX: 'linalg.softmax': dimension 0 of the input and the output differs
+// RUN: not %fw-run %t.fwb --function=flatten6 --input=2x2xf32=1 2>&1 | FileCheck %s --check-prefix=RESHAPE
+// RESHAPE: 'tensor.reshape': the source has another number of elements than the result (6)
+// A map with a remainder and an offset reaches before its operand's start.
+// RUN: not %fw-run %t.fwb --function=mod_back --input=3xf32=1,2,3 --input=3xf32=0 2>&1 | FileCheck %s --check-prefix=MOD
+// MOD: 'linalg.generic': operand 0 is indexed outside dimension 0 for the iteration space
+// RUN: %fw-run %t.fwb --function=halves --input=2xf32=1,2 --input=4xf32=0 2>&1 | FileCheck %s --check-prefix=HALVES
+// HALVES: 4xf32=1 1 2 2
+// RUN: not %fw-run %t.fwb --function=halves --input=2xf32=1,2 --input=5xf32=0 2>&1 | FileCheck %s --check-prefix=HALVESBAD
+// HALVESBAD: 'linalg.generic': operand 0 is indexed outside dimension 0 for the iteration space
+
+// 8 / (n - 4) ones.
+func.func @split_by(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %m = arith.subi %n, %c4 : index
+  %q = arith.divui %c8, %m : index
+  %e = tensor.empty(%q) : tensor<?xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %f : tensor<?xf32>
+}
+
+func.func @softmax_into(%a: tensor<?x?xf32>, %o: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.softmax dimension(1) ins(%a : tensor<?x?xf32>) outs(%o : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+func.func @flatten6(%a: tensor<?x?xf32>) -> tensor<6xf32> {
+  %s = arith.constant dense<[6]> : tensor<1xindex>
+  %r = tensor.reshape %a(%s) : (tensor<?x?xf32>, tensor<1xindex>) -> tensor<6xf32>
+  return %r : tensor<6xf32>
+}
+
+func.func @mod_back(%a: tensor<?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 mod 3 - 1)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf32>) outs(%o : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// r[i] = a[i floordiv 2].
+func.func @halves(%a: tensor<?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 floordiv 2)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf32>) outs(%o : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
 
 func.func @insert_at_end(%a: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index

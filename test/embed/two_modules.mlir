@@ -29,3 +29,9 @@
 // A function whose name the header needs for itself cannot be embedded.
 // RUN: not %fwc %S/Inputs/load.mlir --emit=obj --module-name=m -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=LOAD
 // LOAD: load.mlir:1:1: error: {{.*}}function name 'load' clashes with a keyword or with a name the generated header defines
+// RUN: sed 's/@load/@Module/' %S/Inputs/load.mlir > %t/class.mlir
+// RUN: not %fwc %t/class.mlir --emit=obj --module-name=m -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=CLASS
+// CLASS: class.mlir:1:1: error: {{.*}}function name 'Module' clashes with a keyword or with a name the generated header defines
+// RUN: sed 's/@load/@handle_/' %S/Inputs/load.mlir > %t/member.mlir
+// RUN: not %fwc %t/member.mlir --emit=obj --module-name=m -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=MEMBER
+// MEMBER: member.mlir:1:1: error: {{.*}}function name 'handle_' clashes

@@ -149,9 +149,11 @@ static bool isKeyword(llvm::StringRef name) {
   return keywords.contains(name);
 }
 
-/// Names the generated C and C++ code defines itself for every module.
+/// Names the generated C and C++ code defines itself for every module: the
+/// C++ class `Module`, its members `load`, `module` and `handle_`.
 static bool isReservedFunctionName(llvm::StringRef name) {
-  return name == "load" || name == "module";
+  return name == "load" || name == "module" || name == "Module" ||
+         name == "handle_";
 }
 
 llvm::Error mlir::fw::checkModuleName(llvm::StringRef name) {
@@ -217,7 +219,8 @@ FailureOr<std::string> mlir::fw::emitEmbeddingHeader(ModuleOp module,
       return op.emitOpError("function name '")
              << name.getValue()
              << "' clashes with a keyword or with a name the generated header "
-                "defines ('load', 'module'); rename the function to embed it";
+                "defines ('load', 'module', 'Module', 'handle_'); rename the "
+                "function to embed it";
     entries.push_back({name.getValue().str(), type});
   }
 

@@ -72,7 +72,10 @@ std::optional<int64_t> staticBytes(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped || !shaped.hasStaticShape())
     return std::nullopt;
-  unsigned bits = shaped.getElementTypeBitWidth();
+  Type element = shaped.getElementType();
+  if (!element.isIntOrIndexOrFloat())
+    return std::nullopt;
+  unsigned bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
   return shaped.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
 }
 

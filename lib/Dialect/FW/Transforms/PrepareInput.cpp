@@ -92,8 +92,8 @@ struct GeneralizeForFusion
 /// Constant indices of tensor.extract and tensor.insert must be inside their
 /// static sizes, that of tensor.dim inside the rank, and a constant scf.for
 /// step must be positive (dynamic ones are checked at run time:
-/// ShapeChecks.cpp).
-LogicalResult checkConstantIndices(func::FuncOp func) {
+/// ShapeChecks.cpp); gathers, scatters, packs and unpacks are not supported.
+LogicalResult checkInput(func::FuncOp func) {
   auto checkIndices = [](Operation *op, Value tensor,
                          ValueRange indices) -> LogicalResult {
     auto type = cast<RankedTensorType>(tensor.getType());
@@ -110,7 +110,12 @@ LogicalResult checkConstantIndices(func::FuncOp func) {
   };
   WalkResult result = func.walk([&](Operation *op) -> WalkResult {
     LogicalResult checked = success();
-    if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+    // Ops no kernel can hold yet, named here rather than by the bufferization
+    // that would fail on them later.
+    if (isa<tensor::GatherOp, tensor::ScatterOp, linalg::PackOp,
+            linalg::UnPackOp>(op))
+      checked = op->emitOpError("is not supported yet");
+    else if (auto extract = dyn_cast<tensor::ExtractOp>(op))
       checked = checkIndices(op, extract.getTensor(), extract.getIndices());
     else if (auto insert = dyn_cast<tensor::InsertOp>(op))
       checked = checkIndices(op, insert.getDest(), insert.getIndices());
@@ -134,7 +139,7 @@ LogicalResult checkConstantIndices(func::FuncOp func) {
 struct PrepareInputPass
     : public fw::impl::PrepareInputPassBase<PrepareInputPass> {
   void runOnOperation() override {
-    if (failed(checkConstantIndices(getOperation())))
+    if (failed(checkInput(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);

@@ -23,9 +23,10 @@ using namespace mlir::fw;
 
 /// Bytes of a statically shaped buffer, or std::nullopt.
 static std::optional<int64_t> staticBytes(MemRefType type) {
-  if (!type.hasStaticShape())
+  Type element = type.getElementType();
+  if (!type.hasStaticShape() || !element.isIntOrIndexOrFloat())
     return std::nullopt;
-  int64_t bits = type.getElementTypeBitWidth();
+  int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
   return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
 }
 

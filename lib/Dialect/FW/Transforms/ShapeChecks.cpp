@@ -8,11 +8,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fw;
@@ -59,6 +60,8 @@ public:
   }
 
   void linalgChecks(linalg::LinalgOp linalgOp);
+  bool bounds(AffineExpr expr, ArrayRef<Value> last, Value &lowest,
+              Value &highest);
   void concatChecks(tensor::ConcatOp concat);
   void castChecks(tensor::CastOp cast);
   void sliceChecks(OffsetSizeAndStrideOpInterface slice, Value source,
@@ -68,6 +71,9 @@ public:
   void elementIndexChecks(Value tensor, ValueRange indices);
   void padChecks(tensor::PadOp pad);
   void loopStepChecks(scf::ForOp loop);
+  void sameShapeChecks(Value a, Value b, StringRef what);
+  void reshapeChecks(tensor::ReshapeOp reshape);
+  void divisionChecks(Operation *division);
 
 private:
   OpBuilder &b;
@@ -197,11 +203,25 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
       continue;
     AffineMap map = maps[operand.getOperandNumber()];
     for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      if (isa<AffineDimExpr>(expr))
+        continue;
+      std::string operandName =
+          ("operand " + Twine(operand.getOperandNumber())).str();
       SmallVector<int64_t> coeffs(numLoops, 0);
       int64_t constant = 0;
-      if (isa<AffineDimExpr>(expr) ||
-          !addLinearForm(expr, 1, coeffs, constant))
+      if (!addLinearForm(expr, 1, coeffs, constant)) {
+        // Divisions and remainders: bounds from the operands' bounds.
+        Value lowest, highest;
+        if (!bounds(expr, lastIteration, lowest, highest))
+          continue;
+        check(orOp(noIterations, andOp(cmp(arith::CmpIPredicate::sge, lowest,
+                                           index(0)),
+                                       cmp(arith::CmpIPredicate::slt, highest,
+                                           size(operand.get(), i)))),
+              operandName + " is indexed outside dimension " + Twine(i) +
+                  " for the iteration space");
         continue;
+      }
       // The index at its smallest and at its largest over the iterations.
       AffineExpr lowest = getAffineConstantExpr(constant, ctx);
       AffineExpr highest = lowest;
@@ -219,8 +239,6 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
         return affine::AffineApplyOp::create(
             b, loc, AffineMap::get(numLoops, 0, e), lastIteration);
       };
-      std::string operandName =
-          ("operand " + Twine(operand.getOperandNumber())).str();
       if (belowZero)
         check(orOp(noIterations,
                    cmp(arith::CmpIPredicate::sge, at(lowest), index(0))),
@@ -231,6 +249,81 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
             operandName + " is too small in dimension " + Twine(i) +
                 " for the iteration space (window or offset past its end)");
     }
+  }
+}
+
+/// The smallest and the largest value of `expr` (with floor and ceiling
+/// divisions and remainders by positive constants) as each loop goes from 0
+/// to `last`, computed on the host; false for an expression it cannot bound
+/// (symbols, other divisors). A remainder whose operand spans more than one
+/// period counts every residue, which may be wider than the values taken.
+bool CheckBuilder::bounds(AffineExpr expr, ArrayRef<Value> last,
+                          Value &lowest, Value &highest) {
+  MLIRContext *ctx = b.getContext();
+  auto apply = [&](AffineExpr e, ValueRange operands) -> Value {
+    return affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(operands.size(), 0, e), operands);
+  };
+  AffineExpr d0 = getAffineDimExpr(0, ctx);
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    lowest = index(0);
+    highest = last[dim.getPosition()];
+    return true;
+  }
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    lowest = highest = index(c.getValue());
+    return true;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return false;
+  Value lhsLow, lhsHigh;
+  if (!bounds(bin.getLHS(), last, lhsLow, lhsHigh))
+    return false;
+  if (bin.getKind() == AffineExprKind::Add) {
+    Value rhsLow, rhsHigh;
+    if (!bounds(bin.getRHS(), last, rhsLow, rhsHigh))
+      return false;
+    lowest = arith::AddIOp::create(b, loc, lhsLow, rhsLow);
+    highest = arith::AddIOp::create(b, loc, lhsHigh, rhsHigh);
+    return true;
+  }
+  auto k = dyn_cast<AffineConstantExpr>(bin.getRHS());
+  if (!k)
+    return false;
+  int64_t factor = k.getValue();
+  switch (bin.getKind()) {
+  case AffineExprKind::Mul:
+    lowest = apply(d0 * factor, factor >= 0 ? lhsLow : lhsHigh);
+    highest = apply(d0 * factor, factor >= 0 ? lhsHigh : lhsLow);
+    return true;
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv: {
+    if (factor <= 0)
+      return false;
+    AffineExpr e = bin.getKind() == AffineExprKind::FloorDiv
+                       ? d0.floorDiv(factor)
+                       : d0.ceilDiv(factor);
+    lowest = apply(e, lhsLow);
+    highest = apply(e, lhsHigh);
+    return true;
+  }
+  case AffineExprKind::Mod: {
+    if (factor <= 0)
+      return false;
+    // Within one period the residues keep their order; across periods every
+    // residue may come.
+    Value onePeriod = cmp(arith::CmpIPredicate::eq,
+                          apply(d0.floorDiv(factor), lhsLow),
+                          apply(d0.floorDiv(factor), lhsHigh));
+    lowest = arith::SelectOp::create(b, loc, onePeriod,
+                                     apply(d0 % factor, lhsLow), index(0));
+    highest = arith::SelectOp::create(
+        b, loc, onePeriod, apply(d0 % factor, lhsHigh), index(factor - 1));
+    return true;
+  }
+  default:
+    return false;
   }
 }
 
@@ -385,7 +478,7 @@ void CheckBuilder::elementIndexChecks(Value tensor, ValueRange indices) {
       continue;
     check(andOp(cmp(arith::CmpIPredicate::sge, indexValue, index(0)),
                 cmp(arith::CmpIPredicate::slt, indexValue, size(tensor, d))),
-          "index " + Twine(d) + " is out of range for its dimension");
+          "the index into dimension " + Twine(d) + " is out of range");
   }
 }
 
@@ -415,6 +508,67 @@ void CheckBuilder::loopStepChecks(scf::ForOp loop) {
         "the loop's step is not positive");
 }
 
+void CheckBuilder::sameShapeChecks(Value a, Value b, StringRef what) {
+  auto type = cast<ShapedType>(a.getType());
+  for (int64_t d = 0, e = type.getRank(); d < e; ++d)
+    if (isDynamicDim(a, d) || isDynamicDim(b, d))
+      check(cmp(arith::CmpIPredicate::eq, size(a, d), size(b, d)),
+            "dimension " + Twine(d) + " of the " + what + " differs");
+}
+
+void CheckBuilder::reshapeChecks(tensor::ReshapeOp reshape) {
+  // As many elements after as before: the result's count from its static
+  // sizes, or from a constant shape operand (else it is not known here).
+  auto result = cast<ShapedType>(reshape.getType());
+  std::optional<int64_t> count;
+  if (result.hasStaticShape()) {
+    count = result.getNumElements();
+  } else {
+    DenseIntElementsAttr shape;
+    if (matchPattern(reshape.getShape(), m_Constant(&shape))) {
+      count = 1;
+      for (const APInt &v : shape.getValues<APInt>())
+        if (!count || llvm::MulOverflow(*count, v.getSExtValue(), *count))
+          count = std::nullopt;
+    }
+  }
+  Value source = reshape.getSource();
+  if (!count || cast<ShapedType>(source.getType()).hasStaticShape())
+    return; // Unknown here, or the op's verifier's.
+  Value elements = index(1);
+  for (int64_t d = 0, e = cast<ShapedType>(source.getType()).getRank(); d < e;
+       ++d)
+    elements = arith::MulIOp::create(b, loc, elements, size(source, d));
+  check(cmp(arith::CmpIPredicate::eq, elements, index(*count)),
+        "the source has another number of elements than the result (" +
+            Twine(*count) + ")");
+}
+
+void CheckBuilder::divisionChecks(Operation *division) {
+  // An integer division on the host by 0 (or of the lowest value by -1)
+  // would trap: the call fails with a message instead (kernels divide by 1
+  // without one: FWCPUVariantsToLLVM.cpp).
+  Value lhs = division->getOperand(0), rhs = division->getOperand(1);
+  Type type = rhs.getType();
+  auto constant = [&](const APInt &v) -> Value {
+    return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+  };
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  Value ok = cmp(arith::CmpIPredicate::ne, rhs, constant(APInt(width, 0)));
+  if (isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp,
+          arith::FloorDivSIOp>(division) &&
+      width > 1)
+    ok = andOp(ok, orOp(cmp(arith::CmpIPredicate::ne, lhs,
+                            constant(APInt::getSignedMinValue(width))),
+                        cmp(arith::CmpIPredicate::ne, rhs,
+                            constant(APInt::getAllOnes(width)))));
+  check(ok, "integer division by zero (or overflow)");
+  // The host code goes on after a failed check (the call then fails): it
+  // divides by 1 instead.
+  division->setOperand(
+      1, arith::SelectOp::create(b, loc, ok, rhs, constant(APInt(width, 1))));
+}
+
 } // namespace
 
 void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
@@ -442,5 +596,16 @@ void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
         checks.elementIndexChecks(extract.getTensor(), extract.getIndices());
       })
       .Case([&](tensor::PadOp pad) { checks.padChecks(pad); })
+      .Case([&](linalg::SoftmaxOp softmax) {
+        checks.sameShapeChecks(softmax.getInput(), softmax.getOutput(),
+                               "input and the output");
+      })
+      .Case([&](tensor::ReshapeOp reshape) { checks.reshapeChecks(reshape); })
+      .Case<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
+          [&](Operation *division) {
+            if (division->getResult(0).getType().isIntOrIndex())
+              checks.divisionChecks(division);
+          })
       .Case([&](scf::ForOp loop) { checks.loopStepChecks(loop); });
 }

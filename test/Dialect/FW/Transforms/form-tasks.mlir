@@ -400,7 +400,7 @@ func.func @size_from_operand(%x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -> tensor
 // CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0
 // CHECK: arith.cmpi sge, %[[N]], %c0
 // CHECK: arith.cmpi slt, %[[N]],
-// CHECK: fw.assert %{{.*}}, "'tensor.insert': index 0 is out of range for its dimension
+// CHECK: fw.assert %{{.*}}, "'tensor.insert': the index into dimension 0 is out of range
 // CHECK: fw.task
 // CHECK: arith.cmpi sge, %{{.*}}, %c0
 // CHECK: fw.assert %{{.*}}, "'tensor.pad': the low padding of dimension 0 is negative

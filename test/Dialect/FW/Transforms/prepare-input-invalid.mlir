@@ -55,3 +55,12 @@ func.func @dim_out_of_rank(%a: tensor<?x?xf32>) -> index {
   %n = tensor.dim %a, %c5 : tensor<?x?xf32>
   return %n : index
 }
+
+// -----
+
+/// Ops no kernel holds yet are named, not left to fail in bufferization.
+func.func @gather(%a: tensor<4x4xf32>, %i: tensor<2x1xindex>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'tensor.gather' op is not supported yet}}
+  %g = tensor.gather %a[%i] gather_dims([0]) : (tensor<4x4xf32>, tensor<2x1xindex>) -> tensor<2x4xf32>
+  return %g : tensor<2x4xf32>
+}

@@ -20,7 +20,9 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     - statically empty operands of `tensor.concat` are dropped.
     It rejects what would be undefined at run time and that the canonicalizer
     after it would fold away unseen: a constant index of `tensor.extract` or
-    `tensor.insert` outside a static size, a constant `scf.for` step below 1.
+    `tensor.insert` outside a static size, a constant `scf.for` step below 1;
+    and ops no kernel holds yet (`tensor.gather`, `tensor.scatter`,
+    `linalg.pack`, `linalg.unpack`), by name.
 
     ```mlir
     %c = arith.constant dense<1.0> : tensor<4096x1024xf32>
