@@ -1,7 +1,10 @@
 // Bad fwc command lines and unusable files: one error line and exit 1, no crash.
 // RUN: not %fwc %s --compile-to=nonsense --emit=mlir 2>&1 | FileCheck %s --check-prefix=PHASE
 // RUN: not %fwc %s --emit=nonsense -o %t.out 2>&1 | FileCheck %s --check-prefix=EMIT
-// RUN: not %fwc %s --compile-to=tasks -o %t.out 2>&1 | FileCheck %s --check-prefix=EARLY
+// RUN: not %fwc %s --compile-to=tasks --emit=fwb -o %t.out 2>&1 | FileCheck %s --check-prefix=EARLY
+// Without --emit, --compile-to prints the IR of its phase.
+// RUN: %fwc %s --compile-to=tasks | FileCheck %s --check-prefix=PRINT
+// PRINT: module attributes {fw.targets
 // RUN: not %fwc %s -O 7 -o %t.out 2>&1 | FileCheck %s --check-prefix=OPT
 // As in clang, the last -O counts.
 // RUN: %fwc %s -O 7 -O1 -o %t.last.fwb

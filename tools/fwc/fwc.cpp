@@ -51,6 +51,7 @@ struct Flags {
   std::string targets = "cpu";
   std::string compileTo;
   std::string emit = "fwb";
+  bool emitGiven = false; // --emit was on the command line
   std::string moduleName;
   std::string ldPath;
   std::string cudaPath = "/usr/local/cuda";
@@ -155,11 +156,14 @@ int compile(const Flags &flags, bool &reportedError) {
       emit != "static-lib")
     return fail("unknown --emit kind '" + emit +
                 "'; expected fwb, mlir, llvm, obj (or object) or static-lib");
+  // --compile-to prints the IR of its phase unless --emit asks for
+  // something else, which only the last phase can give.
   if (!flags.compileTo.empty() && emit != "mlir") {
-    if (flags.emit != "fwb" || *phase != fw::Phase::LLVM)
+    if (flags.emitGiven && *phase != fw::Phase::LLVM)
       return fail("--compile-to stops the pipeline early; use it with "
                   "--emit=mlir");
-    emit = "mlir";
+    if (!flags.emitGiven)
+      emit = "mlir";
   }
   if (flags.optLevel > 3)
     return fail("-O" + llvm::Twine(flags.optLevel) +
@@ -479,6 +483,7 @@ int main(int argc, char **argv) {
                "Print the IR after every pass (to stderr)");
   try {
     app.parse(argc, argv);
+    flags.emitGiven = app.count("--emit") > 0;
   } catch (const CLI::CallForHelp &e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion &e) {
