@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -142,6 +143,9 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
   gpu.rocmPath = options.rocmPath;
   pm.addPass(mlir::fw::createConvertFWGPUVariantsToBinaryPass(gpu));
   pm.addPass(mlir::fw::createConvertFWCPUVariantsToLLVMPass());
+  // Host code's floor and ceiling divisions (sizes computed from sizes, kept
+  // on the host by the checks of them) in the ops LLVM has.
+  pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(mlir::fw::createConvertFWHostToLLVMPass());
 }
 

@@ -56,6 +56,18 @@
 // HALVES: 4xf32=1 1 2 2
 // RUN: not %fw-run %t.fwb --function=halves --input=2xf32=1,2 --input=5xf32=0 2>&1 | FileCheck %s --check-prefix=HALVESBAD
 // HALVESBAD: 'linalg.generic': operand 0 is indexed outside dimension 0 for the iteration space
+// Valid programs pass their checks: a remainder of an operand that skips values
+// (indices 0 and 2 of a 3-element operand), a floor division kept on the host by
+// the check of an index, a loop whose step is 0 only when it has no iterations.
+// RUN: %fw-run %t.fwb --function=evens --input=3xf32=1,2,3 --input=4xf32=0 2>&1 | FileCheck %s --check-prefix=EVENS
+// EVENS: 4xf32=1 3 1 3
+// RUN: %fw-run %t.fwb --function=insert_half --input=4xf32=1 2>&1 | FileCheck %s --check-prefix=HALF
+// HALF: 4xf32=1 1 7 1
+// RUN: %python -c "import sys; h = \"{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }\"; h += ' ' * (63 - (10 + len(h)) %% 64) + '\n'; sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.encode())" > %t.empty.npy
+// RUN: %fw-run %t.fwb --function=loop_halves --input=@%t.empty.npy 2>&1 | FileCheck %s --check-prefix=NOTRIP
+// NOTRIP: 0xf32=
+// RUN: %fw-run %t.fwb --function=loop_halves --input=3xf32=1,2,3 2>&1 | FileCheck %s --check-prefix=TRIP
+// TRIP: 3xf32=2 2 6
 
 // 8 / (n - 4) ones.
 func.func @split_by(%a: tensor<?xf32>) -> tensor<?xf32> {
@@ -227,4 +239,40 @@ func.func @concat_rows(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf
 func.func @slice_cols(%a: tensor<?x?xf32>) -> tensor<2x2xf32> {
   %s = tensor.extract_slice %a[0, 1] [2, 2] [1, 1] : tensor<?x?xf32> to tensor<2x2xf32>
   return %s : tensor<2x2xf32>
+}
+
+// r[i] = a[(2 i) mod 4].
+func.func @evens(%a: tensor<?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> ((d0 * 2) mod 4)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf32>) outs(%o : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+func.func @insert_half(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %h = arith.floordivsi %n, %c2 : index
+  %v = arith.constant 7.0 : f32
+  %r = tensor.insert %v into %a[%h] : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// Doubles the elements at 0, ceil(n / 2), ...: for 3 elements, 0 and 2.
+func.func @loop_halves(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %s = arith.ceildivsi %n, %c2 : index
+  %r = scf.for %i = %c0 to %n step %s iter_args(%t = %a) -> tensor<?xf32> {
+    %v = tensor.extract %t[%i] : tensor<?xf32>
+    %w = arith.addf %v, %v : f32
+    %u = tensor.insert %w into %t[%i] : tensor<?xf32>
+    scf.yield %u : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
 }

@@ -217,6 +217,8 @@ int compile(const Flags &flags, bool &reportedError) {
   // Entry points are the top level's functions: one in a nested module would
   // be left out unseen.
   for (auto nested : module->getOps<ModuleOp>()) {
+    if (nested.getOps<func::FuncOp>().empty())
+      continue;
     nested.emitError("nested modules are not compiled; put their functions "
                      "at the top level");
     return 1;
@@ -242,10 +244,17 @@ int compile(const Flags &flags, bool &reportedError) {
   llvm::SmallString<128> remarksTemp;
   std::optional<llvm::FileRemover> removeRemarksTemp;
   if (!flags.remarks.empty()) {
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "fwc-remarks", "yaml", remarksTemp))
-      return fail("cannot make a temporary file for the remarks: " +
-                  ec.message());
+    // Beside the remarks' path (its directory must be writable anyway), or
+    // in the temporary directory for stdout.
+    std::error_code ec =
+        flags.remarks == "-"
+            ? llvm::sys::fs::createTemporaryFile("fwc-remarks", "yaml",
+                                                 remarksTemp)
+            : llvm::sys::fs::createUniqueFile(flags.remarks + ".%%%%%%.tmp",
+                                              remarksTemp);
+    if (ec)
+      return fail("cannot write remarks to '" + flags.remarks +
+                  "': " + ec.message());
     removeRemarksTemp.emplace(remarksTemp);
     remark::RemarkCategories categories;
     categories.all = categories.passed = categories.missed =

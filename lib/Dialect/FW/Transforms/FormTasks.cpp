@@ -399,7 +399,8 @@ LogicalResult verifyEntrySignature(func::FuncOp func) {
     int64_t bytes = static_cast<int64_t>(llvm::divideCeil(
         tensor.getElementType().getIntOrFloatBitWidth(), 8));
     for (int64_t d : tensor.getShape())
-      if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      if (!llvm::is_contained(tensor.getShape(), 0) &&
+          !ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
         return func.emitOpError()
                << what << " #" << i << " of type " << type
                << " holds 2^63 bytes or more";

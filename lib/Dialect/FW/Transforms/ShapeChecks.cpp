@@ -61,7 +61,8 @@ public:
 
   void linalgChecks(linalg::LinalgOp linalgOp);
   bool bounds(AffineExpr expr, ArrayRef<Value> last, Value &lowest,
-              Value &highest);
+              Value &highest, Value &exact, bool &dense,
+              llvm::SmallBitVector &used);
   void concatChecks(tensor::ConcatOp concat);
   void castChecks(tensor::CastOp cast);
   void sliceChecks(OffsetSizeAndStrideOpInterface slice, Value source,
@@ -210,14 +211,22 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
       SmallVector<int64_t> coeffs(numLoops, 0);
       int64_t constant = 0;
       if (!addLinearForm(expr, 1, coeffs, constant)) {
-        // Divisions and remainders: bounds from the operands' bounds.
-        Value lowest, highest;
-        if (!bounds(expr, lastIteration, lowest, highest))
+        // Divisions and remainders: bounds from the operands' bounds, where
+        // they are the values taken (else unchecked).
+        Value lowest, highest, exact;
+        bool dense;
+        llvm::SmallBitVector used(numLoops);
+        if (!bounds(expr, lastIteration, lowest, highest, exact, dense, used))
           continue;
-        check(orOp(noIterations, andOp(cmp(arith::CmpIPredicate::sge, lowest,
-                                           index(0)),
-                                       cmp(arith::CmpIPredicate::slt, highest,
-                                           size(operand.get(), i)))),
+        Value inside =
+            andOp(cmp(arith::CmpIPredicate::sge, lowest, index(0)),
+                  cmp(arith::CmpIPredicate::slt, highest,
+                      size(operand.get(), i)));
+        if (exact)
+          inside = orOp(inside, arith::XOrIOp::create(
+                                    b, loc, exact,
+                                    arith::ConstantIntOp::create(b, loc, 1, 1)));
+        check(orOp(noIterations, inside),
               operandName + " is indexed outside dimension " + Twine(i) +
                   " for the iteration space");
         continue;
@@ -255,37 +264,55 @@ void CheckBuilder::linalgChecks(linalg::LinalgOp linalgOp) {
 /// The smallest and the largest value of `expr` (with floor and ceiling
 /// divisions and remainders by positive constants) as each loop goes from 0
 /// to `last`, computed on the host; false for an expression it cannot bound
-/// (symbols, other divisors). A remainder whose operand spans more than one
-/// period counts every residue, which may be wider than the values taken.
+/// exactly: symbols, other divisors, a loop that appears twice. `exact` is
+/// then null, or a host value false when a remainder spans several periods
+/// of an operand that skips values (its bounds would be wider than the
+/// values taken; `dense`: the expression takes every integer between its
+/// bounds). `used` marks the loops seen.
 bool CheckBuilder::bounds(AffineExpr expr, ArrayRef<Value> last,
-                          Value &lowest, Value &highest) {
+                          Value &lowest, Value &highest, Value &exact,
+                          bool &dense, llvm::SmallBitVector &used) {
   MLIRContext *ctx = b.getContext();
   auto apply = [&](AffineExpr e, ValueRange operands) -> Value {
     return affine::AffineApplyOp::create(
         b, loc, AffineMap::get(operands.size(), 0, e), operands);
   };
   AffineExpr d0 = getAffineDimExpr(0, ctx);
+  exact = nullptr;
   if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    if (used.test(dim.getPosition()))
+      return false;
+    used.set(dim.getPosition());
     lowest = index(0);
     highest = last[dim.getPosition()];
+    dense = true;
     return true;
   }
   if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
     lowest = highest = index(c.getValue());
+    dense = true;
     return true;
   }
   auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
   if (!bin)
     return false;
-  Value lhsLow, lhsHigh;
-  if (!bounds(bin.getLHS(), last, lhsLow, lhsHigh))
+  Value lhsLow, lhsHigh, lhsExact;
+  bool lhsDense;
+  if (!bounds(bin.getLHS(), last, lhsLow, lhsHigh, lhsExact, lhsDense, used))
     return false;
+  exact = lhsExact;
   if (bin.getKind() == AffineExprKind::Add) {
-    Value rhsLow, rhsHigh;
-    if (!bounds(bin.getRHS(), last, rhsLow, rhsHigh))
+    Value rhsLow, rhsHigh, rhsExact;
+    bool rhsDense;
+    if (!bounds(bin.getRHS(), last, rhsLow, rhsHigh, rhsExact, rhsDense,
+                used))
       return false;
     lowest = arith::AddIOp::create(b, loc, lhsLow, rhsLow);
     highest = arith::AddIOp::create(b, loc, lhsHigh, rhsHigh);
+    exact = !exact ? rhsExact : !rhsExact ? exact : andOp(exact, rhsExact);
+    // A sum of two varying terms may skip values; a constant keeps density.
+    dense = (lhsDense && isa<AffineConstantExpr>(bin.getRHS())) ||
+            (rhsDense && isa<AffineConstantExpr>(bin.getLHS()));
     return true;
   }
   auto k = dyn_cast<AffineConstantExpr>(bin.getRHS());
@@ -296,6 +323,7 @@ bool CheckBuilder::bounds(AffineExpr expr, ArrayRef<Value> last,
   case AffineExprKind::Mul:
     lowest = apply(d0 * factor, factor >= 0 ? lhsLow : lhsHigh);
     highest = apply(d0 * factor, factor >= 0 ? lhsHigh : lhsLow);
+    dense = lhsDense && (factor == 1 || factor == -1 || factor == 0);
     return true;
   case AffineExprKind::FloorDiv:
   case AffineExprKind::CeilDiv: {
@@ -306,13 +334,14 @@ bool CheckBuilder::bounds(AffineExpr expr, ArrayRef<Value> last,
                        : d0.ceilDiv(factor);
     lowest = apply(e, lhsLow);
     highest = apply(e, lhsHigh);
+    dense = lhsDense;
     return true;
   }
   case AffineExprKind::Mod: {
     if (factor <= 0)
       return false;
-    // Within one period the residues keep their order; across periods every
-    // residue may come.
+    // Within one period the residues keep their order; across periods a
+    // dense operand takes every residue, one that skips values may not.
     Value onePeriod = cmp(arith::CmpIPredicate::eq,
                           apply(d0.floorDiv(factor), lhsLow),
                           apply(d0.floorDiv(factor), lhsHigh));
@@ -320,6 +349,9 @@ bool CheckBuilder::bounds(AffineExpr expr, ArrayRef<Value> last,
                                      apply(d0 % factor, lhsLow), index(0));
     highest = arith::SelectOp::create(
         b, loc, onePeriod, apply(d0 % factor, lhsHigh), index(factor - 1));
+    if (!lhsDense)
+      exact = exact ? andOp(exact, onePeriod) : onePeriod;
+    dense = false;
     return true;
   }
   default:
@@ -504,8 +536,14 @@ void CheckBuilder::loopStepChecks(scf::ForOp loop) {
     return;
   Value zero = arith::ConstantOp::create(
       b, loc, b.getZeroAttr(loop.getStep().getType()));
-  check(cmp(arith::CmpIPredicate::sgt, loop.getStep(), zero),
-        "the loop's step is not positive");
+  Value ok = cmp(arith::CmpIPredicate::sgt, loop.getStep(), zero);
+  // A loop with no iterations takes no steps.
+  if (hostComputable(loop.getLowerBound()) &&
+      hostComputable(loop.getUpperBound()))
+    ok = orOp(ok, cmp(loop.getUnsignedCmp() ? arith::CmpIPredicate::uge
+                                            : arith::CmpIPredicate::sge,
+                      loop.getLowerBound(), loop.getUpperBound()));
+  check(ok, "the loop's step is not positive");
 }
 
 void CheckBuilder::sameShapeChecks(Value a, Value b, StringRef what) {
