@@ -68,6 +68,11 @@
 // NOTRIP: 0xf32=
 // RUN: %fw-run %t.fwb --function=loop_halves --input=3xf32=1,2,3 2>&1 | FileCheck %s --check-prefix=TRIP
 // TRIP: 3xf32=2 2 6
+// A task written in the input whose dims say another size than it yields.
+// RUN: not %fw-run %t.fwb --function=task_dims --input=5xf32=1 --input=2xf32=0 2>&1 | FileCheck %s --check-prefix=TASKDIMS
+// TASKDIMS: 'fw.task': dims: dimension 0 of result 0 is not the size it yields (dimension 0 of operand 0)
+// RUN: %fw-run %t.fwb --function=task_dims --input=3xf32=1,2,3 --input=3xf32=0 2>&1 | FileCheck %s --check-prefix=TASKDIMSOK
+// TASKDIMSOK: 3xf32=2 4 6
 
 // 8 / (n - 4) ones.
 func.func @split_by(%a: tensor<?xf32>) -> tensor<?xf32> {
@@ -273,6 +278,18 @@ func.func @loop_halves(%a: tensor<?xf32>) -> tensor<?xf32> {
     %w = arith.addf %v, %v : f32
     %u = tensor.insert %w into %t[%i] : tensor<?xf32>
     scf.yield %u : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// Doubles %a in a task written by hand, its result's size taken from %b.
+func.func @task_dims(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %b, %c0 : tensor<?xf32>
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%n) {
+  ^bb0(%x: tensor<?xf32>):
+    %s = arith.addf %x, %x : tensor<?xf32>
+    fw.yield %s : tensor<?xf32>
   }
   return %r : tensor<?xf32>
 }

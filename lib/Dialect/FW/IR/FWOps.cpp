@@ -141,9 +141,17 @@ void TaskOp::build(OpBuilder &builder, OperationState &state,
 }
 
 /// A dynamic size of a result is its operand among `dims`: value-bounds
-/// analysis on the host sees through tasks.
+/// analysis on the host sees through tasks. Inside, an argument of the body
+/// has the size of its operand.
 void TaskOp::populateBoundsForShapedValueDim(Value value, int64_t dim,
                                              ValueBoundsConstraintSet &cstr) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner()->getParentOp() == getOperation() &&
+        arg.getArgNumber() < getArgs().size())
+      cstr.bound(value)[dim] ==
+          cstr.getExpr(getArgs()[arg.getArgNumber()], dim);
+    return;
+  }
   auto result = cast<OpResult>(value);
   auto type = cast<RankedTensorType>(value.getType());
   if (!type.isDynamicDim(dim))

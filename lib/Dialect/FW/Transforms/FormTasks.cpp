@@ -562,12 +562,16 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
     SmallVector<Operation *> worklist =
         llvm::map_to_vector(block, [](Operation &op) { return &op; });
     // Scalars read from tensors at the top level are computed again inside
-    // the tasks that use them: their indices are checked here, on the host.
-    for (Operation *op : worklist)
-      if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
-        OpBuilder b(extract);
+    // the tasks that use them: their indices are checked here, on the host;
+    // and so are the sizes a task written in the input declares.
+    for (Operation *op : worklist) {
+      OpBuilder b(op);
+      if (auto extract = dyn_cast<tensor::ExtractOp>(op))
         emitShapeChecks(b, extract, [](Value v) { return v; });
-      }
+      else if (auto task = dyn_cast<TaskOp>(op))
+        if (failed(emitTaskDimsChecks(b, task)))
+          return signalPassFailure();
+    }
     for (Operation *op : worklist) {
       if (absorbed.contains(op) ||
           (!materialize.contains(op) && staysOnHost(op)))

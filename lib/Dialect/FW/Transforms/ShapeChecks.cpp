@@ -11,6 +11,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -75,6 +76,7 @@ public:
   void sameShapeChecks(Value a, Value b, StringRef what);
   void reshapeChecks(tensor::ReshapeOp reshape);
   void divisionChecks(Operation *division);
+  LogicalResult taskDimsChecks(TaskOp task);
 
 private:
   OpBuilder &b;
@@ -607,7 +609,60 @@ void CheckBuilder::divisionChecks(Operation *division) {
       1, arith::SelectOp::create(b, loc, ok, rhs, constant(APInt(width, 1))));
 }
 
+LogicalResult CheckBuilder::taskDimsChecks(TaskOp task) {
+  // Each dynamic size of a result, given by `dims`, must be the size the body
+  // yields: value-bounds analysis relates that one to a size of an operand
+  // (or a constant), which is checked on the host.
+  Block &body = task.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  unsigned position = 0;
+  for (auto [r, result] : llvm::enumerate(task.getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      Value declared = task.getResultDims()[position++];
+      ValueBoundsConstraintSet::Variable yielded(yield.getValues()[r], d);
+      Value expected;
+      std::string what;
+      for (auto [j, arg] : llvm::enumerate(body.getArguments())) {
+        auto argType = dyn_cast<RankedTensorType>(arg.getType());
+        for (int64_t k = 0; argType && !expected && k < argType.getRank();
+             ++k) {
+          FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+              yielded, ValueBoundsConstraintSet::Variable(arg, k));
+          if (succeeded(equal) && *equal) {
+            expected = size(task.getArgs()[j], k);
+            what = ("dimension " + Twine(k) + " of operand " + Twine(j)).str();
+          }
+        }
+      }
+      if (!expected) {
+        FailureOr<int64_t> constant =
+            ValueBoundsConstraintSet::computeConstantBound(
+                presburger::BoundType::EQ, yielded);
+        if (failed(constant))
+          return task.emitOpError("yields result #")
+                 << r << " with a size in dimension " << d
+                 << " that cannot be related to its operands, so its 'dims' "
+                    "cannot be checked";
+        expected = index(*constant);
+        what = std::to_string(*constant);
+      }
+      check(cmp(arith::CmpIPredicate::eq, declared, expected),
+            "dims: dimension " + Twine(d) + " of result " + Twine(r) +
+                " is not the size it yields (" + what + ")");
+    }
+  }
+  return success();
+}
+
 } // namespace
+
+LogicalResult mlir::fw::emitTaskDimsChecks(OpBuilder &b, TaskOp task) {
+  CheckBuilder checks(b, task, [](Value v) { return v; });
+  return checks.taskDimsChecks(task);
+}
 
 void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
                                function_ref<Value(Value)> shapeSource) {

@@ -9,6 +9,7 @@
 #ifndef FW_DIALECT_FW_TRANSFORMS_SHAPECHECKS_H
 #define FW_DIALECT_FW_TRANSFORMS_SHAPECHECKS_H
 
+#include "fw/Dialect/FW/IR/FWOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
@@ -26,6 +27,12 @@ namespace mlir::fw {
 /// Checks whose outcome is known statically are not emitted.
 void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource);
+
+/// Emits checks, at the builder's insertion point before `task` (one written
+/// by hand in the input), that each dynamic size its `dims` gives a result is
+/// the size its body yields, as value-bounds analysis relates that one to an
+/// operand's size or a constant; an error when it cannot.
+LogicalResult emitTaskDimsChecks(OpBuilder &b, TaskOp task);
 
 } // namespace mlir::fw
 
