@@ -70,7 +70,7 @@
 // TRIP: 3xf32=2 2 6
 // A task written in the input whose dims say another size than it yields.
 // RUN: not %fw-run %t.fwb --function=task_dims --input=5xf32=1 --input=2xf32=0 2>&1 | FileCheck %s --check-prefix=TASKDIMS
-// TASKDIMS: 'fw.task': dims: dimension 0 of result 0 is not the size it yields (dimension 0 of operand 0)
+// TASKDIMS: 'fw.task': dims: dimension 0 of result 0 is not the size it yields (from its operands' sizes)
 // RUN: %fw-run %t.fwb --function=task_dims --input=3xf32=1,2,3 --input=3xf32=0 2>&1 | FileCheck %s --check-prefix=TASKDIMSOK
 // TASKDIMSOK: 3xf32=2 4 6
 

@@ -112,9 +112,11 @@ module attributes {fw.host_abi = 7 : i32} {
 
 //--- nested.mlir
 // NESTED: nested.mlir:[[@LINE+1]]:1: error: nested modules are not compiled; put their functions at the top level
-module @inner {
-  func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
-    return %a : tensor<4xf32>
+module @outer {
+  module @inner {
+    func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+      return %a : tensor<4xf32>
+    }
   }
 }
 func.func @g(%a: tensor<4xf32>) -> tensor<4xf32> {

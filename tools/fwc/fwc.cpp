@@ -217,7 +217,9 @@ int compile(const Flags &flags, bool &reportedError) {
   // Entry points are the top level's functions: one in a nested module would
   // be left out unseen.
   for (auto nested : module->getOps<ModuleOp>()) {
-    if (nested.getOps<func::FuncOp>().empty())
+    bool functions = false;
+    nested.walk([&](func::FuncOp) { functions = true; });
+    if (!functions)
       continue;
     nested.emitError("nested modules are not compiled; put their functions "
                      "at the top level");
@@ -244,13 +246,17 @@ int compile(const Flags &flags, bool &reportedError) {
   llvm::SmallString<128> remarksTemp;
   std::optional<llvm::FileRemover> removeRemarksTemp;
   if (!flags.remarks.empty()) {
-    // Beside the remarks' path (its directory must be writable anyway), or
-    // in the temporary directory for stdout.
-    std::error_code ec =
-        flags.remarks == "-"
-            ? llvm::sys::fs::createTemporaryFile("fwc-remarks", "yaml",
-                                                 remarksTemp)
-            : llvm::sys::fs::createUniqueFile(flags.remarks + ".%%%%%%.tmp",
+    // Beside the remarks' path when that is a file to be made or replaced
+    // (and its directory takes one more), else in the temporary directory
+    // (stdout, /dev/stderr, a file in a directory it cannot write).
+    std::error_code ec = std::make_error_code(std::errc::not_supported);
+    if (flags.remarks != "-" &&
+        (!llvm::sys::fs::exists(flags.remarks) ||
+         llvm::sys::fs::is_regular_file(flags.remarks)))
+      ec = llvm::sys::fs::createUniqueFile(flags.remarks + ".%%%%%%.tmp",
+                                           remarksTemp);
+    if (ec)
+      ec = llvm::sys::fs::createTemporaryFile("fwc-remarks", "yaml",
                                               remarksTemp);
     if (ec)
       return fail("cannot write remarks to '" + flags.remarks +

@@ -100,18 +100,18 @@ func.func @too_large(%a: tensor<4xf32>) -> tensor<4611686018427387904x2xi8> {
 
 // -----
 
-/// A task written in the input whose result size cannot be related to its
-/// operands: its dims cannot be checked against what it yields.
-func.func @opaque_dims(%a: tensor<?xf32>, %n: tensor<?xf32>) -> tensor<?xf32> {
+/// A task written in the input whose result size is read from its data: its
+/// dims cannot be checked against what it yields.
+func.func @opaque_dims(%a: tensor<?xi64>, %n: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %m = tensor.dim %n, %c0 : tensor<?xf32>
   // expected-error @+1 {{'fw.task' op yields result #0 with a size in dimension 0 that cannot be related to its operands, so its 'dims' cannot be checked}}
-  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%m) {
-  ^bb0(%x: tensor<?xf32>):
+  %r = fw.task(%a) : (tensor<?xi64>) -> tensor<?xf32> dims(%m) {
+  ^bb0(%x: tensor<?xi64>):
     %c0_0 = arith.constant 0 : index
-    %d = tensor.dim %x, %c0_0 : tensor<?xf32>
-    %sq = arith.muli %d, %d : index
-    %e = tensor.empty(%sq) : tensor<?xf32>
+    %v = tensor.extract %x[%c0_0] : tensor<?xi64>
+    %size = arith.index_cast %v : i64 to index
+    %e = tensor.empty(%size) : tensor<?xf32>
     fw.yield %e : tensor<?xf32>
   }
   return %r : tensor<?xf32>
