@@ -80,7 +80,7 @@ public:
   void divisionChecks(Operation *division);
   LogicalResult taskDimsChecks(TaskOp task);
   Value hostSizeOf(TaskOp task, Value yielded, int64_t dim);
-  Value cloneToHost(Value v, IRMapping &map, unsigned depth);
+  Value cloneToHost(Value v, Block &body, IRMapping &map, unsigned depth);
 
 private:
   OpBuilder &b;
@@ -688,16 +688,35 @@ Value CheckBuilder::hostSizeOf(TaskOp task, Value yielded, int64_t dim) {
     return nullptr;
   if (std::optional<int64_t> constant = getConstantIntValue(*size))
     return index(*constant);
-  return cloneToHost(cast<Value>(*size), map, 0);
+  return cloneToHost(cast<Value>(*size), body, map, 0);
 }
 
-Value CheckBuilder::cloneToHost(Value v, IRMapping &map, unsigned depth) {
+Value CheckBuilder::cloneToHost(Value v, Block &body, IRMapping &map,
+                                unsigned depth) {
   if (Value mapped = map.lookupOrNull(v))
     return mapped;
   Operation *def = v.getDefiningOp();
   if (!def || depth > 32 || def->getNumRegions() != 0 ||
       !isMemoryEffectFree(def))
     return nullptr;
+  if (auto dim = dyn_cast<tensor::DimOp>(def)) {
+    // A size of a tensor the body makes (an init, an empty tensor): reified
+    // in turn from that op's operands.
+    std::optional<int64_t> index = dim.getConstantIndex();
+    auto source = dyn_cast<OpResult>(dim.getSource());
+    if (!map.lookupOrNull(dim.getSource())) {
+      if (!index || !source || source.getOwner()->getBlock() != &body)
+        return nullptr;
+      OpBuilder inner(body.getTerminator());
+      FailureOr<OpFoldResult> size = reifyDimOfResult(
+          inner, source.getOwner(), source.getResultNumber(), *index);
+      if (failed(size))
+        return nullptr;
+      if (std::optional<int64_t> constant = getConstantIntValue(*size))
+        return this->index(*constant);
+      return cloneToHost(cast<Value>(*size), body, map, depth + 1);
+    }
+  }
   for (Value operand : def->getOperands()) {
     if (isa<TensorType>(operand.getType())) {
       // Only the sizes of the body's arguments (the task's operands).
@@ -705,7 +724,7 @@ Value CheckBuilder::cloneToHost(Value v, IRMapping &map, unsigned depth) {
         return nullptr;
       continue;
     }
-    if (!cloneToHost(operand, map, depth + 1))
+    if (!cloneToHost(operand, body, map, depth + 1))
       return nullptr;
   }
   Operation *clone = b.clone(*def, map);
