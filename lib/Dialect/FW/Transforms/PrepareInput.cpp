@@ -92,7 +92,8 @@ struct GeneralizeForFusion
 /// Constant indices of tensor.extract and tensor.insert must be inside their
 /// static sizes, that of tensor.dim inside the rank, and a constant scf.for
 /// step must be positive (dynamic ones are checked at run time:
-/// ShapeChecks.cpp); gathers, scatters, packs and unpacks are not supported.
+/// ShapeChecks.cpp); gathers, scatters, packs and unpacks, 8-bit floats and
+/// complex numbers are not supported.
 LogicalResult checkInput(func::FuncOp func) {
   auto checkIndices = [](Operation *op, Value tensor,
                          ValueRange indices) -> LogicalResult {
@@ -108,30 +109,46 @@ LogicalResult checkInput(func::FuncOp func) {
     }
     return success();
   };
-  WalkResult result = func.walk([&](Operation *op) -> WalkResult {
-    LogicalResult checked = success();
-    // Ops no kernel can hold yet, named here rather than by the bufferization
-    // that would fail on them later.
+  // Element types no kernel computes in (8-bit and smaller floats, complex
+  // numbers), named here rather than by the LLVM translation later.
+  auto unsupported = [](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    auto floatType = dyn_cast<FloatType>(element);
+    return isa<ComplexType>(element) ||
+           (floatType && floatType.getWidth() < 16);
+  };
+  auto check = [&](Operation *op) -> LogicalResult {
+    auto exotic = llvm::find_if(op->getResultTypes(), unsupported);
+    if (exotic != op->getResultTypes().end())
+      return op->emitOpError("produces element type ")
+             << getElementTypeOrSelf(*exotic)
+             << ", which fw does not support (floats: f16, bf16, f32, f64)";
+    // Ops no kernel can hold yet, named here rather than by the
+    // bufferization that would fail on them later.
     if (isa<tensor::GatherOp, tensor::ScatterOp, linalg::PackOp,
             linalg::UnPackOp>(op))
-      checked = op->emitOpError("is not supported yet");
-    else if (auto extract = dyn_cast<tensor::ExtractOp>(op))
-      checked = checkIndices(op, extract.getTensor(), extract.getIndices());
-    else if (auto insert = dyn_cast<tensor::InsertOp>(op))
-      checked = checkIndices(op, insert.getDest(), insert.getIndices());
-    else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      return op->emitOpError("is not supported yet");
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+      return checkIndices(op, extract.getTensor(), extract.getIndices());
+    if (auto insert = dyn_cast<tensor::InsertOp>(op))
+      return checkIndices(op, insert.getDest(), insert.getIndices());
+    if (auto dim = dyn_cast<tensor::DimOp>(op)) {
       auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
       std::optional<int64_t> index = dim.getConstantIndex();
       if (type && index && (*index < 0 || *index >= type.getRank()))
-        checked = dim.emitOpError("index ")
-                  << *index << " is out of range for a tensor of rank "
-                  << type.getRank();
-    } else if (auto loop = dyn_cast<scf::ForOp>(op))
+        return dim.emitOpError("index ")
+               << *index << " is out of range for a tensor of rank "
+               << type.getRank();
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op))
       if (std::optional<int64_t> step = getConstantIntValue(loop.getStep());
           step && *step <= 0)
-        checked = loop.emitOpError("has a step of ")
-                  << *step << "; the step must be positive";
-    return failed(checked) ? WalkResult::interrupt() : WalkResult::advance();
+        return loop.emitOpError("has a step of ")
+               << *step << "; the step must be positive";
+    return success();
+  };
+  WalkResult result = func.walk([&](Operation *op) {
+    return failed(check(op)) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return failure(result.wasInterrupted());
 }

@@ -64,3 +64,13 @@ func.func @gather(%a: tensor<4x4xf32>, %i: tensor<2x1xindex>) -> tensor<2x4xf32>
   %g = tensor.gather %a[%i] gather_dims([0]) : (tensor<4x4xf32>, tensor<2x1xindex>) -> tensor<2x4xf32>
   return %g : tensor<2x4xf32>
 }
+
+// -----
+
+/// Element types no kernel computes in are named where they first appear.
+func.func @f8_inside(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'arith.truncf' op produces element type 'f8E4M3FN', which fw does not support (floats: f16, bf16, f32, f64)}}
+  %t = arith.truncf %a : tensor<4xf32> to tensor<4xf8E4M3FN>
+  %b = arith.extf %t : tensor<4xf8E4M3FN> to tensor<4xf32>
+  return %b : tensor<4xf32>
+}

@@ -22,7 +22,8 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     after it would fold away unseen: a constant index of `tensor.extract` or
     `tensor.insert` outside a static size, a constant `scf.for` step below 1;
     and ops no kernel holds yet (`tensor.gather`, `tensor.scatter`,
-    `linalg.pack`, `linalg.unpack`), by name.
+    `linalg.pack`, `linalg.unpack`) and element types no kernel computes in
+    (floats narrower than 16 bits, complex numbers), by name.
 
     ```mlir
     %c = arith.constant dense<1.0> : tensor<4096x1024xf32>
