@@ -73,6 +73,12 @@
 // TASKDIMS: 'fw.task': dims: dimension 0 of result 0 is not the size it yields (from its operands' sizes)
 // RUN: %fw-run %t.fwb --function=task_dims --input=3xf32=1,2,3 --input=3xf32=0 2>&1 | FileCheck %s --check-prefix=TASKDIMSOK
 // TASKDIMSOK: 3xf32=2 4 6
+// A loop's body writes at its induction variable up to a constant bound: the
+// first and the last iterations' indices are checked on the host.
+// RUN: not %fw-run %t.fwb --function=fill_first_8 --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=LOOPINDEX
+// LOOPINDEX: 'scf.for': 'tensor.insert' in its body: the index into dimension 0 goes out of range over the iterations
+// RUN: %fw-run %t.fwb --function=fill_first_8 --input=9xf32=1 2>&1 | FileCheck %s --check-prefix=LOOPINDEXOK
+// LOOPINDEXOK: 9xf32=7 7 7 7 7 7 7 7 1
 
 // 8 / (n - 4) ones.
 func.func @split_by(%a: tensor<?xf32>) -> tensor<?xf32> {
@@ -290,6 +296,18 @@ func.func @task_dims(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%x: tensor<?xf32>):
     %s = arith.addf %x, %x : tensor<?xf32>
     fw.yield %s : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+func.func @fill_first_8(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %v = arith.constant 7.0 : f32
+  %r = scf.for %j = %c0 to %c8 step %c1 iter_args(%u = %a) -> tensor<?xf32> {
+    %w = tensor.insert %v into %u[%j] : tensor<?xf32>
+    scf.yield %w : tensor<?xf32>
   }
   return %r : tensor<?xf32>
 }

@@ -75,6 +75,7 @@ public:
   void elementIndexChecks(Value tensor, ValueRange indices);
   void padChecks(tensor::PadOp pad);
   void loopStepChecks(scf::ForOp loop);
+  void loopIndexChecks(scf::ForOp loop);
   void sameShapeChecks(Value a, Value b, StringRef what);
   void reshapeChecks(tensor::ReshapeOp reshape);
   void divisionChecks(Operation *division);
@@ -552,6 +553,91 @@ void CheckBuilder::loopStepChecks(scf::ForOp loop) {
   check(ok, "the loop's step is not positive");
 }
 
+void CheckBuilder::loopIndexChecks(scf::ForOp loop) {
+  // The loop runs inside its task, where nothing can be checked; but an
+  // element its body reads or writes at the induction variable plus a
+  // constant, of a tensor from before the loop or carried by it with its
+  // size, is in range for every iteration when it is for the first and the
+  // last, which the host knows.
+  Value iv = loop.getInductionVar();
+  if (!iv.getType().isIndex() || !hostComputable(loop.getLowerBound()) ||
+      !hostComputable(loop.getUpperBound()) ||
+      !hostComputable(loop.getStep()) || loop.getUnsignedCmp())
+    return;
+  // The tensor's size on the host: its own, or its init's when the loop
+  // provably keeps it.
+  auto hostTensor = [&](Value tensor, int64_t d) -> Value {
+    if (auto arg = dyn_cast<BlockArgument>(tensor)) {
+      if (arg.getOwner() != loop.getBody() || arg == iv)
+        return nullptr;
+      Value init = loop.getTiedLoopInit(arg)->get();
+      FailureOr<bool> kept = ValueBoundsConstraintSet::areEqual(
+          ValueBoundsConstraintSet::Variable(arg, d),
+          ValueBoundsConstraintSet::Variable(init, d));
+      return succeeded(kept) && *kept ? init : nullptr;
+    }
+    return loop->isAncestor(tensor.getParentBlock()->getParentOp()) ? nullptr
+                                                                     : tensor;
+  };
+  // The offset of an index `iv + c` (or `iv`).
+  auto offsetOf = [&](Value index) -> std::optional<int64_t> {
+    if (index == iv)
+      return 0;
+    auto add = index.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return std::nullopt;
+    Value other = add.getLhs() == iv ? add.getRhs()
+                  : add.getRhs() == iv ? add.getLhs()
+                                       : Value();
+    return other ? getConstantIntValue(other) : std::nullopt;
+  };
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  Value noIterations = cmp(arith::CmpIPredicate::sge, lb, ub);
+  Value lastIv = nullptr;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    Value tensor;
+    ValueRange indices;
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      tensor = extract.getTensor();
+      indices = extract.getIndices();
+    } else if (auto insert = dyn_cast<tensor::InsertOp>(op)) {
+      tensor = insert.getDest();
+      indices = insert.getIndices();
+    } else {
+      continue;
+    }
+    for (auto [d, indexValue] : llvm::enumerate(indices)) {
+      std::optional<int64_t> offset = offsetOf(indexValue);
+      Value source = offset ? hostTensor(tensor, d) : nullptr;
+      if (!source)
+        continue;
+      if (!lastIv) {
+        // lb + ((ub - lb - 1) floordiv step) * step, for a loop that runs.
+        AffineExpr l = getAffineDimExpr(0, b.getContext()),
+                   u = getAffineDimExpr(1, b.getContext());
+        Value span = affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(2, 0, u - l - 1), ValueRange{lb, ub});
+        Value step = loop.getStep();
+        Value safeStep = arith::SelectOp::create(
+            b, loc, cmp(arith::CmpIPredicate::sgt, step, index(0)), step,
+            index(1));
+        Value trips = arith::FloorDivSIOp::create(b, loc, span, safeStep);
+        lastIv = arith::AddIOp::create(
+            b, loc, lb, arith::MulIOp::create(b, loc, trips, safeStep));
+      }
+      Value first = arith::AddIOp::create(b, loc, lb, index(*offset));
+      Value last = arith::AddIOp::create(b, loc, lastIv, index(*offset));
+      Value extent = size(source, d);
+      check(orOp(noIterations,
+                 andOp(cmp(arith::CmpIPredicate::sge, first, index(0)),
+                       cmp(arith::CmpIPredicate::slt, last, extent))),
+            "'" + op.getName().getStringRef() +
+                "' in its body: the index into dimension " + Twine(d) +
+                " goes out of range over the iterations");
+    }
+  }
+}
+
 void CheckBuilder::sameShapeChecks(Value a, Value b, StringRef what) {
   auto type = cast<ShapedType>(a.getType());
   for (int64_t d = 0, e = type.getRank(); d < e; ++d)
@@ -772,5 +858,8 @@ void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
             if (division->getResult(0).getType().isIntOrIndex())
               checks.divisionChecks(division);
           })
-      .Case([&](scf::ForOp loop) { checks.loopStepChecks(loop); });
+      .Case([&](scf::ForOp loop) {
+        checks.loopStepChecks(loop);
+        checks.loopIndexChecks(loop);
+      });
 }
