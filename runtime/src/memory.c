@@ -802,10 +802,13 @@ fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, ui
   /* A contribution's accumulators, as large as the buffers they reduce, count before a
    * worker made them (its extra buffers are those, when made); another task's extra
    * buffers are accumulators it folds. */
-  for (uint32_t r = 0; r < task->num_reduces; ++r)
-    working_set += task->reduces[r].buffer->byte_size;
-  for (size_t k = 0; !task->num_reduces && k < task->num_extra; ++k)
-    if (task->extra[k].buffer) working_set += task->extra[k].buffer->byte_size;
+  if (task->num_reduces) {
+    for (uint32_t r = 0; r < task->num_reduces; ++r)
+      working_set += task->reduces[r].buffer->byte_size;
+  } else {
+    for (size_t k = 0; k < task->num_extra; ++k)
+      if (task->extra[k].buffer) working_set += task->extra[k].buffer->byte_size;
+  }
   if (working_set <= n->capacity) return FW_OK;
   return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                         "task @%s needs %llu bytes of %s memory at once, but the %s tier holds "

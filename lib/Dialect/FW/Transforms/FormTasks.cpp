@@ -614,9 +614,7 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
     // Integer divisions left on the host (sizes computed from sizes) must not
     // trap: a divisor of 0 fails the call with a message.
     for (Operation &op : llvm::make_early_inc_range(block))
-      if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-              arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
-              op)) {
+      if (isIntegerDivision(&op)) {
         OpBuilder b(&op);
         emitShapeChecks(b, &op, [](Value v) { return v; });
       }

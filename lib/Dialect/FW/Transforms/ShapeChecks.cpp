@@ -822,6 +822,12 @@ LogicalResult mlir::fw::emitTaskDimsChecks(OpBuilder &b, TaskOp task) {
   return checks.taskDimsChecks(task);
 }
 
+bool mlir::fw::isIntegerDivision(Operation *op) {
+  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+             arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op) &&
+         op->getResult(0).getType().isIntOrIndex();
+}
+
 void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
                                function_ref<Value(Value)> shapeSource) {
   CheckBuilder checks(b, op, shapeSource);
@@ -852,14 +858,12 @@ void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
                                "input and the output");
       })
       .Case([&](tensor::ReshapeOp reshape) { checks.reshapeChecks(reshape); })
-      .Case<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
-          [&](Operation *division) {
-            if (division->getResult(0).getType().isIntOrIndex())
-              checks.divisionChecks(division);
-          })
       .Case([&](scf::ForOp loop) {
         checks.loopStepChecks(loop);
         checks.loopIndexChecks(loop);
+      })
+      .Default([&](Operation *other) {
+        if (isIntegerDivision(other))
+          checks.divisionChecks(other);
       });
 }

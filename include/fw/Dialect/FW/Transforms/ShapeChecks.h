@@ -28,6 +28,10 @@ namespace mlir::fw {
 void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource);
 
+/// Whether `op` is an integer division or remainder (one that traps on a
+/// divisor of 0), which emitShapeChecks checks on the host.
+bool isIntegerDivision(Operation *op);
+
 /// Emits checks, at the builder's insertion point before `task` (one written
 /// by hand in the input), that each dynamic size its `dims` gives a result is
 /// the size its body yields, as value-bounds analysis relates that one to an
