@@ -104,6 +104,8 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // Indices the kernels compute themselves are checked where they do.
+  pm.addNestedPass<func::FuncOp>(mlir::fw::createTaskChecksPass());
   if (options.compileTo == Phase::Tasks)
     return;
 
@@ -118,6 +120,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
 
   pm.addPass(mlir::fw::createBufferizePass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::fw::createKernelErrorWordPass());
   if (options.optLevel > 0 || options.reportMemory) {
     mlir::fw::ReuseBuffersPassOptions reuse;
     reuse.reuse = options.optLevel > 0;

@@ -63,8 +63,12 @@ void fw_fuzz_check_module(const fw_metadata_t *md, const uint8_t *offload, size_
     touch(exe->name);
     require((uint64_t)exe->first_variant + exe->num_variants <= md->num_variants &&
                 (uint64_t)exe->first_binding + exe->num_bindings <= md->num_bindings &&
-                (uint64_t)exe->first_cost_term + exe->num_cost_terms <= md->num_cost_terms,
-            "an executable's variants, bindings or cost terms lie outside their tables");
+                (uint64_t)exe->first_cost_term + exe->num_cost_terms <= md->num_cost_terms &&
+                (uint64_t)exe->first_check + exe->num_checks <= md->num_checks,
+            "an executable's variants, bindings, cost terms or checks lie outside their tables");
+    for (uint32_t c = 0; c < exe->num_checks; ++c) touch(md->checks[exe->first_check + c]);
+    require(exe->num_checks == 0 || md->abi_version >= FW_MD_CHECKS_ABI_VERSION,
+            "an executable has checks below the ABI version of the error word");
     for (uint32_t t = 0; t < exe->num_cost_terms; ++t) {
       const fw_md_cost_term_t *term = &md->cost_terms[exe->first_cost_term + t];
       require(term->num_factors <= FW_MD_MAX_COST_FACTORS, "a cost term has too many factors");

@@ -38,6 +38,11 @@ typedef struct fw_device_launch_t {
   /* The workgroups to run, as linear ids (x fastest) into the grid: [first, first + num).
    * num == 0 runs the whole grid. */
   uint32_t first_workgroup, num_workgroups;
+  /* The launch's error word, for a kernel that checks what it computes (NULL for others):
+   * on the CPU its address (fw_workgroup_t.error), on a GPU one the device can write (the
+   * kernel's last parameter, a memref<i32>). Zero before the launch; a failed check leaves
+   * its number there. */
+  uint32_t *error;
 } fw_device_launch_t;
 
 /* Ordered work on a device (a CUDA/HIP stream). The CPU device runs everything inline, so

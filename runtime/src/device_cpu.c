@@ -254,6 +254,7 @@ static fw_status_t cpu_launch(fw_device_t *device, fw_device_queue_t *queue,
   }
   fw_workgroup_t wg;
   memcpy(wg.count, launch->workgroup_count, sizeof(wg.count));
+  wg.error = launch->error;
   uint64_t total = (uint64_t)wg.count[0] * wg.count[1] * wg.count[2];
   uint64_t first = launch->first_workgroup;
   uint64_t end = launch->num_workgroups ? first + launch->num_workgroups : total;

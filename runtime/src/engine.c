@@ -230,6 +230,21 @@ void fw_engine_launch_fini(fw_device_launch_t *launch, const fw_device_binding_t
   launch->bindings = NULL;
 }
 
+int fw_engine_has_checks(const fw_task_t *t) {
+  return t->module && t->module->md.executables[t->executable].num_checks > 0;
+}
+
+fw_status_t fw_engine_check_failed(const fw_task_t *t, uint32_t word) {
+  const fw_md_executable_t *e = &t->module->md.executables[t->executable];
+  if (word > e->num_checks)
+    return fw_status_make(FW_STATUS_DATA_LOSS,
+                          "task @%s: its kernel reported check %u, but its executable '%s' "
+                          "lists %u",
+                          t->name, word, e->name, e->num_checks);
+  return fw_status_make(FW_STATUS_FAILED_PRECONDITION, "task @%s: check failed: %s", t->name,
+                        t->module->md.checks[e->first_check + word - 1]);
+}
+
 /* How a kernel that divides its work, long enough by the device model for a division to
  * pay, runs this time: whole (0) or divided (1), as its module's measurements have it for
  * its size class (division.h; the task notes a run whose time counts, recorded after
@@ -269,6 +284,8 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
     t->tune_state = (int)state;
   }
   launch.kernel.cpu = t->cpu_kernel;
+  uint32_t error = 0; /* its kernel's failed check, if any (written atomically) */
+  if (fw_engine_has_checks(t)) launch.error = &error;
   fw_device_t *device = t->runtime->cpu_device;
   double expected = t->cpu_split ? fw_scheduler_model_seconds(s, t, w) : 0;
   int divide = expected >= FW_SPLIT_MIN_SECONDS ? division_now(t) : 0;
@@ -277,6 +294,8 @@ static fw_status_t run_kernel(fw_scheduler_t *s, fw_worker_t *w, fw_task_t *t,
              : device->vtable->launch(device, NULL, &launch);
   *workgroups = t->cpu_split ? s->num_cpu_workers : 1;
   fw_engine_launch_fini(&launch, stack);
+  /* Every workgroup has ended (launch_split waits for its helpers). */
+  if (status == FW_OK && error) status = fw_engine_check_failed(t, error);
   return status;
 }
 

@@ -7,7 +7,7 @@
 
 fw_status_t fw_gpu_kernel_params_make(const fw_device_launch_t *launch,
                                       fw_gpu_kernel_params_t *out) {
-  size_t count = 0;
+  size_t count = launch->error ? 3 : 0; /* the error word: a memref<i32> */
   for (size_t i = 0; i < launch->num_bindings; ++i)
     count += 3 + 2 * (size_t)launch->bindings[i].rank;
   out->count = count;
@@ -30,6 +30,11 @@ fw_status_t fw_gpu_kernel_params_make(const fw_device_launch_t *launch,
       stride *= b->dims[r] > 0 ? b->dims[r] : 1;
     }
     k += 2 * (size_t)b->rank;
+  }
+  if (launch->error) {
+    out->values[k++] = (int64_t)(uintptr_t)launch->error;
+    out->values[k++] = (int64_t)(uintptr_t)launch->error;
+    out->values[k++] = 0;
   }
   for (size_t i = 0; i < count; ++i) out->params[i] = &out->values[i];
   return FW_OK;

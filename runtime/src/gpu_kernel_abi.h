@@ -1,6 +1,7 @@
 /* Internal: the GPU kernel ABI (docs/fat-binary.md), shared by the CUDA and HIP devices.
  * A kernel takes, per binding of rank r, the fields of its memref descriptor as separate
- * 64-bit parameters: allocated, aligned, offset, sizes[r], strides[r] (row-major). */
+ * 64-bit parameters: allocated, aligned, offset, sizes[r], strides[r] (row-major); a
+ * kernel with an error word takes its descriptor last: allocated, aligned, offset. */
 #ifndef FW_RUNTIME_SRC_GPU_KERNEL_ABI_H_
 #define FW_RUNTIME_SRC_GPU_KERNEL_ABI_H_
 

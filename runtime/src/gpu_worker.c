@@ -41,6 +41,10 @@ typedef struct fw_gpu_worker_t {
   fw_gpu_slot_t slots[FW_MAX_GPU_PIPELINE]; /* in flight: [head, head + count), a ring */
   uint32_t head, count;
   uint64_t last_end; /* when the last task seen complete was */
+  /* The error words of kernels that check what they compute, one per slot: pinned host
+   * memory (alloc_host), which the GPU writes through the same address (unified
+   * addressing); made for the first such task. */
+  uint32_t *errors;
 } fw_gpu_worker_t;
 
 /* The worker's state, made on its first task (on its own thread, where the device's
@@ -72,6 +76,7 @@ void fw_gpu_worker_fini(fw_worker_t *w) {
     if (g->slots[i].end) vt->event_destroy(g->device, g->slots[i].end);
   }
   if (g->queue) vt->queue_destroy(g->device, g->queue);
+  if (g->errors) vt->free_host(g->device, g->errors);
   free(g);
   w->gpu = NULL;
 }
@@ -140,6 +145,20 @@ static fw_status_t launch(fw_runtime_t *rt, fw_worker_t *w, fw_gpu_worker_t *g, 
   launch.kernel.image = pick >= 0 ? m->gpu_variant_kernels[w->device_index][pick] : k->kernel;
   const fw_md_variant_t *variant = &m->md.variants[t->gpu_variant];
   for (int d = 0; d < 3; ++d) launch.workgroup_size[d] = variant->workgroup_size[d];
+  if (fw_engine_has_checks(t)) {
+    fw_status_t status = FW_OK;
+    if (!g->errors)
+      status = g->device->vtable->alloc_host(g->device, FW_MAX_GPU_PIPELINE * sizeof(uint32_t),
+                                             (void **)&g->errors);
+    if (status != FW_OK) {
+      g->errors = NULL;
+      fw_engine_launch_fini(&launch, stack);
+      return fw_status_annotate(status, "task @%s on %s: no error word for its kernel",
+                                t->name, rt->device_info[w->device_index].name);
+    }
+    launch.error = &g->errors[slot - g->slots];
+    *(volatile uint32_t *)launch.error = 0;
+  }
   /* A profile wants the kernel's own time, and candidates compare on it: events around
    * the kernel (without the launch and the wait around it). */
   slot->timed = (rt->profile.enabled || state == FW_TUNE_TRIAL) && record(g, &slot->begin);
@@ -265,6 +284,15 @@ static fw_task_t *finish_oldest(fw_scheduler_t *s, fw_worker_t *w, fw_gpu_worker
     return failed(s, w, t, status, r->start, pop);
   }
   fw_scheduler_launch_succeeded(w);
+  /* A failed check of its kernel fails the task wherever it runs: no other device. */
+  uint32_t word = fw_engine_has_checks(t) ? g->errors[slot - g->slots] : 0;
+  if (word) {
+    status = fw_engine_check_failed(t, word);
+    fw_memory_release_failed(&rt->memory, t, w->memory_node);
+    if (pop) return fw_scheduler_complete_and_next(s, t, w, status);
+    fw_scheduler_complete(s, t, w, status);
+    return NULL;
+  }
   fw_memory_release(&rt->memory, t, w->memory_node);
   fw_engine_record_run(rt, w, t, FW_OK, r);
   if (pop) return fw_scheduler_complete_and_next(s, t, w, FW_OK);

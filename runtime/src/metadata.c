@@ -86,6 +86,7 @@ void fw_metadata_free(fw_metadata_t *md) {
   free(md->variants);
   free(md->images);
   free(md->cost_terms);
+  free(md->checks);
   memset(md, 0, sizeof(*md));
 }
 
@@ -159,6 +160,16 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t max_abi_ve
   if (minor >= 2) TRY(read_array(&p, 112, "variant_configs", 8, &configs));
   md_array_t cost_terms = {0, 0};
   if (minor >= 3) TRY(read_array(&p, 120, "cost_terms", 48, &cost_terms));
+  md_array_t checks = {0, 0};
+  if (minor >= 4) {
+    if (header_size < FW_MD_HEADER_SIZE_MINOR4)
+      TRY(MD_ERR("header_size %u is smaller than %u, the size of a minor-4 header",
+                 header_size, FW_MD_HEADER_SIZE_MINOR4));
+    TRY(read_array(&p, 128, "checks", 16, &checks));
+  }
+  if (checks.count && abi < FW_MD_CHECKS_ABI_VERSION)
+    TRY(MD_ERR("the table lists kernel checks but its abi_version is %u (checks need %u)",
+               abi, FW_MD_CHECKS_ABI_VERSION));
   if (configs.count && configs.count != variants.count)
     TRY(MD_ERR("variant_configs has %u entries for %u variants", configs.count,
                variants.count));
@@ -399,6 +410,26 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t max_abi_ve
         TRY(MD_ERR("cost_terms[%u].factors[%u].dim %u is out of range (binding %u of '%s' has "
                    "rank %u)", i, k, t->dim[k], t->binding[k], e->name, type->rank));
     }
+  }
+
+  /* Check messages (minor 4), in executable order: each executable's are contiguous. */
+  out->num_checks = checks.count;
+  out->checks = alloc_array(checks.count, sizeof(const char *));
+  if (!out->checks) TRY(fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  for (uint32_t i = 0, previous = 0; i < checks.count; ++i) {
+    const uint8_t *r = b + checks.offset + (size_t)i * 16;
+    uint32_t exe = rd32(r);
+    if (exe >= executables.count)
+      TRY(MD_ERR("checks[%u].executable %u is out of range (%u executables)", i, exe,
+                 executables.count));
+    if (exe < previous)
+      TRY(MD_ERR("checks[%u].executable %u follows a check of executable %u (checks must be "
+                 "in executable order)", i, exe, previous));
+    previous = exe;
+    if (rd32(r + 4) != 0) TRY(MD_ERR("checks[%u].reserved must be zero", i));
+    TRY(read_string(&p, r + 8, "checks", i, "message", &out->checks[i]));
+    fw_md_executable_t *e = &out->executables[exe];
+    if (e->num_checks++ == 0) e->first_check = i;
   }
   return FW_OK;
 

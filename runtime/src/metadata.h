@@ -12,6 +12,9 @@ extern "C" {
 #endif
 
 #define FW_MD_HEADER_SIZE 128u
+#define FW_MD_HEADER_SIZE_MINOR4 136u /* minor 4 appends `checks` */
+/* Kernels that report failed checks need this ABI version (fw_workgroup_t.error). */
+#define FW_MD_CHECKS_ABI_VERSION 3u
 #define FW_MD_NO_IMAGE 0xFFFFFFFFu
 
 typedef struct fw_md_target_t {
@@ -33,6 +36,7 @@ typedef struct fw_md_executable_t {
   uint32_t priority;
   uint32_t flags; /* FW_MD_EXECUTABLE_* (minor 2) */
   uint32_t first_cost_term, num_cost_terms; /* into cost_terms (minor 3) */
+  uint32_t first_check, num_checks;         /* into checks (minor 4) */
 } fw_md_executable_t;
 
 /* One term of an executable's operation count (minor 3): coefficient times the product
@@ -86,6 +90,10 @@ typedef struct fw_metadata_t {
   fw_md_image_t *images;
   size_t num_cost_terms;
   fw_md_cost_term_t *cost_terms;
+  /* The messages of the checks kernels make as they run (minor 4), in executable order:
+   * number k (from 1) of executable e is checks[e.first_check + k - 1]. */
+  size_t num_checks;
+  const char **checks;
 } fw_metadata_t;
 
 /* Parses and validates the table in data[0, size) (any alignment). On success fills

@@ -596,6 +596,8 @@ fw_status_t fw_module_executable_info(const fw_module_t *module, size_t index,
   out_info->cost_flops = e->cost_flops;
   out_info->cost_bytes = e->cost_bytes;
   out_info->priority = e->priority;
+  out_info->num_checks = e->num_checks;
+  out_info->checks = e->num_checks ? module->md.checks + e->first_check : NULL;
   return FW_OK;
 }
 

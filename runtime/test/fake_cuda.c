@@ -40,6 +40,9 @@
  *                        launch itself succeeds, and from then on the context is broken
  *                        as CUDA's is after such a fault: copies, waits and queries of
  *                        events and streams return CUDA_ERROR_LAUNCH_FAILED
+ *   FW_FAKE_CUDA_KERNEL_ERROR "N@K": noop and async launches leave N in the error word
+ *                        (ABI version 3) whose address is their parameter K, as a kernel
+ *                        with a failed check does
  *   FW_FAKE_CUDA_HOST_FAULT_AT  the host function (cuLaunchHostFunc) with this number (from
  *                        1) faults so instead of running, in any launch mode
  *   Releasing the primary context ends a fault and restarts both counts (a runtime made
@@ -513,6 +516,16 @@ static int kernel_us(unsigned block) {
   return env_int("FW_FAKE_CUDA_KERNEL_US", 250);
 }
 
+/* FW_FAKE_CUDA_KERNEL_ERROR: a failed check's number into the launch's error word. */
+static void leave_kernel_error(void **params) {
+  const char *v = getenv("FW_FAKE_CUDA_KERNEL_ERROR");
+  unsigned n = 0, k = 0;
+  if (!v || !params || sscanf(v, "%u@%u", &n, &k) != 2) return;
+  uint32_t *word = (uint32_t *)(uintptr_t)*(const int64_t *)params[k];
+  if (n > *word) *word = n;
+  log_line("kernel error %u", n);
+}
+
 FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsigned int gy,
                                     unsigned int gz, unsigned int bx, unsigned int by,
                                     unsigned int bz, unsigned int shared,
@@ -522,10 +535,10 @@ FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsign
   (void)by;
   (void)bz;
   (void)shared;
-  (void)params;
   (void)extra;
   if (launch_mode_is("async")) {
     if (faulted()) return CUDA_ERROR_LAUNCH_FAILED;
+    leave_kernel_error(params);
     pthread_mutex_lock(&g_lock);
     struct CUstream_st *s = stream_or_default(stream);
     double now = now_ms();
@@ -542,6 +555,7 @@ FAKE_EXPORT CUresult cuLaunchKernel(struct CUfunc_st *f, unsigned int gx, unsign
   }
   log_line("launch %s grid %u block %u", f->name, gx, bx);
   if (launch_mode_is("noop")) {
+    leave_kernel_error(params);
     pthread_mutex_lock(&g_lock);
     g_device_clock_ms += kernel_us(bx) * 1e-3;
     pthread_mutex_unlock(&g_lock);

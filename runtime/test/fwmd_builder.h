@@ -1,4 +1,4 @@
-// Test helper: serialises metadata tables (docs/fat-binary.md, version 1.0 to 1.3) and seals
+// Test helper: serialises metadata tables (docs/fat-binary.md, version 1.0 to 1.4) and seals
 // .fwb files. Used by the unit tests and by the fixture generator.
 #ifndef FW_RUNTIME_TEST_FWMD_BUILDER_H_
 #define FW_RUNTIME_TEST_FWMD_BUILDER_H_
@@ -46,6 +46,7 @@ struct Executable {
   uint32_t priority = 0;
   uint32_t flags = 0; // minor 2
   std::vector<CostTerm> cost_terms; // minor 3
+  std::vector<std::string> checks;  // minor 4: the messages of its kernels' checks
 };
 struct Image {
   uint32_t target = 0, format = 1;
@@ -67,7 +68,8 @@ enum : size_t {
   kOffAbi = 16, kOffFlags = 20, kOffStrings = 24, kOffTargets = 32, kOffFunctions = 40,
   kOffValues = 48, kOffDims = 56, kOffExecutables = 64, kOffBindings = 72,
   kOffVariants = 80, kOffImages = 88, kOffModuleName = 96, kOffSourceId = 104,
-  kOffVariantConfigs = 112, kOffCostTerms = 120, kHeaderSize = 128,
+  kOffVariantConfigs = 112, kOffCostTerms = 120, kHeaderSize = 128, kOffChecks = 128,
+  kHeaderSizeMinor4 = 136,
 };
 
 inline void put32(std::vector<uint8_t> &b, size_t at, uint32_t v) {
@@ -98,9 +100,17 @@ class Writer {
       r.num_results = uint32_t(f.results.size());
       fns_.push_back(r);
     }
-    std::vector<uint8_t> execs, bindings, variants, configs, terms;
+    std::vector<uint8_t> execs, bindings, variants, configs, terms, checks;
     bool has_configs = false;
     for (const Executable &e : m.executables) {
+      for (const std::string &message : e.checks) {
+        size_t ct = checks.size();
+        checks.resize(ct + 16);
+        put32(checks, ct, uint32_t(execs.size() / 48));
+        auto text = str(message);
+        put32(checks, ct + 8, text.first);
+        put32(checks, ct + 12, text.second);
+      }
       for (const CostTerm &t : e.cost_terms) {
         size_t tt = terms.size();
         terms.resize(tt + 48);
@@ -194,12 +204,13 @@ class Writer {
     }
     for (size_t i = 0; i < dims_.size(); ++i) put64(dims, i * 8, uint64_t(dims_[i]));
 
-    std::vector<uint8_t> out(kHeaderSize, 0);
+    size_t header = m.version_minor >= 4 ? kHeaderSizeMinor4 : kHeaderSize;
+    std::vector<uint8_t> out(header, 0);
     std::memcpy(out.data(), "FWMD", 4);
     out[kOffMajor] = uint8_t(m.version_major);
     out[kOffMajor + 1] = uint8_t(m.version_major >> 8);
     out[kOffMinor] = uint8_t(m.version_minor);
-    put32(out, kOffHeaderSize, kHeaderSize);
+    put32(out, kOffHeaderSize, uint32_t(header));
     put32(out, kOffAbi, m.abi_version);
     auto append = [&](size_t field, const std::vector<uint8_t> &bytes, size_t record) {
       while (out.size() % 8) out.push_back(0);
@@ -217,6 +228,7 @@ class Writer {
     append(kOffImages, images, 24);
     if (has_configs) append(kOffVariantConfigs, configs, 8);
     if (!terms.empty()) append(kOffCostTerms, terms, 48);
+    if (!checks.empty() && m.version_minor >= 4) append(kOffChecks, checks, 16);
     append(kOffStrings, pool_, 1);
     put32(out, kOffModuleName, module_name.first);
     put32(out, kOffModuleName + 4, module_name.second);
@@ -321,9 +333,15 @@ inline Module fixtureModule(const std::string &flavour) {
   e.bindings = {{1, v}, {1, v}, {2, v}};
   Variant var;
   var.kernel = flavour == "libcsym" ? "memcpy" : "fixture_add_kernel";
-  if (flavour == "split") {
-    var.kernel = "fixture_split_add_kernel";
+  if (flavour == "split" || flavour == "checks") {
+    var.kernel = flavour == "split" ? "fixture_split_add_kernel" : "fixture_checked_add_kernel";
     for (uint32_t &w : var.workgroup_size) w = 0;
+  }
+  if (flavour == "checks") {  // its kernel reports failed checks (ABI version 3)
+    m.version_minor = 4;
+    m.abi_version = 3;
+    e.checks = {"'tensor.extract': the index into dimension 0 is out of range (model.mlir:7)",
+                "'tensor.insert': the index into dimension 1 is out of range (model.mlir:9)"};
   }
   if (flavour == "gpuonly" || flavour == "gpubadimage") {
     Target cuda;

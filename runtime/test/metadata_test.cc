@@ -96,12 +96,14 @@ TEST(Metadata, AcceptsValidTable) {
 }
 
 TEST(Metadata, AcceptsLaterMinorWithLargerHeaderAndTrailingBytes) {
-  std::vector<uint8_t> b = fwtest::serialize(richModule());
-  b[fwtest::kOffMinor] = 4;
+  fwtest::Module m = richModule();
+  m.version_minor = 4;  // the largest header this runtime knows
+  std::vector<uint8_t> b = fwtest::Writer().serialize(m);
+  b[fwtest::kOffMinor] = 9;
   b.resize(b.size() + 64, 0xEE);  // section larger than total_size
   fw_metadata_t md;
   FW_ASSERT_OK(parse(b, &md));
-  EXPECT_EQ(md.version_minor, 4);
+  EXPECT_EQ(md.version_minor, 9);
   fw_metadata_free(&md);
 }
 
@@ -218,6 +220,76 @@ TEST(Metadata, RejectsCostTermsOutOfExecutableOrder) {
             std::string::npos);
 }
 
+// Minor 4: the messages of the checks kernels make (ABI version 3).
+fwtest::Module moduleWithChecks() {
+  fwtest::Module m = moduleWithCostTerms();
+  m.version_minor = 4;
+  m.abi_version = 3;
+  fwtest::Executable second = m.executables[0];
+  second.name = "add_dispatch_1";
+  second.cost_terms.clear();
+  m.executables[0].checks = {"index out of range (a.mlir:3)", "step not positive (a.mlir:5)"};
+  second.checks = {"another (a.mlir:9)"};
+  m.executables.push_back(second);
+  return m;
+}
+
+TEST(Metadata, Minor4CarriesChecks) {
+  fwtest::Module m = moduleWithChecks();
+  fw_metadata_t md;
+  FW_ASSERT_OK(parse(fwtest::Writer().serialize(m), &md));
+  ASSERT_EQ(md.num_checks, 3u);
+  ASSERT_EQ(md.executables[0].num_checks, 2u);
+  EXPECT_STREQ(md.checks[md.executables[0].first_check + 1], "step not positive (a.mlir:5)");
+  ASSERT_EQ(md.executables[1].num_checks, 1u);
+  EXPECT_STREQ(md.checks[md.executables[1].first_check], "another (a.mlir:9)");
+  EXPECT_EQ(md.executables[0].num_cost_terms, 3u);
+  fw_metadata_free(&md);
+  // Checks need the kernels' error word: a table that lists them below ABI version 3.
+  m.abi_version = 2;
+  EXPECT_NE(parseError(fwtest::Writer().serialize(m))
+                .find("the table lists kernel checks but its abi_version is 2 (checks need 3)"),
+            std::string::npos);
+  // A minor 3 reader's view: no checks (and a runtime of ABI version 2 refuses version 3).
+  m = moduleWithChecks();
+  m.version_minor = 3;
+  FW_ASSERT_OK(parse(fwtest::Writer().serialize(m), &md));
+  EXPECT_EQ(md.num_checks, 0u);
+  fw_metadata_free(&md);
+  std::vector<uint8_t> b = fwtest::Writer().serialize(moduleWithChecks());
+  EXPECT_NE(fwtest::consume(fw_metadata_parse(b.data(), b.size(), 2, &md))
+                .find("abi_version 3 is not one this runtime implements (1 to 2)"),
+            std::string::npos);
+}
+
+TEST(Metadata, RejectsBadChecks) {
+  std::vector<uint8_t> b = fwtest::Writer().serialize(moduleWithChecks());
+  uint32_t at = get32(b, fwtest::kOffChecks);
+  auto c = b;
+  put32(c, at + 16, 2);
+  EXPECT_NE(parseError(c).find("checks[1].executable 2 is out of range (2 executables)"),
+            std::string::npos);
+  c = b;
+  put32(c, at + 2 * 16, 0);
+  put32(c, at + 16, 1);
+  EXPECT_NE(parseError(c).find("checks[2].executable 0 follows a check of executable 1"),
+            std::string::npos);
+  c = b;
+  put32(c, at + 4, 1);
+  EXPECT_NE(parseError(c).find("checks[0].reserved must be zero"), std::string::npos);
+  c = b;
+  put32(c, at + 8, 0xFFFFFF00u);
+  EXPECT_NE(parseError(c).find("checks[0].message"), std::string::npos);
+  c = b;
+  put32(c, fwtest::kOffChecks + 4, 1000);
+  EXPECT_NE(parseError(c).find("header.checks"), std::string::npos);
+  c = b;
+  put32(c, fwtest::kOffHeaderSize, 128);
+  EXPECT_NE(parseError(c).find("header_size 128 is smaller than 136, the size of a minor-4 "
+                               "header"),
+            std::string::npos);
+}
+
 TEST(Metadata, RejectsTooSmall) {
   std::vector<uint8_t> b = fwtest::serialize(richModule());
   b.resize(127);
@@ -256,7 +328,7 @@ TEST(Metadata, RejectsBadSizesAndAbi) {
   EXPECT_NE(parseError(c).find("header_size"), std::string::npos);
   c = b;
   put32(c, fwtest::kOffAbi, FW_HOST_ABI_VERSION + 1);  // newer than the runtime
-  EXPECT_NE(parseError(c).find("abi_version 3 is not one this runtime implements (1 to 2)"),
+  EXPECT_NE(parseError(c).find("abi_version 4 is not one this runtime implements (1 to 3)"),
             std::string::npos);
   c = b;
   put32(c, fwtest::kOffAbi, 0);

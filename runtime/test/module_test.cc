@@ -122,6 +122,59 @@ TEST_F(ModuleTest, CallAddFromFile) {
   fw_module_release(m);
 }
 
+// A kernel that checks what it computes (ABI version 3): a check it reports fails its task
+// with the message the metadata gives that check, whichever workgroup failed it; the
+// largest number reported wins; a number the metadata does not list is an error too.
+TEST_F(ModuleTest, KernelChecksFailTheirTask) {
+  fw_module_t *m = load("checks");
+  ASSERT_NE(m, nullptr);
+  auto call = [&](int64_t rows, float base, float *first) {
+    fw_buffer_t *a = tensor(rows, 4, base), *b = tensor(rows, 4, 100.0f);
+    fw_buffer_t *args[2] = {a, b};
+    fw_buffer_t *result = nullptr;
+    fw_status_code_t code = FW_STATUS_OK;
+    std::string message = fwtest::consume(fw_module_call(m, 0, args, 2, &result, 1), &code);
+    if (result) {
+      *first = static_cast<const float *>(fw_buffer_data(result))[0];
+      fw_buffer_release(result);
+    }
+    fw_buffer_release(a);
+    fw_buffer_release(b);
+    return std::make_pair(code, message);
+  };
+  // Large enough for the kernel's workgroups to be shared among the workers, and small.
+  for (int64_t rows : {3, 40000}) {
+    float first = 0;
+    auto ok = call(rows, 1.0f, &first);
+    EXPECT_EQ(ok.first, FW_STATUS_OK) << ok.second;
+    EXPECT_EQ(first, 101.0f);
+    // The first element fails check 1; then the last one alone fails check 2 (in the last
+    // workgroup when the kernel is shared among workers).
+    auto bad = call(rows, -1.0f, &first);
+    EXPECT_EQ(bad.first, FW_STATUS_FAILED_PRECONDITION);
+    EXPECT_NE(bad.second.find("task @checks.add_dispatch_0: check failed: 'tensor.extract': "
+                              "the index into dimension 0 is out of range (model.mlir:7)"),
+              std::string::npos)
+        << bad.second;
+    auto second = call(rows, 1e6f - float(rows * 4) + 1, &first);
+    EXPECT_NE(second.second.find("check failed: 'tensor.insert': the index into dimension 1"),
+              std::string::npos)
+        << second.second;
+  }
+  // Checks 2 and 7 fail: 7 wins, and the metadata lists two.
+  float first = 0;
+  auto unlisted = call(4, 2e6f - 5, &first);
+  EXPECT_EQ(unlisted.first, FW_STATUS_DATA_LOSS);
+  EXPECT_NE(unlisted.second.find("task @checks.add_dispatch_0: its kernel reported check 7, "
+                                 "but its executable 'add_dispatch_0' lists 2"),
+            std::string::npos)
+      << unlisted.second;
+  // The module stays usable.
+  auto again = call(3, 1.0f, &first);
+  EXPECT_EQ(again.first, FW_STATUS_OK) << again.second;
+  fw_module_release(m);
+}
+
 TEST_F(ModuleTest, CallAddFromMemory) {
   std::vector<uint8_t> bytes = fwtest::readFile(fwtest::fixturePath("add"));
   fw_module_t *m = nullptr;

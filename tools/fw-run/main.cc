@@ -127,6 +127,8 @@ int listModule(fw_module_t *m) {
       if (vi.config && vi.config[0]) std::printf(" config %s", vi.config);
       std::printf("\n");
     }
+    for (size_t c = 0; c < e.num_checks; ++c)
+      std::printf("  check %zu: %s\n", c + 1, e.checks[c]);
   }
   static const char *const kFormats[] = {"?", "cubin", "ptx", "hsaco", "spirv"};
   for (size_t i = 0, n = fw_module_image_count(m); i < n; ++i) {

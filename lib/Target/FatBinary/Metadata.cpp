@@ -14,7 +14,7 @@ using namespace mlir::fw;
 
 namespace {
 
-constexpr uint32_t kHeaderSize = 128;
+constexpr uint32_t kHeaderSize = 136; // minor 4
 constexpr uint32_t kNoImage = 0xFFFFFFFFu;
 
 /// Fixed-size little-endian records, appended to one of the tables.
@@ -198,6 +198,16 @@ private:
     for (auto [index, exe] : llvm::enumerate(exes)) {
       if (failed(writeCostTerms(index, exe)))
         return failure();
+      // Minor 4: the messages of the checks its kernels make.
+      if (ArrayAttr messages = exe.getChecksAttr()) {
+        for (StringRef message : messages.getAsValueRange<StringAttr>()) {
+          checks.u32(index);
+          checks.u32(0);
+          checks.string(intern(message));
+        }
+        if (!messages.empty())
+          abiVersion = std::max(abiVersion, kErrorWordAbiVersion);
+      }
       uint32_t firstBinding = bindings.size();
       for (auto [type, access] : llvm::zip(exe.getBindings(), exe.getAccess())) {
         FailureOr<uint32_t> value =
@@ -308,6 +318,7 @@ private:
     }
     Placed pConfigs = place(configTable, hasConfigs ? variants.size() : 0);
     Placed pCostTerms = place(costTerms.data(), costTerms.size()); // minor 3
+    Placed pChecks = place(checks.data(), checks.size());          // minor 4
     Placed pStrings = place(pool, pool.size());
     align8();
 
@@ -338,6 +349,8 @@ private:
     put32(116, pConfigs.count);
     put32(120, pCostTerms.offset);                        // minor 3
     put32(124, pCostTerms.count);
+    put32(128, pChecks.offset);                           // minor 4
+    put32(132, pChecks.count);
     return out;
   }
 
@@ -352,7 +365,7 @@ private:
   llvm::DenseMap<uint32_t, std::pair<uint32_t, uint32_t>> configs;
   bool hasConfigs = false;
   Table targets{32}, functions{32}, values{16}, dims{8}, executables{48},
-      bindings{8}, variants{32}, images{24}, costTerms{48};
+      bindings{8}, variants{32}, images{24}, costTerms{48}, checks{16};
   const OffloadSection &offload;
 };
 

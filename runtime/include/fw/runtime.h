@@ -46,7 +46,7 @@ extern "C" {
  * change that a program compiled against the previous header would misread (a field
  * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
  * until it is raised. */
-#define FW_RUNTIME_ABI_VERSION 8u
+#define FW_RUNTIME_ABI_VERSION 9u
 /* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
 FW_API uint32_t fw_runtime_abi_version(void);
 
@@ -336,6 +336,10 @@ typedef struct fw_executable_info_t {
   uint64_t cost_flops;
   uint64_t cost_bytes;
   uint32_t priority;
+  /* The messages of the checks its kernels make as they run (module ABI version 3): a
+   * kernel that reports check k fails its task with checks[k - 1]. */
+  size_t num_checks;
+  const char *const *checks;
 } fw_executable_info_t;
 
 typedef enum fw_variant_kind_t {
@@ -908,20 +912,23 @@ FW_API fw_status_t fw_module_load_embedded_record(fw_runtime_t *runtime,
 FW_API size_t fw_embedded_module_count(void);
 FW_API const char *fw_embedded_module_name(size_t index);
 
-/* ---- Host call ABI, version 2 (compiled code -> runtime) ------------------ */
+/* ---- Host call ABI, version 3 (compiled code -> runtime) ------------------ */
 
 /* Modules of every version from 1 up to this one load; version 2 added
- * fw_rt_dispatch_after. */
-#define FW_HOST_ABI_VERSION 2u
+ * fw_rt_dispatch_after, version 3 the kernels' error word (fw_workgroup_t.error). */
+#define FW_HOST_ABI_VERSION 3u
 
 typedef struct fw_invocation_t fw_invocation_t;
 
 typedef struct fw_workgroup_t {
   uint32_t id[3];
   uint32_t count[3];
+  /* Version 3: where a kernel that checks what it computes records the number of a failed
+   * check (an atomic maximum); the runtime fails the task with that check's message. */
+  uint32_t *error;
 } fw_workgroup_t;
 
-/* Signature of a CPU kernel (CPU kernel ABI, version 1). */
+/* Signature of a CPU kernel (CPU kernel ABI, version 2). */
 typedef void (*fw_cpu_kernel_fn_t)(void *const *descriptors, const fw_workgroup_t *workgroup);
 /* Signature of a host entry point. */
 typedef void (*fw_host_entry_fn_t)(fw_invocation_t *inv);

@@ -76,6 +76,16 @@ fw.executable @binding_type attributes {
 
 // -----
 
+// expected-error @+1 {{'fw.executable' op check #2 has an empty message}}
+fw.executable @empty_check attributes {
+    access = [#fw.access<read>], bindings = [tensor<4xf32>], checks = ["ok", ""]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {}
+  }
+}
+
+// -----
+
 // expected-error @+1 {{'fw.executable' op may only contain fw.variant ops, found func.func}}
 fw.executable @stray_op attributes {access = [], bindings = []} {
   func.func private @f()

@@ -19,11 +19,14 @@ namespace mlir::fw {
 
 /// Version of the metadata table this compiler writes.
 constexpr uint16_t kMetadataVersionMajor = 1;
-constexpr uint16_t kMetadataVersionMinor = 3;
-/// The newest version of the host-code <-> runtime call ABI (docs/runtime.md)
+constexpr uint16_t kMetadataVersionMinor = 4;
+/// The newest version of the compiled code <-> runtime ABI (docs/runtime.md)
 /// this compiler writes; a module records the version its host code needs
-/// (kHostAbiAttrName, 1 when absent).
-constexpr uint32_t kRuntimeAbiVersion = 2;
+/// (kHostAbiAttrName, 1 when absent), and 3 when a kernel reports failed
+/// checks through its error word.
+constexpr uint32_t kRuntimeAbiVersion = 3;
+/// The ABI version of kernels with an error word.
+constexpr uint32_t kErrorWordAbiVersion = 3;
 
 /// Builds the `.fw.meta` table of `module`, which must have been lowered
 /// through the `host` phase (host entries carry `fw.entry_name` and

@@ -248,6 +248,10 @@ LogicalResult ExecutableOp::verify() {
   }
   if (numVariants == 0)
     return emitOpError("must contain at least one fw.variant");
+  if (ArrayAttr checks = getChecksAttr())
+    for (auto [i, check] : llvm::enumerate(checks.getAsValueRange<StringAttr>()))
+      if (check.empty())
+        return emitOpError("check #") << i + 1 << " has an empty message";
   return success();
 }
 

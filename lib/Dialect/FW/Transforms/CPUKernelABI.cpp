@@ -4,7 +4,8 @@
 //   void kernel(void *const *descriptors, const fw_workgroup_t *workgroup);
 // This pass emits that entry for each lowered kernel: it loads one memref
 // descriptor pointer per binding (and, for kernels that divide their work,
-// the workgroup id and count) and calls the kernel's C interface.
+// the workgroup id and count; for kernels that check what they compute, the
+// error word) and calls the kernel's C interface.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,15 +56,18 @@ struct CPUKernelABIPass
       }
       // Buffers, then the workgroup id and count when the kernel divides its
       // work (fw-cpu-workgroup-args).
+      // An error word (fw-kernel-error-word) comes after the buffers.
       ArrayRef<Type> params = ciface.getFunctionType().getParams();
       bool workgroups = kernel->hasAttr("fw.workgroups");
-      unsigned numBuffers = params.size() - (workgroups ? 2 : 0);
-      if (workgroups && (params.size() < 2 ||
-                         !params.take_back(2).equals({i64Type, i64Type}))) {
+      bool errorWord = kernel->hasAttr("fw.error_word");
+      unsigned extra = (workgroups ? 2 : 0) + (errorWord ? 1 : 0);
+      if (params.size() < extra ||
+          (workgroups && !params.take_back(2).equals({i64Type, i64Type}))) {
         kernel.emitOpError("is marked fw.workgroups but does not end with "
                            "two i64 arguments");
         return signalPassFailure();
       }
+      unsigned numBuffers = params.size() - extra;
       for (Type t : params.take_front(numBuffers))
         if (!isa<LLVM::LLVMPointerType>(t)) {
           kernel.emitOpError("has a non-memref argument of type ")
@@ -85,8 +89,30 @@ struct CPUKernelABIPass
             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
         args.push_back(LLVM::LoadOp::create(b, loc, ptrType, slot));
       }
+      if (errorWord) {
+        // fw_workgroup_t's `uint32_t *error` (at byte 24) as the descriptor
+        // of a memref<i32>: {allocated, aligned, offset}.
+        Value slot = LLVM::GEPOp::create(b, loc, ptrType, i32Type,
+                                         block->getArgument(1),
+                                         ArrayRef<LLVM::GEPArg>{6});
+        Value word = LLVM::LoadOp::create(b, loc, ptrType, slot);
+        auto descType = LLVM::LLVMStructType::getLiteral(
+            ctx, {ptrType, ptrType, i64Type});
+        Value one = LLVM::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
+        Value desc = LLVM::AllocaOp::create(b, loc, ptrType, descType, one);
+        Value value = LLVM::PoisonOp::create(b, loc, Type(descType));
+        value = LLVM::InsertValueOp::create(b, loc, value, word,
+                                            ArrayRef<int64_t>{0});
+        value = LLVM::InsertValueOp::create(b, loc, value, word,
+                                            ArrayRef<int64_t>{1});
+        Value zero = LLVM::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+        value = LLVM::InsertValueOp::create(b, loc, value, zero,
+                                            ArrayRef<int64_t>{2});
+        LLVM::StoreOp::create(b, loc, value, desc);
+        args.push_back(desc);
+      }
       if (workgroups) {
-        // fw_workgroup_t is {uint32_t id[3]; uint32_t count[3];}: the linear
+        // fw_workgroup_t is {uint32_t id[3]; uint32_t count[3]; ...}: the linear
         // id is id[0] and the count count[0] (one-dimensional on the CPU).
         for (int32_t field : {0, 3}) {
           Value slot = LLVM::GEPOp::create(

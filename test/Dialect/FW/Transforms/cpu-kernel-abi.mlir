@@ -70,3 +70,29 @@ module {
     llvm.return
   }
 }
+
+// -----
+
+/// A kernel with an error word (fw-kernel-error-word) gets it after its
+/// buffers, as the descriptor of a memref<i32> built from the workgroup's
+/// `error` field (byte 24), and before its workgroup id and count.
+// CHECK-LABEL: llvm.func @__fwk_checked_cpu(
+// CHECK-SAME: %[[DESCS:[a-z0-9]+]]: !llvm.ptr, %[[WG:[a-z0-9]+]]: !llvm.ptr)
+// CHECK: %[[D0:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[WG]][6] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: %[[WORD:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[DESC:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64)>
+// CHECK: llvm.insertvalue %[[WORD]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[WORD]], %{{.*}}[1]
+// CHECK: llvm.store %{{.*}}, %[[DESC]]
+// CHECK: llvm.getelementptr %[[WG]][0]
+// CHECK: llvm.getelementptr %[[WG]][3]
+// CHECK: llvm.call @_mlir_ciface_checked(%[[D0]], %[[DESC]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
+module {
+  llvm.func @checked(%a: !llvm.ptr, %w: !llvm.ptr, %id: i64, %n: i64) attributes {fw.kernel_symbol = "__fwk_checked_cpu", fw.error_word, fw.workgroups} {
+    llvm.return
+  }
+  llvm.func @_mlir_ciface_checked(%a: !llvm.ptr, %w: !llvm.ptr, %id: i64, %n: i64) attributes {fw.kernel_symbol = "__fwk_checked_cpu", fw.error_word, fw.workgroups} {
+    llvm.return
+  }
+}

@@ -94,7 +94,9 @@ def FW_ExecutableOp : FW_Op<"executable", [IsolatedFromAbove, SymbolTable,
     `access` how the kernel uses it; the runtime checks every dispatch against
     them. `flops` and `bytes` are compile-time cost estimates; `flops_terms`
     (see `fw.task`) gives the operation count in terms of the bindings' dynamic
-    dims.
+    dims. `checks` lists the messages of the checks its kernels make as they
+    run (`fw-kernel-error-word`): a kernel that reports number k fails its
+    task with the k-th.
 
     ```mlir
     fw.executable @main_dispatch_0 attributes {
@@ -112,7 +114,8 @@ def FW_ExecutableOp : FW_Op<"executable", [IsolatedFromAbove, SymbolTable,
                        OptionalAttr<I64Attr>:$flops,
                        OptionalAttr<ArrayAttr>:$flops_terms,
                        OptionalAttr<I64Attr>:$bytes,
-                       OptionalAttr<FW_DeviceKindAttr>:$hint);
+                       OptionalAttr<FW_DeviceKindAttr>:$hint,
+                       OptionalAttr<StrArrayAttr>:$checks);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;

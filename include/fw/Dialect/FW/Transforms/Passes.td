@@ -95,6 +95,73 @@ def FormTasksPass : Pass<"fw-form-tasks", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TaskChecksPass : Pass<"fw-task-checks", "func::FuncOp"> {
+  let summary = "Checks indices that a task's kernel computes, as it runs";
+  let description = [{
+    Inside each `fw.task`, an element index of `tensor.extract` or
+    `tensor.insert` that value-bounds analysis cannot prove to lie within its
+    dimension (an index read from a tensor, as an embedding lookup does, or
+    one computed from loop indices and sizes the analysis does not relate),
+    and a step of `scf.for` it cannot prove positive, are checked where the
+    kernel computes them. The access is guarded by `scf.if` (an extract
+    out of range yields zero, an insert leaves its destination as it was; a
+    step below 1 becomes 1) and an `fw.assert` names the operation, the
+    dimension and the source line: the kernel goes on, and the runtime fails
+    the task with that message when it ends (`fw-kernel-error-word` lowers
+    the assertion). Indices computed on the host are checked there
+    (`fw-form-tasks`).
+
+    ```mlir
+    %v = tensor.extract %table[%i, %j] : tensor<?x4xf32>
+    ```
+    becomes
+    ```mlir
+    %d0 = tensor.dim %table, %c0 : tensor<?x4xf32>
+    %in0 = arith.cmpi ult, %i, %d0 : index
+    fw.assert %in0, "'tensor.extract': the index into dimension 0 is out of range (model.mlir:12)"
+    %v = scf.if %in0 -> (f32) {
+      %x = tensor.extract %table[%i, %j] : tensor<?x4xf32>
+      scf.yield %x : f32
+    } else {
+      scf.yield %zero : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::fw::FWDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def KernelErrorWordPass : Pass<"fw-kernel-error-word", "ModuleOp"> {
+  let summary = "Lowers the assertions of kernels onto an error word";
+  let description = [{
+    Numbers the distinct messages of the `fw.assert` operations in each
+    executable's variants (from 1, in the order the first variant has them)
+    and lists them in the executable's `checks`. Every variant kernel with an
+    assertion takes one more argument after its bindings, a `memref<i32>`
+    (the error word the runtime hands each launch: `fw_workgroup_t.error` on
+    the CPU, a trailing parameter on GPUs), and each assertion becomes an
+    atomic maximum of its number into that word when its condition is false.
+    After the kernel, the runtime fails the task with the message of the
+    number it finds (docs/runtime.md).
+
+    ```mlir
+    fw.assert %ok, "..."
+    ```
+    becomes
+    ```mlir
+    %failed = arith.xori %ok, %true : i1
+    scf.if %failed {
+      %old = memref.atomic_rmw maxu %c1_i32, %word[] : (i32, memref<i32>) -> i32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def ApplyProfilePass : Pass<"fw-apply-profile", "ModuleOp"> {
   let summary = "Annotates tasks with measured times, places and merges them";
   let description = [{

@@ -1,0 +1,96 @@
+//===- KernelErrorWord.cpp - Kernel assertions onto an error word ---------===//
+//
+// A kernel cannot stop its task: a failed assertion records its number in a
+// word the runtime hands the launch (the largest number wins, so the outcome
+// does not depend on which thread gets there first), and the runtime fails
+// the task with the executable's message of that number once the kernel has
+// ended.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fw/Dialect/FW/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::fw {
+#define GEN_PASS_DEF_KERNELERRORWORDPASS
+#include "fw/Dialect/FW/Transforms/Passes.h.inc"
+} // namespace mlir::fw
+
+using namespace mlir;
+using namespace mlir::fw;
+
+/// Marks a kernel whose argument after its bindings is its error word.
+static constexpr llvm::StringLiteral kErrorWordAttr = "fw.error_word";
+
+namespace {
+
+struct KernelErrorWordPass
+    : public fw::impl::KernelErrorWordPassBase<KernelErrorWordPass> {
+  void runOnOperation() override {
+    for (ExecutableOp exe : getOperation().getOps<ExecutableOp>())
+      if (failed(lower(exe)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lower(ExecutableOp exe) {
+    // The executable's messages, numbered from 1 in order of appearance.
+    llvm::MapVector<StringAttr, int32_t> numbers;
+    SmallVector<AssertOp> asserts;
+    exe.walk([&](AssertOp op) {
+      asserts.push_back(op);
+      numbers.insert({op.getMessageAttr(), numbers.size() + 1});
+    });
+    if (asserts.empty())
+      return success();
+    if (numbers.size() > static_cast<size_t>(INT32_MAX))
+      return exe.emitOpError("has more checks than an error word can number");
+    MLIRContext *ctx = exe.getContext();
+    SmallVector<Attribute> messages;
+    for (auto &entry : numbers)
+      messages.push_back(entry.first);
+    exe.setChecksAttr(ArrayAttr::get(ctx, messages));
+
+    auto wordType = MemRefType::get({}, IntegerType::get(ctx, 32));
+    llvm::DenseMap<func::FuncOp, Value> words;
+    OpBuilder b(ctx);
+    for (AssertOp op : asserts) {
+      auto kernel = op->getParentOfType<func::FuncOp>();
+      auto variant = op->getParentOfType<VariantOp>();
+      if (!kernel || !variant ||
+          kernel.getSymName() != exe.getSymName() ||
+          kernel->getParentOp() != variant.getInnerModule())
+        return op.emitOpError(
+            "is outside the kernel of its variant; only the kernel gets the "
+            "error word");
+      Value &word = words[kernel];
+      if (!word) {
+        if (kernel->hasAttr(kErrorWordAttr))
+          return kernel.emitOpError("already has an error word");
+        unsigned n = kernel.getNumArguments();
+        if (failed(kernel.insertArgument(n, wordType, DictionaryAttr(),
+                                         kernel.getLoc())))
+          return failure();
+        kernel->setAttr(kErrorWordAttr, UnitAttr::get(ctx));
+        word = kernel.getArgument(n);
+      }
+      Location loc = op.getLoc();
+      b.setInsertionPoint(op);
+      Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+      Value failedCheck =
+          arith::XOrIOp::create(b, loc, op.getCondition(), yes);
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, failedCheck,
+                                    /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value number = arith::ConstantIntOp::create(
+          b, loc, numbers.lookup(op.getMessageAttr()), 32);
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu, number,
+                                  word, ValueRange{});
+      op.erase();
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,172 @@
+//===- TaskChecks.cpp - Checks of indices computed inside tasks -----------===//
+//
+// The host checks every index it computes before a task runs (ShapeChecks).
+// An index a kernel computes itself (read from a tensor, or from loop indices
+// the analysis does not relate to the sizes) is checked where it is computed:
+// the access is guarded so that the kernel never reaches outside a buffer,
+// and an fw.assert tells the runtime to fail the task once it has run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fw/Dialect/FW/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+
+namespace mlir::fw {
+#define GEN_PASS_DEF_TASKCHECKSPASS
+#include "fw/Dialect/FW/Transforms/Passes.h.inc"
+} // namespace mlir::fw
+
+using namespace mlir;
+using namespace mlir::fw;
+
+namespace {
+
+using Cmp = ValueBoundsConstraintSet::ComparisonOperator;
+
+/// Marks an access or loop this pass has checked (a second run leaves it).
+constexpr llvm::StringLiteral kCheckedAttr = "fw.checked";
+
+/// Whether `index` is provably in [0, size of dimension `dim` of `tensor`).
+bool provenInBounds(Value index, Value tensor, int64_t dim) {
+  using Variable = ValueBoundsConstraintSet::Variable;
+  Variable i{OpFoldResult(index)};
+  if (!ValueBoundsConstraintSet::compare(
+          i, Cmp::GE,
+          Variable(OpFoldResult(Builder(index.getContext()).getIndexAttr(0)))))
+    return false;
+  return ValueBoundsConstraintSet::compare(i, Cmp::LT, Variable(tensor, dim));
+}
+
+/// The message of a check of `op`, in the words of the host's checks.
+std::string message(Operation *op, const Twine &what) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'" << op->getName() << "': " << what;
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " (" << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+       << ")";
+  return text;
+}
+
+/// Asserts, before `op`, that each of `indices` lies within its dimension of
+/// `tensor` where that is not proven; returns the conjunction (null: every
+/// index is proven in range).
+Value checkIndices(OpBuilder &b, Operation *op, Value tensor,
+                   ValueRange indices) {
+  Location loc = op->getLoc();
+  Value all;
+  for (auto [dim, index] : llvm::enumerate(indices)) {
+    if (provenInBounds(index, tensor, dim))
+      continue;
+    // One unsigned comparison: a negative index is a huge one.
+    auto type = cast<RankedTensorType>(tensor.getType());
+    Value size =
+        type.isDynamicDim(dim)
+            ? tensor::DimOp::create(b, loc, tensor, dim).getResult()
+            : arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim))
+                  .getResult();
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                                     size);
+    AssertOp::create(
+        b, loc, in,
+        b.getStringAttr(message(op, "the index into dimension " +
+                                        Twine(dim) + " is out of range")));
+    all = all ? arith::AndIOp::create(b, loc, all, in).getResult() : in;
+  }
+  return all;
+}
+
+/// A value of `type` for an extract that did not read: zero, or poison for a
+/// type without one.
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  if (TypedAttr zero = dyn_cast_or_null<TypedAttr>(b.getZeroAttr(type)))
+    return arith::ConstantOp::create(b, loc, type, zero);
+  return ub::PoisonOp::create(b, loc, type);
+}
+
+/// Replaces `op` (one result) by `scf.if %ok` running it, else yielding
+/// `otherwise`.
+void guard(OpBuilder &b, Operation *op, Value ok, Value otherwise) {
+  Location loc = op->getLoc();
+  op->setAttr(kCheckedAttr, b.getUnitAttr());
+  b.setInsertionPoint(op);
+  auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), ok,
+                                /*withElseRegion=*/true);
+  op->getResult(0).replaceAllUsesWith(ifOp.getResult(0));
+  Block *then = ifOp.thenBlock();
+  op->moveBefore(then, then->end());
+  b.setInsertionPointToEnd(then);
+  scf::YieldOp::create(b, loc, op->getResult(0));
+  b.setInsertionPointToEnd(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, otherwise);
+}
+
+struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](TaskOp task) {
+      task.getBody().walk([&](Operation *op) {
+        if (isa<tensor::ExtractOp, tensor::InsertOp, scf::ForOp>(op) &&
+            !op->hasAttr(kCheckedAttr))
+          ops.push_back(op);
+      });
+    });
+    OpBuilder b(&getContext());
+    for (Operation *op : ops) {
+      b.setInsertionPoint(op);
+      Location loc = op->getLoc();
+      if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+        Value ok =
+            checkIndices(b, op, extract.getTensor(), extract.getIndices());
+        if (ok)
+          guard(b, op, ok, zeroOf(b, loc, extract.getType()));
+      } else if (auto insert = dyn_cast<tensor::InsertOp>(op)) {
+        Value ok = checkIndices(b, op, insert.getDest(), insert.getIndices());
+        if (ok)
+          guard(b, op, ok, insert.getDest());
+      } else {
+        // A step that is not positive never ends the loop: the kernel takes
+        // a step of 1 instead, and the task fails.
+        auto loop = cast<scf::ForOp>(op);
+        Value step = loop.getStep();
+        Type type = step.getType();
+        APInt constant;
+        if (matchPattern(step, m_ConstantInt(&constant)) &&
+            (loop.getUnsignedCmp() ? !constant.isZero()
+                                   : constant.isStrictlyPositive()))
+          continue;
+        using Variable = ValueBoundsConstraintSet::Variable;
+        if (type.isIndex() &&
+            ValueBoundsConstraintSet::compare(
+                Variable(OpFoldResult(step)), Cmp::GT,
+                Variable(OpFoldResult(b.getIndexAttr(0)))))
+          continue;
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+        bool isUnsigned = loop.getUnsignedCmp();
+        Value positive = arith::CmpIOp::create(
+            b, loc,
+            isUnsigned ? arith::CmpIPredicate::ne : arith::CmpIPredicate::sgt,
+            step, zero);
+        // A loop that runs no iteration may have any step.
+        Value none = arith::CmpIOp::create(
+            b, loc,
+            isUnsigned ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge,
+            loop.getLowerBound(), loop.getUpperBound());
+        positive = arith::OrIOp::create(b, loc, positive, none);
+        AssertOp::create(
+            b, loc, positive,
+            b.getStringAttr(message(op, "the loop's step is not positive")));
+        Value one = arith::ConstantOp::create(b, loc, b.getOneAttr(type));
+        loop.getStepMutable().assign(
+            arith::SelectOp::create(b, loc, positive, step, one));
+        loop->setAttr(kCheckedAttr, b.getUnitAttr());
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,88 @@
+// RUN: %fw-opt %s --split-input-file --fw-kernel-error-word --verify-diagnostics | FileCheck %s
+
+/// The executable's distinct messages are numbered in order of appearance and
+/// listed in `checks`; each variant's kernel takes its error word after its
+/// bindings, and a failed check is an atomic maximum of its number there.
+// CHECK-LABEL: fw.executable @e
+// CHECK-SAME: checks = ["first (a.mlir:3)", "second (a.mlir:4)"]
+// CHECK: fw.variant @cpu
+// CHECK: func.func @e(%{{.*}}: memref<4xi32>, %{{.*}}: memref<4xf32>, %[[WORD:.*]]: memref<i32>) attributes {fw.error_word}
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: %[[FAILED:.*]] = arith.xori %{{.*}}, %[[TRUE]] : i1
+// CHECK: scf.if %[[FAILED]] {
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: memref.atomic_rmw maxu %[[ONE]], %[[WORD]][] : (i32, memref<i32>) -> i32
+// CHECK: arith.constant 2 : i32
+// CHECK: memref.atomic_rmw maxu
+// CHECK: arith.constant 1 : i32
+// CHECK: memref.atomic_rmw maxu
+// CHECK-NOT: fw.assert
+// CHECK: fw.variant @sm_90
+// CHECK: func.func @e(%{{.*}}: memref<4xi32>, %{{.*}}: memref<4xf32>, %[[WORD2:.*]]: memref<i32>) attributes {fw.error_word}
+// CHECK: arith.constant 2 : i32
+// CHECK: memref.atomic_rmw maxu %{{.*}}, %[[WORD2]][]
+// CHECK-NOT: fw.assert
+// An executable without checks is left as it is.
+// CHECK-LABEL: fw.executable @plain
+// CHECK-NOT: checks
+// CHECK: func.func @plain(%{{.*}}: memref<4xf32>) {
+module {
+  fw.executable @e attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<4xi32>, tensor<4xf32>]} {
+    fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+      builtin.module {
+        func.func @e(%a: memref<4xi32>, %b: memref<4xf32>) {
+          %c0 = arith.constant 0 : index
+          %c4 = arith.constant 4 : i32
+          %x = memref.load %a[%c0] : memref<4xi32>
+          %ok = arith.cmpi ult, %x, %c4 : i32
+          fw.assert %ok, "first (a.mlir:3)"
+          %pos = arith.cmpi sgt, %x, %c4 : i32
+          fw.assert %pos, "second (a.mlir:4)"
+          fw.assert %ok, "first (a.mlir:3)"
+          return
+        }
+      }
+    }
+    fw.variant @sm_90 target(#fw.cuda<"sm_90">) {
+      builtin.module {
+        func.func @e(%a: memref<4xi32>, %b: memref<4xf32>) {
+          %c0 = arith.constant 0 : index
+          %c4 = arith.constant 4 : i32
+          %x = memref.load %a[%c0] : memref<4xi32>
+          %pos = arith.cmpi sgt, %x, %c4 : i32
+          fw.assert %pos, "second (a.mlir:4)"
+          return
+        }
+      }
+    }
+  }
+  fw.executable @plain attributes {access = [#fw.access<write>], bindings = [tensor<4xf32>]} {
+    fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+      builtin.module {
+        func.func @plain(%b: memref<4xf32>) {
+          return
+        }
+      }
+    }
+  }
+}
+
+// -----
+
+/// An assertion outside the kernel cannot reach the error word.
+module {
+  fw.executable @helper attributes {access = [#fw.access<write>], bindings = [tensor<4xf32>]} {
+    fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+      builtin.module {
+        func.func private @other(%ok: i1) {
+          // expected-error @+1 {{is outside the kernel of its variant; only the kernel gets the error word}}
+          fw.assert %ok, "lost"
+          return
+        }
+        func.func @helper(%b: memref<4xf32>) {
+          return
+        }
+      }
+    }
+  }
+}

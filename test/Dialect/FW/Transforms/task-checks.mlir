@@ -1,0 +1,146 @@
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-task-checks))' | FileCheck %s
+// Running it again adds nothing: what it checked is marked.
+// RUN: %fw-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fw-task-checks,fw-task-checks))' | FileCheck %s
+
+/// An embedding lookup: the row index comes from the data, so it is checked
+/// (one unsigned comparison catches negative indices too) and the read is
+/// guarded; the column index is a loop index below 4 and needs no check.
+// CHECK-LABEL: func.func @lookup
+// CHECK: fw.task
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = arith.index_cast
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xf32>
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[I]], %[[D]] : index
+// CHECK: fw.assert %[[OK]], "'tensor.extract': the index into dimension 0 is out of range (
+// CHECK-SAME: task-checks.mlir:
+// CHECK-NOT: fw.assert
+// CHECK: %[[V:.*]] = scf.if %[[OK]] -> (f32) {
+// CHECK-NEXT: tensor.extract %{{.*}}[%[[I]], %[[J]]] {fw.checked}
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %{{.*}} : f32
+// CHECK: linalg.yield %[[V]] : f32
+#in = affine_map<(d0, d1) -> (d0)>
+#out = affine_map<(d0, d1) -> (d0, d1)>
+func.func @lookup(%table: tensor<?x4xf32>, %ids: tensor<?xi64>, %n: index) -> tensor<?x4xf32> {
+  %r = fw.task(%table, %ids) : (tensor<?x4xf32>, tensor<?xi64>) -> tensor<?x4xf32> dims(%n) {
+  ^bb0(%t: tensor<?x4xf32>, %x: tensor<?xi64>):
+    %c0 = arith.constant 0 : index
+    %m = tensor.dim %x, %c0 : tensor<?xi64>
+    %e = tensor.empty(%m) : tensor<?x4xf32>
+    %g = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<?xi64>) outs(%e : tensor<?x4xf32>) {
+    ^bb0(%id: i64, %o: f32):
+      %i = arith.index_cast %id : i64 to index
+      %j = linalg.index 1 : index
+      %v = tensor.extract %t[%i, %j] : tensor<?x4xf32>
+      linalg.yield %v : f32
+    } -> tensor<?x4xf32>
+    fw.yield %g : tensor<?x4xf32>
+  }
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+/// Indices the analysis bounds need nothing: constants inside a static shape,
+/// a loop index reversed over the same size.
+// CHECK-LABEL: func.func @proven
+// CHECK-NOT: fw.assert
+// CHECK-NOT: scf.if
+// CHECK: return
+#id = affine_map<(d0) -> (d0)>
+func.func @proven(%a: tensor<?xf32>, %s: tensor<3xf32>, %n: index) -> tensor<?xf32> {
+  %r = fw.task(%a, %s) : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32> dims(%n) {
+  ^bb0(%x: tensor<?xf32>, %y: tensor<3xf32>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %m = tensor.dim %x, %c0 : tensor<?xf32>
+    %e = tensor.empty(%m) : tensor<?xf32>
+    %scale = tensor.extract %y[%c2] : tensor<3xf32>
+    %g = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]}
+        outs(%e : tensor<?xf32>) {
+    ^bb0(%o: f32):
+      %i = linalg.index 0 : index
+      %last = arith.subi %m, %c1 : index
+      %k = arith.subi %last, %i : index
+      %v = tensor.extract %x[%k] : tensor<?xf32>
+      %w = arith.mulf %v, %scale : f32
+      linalg.yield %w : f32
+    } -> tensor<?xf32>
+    fw.yield %g : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+/// An insert at an index read from the data keeps its destination when the
+/// index is out of range.
+// CHECK-LABEL: func.func @scatter_one
+// CHECK: %[[DEST:.*]] = linalg.fill
+// CHECK: %[[I:.*]] = arith.index_cast
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[I]], %[[EIGHT]] : index
+// CHECK: fw.assert %[[OK]], "'tensor.insert': the index into dimension 0 is out of range
+// CHECK: scf.if %[[OK]] -> (tensor<8xf32>) {
+// CHECK-NEXT: tensor.insert %{{.*}} into %[[DEST]][%[[I]]] {fw.checked}
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[DEST]] : tensor<8xf32>
+func.func @scatter_one(%where: tensor<1xi32>, %what: tensor<1xf32>) -> tensor<8xf32> {
+  %r = fw.task(%where, %what) : (tensor<1xi32>, tensor<1xf32>) -> tensor<8xf32> {
+  ^bb0(%w: tensor<1xi32>, %v: tensor<1xf32>):
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<8xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+    %k = tensor.extract %w[%c0] : tensor<1xi32>
+    %i = arith.index_cast %k : i32 to index
+    %x = tensor.extract %v[%c0] : tensor<1xf32>
+    %s = tensor.insert %x into %f[%i] : tensor<8xf32>
+    fw.yield %s : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+/// A loop step read from the data: not positive on a loop that runs fails the
+/// task, and the loop steps by 1 instead of never ending.
+// CHECK-LABEL: func.func @data_step
+// CHECK: %[[STEP:.*]] = arith.index_cast
+// CHECK: %[[POS:.*]] = arith.cmpi sgt, %[[STEP]], %{{.*}} : index
+// CHECK: %[[NONE:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[OK:.*]] = arith.ori %[[POS]], %[[NONE]] : i1
+// CHECK: fw.assert %[[OK]], "'scf.for': the loop's step is not positive
+// CHECK: %[[SAFE:.*]] = arith.select %[[OK]], %[[STEP]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[SAFE]]
+// CHECK: {fw.checked}
+func.func @data_step(%s: tensor<1xi64>, %a: tensor<16xf32>) -> tensor<16xf32> {
+  %r = fw.task(%s, %a) : (tensor<1xi64>, tensor<16xf32>) -> tensor<16xf32> {
+  ^bb0(%x: tensor<1xi64>, %y: tensor<16xf32>):
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %k = tensor.extract %x[%c0] : tensor<1xi64>
+    %step = arith.index_cast %k : i64 to index
+    %l = scf.for %i = %c0 to %c16 step %step iter_args(%t = %y) -> tensor<16xf32> {
+      %u = tensor.insert %one into %t[%i] : tensor<16xf32>
+      scf.yield %u : tensor<16xf32>
+    }
+    fw.yield %l : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+/// Only tasks: the host checks its own indices (fw-form-tasks).
+// CHECK-LABEL: func.func @host
+// CHECK-NOT: fw.assert
+func.func @host(%a: tensor<4xf32>, %i: index) -> f32 {
+  %v = tensor.extract %a[%i] : tensor<4xf32>
+  return %v : f32
+}

@@ -1,0 +1,77 @@
+// Indices a kernel computes itself (read from a tensor: an embedding lookup, a
+// scatter; a loop step) are checked where it computes them: a bad one fails the
+// call with the operation and the source line, where it read or wrote outside
+// its buffers before; good ones give the right numbers.
+// RUN: %fwc %s -o %t.fwb
+// RUN: %fw-run %t.fwb --function=lookup --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=4xi64=2,0,1,2 | FileCheck %s --check-prefix=LOOKUP
+// LOOKUP: 4x4xf32=[20 21 22 23][0 1 2 3][10 11 12 13][20 21 22 23]
+// RUN: not %fw-run %t.fwb --function=lookup --input=3x4xf32=0 --input=4xi64=2,0,3,2 2>&1 | FileCheck %s --check-prefix=PAST
+// RUN: not %fw-run %t.fwb --function=lookup --input=3x4xf32=0 --input=4xi64=2,-1,1,2 2>&1 | FileCheck %s --check-prefix=PAST
+// PAST: fw-run: error: in @lookup: task @kernel_checks.lookup_dispatch_0: check failed: 'tensor.extract': the index into dimension 0 is out of range (
+// PAST-SAME: kernel_checks.mlir:{{[0-9]+}})
+// A lookup large enough for its kernel to be shared among workgroups, one bad id
+// at the end.
+// RUN: %python -c "import numpy as np; a = np.ones(100000, dtype=np.int64); a[-1] = 5; np.save('%t.ids.npy', a)"
+// RUN: not %fw-run %t.fwb --function=lookup --input=3x4xf32=0 --input=@%t.ids.npy 2>&1 | FileCheck %s --check-prefix=PAST
+//
+// RUN: %fw-run %t.fwb --function=scatter_one --input=1xi32=5 --input=1xf32=7 | FileCheck %s --check-prefix=SCATTER
+// SCATTER: 8xf32=0 0 0 0 0 7 0 0
+// RUN: not %fw-run %t.fwb --function=scatter_one --input=1xi32=8 --input=1xf32=7 2>&1 | FileCheck %s --check-prefix=SCATTERBAD
+// SCATTERBAD: check failed: 'tensor.insert': the index into dimension 0 is out of range
+//
+// RUN: %fw-run %t.fwb --function=every --input=1xi64=4 --input=16xf32=0 | FileCheck %s --check-prefix=EVERY
+// EVERY: 16xf32=1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0
+// RUN: not %fw-run %t.fwb --function=every --input=1xi64=0 --input=16xf32=0 2>&1 | FileCheck %s --check-prefix=STEP
+// STEP: check failed: 'scf.for': the loop's step is not positive
+//
+// The same kernels through their GPU mapping, emulated on the CPU.
+// RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
+// RUN: %fw-run %t.gpu.fwb --function=lookup --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=4xi64=2,0,1,2 | FileCheck %s --check-prefix=LOOKUP
+// RUN: not %fw-run %t.gpu.fwb --function=lookup --input=3x4xf32=0 --input=4xi64=2,0,3,2 2>&1 | FileCheck %s --check-prefix=PAST
+//
+// The module says which checks its kernels make, and needs a runtime that reads them.
+// RUN: %fw-run --list %t.fwb | FileCheck %s --check-prefix=LIST
+// LIST: executable @lookup_dispatch_0
+// LIST: check 1: 'tensor.extract': the index into dimension 0 is out of range (
+
+#in = affine_map<(d0, d1) -> (d0)>
+#out = affine_map<(d0, d1) -> (d0, d1)>
+func.func @lookup(%table: tensor<?x4xf32>, %ids: tensor<?xi64>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %ids, %c0 : tensor<?xi64>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<?xi64>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %i = arith.index_cast %id : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %table[%i, %j] : tensor<?x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+func.func @scatter_one(%where: tensor<1xi32>, %what: tensor<1xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %k = tensor.extract %where[%c0] : tensor<1xi32>
+  %i = arith.index_cast %k : i32 to index
+  %x = tensor.extract %what[%c0] : tensor<1xf32>
+  %s = tensor.insert %x into %f[%i] : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+func.func @every(%s: tensor<1xi64>, %a: tensor<16xf32>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  %k = tensor.extract %s[%c0] : tensor<1xi64>
+  %step = arith.index_cast %k : i64 to index
+  %l = scf.for %i = %c0 to %c16 step %step iter_args(%t = %a) -> tensor<16xf32> {
+    %u = tensor.insert %one into %t[%i] : tensor<16xf32>
+    scf.yield %u : tensor<16xf32>
+  }
+  return %l : tensor<16xf32>
+}
