@@ -23,6 +23,15 @@
 // EVERY: 16xf32=1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0
 // RUN: not %fw-run %t.fwb --function=every --input=1xi64=0 --input=16xf32=0 2>&1 | FileCheck %s --check-prefix=STEP
 // STEP: check failed: 'scf.for': the loop's step is not positive
+// A step that would make the induction variable wrap around below its bound
+// (2^62 up to 2^63 - 1: 0, 2^62, -2^63, ... for ever); the largest step that
+// does not.
+// RUN: not %fw-run %t.fwb --function=stride --input=2xi64=4611686018427387904,9223372036854775807 --input=16xf32=0 2>&1 | FileCheck %s --check-prefix=WRAP
+// WRAP: check failed: 'scf.for': the loop's induction variable would overflow before it reaches its upper bound
+// RUN: %fw-run %t.fwb --function=stride --input=2xi64=9223372036854775807,16 --input=16xf32=0 | FileCheck %s --check-prefix=HUGE
+// HUGE: 16xf32=1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+// RUN: %fw-run %t.fwb --function=stride --input=2xi64=5,16 --input=16xf32=0 | FileCheck %s --check-prefix=FIVE
+// FIVE: 16xf32=1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
@@ -70,6 +79,21 @@ func.func @every(%s: tensor<1xi64>, %a: tensor<16xf32>) -> tensor<16xf32> {
   %k = tensor.extract %s[%c0] : tensor<1xi64>
   %step = arith.index_cast %k : i64 to index
   %l = scf.for %i = %c0 to %c16 step %step iter_args(%t = %a) -> tensor<16xf32> {
+    %u = tensor.insert %one into %t[%i] : tensor<16xf32>
+    scf.yield %u : tensor<16xf32>
+  }
+  return %l : tensor<16xf32>
+}
+
+func.func @stride(%s: tensor<2xi64>, %a: tensor<16xf32>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %k = tensor.extract %s[%c0] : tensor<2xi64>
+  %h = tensor.extract %s[%c1] : tensor<2xi64>
+  %step = arith.index_cast %k : i64 to index
+  %ub = arith.index_cast %h : i64 to index
+  %l = scf.for %i = %c0 to %ub step %step iter_args(%t = %a) -> tensor<16xf32> {
     %u = tensor.insert %one into %t[%i] : tensor<16xf32>
     scf.yield %u : tensor<16xf32>
   }

@@ -105,6 +105,89 @@ void guard(OpBuilder &b, Operation *op, Value ok, Value otherwise) {
   scf::YieldOp::create(b, loc, otherwise);
 }
 
+/// A loop never ends when its step is not positive, nor when its induction
+/// variable overflows before it reaches the upper bound (it wraps below it):
+/// either is checked unless constants or value bounds rule it out, and a loop
+/// that fails its check runs no iteration (a loop without iterations may have
+/// any step).
+void checkLoop(OpBuilder &b, scf::ForOp loop) {
+  Location loc = loop.getLoc();
+  Value step = loop.getStep(), lower = loop.getLowerBound(),
+        upper = loop.getUpperBound();
+  Type type = step.getType();
+  bool isUnsigned = loop.getUnsignedCmp();
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  APInt max = isUnsigned ? APInt::getMaxValue(width)
+                         : APInt::getSignedMaxValue(width);
+  APInt stepValue, upperValue;
+  bool constantStep = matchPattern(step, m_ConstantInt(&stepValue));
+  bool positiveStep =
+      constantStep &&
+      (isUnsigned ? !stepValue.isZero() : stepValue.isStrictlyPositive());
+  using Variable = ValueBoundsConstraintSet::Variable;
+  if (!constantStep && type.isIndex())
+    positiveStep = ValueBoundsConstraintSet::compare(
+        Variable(OpFoldResult(step)), Cmp::GT,
+        Variable(OpFoldResult(b.getIndexAttr(0))));
+  // Any value below the bound plus the step does not overflow:
+  // upper - 1 + step <= max.
+  bool fits = positiveStep && constantStep &&
+              matchPattern(upper, m_ConstantInt(&upperValue)) &&
+              (isUnsigned ? upperValue.ule((max - stepValue) + 1)
+                          : upperValue.sle((max - stepValue) + 1));
+  if (positiveStep && fits)
+    return;
+
+  auto constant = [&](const APInt &v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  };
+  auto cmp = [&](arith::CmpIPredicate signedPred,
+                 arith::CmpIPredicate unsignedPred, Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, loc, isUnsigned ? unsignedPred : signedPred,
+                                 lhs, rhs)
+        .getResult();
+  };
+  Value one = constant(APInt(width, 1));
+  Value none = cmp(arith::CmpIPredicate::sge, arith::CmpIPredicate::uge, lower,
+                   upper);
+  Value ok = Value();
+  Value safeStep = step;
+  if (!positiveStep) {
+    Value positive = cmp(arith::CmpIPredicate::sgt, arith::CmpIPredicate::ne,
+                         step, constant(APInt(width, 0)));
+    AssertOp::create(b, loc, arith::OrIOp::create(b, loc, positive, none),
+                     b.getStringAttr(message(
+                         loop, "the loop's step is not positive")));
+    safeStep = arith::SelectOp::create(b, loc, positive, step, one);
+    ok = positive;
+  }
+  // The last value of the induction variable, lower + (upper - lower - 1) /
+  // step * step (unsigned: the distance of a signed loop's bounds may exceed
+  // the signed maximum, and stays below the bound), must leave room for one
+  // more step: last <= max - step (which cannot overflow for a step of 1 or
+  // more).
+  Value distance = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, upper, lower), one);
+  Value last = arith::AddIOp::create(
+      b, loc, lower,
+      arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, distance, safeStep),
+          safeStep));
+  Value limit = arith::SubIOp::create(b, loc, constant(max), safeStep);
+  Value inRange = cmp(arith::CmpIPredicate::sle, arith::CmpIPredicate::ule,
+                      last, limit);
+  AssertOp::create(
+      b, loc, arith::OrIOp::create(b, loc, inRange, none),
+      b.getStringAttr(message(loop, "the loop's induction variable would "
+                                    "overflow before it reaches its upper "
+                                    "bound")));
+  ok = ok ? arith::AndIOp::create(b, loc, ok, inRange).getResult() : inRange;
+  loop.getStepMutable().assign(safeStep);
+  loop.getUpperBoundMutable().assign(
+      arith::SelectOp::create(b, loc, ok, upper, lower));
+  loop->setAttr(kCheckedAttr, b.getUnitAttr());
+}
+
 struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
@@ -129,41 +212,7 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
         if (ok)
           guard(b, op, ok, insert.getDest());
       } else {
-        // A step that is not positive never ends the loop: the kernel takes
-        // a step of 1 instead, and the task fails.
-        auto loop = cast<scf::ForOp>(op);
-        Value step = loop.getStep();
-        Type type = step.getType();
-        APInt constant;
-        if (matchPattern(step, m_ConstantInt(&constant)) &&
-            (loop.getUnsignedCmp() ? !constant.isZero()
-                                   : constant.isStrictlyPositive()))
-          continue;
-        using Variable = ValueBoundsConstraintSet::Variable;
-        if (type.isIndex() &&
-            ValueBoundsConstraintSet::compare(
-                Variable(OpFoldResult(step)), Cmp::GT,
-                Variable(OpFoldResult(b.getIndexAttr(0)))))
-          continue;
-        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-        bool isUnsigned = loop.getUnsignedCmp();
-        Value positive = arith::CmpIOp::create(
-            b, loc,
-            isUnsigned ? arith::CmpIPredicate::ne : arith::CmpIPredicate::sgt,
-            step, zero);
-        // A loop that runs no iteration may have any step.
-        Value none = arith::CmpIOp::create(
-            b, loc,
-            isUnsigned ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge,
-            loop.getLowerBound(), loop.getUpperBound());
-        positive = arith::OrIOp::create(b, loc, positive, none);
-        AssertOp::create(
-            b, loc, positive,
-            b.getStringAttr(message(op, "the loop's step is not positive")));
-        Value one = arith::ConstantOp::create(b, loc, b.getOneAttr(type));
-        loop.getStepMutable().assign(
-            arith::SelectOp::create(b, loc, positive, step, one));
-        loop->setAttr(kCheckedAttr, b.getUnitAttr());
+        checkLoop(b, cast<scf::ForOp>(op));
       }
     }
   }

@@ -108,15 +108,32 @@ func.func @scatter_one(%where: tensor<1xi32>, %what: tensor<1xf32>) -> tensor<8x
 // -----
 
 /// A loop step read from the data: not positive on a loop that runs fails the
-/// task, and the loop steps by 1 instead of never ending.
+/// task, as does a step that makes the induction variable overflow before it
+/// reaches the bound (its last value plus the step); such a loop runs no
+/// iteration instead of never ending.
 // CHECK-LABEL: func.func @data_step
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
 // CHECK: %[[STEP:.*]] = arith.index_cast
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: %[[NONE:.*]] = arith.cmpi sge, %[[C0]], %[[C16]] : index
 // CHECK: %[[POS:.*]] = arith.cmpi sgt, %[[STEP]], %{{.*}} : index
-// CHECK: %[[NONE:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
-// CHECK: %[[OK:.*]] = arith.ori %[[POS]], %[[NONE]] : i1
-// CHECK: fw.assert %[[OK]], "'scf.for': the loop's step is not positive
-// CHECK: %[[SAFE:.*]] = arith.select %[[OK]], %[[STEP]], %{{.*}} : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[SAFE]]
+// CHECK: %[[POSOK:.*]] = arith.ori %[[POS]], %[[NONE]] : i1
+// CHECK: fw.assert %[[POSOK]], "'scf.for': the loop's step is not positive
+// CHECK: %[[SAFE:.*]] = arith.select %[[POS]], %[[STEP]], %[[ONE]] : index
+// CHECK: %[[SPAN:.*]] = arith.subi %[[C16]], %[[C0]] : index
+// CHECK: %[[DIST:.*]] = arith.subi %[[SPAN]], %[[ONE]] : index
+// CHECK: %[[TRIPS:.*]] = arith.divui %[[DIST]], %[[SAFE]] : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[TRIPS]], %[[SAFE]] : index
+// CHECK: %[[LAST:.*]] = arith.addi %[[C0]], %[[OFF]] : index
+// CHECK: %[[MAX:.*]] = arith.constant 9223372036854775807 : index
+// CHECK: %[[LIMIT:.*]] = arith.subi %[[MAX]], %[[SAFE]] : index
+// CHECK: %[[FITS:.*]] = arith.cmpi sle, %[[LAST]], %[[LIMIT]] : index
+// CHECK: %[[FITSOK:.*]] = arith.ori %[[FITS]], %[[NONE]] : i1
+// CHECK: fw.assert %[[FITSOK]], "'scf.for': the loop's induction variable would overflow before it reaches its upper bound
+// CHECK: %[[OK:.*]] = arith.andi %[[POS]], %[[FITS]] : i1
+// CHECK: %[[UB:.*]] = arith.select %[[OK]], %[[C16]], %[[C0]] : index
+// CHECK: scf.for %{{.*}} = %[[C0]] to %[[UB]] step %[[SAFE]]
 // CHECK: {fw.checked}
 func.func @data_step(%s: tensor<1xi64>, %a: tensor<16xf32>) -> tensor<16xf32> {
   %r = fw.task(%s, %a) : (tensor<1xi64>, tensor<16xf32>) -> tensor<16xf32> {
@@ -133,6 +150,35 @@ func.func @data_step(%s: tensor<1xi64>, %a: tensor<16xf32>) -> tensor<16xf32> {
     fw.yield %l : tensor<16xf32>
   }
   return %r : tensor<16xf32>
+}
+
+// -----
+
+/// Constant bounds and a constant step need nothing; a bound from a size gets
+/// the overflow check only.
+// CHECK-LABEL: func.func @loops
+// CHECK-NOT: step is not positive
+// CHECK: fw.assert %{{.*}}, "'scf.for': the loop's induction variable would overflow
+// CHECK-NOT: fw.assert
+// CHECK: return
+func.func @loops(%a: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%n) {
+  ^bb0(%x: tensor<?xf32>):
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %one = arith.constant 1.0 : f32
+    %m = tensor.dim %x, %c0 : tensor<?xf32>
+    %l = scf.for %i = %c0 to %c8 step %c2 iter_args(%t = %x) -> tensor<?xf32> {
+      %u = scf.for %j = %c0 to %m step %c2 iter_args(%v = %t) -> tensor<?xf32> {
+        %w = tensor.insert %one into %v[%j] : tensor<?xf32>
+        scf.yield %w : tensor<?xf32>
+      }
+      scf.yield %u : tensor<?xf32>
+    }
+    fw.yield %l : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
 }
 
 // -----
