@@ -478,6 +478,40 @@ struct Bench {
         timeSideBySide(opt, {fwSide(m, fn, {x}), [&] { return timeMs(ref); }});
     printLine(name, s[0], "C loop", s[1], 0, "");
   }
+
+  void gather() {
+    const int64_t rows = 100000, n = 262144;
+    const int cols = 64;
+    std::string name = "gather 262144x64";
+    if (!selected(name))
+      return;
+    std::printf("\n== %s (embedding lookup with checked ids; reference: C row copies)\n",
+                name.c_str());
+    fw::Module m = load("gather.fwb");
+    size_t fn = lookup(m, "lookup");
+    fw::Buffer table =
+        makeBuffer(rt, {rows, cols}, randomFloats(size_t(rows) * cols, 11, -1, 1));
+    std::vector<int64_t> idValues(n);
+    uint64_t state = 12;
+    for (int64_t &id : idValues) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      id = int64_t((state >> 33) % uint64_t(rows));
+    }
+    fw::Result<fw::Buffer> ids = fw::Buffer::fromVector<int64_t>(rt, {n}, idValues);
+    if (!ids.ok())
+      die("creating an input buffer", ids.status());
+    size_t total = size_t(n) * cols;
+    FloatArray y = allocFloats(total);
+    auto ref = [&] { ref_gather(dataOf(table), idValues.data(), y.get(), n, cols); };
+    ref();
+    {
+      std::vector<fw::Buffer> r = call(m, fn, {table, *ids}, "lookup");
+      reportError(name.c_str(), "C row copies", compare(dataOf(r[0]), y.get(), total), 0);
+    }
+    std::vector<Stats> s =
+        timeSideBySide(opt, {fwSide(m, fn, {table, *ids}), [&] { return timeMs(ref); }});
+    printLine(name, s[0], "C row copies", s[1], 0, "");
+  }
 };
 
 void usage() {
@@ -487,7 +521,8 @@ void usage() {
             "  --reps N        timed repetitions per side (default: adaptive, 5..30 within the budget)\n"
             "  --budget S      adaptive: seconds per side and case (default 2)\n"
             "  --only SUBSTR   run only cases whose name contains SUBSTR (repeatable): "
-            "'matmul 1024', 'matmul 2048', 'matmul+bias', 'conv', 'chain', 'softmax', 'row sum'\n"
+            "'matmul 1024', 'matmul 2048', 'matmul+bias', 'conv', 'chain', 'softmax', 'row sum',\n"
+            "                  'gather'\n"
             "  --threads N     fw CPU workers and OpenBLAS threads (default 1; Eigen and C stay at 1)\n"
             "  --markdown      also print the results as a markdown table");
 }
@@ -556,6 +591,7 @@ int main(int argc, char **argv) {
   bench.chain();
   bench.softmax();
   bench.rowSum();
+  bench.gather();
 
   if (opt.markdown && !g_rows.empty()) {
     std::puts("\n| case | fw | reference | reference time | ratio | target |");

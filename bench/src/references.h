@@ -28,6 +28,8 @@ void ref_chain_unfused(const float *a, const float *b, const float *c, float *co
 void ref_softmax(const float *x, float *out, int rows, int cols);
 // out[r] = sum_j x[r, j].
 void ref_row_sum(const float *x, float *out, int rows, int cols);
+// out[i, :] = table[ids[i], :] for rows of `cols` floats (a row copy per id).
+void ref_gather(const float *table, const int64_t *ids, float *out, int64_t n, int cols);
 
 #ifdef __cplusplus
 }

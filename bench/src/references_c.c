@@ -70,3 +70,8 @@ void ref_row_sum(const float *x, float *out, int rows, int cols) {
     out[r] = s;
   }
 }
+
+void ref_gather(const float *table, const int64_t *ids, float *out, int64_t n, int cols) {
+  for (int64_t i = 0; i < n; ++i)
+    memcpy(out + i * cols, table + ids[i] * cols, (size_t)cols * sizeof(float));
+}

@@ -158,6 +158,43 @@ static void guardIntegerDivision(ModuleOp module) {
   }
 }
 
+/// The host binds to a dispatch's writes only fresh buffers or ones whose
+/// last reader came before, so its bindings never overlap where one of them is
+/// written, unless fw-reuse-buffers made a dispatch of the executable update
+/// an input in place (`fw.in_place`). Then, since the runtime binds a buffer
+/// only where its element type and rank match, only a binding whose element
+/// type and rank no other binding shares is apart from the others. The
+/// positions of the aligned pointers of bindings that are apart, among the
+/// kernel's expanded arguments (each memref becomes allocated, aligned,
+/// offset, sizes, strides), go in `fw.noalias_params`, for
+/// fw-cpu-kernel-abi to mark them noalias once the arguments are expanded:
+/// LLVM may then keep what it read through them across stores through the
+/// others, and vectorize copies between them (an embedding lookup reads its
+/// ids again for every element and copies element by element otherwise).
+static void markDisjointBindings(ExecutableOp exe, func::FuncOp kernel) {
+  SmallVector<MemRefType> bindings;
+  for (Type t : kernel.getArgumentTypes())
+    if (auto memref = dyn_cast<MemRefType>(t))
+      bindings.push_back(memref);
+  if (kernel->hasAttr("fw.error_word") && !bindings.empty())
+    bindings.pop_back(); // not a buffer of the runtime's
+  bool inPlace = exe->hasAttr(kInPlaceAttrName);
+  SmallVector<int32_t> params;
+  int32_t position = 0;
+  for (MemRefType type : bindings) {
+    int shared = llvm::count_if(bindings, [&](MemRefType other) {
+      return other.getElementType() == type.getElementType() &&
+             other.getRank() == type.getRank();
+    });
+    if (!inPlace || shared == 1)
+      params.push_back(position + 1);
+    position += 3 + 2 * static_cast<int32_t>(type.getRank());
+  }
+  if (!params.empty())
+    kernel->setAttr("fw.noalias_params",
+                    DenseI32ArrayAttr::get(kernel.getContext(), params));
+}
+
 namespace {
 
 struct ConvertFWCPUVariantsToLLVMPass
@@ -199,6 +236,7 @@ struct ConvertFWCPUVariantsToLLVMPass
                                             exe.getSymName(),
                                             variant.getSymName())));
         guardIntegerDivision(inner);
+        markDisjointBindings(exe, kernel);
         // A fresh pipeline per kernel: some passes cache symbols they create.
         OpPassManager pm(ModuleOp::getOperationName());
         const TargetDescription *desc =

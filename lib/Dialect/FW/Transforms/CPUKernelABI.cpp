@@ -21,6 +21,8 @@ using namespace mlir::fw;
 
 /// Attribute naming the runtime symbol of a kernel.
 static constexpr llvm::StringLiteral kKernelSymbolAttr = "fw.kernel_symbol";
+/// Positions of the kernel's arguments to mark noalias.
+static constexpr llvm::StringLiteral kNoAliasParamsAttr = "fw.noalias_params";
 
 namespace {
 
@@ -125,6 +127,18 @@ struct CPUKernelABIPass
       LLVM::CallOp::create(b, loc, ciface, args);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
 
+      // Arguments through which nothing else is reached
+      // (fw-convert-cpu-variants-to-llvm).
+      if (auto params =
+              kernel->getAttrOfType<DenseI32ArrayAttr>(kNoAliasParamsAttr)) {
+        for (int32_t i : params.asArrayRef())
+          if (i >= 0 && static_cast<unsigned>(i) < kernel.getNumArguments() &&
+              isa<LLVM::LLVMPointerType>(kernel.getArgument(i).getType()))
+            kernel.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                              UnitAttr::get(ctx));
+      }
+      kernel->removeAttr(kNoAliasParamsAttr);
+      ciface->removeAttr(kNoAliasParamsAttr);
       kernel->removeAttr(kKernelSymbolAttr);
       ciface->removeAttr(kKernelSymbolAttr);
     }

@@ -166,6 +166,8 @@ struct ReuseBuffersPass
           releases.front().erase();
           fresh.getResult().replaceAllUsesWith(input);
           fresh.erase();
+          // Its kernel now reads and writes one buffer through two bindings.
+          exe->setAttr(kInPlaceAttrName, UnitAttr::get(exe.getContext()));
           ++count;
           break;
         }

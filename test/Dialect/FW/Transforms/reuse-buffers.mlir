@@ -99,7 +99,10 @@ fw.executable @rev attributes {access = [#fw.access<read>, #fw.access<write>], b
 
 /// An elementwise kernel reading an intermediate for the last time writes
 /// its result into that intermediate: the fresh allocation and the release
-/// of the input disappear, and the result is the input's buffer.
+/// of the input disappear, and the result is the input's buffer. Its
+/// executable says so (its bindings overlap).
+// CHECK: fw.executable @neg attributes {{{.*}}fw.in_place
+// CHECK-NOT: fw.in_place
 // CHECK-LABEL: func.func @in_place
 // CHECK: %[[T:.*]] = fw.alloc() : memref<256xf32, #fw.tier<host>>
 // CHECK: fw.dispatch @neg(%arg0, %[[T]])

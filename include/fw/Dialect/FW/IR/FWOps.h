@@ -51,6 +51,11 @@ constexpr llvm::StringLiteral kEntryNameAttrName = "fw.entry_name";
 /// the fat binary's metadata records it, so that a runtime of an older
 /// version still loads modules that need nothing newer).
 constexpr llvm::StringLiteral kHostAbiAttrName = "fw.host_abi";
+/// Name of the executable attribute saying that a dispatch binds one buffer
+/// to two of its bindings, an input its kernel updates in place (set by
+/// fw-reuse-buffers); the bindings of other executables never overlap where
+/// one of them is written.
+constexpr llvm::StringLiteral kInPlaceAttrName = "fw.in_place";
 
 /// The most dims one term of `flops_terms` multiplies (the fat binary's
 /// fwmd_cost_term_t holds that many).
