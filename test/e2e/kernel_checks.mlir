@@ -33,8 +33,17 @@
 // RUN: %fw-run %t.fwb --function=stride --input=2xi64=5,16 --input=16xf32=0 | FileCheck %s --check-prefix=FIVE
 // FIVE: 16xf32=1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1
 //
+// A lookup feeding a matmul (its prologue: computed where the matmul reads
+// it, on the GPU too).
+// RUN: %fw-run %t.fwb --function=embmm --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=2xi64=2,0 --input=4x3xf32=1,0,0,0,1,0,0,0,1,1,1,1 | FileCheck %s --check-prefix=EMBMM
+// EMBMM: 2x3xf32=[43 44 45][3 4 5]
+// PASTMM: error: in @embmm: task @kernel_checks.embmm_dispatch_0: check failed: 'tensor.extract': the index into dimension 0 is out of range
+// RUN: not %fw-run %t.fwb --function=embmm --input=3x4xf32=0 --input=2xi64=2,5 --input=4x3xf32=1 2>&1 | FileCheck %s --check-prefix=PASTMM
+//
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
+// RUN: %fw-run %t.gpu.fwb --function=embmm --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=2xi64=2,0 --input=4x3xf32=1,0,0,0,1,0,0,0,1,1,1,1 | FileCheck %s --check-prefix=EMBMM
+// RUN: not %fw-run %t.gpu.fwb --function=embmm --input=3x4xf32=0 --input=2xi64=2,5 --input=4x3xf32=1 2>&1 | FileCheck %s --check-prefix=PASTMM
 // RUN: %fw-run %t.gpu.fwb --function=lookup --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=4xi64=2,0,1,2 | FileCheck %s --check-prefix=LOOKUP
 // RUN: not %fw-run %t.gpu.fwb --function=lookup --input=3x4xf32=0 --input=4xi64=2,0,3,2 2>&1 | FileCheck %s --check-prefix=PAST
 //
@@ -98,4 +107,23 @@ func.func @stride(%s: tensor<2xi64>, %a: tensor<16xf32>) -> tensor<16xf32> {
     scf.yield %u : tensor<16xf32>
   }
   return %l : tensor<16xf32>
+}
+
+func.func @embmm(%table: tensor<?x4xf32>, %ids: tensor<?xi64>, %w: tensor<4x3xf32>) -> tensor<?x3xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %ids, %c0 : tensor<?xi64>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %g = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<?xi64>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %i = arith.index_cast %id : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %table[%i, %j] : tensor<?x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<?x4xf32>
+  %e2 = tensor.empty(%n) : tensor<?x3xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %r = linalg.matmul ins(%g, %w : tensor<?x4xf32>, tensor<4x3xf32>) outs(%f : tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
 }

@@ -13,6 +13,14 @@
 // A number the module does not list.
 // RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_LAUNCH=noop FW_FAKE_CUDA_KERNEL_ERROR=9@19 not %fw-run %t.fwb --devices=cuda --input=3x4xf32=1 --input=4xi64=0,1,2,0 2>&1 | FileCheck %s --check-prefix=UNLISTED
 // UNLISTED: its kernel reported check 9, but its executable 'lookup_dispatch_0' lists 1
+// Every kernel of the end-to-end checks compiles for the GPU, the lookup that a
+// matmul reads as its prologue too (its linalg.index: the matmul's row of the
+// element; "'linalg.index' op expected parent op with LinalgOp interface" before).
+// RUN: %fwc %S/../e2e/kernel_checks.mlir --targets=cpu,sm_90 -o %t.all.fwb 2>&1 | FileCheck %s --allow-empty --check-prefix=ALL
+// ALL-NOT: error
+// RUN: %fw-run --list %t.all.fwb | FileCheck %s --check-prefix=ALLLIST
+// ALLLIST: executable @embmm_dispatch_0
+// ALLLIST: variant cuda sm_90: image-kernel embmm_dispatch_0
 // Without a failed check the call succeeds (the stand-in computes nothing).
 // RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_LAUNCH=noop %fw-run %t.fwb --devices=cuda --input=3x4xf32=1 --input=4xi64=0,1,2,0 --print-max-elements=0 --stats 2>&1 | FileCheck %s --check-prefix=OK
 // OK: cuda

@@ -242,7 +242,8 @@ struct IndexMath {
           b, loc, operand.get(),
           this->indices(producer.getMatchingIndexingMap(&operand), indices)));
     }
-    scf::YieldOp::create(b, loc, fw::inlineLinalgBody(b, producer, args));
+    // Its output map is the identity: its loops run at the element's indices.
+    scf::YieldOp::create(b, loc, fw::inlineLinalgBody(b, producer, args, indices));
     b.setInsertionPointToStart(branch.elseBlock());
     scf::YieldOp::create(b, loc,
                          arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult());
@@ -413,6 +414,10 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
   // The next slices (zeros after the last) come in while this one is used.
   fetchSlices(x.add(k0, tileK));
   Value aRow = x.mul(ty, x.idx(kThreadM)), bCol = x.mul(tx, x.idx(kThreadN));
+  // The loop values, for a matmul body that reads them.
+  bool mmIndexed =
+      c.matmul.getBlock()->walk([](linalg::IndexOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   for (int64_t k = 0; k < kTileK; ++k) {
     Value kk = x.idx(k);
     SmallVector<Value> as, bs;
@@ -424,7 +429,13 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
       for (int64_t n = 0; n < kThreadN; ++n) {
         SmallVector<Value> at = {x.idx(m), x.idx(n)};
         Value acc = memref::LoadOp::create(b, loc, accs, at);
-        Value next = fw::inlineLinalgBody(b, mm, {as[m], bs[n], acc});
+        SmallVector<Value> mmLoops(3);
+        if (mmIndexed) {
+          mmLoops[c.dimI] = x.add(row0, x.idx(m));
+          mmLoops[c.dimJ] = x.add(col0, x.idx(n));
+          mmLoops[c.dimK] = x.add(k0, kk);
+        }
+        Value next = fw::inlineLinalgBody(b, mm, {as[m], bs[n], acc}, mmLoops);
         memref::StoreOp::create(b, loc, next, accs, at);
       }
   }
@@ -461,7 +472,7 @@ FailureOr<bool> mlir::fw::mapContractionToGrid(gpu::GPUFuncOp func,
         args.push_back(
             memref::LoadOp::create(b, loc, operand.get(), x.indices(map, loops)));
       }
-      Value result = fw::inlineLinalgBody(b, ep, args);
+      Value result = fw::inlineLinalgBody(b, ep, args, loops);
       memref::StoreOp::create(b, loc, result, ep.getDpsInitOperand(0)->get(),
                               ValueRange{i, j});
     }

@@ -332,14 +332,22 @@ static LogicalResult distributeOverGrid(gpu::GPUFuncOp func) {
   return success();
 }
 
-Value mlir::fw::inlineLinalgBody(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Value> args) {
+Value mlir::fw::inlineLinalgBody(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Value> args,
+                                 ArrayRef<Value> loops) {
   Block *body = op.getBlock();
   IRMapping map;
   for (auto [arg, value] : llvm::zip(body->getArguments(), args))
     if (value)
       map.map(arg, value);
+  SmallVector<Operation *> cloned;
   for (Operation &inner : body->without_terminator())
-    b.clone(inner, map);
+    cloned.push_back(b.clone(inner, map));
+  // Outside the op, its loop indices are the values it runs at.
+  for (Operation *inner : cloned)
+    inner->walk([&](linalg::IndexOp index) {
+      index.replaceAllUsesWith(loops[index.getDim()]);
+      index.erase();
+    });
   return map.lookupOrDefault(body->getTerminator()->getOperand(0));
 }
 

@@ -70,9 +70,11 @@ FailureOr<bool> mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize);
 Value rootMemory(Value v);
 
 /// Clones the body of `op` at `b`, its block arguments bound to `args` (a null
-/// value leaves an argument unbound: it must be unused); returns what it
+/// value leaves an argument unbound: it must be unused) and its `linalg.index`
+/// ops to `loops` (the values of its loops, one per loop); returns what it
 /// yields first.
-Value inlineLinalgBody(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Value> args);
+Value inlineLinalgBody(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Value> args,
+                       ArrayRef<Value> loops);
 
 /// Erases an intermediate allocation the mapped kernel no longer uses: its
 /// sizes replace the `memref.dim`s of it, its deallocations go.

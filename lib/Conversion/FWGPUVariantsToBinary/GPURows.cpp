@@ -318,7 +318,8 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
       bool usesOut = !op.getMatchingBlockArgument(out).use_empty();
       SmallVector<Value> args = operandValues(op, ivs, usesOut ? nullptr : out);
       Value result =
-          isa<linalg::FillOp>(op) ? op.getDpsInputOperand(0)->get() : fw::inlineLinalgBody(b, op, args);
+          isa<linalg::FillOp>(op) ? op.getDpsInputOperand(0)->get()
+                                  : fw::inlineLinalgBody(b, op, args, ivs);
       memref::StoreOp::create(b, loc, result, buffer, ivs);
       continue;
     }
@@ -342,7 +343,7 @@ FailureOr<bool> mlir::fw::mapRowsToGrid(gpu::GPUFuncOp func, int64_t blockSize) 
       llvm::append_range(ivs, e.delinearize(loop.getInductionVar(), inner));
       SmallVector<Value> args = operandValues(op, ivs, out);
       args.back() = loop.getRegionIterArg(0);
-      scf::YieldOp::create(b, loc, fw::inlineLinalgBody(b, op, args));
+      scf::YieldOp::create(b, loc, fw::inlineLinalgBody(b, op, args, ivs));
     }
     auto total = gpu::AllReduceOp::create(b, loc, loop.getResult(0),
                                           gpu::AllReduceOperationAttr::get(
