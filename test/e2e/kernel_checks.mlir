@@ -33,6 +33,13 @@
 // RUN: %fw-run %t.fwb --function=stride --input=2xi64=5,16 --input=16xf32=0 | FileCheck %s --check-prefix=FIVE
 // FIVE: 16xf32=1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1
 //
+// A loop over the pairs of its input: an odd size makes the last pair reach
+// past the end.
+// RUN: %fw-run %t.fwb --function=pairs --input=6xf32=1,2,3,4,5,6 | FileCheck %s --check-prefix=PAIRS
+// PAIRS: 2xf32=9 12
+// RUN: not %fw-run %t.fwb --function=pairs --input=5xf32=1,2,3,4,5 2>&1 | FileCheck %s --check-prefix=PAIRSBAD
+// PAIRSBAD: check failed: 'tensor.extract_slice': the slice reaches outside dimension 0 of the source (or has a stride below 1)
+//
 // A lookup feeding a matmul (its prologue: computed where the matmul reads
 // it, on the GPU too).
 // RUN: %fw-run %t.fwb --function=embmm --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=2xi64=2,0 --input=4x3xf32=1,0,0,0,1,0,0,0,1,1,1,1 | FileCheck %s --check-prefix=EMBMM
@@ -126,4 +133,19 @@ func.func @embmm(%table: tensor<?x4xf32>, %ids: tensor<?xi64>, %w: tensor<4x3xf3
   %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<?x3xf32>) -> tensor<?x3xf32>
   %r = linalg.matmul ins(%g, %w : tensor<?x4xf32>, tensor<4x3xf32>) outs(%f : tensor<?x3xf32>) -> tensor<?x3xf32>
   return %r : tensor<?x3xf32>
+}
+
+func.func @pairs(%a: tensor<?xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %init = linalg.fill ins(%z : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  %r = scf.for %i = %c0 to %d step %c2 iter_args(%acc = %init) -> tensor<2xf32> {
+    %s = tensor.extract_slice %a[%i] [2] [1] : tensor<?xf32> to tensor<2xf32>
+    %t = linalg.add ins(%acc, %s : tensor<2xf32>, tensor<2xf32>) outs(%acc : tensor<2xf32>) -> tensor<2xf32>
+    scf.yield %t : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
 }

@@ -10,6 +10,7 @@
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Matchers.h"
@@ -105,6 +106,101 @@ void guard(OpBuilder &b, Operation *op, Value ok, Value otherwise) {
   scf::YieldOp::create(b, loc, otherwise);
 }
 
+/// Whether `v` is computed inside the kernel from what the host cannot see:
+/// data (an element read from a tensor) or loop values. The host checks slice
+/// bounds computed from sizes and constants (ShapeChecks).
+bool computedInKernel(Value v, unsigned depth = 0) {
+  if (depth > 32)
+    return true;
+  if (isa<BlockArgument>(v))
+    return true; // a loop's or a linalg body's
+  Operation *def = v.getDefiningOp();
+  if (isa<tensor::DimOp, arith::ConstantOp>(def))
+    return false;
+  if (isa<tensor::ExtractOp, linalg::IndexOp>(def) || def->getNumRegions())
+    return true;
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return computedInKernel(operand, depth + 1);
+  });
+}
+
+/// Asserts, before `op`, that its slice lies within `tensor` (the source of
+/// an extract, the destination of an insert) in each dimension whose offset,
+/// size or stride the kernel computes itself; returns the conjunction (null:
+/// nothing to check). In a dimension of size D, a slice of s elements from
+/// offset o by stride t fits when s is 0, or o < D, t >= 1 and
+/// s - 1 <= (D - 1 - o) / t (no product that could overflow).
+Value checkSlice(OpBuilder &b, OffsetSizeAndStrideOpInterface op, Value tensor,
+                 StringRef what) {
+  Location loc = op.getLoc();
+  Value all;
+  auto type = cast<RankedTensorType>(tensor.getType());
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    OpFoldResult offset = op.getMixedOffsets()[d], size = op.getMixedSizes()[d],
+                 stride = op.getMixedStrides()[d];
+    if (llvm::none_of(SmallVector<OpFoldResult>{offset, size, stride},
+                      [](OpFoldResult f) {
+                        auto v = dyn_cast<Value>(f);
+                        return v && computedInKernel(v);
+                      }))
+      continue;
+    // Proven: 0 <= offset and offset + (size - 1) * stride < dim for a
+    // constant stride of 1 or more (a loop over the slices of a size).
+    std::optional<int64_t> constantStride = getConstantIntValue(stride);
+    if (constantStride && *constantStride >= 1) {
+      using Variable = ValueBoundsConstraintSet::Variable;
+      MLIRContext *ctx = b.getContext();
+      AffineExpr o = getAffineDimExpr(0, ctx), sz = getAffineDimExpr(1, ctx);
+      auto end = AffineMap::get(2, 0, o + (sz - 1) * *constantStride);
+      Variable zeroVar(OpFoldResult(b.getIndexAttr(0)));
+      if (ValueBoundsConstraintSet::compare(Variable(offset), Cmp::GE,
+                                            zeroVar) &&
+          ValueBoundsConstraintSet::compare(Variable(size), Cmp::GE,
+                                            zeroVar) &&
+          ValueBoundsConstraintSet::compare(
+              Variable(end, ArrayRef<Variable>{Variable(offset),
+                                               Variable(size)}),
+              Cmp::LT, Variable(tensor, d)))
+        continue;
+    }
+    auto value = [&](OpFoldResult f) {
+      return getValueOrCreateConstantIndexOp(b, loc, f);
+    };
+    auto cmp = [&](arith::CmpIPredicate pred, Value lhs, Value rhs) {
+      return arith::CmpIOp::create(b, loc, pred, lhs, rhs).getResult();
+    };
+    Value o = value(offset), s = value(size), t = value(stride);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value dim = type.isDynamicDim(d)
+                    ? tensor::DimOp::create(b, loc, tensor, d).getResult()
+                    : arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))
+                          .getResult();
+    Value strideOk = cmp(arith::CmpIPredicate::sge, t, one);
+    Value safeStride = arith::SelectOp::create(b, loc, strideOk, t, one);
+    Value room = arith::DivUIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, dim, one),
+                              o),
+        safeStride);
+    Value fits = arith::AndIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::ult, o, dim),
+                              strideOk),
+        cmp(arith::CmpIPredicate::ule, arith::SubIOp::create(b, loc, s, one),
+            room));
+    Value in = arith::OrIOp::create(
+        b, loc, cmp(arith::CmpIPredicate::eq, s, zero), fits);
+    AssertOp::create(b, loc, in,
+                     b.getStringAttr(message(
+                         op, "the slice reaches outside dimension " +
+                                 Twine(d) + " of the " + what +
+                                 " (or has a stride below 1)")));
+    all = all ? arith::AndIOp::create(b, loc, all, in).getResult() : in;
+  }
+  return all;
+}
+
 /// A loop never ends when its step is not positive, nor when its induction
 /// variable overflows before it reaches the upper bound (it wraps below it):
 /// either is checked unless constants or value bounds rule it out, and a loop
@@ -193,7 +289,8 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
     SmallVector<Operation *> ops;
     getOperation().walk([&](TaskOp task) {
       task.getBody().walk([&](Operation *op) {
-        if (isa<tensor::ExtractOp, tensor::InsertOp, scf::ForOp>(op) &&
+        if (isa<tensor::ExtractOp, tensor::InsertOp, tensor::ExtractSliceOp,
+                tensor::InsertSliceOp, scf::ForOp>(op) &&
             !op->hasAttr(kCheckedAttr))
           ops.push_back(op);
       });
@@ -211,6 +308,25 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
         Value ok = checkIndices(b, op, insert.getDest(), insert.getIndices());
         if (ok)
           guard(b, op, ok, insert.getDest());
+      } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+        // A slice that does not fit reads nothing.
+        Value ok = checkSlice(b, slice, slice.getSource(), "source");
+        if (!ok)
+          continue;
+        SmallVector<OpFoldResult> sizes;
+        llvm::SmallBitVector dropped = slice.getDroppedDims();
+        for (auto [d, size] : llvm::enumerate(slice.getMixedSizes()))
+          if (!dropped.test(d))
+            sizes.push_back(size);
+        Value empty = tensor::EmptyOp::create(
+            b, loc, sizes, slice.getType().getElementType());
+        if (empty.getType() != slice.getType())
+          empty = tensor::CastOp::create(b, loc, slice.getType(), empty);
+        guard(b, op, ok, empty);
+      } else if (auto slice = dyn_cast<tensor::InsertSliceOp>(op)) {
+        Value ok = checkSlice(b, slice, slice.getDest(), "destination");
+        if (ok)
+          guard(b, op, ok, slice.getDest());
       } else {
         checkLoop(b, cast<scf::ForOp>(op));
       }

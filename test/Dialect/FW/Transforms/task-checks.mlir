@@ -183,6 +183,63 @@ func.func @loops(%a: tensor<?xf32>, %n: index) -> tensor<?xf32> {
 
 // -----
 
+/// Slices at an offset read from the data: in each dimension the kernel
+/// computes, s elements from offset o by stride t fit a dimension of D when
+/// s is 0, or o < D, t >= 1 and s - 1 <= (D - 1 - o) / t. An extract that does
+/// not fit reads nothing, an insert leaves its destination as it was. Slices
+/// whose bounds come from sizes and constants are the host's (fw-form-tasks),
+/// and one the analysis bounds (a loop over the pairs of a size) needs nothing.
+// CHECK-LABEL: func.func @slices
+// CHECK: %[[O:.*]] = arith.index_cast
+// CHECK: %[[TEN:.*]] = arith.constant 10 : index
+// CHECK: %[[TOK:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[T:.*]] = arith.select %[[TOK]], %{{.*}}, %{{.*}} : index
+// CHECK: %[[LASTD:.*]] = arith.subi %[[TEN]], %{{.*}} : index
+// CHECK: %[[ROOMD:.*]] = arith.subi %[[LASTD]], %[[O]] : index
+// CHECK: %[[ROOM:.*]] = arith.divui %[[ROOMD]], %[[T]] : index
+// CHECK: %[[OIN:.*]] = arith.cmpi ult, %[[O]], %[[TEN]] : index
+// CHECK: %[[A:.*]] = arith.andi %[[OIN]], %[[TOK]] : i1
+// CHECK: %[[SM1:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[SIN:.*]] = arith.cmpi ule, %[[SM1]], %[[ROOM]] : index
+// CHECK: %[[FITS:.*]] = arith.andi %[[A]], %[[SIN]] : i1
+// CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK: %[[OK:.*]] = arith.ori %[[EMPTY]], %[[FITS]] : i1
+// CHECK: fw.assert %[[OK]], "'tensor.extract_slice': the slice reaches outside dimension 0 of the source (or has a stride below 1)
+// CHECK: %[[NONE:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK: %[[S:.*]] = scf.if %[[OK]] -> (tensor<2xf32>) {
+// CHECK-NEXT: tensor.extract_slice %{{.*}}[%[[O]]] [2] [1] {fw.checked}
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[NONE]] : tensor<2xf32>
+// CHECK: fw.assert %{{.*}}, "'tensor.insert_slice': the slice reaches outside dimension 0 of the destination
+// CHECK: scf.if %{{.*}} -> (tensor<10xf32>) {
+// CHECK-NEXT: tensor.insert_slice %[[S]] into %{{.*}}[%[[O]]] [2] [1] {fw.checked}
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %{{.*}} : tensor<10xf32>
+// CHECK-NOT: fw.assert
+// CHECK: fw.yield
+func.func @slices(%a: tensor<10xf32>, %at: tensor<1xi64>) -> tensor<10xf32> {
+  %r = fw.task(%a, %at) : (tensor<10xf32>, tensor<1xi64>) -> tensor<10xf32> {
+  ^bb0(%x: tensor<10xf32>, %y: tensor<1xi64>):
+    %c0 = arith.constant 0 : index
+    %k = tensor.extract %y[%c0] : tensor<1xi64>
+    %o = arith.index_cast %k : i64 to index
+    %s = tensor.extract_slice %x[%o] [2] [1] : tensor<10xf32> to tensor<2xf32>
+    %u = tensor.insert_slice %s into %x[%o] [2] [1] : tensor<2xf32> into tensor<10xf32>
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c9 = arith.constant 9 : index
+    %l = scf.for %i = %c0 to %c9 step %c2 iter_args(%t = %u) -> tensor<10xf32> {
+      %p = tensor.extract_slice %x[%i] [2] [1] : tensor<10xf32> to tensor<2xf32>
+      %q = tensor.insert_slice %p into %t[%i] [2] [1] : tensor<2xf32> into tensor<10xf32>
+      scf.yield %q : tensor<10xf32>
+    }
+    fw.yield %l : tensor<10xf32>
+  }
+  return %r : tensor<10xf32>
+}
+
+// -----
+
 /// Only tasks: the host checks its own indices (fw-form-tasks).
 // CHECK-LABEL: func.func @host
 // CHECK-NOT: fw.assert

@@ -102,10 +102,12 @@ def TaskChecksPass : Pass<"fw-task-checks", "func::FuncOp"> {
     `tensor.insert` that value-bounds analysis cannot prove to lie within its
     dimension (an index read from a tensor, as an embedding lookup does, or
     one computed from loop indices and sizes the analysis does not relate),
-    and a step of `scf.for` it cannot prove positive, are checked where the
-    kernel computes them. The access is guarded by `scf.if` (an extract
-    out of range yields zero, an insert leaves its destination as it was; a
-    step below 1 becomes 1) and an `fw.assert` names the operation, the
+    the offsets, sizes and strides of slices the kernel computes, a step of
+    `scf.for` it cannot prove positive and a loop whose induction variable
+    could overflow before its bound, are checked where the kernel computes
+    them. The access is guarded by `scf.if` (an extract out of range yields
+    zero, a slice nothing, an insert leaves its destination as it was; a loop
+    that fails runs no iteration) and an `fw.assert` names the operation, the
     dimension and the source line: the kernel goes on, and the runtime fails
     the task with that message when it ends (`fw-kernel-error-word` lowers
     the assertion). Indices computed on the host are checked there
