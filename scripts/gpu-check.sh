@@ -16,7 +16,8 @@
 # `run` checks that fw-run needs no LLVM/MLIR library, runs every CPU program
 # and compares with the references, lists the devices the runtime finds, runs
 # the kernel on each GPU, then the end-to-end suite on the cuda device
-# (--devices=cuda: every kernel with NVIDIA code runs on the GPU), the results
+# (--devices=cuda: every kernel with NVIDIA code runs on the GPU), an embedding
+# lookup with good ids and with a bad one (a failed check reported), the results
 # of the benchmark matmuls against numpy (inputs made there), and the GPU
 # benchmarks against cuBLAS (PyTorch's torch.matmul) and the device's copy
 # bandwidth, one launch at a time against two in flight (FW_GPU_PIPELINE), and the same
@@ -73,6 +74,9 @@ prepare() {
     "$build/bin/fwc" "$b" --targets=x86-64-v3,sm_90 --autotune=4 \
       -o "$dir/gpu/tune_$(basename "$b" .mlir).fwb"
   done
+  # Kernels that check the indices they compute (an embedding lookup's ids).
+  "$build/bin/fwc" "$root/test/e2e/kernel_checks.mlir" --targets=x86-64-v3,sm_80,sm_90 \
+    -o "$dir/gpu/kernel_checks.fwb"
   # Four independent small kernels a call, for the GPU worker's kernels in flight.
   "$build/bin/fwc" "$root/test/runtime/gpu_pipeline.mlir" --targets=x86-64-v3,sm_90 \
     -o "$dir/gpu/pipeline.fwb"
@@ -227,6 +231,23 @@ PY
     fi
   done <gpu/list
   echo "end-to-end on cuda: $total cases, $on_gpu ran kernels on the GPU, $cpu_only on the CPU only"
+  echo "== a GPU kernel's failed check (the error word in pinned host memory)"
+  local lookup=(gpu/kernel_checks.fwb --function=lookup --devices=cuda
+                --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23)
+  if limited ./fw-run "${lookup[@]}" --input=4xi64=2,0,1,2 --stats >gpu/kernel_checks.log 2>&1 &&
+     grep -q '4x4xf32=\[20 21 22 23\]\[0 1 2 3\]\[10 11 12 13\]\[20 21 22 23\]' gpu/kernel_checks.log &&
+     grep -qE '^  device cuda.* [1-9][0-9]* tasks' gpu/kernel_checks.log; then
+    echo "PASS lookup with good ids on cuda"
+  else
+    echo "FAIL lookup with good ids"; sed 's/^/  /' gpu/kernel_checks.log; fail=1
+  fi
+  if ! limited ./fw-run "${lookup[@]}" --input=4xi64=2,0,3,2 >gpu/kernel_checks_bad.log 2>&1 &&
+     grep -q "check failed: 'tensor.extract': the index into dimension 0 is out of range" \
+       gpu/kernel_checks_bad.log; then
+    echo "PASS lookup with a bad id on cuda: $(tail -1 gpu/kernel_checks_bad.log)"
+  else
+    echo "FAIL lookup with a bad id"; sed 's/^/  /' gpu/kernel_checks_bad.log; fail=1
+  fi
   echo "== GPU benchmarks (fw-run --benchmark on the cuda device; references: PyTorch)"
   for b in gpu/bench_*.fwb; do
     limited ./fw-run "$b" --devices=cuda --benchmark=5 --stats --print-max-elements=0 \
