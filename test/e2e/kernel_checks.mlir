@@ -40,6 +40,18 @@
 // RUN: not %fw-run %t.fwb --function=pairs --input=5xf32=1,2,3,4,5 2>&1 | FileCheck %s --check-prefix=PAIRSBAD
 // PAIRSBAD: check failed: 'tensor.extract_slice': the slice reaches outside dimension 0 of the source (or has a stride below 1)
 //
+// A slice whose size is read from the data, and one sized by a tensor the data
+// chooses: a size too large fails the check, and what is sized from it after
+// the slice (a reshape, a reduction) has nothing to do instead of reading
+// 4 TB (a crash before).
+// RUN: %fw-run %t.fwb --function=sumslice --input=2xi64=2,3 --input=10xf32=0,1,2,3,4,5,6,7,8,9 | FileCheck %s --check-prefix=SUMSLICE
+// SUMSLICE: 1xf32=9
+// RUN: not %fw-run %t.fwb --function=sumslice --input=2xi64=0,1000000000000 --input=10xf32=0 2>&1 | FileCheck %s --check-prefix=SIZEBAD
+// SIZEBAD: check failed: 'tensor.extract_slice': the slice reaches outside dimension 0 of the source
+// RUN: %fw-run %t.fwb --function=pick --input=3xf32=1 --input=2xf32=10,20 --input=1xi8=0 | FileCheck %s --check-prefix=PICK
+// PICK: 1xf32=30
+// RUN: not %fw-run %t.fwb --function=pick --input=3xf32=1 --input=2xf32=10,20 --input=1xi8=1 2>&1 | FileCheck %s --check-prefix=SIZEBAD
+//
 // A lookup feeding a matmul (its prologue: computed where the matmul reads
 // it, on the GPU too).
 // RUN: %fw-run %t.fwb --function=embmm --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=2xi64=2,0 --input=4x3xf32=1,0,0,0,1,0,0,0,1,1,1,1 | FileCheck %s --check-prefix=EMBMM
@@ -148,4 +160,59 @@ func.func @pairs(%a: tensor<?xf32>) -> tensor<2xf32> {
     scf.yield %t : tensor<2xf32>
   }
   return %r : tensor<2xf32>
+}
+
+func.func @sumslice(%p: tensor<?xi64>, %a: tensor<10xf32>) -> tensor<1xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1xf32>
+  %init = linalg.fill ins(%z : f32) outs(%e : tensor<1xf32>) -> tensor<1xf32>
+  %np = tensor.dim %p, %c0 : tensor<?xi64>
+  %n = arith.divui %np, %c2 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> tensor<1xf32> {
+    %o64 = tensor.extract %p[%c0] : tensor<?xi64>
+    %s64 = tensor.extract %p[%c1] : tensor<?xi64>
+    %o = arith.index_cast %o64 : i64 to index
+    %s = arith.index_cast %s64 : i64 to index
+    %x = tensor.extract_slice %a[%o] [%s] [1] : tensor<10xf32> to tensor<?xf32>
+    %x2 = tensor.expand_shape %x [[0, 1]] output_shape [1, %s] : tensor<?xf32> into tensor<1x?xf32>
+    %y = linalg.reduce ins(%x2 : tensor<1x?xf32>) outs(%acc : tensor<1xf32>) dimensions = [1]
+      (%in: f32, %out: f32) {
+        %q = arith.addf %in, %out : f32
+        linalg.yield %q : f32
+      }
+    scf.yield %y : tensor<1xf32>
+  }
+  return %r : tensor<1xf32>
+}
+
+func.func @pick(%big: tensor<?xf32>, %small: tensor<?xf32>, %flag: tensor<?xi8>) -> tensor<1xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1xf32>
+  %init = linalg.fill ins(%z : f32) outs(%e : tensor<1xf32>) -> tensor<1xf32>
+  %n = tensor.dim %flag, %c0 : tensor<?xi8>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> tensor<1xf32> {
+    %f = tensor.extract %flag[%i] : tensor<?xi8>
+    %zero8 = arith.constant 0 : i8
+    %cond = arith.cmpi ne, %f, %zero8 : i8
+    %x = scf.if %cond -> tensor<?xf32> {
+      scf.yield %big : tensor<?xf32>
+    } else {
+      scf.yield %small : tensor<?xf32>
+    }
+    %d = tensor.dim %x, %c0 : tensor<?xf32>
+    %s = tensor.extract_slice %small[0] [%d] [1] : tensor<?xf32> to tensor<?xf32>
+    %s2 = tensor.expand_shape %s [[0, 1]] output_shape [1, %d] : tensor<?xf32> into tensor<1x?xf32>
+    %y = linalg.reduce ins(%s2 : tensor<1x?xf32>) outs(%acc : tensor<1xf32>) dimensions = [1]
+      (%in: f32, %out: f32) {
+        %q = arith.addf %in, %out : f32
+        linalg.yield %q : f32
+      }
+    scf.yield %y : tensor<1xf32>
+  }
+  return %r : tensor<1xf32>
 }

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
@@ -106,22 +107,54 @@ void guard(OpBuilder &b, Operation *op, Value ok, Value otherwise) {
   scf::YieldOp::create(b, loc, otherwise);
 }
 
+bool shapeComputedInKernel(Value tensor, unsigned depth);
+
 /// Whether `v` is computed inside the kernel from what the host cannot see:
-/// data (an element read from a tensor) or loop values. The host checks slice
-/// bounds computed from sizes and constants (ShapeChecks).
+/// data (an element read from a tensor), loop values, or the size of a tensor
+/// whose shape depends on them. The host checks slice bounds computed from
+/// the task's operands' sizes and constants (ShapeChecks).
 bool computedInKernel(Value v, unsigned depth = 0) {
   if (depth > 32)
     return true;
   if (isa<BlockArgument>(v))
     return true; // a loop's or a linalg body's
   Operation *def = v.getDefiningOp();
-  if (isa<tensor::DimOp, arith::ConstantOp>(def))
+  if (isa<arith::ConstantOp>(def))
     return false;
+  if (auto dim = dyn_cast<tensor::DimOp>(def))
+    return shapeComputedInKernel(dim.getSource(), depth + 1);
   if (isa<tensor::ExtractOp, linalg::IndexOp>(def) || def->getNumRegions())
     return true;
   return llvm::any_of(def->getOperands(), [&](Value operand) {
     return computedInKernel(operand, depth + 1);
   });
+}
+
+/// Whether the shape of `tensor` depends on what the kernel computes: not for
+/// the task's operands, nor for tensors sized from those (through inits,
+/// casts, slices and empties sized so); else (a tensor a branch or a loop
+/// chooses) it may.
+bool shapeComputedInKernel(Value tensor, unsigned depth) {
+  if (depth > 32)
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(tensor))
+    return !isa<TaskOp>(arg.getOwner()->getParentOp());
+  Operation *def = tensor.getDefiningOp();
+  auto anyComputed = [&](ValueRange sizes) {
+    return llvm::any_of(sizes, [&](Value size) {
+      return computedInKernel(size, depth + 1);
+    });
+  };
+  if (auto empty = dyn_cast<tensor::EmptyOp>(def))
+    return anyComputed(empty.getDynamicSizes());
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def))
+    return anyComputed(slice.getSizes());
+  if (auto cast = dyn_cast<tensor::CastOp>(def))
+    return shapeComputedInKernel(cast.getSource(), depth + 1);
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+    return shapeComputedInKernel(
+        dps.getTiedOpOperand(cast<OpResult>(tensor))->get(), depth + 1);
+  return true;
 }
 
 /// Asserts, before `op`, that its slice lies within `tensor` (the source of
@@ -176,8 +209,12 @@ Value checkSlice(OpBuilder &b, OffsetSizeAndStrideOpInterface op, Value tensor,
                     ? tensor::DimOp::create(b, loc, tensor, d).getResult()
                     : arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))
                           .getResult();
-    Value strideOk = cmp(arith::CmpIPredicate::sge, t, one);
-    Value safeStride = arith::SelectOp::create(b, loc, strideOk, t, one);
+    // The stride only matters for two elements or more.
+    Value strideOk = arith::OrIOp::create(
+        b, loc, cmp(arith::CmpIPredicate::sge, t, one),
+        cmp(arith::CmpIPredicate::ule, s, one));
+    Value safeStride = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpIPredicate::sge, t, one), t, one);
     Value room = arith::DivUIOp::create(
         b, loc,
         arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, dim, one),
@@ -231,6 +268,13 @@ void checkLoop(OpBuilder &b, scf::ForOp loop) {
               matchPattern(upper, m_ConstantInt(&upperValue)) &&
               (isUnsigned ? upperValue.ule((max - stepValue) + 1)
                           : upperValue.sle((max - stepValue) + 1));
+  // The last value below the bound plus 1 is at most the bound. A tensor's
+  // size is far below the maximum (no allocation comes near 2^62 bytes), so
+  // a loop up to one with a small constant step cannot overflow either.
+  if (positiveStep && constantStep &&
+      (stepValue.isOne() ||
+       (upper.getDefiningOp<tensor::DimOp>() && stepValue.ule(1u << 20))))
+    fits = true;
   if (positiveStep && fits)
     return;
 
@@ -309,10 +353,24 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
         if (ok)
           guard(b, op, ok, insert.getDest());
       } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-        // A slice that does not fit reads nothing.
+        // A slice that does not fit reads nothing, and is empty where its
+        // size is computed: what is sized from that size after it (a
+        // reshape, an init) then has nothing to do either.
         Value ok = checkSlice(b, slice, slice.getSource(), "source");
         if (!ok)
           continue;
+        DominanceInfo dominance(op->getParentOfType<TaskOp>());
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        for (Value size : llvm::to_vector(slice.getSizes())) {
+          if (!computedInKernel(size))
+            continue;
+          auto safe = arith::SelectOp::create(b, loc, ok, size, zero);
+          size.replaceUsesWithIf(safe, [&](OpOperand &use) {
+            return use.getOwner() != safe &&
+                   dominance.properlyDominates(safe.getOperation(),
+                                               use.getOwner());
+          });
+        }
         SmallVector<OpFoldResult> sizes;
         llvm::SmallBitVector dropped = slice.getDroppedDims();
         for (auto [d, size] : llvm::enumerate(slice.getMixedSizes()))

@@ -154,16 +154,19 @@ func.func @data_step(%s: tensor<1xi64>, %a: tensor<16xf32>) -> tensor<16xf32> {
 
 // -----
 
-/// Constant bounds and a constant step need nothing; a bound from a size gets
-/// the overflow check only.
+/// Constant bounds and a constant step need nothing, nor does a bound from a
+/// size with a small constant step (no tensor's size comes near the maximum),
+/// nor any bound with a step of 1; a bound read from the data with a step of 2
+/// gets the overflow check.
 // CHECK-LABEL: func.func @loops
 // CHECK-NOT: step is not positive
 // CHECK: fw.assert %{{.*}}, "'scf.for': the loop's induction variable would overflow
+// CHECK-SAME: task-checks.mlir:[[# @LINE + 24]])
 // CHECK-NOT: fw.assert
 // CHECK: return
-func.func @loops(%a: tensor<?xf32>, %n: index) -> tensor<?xf32> {
-  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%n) {
-  ^bb0(%x: tensor<?xf32>):
+func.func @loops(%a: tensor<?xf32>, %b: tensor<1xi64>, %n: index) -> tensor<?xf32> {
+  %r = fw.task(%a, %b) : (tensor<?xf32>, tensor<1xi64>) -> tensor<?xf32> dims(%n) {
+  ^bb0(%x: tensor<?xf32>, %y: tensor<1xi64>):
     %c0 = arith.constant 0 : index
     %c2 = arith.constant 2 : index
     %c8 = arith.constant 8 : index
@@ -176,7 +179,16 @@ func.func @loops(%a: tensor<?xf32>, %n: index) -> tensor<?xf32> {
       }
       scf.yield %u : tensor<?xf32>
     }
-    fw.yield %l : tensor<?xf32>
+    %k = tensor.extract %y[%c0] : tensor<1xi64>
+    %h = arith.index_cast %k : i64 to index
+    %c1 = arith.constant 1 : index
+    %l1 = scf.for %i = %c0 to %h step %c1 iter_args(%t = %l) -> tensor<?xf32> {
+      scf.yield %t : tensor<?xf32>
+    }
+    %l2 = scf.for %i = %c0 to %h step %c2 iter_args(%t = %l1) -> tensor<?xf32> {
+      scf.yield %t : tensor<?xf32>
+    }
+    fw.yield %l2 : tensor<?xf32>
   }
   return %r : tensor<?xf32>
 }
@@ -192,8 +204,11 @@ func.func @loops(%a: tensor<?xf32>, %n: index) -> tensor<?xf32> {
 // CHECK-LABEL: func.func @slices
 // CHECK: %[[O:.*]] = arith.index_cast
 // CHECK: %[[TEN:.*]] = arith.constant 10 : index
-// CHECK: %[[TOK:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
-// CHECK: %[[T:.*]] = arith.select %[[TOK]], %{{.*}}, %{{.*}} : index
+// CHECK: %[[TGE:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[ONEELT:.*]] = arith.cmpi ule, %{{.*}}, %{{.*}} : index
+// CHECK: %[[TOK:.*]] = arith.ori %[[TGE]], %[[ONEELT]] : i1
+// CHECK: %[[TGE2:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[T:.*]] = arith.select %[[TGE2]], %{{.*}}, %{{.*}} : index
 // CHECK: %[[LASTD:.*]] = arith.subi %[[TEN]], %{{.*}} : index
 // CHECK: %[[ROOMD:.*]] = arith.subi %[[LASTD]], %[[O]] : index
 // CHECK: %[[ROOM:.*]] = arith.divui %[[ROOMD]], %[[T]] : index
