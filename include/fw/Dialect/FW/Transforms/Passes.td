@@ -132,7 +132,8 @@ def TaskChecksPass : Pass<"fw-task-checks", "func::FuncOp"> {
   let dependentDialects = ["::mlir::fw::FWDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::ub::UBDialect"];
 }
 
 def KernelErrorWordPass : Pass<"fw-kernel-error-word", "ModuleOp"> {
