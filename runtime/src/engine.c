@@ -238,11 +238,12 @@ fw_status_t fw_engine_check_failed(const fw_task_t *t, uint32_t word) {
   const fw_md_executable_t *e = &t->module->md.executables[t->executable];
   if (word > e->num_checks)
     return fw_status_make(FW_STATUS_DATA_LOSS,
-                          "task @%s: its kernel reported check %u, but its executable '%s' "
-                          "lists %u",
+                          "task @%s: its kernel left %u in its error word, but its executable "
+                          "'%s' lists %u checks",
                           t->name, word, e->name, e->num_checks);
+  /* Check k of n leaves n + 1 - k: the first that failed has the largest. */
   return fw_status_make(FW_STATUS_FAILED_PRECONDITION, "task @%s: check failed: %s", t->name,
-                        t->module->md.checks[e->first_check + word - 1]);
+                        t->module->md.checks[e->first_check + e->num_checks - word]);
 }
 
 /* How a kernel that divides its work, long enough by the device model for a division to

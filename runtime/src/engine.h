@@ -54,8 +54,9 @@ void fw_engine_launch_fini(fw_device_launch_t *launch, const fw_device_binding_t
 /* Whether the kernels of task `t` check what they compute (its executable lists checks):
  * their launches take an error word. */
 int fw_engine_has_checks(const fw_task_t *t);
-/* The failure of `t`, whose kernel left `word` (not 0) in its error word: the message of
- * that check in its module's metadata, naming the task. */
+/* The failure of `t`, whose kernel left `word` (not 0) in its error word: n + 1 - k for
+ * check k of the executable's n (the first that failed, in the kernel's order); the
+ * message of that check in its module's metadata, naming the task. */
 fw_status_t fw_engine_check_failed(const fw_task_t *t, uint32_t word);
 
 /* The candidate `tuner` has a run of `t` take among the variants loaded where it runs

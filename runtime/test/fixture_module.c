@@ -79,15 +79,16 @@ void fixture_split_add_kernel(void *const *descriptors, const fw_workgroup_t *wo
 
 #if defined(FW_FIXTURE_FLAVOUR_checks)
 /* c = a + b for this workgroup's rows (the "checks" flavour), checking each element of a
- * as an index would be: below 0 fails check 1, from 10^6 on check 2, from 2 * 10^6 on check 7
- * (which the metadata does not list). The largest number wins, as fwc's kernels have it. */
+ * as an index would be: below 0 fails check 1 (leaves 2 in the error word: n + 1 - k of the
+ * metadata's n = 2), from 10^6 on check 2 (leaves 1), from 2 * 10^6 leaves 7 (which no check
+ * has). The largest value wins, as in fwc's kernels. */
 void fixture_checked_add_kernel(void *const *descriptors, const fw_workgroup_t *workgroup) {
   const memref_2d_f32_t *a = descriptors[0], *b = descriptors[1], *c = descriptors[2];
   int64_t rows = c->sizes[0], count = workgroup->count[0], id = workgroup->id[0];
   for (int64_t i = rows * id / count; i < rows * (id + 1) / count; ++i)
     for (int64_t j = 0; j < c->sizes[1]; ++j) {
       float x = a->aligned[a->offset + i * a->strides[0] + j * a->strides[1]];
-      uint32_t failed = x < 0 ? 1 : x >= 2e6f ? 7 : x >= 1e6f ? 2 : 0;
+      uint32_t failed = x < 0 ? 2 : x >= 2e6f ? 7 : x >= 1e6f ? 1 : 0;
       uint32_t seen = __atomic_load_n(workgroup->error, __ATOMIC_RELAXED);
       while (failed > seen && !__atomic_compare_exchange_n(workgroup->error, &seen, failed, 1,
                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

@@ -124,7 +124,7 @@ TEST_F(ModuleTest, CallAddFromFile) {
 
 // A kernel that checks what it computes (ABI version 3): a check it reports fails its task
 // with the message the metadata gives that check, whichever workgroup failed it; the
-// largest number reported wins; a number the metadata does not list is an error too.
+// first check that failed wins; a value that names no check is an error too.
 TEST_F(ModuleTest, KernelChecksFailTheirTask) {
   fw_module_t *m = load("checks");
   ASSERT_NE(m, nullptr);
@@ -161,12 +161,12 @@ TEST_F(ModuleTest, KernelChecksFailTheirTask) {
               std::string::npos)
         << second.second;
   }
-  // Checks 2 and 7 fail: 7 wins, and the metadata lists two.
+  // Check 2 fails, and a value that names no check (7) is left: 7 wins, and no check has it.
   float first = 0;
   auto unlisted = call(4, 2e6f - 5, &first);
   EXPECT_EQ(unlisted.first, FW_STATUS_DATA_LOSS);
-  EXPECT_NE(unlisted.second.find("task @checks.add_dispatch_0: its kernel reported check 7, "
-                                 "but its executable 'add_dispatch_0' lists 2"),
+  EXPECT_NE(unlisted.second.find("task @checks.add_dispatch_0: its kernel left 7 in its error "
+                                 "word, but its executable 'add_dispatch_0' lists 2 checks"),
             std::string::npos)
       << unlisted.second;
   // The module stays usable.

@@ -52,6 +52,13 @@
 // PICK: 1xf32=30
 // RUN: not %fw-run %t.fwb --function=pick --input=3xf32=1 --input=2xf32=10,20 --input=1xi8=1 2>&1 | FileCheck %s --check-prefix=SIZEBAD
 //
+// Several checks fail: the first in the kernel's order is reported (the
+// slice read, not its write back).
+// RUN: %fw-run %t.fwb --function=copyat --input=2xi64=1,6 --input=10xf32=0,1,2,3,4,5,6,7,8,9 | FileCheck %s --check-prefix=COPYAT
+// COPYAT: 10xf32=0 2 4 3 4 5 12 14 8 9
+// RUN: not %fw-run %t.fwb --function=copyat --input=1xi64=100 --input=10xf32=0 2>&1 | FileCheck %s --check-prefix=FIRST
+// FIRST: check failed: 'tensor.extract_slice': the slice reaches outside dimension 0 of the source
+//
 // A lookup feeding a matmul (its prologue: computed where the matmul reads
 // it, on the GPU too).
 // RUN: %fw-run %t.fwb --function=embmm --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=2xi64=2,0 --input=4x3xf32=1,0,0,0,1,0,0,0,1,1,1,1 | FileCheck %s --check-prefix=EMBMM
@@ -215,4 +222,19 @@ func.func @pick(%big: tensor<?xf32>, %small: tensor<?xf32>, %flag: tensor<?xi8>)
     scf.yield %y : tensor<1xf32>
   }
   return %r : tensor<1xf32>
+}
+
+func.func @copyat(%p: tensor<?xi64>, %a: tensor<10xf32>) -> tensor<10xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %p, %c0 : tensor<?xi64>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> tensor<10xf32> {
+    %o64 = tensor.extract %p[%i] : tensor<?xi64>
+    %o = arith.index_cast %o64 : i64 to index
+    %x = tensor.extract_slice %a[%o] [2] [1] : tensor<10xf32> to tensor<2xf32>
+    %y = linalg.add ins(%x, %x : tensor<2xf32>, tensor<2xf32>) outs(%x : tensor<2xf32>) -> tensor<2xf32>
+    %u = tensor.insert_slice %y into %acc[%o] [2] [1] : tensor<2xf32> into tensor<10xf32>
+    scf.yield %u : tensor<10xf32>
+  }
+  return %r : tensor<10xf32>
 }

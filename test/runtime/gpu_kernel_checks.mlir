@@ -10,9 +10,9 @@
 // RUN: FileCheck %s --check-prefix=LOG < %t.log
 // LOG: launch lookup_dispatch_0
 // LOG: kernel error 1
-// A number the module does not list.
+// A value that names no check of the module.
 // RUN: env LD_LIBRARY_PATH=%fake-cuda-dir FW_FAKE_CUDA_LAUNCH=noop FW_FAKE_CUDA_KERNEL_ERROR=9@19 not %fw-run %t.fwb --devices=cuda --input=3x4xf32=1 --input=4xi64=0,1,2,0 2>&1 | FileCheck %s --check-prefix=UNLISTED
-// UNLISTED: its kernel reported check 9, but its executable 'lookup_dispatch_0' lists 1
+// UNLISTED: its kernel left 9 in its error word, but its executable 'lookup_dispatch_0' lists 1 checks
 // Every kernel of the end-to-end checks compiles for the GPU, the lookup that a
 // matmul reads as its prologue too (its linalg.index: the matmul's row of the
 // element; "'linalg.index' op expected parent op with LinalgOp interface" before).

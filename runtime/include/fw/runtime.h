@@ -923,8 +923,9 @@ typedef struct fw_invocation_t fw_invocation_t;
 typedef struct fw_workgroup_t {
   uint32_t id[3];
   uint32_t count[3];
-  /* Version 3: where a kernel that checks what it computes records the number of a failed
-   * check (an atomic maximum); the runtime fails the task with that check's message. */
+  /* Version 3: where a kernel that checks what it computes records a failed check: n + 1 - k
+   * for check k of its executable's n, as an atomic maximum (the first check that failed,
+   * in the kernel's order, wins); the runtime fails the task with that check's message. */
   uint32_t *error;
 } fw_workgroup_t;
 

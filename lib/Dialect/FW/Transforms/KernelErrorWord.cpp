@@ -1,10 +1,10 @@
 //===- KernelErrorWord.cpp - Kernel assertions onto an error word ---------===//
 //
 // A kernel cannot stop its task: a failed assertion records its number in a
-// word the runtime hands the launch (the largest number wins, so the outcome
-// does not depend on which thread gets there first), and the runtime fails
-// the task with the executable's message of that number once the kernel has
-// ended.
+// word the runtime hands the launch, and the runtime fails the task with the
+// executable's message of that number once the kernel has ended. Check k of
+// n records n + 1 - k as an atomic maximum: the first check in the kernel's
+// order that failed is reported, whichever thread got there first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,7 +84,7 @@ struct KernelErrorWordPass
                                     /*withElseRegion=*/false);
       b.setInsertionPointToStart(ifOp.thenBlock());
       Value number = arith::ConstantIntOp::create(
-          b, loc, numbers.lookup(op.getMessageAttr()), 32);
+          b, loc, numbers.size() + 1 - numbers.lookup(op.getMessageAttr()), 32);
       memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu, number,
                                   word, ValueRange{});
       op.erase();

@@ -2,7 +2,8 @@
 
 /// The executable's distinct messages are numbered in order of appearance and
 /// listed in `checks`; each variant's kernel takes its error word after its
-/// bindings, and a failed check is an atomic maximum of its number there.
+/// bindings, and a failed check k of n is an atomic maximum of n + 1 - k there
+/// (the first check that failed wins: "first" leaves 2, "second" 1).
 // CHECK-LABEL: fw.executable @e
 // CHECK-SAME: checks = ["first (a.mlir:3)", "second (a.mlir:4)"]
 // CHECK: fw.variant @cpu
@@ -10,16 +11,16 @@
 // CHECK: %[[TRUE:.*]] = arith.constant true
 // CHECK: %[[FAILED:.*]] = arith.xori %{{.*}}, %[[TRUE]] : i1
 // CHECK: scf.if %[[FAILED]] {
-// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK: memref.atomic_rmw maxu %[[ONE]], %[[WORD]][] : (i32, memref<i32>) -> i32
-// CHECK: arith.constant 2 : i32
-// CHECK: memref.atomic_rmw maxu
+// CHECK: %[[FIRST:.*]] = arith.constant 2 : i32
+// CHECK: memref.atomic_rmw maxu %[[FIRST]], %[[WORD]][] : (i32, memref<i32>) -> i32
 // CHECK: arith.constant 1 : i32
+// CHECK: memref.atomic_rmw maxu
+// CHECK: arith.constant 2 : i32
 // CHECK: memref.atomic_rmw maxu
 // CHECK-NOT: fw.assert
 // CHECK: fw.variant @sm_90
 // CHECK: func.func @e(%{{.*}}: memref<4xi32>, %{{.*}}: memref<4xf32>, %[[WORD2:.*]]: memref<i32>) attributes {fw.error_word}
-// CHECK: arith.constant 2 : i32
+// CHECK: arith.constant 1 : i32
 // CHECK: memref.atomic_rmw maxu %{{.*}}, %[[WORD2]][]
 // CHECK-NOT: fw.assert
 // An executable without checks is left as it is.

@@ -145,9 +145,10 @@ def KernelErrorWordPass : Pass<"fw-kernel-error-word", "ModuleOp"> {
     assertion takes one more argument after its bindings, a `memref<i32>`
     (the error word the runtime hands each launch: `fw_workgroup_t.error` on
     the CPU, a trailing parameter on GPUs), and each assertion becomes an
-    atomic maximum of its number into that word when its condition is false.
-    After the kernel, the runtime fails the task with the message of the
-    number it finds (docs/runtime.md).
+    atomic maximum into that word of n + 1 - k, for check k of n, when its
+    condition is false, so that the first check in the kernel's order that
+    failed is the one reported. After the kernel, the runtime fails the task
+    with that check's message (docs/runtime.md).
 
     ```mlir
     fw.assert %ok, "..."
