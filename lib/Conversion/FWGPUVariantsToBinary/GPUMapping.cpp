@@ -339,10 +339,16 @@ Value mlir::fw::inlineLinalgBody(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Val
   for (auto [arg, value] : llvm::zip(body->getArguments(), args))
     if (value)
       map.map(arg, value);
+  // Outside the op, its loop indices are the values it runs at: those of its
+  // body are mapped to them, those nested deeper replaced once cloned.
   SmallVector<Operation *> cloned;
-  for (Operation &inner : body->without_terminator())
+  for (Operation &inner : body->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), loops[index.getDim()]);
+      continue;
+    }
     cloned.push_back(b.clone(inner, map));
-  // Outside the op, its loop indices are the values it runs at.
+  }
   for (Operation *inner : cloned)
     inner->walk([&](linalg::IndexOp index) {
       index.replaceAllUsesWith(loops[index.getDim()]);
