@@ -62,6 +62,20 @@ static fw_status_t read_string(const parser_t *p, const uint8_t *at, const char 
   return FW_OK;
 }
 
+/* Record `index` of `array` (a `noun` of an executable) names executable `exe`: one of
+ * the `count`, and not before the previous record's (`*previous`, updated). */
+static fw_status_t check_executable_order(const char *array, const char *noun, uint32_t index,
+                                          uint32_t exe, uint32_t count, uint32_t *previous) {
+  if (exe >= count)
+    return MD_ERR("%s[%u].executable %u is out of range (%u executables)", array, index, exe,
+                  count);
+  if (exe < *previous)
+    return MD_ERR("%s[%u].executable %u follows a %s of executable %u (%ss must be in "
+                  "executable order)", array, index, exe, noun, *previous, noun);
+  *previous = exe;
+  return FW_OK;
+}
+
 static fw_status_t check_range(const char *what, size_t index, const char *field,
                                uint32_t first, uint32_t count, size_t limit,
                                const char *array) {
@@ -382,13 +396,7 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t max_abi_ve
     uint32_t exe = rd32(r);
     t->num_factors = rd32(r + 4);
     t->coefficient = rd64(r + 8);
-    if (exe >= executables.count)
-      TRY(MD_ERR("cost_terms[%u].executable %u is out of range (%u executables)", i, exe,
-                 executables.count));
-    if (exe < previous)
-      TRY(MD_ERR("cost_terms[%u].executable %u follows a term of executable %u (terms must be "
-                 "in executable order)", i, exe, previous));
-    previous = exe;
+    TRY(check_executable_order("cost_terms", "term", i, exe, executables.count, &previous));
     if (t->num_factors > FW_MD_MAX_COST_FACTORS)
       TRY(MD_ERR("cost_terms[%u].num_factors %u exceeds %u", i, t->num_factors,
                  FW_MD_MAX_COST_FACTORS));
@@ -419,13 +427,7 @@ fw_status_t fw_metadata_parse(const void *data, size_t size, uint32_t max_abi_ve
   for (uint32_t i = 0, previous = 0; i < checks.count; ++i) {
     const uint8_t *r = b + checks.offset + (size_t)i * 16;
     uint32_t exe = rd32(r);
-    if (exe >= executables.count)
-      TRY(MD_ERR("checks[%u].executable %u is out of range (%u executables)", i, exe,
-                 executables.count));
-    if (exe < previous)
-      TRY(MD_ERR("checks[%u].executable %u follows a check of executable %u (checks must be "
-                 "in executable order)", i, exe, previous));
-    previous = exe;
+    TRY(check_executable_order("checks", "check", i, exe, executables.count, &previous));
     if (rd32(r + 4) != 0) TRY(MD_ERR("checks[%u].reserved must be zero", i));
     TRY(read_string(&p, r + 8, "checks", i, "message", &out->checks[i]));
     fw_md_executable_t *e = &out->executables[exe];

@@ -53,13 +53,8 @@ public:
 
   /// Asserts `condition` with a message naming the op and its location.
   void check(Value condition, const Twine &what) {
-    std::string message;
-    llvm::raw_string_ostream os(message);
-    os << "'" << op->getName() << "': " << what;
-    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
-      os << " (" << fileLoc.getFilename().getValue() << ":"
-         << fileLoc.getLine() << ")";
-    AssertOp::create(b, loc, condition, b.getStringAttr(message));
+    AssertOp::create(b, loc, condition,
+                     b.getStringAttr(checkMessage(op, what)));
   }
 
   void linalgChecks(linalg::LinalgOp linalgOp);
@@ -820,6 +815,16 @@ Value CheckBuilder::cloneToHost(Value v, Block &body, IRMapping &map,
 LogicalResult mlir::fw::emitTaskDimsChecks(OpBuilder &b, TaskOp task) {
   CheckBuilder checks(b, task, [](Value v) { return v; });
   return checks.taskDimsChecks(task);
+}
+
+std::string mlir::fw::checkMessage(Operation *op, const Twine &what) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "'" << op->getName() << "': " << what;
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " (" << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+       << ")";
+  return message;
 }
 
 bool mlir::fw::isIntegerDivision(Operation *op) {

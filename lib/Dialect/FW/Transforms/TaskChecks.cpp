@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -43,17 +44,6 @@ bool provenInBounds(Value index, Value tensor, int64_t dim) {
   return ValueBoundsConstraintSet::compare(i, Cmp::LT, Variable(tensor, dim));
 }
 
-/// The message of a check of `op`, in the words of the host's checks.
-std::string message(Operation *op, const Twine &what) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "'" << op->getName() << "': " << what;
-  if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << " (" << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
-       << ")";
-  return text;
-}
-
 /// Asserts, before `op`, that each of `indices` lies within its dimension of
 /// `tensor` where that is not proven; returns the conjunction (null: every
 /// index is proven in range).
@@ -75,7 +65,7 @@ Value checkIndices(OpBuilder &b, Operation *op, Value tensor,
                                      size);
     AssertOp::create(
         b, loc, in,
-        b.getStringAttr(message(op, "the index into dimension " +
+        b.getStringAttr(checkMessage(op, "the index into dimension " +
                                         Twine(dim) + " is out of range")));
     all = all ? arith::AndIOp::create(b, loc, all, in).getResult() : in;
   }
@@ -210,11 +200,11 @@ Value checkSlice(OpBuilder &b, OffsetSizeAndStrideOpInterface op, Value tensor,
                     : arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))
                           .getResult();
     // The stride only matters for two elements or more.
+    Value positiveStride = cmp(arith::CmpIPredicate::sge, t, one);
     Value strideOk = arith::OrIOp::create(
-        b, loc, cmp(arith::CmpIPredicate::sge, t, one),
-        cmp(arith::CmpIPredicate::ule, s, one));
-    Value safeStride = arith::SelectOp::create(
-        b, loc, cmp(arith::CmpIPredicate::sge, t, one), t, one);
+        b, loc, positiveStride, cmp(arith::CmpIPredicate::ule, s, one));
+    Value safeStride =
+        arith::SelectOp::create(b, loc, positiveStride, t, one);
     Value room = arith::DivUIOp::create(
         b, loc,
         arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, dim, one),
@@ -229,7 +219,7 @@ Value checkSlice(OpBuilder &b, OffsetSizeAndStrideOpInterface op, Value tensor,
     Value in = arith::OrIOp::create(
         b, loc, cmp(arith::CmpIPredicate::eq, s, zero), fits);
     AssertOp::create(b, loc, in,
-                     b.getStringAttr(message(
+                     b.getStringAttr(checkMessage(
                          op, "the slice reaches outside dimension " +
                                  Twine(d) + " of the " + what +
                                  " (or has a stride below 1)")));
@@ -262,19 +252,17 @@ void checkLoop(OpBuilder &b, scf::ForOp loop) {
     positiveStep = ValueBoundsConstraintSet::compare(
         Variable(OpFoldResult(step)), Cmp::GT,
         Variable(OpFoldResult(b.getIndexAttr(0))));
-  // Any value below the bound plus the step does not overflow:
-  // upper - 1 + step <= max.
-  bool fits = positiveStep && constantStep &&
-              matchPattern(upper, m_ConstantInt(&upperValue)) &&
-              (isUnsigned ? upperValue.ule((max - stepValue) + 1)
-                          : upperValue.sle((max - stepValue) + 1));
-  // The last value below the bound plus 1 is at most the bound. A tensor's
-  // size is far below the maximum (no allocation comes near 2^62 bytes), so
-  // a loop up to one with a small constant step cannot overflow either.
-  if (positiveStep && constantStep &&
+  // Any value below the bound plus the step stays at most the maximum:
+  // with constants, upper - 1 + step <= max; with a step of 1 always; and up
+  // to a tensor's size with a small step (no allocation comes near 2^62
+  // bytes).
+  bool fits =
+      constantStep &&
       (stepValue.isOne() ||
-       (upper.getDefiningOp<tensor::DimOp>() && stepValue.ule(1u << 20))))
-    fits = true;
+       (upper.getDefiningOp<tensor::DimOp>() && stepValue.ule(1u << 20)) ||
+       (matchPattern(upper, m_ConstantInt(&upperValue)) &&
+        (isUnsigned ? upperValue.ule((max - stepValue) + 1)
+                    : upperValue.sle((max - stepValue) + 1))));
   if (positiveStep && fits)
     return;
 
@@ -296,7 +284,7 @@ void checkLoop(OpBuilder &b, scf::ForOp loop) {
     Value positive = cmp(arith::CmpIPredicate::sgt, arith::CmpIPredicate::ne,
                          step, constant(APInt(width, 0)));
     AssertOp::create(b, loc, arith::OrIOp::create(b, loc, positive, none),
-                     b.getStringAttr(message(
+                     b.getStringAttr(checkMessage(
                          loop, "the loop's step is not positive")));
     safeStep = arith::SelectOp::create(b, loc, positive, step, one);
     ok = positive;
@@ -318,7 +306,7 @@ void checkLoop(OpBuilder &b, scf::ForOp loop) {
                       last, limit);
   AssertOp::create(
       b, loc, arith::OrIOp::create(b, loc, inRange, none),
-      b.getStringAttr(message(loop, "the loop's induction variable would "
+      b.getStringAttr(checkMessage(loop, "the loop's induction variable would "
                                     "overflow before it reaches its upper "
                                     "bound")));
   ok = ok ? arith::AndIOp::create(b, loc, ok, inRange).getResult() : inRange;

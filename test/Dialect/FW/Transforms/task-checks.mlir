@@ -207,8 +207,7 @@ func.func @loops(%a: tensor<?xf32>, %b: tensor<1xi64>, %n: index) -> tensor<?xf3
 // CHECK: %[[TGE:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
 // CHECK: %[[ONEELT:.*]] = arith.cmpi ule, %{{.*}}, %{{.*}} : index
 // CHECK: %[[TOK:.*]] = arith.ori %[[TGE]], %[[ONEELT]] : i1
-// CHECK: %[[TGE2:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
-// CHECK: %[[T:.*]] = arith.select %[[TGE2]], %{{.*}}, %{{.*}} : index
+// CHECK: %[[T:.*]] = arith.select %[[TGE]], %{{.*}}, %{{.*}} : index
 // CHECK: %[[LASTD:.*]] = arith.subi %[[TEN]], %{{.*}} : index
 // CHECK: %[[ROOMD:.*]] = arith.subi %[[LASTD]], %[[O]] : index
 // CHECK: %[[ROOM:.*]] = arith.divui %[[ROOMD]], %[[T]] : index

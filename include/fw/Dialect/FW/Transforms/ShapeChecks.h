@@ -28,6 +28,9 @@ namespace mlir::fw {
 void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource);
 
+/// The message of a run-time check of `op`: "'<op name>': <what> (<file>:<line>)".
+std::string checkMessage(Operation *op, const Twine &what);
+
 /// Whether `op` is an integer division or remainder (one that traps on a
 /// divisor of 0), which emitShapeChecks checks on the host.
 bool isIntegerDivision(Operation *op);
