@@ -37,6 +37,7 @@ typedef struct CUevent_st *fw_CUevent;
 
 enum {
   FW_CUDA_SUCCESS = 0,
+  FW_CUDA_ERROR_OUT_OF_MEMORY = 2,
   FW_CUDA_ERROR_NOT_READY = 600,
   FW_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   FW_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
@@ -166,7 +167,10 @@ struct fw_device_module_t {
 static fw_status_t cu_error(fw_CUresult r, const char *what) {
   const char *text = NULL;
   if (g_api.cuGetErrorString) g_api.cuGetErrorString(r, &text);
-  return fw_status_make(FW_STATUS_INTERNAL, "CUDA %s failed: %s (error %d)", what,
+  /* Running out of memory is no fault of the device's (it does not count against it). */
+  fw_status_code_t code =
+      r == FW_CUDA_ERROR_OUT_OF_MEMORY ? FW_STATUS_RESOURCE_EXHAUSTED : FW_STATUS_INTERNAL;
+  return fw_status_make(code, "CUDA %s failed: %s (error %d)", what,
                         text ? text : "unknown error", r);
 }
 

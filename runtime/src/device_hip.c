@@ -39,6 +39,7 @@ typedef struct ihipModuleSymbol_t *fw_hipFunction_t;
 
 enum {
   FW_HIP_SUCCESS = 0,
+  FW_HIP_ERROR_OUT_OF_MEMORY = 2,
   FW_HIP_ERROR_NOT_READY = 600,
   FW_HIP_ATTRIBUTE_MULTIPROCESSOR_COUNT = 63,
   FW_HIP_STREAM_NON_BLOCKING = 1,
@@ -189,7 +190,10 @@ struct fw_device_module_t {
 
 static fw_status_t hip_error(fw_hipError_t r, const char *what) {
   const char *text = g_api.hipGetErrorString ? g_api.hipGetErrorString(r) : NULL;
-  return fw_status_make(FW_STATUS_INTERNAL, "HIP %s failed: %s (error %d)", what,
+  /* Running out of memory is no fault of the device's (it does not count against it). */
+  fw_status_code_t code =
+      r == FW_HIP_ERROR_OUT_OF_MEMORY ? FW_STATUS_RESOURCE_EXHAUSTED : FW_STATUS_INTERNAL;
+  return fw_status_make(code, "HIP %s failed: %s (error %d)", what,
                         text ? text : "unknown error", (int)r);
 }
 

@@ -323,13 +323,37 @@ static fw_status_t fill_zero(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   return status;
 }
 
-static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
+/* The driver refused `size` bytes of device memory with the node's `used` bytes allocated
+ * (lock held): other processes, the driver or the kernels' code hold more than the
+ * capacity allowed for, so the capacity falls to the most that could have fitted, and
+ * eviction makes room below it from then on. Returns whether it fell (the caller may try
+ * again). */
+static int lower_capacity(fw_memory_node_t *n, uint64_t size) {
+  if (n->tier != FW_TIER_DEVICE || !n->capped || n->minimal) return 0;
+  uint64_t could_fit = n->used + size - 1;
+  if (could_fit >= n->capacity) return 0;
+  if (could_fit == 0) could_fit = 1; /* 0 would mean unlimited */
+  n->lowered = 1;
+  __atomic_store_n(&n->capacity, could_fit, __ATOMIC_RELAXED); /* fw_memory_node_capacity */
+  return 1;
+}
+
+/* Allocates the replica on `node` (lock held); *out_lowered (when not NULL) says whether a
+ * refusal lowered the node's capacity (lower_capacity). */
+static fw_status_t allocate_replica_or_learn(fw_memory_t *m, fw_buffer_t *b, uint32_t node,
+                                             int *out_lowered) {
   fw_replica_t *r = &b->mem.replicas[node];
+  if (out_lowered) *out_lowered = 0;
   if (r->allocated) return FW_OK;
   fw_memory_node_t *n = &m->nodes[node];
   if (n->device) {
     fw_status_t status = n->device->vtable->alloc(n->device, b->byte_size, &r->ptr);
-    if (status != FW_OK) return status;
+    if (status != FW_OK) {
+      if (fw_status_code(status) == FW_STATUS_RESOURCE_EXHAUSTED &&
+          lower_capacity(n, b->byte_size) && out_lowered)
+        *out_lowered = 1;
+      return status;
+    }
   } else {
     fw_status_t status = fw_storage_ensure_dir(&m->storage);
     if (status != FW_OK) return status;
@@ -337,6 +361,10 @@ static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t nod
   r->allocated = 1;
   account_alloc(n, b->byte_size);
   return FW_OK;
+}
+
+static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
+  return allocate_replica_or_learn(m, b, node, NULL);
 }
 
 /* Whether the replica on `node` may be evicted now. */
@@ -643,6 +671,7 @@ static int room_may_come(const fw_memory_t *m, uint32_t own_pins) {
 
 /* Where a node's capacity comes from, for messages. */
 static const char *capacity_source(const fw_memory_node_t *n) {
+  if (n->lowered) return "lowered when the driver refused an allocation";
   if (n->tier == FW_TIER_DEVICE) return "the device's memory, or FW_TIER_LIMITS";
   if (n->capped) return "FW_TIER_LIMITS";
   return "the memory available when the runtime started, or FW_HOST_MEMORY";
@@ -794,7 +823,9 @@ static int can_take_now(const fw_memory_t *m, const fw_task_t *task, uint32_t no
  * to wait, evict or copy. */
 fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, uint32_t node) {
   const fw_memory_node_t *n = &m->nodes[node];
-  if (n->minimal || !n->capacity) return FW_OK; /* a minimal node grows; none is unbounded */
+  if (n->minimal) return FW_OK; /* it grows (under the lock) */
+  uint64_t capacity = fw_memory_node_capacity(n); /* a device's may fall meanwhile */
+  if (!capacity) return FW_OK; /* unbounded */
   uint64_t working_set = 0;
   for (size_t i = 0; i < task->num_accesses; ++i)
     if (!is_host_wrapped(task->accesses[i].buffer, node))
@@ -809,13 +840,23 @@ fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, ui
     for (size_t k = 0; k < task->num_extra; ++k)
       if (task->extra[k].buffer) working_set += task->extra[k].buffer->byte_size;
   }
-  if (working_set <= n->capacity) return FW_OK;
+  if (working_set <= capacity) return FW_OK;
   return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED,
                         "task @%s needs %llu bytes of %s memory at once, but the %s tier holds "
                         "at most %llu bytes (%s)",
                         task->name, (unsigned long long)working_set, n->name,
-                        kTierNames[n->tier], (unsigned long long)n->capacity,
-                        capacity_source(n));
+                        kTierNames[n->tier], (unsigned long long)capacity, capacity_source(n));
+}
+
+/* Unpins the first `pinned` of the task's buffers on `node` (lock held). */
+static void unpin_taken(fw_memory_t *m, fw_task_t *task, uint32_t node, size_t pinned) {
+  for (size_t i = 0; i < pinned; ++i) {
+    fw_buffer_t *b = taken(task, i);
+    --b->mem.replicas[node].pins;
+    --m->task_pins;
+    if (taken_access(task, i) & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
+  }
+  changed(m);
 }
 
 static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
@@ -838,12 +879,15 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
    * and for room, evictions it makes, its own fetches. */
   uint64_t begin = fw_now_ns(), stall = 0;
   pthread_mutex_lock(&m->lock);
+  uint64_t evictions_before = m->evictions;
+  fw_status_t status;
+  size_t pinned;
+retry:
   if (nowait && !can_take_now(m, task, node)) {
     pthread_mutex_unlock(&m->lock);
     *out_refused = 1;
     return FW_OK;
   }
-  uint64_t evictions_before = m->evictions;
   for (;;) {
     int busy = 0;
     uint64_t need = 0;
@@ -857,24 +901,34 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
       continue;
     }
     int again = 0;
-    fw_status_t status = reserve_room(m, node, need, task, who, &stall, 0, &again);
+    status = reserve_room(m, node, need, task, who, &stall, 0, &again);
     if (status != FW_OK) {
       pthread_mutex_unlock(&m->lock);
       return status;
     }
     if (!again) break;
   }
-  fw_status_t status = FW_OK;
-  size_t pinned = 0;
-  for (; pinned < count; ++pinned) {
+  status = FW_OK;
+  int lowered = 0;
+  for (pinned = 0; pinned < count; ++pinned) {
     fw_buffer_t *b = taken(task, pinned);
     if (!is_host_wrapped(b, node)) {
-      status = allocate_replica(m, b, node);
+      status = allocate_replica_or_learn(m, b, node, &lowered);
       if (status != FW_OK) break;
     }
     ++b->mem.replicas[node].pins;
     ++m->task_pins;
     if (taken_access(task, pinned) & FW_ACCESS_WRITE) atomic_fetch_add(&b->mem.writers, 1);
+  }
+  if (lowered) {
+    /* The device had less room than its capacity said, which is lower now: room is made
+     * below it again (evicting), unless the task no longer fits at all. */
+    unpin_taken(m, task, node, pinned);
+    fw_status_free(status);
+    status = fw_memory_check_fits(m, task, node);
+    if (status == FW_OK) goto retry;
+    pthread_mutex_unlock(&m->lock);
+    return status;
   }
   for (size_t i = 0; status == FW_OK && i < count; ++i) {
     fw_buffer_t *b = taken(task, i);
@@ -897,15 +951,7 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
     r->prefetched = 0;
     out_data[i] = r->ptr;
   }
-  if (status != FW_OK) {
-    for (size_t i = 0; i < pinned; ++i) {
-      fw_buffer_t *b = taken(task, i);
-      --b->mem.replicas[node].pins;
-      --m->task_pins;
-      if (taken_access(task, i) & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
-    }
-    changed(m);
-  }
+  if (status != FW_OK) unpin_taken(m, task, node, pinned);
   /* Time spent here is a stall only when there was something to wait for or to move:
    * the lock and the bookkeeping alone are not. */
   if (stall || m->evictions != evictions_before) stall = fw_now_ns() - begin;

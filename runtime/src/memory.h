@@ -78,8 +78,12 @@ typedef struct fw_memory_node_t {
   char name[32];
   fw_tier_t tier;
   fw_device_t *device; /* allocates and copies its memory; NULL for storage */
-  uint64_t capacity;   /* 0: unlimited; changes (under the lock) only when minimal */
+  /* 0: unlimited. Changes (under the lock) only when minimal, or on a device when the
+   * driver refuses memory below it (falls then, for good: `lowered`; memory.c,
+   * lower_capacity); read without the lock only atomically. */
+  uint64_t capacity;
   int minimal;         /* "TIER=min": grows only when nothing can be evicted */
+  int lowered;         /* the capacity fell after the driver refused an allocation */
   int capped;          /* a cap, or a device's memory: capacity != 0 and eviction possible
                           from setup on (fixed then: read without the lock) */
   /* Whether eviction may happen, so that tasks take their buffers under the lock, pinned.
@@ -158,6 +162,11 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
 uint64_t fw_memory_device_limit(uint64_t own, uint64_t cap);
 /* Sets a node's capacity from a parsed limit (FW_TIER_LIMIT_MIN: minimal). */
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit);
+/* A node's capacity read without the lock: fixed, or a device's that may fall (not a
+ * minimal node's, which grows under the lock). */
+static inline uint64_t fw_memory_node_capacity(const fw_memory_node_t *node) {
+  return __atomic_load_n(&node->capacity, __ATOMIC_RELAXED);
+}
 /* Whether some node is capped (fixed once the nodes are set up). Without one, nothing
  * weighs a buffer's future uses, and the scheduler does not count them: the count is an
  * atomic on a line the workers read, taken twice per access of every task under the

@@ -184,10 +184,12 @@ static int has_code(const fw_worker_t *w, const fw_task_t *task) {
 static int fits(const fw_worker_t *w, const fw_task_t *task) {
   if (w->memory_node == FW_NODE_HOST) return 1;
   const fw_memory_node_t *n = &task->runtime->memory.nodes[w->memory_node];
-  if (n->minimal || !n->capacity) return 1;
+  if (n->minimal) return 1;
+  uint64_t capacity = fw_memory_node_capacity(n);
+  if (!capacity) return 1;
   uint64_t bytes = task->data_bytes;
   for (uint32_t r = 0; r < task->num_reduces; ++r) bytes += task->reduces[r].buffer->byte_size;
-  return bytes <= n->capacity;
+  return bytes <= capacity;
 }
 
 int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task) {

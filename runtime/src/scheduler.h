@@ -560,7 +560,8 @@ double fw_scheduler_model_seconds(fw_scheduler_t *s, const fw_task_t *task,
 double fw_scheduler_transfer_estimate(fw_scheduler_t *s, const fw_task_t *task,
                                       const fw_worker_t *w);
 /* Whether `w` can run the task: its device kind is allowed and has the task's code, and
- * the task's buffers fit the device's memory at once (a GPU's fixed capacity). */
+ * the task's buffers fit the device's memory at once (a GPU's capacity, which falls when
+ * its driver refuses memory below it). */
 int fw_worker_can_run(const fw_worker_t *w, const fw_task_t *task);
 /* Whether some worker can run the task. */
 int fw_scheduler_can_run(const fw_scheduler_t *s, const fw_task_t *task);

@@ -12,6 +12,8 @@
  *   FW_FAKE_CUDA_ARCH    compute capability as major*10+minor (default 90: sm_90)
  *   FW_FAKE_CUDA_MEMORY  device memory in bytes (default 1 GiB); "A,B": A for device 0, B
  *                        for device 1 and after
+ *   FW_FAKE_CUDA_HELD    bytes of every device's memory that another process holds: the
+ *                        device reports its whole size, cuMemAlloc gives the rest
  *   FW_FAKE_CUDA_DEVICES how many GPUs, up to 8 (default 1); 0: the driver loads but finds
  *                        none
  *   FW_FAKE_CUDA_NO_CODE_ON  a device ordinal whose driver loads no module (every image is
@@ -266,7 +268,9 @@ FAKE_EXPORT CUresult cuCtxSetCurrent(struct CUctx_st *ctx) {
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size) {
   int dev = t_device;
   pthread_mutex_lock(&g_lock);
-  int fits = g_used[dev] + size <= memory_size(dev);
+  const char *held_text = getenv("FW_FAKE_CUDA_HELD");
+  size_t held = held_text ? (size_t)strtoull(held_text, NULL, 10) : 0;
+  int fits = g_used[dev] + held + size <= memory_size(dev);
   if (fits) g_used[dev] += size;
   pthread_mutex_unlock(&g_lock);
   if (!fits) return CUDA_ERROR_OUT_OF_MEMORY;
