@@ -66,6 +66,16 @@
 // PASTMM: error: in @embmm: task @kernel_checks.embmm_dispatch_0: check failed: 'tensor.extract': the index into dimension 0 is out of range
 // RUN: not %fw-run %t.fwb --function=embmm --input=3x4xf32=0 --input=2xi64=2,5 --input=4x3xf32=1 2>&1 | FileCheck %s --check-prefix=PASTMM
 //
+// Rows written by an scf.forall at positions read from the data (a parallel
+// insert); a forall over tiles needs no check and gives its numbers.
+// RUN: %fw-run %t.fwb --function=scatter_rows --input=8x2xf32=0 --input=2x2xf32=1,2,3,4 --input=2xi64=6,1 | FileCheck %s --check-prefix=ROWS
+// ROWS: 8x2xf32=[0 0][3 4][0 0][0 0][0 0][0 0][1 2][0 0]
+// RUN: not %fw-run %t.fwb --function=scatter_rows --input=8x2xf32=0 --input=2x2xf32=1,2,3,4 --input=2xi64=6,8 2>&1 | FileCheck %s --check-prefix=ROWSBAD
+// RUN: not %fw-run %t.fwb --function=scatter_rows --input=8x2xf32=0 --input=2x2xf32=1,2,3,4 --input=2xi64=-1,1 2>&1 | FileCheck %s --check-prefix=ROWSBAD
+// ROWSBAD: error: in @scatter_rows: task @kernel_checks.scatter_rows_dispatch_0: check failed: 'tensor.parallel_insert_slice': the slice reaches outside dimension 0 of the destination
+// RUN: %fw-run %t.fwb --function=double_tiles --input=8xf32=1,2,3,4,5,6,7,8 | FileCheck %s --check-prefix=TILES
+// TILES: 8xf32=2 4 6 8 10 12 14 16
+//
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
 // RUN: %fw-run %t.gpu.fwb --function=embmm --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=2xi64=2,0 --input=4x3xf32=1,0,0,0,1,0,0,0,1,1,1,1 | FileCheck %s --check-prefix=EMBMM
@@ -237,4 +247,29 @@ func.func @copyat(%p: tensor<?xi64>, %a: tensor<10xf32>) -> tensor<10xf32> {
     scf.yield %u : tensor<10xf32>
   }
   return %r : tensor<10xf32>
+}
+
+func.func @scatter_rows(%dst: tensor<8x2xf32>, %rows: tensor<2x2xf32>, %pos: tensor<2xi64>) -> tensor<8x2xf32> {
+  %r = scf.forall (%i) in (2) shared_outs(%o = %dst) -> tensor<8x2xf32> {
+    %p64 = tensor.extract %pos[%i] : tensor<2xi64>
+    %p = arith.index_cast %p64 : i64 to index
+    %row = tensor.extract_slice %rows[%i, 0] [1, 2] [1, 1] : tensor<2x2xf32> to tensor<1x2xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %row into %o[%p, 0] [1, 2] [1, 1] : tensor<1x2xf32> into tensor<8x2xf32>
+    }
+  }
+  return %r : tensor<8x2xf32>
+}
+
+func.func @double_tiles(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %e) -> tensor<8xf32> {
+    %at = affine.apply affine_map<(d0) -> (d0 * 4)>(%i)
+    %x = tensor.extract_slice %a[%at] [4] [1] : tensor<8xf32> to tensor<4xf32>
+    %y = linalg.add ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%x : tensor<4xf32>) -> tensor<4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %o[%at] [4] [1] : tensor<4xf32> into tensor<8xf32>
+    }
+  }
+  return %r : tensor<8xf32>
 }

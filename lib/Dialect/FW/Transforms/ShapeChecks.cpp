@@ -820,7 +820,10 @@ LogicalResult mlir::fw::emitTaskDimsChecks(OpBuilder &b, TaskOp task) {
 std::string mlir::fw::checkMessage(Operation *op, const Twine &what) {
   std::string message;
   llvm::raw_string_ostream os(message);
-  os << "'" << op->getName() << "': " << what;
+  if (auto writtenAs = op->getAttrOfType<StringAttr>(kWrittenAsAttrName))
+    os << "'" << writtenAs.getValue() << "': " << what;
+  else
+    os << "'" << op->getName() << "': " << what;
   if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
     os << " (" << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
        << ")";

@@ -12,6 +12,7 @@
 #include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Dominance.h"
@@ -147,45 +148,54 @@ bool shapeComputedInKernel(Value tensor, unsigned depth) {
   return true;
 }
 
+/// Whether dimension `d` of `op`'s slice needs no check in `tensor`: the host
+/// computes its offset, size and stride (ShapeChecks), or value bounds prove
+/// 0 <= offset and offset + (size - 1) * stride < dim for a constant stride
+/// of 1 or more (a loop over the slices of a size).
+bool sliceDimSafe(OffsetSizeAndStrideOpInterface op, Value tensor,
+                  int64_t d) {
+  OpFoldResult offset = op.getMixedOffsets()[d], size = op.getMixedSizes()[d],
+               stride = op.getMixedStrides()[d];
+  if (llvm::none_of(SmallVector<OpFoldResult>{offset, size, stride},
+                    [](OpFoldResult f) {
+                      auto v = dyn_cast<Value>(f);
+                      return v && computedInKernel(v);
+                    }))
+    return true;
+  std::optional<int64_t> constantStride = getConstantIntValue(stride);
+  if (!constantStride || *constantStride < 1)
+    return false;
+  using Variable = ValueBoundsConstraintSet::Variable;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr o = getAffineDimExpr(0, ctx), sz = getAffineDimExpr(1, ctx);
+  auto end = AffineMap::get(2, 0, o + (sz - 1) * *constantStride);
+  Variable zeroVar(OpFoldResult(Builder(ctx).getIndexAttr(0)));
+  return ValueBoundsConstraintSet::compare(Variable(offset), Cmp::GE,
+                                           zeroVar) &&
+         ValueBoundsConstraintSet::compare(Variable(size), Cmp::GE,
+                                           zeroVar) &&
+         ValueBoundsConstraintSet::compare(
+             Variable(end,
+                      ArrayRef<Variable>{Variable(offset), Variable(size)}),
+             Cmp::LT, Variable(tensor, d));
+}
+
 /// Asserts, before `op`, that its slice lies within `tensor` (the source of
-/// an extract, the destination of an insert) in each dimension whose offset,
-/// size or stride the kernel computes itself; returns the conjunction (null:
-/// nothing to check). In a dimension of size D, a slice of s elements from
-/// offset o by stride t fits when s is 0, or o < D, t >= 1 and
-/// s - 1 <= (D - 1 - o) / t (no product that could overflow).
+/// an extract, the destination of an insert) in each dimension not safe
+/// (sliceDimSafe); returns the conjunction (null: nothing to check). In a
+/// dimension of size D, a slice of s elements from offset o by stride t fits
+/// when s is 0, or o < D, t >= 1 and s - 1 <= (D - 1 - o) / t (no product
+/// that could overflow).
 Value checkSlice(OpBuilder &b, OffsetSizeAndStrideOpInterface op, Value tensor,
                  StringRef what) {
   Location loc = op.getLoc();
   Value all;
   auto type = cast<RankedTensorType>(tensor.getType());
   for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (sliceDimSafe(op, tensor, d))
+      continue;
     OpFoldResult offset = op.getMixedOffsets()[d], size = op.getMixedSizes()[d],
                  stride = op.getMixedStrides()[d];
-    if (llvm::none_of(SmallVector<OpFoldResult>{offset, size, stride},
-                      [](OpFoldResult f) {
-                        auto v = dyn_cast<Value>(f);
-                        return v && computedInKernel(v);
-                      }))
-      continue;
-    // Proven: 0 <= offset and offset + (size - 1) * stride < dim for a
-    // constant stride of 1 or more (a loop over the slices of a size).
-    std::optional<int64_t> constantStride = getConstantIntValue(stride);
-    if (constantStride && *constantStride >= 1) {
-      using Variable = ValueBoundsConstraintSet::Variable;
-      MLIRContext *ctx = b.getContext();
-      AffineExpr o = getAffineDimExpr(0, ctx), sz = getAffineDimExpr(1, ctx);
-      auto end = AffineMap::get(2, 0, o + (sz - 1) * *constantStride);
-      Variable zeroVar(OpFoldResult(b.getIndexAttr(0)));
-      if (ValueBoundsConstraintSet::compare(Variable(offset), Cmp::GE,
-                                            zeroVar) &&
-          ValueBoundsConstraintSet::compare(Variable(size), Cmp::GE,
-                                            zeroVar) &&
-          ValueBoundsConstraintSet::compare(
-              Variable(end, ArrayRef<Variable>{Variable(offset),
-                                               Variable(size)}),
-              Cmp::LT, Variable(tensor, d)))
-        continue;
-    }
     auto value = [&](OpFoldResult f) {
       return getValueOrCreateConstantIndexOp(b, loc, f);
     };
@@ -316,8 +326,92 @@ void checkLoop(OpBuilder &b, scf::ForOp loop) {
   loop->setAttr(kCheckedAttr, b.getUnitAttr());
 }
 
+/// Whether `forall` needs a check that its parallel inserts cannot take (an
+/// scf.if cannot hold them): a slice not safe in its destination, or a step
+/// other than 1 (checked as a loop's is).
+bool needsSequentialChecks(scf::ForallOp forall) {
+  auto yielding = forall.getTerminator().getYieldingOps();
+  if (!llvm::all_of(yielding, llvm::IsaPred<tensor::ParallelInsertSliceOp>))
+    return false; // another dialect's parallel updates: left as they are
+  for (OpFoldResult step : forall.getMixedStep())
+    if (getConstantIntValue(step) != 1)
+      return true;
+  for (Operation &op : yielding) {
+    auto insert = cast<tensor::ParallelInsertSliceOp>(op);
+    for (int64_t d = 0; d < insert.getDestType().getRank(); ++d)
+      if (!sliceDimSafe(insert, insert.getDest(), d))
+        return true;
+  }
+  return false;
+}
+
+/// Runs `forall`'s iterations in order in a nest of scf.for loops that carry
+/// its shared outputs, its parallel inserts becoming tensor.insert_slice ops
+/// in their order: what a CPU kernel does anyway (scf.forall lowers to
+/// sequential loops), in a form whose slices and steps can be checked and
+/// guarded like any. Iterations write disjoint slices, so the order is one
+/// the forall allows.
+void sequentialize(IRRewriter &rw, scf::ForallOp forall) {
+  Location loc = forall.getLoc();
+  rw.setInsertionPoint(forall);
+  auto values = [&](ArrayRef<OpFoldResult> folds) {
+    return getValueOrCreateConstantIndexOp(rw, loc, folds);
+  };
+  scf::LoopNest nest = scf::buildLoopNest(
+      rw, loc, values(forall.getMixedLowerBound()),
+      values(forall.getMixedUpperBound()), values(forall.getMixedStep()),
+      forall.getOutputs(),
+      [](OpBuilder &, Location, ValueRange, ValueRange args) {
+        return scf::ValueVector(args.begin(), args.end());
+      });
+  scf::ForOp inner = nest.loops.back();
+  auto writtenAs = [&](Operation *op, Operation *original) {
+    op->setAttr(kWrittenAsAttrName,
+                rw.getStringAttr(original->getName().getStringRef()));
+  };
+  SmallVector<Value> args;
+  for (scf::ForOp loop : nest.loops) {
+    args.push_back(loop.getInductionVar());
+    writtenAs(loop, forall);
+  }
+  llvm::append_range(args, inner.getRegionIterArgs());
+  scf::InParallelOp terminator = forall.getTerminator();
+  Operation *yield = inner.getBody()->getTerminator();
+  rw.inlineBlockBefore(forall.getBody(), yield, args);
+  SmallVector<Value> current(inner.getRegionIterArgs());
+  rw.setInsertionPoint(terminator);
+  for (Operation &op : terminator.getYieldingOps()) {
+    auto insert = cast<tensor::ParallelInsertSliceOp>(op);
+    Value &dest = current[llvm::find(inner.getRegionIterArgs(),
+                                     insert.getDest()) -
+                          inner.getRegionIterArgs().begin()];
+    auto sequential = tensor::InsertSliceOp::create(
+        rw, insert.getLoc(), insert.getSource(), dest,
+        insert.getMixedOffsets(), insert.getMixedSizes(),
+        insert.getMixedStrides());
+    writtenAs(sequential, insert);
+    dest = sequential;
+  }
+  rw.modifyOpInPlace(yield, [&] { yield->setOperands(current); });
+  rw.eraseOp(terminator);
+  rw.replaceOp(forall, nest.results);
+}
+
 struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
   void runOnOperation() override {
+    // Parallel inserts that need checks first become inserts in loops
+    // (innermost first: each is moved whole into the loops that replace it).
+    SmallVector<scf::ForallOp> foralls;
+    getOperation().walk([&](TaskOp task) {
+      task.getBody().walk([&](scf::ForallOp forall) {
+        if (needsSequentialChecks(forall))
+          foralls.push_back(forall);
+      });
+    });
+    IRRewriter rw(&getContext());
+    for (scf::ForallOp forall : foralls)
+      sequentialize(rw, forall);
+
     SmallVector<Operation *> ops;
     getOperation().walk([&](TaskOp task) {
       task.getBody().walk([&](Operation *op) {

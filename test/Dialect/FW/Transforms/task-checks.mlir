@@ -261,3 +261,98 @@ func.func @host(%a: tensor<4xf32>, %i: index) -> f32 {
   %v = tensor.extract %a[%i] : tensor<4xf32>
   return %v : f32
 }
+
+// -----
+
+/// A parallel insert at a position read from the data cannot sit in an
+/// scf.if: its forall becomes a loop carrying the shared output, the insert a
+/// tensor.insert_slice, checked and guarded as any, named as written.
+// CHECK-LABEL: func.func @forall_scatter
+// CHECK-NOT: scf.forall
+// CHECK: %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[O:.*]] = %{{.*}}) -> (tensor<8x4xf32>)
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %{{.*}}[%[[I]], 0] [1, 4] [1, 1]
+// CHECK: fw.assert %[[OK:.*]], "'tensor.parallel_insert_slice': the slice reaches outside dimension 0 of the destination
+// CHECK: %[[NEW:.*]] = scf.if %[[OK]] -> (tensor<8x4xf32>) {
+// CHECK-NEXT: tensor.insert_slice %[[ROW]] into %[[O]][%{{.*}}, 0] [1, 4] [1, 1] {fw.checked, fw.written_as = "tensor.parallel_insert_slice"}
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[O]]
+// CHECK: scf.yield %[[NEW]] : tensor<8x4xf32>
+// CHECK: {fw.written_as = "scf.forall"}
+// CHECK: fw.yield %[[R]]
+func.func @forall_scatter(%dst: tensor<8x4xf32>, %rows: tensor<2x4xf32>, %pos: tensor<2xi64>) -> tensor<8x4xf32> {
+  %r = fw.task(%dst, %rows, %pos) : (tensor<8x4xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<8x4xf32> {
+  ^bb0(%d: tensor<8x4xf32>, %x: tensor<2x4xf32>, %p: tensor<2xi64>):
+    %f = scf.forall (%i) in (2) shared_outs(%o = %d) -> tensor<8x4xf32> {
+      %pi = tensor.extract %p[%i] : tensor<2xi64>
+      %at = arith.index_cast %pi : i64 to index
+      %row = tensor.extract_slice %x[%i, 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<1x4xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %row into %o[%at, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<8x4xf32>
+      }
+    }
+    fw.yield %f : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+/// Tiles of a forall over the tiles of a size need nothing: it stays.
+// CHECK-LABEL: func.func @forall_tiles
+// CHECK-NOT: fw.assert
+// CHECK: scf.forall
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: fw.assert
+// CHECK: return
+#tile = affine_map<(d0) -> (d0 * 4)>
+func.func @forall_tiles(%a: tensor<16xf32>) -> tensor<16xf32> {
+  %r = fw.task(%a) : (tensor<16xf32>) -> tensor<16xf32> {
+  ^bb0(%x: tensor<16xf32>):
+    %e = tensor.empty() : tensor<16xf32>
+    %f = scf.forall (%i) in (4) shared_outs(%o = %e) -> tensor<16xf32> {
+      %at = affine.apply #tile(%i)
+      %t = tensor.extract_slice %x[%at] [4] [1] : tensor<16xf32> to tensor<4xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %t into %o[%at] [4] [1] : tensor<4xf32> into tensor<16xf32>
+      }
+    }
+    fw.yield %f : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+/// Two shared outputs, each written by its own insert, and a step read from
+/// the data: one loop per dimension, each insert chained on its own output,
+/// and the step checked as a loop's.
+// CHECK-LABEL: func.func @forall_two_outputs
+// CHECK: fw.assert %{{.*}}, "'scf.forall': the loop's step is not positive
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %{{.*}}, %[[B:.*]] = %{{.*}}) -> (tensor<?xf32>, tensor<?xf32>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A2:.*]] = %[[A]], %[[B2:.*]] = %[[B]])
+// CHECK: "'tensor.parallel_insert_slice': the slice reaches outside
+// CHECK-NEXT: %[[NA:.*]] = scf.if
+// CHECK-NEXT: tensor.insert_slice %{{.*}} into %[[A2]]
+// CHECK: "'tensor.parallel_insert_slice': the slice reaches outside
+// CHECK-NEXT: %[[NB:.*]] = scf.if
+// CHECK-NEXT: tensor.insert_slice %{{.*}} into %[[B2]]
+// CHECK: scf.yield %[[NA]], %[[NB]]
+func.func @forall_two_outputs(%a: tensor<?xf32>, %s: tensor<i64>, %n: index) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r:2 = fw.task(%a, %s) : (tensor<?xf32>, tensor<i64>) -> (tensor<?xf32>, tensor<?xf32>) dims(%n, %n) {
+  ^bb0(%x: tensor<?xf32>, %st: tensor<i64>):
+    %c0 = arith.constant 0 : index
+    %m = tensor.dim %x, %c0 : tensor<?xf32>
+    %sv = tensor.extract %st[] : tensor<i64>
+    %step = arith.index_cast %sv : i64 to index
+    %e = tensor.empty(%m) : tensor<?xf32>
+    %f:2 = scf.forall (%i, %j) = (0, 0) to (%m, 1) step (%step, 1) shared_outs(%o = %x, %p = %e) -> (tensor<?xf32>, tensor<?xf32>) {
+      %t = tensor.extract_slice %x[%i] [%step] [1] : tensor<?xf32> to tensor<?xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %t into %o[%i] [%step] [1] : tensor<?xf32> into tensor<?xf32>
+        tensor.parallel_insert_slice %t into %p[%i] [%step] [1] : tensor<?xf32> into tensor<?xf32>
+      }
+    }
+    fw.yield %f#0, %f#1 : tensor<?xf32>, tensor<?xf32>
+  }
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
+}

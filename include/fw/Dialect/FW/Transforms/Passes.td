@@ -111,7 +111,11 @@ def TaskChecksPass : Pass<"fw-task-checks", "func::FuncOp"> {
     dimension and the source line: the kernel goes on, and the runtime fails
     the task with that message when it ends (`fw-kernel-error-word` lowers
     the assertion). Indices computed on the host are checked there
-    (`fw-form-tasks`).
+    (`fw-form-tasks`). An `scf.forall` whose parallel inserts need a check
+    (an `scf.if` cannot hold them), or whose step is not 1, first becomes a
+    nest of `scf.for` loops carrying its shared outputs, its inserts
+    `tensor.insert_slice` ops (checked as any; the messages name the ops as
+    written).
 
     ```mlir
     %v = tensor.extract %table[%i, %j] : tensor<?x4xf32>

@@ -28,8 +28,11 @@ namespace mlir::fw {
 void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource);
 
-/// The message of a run-time check of `op`: "'<op name>': <what> (<file>:<line>)".
+/// The message of a run-time check of `op`: "'<op name>': <what> (<file>:<line>)",
+/// with the name in its kWrittenAsAttrName attribute where a pass made `op`
+/// from another the program wrote.
 std::string checkMessage(Operation *op, const Twine &what);
+inline constexpr llvm::StringLiteral kWrittenAsAttrName = "fw.written_as";
 
 /// Whether `op` is an integer division or remainder (one that traps on a
 /// divisor of 0), which emitShapeChecks checks on the host.
