@@ -70,6 +70,10 @@ typedef struct fw_device_vtable_t {
    * takes the size that was allocated, so a device may keep freed blocks for reuse. */
   fw_status_t (*alloc)(fw_device_t *device, size_t size, void **out_ptr);
   void (*free)(fw_device_t *device, void *ptr, size_t size);
+  /* The bytes the device could still allocate: the driver's free memory (which other
+   * processes change) and the freed blocks the device keeps for reuse. NULL for a device
+   * that computes in host memory. */
+  fw_status_t (*available)(fw_device_t *device, uint64_t *out_bytes);
   /* Sets `size` bytes of device memory to zero (a buffer never written reads as zeros). */
   fw_status_t (*fill_zero)(fw_device_t *device, void *ptr, size_t size);
   /* Page-locked host memory for asynchronous copies (plain memory on the CPU). */

@@ -61,6 +61,7 @@ enum {
   X(cuCtxSetCurrent, (fw_CUcontext ctx))                                                    \
   X(cuMemAlloc_v2, (fw_CUdeviceptr * ptr, size_t size))                                     \
   X(cuMemFree_v2, (fw_CUdeviceptr ptr))                                                     \
+  X(cuMemGetInfo_v2, (size_t * free_bytes, size_t * total))                                 \
   X(cuMemHostAlloc, (void **ptr, size_t size, unsigned int flags))                          \
   X(cuMemFreeHost, (void *ptr))                                                             \
   X(cuMemsetD8Async, (fw_CUdeviceptr dst, unsigned char value, size_t n, fw_CUstream s))    \
@@ -267,6 +268,16 @@ static fw_status_t cu_fill_zero(fw_device_t *device, void *ptr, size_t size) {
   CU_TRY(g_api.cuMemsetD8Async((fw_CUdeviceptr)(uintptr_t)ptr, 0, size, d->copy_stream),
          "cuMemsetD8Async");
   return finish(NULL, d->copy_stream);
+}
+
+static fw_status_t cu_available(fw_device_t *device, uint64_t *out_bytes) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  fw_status_t s = bind(d);
+  if (s) return s;
+  size_t free_bytes = 0, total = 0;
+  CU_TRY(g_api.cuMemGetInfo_v2(&free_bytes, &total), "cuMemGetInfo");
+  *out_bytes = (uint64_t)free_bytes + fw_block_pool_bytes(&d->pool);
+  return FW_OK;
 }
 
 static fw_status_t cu_alloc_host(fw_device_t *device, size_t size, void **out_ptr) {
@@ -504,6 +515,7 @@ static const fw_device_vtable_t kCudaDeviceVtable = {
     .query = cu_query,
     .alloc = cu_alloc,
     .free = cu_free,
+    .available = cu_available,
     .fill_zero = cu_fill_zero,
     .alloc_host = cu_alloc_host,
     .free_host = cu_free_host,

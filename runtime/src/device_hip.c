@@ -64,6 +64,7 @@ enum {
   X(hipDeviceTotalMem, (size_t * bytes, fw_hipDevice_t device))                             \
   X(hipMalloc, (void **ptr, size_t size))                                                   \
   X(hipFree, (void *ptr))                                                                   \
+  X(hipMemGetInfo, (size_t * free_bytes, size_t * total))                                   \
   X(hipHostMalloc, (void **ptr, size_t size, unsigned int flags))                           \
   X(hipHostFree, (void *ptr))                                                               \
   X(hipMemsetAsync, (void *dst, int value, size_t size, fw_hipStream_t stream))             \
@@ -279,6 +280,16 @@ static fw_status_t hip_fill_zero(fw_device_t *device, void *ptr, size_t size) {
   if (s) return s;
   HIP_TRY(g_api.hipMemsetAsync(ptr, 0, size, d->copy_stream), "hipMemsetAsync");
   return finish(NULL, d->copy_stream);
+}
+
+static fw_status_t hip_available(fw_device_t *device, uint64_t *out_bytes) {
+  hip_device_t *d = (hip_device_t *)device;
+  fw_status_t s = bind(d);
+  if (s) return s;
+  size_t free_bytes = 0, total = 0;
+  HIP_TRY(g_api.hipMemGetInfo(&free_bytes, &total), "hipMemGetInfo");
+  *out_bytes = (uint64_t)free_bytes + fw_block_pool_bytes(&d->pool);
+  return FW_OK;
 }
 
 static fw_status_t hip_alloc_host(fw_device_t *device, size_t size, void **out_ptr) {
@@ -499,6 +510,7 @@ static const fw_device_vtable_t kHipDeviceVtable = {
     .query = hip_query,
     .alloc = hip_alloc,
     .free = hip_free,
+    .available = hip_available,
     .fill_zero = hip_fill_zero,
     .alloc_host = hip_alloc_host,
     .free_host = hip_free_host,

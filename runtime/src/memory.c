@@ -100,6 +100,7 @@ uint64_t fw_memory_device_limit(uint64_t own, uint64_t cap) {
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit) {
   node->minimal = limit == FW_TIER_LIMIT_MIN;
   node->capacity = node->minimal ? 1 : limit; /* grows with the first needs */
+  node->configured = node->capacity;
   node->capped = node->capacity != 0;
   atomic_store(&node->armed, node->capped);
 }
@@ -323,19 +324,50 @@ static fw_status_t fill_zero(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   return status;
 }
 
+/* What a device node's device could hold of ours now (lock held): the bytes allocated
+ * here and what it could still allocate; 0 when it does not say. */
+static uint64_t device_total(fw_memory_node_t *n) {
+  uint64_t available = 0;
+  if (!n->device || !n->device->vtable->available) return 0;
+  fw_status_t status = n->device->vtable->available(n->device, &available);
+  if (status != FW_OK) {
+    fw_status_free(status);
+    return 0;
+  }
+  return n->used + available;
+}
+
+static void set_capacity(fw_memory_node_t *n, uint64_t capacity, int lowered) {
+  __atomic_store_n(&n->lowered, lowered, __ATOMIC_RELAXED);      /* capacity_source */
+  __atomic_store_n(&n->capacity, capacity, __ATOMIC_RELAXED); /* fw_memory_node_capacity */
+}
+
 /* The driver refused `size` bytes of device memory with the node's `used` bytes allocated
  * (lock held): other processes, the driver or the kernels' code hold more than the
- * capacity allowed for, so the capacity falls to the most that could have fitted, and
- * eviction makes room below it from then on. Returns whether it fell (the caller may try
- * again). */
+ * capacity allowed for, so the capacity falls to the most that could have fitted (less
+ * where the device says it has less), and eviction makes room below it. Returns whether
+ * it fell (the caller may try again). */
 static int lower_capacity(fw_memory_node_t *n, uint64_t size) {
   if (n->tier != FW_TIER_DEVICE || !n->capped || n->minimal) return 0;
-  uint64_t could_fit = n->used + size - 1;
+  uint64_t could_fit = n->used + size - 1, total = device_total(n);
+  if (total && total < could_fit) could_fit = total;
   if (could_fit >= n->capacity) return 0;
   if (could_fit == 0) could_fit = 1; /* 0 would mean unlimited */
-  n->lowered = 1;
-  __atomic_store_n(&n->capacity, could_fit, __ATOMIC_RELAXED); /* fw_memory_node_capacity */
+  n->refused_total = total ? total : UINT64_MAX;
+  set_capacity(n, could_fit, 1);
   return 1;
+}
+
+/* A lowered device node's capacity rises again, up to the configured one, once its device
+ * has clearly more than when it refused (another process freed memory; lock held). Its
+ * own allocations and frees leave that total as it was, but for blocks rounded up, which
+ * the margin of 1/64 of the configured capacity absorbs. */
+static void regain_capacity(fw_memory_node_t *n) {
+  if (!n->lowered || n->refused_total == UINT64_MAX) return;
+  uint64_t total = device_total(n);
+  if (total <= n->refused_total + n->configured / 64) return;
+  if (total >= n->configured) set_capacity(n, n->configured, 0);
+  else if (total > n->capacity) set_capacity(n, total, 1);
 }
 
 /* Allocates the replica on `node` (lock held); *out_lowered (when not NULL) says whether a
@@ -671,7 +703,7 @@ static int room_may_come(const fw_memory_t *m, uint32_t own_pins) {
 
 /* Where a node's capacity comes from, for messages. */
 static const char *capacity_source(const fw_memory_node_t *n) {
-  if (n->lowered) return "lowered when the driver refused an allocation";
+  if (__atomic_load_n(&n->lowered, __ATOMIC_RELAXED)) return "lowered when the driver refused an allocation";
   if (n->tier == FW_TIER_DEVICE) return "the device's memory, or FW_TIER_LIMITS";
   if (n->capped) return "FW_TIER_LIMITS";
   return "the memory available when the runtime started, or FW_HOST_MEMORY";
@@ -762,6 +794,8 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
   fw_memory_node_t *n = &m->nodes[node];
   *again = 0;
   if (!n->capacity || n->used + need <= n->capacity) return FW_OK;
+  regain_capacity(n);
+  if (n->used + need <= n->capacity) return FW_OK;
   int made = 0;
   unsigned evictions = 0;
   m->fast_blocked = 0;
@@ -821,6 +855,17 @@ static int can_take_now(const fw_memory_t *m, const fw_task_t *task, uint32_t no
 
 /* fw_memory_acquire; with `nowait`, *out_refused = 1 and nothing done when it would have
  * to wait, evict or copy. */
+int fw_memory_try_regain(fw_memory_t *m, uint32_t node) {
+  fw_memory_node_t *n = &m->nodes[node];
+  if (!__atomic_load_n(&n->lowered, __ATOMIC_RELAXED) || pthread_mutex_trylock(&m->lock))
+    return 0;
+  uint64_t before = n->capacity;
+  regain_capacity(n);
+  int rose = n->capacity > before;
+  pthread_mutex_unlock(&m->lock);
+  return rose;
+}
+
 fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, uint32_t node) {
   const fw_memory_node_t *n = &m->nodes[node];
   if (n->minimal) return FW_OK; /* it grows (under the lock) */
@@ -873,6 +918,12 @@ static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void 
   task->fast_memory = 0;
   char who[200];
   snprintf(who, sizeof(who), "task @%s", task->name);
+  fw_memory_node_t *n = &m->nodes[node];
+  if (__atomic_load_n(&n->lowered, __ATOMIC_RELAXED)) {
+    pthread_mutex_lock(&m->lock);
+    regain_capacity(n); /* before it is found too small */
+    pthread_mutex_unlock(&m->lock);
+  }
   fw_status_t fits = fw_memory_check_fits(m, task, node);
   if (fits != FW_OK) return fits;
   /* The worker stalls from here until its inputs are in place: waits for copies in flight
@@ -889,6 +940,12 @@ retry:
     return FW_OK;
   }
   for (;;) {
+    /* The capacity may have fallen below the task meanwhile (lock let go). */
+    status = n->lowered ? fw_memory_check_fits(m, task, node) : FW_OK;
+    if (status != FW_OK) {
+      pthread_mutex_unlock(&m->lock);
+      return status;
+    }
     int busy = 0;
     uint64_t need = 0;
     for (size_t i = 0; i < count; ++i) {
@@ -909,26 +966,23 @@ retry:
     if (!again) break;
   }
   status = FW_OK;
-  int lowered = 0;
+  int fell = 0;
   for (pinned = 0; pinned < count; ++pinned) {
     fw_buffer_t *b = taken(task, pinned);
     if (!is_host_wrapped(b, node)) {
-      status = allocate_replica_or_learn(m, b, node, &lowered);
+      status = allocate_replica_or_learn(m, b, node, &fell);
       if (status != FW_OK) break;
     }
     ++b->mem.replicas[node].pins;
     ++m->task_pins;
     if (taken_access(task, pinned) & FW_ACCESS_WRITE) atomic_fetch_add(&b->mem.writers, 1);
   }
-  if (lowered) {
+  if (fell) {
     /* The device had less room than its capacity said, which is lower now: room is made
      * below it again (evicting), unless the task no longer fits at all. */
     unpin_taken(m, task, node, pinned);
     fw_status_free(status);
-    status = fw_memory_check_fits(m, task, node);
-    if (status == FW_OK) goto retry;
-    pthread_mutex_unlock(&m->lock);
-    return status;
+    goto retry;
   }
   for (size_t i = 0; status == FW_OK && i < count; ++i) {
     fw_buffer_t *b = taken(task, i);

@@ -79,13 +79,18 @@ typedef struct fw_memory_node_t {
   fw_tier_t tier;
   fw_device_t *device; /* allocates and copies its memory; NULL for storage */
   /* 0: unlimited. Changes (under the lock) only when minimal, or on a device when the
-   * driver refuses memory below it (falls then, for good: `lowered`; memory.c,
-   * lower_capacity); read without the lock only atomically. */
+   * driver refuses memory below it (memory.c, lower_capacity and regain_capacity); read
+   * without the lock only atomically (fw_memory_node_capacity). */
   uint64_t capacity;
   int minimal;         /* "TIER=min": grows only when nothing can be evicted */
-  int lowered;         /* the capacity fell after the driver refused an allocation */
+  /* A device's capacity fell below `configured` after its driver refused an allocation
+   * (written under the lock, read without it atomically); `refused_total` is what the
+   * device had then: the bytes allocated here and what it could still allocate
+   * (UINT64_MAX: it does not say). The capacity rises again once it has more. */
+  int lowered;
+  uint64_t configured, refused_total;
   int capped;          /* a cap, or a device's memory: capacity != 0 and eviction possible
-                          from setup on (fixed then: read without the lock) */
+                          from setup on (the flag is fixed then: read without the lock) */
   /* Whether eviction may happen, so that tasks take their buffers under the lock, pinned.
    * Set at setup on a capped node. A node with a capacity that is not a cap (the host
    * tier sized to the machine's memory) starts without it: tasks whose buffers are valid
@@ -162,8 +167,8 @@ fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]
 uint64_t fw_memory_device_limit(uint64_t own, uint64_t cap);
 /* Sets a node's capacity from a parsed limit (FW_TIER_LIMIT_MIN: minimal). */
 void fw_memory_node_limit(fw_memory_node_t *node, uint64_t limit);
-/* A node's capacity read without the lock: fixed, or a device's that may fall (not a
- * minimal node's, which grows under the lock). */
+/* A node's capacity read without the lock: fixed, or a device's that may fall and rise
+ * again (not a minimal node's, which grows under the lock). */
 static inline uint64_t fw_memory_node_capacity(const fw_memory_node_t *node) {
   return __atomic_load_n(&node->capacity, __ATOMIC_RELAXED);
 }
@@ -202,10 +207,14 @@ void fw_memory_buffer_init_wrapped(fw_memory_t *m, fw_buffer_t *buffer, void *da
 void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *buffer);
 
 /* Whether the buffers of `task` fit `node` at once: RESOURCE_EXHAUSTED, naming the task,
- * the node and both sizes, when they exceed its fixed capacity (the task cannot run there
+ * the node and both sizes, when they exceed its capacity (the task cannot run there
  * however much is evicted). fw_memory_acquire checks it first; the scheduler gives no
  * worker a task too large for its device memory, and says so when none is left. */
 fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, uint32_t node);
+/* A device node whose capacity fell after its driver refused memory: lets it rise again
+ * if the device has more room now (memory.c, regain_capacity). Takes the memory lock only
+ * if it is free (the scheduler calls it holding its own); returns whether it rose. */
+int fw_memory_try_regain(fw_memory_t *m, uint32_t node);
 /* Makes every buffer of `task` valid on `node` and pins it, its accesses and then its
  * extra buffers (fw_task_extra_t); `out_data[i]` receives the i-th one's address there,
  * `*out_stall_ns` the time spent waiting for data or room (and evicting to make room),

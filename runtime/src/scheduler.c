@@ -535,6 +535,18 @@ static void drop_preferences_that_cannot_hold(const fw_scheduler_t *s, fw_task_t
   t->placement_key = fw_task_placement_key(t);
 }
 
+/* A device whose capacity fell below the task (its driver refused memory) may have room
+ * again: whether one such capacity rose. */
+static int regained_for(fw_scheduler_t *s, const fw_task_t *t) {
+  int rose = 0;
+  for (size_t i = 0; i < s->num_workers; ++i) {
+    const fw_worker_t *w = &s->workers[i];
+    if (!w->sim && w->memory_node != FW_NODE_HOST && has_code(w, t) && !fits(w, t))
+      rose |= fw_memory_try_regain(&s->runtime->memory, w->memory_node);
+  }
+  return rose;
+}
+
 void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from) {
   fw_status_t reason;
   if (t->join) {
@@ -553,7 +565,7 @@ void fw_scheduler_make_ready(fw_scheduler_t *s, fw_task_t *t, fw_worker_t *from)
   t->state = FW_TASK_READY;
   if (t->prefer_mask) drop_preferences_that_cannot_hold(s, t);
   if (s->simulated) fw_simulator_released(s, t);
-  if (s->policy->push(s, t, from)) {
+  if (s->policy->push(s, t, from) || (regained_for(s, t) && s->policy->push(s, t, from))) {
     atomic_fetch_add_explicit(&s->num_ready, 1, memory_order_release);
     return;
   }

@@ -264,13 +264,26 @@ FAKE_EXPORT CUresult cuCtxSetCurrent(struct CUctx_st *ctx) {
   return CUDA_SUCCESS;
 }
 
+static size_t held_bytes(void) {
+  const char *v = getenv("FW_FAKE_CUDA_HELD");
+  return v ? (size_t)strtoull(v, NULL, 10) : 0;
+}
+
+FAKE_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
+  int dev = t_device;
+  pthread_mutex_lock(&g_lock);
+  size_t taken = g_used[dev] + held_bytes();
+  pthread_mutex_unlock(&g_lock);
+  *total = memory_size(dev);
+  *free_bytes = taken < *total ? *total - taken : 0;
+  return CUDA_SUCCESS;
+}
+
 /* Device memory: host memory with its size in front, so frees give the room back. */
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size) {
   int dev = t_device;
   pthread_mutex_lock(&g_lock);
-  const char *held_text = getenv("FW_FAKE_CUDA_HELD");
-  size_t held = held_text ? (size_t)strtoull(held_text, NULL, 10) : 0;
-  int fits = g_used[dev] + held + size <= memory_size(dev);
+  int fits = g_used[dev] + held_bytes() + size <= memory_size(dev);
   if (fits) g_used[dev] += size;
   pthread_mutex_unlock(&g_lock);
   if (!fits) return CUDA_ERROR_OUT_OF_MEMORY;

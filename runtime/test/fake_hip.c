@@ -8,6 +8,8 @@
  *
  * Settings (environment):
  *   FW_FAKE_HIP_ARCH  the architecture the device reports (default gfx942)
+ *   FW_FAKE_HIP_HELD  bytes of the device's 1 GiB that another process holds: hipMalloc
+ *                     gives the rest
  *   FW_FAKE_HIP_LOG   a file each driver call worth checking is appended to */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -32,6 +34,13 @@ enum {
 #define FAKE_EXPORT __attribute__((visibility("default")))
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+#define FAKE_DEVICE_BYTES ((size_t)1 << 30)
+static size_t g_used; /* device memory hipMalloc gave */
+
+static size_t held_bytes(void) {
+  const char *v = getenv("FW_FAKE_HIP_HELD");
+  return v ? (size_t)strtoull(v, NULL, 10) : 0;
+}
 
 static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void log_line(const char *fmt, ...) {
@@ -96,7 +105,16 @@ FAKE_EXPORT hipError_t hipDeviceGetAttribute(int *value, int attribute, int devi
 
 FAKE_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, int device) {
   (void)device;
-  *bytes = (size_t)1 << 30;
+  *bytes = FAKE_DEVICE_BYTES;
+  return hipSuccess;
+}
+
+FAKE_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total) {
+  pthread_mutex_lock(&g_lock);
+  size_t taken = g_used + held_bytes();
+  pthread_mutex_unlock(&g_lock);
+  *free_bytes = taken < FAKE_DEVICE_BYTES ? FAKE_DEVICE_BYTES - taken : 0;
+  *total = FAKE_DEVICE_BYTES;
   return hipSuccess;
 }
 
@@ -110,20 +128,42 @@ FAKE_EXPORT hipError_t hipGetDevicePropertiesR0600(void *props, int device) {
   return hipSuccess;
 }
 
+/* Device memory: host memory with its size in front, so frees give the room back. */
 FAKE_EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
-  *ptr = aligned_alloc(256, (size + 255) / 256 * 256);
-  return *ptr ? hipSuccess : hipErrorOutOfMemory;
+  pthread_mutex_lock(&g_lock);
+  int fits = g_used + held_bytes() + size <= FAKE_DEVICE_BYTES;
+  if (fits) g_used += size;
+  pthread_mutex_unlock(&g_lock);
+  size_t *block = fits ? aligned_alloc(256, 256 + (size + 255) / 256 * 256) : NULL;
+  if (!block) {
+    if (fits) {
+      pthread_mutex_lock(&g_lock);
+      g_used -= size;
+      pthread_mutex_unlock(&g_lock);
+    }
+    *ptr = NULL;
+    return hipErrorOutOfMemory;
+  }
+  block[0] = size;
+  *ptr = (char *)block + 256;
+  return hipSuccess;
 }
 
 FAKE_EXPORT hipError_t hipFree(void *ptr) {
+  if (!ptr) return hipSuccess;
   fake_host_run_all(); /* hipFree synchronizes the device */
-  free(ptr);
+  size_t *block = (size_t *)((char *)ptr - 256);
+  pthread_mutex_lock(&g_lock);
+  g_used -= block[0];
+  pthread_mutex_unlock(&g_lock);
+  free(block);
   return hipSuccess;
 }
 
 FAKE_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) {
   (void)flags;
-  return hipMalloc(ptr, size);
+  *ptr = aligned_alloc(256, (size + 255) / 256 * 256 + 256);
+  return *ptr ? hipSuccess : hipErrorOutOfMemory;
 }
 
 FAKE_EXPORT hipError_t hipHostFree(void *ptr) {
