@@ -75,6 +75,23 @@
 // ROWSBAD: error: in @scatter_rows: task @kernel_checks.scatter_rows_dispatch_0: check failed: 'tensor.parallel_insert_slice': the slice reaches outside dimension 0 of the destination
 // RUN: %fw-run %t.fwb --function=double_tiles --input=8xf32=1,2,3,4,5,6,7,8 | FileCheck %s --check-prefix=TILES
 // TILES: 8xf32=2 4 6 8 10 12 14 16
+// Rows computed (by an inner forall, into an empty tensor) before they are
+// scattered: a bad position far past the end fails the check without the row
+// having been built there first.
+// RUN: %fw-run %t.fwb --function=scatter_doubled --input=4x4xf32=0 --input=2x4xf32=1,2,3,4,5,6,7,8 --input=2xi64=3,1 | FileCheck %s --check-prefix=DOUBLED
+// DOUBLED: 4x4xf32=[0 0 0 0][10 12 14 16][0 0 0 0][2 4 6 8]
+// RUN: not %fw-run %t.fwb --function=scatter_doubled --input=4x4xf32=0 --input=2x4xf32=1 --input=2xi64=3,1099511627776 2>&1 | FileCheck %s --check-prefix=DOUBLEDBAD
+// DOUBLEDBAD: error: in @scatter_doubled: task @kernel_checks.scatter_doubled_dispatch_0: check failed: 'tensor.parallel_insert_slice': the slice reaches outside dimension 0 of the destination
+// A slice whose size and the inserted tensor's size both come from the data.
+// RUN: %fw-run %t.fwb --function=copy_prefix --input=8x2xf32=0 --input=3x2xf32=1,2,3,4,5,6 --input=2xi64=2,2 | FileCheck %s --check-prefix=PREFIX
+// PREFIX: 8x2xf32=[1 2][3 4][0 0][0 0][0 0][0 0][0 0][0 0]
+// RUN: not %fw-run %t.fwb --function=copy_prefix --input=8x2xf32=0 --input=3x2xf32=1 --input=2xi64=2,3 2>&1 | FileCheck %s --check-prefix=PREFIXBAD
+// PREFIXBAD: check failed: 'tensor.parallel_insert_slice': dimension 0 of the inserted tensor differs from the slice size
+// Operands of an op in a task's loop whose sizes differ.
+// RUN: %fw-run %t.fwb --function=add_twice --input=3xf32=1,2,3 --input=3xf32=1,1,1 | FileCheck %s --check-prefix=TWICE
+// TWICE: 3xf32=3 4 5
+// RUN: not %fw-run %t.fwb --function=add_twice --input=300000xf32=1 --input=2xf32=1,1 2>&1 | FileCheck %s --check-prefix=TWICEBAD
+// TWICEBAD: check failed: 'linalg.generic': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
@@ -272,4 +289,57 @@ func.func @double_tiles(%a: tensor<8xf32>) -> tensor<8xf32> {
     }
   }
   return %r : tensor<8xf32>
+}
+
+func.func @scatter_doubled(%dst: tensor<4x4xf32>, %src: tensor<2x4xf32>, %pos: tensor<2xi64>) -> tensor<4x4xf32> {
+  %r = scf.forall (%i) in (2) shared_outs(%o = %dst) -> tensor<4x4xf32> {
+    %p64 = tensor.extract %pos[%i] : tensor<2xi64>
+    %p = arith.index_cast %p64 : i64 to index
+    %e = tensor.empty() : tensor<1x4xf32>
+    %row = scf.forall (%j) in (4) shared_outs(%t = %e) -> tensor<1x4xf32> {
+      %x = tensor.extract %src[%i, %j] : tensor<2x4xf32>
+      %y = arith.addf %x, %x : f32
+      %ys = tensor.from_elements %y : tensor<1x1xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %ys into %t[0, %j] [1, 1] [1, 1] : tensor<1x1xf32> into tensor<1x4xf32>
+      }
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %row into %o[%p, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<4x4xf32>
+    }
+  }
+  return %r : tensor<4x4xf32>
+}
+
+func.func @copy_prefix(%dst: tensor<8x2xf32>, %src: tensor<?x2xf32>, %s: tensor<2xi64>) -> tensor<8x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.forall (%i) in (2) shared_outs(%o = %dst) -> tensor<8x2xf32> {
+    %a64 = tensor.extract %s[%c0] : tensor<2xi64>
+    %b64 = tensor.extract %s[%c1] : tensor<2xi64>
+    %a = arith.index_cast %a64 : i64 to index
+    %b = arith.index_cast %b64 : i64 to index
+    %t = tensor.extract_slice %src[0, %i] [%a, 1] [1, 1] : tensor<?x2xf32> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[0, %i] [%b, 1] [1, 1] : tensor<?xf32> into tensor<8x2xf32>
+    }
+  }
+  return %r : tensor<8x2xf32>
+}
+
+func.func @add_twice(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %r = fw.task(%a, %b) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> dims(%n) {
+  ^bb0(%x: tensor<?xf32>, %y: tensor<?xf32>):
+    %c0k = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %l = scf.for %i = %c0k to %c2 step %c1 iter_args(%acc = %x) -> tensor<?xf32> {
+      %s = linalg.add ins(%acc, %y : tensor<?xf32>, tensor<?xf32>) outs(%acc : tensor<?xf32>) -> tensor<?xf32>
+      scf.yield %s : tensor<?xf32>
+    }
+    fw.yield %l : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
 }

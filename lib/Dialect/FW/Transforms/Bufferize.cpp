@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -45,9 +46,71 @@ static LogicalResult decomposeAggregates(ModuleOp module) {
   return success();
 }
 
+/// The empty tensors whose contents may reach `value`: through the inits of
+/// destination-style ops, casts, slices, branches and loops (a superset of the
+/// chains empty-tensor elimination follows).
+static void collectEmptiesReaching(Value value,
+                                   SmallPtrSetImpl<Operation *> &empties,
+                                   DenseSet<Value> &seen) {
+  if (!isa<TensorType>(value.getType()) || !seen.insert(value).second)
+    return;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+      if (OpOperand *init = loop.getTiedLoopInit(arg)) {
+        collectEmptiesReaching(init->get(), empties, seen);
+        collectEmptiesReaching(loop.getTiedLoopYieldedValue(arg)->get(),
+                               empties, seen);
+      }
+    return;
+  }
+  Operation *def = value.getDefiningOp();
+  auto result = cast<OpResult>(value);
+  if (isa<tensor::EmptyOp>(def)) {
+    empties.insert(def);
+  } else if (auto dps = dyn_cast<DestinationStyleOpInterface>(def)) {
+    collectEmptiesReaching(dps.getTiedOpOperand(result)->get(), empties, seen);
+  } else if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
+    for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+      if (!region->empty())
+        collectEmptiesReaching(
+            region->front().getTerminator()->getOperand(
+                result.getResultNumber()),
+            empties, seen);
+  } else if (auto loop = dyn_cast<scf::ForOp>(def)) {
+    collectEmptiesReaching(loop.getInits()[result.getResultNumber()], empties,
+                           seen);
+    collectEmptiesReaching(loop.getYieldedValues()[result.getResultNumber()],
+                           empties, seen);
+  } else if (isa<tensor::CastOp, tensor::ExtractSliceOp>(def)) {
+    collectEmptiesReaching(def->getOperand(0), empties, seen);
+  }
+}
+
+/// An empty tensor whose contents an insert checked in the kernel
+/// (fw-task-checks) writes is not built in place in the insert's
+/// destination, as empty-tensor elimination would: where it goes is known
+/// to lie within the destination only once the check has passed, and built in
+/// place it would be written there first. It gets a buffer of its own.
+static void keepCheckedInsertsApart(ModuleOp module) {
+  SmallPtrSet<Operation *, 8> empties;
+  DenseSet<Value> seen;
+  module.walk([&](tensor::InsertSliceOp insert) {
+    if (insert->hasAttr(kCheckedAttrName))
+      collectEmptiesReaching(insert.getSource(), empties, seen);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (Operation *op : empties) {
+    auto empty = cast<tensor::EmptyOp>(op);
+    rewriter.setInsertionPoint(empty);
+    rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
+        empty, empty.getType(), empty.getDynamicSizes());
+  }
+}
+
 static LogicalResult bufferizeKernel(ModuleOp module) {
   if (failed(decomposeAggregates(module)))
     return failure();
+  keepCheckedInsertsApart(module);
   IRRewriter rewriter(module.getContext());
   if (failed(bufferization::eliminateEmptyTensors(rewriter, module)))
     return failure();

@@ -32,7 +32,7 @@ namespace {
 using Cmp = ValueBoundsConstraintSet::ComparisonOperator;
 
 /// Marks an access or loop this pass has checked (a second run leaves it).
-constexpr llvm::StringLiteral kCheckedAttr = "fw.checked";
+constexpr llvm::StringLiteral kCheckedAttr = kCheckedAttrName;
 
 /// Whether `index` is provably in [0, size of dimension `dim` of `tensor`).
 bool provenInBounds(Value index, Value tensor, int64_t dim) {
@@ -81,21 +81,26 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return ub::PoisonOp::create(b, loc, type);
 }
 
-/// Replaces `op` (one result) by `scf.if %ok` running it, else yielding
-/// `otherwise`.
-void guard(OpBuilder &b, Operation *op, Value ok, Value otherwise) {
+/// Replaces `op` by `scf.if %ok` running it, else yielding what `otherwise`
+/// builds (in the else block).
+void guard(OpBuilder &b, Operation *op, Value ok,
+           function_ref<SmallVector<Value>(OpBuilder &)> otherwise) {
   Location loc = op->getLoc();
   op->setAttr(kCheckedAttr, b.getUnitAttr());
   b.setInsertionPoint(op);
   auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), ok,
                                 /*withElseRegion=*/true);
-  op->getResult(0).replaceAllUsesWith(ifOp.getResult(0));
+  op->replaceAllUsesWith(ifOp.getResults());
   Block *then = ifOp.thenBlock();
   op->moveBefore(then, then->end());
   b.setInsertionPointToEnd(then);
-  scf::YieldOp::create(b, loc, op->getResult(0));
+  scf::YieldOp::create(b, loc, op->getResults());
   b.setInsertionPointToEnd(ifOp.elseBlock());
-  scf::YieldOp::create(b, loc, otherwise);
+  scf::YieldOp::create(b, loc, otherwise(b));
+}
+
+void guard(OpBuilder &b, Operation *op, Value ok, Value otherwise) {
+  guard(b, op, ok, [&](OpBuilder &) { return SmallVector<Value>{otherwise}; });
 }
 
 bool shapeComputedInKernel(Value tensor, unsigned depth);
@@ -126,6 +131,8 @@ bool computedInKernel(Value v, unsigned depth = 0) {
 /// casts, slices and empties sized so); else (a tensor a branch or a loop
 /// chooses) it may.
 bool shapeComputedInKernel(Value tensor, unsigned depth) {
+  if (cast<ShapedType>(tensor.getType()).hasStaticShape())
+    return false;
   if (depth > 32)
     return true;
   if (auto arg = dyn_cast<BlockArgument>(tensor))
@@ -148,19 +155,27 @@ bool shapeComputedInKernel(Value tensor, unsigned depth) {
   return true;
 }
 
+/// Whether the host checks `op` before the task runs (ShapeChecks, from
+/// fw-form-tasks): an op of the task's own (not one nested in a loop or a
+/// branch), in a tensor whose shape the host knows, with `values` (its
+/// offsets, sizes, indices) the host computes.
+bool hostChecks(Operation *op, Value tensor, ArrayRef<OpFoldResult> values) {
+  return isa<TaskOp>(op->getParentOp()) && !shapeComputedInKernel(tensor, 0) &&
+         llvm::none_of(values, [](OpFoldResult f) {
+           auto v = dyn_cast<Value>(f);
+           return v && computedInKernel(v);
+         });
+}
+
 /// Whether dimension `d` of `op`'s slice needs no check in `tensor`: the host
-/// computes its offset, size and stride (ShapeChecks), or value bounds prove
-/// 0 <= offset and offset + (size - 1) * stride < dim for a constant stride
-/// of 1 or more (a loop over the slices of a size).
+/// checks it, or value bounds prove 0 <= offset and
+/// offset + (size - 1) * stride < dim for a constant stride of 1 or more (a
+/// loop over the slices of a size).
 bool sliceDimSafe(OffsetSizeAndStrideOpInterface op, Value tensor,
                   int64_t d) {
   OpFoldResult offset = op.getMixedOffsets()[d], size = op.getMixedSizes()[d],
                stride = op.getMixedStrides()[d];
-  if (llvm::none_of(SmallVector<OpFoldResult>{offset, size, stride},
-                    [](OpFoldResult f) {
-                      auto v = dyn_cast<Value>(f);
-                      return v && computedInKernel(v);
-                    }))
+  if (hostChecks(op, tensor, {offset, size, stride}))
     return true;
   std::optional<int64_t> constantStride = getConstantIntValue(stride);
   if (!constantStride || *constantStride < 1)
@@ -236,6 +251,112 @@ Value checkSlice(OpBuilder &b, OffsetSizeAndStrideOpInterface op, Value tensor,
     all = all ? arith::AndIOp::create(b, loc, all, in).getResult() : in;
   }
   return all;
+}
+
+/// Asserts, before `insert`, that the inserted tensor has the slice's sizes
+/// where the host does not check it and they are not known to agree;
+/// returns the conjunction (null: nothing to check).
+Value checkInsertedSizes(OpBuilder &b, tensor::InsertSliceOp insert) {
+  Location loc = insert.getLoc();
+  Value source = insert.getSource(), all;
+  SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
+  if (hostChecks(insert, insert.getDest(), sizes) &&
+      !shapeComputedInKernel(source, 0))
+    return nullptr;
+  llvm::SmallBitVector dropped = insert.getDroppedDims();
+  int64_t k = 0;
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    if (dropped.test(d))
+      continue;
+    int64_t s = k++;
+    using Variable = ValueBoundsConstraintSet::Variable;
+    if (ValueBoundsConstraintSet::compare(Variable(source, s), Cmp::EQ,
+                                          Variable(size)))
+      continue;
+    Value dim = tensor::DimOp::create(b, loc, source, s);
+    Value same = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, dim,
+        getValueOrCreateConstantIndexOp(b, loc, size));
+    AssertOp::create(b, loc, same,
+                     b.getStringAttr(checkMessage(
+                         insert, "dimension " + Twine(s) +
+                                     " of the inserted tensor differs from "
+                                     "the slice size")));
+    all = all ? arith::AndIOp::create(b, loc, all, same).getResult() : same;
+  }
+  return all;
+}
+
+/// Whether `op` needs in the kernel the checks the host makes of a task's own
+/// ops (ShapeChecks: operand sizes that must agree): when it is nested in a
+/// loop or a branch, or an operand's shape is computed in the kernel.
+bool needsKernelShapeChecks(Operation *op) {
+  if (!isa<linalg::LinalgOp, linalg::SoftmaxOp, tensor::ConcatOp,
+           tensor::CastOp, tensor::ExpandShapeOp, tensor::PadOp,
+           tensor::ReshapeOp>(op) ||
+      op->hasAttr(kCheckedAttr))
+    return false;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    if (linalgOp.hasPureBufferSemantics())
+      return false;
+  // The sizes a reshape takes from a tensor the kernel computes.
+  if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
+    if (!matchPattern(reshape.getShape(), m_Constant()))
+      return true;
+  return !isa<TaskOp>(op->getParentOp()) ||
+         llvm::any_of(op->getOperands(), [](Value v) {
+           return isa<RankedTensorType>(v.getType()) &&
+                  shapeComputedInKernel(v, 0);
+         });
+}
+
+/// Makes those checks before `op` and guards it: one that fails them yields
+/// its inits (a destination-style op) or an empty tensor of its result's type
+/// with its dynamic sizes 0, so that nothing reads past the operands.
+void checkShapes(OpBuilder &b, Operation *op) {
+  Block *block = op->getBlock();
+  Operation *before = op->getPrevNode();
+  b.setInsertionPoint(op);
+  emitShapeChecks(b, op, [](Value v) { return v; });
+  // Sizes value bounds prove equal need no check (an init sized from the
+  // input it is computed from).
+  SmallVector<AssertOp> checks;
+  for (Operation *it = before ? before->getNextNode() : &block->front();
+       it != op; it = it->getNextNode())
+    if (auto check = dyn_cast<AssertOp>(it))
+      checks.push_back(check);
+  Value all;
+  for (AssertOp check : checks) {
+    auto cmp = check.getCondition().getDefiningOp<arith::CmpIOp>();
+    using Variable = ValueBoundsConstraintSet::Variable;
+    if (cmp && cmp.getPredicate() == arith::CmpIPredicate::eq &&
+        cmp.getLhs().getType().isIndex() &&
+        ValueBoundsConstraintSet::compare(Variable(cmp.getLhs()), Cmp::EQ,
+                                          Variable(cmp.getRhs()))) {
+      check.erase();
+      continue;
+    }
+    all = all ? arith::AndIOp::create(b, op->getLoc(), all,
+                                      check.getCondition())
+                    .getResult()
+              : check.getCondition();
+  }
+  op->setAttr(kCheckedAttr, b.getUnitAttr());
+  if (!all)
+    return;
+  guard(b, op, all, [&](OpBuilder &b) {
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+      return SmallVector<Value>(dps.getDpsInits());
+    SmallVector<Value> empties;
+    for (Type type : op->getResultTypes()) {
+      auto tensor = cast<RankedTensorType>(type);
+      SmallVector<Value> sizes(
+          tensor.getNumDynamicDims(),
+          arith::ConstantIndexOp::create(b, op->getLoc(), 0));
+      empties.push_back(tensor::EmptyOp::create(b, op->getLoc(), tensor, sizes));
+    }
+    return empties;
+  });
 }
 
 /// A loop never ends when its step is not positive, nor when its induction
@@ -357,10 +478,19 @@ void sequentialize(IRRewriter &rw, scf::ForallOp forall) {
   auto values = [&](ArrayRef<OpFoldResult> folds) {
     return getValueOrCreateConstantIndexOp(rw, loc, folds);
   };
+  SmallVector<Value> lower = values(forall.getMixedLowerBound()),
+                     upper = values(forall.getMixedUpperBound()),
+                     step = values(forall.getMixedStep());
+  // A forall without dimensions runs once: a loop of one iteration.
+  bool once = lower.empty();
+  if (once) {
+    Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+    lower = {zero};
+    upper = step = {one};
+  }
   scf::LoopNest nest = scf::buildLoopNest(
-      rw, loc, values(forall.getMixedLowerBound()),
-      values(forall.getMixedUpperBound()), values(forall.getMixedStep()),
-      forall.getOutputs(),
+      rw, loc, lower, upper, step, forall.getOutputs(),
       [](OpBuilder &, Location, ValueRange, ValueRange args) {
         return scf::ValueVector(args.begin(), args.end());
       });
@@ -371,7 +501,8 @@ void sequentialize(IRRewriter &rw, scf::ForallOp forall) {
   };
   SmallVector<Value> args;
   for (scf::ForOp loop : nest.loops) {
-    args.push_back(loop.getInductionVar());
+    if (!once)
+      args.push_back(loop.getInductionVar());
     writtenAs(loop, forall);
   }
   llvm::append_range(args, inner.getRegionIterArgs());
@@ -415,9 +546,10 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
     SmallVector<Operation *> ops;
     getOperation().walk([&](TaskOp task) {
       task.getBody().walk([&](Operation *op) {
-        if (isa<tensor::ExtractOp, tensor::InsertOp, tensor::ExtractSliceOp,
-                tensor::InsertSliceOp, scf::ForOp>(op) &&
-            !op->hasAttr(kCheckedAttr))
+        if ((isa<tensor::ExtractOp, tensor::InsertOp, tensor::ExtractSliceOp,
+                 tensor::InsertSliceOp, scf::ForOp>(op) &&
+             !op->hasAttr(kCheckedAttr)) ||
+            needsKernelShapeChecks(op))
           ops.push_back(op);
       });
     });
@@ -465,10 +597,15 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
         guard(b, op, ok, empty);
       } else if (auto slice = dyn_cast<tensor::InsertSliceOp>(op)) {
         Value ok = checkSlice(b, slice, slice.getDest(), "destination");
+        if (Value sizes = checkInsertedSizes(b, slice))
+          ok = ok ? arith::AndIOp::create(b, loc, ok, sizes).getResult()
+                  : sizes;
         if (ok)
           guard(b, op, ok, slice.getDest());
+      } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        checkLoop(b, loop);
       } else {
-        checkLoop(b, cast<scf::ForOp>(op));
+        checkShapes(b, op);
       }
     }
   }

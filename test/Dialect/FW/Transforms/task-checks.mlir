@@ -356,3 +356,79 @@ func.func @forall_two_outputs(%a: tensor<?xf32>, %s: tensor<i64>, %n: index) -> 
   }
   return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+/// Ops nested in a task's loops get in the kernel the checks the host makes
+/// of the task's own ops: operand sizes that must agree; one that fails them
+/// yields its init.
+// CHECK-LABEL: func.func @nested_shapes
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[SAME:.*]] = arith.cmpi eq
+// CHECK: fw.assert %[[SAME]], "'linalg.add': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
+// CHECK: %[[R:.*]] = scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK-NEXT: linalg.add {fw.checked} ins(%[[ACC]], %{{.*}} : tensor<?xf32>, tensor<?xf32>) outs(%[[ACC]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[ACC]]
+// CHECK: scf.yield %[[R]]
+func.func @nested_shapes(%a: tensor<?xf32>, %b: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %r = fw.task(%a, %b) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> dims(%n) {
+  ^bb0(%x: tensor<?xf32>, %y: tensor<?xf32>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %l = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %x) -> tensor<?xf32> {
+      %s = linalg.add ins(%acc, %y : tensor<?xf32>, tensor<?xf32>) outs(%acc : tensor<?xf32>) -> tensor<?xf32>
+      scf.yield %s : tensor<?xf32>
+    }
+    fw.yield %l : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+/// Slices nested in a loop are checked in the kernel even when the host could
+/// compute their offsets and sizes (it checks only the task's own ops), and
+/// so is an insert into a tensor the kernel sizes; the inserted tensor must
+/// have the slice's size there too. A forall without dimensions runs once.
+// CHECK-LABEL: func.func @nested_slices
+// CHECK: scf.for
+// CHECK: "'tensor.extract_slice': the slice reaches outside dimension 0 of the source
+// CHECK: "'tensor.insert_slice': the slice reaches outside dimension 0 of the destination
+// CHECK: "'tensor.insert_slice': dimension 0 of the inserted tensor differs from the slice size
+// CHECK: tensor.insert_slice {{.*}} {fw.checked}
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: "'tensor.parallel_insert_slice': the slice reaches outside dimension 0 of the destination
+// CHECK: {fw.written_as = "scf.forall"}
+// CHECK: fw.yield
+func.func @nested_slices(%a: tensor<?xf32>, %k: tensor<2xi64>, %n: index) -> tensor<?xf32> {
+  %r = fw.task(%a, %k) : (tensor<?xf32>, tensor<2xi64>) -> tensor<?xf32> dims(%n) {
+  ^bb0(%x: tensor<?xf32>, %kk: tensor<2xi64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %m = tensor.dim %x, %c0 : tensor<?xf32>
+    %last = arith.subi %m, %c2 : index
+    %l = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %x) -> tensor<?xf32> {
+      %s = tensor.extract_slice %x[%last] [4] [1] : tensor<?xf32> to tensor<4xf32>
+      %k64 = tensor.extract %kk[%c0] : tensor<2xi64>
+      %kn = arith.index_cast %k64 : i64 to index
+      %e = tensor.empty(%kn) : tensor<?xf32>
+      %t = tensor.extract_slice %x[0] [%m] [1] : tensor<?xf32> to tensor<?xf32>
+      %u = tensor.insert_slice %t into %e[0] [%kn] [1] : tensor<?xf32> into tensor<?xf32>
+      %v = tensor.insert_slice %s into %acc[0] [4] [1] : tensor<4xf32> into tensor<?xf32>
+      scf.yield %v : tensor<?xf32>
+    }
+    %f = scf.forall () in () shared_outs(%o = %l) -> tensor<?xf32> {
+      %p64 = tensor.extract %kk[%c1] : tensor<2xi64>
+      %at = arith.index_cast %p64 : i64 to index
+      %one = tensor.extract_slice %x[0] [1] [1] : tensor<?xf32> to tensor<1xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %one into %o[%at] [1] [1] : tensor<1xf32> into tensor<?xf32>
+      }
+    }
+    fw.yield %f : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}

@@ -115,7 +115,11 @@ def TaskChecksPass : Pass<"fw-task-checks", "func::FuncOp"> {
     (an `scf.if` cannot hold them), or whose step is not 1, first becomes a
     nest of `scf.for` loops carrying its shared outputs, its inserts
     `tensor.insert_slice` ops (checked as any; the messages name the ops as
-    written).
+    written). Ops the host does not check (nested in loops, branches and
+    foralls, or with operand shapes the kernel computes) get its checks here:
+    slices also for the inserted tensor's sizes, linalg ops, casts, concats,
+    reshapes, pads and expansions for the sizes that must agree (guarded:
+    a failing op yields its inits or an empty tensor).
 
     ```mlir
     %v = tensor.extract %table[%i, %j] : tensor<?x4xf32>

@@ -34,6 +34,10 @@ void emitShapeChecks(OpBuilder &b, Operation *op,
 std::string checkMessage(Operation *op, const Twine &what);
 inline constexpr llvm::StringLiteral kWrittenAsAttrName = "fw.written_as";
 
+/// Marks an access or loop fw-task-checks has checked in a kernel (guarded by
+/// an scf.if: it may not run).
+inline constexpr llvm::StringLiteral kCheckedAttrName = "fw.checked";
+
 /// Whether `op` is an integer division or remainder (one that traps on a
 /// divisor of 0), which emitShapeChecks checks on the host.
 bool isIntegerDivision(Operation *op);
