@@ -92,6 +92,25 @@
 // TWICE: 3xf32=3 4 5
 // RUN: not %fw-run %t.fwb --function=add_twice --input=300000xf32=1 --input=2xf32=1,1 2>&1 | FileCheck %s --check-prefix=TWICEBAD
 // TWICEBAD: check failed: 'linalg.generic': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
+// The same op of a task written in the input (checked by no one on the host).
+// RUN: not %fw-run %t.fwb --function=add_once --input=300000xf32=1 --input=2xf32=1,1 2>&1 | FileCheck %s --check-prefix=TWICEBAD
+// RUN: %fw-run %t.fwb --function=add_once --input=3xf32=1,2,3 --input=3xf32=1,1,1 | FileCheck %s --check-prefix=ONCE
+// ONCE: 3xf32=2 3 4
+// Sizes read from the data: a padding, a reshape's shape, an expansion's two
+// sizes (whose product could wrap around to the right one).
+// RUN: %fw-run %t.fwb --function=pad_by --input=4xf32=1,2,3,4 --input=2xi64=1,2 | FileCheck %s --check-prefix=PADBY
+// PADBY: 7xf32=0 1 2 3 4 0 0
+// RUN: not %fw-run %t.fwb --function=pad_by --input=4xf32=1,2,3,4 --input=2xi64=-1000000,0 2>&1 | FileCheck %s --check-prefix=PADBAD
+// PADBAD: check failed: 'tensor.pad': the low padding of dimension 0 is negative
+// RUN: %fw-run %t.fwb --function=rows_of --input=6xf32=1,2,3,4,5,6 --input=2xi64=2,3 | FileCheck %s --check-prefix=ROWSOF
+// ROWSOF: 2xf32=6 15
+// RUN: not %fw-run %t.fwb --function=rows_of --input=6xf32=1,2,3,4,5,6 --input=2xi64=1000,1000 2>&1 | FileCheck %s --check-prefix=ROWSOFBAD
+// RUN: not %fw-run %t.fwb --function=rows_of --input=6xf32=1,2,3,4,5,6 --input=2xi64=-2,-3 2>&1 | FileCheck %s --check-prefix=ROWSOFBAD
+// ROWSOFBAD: check failed: 'tensor.reshape': the shape's sizes are negative or do not multiply to the source's number of elements
+// RUN: %fw-run %t.fwb --function=grid_sum --input=6xf32=1,2,3,4,5,6 --input=2xi64=3,2 | FileCheck %s --check-prefix=GRID
+// GRID: f32=21
+// RUN: not %fw-run %t.fwb --function=grid_sum --input=4xf32=1,2,3,4 --input=2xi64=4611686018427387905,4 2>&1 | FileCheck %s --check-prefix=GRIDBAD
+// GRIDBAD: check failed: 'tensor.expand_shape': the sizes of result dimensions 0 to 1 do not multiply to dimension 0 of the source
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
@@ -342,4 +361,75 @@ func.func @add_twice(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
     fw.yield %l : tensor<?xf32>
   }
   return %r : tensor<?xf32>
+}
+
+func.func @add_once(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %r = fw.task(%a, %b) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> dims(%n) {
+  ^bb0(%x: tensor<?xf32>, %y: tensor<?xf32>):
+    %s = linalg.add ins(%x, %y : tensor<?xf32>, tensor<?xf32>) outs(%x : tensor<?xf32>) -> tensor<?xf32>
+    fw.yield %s : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+func.func @pad_by(%a: tensor<4xf32>, %p: tensor<2xi64>) -> tensor<7xf32> {
+  %r = fw.task(%a, %p) : (tensor<4xf32>, tensor<2xi64>) -> tensor<7xf32> {
+  ^bb0(%x: tensor<4xf32>, %pp: tensor<2xi64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0.0 : f32
+    %l64 = tensor.extract %pp[%c0] : tensor<2xi64>
+    %h64 = tensor.extract %pp[%c1] : tensor<2xi64>
+    %l = arith.index_cast %l64 : i64 to index
+    %h = arith.index_cast %h64 : i64 to index
+    %padded = tensor.pad %x low[%l] high[%h] {
+    ^bb0(%j: index):
+      tensor.yield %z : f32
+    } : tensor<4xf32> to tensor<?xf32>
+    %first = tensor.extract_slice %padded[0] [7] [1] : tensor<?xf32> to tensor<7xf32>
+    fw.yield %first : tensor<7xf32>
+  }
+  return %r : tensor<7xf32>
+}
+
+func.func @rows_of(%a: tensor<6xf32>, %shape: tensor<2xi64>) -> tensor<2xf32> {
+  %r = fw.task(%a, %shape) : (tensor<6xf32>, tensor<2xi64>) -> tensor<2xf32> {
+  ^bb0(%x: tensor<6xf32>, %sh: tensor<2xi64>):
+    %z = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<2xf32>
+    %init = linalg.fill ins(%z : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+    %rr = tensor.reshape %x(%sh) : (tensor<6xf32>, tensor<2xi64>) -> tensor<2x?xf32>
+    %s = linalg.reduce ins(%rr : tensor<2x?xf32>) outs(%init : tensor<2xf32>) dimensions = [1]
+      (%in: f32, %out: f32) {
+        %q = arith.addf %in, %out : f32
+        linalg.yield %q : f32
+      }
+    fw.yield %s : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+
+func.func @grid_sum(%a: tensor<?xf32>, %p: tensor<2xi64>) -> tensor<f32> {
+  %r = fw.task(%a, %p) : (tensor<?xf32>, tensor<2xi64>) -> tensor<f32> {
+  ^bb0(%x: tensor<?xf32>, %pp: tensor<2xi64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %k64 = tensor.extract %pp[%c0] : tensor<2xi64>
+    %m64 = tensor.extract %pp[%c1] : tensor<2xi64>
+    %k = arith.index_cast %k64 : i64 to index
+    %m = arith.index_cast %m64 : i64 to index
+    %ex = tensor.expand_shape %x [[0, 1]] output_shape [%k, %m] : tensor<?xf32> into tensor<?x?xf32>
+    %s = linalg.reduce ins(%ex : tensor<?x?xf32>) outs(%init : tensor<f32>) dimensions = [0, 1]
+      (%in: f32, %out: f32) {
+        %q = arith.addf %in, %out : f32
+        linalg.yield %q : f32
+      }
+    fw.yield %s : tensor<f32>
+  }
+  return %r : tensor<f32>
 }

@@ -12,6 +12,7 @@
 #include "fw/Dialect/FW/Transforms/Passes.h"
 #include "fw/Dialect/FW/Transforms/CostEstimate.h"
 #include "fw/Dialect/FW/Transforms/FormTasks.h"
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 #include "fw/Dialect/FW/Transforms/ProfileAttrs.h"
 #include "fw/Profile/Profile.h"
 
@@ -258,6 +259,9 @@ TaskOp mergeTasks(TaskOp producer, TaskOp consumer) {
 
   OpBuilder b(consumer);
   auto merged = TaskOp::create(b, consumer.getLoc(), resultTypes, args, dims);
+  if (producer->hasAttr(kHostCheckedAttrName) &&
+      consumer->hasAttr(kHostCheckedAttrName))
+    merged->setAttr(kHostCheckedAttrName, b.getUnitAttr());
   Block *body = &merged.getBody().front();
   OpBuilder inner = OpBuilder::atBlockBegin(body);
   auto argFor = [&](Value v) {

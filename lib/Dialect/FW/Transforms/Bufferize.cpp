@@ -107,9 +107,38 @@ static void keepCheckedInsertsApart(ModuleOp module) {
   }
 }
 
+/// A tensor.expand_shape whose group of result dimensions has more than one
+/// dynamic size becomes a tensor.reshape to all its result sizes: its memref
+/// form has strides no lowering computes (expand-strided-metadata fails on
+/// it), a reshape's are those of a fresh contiguous layout.
+static void reshapeDynamicExpands(Operation *root) {
+  SmallVector<tensor::ExpandShapeOp> expands;
+  root->walk([&](tensor::ExpandShapeOp expand) {
+    auto type = expand.getResultType();
+    for (const ReassociationIndices &group : expand.getReassociationIndices())
+      if (llvm::count_if(group, [&](int64_t d) {
+            return type.isDynamicDim(d);
+          }) > 1) {
+        expands.push_back(expand);
+        return;
+      }
+  });
+  IRRewriter rewriter(root->getContext());
+  for (tensor::ExpandShapeOp expand : expands) {
+    rewriter.setInsertionPoint(expand);
+    Location loc = expand.getLoc();
+    SmallVector<Value> sizes = getValueOrCreateConstantIndexOp(
+        rewriter, loc, expand.getMixedOutputShape());
+    Value shape = tensor::FromElementsOp::create(rewriter, loc, sizes);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(
+        expand, expand.getResultType(), expand.getSrc(), shape);
+  }
+}
+
 static LogicalResult bufferizeKernel(ModuleOp module) {
   if (failed(decomposeAggregates(module)))
     return failure();
+  reshapeDynamicExpands(module);
   keepCheckedInsertsApart(module);
   IRRewriter rewriter(module.getContext());
   if (failed(bufferization::eliminateEmptyTensors(rewriter, module)))
@@ -306,9 +335,11 @@ struct BufferizePass : public fw::impl::BufferizePassBase<BufferizePass> {
         if (ModuleOp inner = variant.getInnerModule())
           if (failed(bufferizeKernel(inner)))
             return signalPassFailure();
-    for (auto func : module.getOps<func::FuncOp>())
+    for (auto func : module.getOps<func::FuncOp>()) {
+      reshapeDynamicExpands(func);
       if (failed(bufferizeHostFunction(func)))
         return signalPassFailure();
+    }
   }
 };
 

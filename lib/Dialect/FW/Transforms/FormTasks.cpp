@@ -303,6 +303,8 @@ FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
 
   auto task = TaskOp::create(b, loc, root->getResultTypes(), ValueRange{},
                              resultDims);
+  if (emitChecks)
+    task->setAttr(kHostCheckedAttrName, b.getUnitAttr());
   root->replaceUsesWithIf(task.getResults(), [&](OpOperand &use) {
     return !task->isAncestor(use.getOwner());
   });

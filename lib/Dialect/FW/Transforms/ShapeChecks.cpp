@@ -27,8 +27,9 @@ namespace {
 class CheckBuilder {
 public:
   CheckBuilder(OpBuilder &b, Operation *op,
-               function_ref<Value(Value)> shapeSource)
-      : b(b), op(op), loc(op->getLoc()), shapeSource(shapeSource) {}
+               function_ref<Value(Value)> shapeSource, bool inKernel = false)
+      : b(b), op(op), loc(op->getLoc()), shapeSource(shapeSource),
+        inKernel(inKernel) {}
 
   /// The size of dimension `dim` of `value` as an index value.
   Value size(Value value, int64_t dim) {
@@ -49,6 +50,27 @@ public:
   }
   Value andOp(Value lhs, Value rhs) {
     return arith::AndIOp::create(b, loc, lhs, rhs);
+  }
+  /// The product of `factors`; `ok` says whether each is at least 0 and the
+  /// product does not overflow (such a product of sizes from the data could
+  /// wrap around to the size it is compared with).
+  Value checkedProduct(ArrayRef<Value> factors, Value &ok) {
+    Value product = index(1);
+    ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (Value factor : factors) {
+      Value next = arith::MulIOp::create(b, loc, product, factor);
+      // Unsigned: the product of two values below 2^63 is exact when dividing
+      // it back gives the other factor (a 0 factor cannot overflow).
+      Value exact = orOp(
+          cmp(arith::CmpIPredicate::eq, factor, index(0)),
+          cmp(arith::CmpIPredicate::eq,
+              arith::DivUIOp::create(b, loc, next, factor), product));
+      ok = andOp(ok, andOp(cmp(arith::CmpIPredicate::sge, factor, index(0)),
+                           andOp(exact, cmp(arith::CmpIPredicate::sge, next,
+                                            index(0)))));
+      product = next;
+    }
+    return product;
   }
 
   /// Asserts `condition` with a message naming the op and its location.
@@ -77,12 +99,16 @@ public:
   LogicalResult taskDimsChecks(TaskOp task);
   Value hostSizeOf(TaskOp task, Value yielded, int64_t dim);
   Value cloneToHost(Value v, Block &body, IRMapping &map, unsigned depth);
+  /// Whether a check can compute `v`: on the host, a value computed from
+  /// sizes and scalars; in a kernel, any.
+  bool computable(Value v);
 
 private:
   OpBuilder &b;
   Operation *op;
   Location loc;
   function_ref<Value(Value)> shapeSource;
+  bool inKernel;
 };
 
 bool isDynamicDim(Value v, int64_t dim) {
@@ -476,10 +502,13 @@ void CheckBuilder::expandChecks(tensor::ExpandShapeOp expand) {
       dynamic |= !getConstantIntValue(outputShape[d]).has_value();
     if (!dynamic)
       continue;
-    Value product = index(1);
+    SmallVector<Value> factors;
     for (int64_t d : group)
-      product = arith::MulIOp::create(b, loc, product, value(outputShape[d]));
-    check(cmp(arith::CmpIPredicate::eq, product, size(expand.getSrc(), i)),
+      factors.push_back(value(outputShape[d]));
+    Value ok;
+    Value product = checkedProduct(factors, ok);
+    check(andOp(ok, cmp(arith::CmpIPredicate::eq, product,
+                        size(expand.getSrc(), i))),
           "the sizes of result dimensions " + Twine(group.front()) + " to " +
               Twine(group.back()) + " do not multiply to dimension " +
               Twine(i) + " of the source");
@@ -503,12 +532,14 @@ bool hostComputable(Value v, unsigned depth = 0) {
   });
 }
 
+bool CheckBuilder::computable(Value v) { return inKernel || hostComputable(v); }
+
 void CheckBuilder::elementIndexChecks(Value tensor, ValueRange indices) {
   // Each index inside its dimension (fw-prepare-input rejects constant ones
   // outside a static size); not an index read from a tensor.
   for (auto [d, indexValue] : llvm::enumerate(indices)) {
     std::optional<int64_t> constant = getConstantIntValue(indexValue);
-    if ((constant && !isDynamicDim(tensor, d)) || !hostComputable(indexValue))
+    if ((constant && !isDynamicDim(tensor, d)) || !computable(indexValue))
       continue;
     check(andOp(cmp(arith::CmpIPredicate::sge, indexValue, index(0)),
                 cmp(arith::CmpIPredicate::slt, indexValue, size(tensor, d))),
@@ -521,8 +552,7 @@ void CheckBuilder::padChecks(tensor::PadOp pad) {
   // are the op's verifier's).
   auto checkSide = [&](StringRef side, ArrayRef<OpFoldResult> sizes) {
     for (auto [d, padSize] : llvm::enumerate(sizes))
-      if (!getConstantIntValue(padSize) &&
-          hostComputable(cast<Value>(padSize)))
+      if (!getConstantIntValue(padSize) && computable(cast<Value>(padSize)))
         check(cmp(arith::CmpIPredicate::sge, value(padSize), index(0)),
               "the " + side + " padding of dimension " + Twine(d) +
                   " is negative");
@@ -658,12 +688,31 @@ void CheckBuilder::reshapeChecks(tensor::ReshapeOp reshape) {
     }
   }
   Value source = reshape.getSource();
-  if (!count || cast<ShapedType>(source.getType()).hasStaticShape())
-    return; // Unknown here, or the op's verifier's.
   Value elements = index(1);
   for (int64_t d = 0, e = cast<ShapedType>(source.getType()).getRank(); d < e;
        ++d)
     elements = arith::MulIOp::create(b, loc, elements, size(source, d));
+  if (!count && inKernel) {
+    // The sizes read from the shape tensor in the kernel: none negative, and
+    // their product (not overflowing) the source's number of elements.
+    Value shape = reshape.getShape();
+    SmallVector<Value> sizes;
+    auto shapeType = cast<RankedTensorType>(shape.getType());
+    for (int64_t k = 0, e = shapeType.getDimSize(0); k < e; ++k) {
+      Value v = tensor::ExtractOp::create(b, loc, shape, index(k));
+      if (!v.getType().isIndex())
+        v = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+      sizes.push_back(v);
+    }
+    Value ok;
+    Value product = checkedProduct(sizes, ok);
+    check(andOp(ok, cmp(arith::CmpIPredicate::eq, elements, product)),
+          "the shape's sizes are negative or do not multiply to the source's "
+          "number of elements");
+    return;
+  }
+  if (!count || cast<ShapedType>(source.getType()).hasStaticShape())
+    return; // Unknown here, or the op's verifier's.
   check(cmp(arith::CmpIPredicate::eq, elements, index(*count)),
         "the source has another number of elements than the result (" +
             Twine(*count) + ")");
@@ -837,8 +886,9 @@ bool mlir::fw::isIntegerDivision(Operation *op) {
 }
 
 void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
-                               function_ref<Value(Value)> shapeSource) {
-  CheckBuilder checks(b, op, shapeSource);
+                               function_ref<Value(Value)> shapeSource,
+                               bool inKernel) {
+  CheckBuilder checks(b, op, shapeSource, inKernel);
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](linalg::LinalgOp linalgOp) {
         if (!linalgOp.hasPureBufferSemantics())

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/FormTasks.h"
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -171,6 +172,7 @@ mlir::fw::splitTask(TaskOp task, ArrayRef<SmallVector<Operation *>> groups) {
        llvm::zip(task.getResults(), cast<YieldOp>(body.getTerminator()).getValues()))
     result.replaceAllUsesWith(mapping.lookupOrDefault(value));
   DeviceKindAttr hint = task.getHintAttr();
+  bool hostChecked = task->hasAttr(kHostCheckedAttrName);
   SmallVector<SmallVector<Operation *>> hostGroups;
   for (const SmallVector<Operation *> &group : groups)
     hostGroups.push_back(llvm::map_to_vector(
@@ -184,6 +186,8 @@ mlir::fw::splitTask(TaskOp task, ArrayRef<SmallVector<Operation *>> groups) {
       return failure();
     if (hint)
       part->setHintAttr(hint);
+    if (hostChecked)
+      (*part)->setAttr(kHostCheckedAttrName, b.getUnitAttr());
     parts.push_back(*part);
   }
   // The cheap producers each part recomputed are dead on the host.

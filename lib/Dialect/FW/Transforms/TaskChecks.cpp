@@ -155,12 +155,19 @@ bool shapeComputedInKernel(Value tensor, unsigned depth) {
   return true;
 }
 
-/// Whether the host checks `op` before the task runs (ShapeChecks, from
-/// fw-form-tasks): an op of the task's own (not one nested in a loop or a
-/// branch), in a tensor whose shape the host knows, with `values` (its
+/// Whether `op` is one of the own ops (not nested in a loop or a branch) of a
+/// task fw-form-tasks made, which checked them on the host (ShapeChecks); a
+/// task written in the input was checked by nobody.
+bool inHostCheckedTask(Operation *op) {
+  Operation *parent = op->getParentOp();
+  return isa<TaskOp>(parent) && parent->hasAttr(kHostCheckedAttrName);
+}
+
+/// Whether the host checks `op` before the task runs: an op of a checked
+/// task's own, in a tensor whose shape the host knows, with `values` (its
 /// offsets, sizes, indices) the host computes.
 bool hostChecks(Operation *op, Value tensor, ArrayRef<OpFoldResult> values) {
-  return isa<TaskOp>(op->getParentOp()) && !shapeComputedInKernel(tensor, 0) &&
+  return inHostCheckedTask(op) && !shapeComputedInKernel(tensor, 0) &&
          llvm::none_of(values, [](OpFoldResult f) {
            auto v = dyn_cast<Value>(f);
            return v && computedInKernel(v);
@@ -253,16 +260,18 @@ Value checkSlice(OpBuilder &b, OffsetSizeAndStrideOpInterface op, Value tensor,
   return all;
 }
 
-/// Asserts, before `insert`, that the inserted tensor has the slice's sizes
-/// where the host does not check it and they are not known to agree;
-/// returns the conjunction (null: nothing to check).
-Value checkInsertedSizes(OpBuilder &b, tensor::InsertSliceOp insert) {
-  Location loc = insert.getLoc();
-  Value source = insert.getSource(), all;
+/// For each dimension of an insert's source (`tensor.insert_slice`,
+/// `tensor.parallel_insert_slice`) that the host does not check and value
+/// bounds do not prove to have the slice's size: its number and that size.
+template <typename InsertOp>
+SmallVector<std::pair<int64_t, OpFoldResult>> unprovenInsertedSizes(
+    InsertOp insert) {
+  SmallVector<std::pair<int64_t, OpFoldResult>> unproven;
+  Value source = insert.getSource();
   SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
   if (hostChecks(insert, insert.getDest(), sizes) &&
       !shapeComputedInKernel(source, 0))
-    return nullptr;
+    return unproven;
   llvm::SmallBitVector dropped = insert.getDroppedDims();
   int64_t k = 0;
   for (auto [d, size] : llvm::enumerate(sizes)) {
@@ -270,9 +279,19 @@ Value checkInsertedSizes(OpBuilder &b, tensor::InsertSliceOp insert) {
       continue;
     int64_t s = k++;
     using Variable = ValueBoundsConstraintSet::Variable;
-    if (ValueBoundsConstraintSet::compare(Variable(source, s), Cmp::EQ,
-                                          Variable(size)))
-      continue;
+    if (!ValueBoundsConstraintSet::compare(Variable(source, s), Cmp::EQ,
+                                           Variable(size)))
+      unproven.push_back({s, size});
+  }
+  return unproven;
+}
+
+/// Asserts, before `insert`, that the inserted tensor has the slice's sizes
+/// where that is not known; returns the conjunction (null: nothing to check).
+Value checkInsertedSizes(OpBuilder &b, tensor::InsertSliceOp insert) {
+  Location loc = insert.getLoc();
+  Value source = insert.getSource(), all;
+  for (auto [s, size] : unprovenInsertedSizes(insert)) {
     Value dim = tensor::DimOp::create(b, loc, source, s);
     Value same = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, dim,
@@ -303,10 +322,11 @@ bool needsKernelShapeChecks(Operation *op) {
   if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
     if (!matchPattern(reshape.getShape(), m_Constant()))
       return true;
-  return !isa<TaskOp>(op->getParentOp()) ||
+  return !inHostCheckedTask(op) ||
          llvm::any_of(op->getOperands(), [](Value v) {
-           return isa<RankedTensorType>(v.getType()) &&
-                  shapeComputedInKernel(v, 0);
+           return isa<RankedTensorType>(v.getType())
+                      ? shapeComputedInKernel(v, 0)
+                      : v.getType().isIndex() && computedInKernel(v);
          });
 }
 
@@ -317,7 +337,7 @@ void checkShapes(OpBuilder &b, Operation *op) {
   Block *block = op->getBlock();
   Operation *before = op->getPrevNode();
   b.setInsertionPoint(op);
-  emitShapeChecks(b, op, [](Value v) { return v; });
+  emitShapeChecks(b, op, [](Value v) { return v; }, /*inKernel=*/true);
   // Sizes value bounds prove equal need no check (an init sized from the
   // input it is computed from).
   SmallVector<AssertOp> checks;
@@ -462,6 +482,8 @@ bool needsSequentialChecks(scf::ForallOp forall) {
     for (int64_t d = 0; d < insert.getDestType().getRank(); ++d)
       if (!sliceDimSafe(insert, insert.getDest(), d))
         return true;
+    if (!unprovenInsertedSizes(insert).empty())
+      return true;
   }
   return false;
 }

@@ -10,7 +10,7 @@
 // CHECK: %[[DB:.*]] = tensor.dim %[[B]]
 // CHECK: %[[EQ:.*]] = arith.cmpi eq, %{{.*}}, %[[DB]]
 // CHECK: fw.assert %[[EQ]], "'linalg.generic': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
-// CHECK: %[[T:.*]] = fw.task(%[[A]], %[[B]]) : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> dims(%{{.*}}) attributes {flops_terms = [array<i64: 4, 0, 0>]} {
+// CHECK: %[[T:.*]] = fw.task(%[[A]], %[[B]]) : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> dims(%{{.*}}) attributes {flops_terms = [array<i64: 4, 0, 0>], fw.host_checked} {
 // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<?x4xf32>, %[[Y:.*]]: tensor<?x4xf32>):
 // CHECK: %[[XD:.*]] = tensor.dim %[[X]]
 // CHECK: %[[E:.*]] = tensor.empty(%[[XD]]) : tensor<?x4xf32>
@@ -37,7 +37,7 @@ func.func @elementwise(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf
 /// shapes get cost estimates: 2 * 8 * 16 * 4 flops for the matmul plus 32
 /// for the fill; bytes of every operand of both ops.
 // CHECK-LABEL: func.func @matmul
-// CHECK: %[[T:.*]] = fw.task(%{{.*}}, %{{.*}}) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> attributes {bytes = 1024 : i64, flops = 1056 : i64} {
+// CHECK: %[[T:.*]] = fw.task(%{{.*}}, %{{.*}}) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> attributes {bytes = 1024 : i64, flops = 1056 : i64, fw.host_checked} {
 // CHECK-DAG: arith.constant 0.0
 // CHECK-DAG: tensor.empty() : tensor<8x4xf32>
 // CHECK: %[[F:.*]] = linalg.fill

@@ -432,3 +432,43 @@ func.func @nested_slices(%a: tensor<?xf32>, %k: tensor<2xi64>, %n: index) -> ten
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+/// A task written in the input was checked by no one: its own ops get the
+/// host's checks in the kernel (operand sizes that agree, a padding read from
+/// the data not negative). A task fw-form-tasks made (fw.host_checked) has
+/// them on the host already.
+// CHECK-LABEL: func.func @input_task
+// CHECK: fw.assert %{{.*}}, "'linalg.add': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
+// CHECK: scf.if
+// CHECK: linalg.add {fw.checked}
+// CHECK: fw.assert %{{.*}}, "'tensor.pad': the low padding of dimension 0 is negative
+// CHECK: scf.if
+// CHECK: tensor.pad
+// CHECK-LABEL: func.func @formed_task
+// CHECK-NOT: fw.assert
+// CHECK: return
+func.func @input_task(%a: tensor<?xf32>, %b: tensor<?xf32>, %p: tensor<i64>, %n: index, %m: index) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r:2 = fw.task(%a, %b, %p) : (tensor<?xf32>, tensor<?xf32>, tensor<i64>) -> (tensor<?xf32>, tensor<?xf32>) dims(%n, %m) {
+  ^bb0(%x: tensor<?xf32>, %y: tensor<?xf32>, %pp: tensor<i64>):
+    %s = linalg.add ins(%x, %y : tensor<?xf32>, tensor<?xf32>) outs(%x : tensor<?xf32>) -> tensor<?xf32>
+    %z = arith.constant 0.0 : f32
+    %l64 = tensor.extract %pp[] : tensor<i64>
+    %l = arith.index_cast %l64 : i64 to index
+    %padded = tensor.pad %x low[%l] high[0] {
+    ^bb0(%j: index):
+      tensor.yield %z : f32
+    } : tensor<?xf32> to tensor<?xf32>
+    fw.yield %s, %padded : tensor<?xf32>, tensor<?xf32>
+  }
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
+}
+func.func @formed_task(%a: tensor<?xf32>, %b: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %r = fw.task(%a, %b) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> dims(%n) attributes {fw.host_checked} {
+  ^bb0(%x: tensor<?xf32>, %y: tensor<?xf32>):
+    %s = linalg.add ins(%x, %y : tensor<?xf32>, tensor<?xf32>) outs(%x : tensor<?xf32>) -> tensor<?xf32>
+    fw.yield %s : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}

@@ -24,15 +24,22 @@ namespace mlir::fw {
 /// tensor.cast, the indices of tensor.extract and tensor.insert, the padding
 /// sizes of tensor.pad (not negative) and the step of scf.for (positive),
 /// where those scalars are computed on the host (not read from a tensor).
-/// Checks whose outcome is known statically are not emitted.
+/// Checks whose outcome is known statically are not emitted. `inKernel`: the
+/// checks are made in the kernel (fw-task-checks), where every value is known,
+/// a reshape's sizes read from its shape tensor too.
 void emitShapeChecks(OpBuilder &b, Operation *op,
-                     function_ref<Value(Value)> shapeSource);
+                     function_ref<Value(Value)> shapeSource,
+                     bool inKernel = false);
 
 /// The message of a run-time check of `op`: "'<op name>': <what> (<file>:<line>)",
 /// with the name in its kWrittenAsAttrName attribute where a pass made `op`
 /// from another the program wrote.
 std::string checkMessage(Operation *op, const Twine &what);
 inline constexpr llvm::StringLiteral kWrittenAsAttrName = "fw.written_as";
+
+/// Marks a task whose own ops the host checks (fw-form-tasks made it and
+/// emitted their checks before it); a task written in the input has none.
+inline constexpr llvm::StringLiteral kHostCheckedAttrName = "fw.host_checked";
 
 /// Marks an access or loop fw-task-checks has checked in a kernel (guarded by
 /// an scf.if: it may not run).
