@@ -111,6 +111,13 @@
 // GRID: f32=21
 // RUN: not %fw-run %t.fwb --function=grid_sum --input=4xf32=1,2,3,4 --input=2xi64=4611686018427387905,4 2>&1 | FileCheck %s --check-prefix=GRIDBAD
 // GRIDBAD: check failed: 'tensor.expand_shape': the sizes of result dimensions 0 to 1 do not multiply to dimension 0 of the source
+// A tensor sized from the data: a negative or huge size fails its check rather
+// than its allocation.
+// RUN: %fw-run %t.fwb --function=count_ones --input=2xi64=3,4 | FileCheck %s --check-prefix=COUNT
+// COUNT: f32=7
+// RUN: not %fw-run %t.fwb --function=count_ones --input=2xi64=3,-5 2>&1 | FileCheck %s --check-prefix=COUNTBAD
+// RUN: not %fw-run %t.fwb --function=count_ones --input=2xi64=4611686018427387904,1 2>&1 | FileCheck %s --check-prefix=COUNTBAD
+// COUNTBAD: check failed: 'tensor.empty': a size is negative or the tensor would take more than 2^47 bytes
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
@@ -430,6 +437,33 @@ func.func @grid_sum(%a: tensor<?xf32>, %p: tensor<2xi64>) -> tensor<f32> {
         linalg.yield %q : f32
       }
     fw.yield %s : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+func.func @count_ones(%pp: tensor<2xi64>) -> tensor<f32> {
+  %r = fw.task(%pp) : (tensor<2xi64>) -> tensor<f32> {
+  ^bb0(%p: tensor<2xi64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%z : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %res = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %init) -> tensor<f32> {
+      %k64 = tensor.extract %p[%i] : tensor<2xi64>
+      %k = arith.index_cast %k64 : i64 to index
+      %e = tensor.empty(%k) : tensor<?xf32>
+      %f = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+      %s = linalg.reduce ins(%f : tensor<?xf32>) outs(%acc : tensor<f32>) dimensions = [0]
+        (%in: f32, %out: f32) {
+          %q = arith.addf %in, %out : f32
+          linalg.yield %q : f32
+        }
+      scf.yield %s : tensor<f32>
+    }
+    fw.yield %res : tensor<f32>
   }
   return %r : tensor<f32>
 }

@@ -51,26 +51,8 @@ public:
   Value andOp(Value lhs, Value rhs) {
     return arith::AndIOp::create(b, loc, lhs, rhs);
   }
-  /// The product of `factors`; `ok` says whether each is at least 0 and the
-  /// product does not overflow (such a product of sizes from the data could
-  /// wrap around to the size it is compared with).
   Value checkedProduct(ArrayRef<Value> factors, Value &ok) {
-    Value product = index(1);
-    ok = arith::ConstantIntOp::create(b, loc, 1, 1);
-    for (Value factor : factors) {
-      Value next = arith::MulIOp::create(b, loc, product, factor);
-      // Unsigned: the product of two values below 2^63 is exact when dividing
-      // it back gives the other factor (a 0 factor cannot overflow).
-      Value exact = orOp(
-          cmp(arith::CmpIPredicate::eq, factor, index(0)),
-          cmp(arith::CmpIPredicate::eq,
-              arith::DivUIOp::create(b, loc, next, factor), product));
-      ok = andOp(ok, andOp(cmp(arith::CmpIPredicate::sge, factor, index(0)),
-                           andOp(exact, cmp(arith::CmpIPredicate::sge, next,
-                                            index(0)))));
-      product = next;
-    }
-    return product;
+    return emitCheckedProduct(b, loc, factors, ok);
   }
 
   /// Asserts `condition` with a message naming the op and its location.
@@ -864,6 +846,34 @@ Value CheckBuilder::cloneToHost(Value v, Block &body, IRMapping &map,
 LogicalResult mlir::fw::emitTaskDimsChecks(OpBuilder &b, TaskOp task) {
   CheckBuilder checks(b, task, [](Value v) { return v; });
   return checks.taskDimsChecks(task);
+}
+
+Value mlir::fw::emitCheckedProduct(OpBuilder &b, Location loc,
+                                   ArrayRef<Value> factors, Value &ok) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto cmp = [&](arith::CmpIPredicate pred, Value lhs, Value rhs) -> Value {
+    return arith::CmpIOp::create(b, loc, pred, lhs, rhs);
+  };
+  auto andOp = [&](Value lhs, Value rhs) -> Value {
+    return arith::AndIOp::create(b, loc, lhs, rhs);
+  };
+  Value product = index(1);
+  ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (Value factor : factors) {
+    // Unsigned, with the high half of the product: exact when it is 0 (and
+    // no division, which the host would check for a divisor of 0).
+    auto wide = arith::MulUIExtendedOp::create(b, loc, product, factor);
+    Value next = wide.getLow();
+    ok = andOp(ok, andOp(cmp(arith::CmpIPredicate::sge, factor, index(0)),
+                         andOp(cmp(arith::CmpIPredicate::eq, wide.getHigh(),
+                                   index(0)),
+                               cmp(arith::CmpIPredicate::sge, next,
+                                   index(0)))));
+    product = next;
+  }
+  return product;
 }
 
 std::string mlir::fw::checkMessage(Operation *op, const Twine &what) {

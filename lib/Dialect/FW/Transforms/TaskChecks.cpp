@@ -286,6 +286,61 @@ SmallVector<std::pair<int64_t, OpFoldResult>> unprovenInsertedSizes(
   return unproven;
 }
 
+/// After a failed check before `op`, each of `sizes` the kernel computes is
+/// 0 for `op` and what comes after it (what is sized from it then has nothing
+/// to do).
+void zeroAfterFailure(OpBuilder &b, Operation *op, Value ok,
+                      ValueRange sizes) {
+  DominanceInfo dominance(op->getParentOfType<TaskOp>());
+  Value zero = arith::ConstantIndexOp::create(b, op->getLoc(), 0);
+  for (Value size : llvm::to_vector(sizes)) {
+    if (!computedInKernel(size))
+      continue;
+    auto safe = arith::SelectOp::create(b, op->getLoc(), ok, size, zero);
+    size.replaceUsesWithIf(safe, [&](OpOperand &use) {
+      return use.getOwner() != safe &&
+             (use.getOwner() == op ||
+              dominance.properlyDominates(safe.getOperation(), use.getOwner()));
+    });
+  }
+}
+
+/// Whether the kernel computes `size` of a new tensor, other than as the size
+/// of a tensor it has (which is a size).
+bool computedSize(Value size) {
+  return !size.getDefiningOp<tensor::DimOp>() && computedInKernel(size);
+}
+
+/// A tensor the kernel sizes from what it computes is allocated as asked: a
+/// negative size, or sizes whose bytes overflow or pass 2^47 (beyond any
+/// machine's memory), would make the allocation fail and the kernel write
+/// through a null pointer. Checked; a failing one is empty.
+void checkEmptySizes(OpBuilder &b, tensor::EmptyOp empty) {
+  Location loc = empty.getLoc();
+  b.setInsertionPoint(empty);
+  RankedTensorType type = empty.getType();
+  unsigned bits = type.getElementType().isIntOrFloat()
+                      ? type.getElementType().getIntOrFloatBitWidth()
+                      : 64;
+  SmallVector<Value> factors{
+      arith::ConstantIndexOp::create(b, loc, std::max(1u, (bits + 7) / 8))};
+  for (OpFoldResult size : empty.getMixedSizes())
+    factors.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  Value ok;
+  Value bytes = emitCheckedProduct(b, loc, factors, ok);
+  ok = arith::AndIOp::create(
+      b, loc, ok,
+      arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ule, bytes,
+          arith::ConstantIndexOp::create(b, loc, int64_t(1) << 47)));
+  AssertOp::create(b, loc, ok,
+                   b.getStringAttr(checkMessage(
+                       empty, "a size is negative or the tensor would take "
+                              "more than 2^47 bytes")));
+  empty->setAttr(kCheckedAttr, b.getUnitAttr());
+  zeroAfterFailure(b, empty, ok, empty.getDynamicSizes());
+}
+
 /// Asserts, before `insert`, that the inserted tensor has the slice's sizes
 /// where that is not known; returns the conjunction (null: nothing to check).
 Value checkInsertedSizes(OpBuilder &b, tensor::InsertSliceOp insert) {
@@ -573,6 +628,10 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
              !op->hasAttr(kCheckedAttr)) ||
             needsKernelShapeChecks(op))
           ops.push_back(op);
+        else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+          if (!op->hasAttr(kCheckedAttr) &&
+              llvm::any_of(empty.getDynamicSizes(), computedSize))
+            ops.push_back(op);
       });
     });
     OpBuilder b(&getContext());
@@ -595,18 +654,7 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
         Value ok = checkSlice(b, slice, slice.getSource(), "source");
         if (!ok)
           continue;
-        DominanceInfo dominance(op->getParentOfType<TaskOp>());
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-        for (Value size : llvm::to_vector(slice.getSizes())) {
-          if (!computedInKernel(size))
-            continue;
-          auto safe = arith::SelectOp::create(b, loc, ok, size, zero);
-          size.replaceUsesWithIf(safe, [&](OpOperand &use) {
-            return use.getOwner() != safe &&
-                   dominance.properlyDominates(safe.getOperation(),
-                                               use.getOwner());
-          });
-        }
+        zeroAfterFailure(b, op, ok, slice.getSizes());
         SmallVector<OpFoldResult> sizes;
         llvm::SmallBitVector dropped = slice.getDroppedDims();
         for (auto [d, size] : llvm::enumerate(slice.getMixedSizes()))
@@ -626,6 +674,8 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
           guard(b, op, ok, slice.getDest());
       } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         checkLoop(b, loop);
+      } else if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+        checkEmptySizes(b, empty);
       } else {
         checkShapes(b, op);
       }

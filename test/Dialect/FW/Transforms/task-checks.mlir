@@ -472,3 +472,30 @@ func.func @formed_task(%a: tensor<?xf32>, %b: tensor<?xf32>, %n: index) -> tenso
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+/// A tensor sized from the data: its size must not be negative nor its bytes
+/// pass 2^47 (the product checked for overflow); after a failure it is empty.
+/// One sized as a tensor the kernel has needs nothing.
+// CHECK-LABEL: func.func @sized_by_data
+// CHECK: %[[K:.*]] = arith.index_cast
+// CHECK: arith.mului_extended
+// CHECK: fw.assert %[[OK:.*]], "'tensor.empty': a size is negative or the tensor would take more than 2^47 bytes
+// CHECK: %[[SAFE:.*]] = arith.select %[[OK]], %[[K]], %{{.*}} : index
+// CHECK: tensor.empty(%[[SAFE]]) {fw.checked}
+// CHECK-NOT: fw.assert
+// CHECK: fw.yield
+func.func @sized_by_data(%p: tensor<i64>, %a: tensor<?xf32>, %n: index, %m: index) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r:2 = fw.task(%p, %a) : (tensor<i64>, tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) dims(%n, %m) attributes {fw.host_checked} {
+  ^bb0(%pp: tensor<i64>, %x: tensor<?xf32>):
+    %c0 = arith.constant 0 : index
+    %k64 = tensor.extract %pp[] : tensor<i64>
+    %k = arith.index_cast %k64 : i64 to index
+    %e = tensor.empty(%k) : tensor<?xf32>
+    %d = tensor.dim %x, %c0 : tensor<?xf32>
+    %f = tensor.empty(%d) : tensor<?xf32>
+    fw.yield %e, %f : tensor<?xf32>, tensor<?xf32>
+  }
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
+}

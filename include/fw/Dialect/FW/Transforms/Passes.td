@@ -119,7 +119,9 @@ def TaskChecksPass : Pass<"fw-task-checks", "func::FuncOp"> {
     foralls, or with operand shapes the kernel computes) get its checks here:
     slices also for the inserted tensor's sizes, linalg ops, casts, concats,
     reshapes, pads and expansions for the sizes that must agree (guarded:
-    a failing op yields its inits or an empty tensor).
+    a failing op yields its inits or an empty tensor). A tensor sized from
+    the data is checked before it is allocated (sizes not negative, at most
+    2^47 bytes).
 
     ```mlir
     %v = tensor.extract %table[%i, %j] : tensor<?x4xf32>

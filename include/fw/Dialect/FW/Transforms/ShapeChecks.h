@@ -31,6 +31,13 @@ void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource,
                      bool inKernel = false);
 
+/// The product of `factors` (index values) at the builder's insertion point;
+/// `ok` says whether each is at least 0 and the product does not overflow
+/// (such a product of sizes from the data could wrap around to the size it is
+/// compared with).
+Value emitCheckedProduct(OpBuilder &b, Location loc, ArrayRef<Value> factors,
+                         Value &ok);
+
 /// The message of a run-time check of `op`: "'<op name>': <what> (<file>:<line>)",
 /// with the name in its kWrittenAsAttrName attribute where a pass made `op`
 /// from another the program wrote.
