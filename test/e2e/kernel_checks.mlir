@@ -102,6 +102,8 @@
 // PADBY: 7xf32=0 1 2 3 4 0 0
 // RUN: not %fw-run %t.fwb --function=pad_by --input=4xf32=1,2,3,4 --input=2xi64=-1000000,0 2>&1 | FileCheck %s --check-prefix=PADBAD
 // PADBAD: check failed: 'tensor.pad': the low padding of dimension 0 is negative
+// RUN: not %fw-run %t.fwb --function=pad_by --input=4xf32=1,2,3,4 --input=2xi64=4611686018427387904,4611686018427387904 2>&1 | FileCheck %s --check-prefix=PADHUGE
+// PADHUGE: check failed: 'tensor.pad': the padded tensor's sizes overflow or it would take more than 2^47 bytes
 // RUN: %fw-run %t.fwb --function=rows_of --input=6xf32=1,2,3,4,5,6 --input=2xi64=2,3 | FileCheck %s --check-prefix=ROWSOF
 // ROWSOF: 2xf32=6 15
 // RUN: not %fw-run %t.fwb --function=rows_of --input=6xf32=1,2,3,4,5,6 --input=2xi64=1000,1000 2>&1 | FileCheck %s --check-prefix=ROWSOFBAD
@@ -118,6 +120,10 @@
 // RUN: not %fw-run %t.fwb --function=count_ones --input=2xi64=3,-5 2>&1 | FileCheck %s --check-prefix=COUNTBAD
 // RUN: not %fw-run %t.fwb --function=count_ones --input=2xi64=4611686018427387904,1 2>&1 | FileCheck %s --check-prefix=COUNTBAD
 // COUNTBAD: check failed: 'tensor.empty': a size is negative or the tensor would take more than 2^47 bytes
+// RUN: %fw-run %t.fwb --function=splat_sum --input=1xi64=3 | FileCheck %s --check-prefix=SPLAT
+// SPLAT: f32=3
+// RUN: not %fw-run %t.fwb --function=splat_sum --input=1xi64=-1 2>&1 | FileCheck %s --check-prefix=SPLATBAD
+// SPLATBAD: check failed: 'tensor.splat': a size is negative or the tensor would take more than 2^47 bytes
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
@@ -464,6 +470,27 @@ func.func @count_ones(%pp: tensor<2xi64>) -> tensor<f32> {
       scf.yield %s : tensor<f32>
     }
     fw.yield %res : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+func.func @splat_sum(%p: tensor<1xi64>) -> tensor<f32> {
+  %r = fw.task(%p) : (tensor<1xi64>) -> tensor<f32> {
+  ^bb0(%pp: tensor<1xi64>):
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %k64 = tensor.extract %pp[%c0] : tensor<1xi64>
+    %k = arith.index_cast %k64 : i64 to index
+    %g = tensor.splat %one[%k] : tensor<?xf32>
+    %s = linalg.reduce ins(%g : tensor<?xf32>) outs(%init : tensor<f32>) dimensions = [0]
+      (%in: f32, %out: f32) {
+        %q = arith.addf %in, %out : f32
+        linalg.yield %q : f32
+      }
+    fw.yield %s : tensor<f32>
   }
   return %r : tensor<f32>
 }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -158,6 +159,12 @@ struct PrepareInputPass
   void runOnOperation() override {
     if (failed(checkInput(getOperation())))
       return signalPassFailure();
+    // Marks of the compiler's own checks mean nothing in the input: an op or a
+    // task marked so there is checked like any.
+    getOperation().walk([](Operation *op) {
+      op->removeAttr(kCheckedAttrName);
+      op->removeAttr(kHostCheckedAttrName);
+    });
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     patterns.add<SplatConstantToFill, DropEmptyConcatOperands,

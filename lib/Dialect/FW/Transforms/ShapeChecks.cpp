@@ -541,6 +541,37 @@ void CheckBuilder::padChecks(tensor::PadOp pad) {
   };
   checkSide("low", pad.getMixedLowPad());
   checkSide("high", pad.getMixedHighPad());
+  if (!inKernel)
+    return;
+  // In a kernel, paddings read from the data: the result's sizes must not
+  // wrap around, nor its bytes pass kMaxKernelTensorBytes (its allocation
+  // would fail).
+  auto isConstant = [](OpFoldResult f) {
+    return getConstantIntValue(f).has_value();
+  };
+  if (llvm::all_of(pad.getMixedLowPad(), isConstant) &&
+      llvm::all_of(pad.getMixedHighPad(), isConstant))
+    return;
+  auto type = pad.getResultType();
+  SmallVector<Value> factors{index(elementBytes(type.getElementType()))};
+  Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value source = size(pad.getSource(), d);
+    Value withLow =
+        arith::AddIOp::create(b, loc, source, value(pad.getMixedLowPad()[d]));
+    Value padded =
+        arith::AddIOp::create(b, loc, withLow, value(pad.getMixedHighPad()[d]));
+    ok = andOp(ok, andOp(cmp(arith::CmpIPredicate::uge, withLow, source),
+                         cmp(arith::CmpIPredicate::uge, padded, withLow)));
+    factors.push_back(padded);
+  }
+  Value productOk;
+  Value bytes = checkedProduct(factors, productOk);
+  check(andOp(andOp(ok, productOk),
+              cmp(arith::CmpIPredicate::ule, bytes,
+                  index(kMaxKernelTensorBytes))),
+        "the padded tensor's sizes overflow or it would take more than 2^47 "
+        "bytes");
 }
 
 void CheckBuilder::loopStepChecks(scf::ForOp loop) {

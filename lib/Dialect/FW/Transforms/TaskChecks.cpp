@@ -311,34 +311,49 @@ bool computedSize(Value size) {
   return !size.getDefiningOp<tensor::DimOp>() && computedInKernel(size);
 }
 
+/// The dynamic sizes of a new tensor `op` makes (tensor.empty, tensor.splat,
+/// tensor.generate); none for other ops.
+ValueRange newTensorSizes(Operation *op) {
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+    return empty.getDynamicSizes();
+  if (auto splat = dyn_cast<tensor::SplatOp>(op))
+    return splat.getDynamicSizes();
+  if (auto generate = dyn_cast<tensor::GenerateOp>(op))
+    return generate.getDynamicExtents();
+  return {};
+}
+
 /// A tensor the kernel sizes from what it computes is allocated as asked: a
-/// negative size, or sizes whose bytes overflow or pass 2^47 (beyond any
-/// machine's memory), would make the allocation fail and the kernel write
-/// through a null pointer. Checked; a failing one is empty.
-void checkEmptySizes(OpBuilder &b, tensor::EmptyOp empty) {
-  Location loc = empty.getLoc();
-  b.setInsertionPoint(empty);
-  RankedTensorType type = empty.getType();
-  unsigned bits = type.getElementType().isIntOrFloat()
-                      ? type.getElementType().getIntOrFloatBitWidth()
-                      : 64;
-  SmallVector<Value> factors{
-      arith::ConstantIndexOp::create(b, loc, std::max(1u, (bits + 7) / 8))};
-  for (OpFoldResult size : empty.getMixedSizes())
-    factors.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+/// negative size, or sizes whose bytes overflow or pass kMaxKernelTensorBytes
+/// (beyond any machine's memory), would make the allocation fail and the
+/// kernel write through a null pointer. Checked; a failing one is empty.
+void checkNewTensorSizes(OpBuilder &b, Operation *op) {
+  Location loc = op->getLoc();
+  b.setInsertionPoint(op);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  ValueRange sizes = newTensorSizes(op);
+  SmallVector<Value> factors{arith::ConstantIndexOp::create(
+      b, loc, elementBytes(type.getElementType()))};
+  auto dynamic = sizes.begin();
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    factors.push_back(type.isDynamicDim(d)
+                          ? *dynamic++
+                          : arith::ConstantIndexOp::create(b, loc,
+                                                           type.getDimSize(d))
+                                .getResult());
   Value ok;
   Value bytes = emitCheckedProduct(b, loc, factors, ok);
   ok = arith::AndIOp::create(
       b, loc, ok,
       arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::ule, bytes,
-          arith::ConstantIndexOp::create(b, loc, int64_t(1) << 47)));
+          arith::ConstantIndexOp::create(b, loc, kMaxKernelTensorBytes)));
   AssertOp::create(b, loc, ok,
                    b.getStringAttr(checkMessage(
-                       empty, "a size is negative or the tensor would take "
-                              "more than 2^47 bytes")));
-  empty->setAttr(kCheckedAttr, b.getUnitAttr());
-  zeroAfterFailure(b, empty, ok, empty.getDynamicSizes());
+                       op, "a size is negative or the tensor would take "
+                           "more than 2^47 bytes")));
+  op->setAttr(kCheckedAttr, b.getUnitAttr());
+  zeroAfterFailure(b, op, ok, sizes);
 }
 
 /// Asserts, before `insert`, that the inserted tensor has the slice's sizes
@@ -628,10 +643,9 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
              !op->hasAttr(kCheckedAttr)) ||
             needsKernelShapeChecks(op))
           ops.push_back(op);
-        else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
-          if (!op->hasAttr(kCheckedAttr) &&
-              llvm::any_of(empty.getDynamicSizes(), computedSize))
-            ops.push_back(op);
+        else if (!op->hasAttr(kCheckedAttr) &&
+                 llvm::any_of(newTensorSizes(op), computedSize))
+          ops.push_back(op);
       });
     });
     OpBuilder b(&getContext());
@@ -674,8 +688,8 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
           guard(b, op, ok, slice.getDest());
       } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         checkLoop(b, loop);
-      } else if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
-        checkEmptySizes(b, empty);
+      } else if (!newTensorSizes(op).empty()) {
+        checkNewTensorSizes(b, op);
       } else {
         checkShapes(b, op);
       }

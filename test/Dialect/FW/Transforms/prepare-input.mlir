@@ -83,3 +83,23 @@ func.func @negative_named(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x
   %c = linalg.copy ins(%m : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
+
+// -----
+
+/// The marks of the compiler's own checks mean nothing in the input: a task
+/// or an op marked so there is checked like any.
+// CHECK-LABEL: func.func @marked
+// CHECK-NOT: fw.host_checked
+// CHECK-NOT: fw.checked
+// CHECK: return
+func.func @marked(%a: tensor<?xf32>, %i: tensor<i64>, %n: index) -> tensor<?xf32> {
+  %r = fw.task(%a, %i) : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32> dims(%n) attributes {fw.host_checked} {
+  ^bb0(%x: tensor<?xf32>, %ii: tensor<i64>):
+    %k64 = tensor.extract %ii[] {fw.checked} : tensor<i64>
+    %k = arith.index_cast %k64 : i64 to index
+    %v = tensor.extract %x[%k] {fw.checked} : tensor<?xf32>
+    %s = tensor.insert %v into %x[%k] {fw.checked} : tensor<?xf32>
+    fw.yield %s : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}

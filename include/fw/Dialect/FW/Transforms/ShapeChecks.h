@@ -31,6 +31,17 @@ void emitShapeChecks(OpBuilder &b, Operation *op,
                      function_ref<Value(Value)> shapeSource,
                      bool inKernel = false);
 
+/// The most bytes a tensor a kernel sizes from the data may take (beyond any
+/// machine's memory): more, a negative size, or an overflow is a failed check
+/// rather than a failed allocation.
+inline constexpr int64_t kMaxKernelTensorBytes = int64_t(1) << 47;
+
+/// The bytes an element of `type` takes in a buffer (8 for index).
+inline int64_t elementBytes(Type type) {
+  unsigned bits = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 64;
+  return std::max(1u, (bits + 7) / 8);
+}
+
 /// The product of `factors` (index values) at the builder's insertion point;
 /// `ok` says whether each is at least 0 and the product does not overflow
 /// (such a product of sizes from the data could wrap around to the size it is
