@@ -703,7 +703,8 @@ static int room_may_come(const fw_memory_t *m, uint32_t own_pins) {
 
 /* Where a node's capacity comes from, for messages. */
 static const char *capacity_source(const fw_memory_node_t *n) {
-  if (__atomic_load_n(&n->lowered, __ATOMIC_RELAXED)) return "lowered when the driver refused an allocation";
+  if (__atomic_load_n(&n->lowered, __ATOMIC_RELAXED))
+    return "lowered when the driver refused an allocation";
   if (n->tier == FW_TIER_DEVICE) return "the device's memory, or FW_TIER_LIMITS";
   if (n->capped) return "FW_TIER_LIMITS";
   return "the memory available when the runtime started, or FW_HOST_MEMORY";
@@ -853,8 +854,6 @@ static int can_take_now(const fw_memory_t *m, const fw_task_t *task, uint32_t no
   return !n->capacity || n->used + need <= n->capacity;
 }
 
-/* fw_memory_acquire; with `nowait`, *out_refused = 1 and nothing done when it would have
- * to wait, evict or copy. */
 int fw_memory_try_regain(fw_memory_t *m, uint32_t node) {
   fw_memory_node_t *n = &m->nodes[node];
   if (!__atomic_load_n(&n->lowered, __ATOMIC_RELAXED) || pthread_mutex_trylock(&m->lock))
@@ -904,6 +903,8 @@ static void unpin_taken(fw_memory_t *m, fw_task_t *task, uint32_t node, size_t p
   changed(m);
 }
 
+/* fw_memory_acquire; with `nowait`, *out_refused = 1 and nothing done when it would have
+ * to wait, evict or copy. */
 static fw_status_t acquire(fw_memory_t *m, fw_task_t *task, uint32_t node, void **out_data,
                            uint64_t *out_stall_ns, uint64_t (*out_moved)[FW_NUM_TIERS],
                            int nowait, int *out_refused) {

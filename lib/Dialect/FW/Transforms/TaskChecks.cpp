@@ -377,8 +377,10 @@ Value checkInsertedSizes(OpBuilder &b, tensor::InsertSliceOp insert) {
 }
 
 /// Whether `op` needs in the kernel the checks the host makes of a task's own
-/// ops (ShapeChecks: operand sizes that must agree): when it is nested in a
-/// loop or a branch, or an operand's shape is computed in the kernel.
+/// ops (ShapeChecks: operand sizes that must agree): when the host did not
+/// check it (nested in a loop or a branch, or in a task written in the
+/// input), or an operand's shape or an index operand (a padding, a size) is
+/// computed in the kernel.
 bool needsKernelShapeChecks(Operation *op) {
   if (!isa<linalg::LinalgOp, linalg::SoftmaxOp, tensor::ConcatOp,
            tensor::CastOp, tensor::ExpandShapeOp, tensor::PadOp,
@@ -443,7 +445,8 @@ void checkShapes(OpBuilder &b, Operation *op) {
       SmallVector<Value> sizes(
           tensor.getNumDynamicDims(),
           arith::ConstantIndexOp::create(b, op->getLoc(), 0));
-      empties.push_back(tensor::EmptyOp::create(b, op->getLoc(), tensor, sizes));
+      empties.push_back(
+          tensor::EmptyOp::create(b, op->getLoc(), tensor, sizes));
     }
     return empties;
   });
