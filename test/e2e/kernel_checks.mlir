@@ -124,6 +124,11 @@
 // SPLAT: f32=3
 // RUN: not %fw-run %t.fwb --function=splat_sum --input=1xi64=-1 2>&1 | FileCheck %s --check-prefix=SPLATBAD
 // SPLATBAD: check failed: 'tensor.splat': a size is negative or the tensor would take more than 2^47 bytes
+// A size within the checks that the machine cannot give (2^44 floats, 64 TiB)
+// fails the task rather than the process.
+// RUN: not %fw-run %t.fwb --function=count_ones --input=2xi64=3,17592186044416 2>&1 | FileCheck %s --check-prefix=NOMEM
+// RUN: not %fw-run %t.fwb --function=splat_sum --input=1xi64=17592186044416 2>&1 | FileCheck %s --check-prefix=NOMEM
+// NOMEM: check failed: out of memory: the kernel could not allocate a buffer of its own
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb

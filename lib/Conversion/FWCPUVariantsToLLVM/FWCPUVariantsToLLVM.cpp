@@ -81,6 +81,7 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addNestedPass<func::FuncOp>(createCPUAllocationChecksPass());
   // Integer powers become helper functions. Math on types without native
   // support (f16, bf16) is computed in f32, bf16 arithmetic too, and bf16
   // conversions are expanded to integer operations.

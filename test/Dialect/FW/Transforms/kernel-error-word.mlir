@@ -70,6 +70,80 @@ module {
 
 // -----
 
+/// A CPU kernel that allocates buffers of its own gets the error word and the
+/// out-of-memory check, after the executable's others (so it records 1); a
+/// GPU kernel's allocations are its private memory, left alone.
+// CHECK-LABEL: fw.executable @temp
+// CHECK-SAME: checks = ["first (a.mlir:3)", "out of memory: the kernel could not allocate a buffer of its own"]
+// CHECK: fw.variant @cpu
+// CHECK: func.func @temp(%{{.*}}: memref<?xf32>, %[[WORD:.*]]: memref<i32>) attributes {fw.allocation_check = 1 : i32, fw.error_word}
+// CHECK: arith.constant 2 : i32
+// CHECK: memref.atomic_rmw maxu %{{.*}}, %[[WORD]][]
+// CHECK: fw.variant @sm_90
+// CHECK: func.func @temp(%{{.*}}: memref<?xf32>, %{{.*}}: memref<i32>) attributes {fw.error_word} {
+/// Without assertions, the check is the only one.
+// CHECK-LABEL: fw.executable @only
+// CHECK-SAME: checks = ["out of memory: the kernel could not allocate a buffer of its own"]
+// CHECK: func.func @only(%{{.*}}: memref<?xf32>, %{{.*}}: memref<i32>) attributes {fw.allocation_check = 1 : i32, fw.error_word}
+/// negative_: a GPU kernel alone that allocates gets nothing.
+// CHECK-LABEL: fw.executable @gpu_only
+// CHECK-NOT: checks
+// CHECK: func.func @gpu_only(%{{.*}}: memref<?xf32>) {
+module {
+  fw.executable @temp attributes {access = [#fw.access<write>], bindings = [tensor<?xf32>]} {
+    fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+      builtin.module {
+        func.func @temp(%b: memref<?xf32>) {
+          %c0 = arith.constant 0 : index
+          %n = memref.dim %b, %c0 : memref<?xf32>
+          %t = memref.alloc(%n) : memref<?xf32>
+          %ok = arith.cmpi ugt, %n, %c0 : index
+          fw.assert %ok, "first (a.mlir:3)"
+          memref.dealloc %t : memref<?xf32>
+          return
+        }
+      }
+    }
+    fw.variant @sm_90 target(#fw.cuda<"sm_90">) {
+      builtin.module {
+        func.func @temp(%b: memref<?xf32>) {
+          %c0 = arith.constant 0 : index
+          %n = memref.dim %b, %c0 : memref<?xf32>
+          %ok = arith.cmpi ugt, %n, %c0 : index
+          fw.assert %ok, "first (a.mlir:3)"
+          %t = memref.alloc() : memref<4xf32>
+          memref.dealloc %t : memref<4xf32>
+          return
+        }
+      }
+    }
+  }
+  fw.executable @only attributes {access = [#fw.access<write>], bindings = [tensor<?xf32>]} {
+    fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+      builtin.module {
+        func.func @only(%b: memref<?xf32>) {
+          %t = memref.alloc() : memref<4xf32>
+          memref.dealloc %t : memref<4xf32>
+          return
+        }
+      }
+    }
+  }
+  fw.executable @gpu_only attributes {access = [#fw.access<write>], bindings = [tensor<?xf32>]} {
+    fw.variant @sm_90 target(#fw.cuda<"sm_90">) {
+      builtin.module {
+        func.func @gpu_only(%b: memref<?xf32>) {
+          %t = memref.alloc() : memref<4xf32>
+          memref.dealloc %t : memref<4xf32>
+          return
+        }
+      }
+    }
+  }
+}
+
+// -----
+
 /// An assertion outside the kernel cannot reach the error word.
 module {
   fw.executable @helper attributes {access = [#fw.access<write>], bindings = [tensor<4xf32>]} {

@@ -56,6 +56,10 @@ constexpr llvm::StringLiteral kHostAbiAttrName = "fw.host_abi";
 /// fw-reuse-buffers); the bindings of other executables never overlap where
 /// one of them is written.
 constexpr llvm::StringLiteral kInPlaceAttrName = "fw.in_place";
+/// Name of the attribute of a CPU kernel that allocates buffers of its own:
+/// what its error word records when the machine refuses one (set by
+/// fw-kernel-error-word, used by fw-cpu-allocation-checks).
+constexpr llvm::StringLiteral kAllocationCheckAttrName = "fw.allocation_check";
 
 /// The most dims one term of `flops_terms` multiplies (the fat binary's
 /// fwmd_cost_term_t holds that many).

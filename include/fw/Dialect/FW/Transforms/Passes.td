@@ -158,7 +158,10 @@ def KernelErrorWordPass : Pass<"fw-kernel-error-word", "ModuleOp"> {
     atomic maximum into that word of n + 1 - k, for check k of n, when its
     condition is false, so that the first check in the kernel's order that
     failed is the one reported. After the kernel, the runtime fails the task
-    with that check's message (docs/runtime.md).
+    with that check's message (docs/runtime.md). A CPU kernel that allocates
+    buffers of its own (`memref.alloc`) gets an error word too, and one more
+    message after the others, "out of memory: ...", whose number it records
+    in `fw.allocation_check` for `fw-cpu-allocation-checks`.
 
     ```mlir
     fw.assert %ok, "..."
@@ -595,6 +598,40 @@ def CPULoopOrderPass : Pass<"fw-cpu-loop-order", "func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def CPUAllocationChecksPass
+    : Pass<"fw-cpu-allocation-checks", "func::FuncOp"> {
+  let summary = "Returns from a CPU kernel whose buffer the machine refuses";
+  let description = [{
+    In a kernel marked `fw.allocation_check` (by `fw-kernel-error-word`: a
+    CPU kernel that allocates buffers of its own, its loops lowered to
+    branches), follows every `memref.alloc` by a test of its pointer; a null
+    one (the machine could not give the buffer, e.g. a size read from the
+    data larger than its memory) records the attribute's number on the error
+    word, as a failed check does, and returns from the kernel: the runtime
+    fails the task with "out of memory: the kernel could not allocate a
+    buffer of its own". What the kernel allocated before is not freed then.
+
+    ```mlir
+    %m = memref.alloc(%n) : memref<?xf32>
+    ```
+    becomes
+    ```mlir
+      %m = memref.alloc(%n) : memref<?xf32>
+      %p = memref.extract_aligned_pointer_as_index %m : memref<?xf32> -> index
+      %null = arith.cmpi eq, %p, %c0 : index
+      cf.cond_br %null weights([1, 1048576]), ^refused, ^given
+    ^given:
+      ...
+    ^refused:
+      %old = memref.atomic_rmw maxu %c1_i32, %word[] : (i32, memref<i32>) -> i32
+      return
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def CPUKernelABIPass : Pass<"fw-cpu-kernel-abi", "ModuleOp"> {
