@@ -129,6 +129,17 @@
 // RUN: not %fw-run %t.fwb --function=count_ones --input=2xi64=3,17592186044416 2>&1 | FileCheck %s --check-prefix=NOMEM
 // RUN: not %fw-run %t.fwb --function=splat_sum --input=1xi64=17592186044416 2>&1 | FileCheck %s --check-prefix=NOMEM
 // NOMEM: check failed: out of memory: the kernel could not allocate a buffer of its own
+// A loop whose bounds come from the data stops at the first iteration in
+// which a check fails (a lower bound of INT64_MIN ran 2^63 iterations), as
+// does a while loop that the guarded value keeps in a cycle.
+// RUN: %fw-run %t.fwb --function=range_sum --input=2xi64=2,5 --input=8xf32=1,2,3,4,5,6,7,8 | FileCheck %s --check-prefix=RANGE
+// RANGE: f32=12
+// RUN: not timeout 120 %fw-run %t.fwb --function=range_sum --input=2xi64=-9223372036854775808,5 --input=8xf32=1 2>&1 | FileCheck %s --check-prefix=RANGEBAD
+// RANGEBAD: check failed: 'tensor.extract': the index into dimension 0 is out of range
+// RUN: %fw-run %t.fwb --function=chain_length --input=4xi64=2,-1,3,1 | FileCheck %s --check-prefix=CHAIN
+// CHAIN: i64=4
+// RUN: not timeout 120 %fw-run %t.fwb --function=chain_length --input=4xi64=9,-1,3,1 2>&1 | FileCheck %s --check-prefix=CHAINBAD
+// CHAINBAD: check failed: 'tensor.extract': the index into dimension 0 is out of range
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
@@ -498,4 +509,48 @@ func.func @splat_sum(%p: tensor<1xi64>) -> tensor<f32> {
     fw.yield %s : tensor<f32>
   }
   return %r : tensor<f32>
+}
+
+func.func @range_sum(%off: tensor<2xi64>, %v: tensor<8xf32>) -> tensor<f32> {
+  %r = fw.task(%off, %v) : (tensor<2xi64>, tensor<8xf32>) -> tensor<f32> {
+  ^bb0(%o: tensor<2xi64>, %x: tensor<8xf32>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0.0 : f32
+    %lo64 = tensor.extract %o[%c0] : tensor<2xi64>
+    %hi64 = tensor.extract %o[%c1] : tensor<2xi64>
+    %lo = arith.index_cast %lo64 : i64 to index
+    %hi = arith.index_cast %hi64 : i64 to index
+    %s = scf.for %i = %lo to %hi step %c1 iter_args(%acc = %z) -> f32 {
+      %e = tensor.extract %x[%i] : tensor<8xf32>
+      %a = arith.addf %acc, %e : f32
+      scf.yield %a : f32
+    }
+    %t = tensor.from_elements %s : tensor<f32>
+    fw.yield %t : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+// The length of the chain of links from element 0 to a link of -1.
+func.func @chain_length(%next: tensor<4xi64>) -> tensor<i64> {
+  %r = fw.task(%next) : (tensor<4xi64>) -> tensor<i64> {
+  ^bb0(%n: tensor<4xi64>):
+    %zero = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %end = arith.constant -1 : i64
+    %len:2 = scf.while (%at = %zero, %count = %zero) : (i64, i64) -> (i64, i64) {
+      %more = arith.cmpi ne, %at, %end : i64
+      scf.condition(%more) %at, %count : i64, i64
+    } do {
+    ^bb0(%at: i64, %count: i64):
+      %i = arith.index_cast %at : i64 to index
+      %to = tensor.extract %n[%i] : tensor<4xi64>
+      %c = arith.addi %count, %one : i64
+      scf.yield %to, %c : i64, i64
+    }
+    %t = tensor.from_elements %len#1 : tensor<i64>
+    fw.yield %t : tensor<i64>
+  }
+  return %r : tensor<i64>
 }

@@ -46,6 +46,7 @@ using namespace mlir::fw;
 static void buildCpuKernelPipeline(OpPassManager &pm,
                                    const TargetDescription &target,
                                    const TuningConfig &tuning = {}) {
+  pm.addNestedPass<func::FuncOp>(createCPUStopAtFailedChecksPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();

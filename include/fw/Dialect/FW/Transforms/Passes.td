@@ -157,8 +157,10 @@ def KernelErrorWordPass : Pass<"fw-kernel-error-word", "ModuleOp"> {
     the CPU, a trailing parameter on GPUs), and each assertion becomes an
     atomic maximum into that word of n + 1 - k, for check k of n, when its
     condition is false, so that the first check in the kernel's order that
-    failed is the one reported. After the kernel, the runtime fails the task
-    with that check's message (docs/runtime.md). A CPU kernel that allocates
+    failed is the one reported (of those met: a CPU kernel's loops stop at a
+    failed check, `fw-cpu-stop-at-failed-checks`). After the kernel, the
+    runtime fails the task with that check's message (docs/runtime.md). A
+    CPU kernel that allocates
     buffers of its own (`memref.alloc`) gets an error word too, and one more
     message after the others, "out of memory: ...", whose number it records
     in `fw.allocation_check` for `fw-cpu-allocation-checks`.
@@ -598,6 +600,47 @@ def CPULoopOrderPass : Pass<"fw-cpu-loop-order", "func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def CPUStopAtFailedChecksPass
+    : Pass<"fw-cpu-stop-at-failed-checks", "func::FuncOp"> {
+  let summary = "Ends a CPU kernel's loops at a failed check";
+  let description = [{
+    In a kernel with an error word (`fw-kernel-error-word`), every loop
+    around a check's failure (the atomic maximum into the word) stops after
+    the iteration in which a check failed: a flag of the kernel's own
+    (`memref.alloca`), set where a check fails, joins the condition of
+    `scf.while` loops, and `scf.for` loops become such loops (`scf.forall`
+    first nests of `scf.for`). Without it a loop whose bounds come from the
+    data runs for as long as they say, failing every time (2^63 iterations
+    from a lower bound of INT64_MIN). The kernel goes on after the loop,
+    its accesses guarded, and frees what it allocated; the task fails with
+    the first of the failed checks in the kernel's order, among those met.
+    Loops linalg ops become later are not affected (their bounds are
+    buffers' sizes).
+
+    ```mlir
+    scf.for %i = %lo to %hi step %c1 { ... }
+    ```
+    becomes
+    ```mlir
+    %r = scf.while (%i = %lo) : (index) -> index {
+      %in = arith.cmpi slt, %i, %hi : index
+      %failed = memref.load %stopped[] : memref<i1>
+      %ok = arith.xori %failed, %true : i1
+      %go = arith.andi %in, %ok : i1
+      scf.condition(%go) %i : index
+    } do {
+    ^bb0(%i: index):
+      ...
+      %next = arith.addi %i, %c1 : index
+      scf.yield %next : index
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def CPUAllocationChecksPass

@@ -1,0 +1,150 @@
+// RUN: %fw-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(fw-cpu-stop-at-failed-checks))' | FileCheck %s
+
+/// A loop around a check's failure becomes an scf.while that also ends once
+/// the kernel's flag is set; the flag starts false and each failure sets it.
+/// Loops without a check stay as they are.
+// CHECK-LABEL: func.func @range(
+// CHECK-SAME: %[[X:.*]]: memref<8xf32>, %{{.*}}: memref<f32>, %[[LO:.*]]: index, %[[HI:.*]]: index, %[[WORD:.*]]: memref<i32>)
+// CHECK: %[[STOPPED:.*]] = memref.alloca() : memref<i1>
+// CHECK: %[[FALSE:.*]] = arith.constant false
+// CHECK: memref.store %[[FALSE]], %[[STOPPED]][] : memref<i1>
+// CHECK: scf.for
+// CHECK-NOT: memref.load %[[STOPPED]]
+// CHECK: scf.yield
+// CHECK: %[[R:.*]]:2 = scf.while (%[[I:.*]] = %[[LO]], %[[ACC:.*]] = %{{.*}}) : (index, f32) -> (index, f32) {
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[I]], %[[HI]] : index
+// CHECK: %[[FAILED:.*]] = memref.load %[[STOPPED]][] : memref<i1>
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: %[[NOT:.*]] = arith.xori %[[FAILED]], %[[TRUE]] : i1
+// CHECK: %[[GO:.*]] = arith.andi %[[IN]], %[[NOT]] : i1
+// CHECK: scf.condition(%[[GO]]) %[[I]], %[[ACC]] : index, f32
+// CHECK: } do {
+// CHECK: ^bb0(%[[J:.*]]: index, %[[A:.*]]: f32):
+// CHECK: scf.if
+// CHECK: memref.atomic_rmw maxu %{{.*}}, %[[WORD]][]
+// CHECK-NEXT: %[[TRUE2:.*]] = arith.constant true
+// CHECK-NEXT: memref.store %[[TRUE2]], %[[STOPPED]][] : memref<i1>
+// CHECK: %[[NEXT:.*]] = arith.addi %[[J]], %{{.*}} : index
+// CHECK: scf.yield %[[NEXT]], %{{.*}} : index, f32
+// CHECK: memref.store %[[R]]#1
+func.func @range(%x: memref<8xf32>, %out: memref<f32>, %lo: index, %hi: index,
+                 %word: memref<i32>) attributes {fw.error_word} {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %n = arith.constant 1 : i32
+  %plain = scf.for %i = %lo to %hi step %c1 iter_args(%acc = %z) -> f32 {
+    %a = arith.addf %acc, %z : f32
+    scf.yield %a : f32
+  }
+  %s = scf.for %i = %lo to %hi step %c1 iter_args(%acc = %plain) -> f32 {
+    %ok = arith.cmpi ult, %i, %c8 : index
+    %bad = arith.cmpi uge, %i, %c8 : index
+    scf.if %bad {
+      %old = memref.atomic_rmw maxu %n, %word[] : (i32, memref<i32>) -> i32
+    }
+    %e = scf.if %ok -> f32 {
+      %v = memref.load %x[%i] : memref<8xf32>
+      scf.yield %v : f32
+    } else {
+      scf.yield %z : f32
+    }
+    %a = arith.addf %acc, %e : f32
+    scf.yield %a : f32
+  }
+  memref.store %s, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+/// Nested loops both stop; an unsigned loop compares unsigned; a while loop
+/// gets the flag in its condition; a forall first becomes loops.
+// CHECK-LABEL: func.func @nested(
+// CHECK: %[[STOPPED:.*]] = memref.alloca() : memref<i1>
+// CHECK: scf.while
+// CHECK: arith.cmpi ult
+// CHECK: memref.load %[[STOPPED]]
+// CHECK: } do {
+// CHECK: scf.while
+// CHECK: memref.load %[[STOPPED]]
+// CHECK: } do {
+// CHECK: memref.atomic_rmw
+// CHECK: memref.store %{{.*}}, %[[STOPPED]]
+// CHECK: scf.while
+// CHECK: %[[MORE:.*]] = arith.cmpi ne
+// CHECK: %[[FAILED:.*]] = memref.load %[[STOPPED]]
+// CHECK: %[[NOT:.*]] = arith.xori %[[FAILED]]
+// CHECK: %[[GO:.*]] = arith.andi %[[MORE]], %[[NOT]]
+// CHECK: scf.condition(%[[GO]])
+// CHECK: memref.atomic_rmw
+// CHECK-NOT: scf.forall
+// CHECK: scf.while
+// CHECK: memref.load %[[STOPPED]]
+// CHECK: memref.atomic_rmw
+func.func @nested(%n: index, %word: memref<i32>) attributes {fw.error_word} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  %bad = arith.constant true
+  scf.for unsigned %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %n step %c1 {
+      scf.if %bad {
+        %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
+      }
+    }
+  }
+  %w = scf.while (%k = %c0) : (index) -> index {
+    %more = arith.cmpi ne, %k, %n : index
+    scf.condition(%more) %k : index
+  } do {
+  ^bb0(%k: index):
+    %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
+    %k1 = arith.addi %k, %c1 : index
+    scf.yield %k1 : index
+  }
+  scf.forall (%f) in (%n) {
+    %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
+  }
+  return
+}
+
+// -----
+
+/// negative_: a kernel with checks outside loops, or without an error word,
+/// is left as it is.
+// CHECK-LABEL: func.func @straight(
+// CHECK-NOT: memref.alloca
+// CHECK: return
+// CHECK-LABEL: func.func @no_word(
+// CHECK: scf.for
+// CHECK-NOT: scf.while
+// CHECK: return
+func.func @straight(%word: memref<i32>) attributes {fw.error_word} {
+  %one = arith.constant 1 : i32
+  %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
+  return
+}
+func.func @no_word(%n: index, %word: memref<i32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 {
+    %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
+  }
+  return
+}
+
+// -----
+
+func.func @parallel(%n: index, %word: memref<i32>) attributes {fw.error_word} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  // expected-error @+1 {{holds a check, but only scf.for, scf.while and scf.forall loops can stop at a failed one}}
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
+    scf.reduce
+  }
+  return
+}
