@@ -129,6 +129,13 @@
 // RUN: not %fw-run %t.fwb --function=count_ones --input=2xi64=3,17592186044416 2>&1 | FileCheck %s --check-prefix=NOMEM
 // RUN: not %fw-run %t.fwb --function=splat_sum --input=1xi64=17592186044416 2>&1 | FileCheck %s --check-prefix=NOMEM
 // NOMEM: check failed: out of memory: the kernel could not allocate a buffer of its own
+// A buffer sized from the sizes of an input (empty, with 2^31 columns) whose
+// bytes wrap around (2^31 x 2^31 floats) fails the same way; it was a small
+// buffer the kernel wrote past.
+// RUN: %python -c "import numpy as np; np.save('%t.wide.npy', np.zeros((0, 3), dtype=np.float32)); np.save('%t.huge.npy', np.zeros((0, 2**31), dtype=np.float32))"
+// RUN: %fw-run %t.fwb --function=square_count --input=@%t.wide.npy | FileCheck %s --check-prefix=SQUARE
+// SQUARE: f32=10
+// RUN: not timeout 120 %fw-run %t.fwb --function=square_count --input=@%t.huge.npy 2>&1 | FileCheck %s --check-prefix=NOMEM
 // A loop whose bounds come from the data stops at the first iteration in
 // which a check fails (a lower bound of INT64_MIN ran 2^63 iterations), as
 // does a while loop that the guarded value keeps in a cycle.
@@ -553,4 +560,30 @@ func.func @chain_length(%next: tensor<4xi64>) -> tensor<i64> {
     fw.yield %t : tensor<i64>
   }
   return %r : tensor<i64>
+}
+
+// The number of elements of a square of the second size of %a, plus one.
+func.func @square_count(%a: tensor<?x?xf32>) -> tensor<f32> {
+  %r = fw.task(%a) : (tensor<?x?xf32>) -> tensor<f32> {
+  ^bb0(%x: tensor<?x?xf32>):
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %d1 = tensor.dim %x, %c1 : tensor<?x?xf32>
+    %e = tensor.empty(%d1, %d1) : tensor<?x?xf32>
+    %f = linalg.fill ins(%one : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+    // One element more (written in the buffer, which no mapping fuses away).
+    %c0 = arith.constant 0 : index
+    %two = arith.constant 2.0 : f32
+    %g = tensor.insert %two into %f[%c0, %c0] : tensor<?x?xf32>
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%z : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %s = linalg.reduce ins(%g : tensor<?x?xf32>) outs(%init : tensor<f32>) dimensions = [0, 1]
+      (%in: f32, %out: f32) {
+        %q = arith.addf %in, %out : f32
+        linalg.yield %q : f32
+      }
+    fw.yield %s : tensor<f32>
+  }
+  return %r : tensor<f32>
 }

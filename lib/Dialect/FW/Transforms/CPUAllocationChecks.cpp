@@ -2,14 +2,19 @@
 //
 // A CPU kernel allocates some buffers itself (temporaries, tensors sized from
 // the data). When the machine cannot give one, the allocation yields null,
-// and the kernel would write through it. After the kernel's loops became
-// branches, each allocation is followed by a test of its pointer: null
-// raises the kernel's out-of-memory check on its error word and returns.
-// What the kernel allocated before is not freed on that path.
+// and the kernel would write through it; when its sizes multiply past the
+// address space (2^31 x 2^31 floats, from the sizes of inputs), the byte
+// count wraps around to a small buffer the kernel then writes past. After
+// the kernel's loops became branches, a dynamically sized allocation is
+// preceded by a test of its byte count (at most 2^47 bytes, the product
+// checked for overflow) and each is followed by a test of its pointer: a
+// failure raises the kernel's out-of-memory check on its error word and
+// returns. What the kernel allocated before is not freed on that path.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +30,35 @@ using namespace mlir::fw;
 
 /// Branch weights of the test: the machine almost always gives the buffer.
 static constexpr int32_t kRefusedWeight = 1, kGivenWeight = 1 << 20;
+
+/// The bytes an element of a buffer of `type` takes, at least.
+static int64_t bufferElementBytes(MemRefType type) {
+  Type element = type.getElementType();
+  if (auto vector = dyn_cast<VectorType>(element))
+    return vector.getNumElements() * elementBytes(vector.getElementType());
+  return elementBytes(element);
+}
+
+/// Whether the byte count of `alloc` is at most kMaxKernelTensorBytes, at the
+/// builder's insertion point.
+static Value sizeFits(OpBuilder &b, memref::AllocOp alloc) {
+  Location loc = alloc.getLoc();
+  MemRefType type = alloc.getType();
+  SmallVector<Value> factors{arith::ConstantIndexOp::create(
+      b, loc, bufferElementBytes(type))};
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!type.isDynamicDim(d))
+      factors.push_back(
+          arith::ConstantIndexOp::create(b, loc, type.getDimSize(d)));
+  llvm::append_range(factors, alloc.getDynamicSizes());
+  Value ok;
+  Value bytes = emitCheckedProduct(b, loc, factors, ok);
+  return arith::AndIOp::create(
+      b, loc, ok,
+      arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ule, bytes,
+          arith::ConstantIndexOp::create(b, loc, kMaxKernelTensorBytes)));
+}
 
 namespace {
 
@@ -74,10 +108,19 @@ struct CPUAllocationChecksPass
     func::ReturnOp::create(b, loc);
 
     for (memref::AllocOp alloc : allocs) {
+      Location at = alloc.getLoc();
+      if (!alloc.getDynamicSizes().empty()) {
+        Block *before = alloc->getBlock();
+        Block *allocating = before->splitBlock(alloc->getIterator());
+        b.setInsertionPointToEnd(before);
+        cf::CondBranchOp::create(b, at, sizeFits(b, alloc), allocating,
+                                 ValueRange{}, refused, ValueRange{},
+                                 ArrayRef<int32_t>{kGivenWeight,
+                                                   kRefusedWeight});
+      }
       Block *before = alloc->getBlock();
       Block *after = before->splitBlock(std::next(alloc->getIterator()));
       b.setInsertionPointToEnd(before);
-      Location at = alloc.getLoc();
       Value pointer =
           memref::ExtractAlignedPointerAsIndexOp::create(b, at, alloc);
       Value zero = arith::ConstantIndexOp::create(b, at, 0);

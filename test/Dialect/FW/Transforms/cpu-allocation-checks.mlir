@@ -1,20 +1,31 @@
 // RUN: %fw-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(fw-cpu-allocation-checks))' | FileCheck %s
 
-/// Each allocation is followed by a test of its pointer; null records the
-/// number of the check on the error word (the last buffer) and returns. The
-/// mark is used up.
+/// A dynamically sized allocation is preceded by a test of its byte count
+/// (4 x %n, overflow-checked, at most 2^47); each allocation is followed by
+/// a test of its pointer; a failure records the number of the check on the
+/// error word (the last buffer) and returns. The mark is used up.
 // CHECK-LABEL: func.func @k(
 // CHECK-SAME: %[[OUT:.*]]: memref<?xf32>, %[[WORD:.*]]: memref<i32>, %{{.*}}: index, %{{.*}}: index)
 // CHECK-SAME: attributes {fw.error_word}
-// CHECK: %[[A:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
+// CHECK: %[[N:.*]] = memref.dim %[[OUT]]
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK: arith.mului_extended %{{.*}}, %[[FOUR]] : index
+// CHECK: %[[LOW:.*]], %[[HIGH:.*]] = arith.mului_extended %{{.*}}, %[[N]] : index
+// CHECK: arith.cmpi eq, %[[HIGH]]
+// CHECK: %[[LIMIT:.*]] = arith.constant 140737488355328 : index
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[LOW]], %[[LIMIT]] : index
+// CHECK: %[[FITS:.*]] = arith.andi %{{.*}}, %[[SMALL]] : i1
+// CHECK: cf.cond_br %[[FITS]] weights([1048576, 1]), ^[[ALLOCATE:.*]], ^[[REFUSED:[a-z0-9]*]]
+// CHECK: ^[[ALLOCATE]]:
+// CHECK-NEXT: %[[A:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?xf32>
 // CHECK: %[[PA:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
 // CHECK: %[[NA:.*]] = arith.cmpi eq, %[[PA]], %{{.*}} : index
-// CHECK: cf.cond_br %[[NA]] weights([1, 1048576]), ^[[REFUSED:.*]], ^[[GIVEN:[a-z0-9]*]]
+// CHECK: cf.cond_br %[[NA]] weights([1, 1048576]), ^[[REFUSED]], ^[[GIVEN:[a-z0-9]*]]
 // CHECK: ^[[GIVEN]]:
 // CHECK: memref.store
 // CHECK: cf.cond_br %{{.*}}, ^[[LOOP:.*]], ^[[DONE:[a-z0-9]*]]
 // CHECK: ^[[LOOP]]:
-// CHECK: %[[B:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT: %[[B:.*]] = memref.alloc() : memref<4xf32>
 // CHECK: %[[PB:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
 // CHECK: %[[NB:.*]] = arith.cmpi eq, %[[PB]], %{{.*}} : index
 // CHECK: cf.cond_br %[[NB]] weights([1, 1048576]), ^[[REFUSED]], ^[[GIVEN2:[a-z0-9]*]]

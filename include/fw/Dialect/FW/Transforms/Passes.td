@@ -649,18 +649,25 @@ def CPUAllocationChecksPass
   let description = [{
     In a kernel marked `fw.allocation_check` (by `fw-kernel-error-word`: a
     CPU kernel that allocates buffers of its own, its loops lowered to
-    branches), follows every `memref.alloc` by a test of its pointer; a null
-    one (the machine could not give the buffer, e.g. a size read from the
-    data larger than its memory) records the attribute's number on the error
-    word, as a failed check does, and returns from the kernel: the runtime
-    fails the task with "out of memory: the kernel could not allocate a
-    buffer of its own". What the kernel allocated before is not freed then.
+    branches), precedes every `memref.alloc` with dynamic sizes by a test of
+    its byte count (at most 2^47 bytes, the product checked for overflow:
+    sizes of inputs can multiply past the address space and wrap around to a
+    small buffer) and follows it by a test of its pointer; a failure (or the
+    machine not giving the buffer, e.g. a size read from the data larger than
+    its memory) records the attribute's number on the error word, as a
+    failed check does, and returns from the kernel: the runtime fails the
+    task with "out of memory: the kernel could not allocate a buffer of its
+    own". What the kernel allocated before is not freed then.
 
     ```mlir
     %m = memref.alloc(%n) : memref<?xf32>
     ```
     becomes
     ```mlir
+      %wide:2 = arith.mului_extended %c4, %n : index   // and so on per size
+      ...
+      cf.cond_br %fits weights([1048576, 1]), ^allocate, ^refused
+    ^allocate:
       %m = memref.alloc(%n) : memref<?xf32>
       %p = memref.extract_aligned_pointer_as_index %m : memref<?xf32> -> index
       %null = arith.cmpi eq, %p, %c0 : index
