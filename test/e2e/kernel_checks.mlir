@@ -147,6 +147,17 @@
 // CHAIN: i64=4
 // RUN: not timeout 120 %fw-run %t.fwb --function=chain_length --input=4xi64=9,-1,3,1 2>&1 | FileCheck %s --check-prefix=CHAINBAD
 // CHAINBAD: check failed: 'tensor.extract': the index into dimension 0 is out of range
+// The same for parallel and affine loops (which become for loops first), and
+// for a while loop with no check in it, whose step a failed check replaced
+// by 0.
+// RUN: %fw-run %t.fwb --function=par_sum_at --input=4xi64=0,1,2,7 --input=8xf32=1,2,3,4,5,6,7,8 | FileCheck %s --check-prefix=SUMAT
+// RUN: %fw-run %t.fwb --function=aff_sum_at --input=4xi64=0,1,2,7 --input=8xf32=1,2,3,4,5,6,7,8 | FileCheck %s --check-prefix=SUMAT
+// SUMAT: f32=14
+// RUN: not %fw-run %t.fwb --function=par_sum_at --input=4xi64=0,1,9,7 --input=8xf32=1 2>&1 | FileCheck %s --check-prefix=CHAINBAD
+// RUN: not %fw-run %t.fwb --function=aff_sum_at --input=4xi64=0,1,9,7 --input=8xf32=1 2>&1 | FileCheck %s --check-prefix=CHAINBAD
+// RUN: %fw-run %t.fwb --function=hops --input=4xi64=10,20,30,40 --input=1xi64=1 | FileCheck %s --check-prefix=HOPS
+// HOPS: i64=5
+// RUN: not timeout 120 %fw-run %t.fwb --function=hops --input=4xi64=10,20,30,40 --input=1xi64=7 2>&1 | FileCheck %s --check-prefix=CHAINBAD
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
@@ -557,6 +568,74 @@ func.func @chain_length(%next: tensor<4xi64>) -> tensor<i64> {
       scf.yield %to, %c : i64, i64
     }
     %t = tensor.from_elements %len#1 : tensor<i64>
+    fw.yield %t : tensor<i64>
+  }
+  return %r : tensor<i64>
+}
+
+// The sum of the elements of %v at %ids, in a parallel loop.
+func.func @par_sum_at(%ids: tensor<4xi64>, %v: tensor<8xf32>) -> tensor<f32> {
+  %r = fw.task(%ids, %v) : (tensor<4xi64>, tensor<8xf32>) -> tensor<f32> {
+  ^bb0(%o: tensor<4xi64>, %x: tensor<8xf32>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %z = arith.constant 0.0 : f32
+    %s = scf.parallel (%i) = (%c0) to (%c4) step (%c1) init (%z) -> f32 {
+      %k64 = tensor.extract %o[%i] : tensor<4xi64>
+      %k = arith.index_cast %k64 : i64 to index
+      %e = tensor.extract %x[%k] : tensor<8xf32>
+      scf.reduce(%e : f32) {
+      ^bb0(%a: f32, %b: f32):
+        %q = arith.addf %a, %b : f32
+        scf.reduce.return %q : f32
+      }
+    }
+    %t = tensor.from_elements %s : tensor<f32>
+    fw.yield %t : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+// The same in an affine loop.
+func.func @aff_sum_at(%ids: tensor<4xi64>, %v: tensor<8xf32>) -> tensor<f32> {
+  %r = fw.task(%ids, %v) : (tensor<4xi64>, tensor<8xf32>) -> tensor<f32> {
+  ^bb0(%o: tensor<4xi64>, %x: tensor<8xf32>):
+    %z = arith.constant 0.0 : f32
+    %s = affine.for %i = 0 to 4 iter_args(%acc = %z) -> f32 {
+      %k64 = tensor.extract %o[%i] : tensor<4xi64>
+      %k = arith.index_cast %k64 : i64 to index
+      %e = tensor.extract %x[%k] : tensor<8xf32>
+      %a = arith.addf %acc, %e : f32
+      affine.yield %a : f32
+    }
+    %t = tensor.from_elements %s : tensor<f32>
+    fw.yield %t : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+// The hops of %steps[%id[0]] from 0 to 100.
+func.func @hops(%steps: tensor<4xi64>, %id: tensor<1xi64>) -> tensor<i64> {
+  %r = fw.task(%steps, %id) : (tensor<4xi64>, tensor<1xi64>) -> tensor<i64> {
+  ^bb0(%st: tensor<4xi64>, %ii: tensor<1xi64>):
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %goal = arith.constant 100 : i64
+    %k64 = tensor.extract %ii[%c0] : tensor<1xi64>
+    %k = arith.index_cast %k64 : i64 to index
+    %step = tensor.extract %st[%k] : tensor<4xi64>
+    %res:2 = scf.while (%at = %zero, %n = %zero) : (i64, i64) -> (i64, i64) {
+      %more = arith.cmpi slt, %at, %goal : i64
+      scf.condition(%more) %at, %n : i64, i64
+    } do {
+    ^bb0(%at: i64, %n: i64):
+      %a = arith.addi %at, %step : i64
+      %m = arith.addi %n, %one : i64
+      scf.yield %a, %m : i64, i64
+    }
+    %t = tensor.from_elements %res#1 : tensor<i64>
     fw.yield %t : tensor<i64>
   }
   return %r : tensor<i64>

@@ -336,6 +336,7 @@ struct TestGPUMappingOnCPUPass
     Block &body = kernel.getBody().front();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
       op.erase();
+    kernel->setAttr(kEmulatedGPUAttrName, UnitAttr::get(kernel.getContext()));
     return Emulator(func, kernel, gridSize, threads).run();
   }
 

@@ -13,10 +13,13 @@
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::fw {
 #define GEN_PASS_DEF_CPUSTOPATFAILEDCHECKSPASS
@@ -33,6 +36,87 @@ static void collectLoops(Operation *op, func::FuncOp kernel,
        parent = parent->getParentOp())
     if (isa<LoopLikeOpInterface>(parent))
       loops.insert(parent);
+}
+
+/// `loop` as a nest of scf.for loops, its reductions carried by the
+/// innermost in order (what its iterations did on a CPU anyway).
+static void toForNest(RewriterBase &rewriter, scf::ParallelOp loop) {
+  rewriter.setInsertionPoint(loop);
+  auto reduce = cast<scf::ReduceOp>(loop.getBody()->getTerminator());
+  scf::LoopNest nest = scf::buildLoopNest(
+      rewriter, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
+      loop.getStep(), loop.getInitVals(),
+      [&](OpBuilder &b, Location, ValueRange ivs, ValueRange acc) {
+        IRMapping map;
+        map.map(loop.getInductionVars(), ivs);
+        for (Operation &op : loop.getBody()->without_terminator())
+          b.clone(op, map);
+        scf::ValueVector next;
+        for (auto [i, region] : llvm::enumerate(reduce.getReductions())) {
+          Block &combine = region.front();
+          map.map(combine.getArgument(0), acc[i]);
+          map.map(combine.getArgument(1),
+                  map.lookupOrDefault(reduce.getOperands()[i]));
+          for (Operation &op : combine.without_terminator())
+            b.clone(op, map);
+          next.push_back(map.lookupOrDefault(
+              cast<scf::ReduceReturnOp>(combine.getTerminator())
+                  .getResult()));
+        }
+        return next;
+      });
+  rewriter.replaceOp(loop, nest.results);
+}
+
+/// Affine loops as SCF loops (the affine ops in them too).
+static LogicalResult lowerAffine(Operation *loop) {
+  MLIRContext *ctx = loop->getContext();
+  ConversionTarget target(*ctx);
+  target.addIllegalDialect<affine::AffineDialect>();
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  RewritePatternSet patterns(ctx);
+  populateAffineToStdConversionPatterns(patterns);
+  return applyPartialConversion(loop, target, std::move(patterns));
+}
+
+/// Where the kernel records a failed check: the atomic updates of its error
+/// word.
+static SmallVector<memref::AtomicRMWOp> failuresOf(Value word) {
+  SmallVector<memref::AtomicRMWOp> failures;
+  for (Operation *user : word.getUsers())
+    if (auto failure = dyn_cast<memref::AtomicRMWOp>(user))
+      failures.push_back(failure);
+  return failures;
+}
+
+/// Makes the loops around the failures recorded on `word` scf.for or
+/// scf.while loops, those that can stop: scf.forall, scf.parallel and affine
+/// loops become nests of scf.for (their bodies copied, failures too). Fails
+/// when one cannot be converted.
+static LogicalResult makeStoppable(RewriterBase &rewriter,
+                                   func::FuncOp kernel, Value word) {
+  for (;;) {
+    llvm::SetVector<Operation *> loops;
+    for (memref::AtomicRMWOp failure : failuresOf(word))
+      collectLoops(failure, kernel, loops);
+    auto *it = llvm::find_if(loops, [](Operation *op) {
+      return !isa<scf::ForOp, scf::WhileOp>(op);
+    });
+    Operation *loop = it == loops.end() ? nullptr : *it;
+    if (!loop)
+      return success();
+    LogicalResult converted = failure();
+    if (auto forall = dyn_cast<scf::ForallOp>(loop))
+      converted = scf::forallToForLoop(rewriter, forall);
+    else if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
+      toForNest(rewriter, parallel);
+      converted = success();
+    } else if (isa<affine::AffineDialect>(loop->getDialect()))
+      converted = lowerAffine(loop);
+    if (failed(converted))
+      return loop->emitOpError(
+          "holds a check, but cannot become loops that stop at a failed one");
+  }
 }
 
 /// `loop` as an scf.while that also ends when `stopped` holds.
@@ -94,7 +178,8 @@ struct CPUStopAtFailedChecksPass
           CPUStopAtFailedChecksPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    if (kernel.isExternal() || !kernel->hasAttr("fw.error_word"))
+    if (kernel.isExternal() || !kernel->hasAttr("fw.error_word") ||
+        kernel->hasAttr(kEmulatedGPUAttrName))
       return;
     // The error word is the last buffer (fw-kernel-error-word); a check
     // records its failure there.
@@ -104,33 +189,20 @@ struct CPUStopAtFailedChecksPass
         word = arg;
     if (!word)
       return;
-    SmallVector<memref::AtomicRMWOp> failures;
-    llvm::SetVector<Operation *> loops;
-    for (Operation *user : word.getUsers())
-      if (auto failure = dyn_cast<memref::AtomicRMWOp>(user)) {
-        failures.push_back(failure);
-        collectLoops(failure, kernel, loops);
-      }
-    if (loops.empty())
+    if (failuresOf(word).empty())
       return;
-    // Loops that run their iterations at once run them in order here.
     IRRewriter rewriter(&getContext());
-    for (Operation *loop : loops)
-      if (auto forall = dyn_cast<scf::ForallOp>(loop))
-        if (failed(scf::forallToForLoop(rewriter, forall))) {
-          forall.emitOpError("could not become loops that stop at a failed "
-                             "check");
-          return signalPassFailure();
-        }
-    loops.clear();
+    if (failed(makeStoppable(rewriter, kernel, word)))
+      return signalPassFailure();
+    SmallVector<memref::AtomicRMWOp> failures = failuresOf(word);
+    // The loops around a failure, and every while loop: one whose values a
+    // failed check replaced (its guarded access read 0) may never end.
+    llvm::SetVector<Operation *> loops;
     for (memref::AtomicRMWOp failure : failures)
       collectLoops(failure, kernel, loops);
-    for (Operation *loop : loops)
-      if (!isa<scf::ForOp, scf::WhileOp>(loop)) {
-        loop->emitOpError("holds a check, but only scf.for, scf.while and "
-                          "scf.forall loops can stop at a failed one");
-        return signalPassFailure();
-      }
+    kernel.walk([&](scf::WhileOp loop) { loops.insert(loop); });
+    if (loops.empty())
+      return; // the kernel ends anyway (and is divided as before)
 
     Location loc = kernel.getLoc();
     rewriter.setInsertionPointToStart(&kernel.getBody().front());

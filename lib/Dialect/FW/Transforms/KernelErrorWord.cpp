@@ -6,9 +6,10 @@
 // n records n + 1 - k as an atomic maximum: the first check in the kernel's
 // order that failed is reported, whichever thread got there first.
 //
-// A CPU kernel that allocates buffers of its own gets one more check, after
-// the executable's others: the machine refusing such a buffer
-// (fw-cpu-allocation-checks makes the kernel return there).
+// A CPU kernel that allocates buffers of its own (or packs panels for a
+// contraction) gets one more check, after the executable's others: the
+// machine refusing such a buffer (fw-cpu-allocation-checks makes the kernel
+// return there).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,10 +32,18 @@ static constexpr llvm::StringLiteral kErrorWordAttr = "fw.error_word";
 static constexpr llvm::StringLiteral kOutOfMemoryMessage =
     "out of memory: the kernel could not allocate a buffer of its own";
 
-/// Whether `kernel` allocates buffers of its own.
+/// Whether `kernel` allocates buffers of its own, or may on the CPU: its
+/// contractions and convolutions (linalg ops that reduce) get packed panels
+/// (fw-cpu-matmul).
 static bool allocates(func::FuncOp kernel) {
   return kernel
-      .walk([](memref::AllocOp) { return WalkResult::interrupt(); })
+      .walk([](Operation *op) {
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        return isa<memref::AllocOp>(op) ||
+                       (linalgOp && linalgOp.getNumReductionLoops() > 0)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
       .wasInterrupted();
 }
 

@@ -137,14 +137,108 @@ func.func @no_word(%n: index, %word: memref<i32>) {
 
 // -----
 
-func.func @parallel(%n: index, %word: memref<i32>) attributes {fw.error_word} {
+/// A parallel loop becomes a nest of for loops carrying its reductions
+/// (combined in order, the accumulator first), which then stop; so does an
+/// affine loop, lowered with the affine ops in it.
+// CHECK-LABEL: func.func @parallel(
+// CHECK-SAME: %[[N:.*]]: index, %[[X:.*]]: memref<?xf32>
+// CHECK-NOT: scf.parallel
+// CHECK: %[[R:.*]]:3 = scf.while (%[[I:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}, %[[ACC2:.*]] = %{{.*}}) : (index, f32, f32) -> (index, f32, f32)
+// CHECK: arith.cmpi slt, %[[I]], %[[N]]
+// CHECK: scf.condition
+// CHECK: } do {
+// CHECK: ^bb0(%[[J:.*]]: index, %[[A:.*]]: f32, %[[A2:.*]]: f32):
+// CHECK: %[[V:.*]] = memref.load %[[X]][%[[J]]]
+// CHECK: memref.atomic_rmw
+// CHECK: %[[SUM:.*]] = arith.addf %[[A]], %[[V]] : f32
+// CHECK: %[[MAX:.*]] = arith.maximumf %[[A2]], %[[V]] : f32
+// CHECK: scf.yield %{{.*}}, %[[SUM]], %[[MAX]] : index, f32, f32
+// CHECK: memref.store %[[R]]#1
+// CHECK: memref.store %[[R]]#2
+// CHECK-NOT: affine.for
+// CHECK: scf.while
+// CHECK: memref.atomic_rmw
+// CHECK: return
+func.func @parallel(%n: index, %x: memref<?xf32>, %out: memref<2xf32>,
+                    %word: memref<i32>) attributes {fw.error_word} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %one = arith.constant 1 : i32
-  // expected-error @+1 {{holds a check, but only scf.for, scf.while and scf.forall loops can stop at a failed one}}
-  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+  %z = arith.constant 0.0 : f32
+  %s:2 = scf.parallel (%i) = (%c0) to (%n) step (%c1) init (%z, %z) -> (f32, f32) {
+    %v = memref.load %x[%i] : memref<?xf32>
     %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
-    scf.reduce
+    scf.reduce(%v, %v : f32, f32) {
+    ^bb0(%a: f32, %b: f32):
+      %q = arith.addf %a, %b : f32
+      scf.reduce.return %q : f32
+    }, {
+    ^bb0(%a: f32, %b: f32):
+      %q = arith.maximumf %a, %b : f32
+      scf.reduce.return %q : f32
+    }
+  }
+  memref.store %s#0, %out[%c0] : memref<2xf32>
+  memref.store %s#1, %out[%c1] : memref<2xf32>
+  affine.for %i = 0 to 4 {
+    %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
+  }
+  return
+}
+
+// -----
+
+/// Every while loop of a kernel with checks stops, with a check in it or not:
+/// its values may come from an access a failed check replaced (a guarded
+/// step of 0 that never reaches the goal).
+// CHECK-LABEL: func.func @hops(
+// CHECK: %[[STOPPED:.*]] = memref.alloca() : memref<i1>
+// CHECK: memref.atomic_rmw
+// CHECK-NEXT: %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT: memref.store %[[TRUE]], %[[STOPPED]]
+// CHECK: scf.while
+// CHECK: %[[MORE:.*]] = arith.cmpi slt
+// CHECK: %[[FAILED:.*]] = memref.load %[[STOPPED]][] : memref<i1>
+// CHECK: %[[NOT:.*]] = arith.xori %[[FAILED]]
+// CHECK: %[[GO:.*]] = arith.andi %[[MORE]], %[[NOT]] : i1
+// CHECK: scf.condition(%[[GO]])
+func.func @hops(%step: i64, %ok: i1, %word: memref<i32>) -> ()
+    attributes {fw.error_word} {
+  %one = arith.constant 1 : i32
+  %zero = arith.constant 0 : i64
+  %goal = arith.constant 100 : i64
+  %bad = arith.constant true
+  scf.if %bad {
+    %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
+  }
+  %s = arith.select %ok, %step, %zero : i64
+  %r = scf.while (%at = %zero) : (i64) -> i64 {
+    %more = arith.cmpi slt, %at, %goal : i64
+    scf.condition(%more) %at : i64
+  } do {
+  ^bb0(%at: i64):
+    %a = arith.addi %at, %s : i64
+    scf.yield %a : i64
+  }
+  return
+}
+
+// -----
+
+/// negative_: a kernel that emulates a GPU kernel's mapping keeps its loops,
+/// as a GPU runs them.
+// CHECK-LABEL: func.func @emulated(
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for
+// CHECK-NOT: scf.while
+// CHECK: return
+func.func @emulated(%n: index, %word: memref<i32>)
+    attributes {fw.error_word, fw.emulated_gpu} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 {
+    %old = memref.atomic_rmw maxu %one, %word[] : (i32, memref<i32>) -> i32
   }
   return
 }

@@ -85,6 +85,14 @@ module {
 // CHECK-LABEL: fw.executable @only
 // CHECK-SAME: checks = ["out of memory: the kernel could not allocate a buffer of its own"]
 // CHECK: func.func @only(%{{.*}}: memref<?xf32>, %{{.*}}: memref<i32>) attributes {fw.allocation_check = 1 : i32, fw.error_word}
+/// A CPU kernel with a contraction gets it too: fw-cpu-matmul packs panels
+/// into buffers it allocates. An elementwise one does not.
+// CHECK-LABEL: fw.executable @contract
+// CHECK-SAME: checks = ["out of memory: the kernel could not allocate a buffer of its own"]
+// CHECK: func.func @contract(%{{.*}}: memref<4x4xf32>, %{{.*}}: memref<4x4xf32>, %{{.*}}: memref<i32>) attributes {fw.allocation_check = 1 : i32, fw.error_word}
+// CHECK-LABEL: fw.executable @scale
+// CHECK-NOT: checks
+// CHECK: func.func @scale(%{{.*}}: memref<4xf32>) {
 /// negative_: a GPU kernel alone that allocates gets nothing.
 // CHECK-LABEL: fw.executable @gpu_only
 // CHECK-NOT: checks
@@ -124,6 +132,27 @@ module {
         func.func @only(%b: memref<?xf32>) {
           %t = memref.alloc() : memref<4xf32>
           memref.dealloc %t : memref<4xf32>
+          return
+        }
+      }
+    }
+  }
+  fw.executable @contract attributes {access = [#fw.access<read>, #fw.access<write>], bindings = [tensor<4x4xf32>, tensor<4x4xf32>]} {
+    fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+      builtin.module {
+        func.func @contract(%a: memref<4x4xf32>, %c: memref<4x4xf32>) {
+          linalg.matmul ins(%a, %a : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+          return
+        }
+      }
+    }
+  }
+  fw.executable @scale attributes {access = [#fw.access<write>], bindings = [tensor<4xf32>]} {
+    fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+      builtin.module {
+        func.func @scale(%b: memref<4xf32>) {
+          %two = arith.constant 2.0 : f32
+          linalg.fill ins(%two : f32) outs(%b : memref<4xf32>)
           return
         }
       }

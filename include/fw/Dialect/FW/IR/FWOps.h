@@ -60,6 +60,10 @@ constexpr llvm::StringLiteral kInPlaceAttrName = "fw.in_place";
 /// what its error word records when the machine refuses one (set by
 /// fw-kernel-error-word, used by fw-cpu-allocation-checks).
 constexpr llvm::StringLiteral kAllocationCheckAttrName = "fw.allocation_check";
+/// Name of the attribute of a CPU kernel that runs a GPU kernel's mapping on an
+/// emulated grid (fw-test-gpu-mapping-on-cpu): its loops end as a GPU's do
+/// (fw-cpu-stop-at-failed-checks leaves it alone).
+constexpr llvm::StringLiteral kEmulatedGPUAttrName = "fw.emulated_gpu";
 
 /// The most dims one term of `flops_terms` multiplies (the fat binary's
 /// fwmd_cost_term_t holds that many).

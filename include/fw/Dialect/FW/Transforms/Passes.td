@@ -160,10 +160,11 @@ def KernelErrorWordPass : Pass<"fw-kernel-error-word", "ModuleOp"> {
     failed is the one reported (of those met: a CPU kernel's loops stop at a
     failed check, `fw-cpu-stop-at-failed-checks`). After the kernel, the
     runtime fails the task with that check's message (docs/runtime.md). A
-    CPU kernel that allocates
-    buffers of its own (`memref.alloc`) gets an error word too, and one more
-    message after the others, "out of memory: ...", whose number it records
-    in `fw.allocation_check` for `fw-cpu-allocation-checks`.
+    CPU kernel that allocates buffers of its own (`memref.alloc`), or will
+    (a contraction or convolution: `fw-cpu-matmul` packs its panels), gets
+    an error word too, and one more message after the others, "out of
+    memory: ...", whose number it records in `fw.allocation_check` for
+    `fw-cpu-allocation-checks`.
 
     ```mlir
     fw.assert %ok, "..."
@@ -607,17 +608,21 @@ def CPUStopAtFailedChecksPass
   let summary = "Ends a CPU kernel's loops at a failed check";
   let description = [{
     In a kernel with an error word (`fw-kernel-error-word`), every loop
-    around a check's failure (the atomic maximum into the word) stops after
-    the iteration in which a check failed: a flag of the kernel's own
-    (`memref.alloca`), set where a check fails, joins the condition of
-    `scf.while` loops, and `scf.for` loops become such loops (`scf.forall`
-    first nests of `scf.for`). Without it a loop whose bounds come from the
-    data runs for as long as they say, failing every time (2^63 iterations
-    from a lower bound of INT64_MIN). The kernel goes on after the loop,
-    its accesses guarded, and frees what it allocated; the task fails with
-    the first of the failed checks in the kernel's order, among those met.
-    Loops linalg ops become later are not affected (their bounds are
-    buffers' sizes).
+    around a check's failure (the atomic maximum into the word), and every
+    `scf.while` loop, stops after the iteration in which a check failed: a
+    flag of the kernel's own (`memref.alloca`), set where a check fails,
+    joins the condition of `scf.while` loops, and `scf.for` loops become
+    such loops (`scf.forall`, `scf.parallel` and affine loops first nests
+    of `scf.for`, reductions carried in order). Without it a loop whose
+    bounds come from the data runs for as long as they say, failing every
+    time (2^63 iterations from a lower bound of INT64_MIN), and a while
+    loop may never end on a value a failed check replaced by 0. The kernel
+    goes on after the loop, its accesses guarded, and frees what it
+    allocated; the task fails with the first of the failed checks in the
+    kernel's order, among those met. Loops linalg ops become later are not
+    affected (their bounds are buffers' sizes), nor kernels that emulate a
+    GPU kernel (`fw.emulated_gpu`, `fw-test-gpu-mapping-on-cpu`): a GPU's
+    threads do not stop.
 
     ```mlir
     scf.for %i = %lo to %hi step %c1 { ... }
