@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - The fwc compilation pipeline -----------------------===//
 
 #include "fw/Pipelines/Pipelines.h"
+#include "fw/Dialect/FW/Transforms/Canonicalize.h"
 
 #include "fw/Conversion/Passes.h"
 #include "fw/Dialect/FW/Transforms/Passes.h"
@@ -80,7 +81,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
   // Elementwise producers fused into their consumers.
   if (options.optLevel > 0)
     pm.addPass(createLinalgElementwiseOpFusionPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::fw::createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.compileTo == Phase::Input)
     return;
@@ -89,7 +90,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
   formTasks.fuseEpilogues = options.optLevel > 0;
   formTasks.fusePrologues = options.optLevel > 0;
   pm.addNestedPass<func::FuncOp>(mlir::fw::createFormTasksPass(formTasks));
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::fw::createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (!options.profileUse.empty()) {
     mlir::fw::ApplyProfilePassOptions apply;
@@ -101,7 +102,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
     }
     pm.addPass(mlir::fw::createApplyProfilePass(apply));
     // Merged and split tasks leave shape arithmetic on the host.
-    pm.addPass(createCanonicalizerPass());
+    pm.addPass(mlir::fw::createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
   // Indices the kernels compute themselves are checked where they do.
@@ -119,7 +120,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
     return;
 
   pm.addPass(mlir::fw::createBufferizePass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::fw::createCanonicalizerPass());
   pm.addPass(mlir::fw::createKernelErrorWordPass());
   if (options.optLevel > 0 || options.reportMemory) {
     mlir::fw::ReuseBuffersPassOptions reuse;
@@ -132,7 +133,7 @@ void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
     return;
 
   pm.addPass(mlir::fw::createConvertFWHostToRuntimePass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::fw::createCanonicalizerPass());
   if (options.compileTo == Phase::Host)
     return;
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Conversion/Passes.h"
+#include "fw/Dialect/FW/Transforms/Canonicalize.h"
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 #include "fw/Target/TargetDescription.h"
@@ -48,7 +49,7 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
                                    const TuningConfig &tuning = {}) {
   pm.addNestedPass<func::FuncOp>(createCPUStopAtFailedChecksPass());
   bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::fw::createCanonicalizerPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   CPUMatmulPassOptions gemm;
   gemm.vectorBits = target.vectorBits;
@@ -65,7 +66,7 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   if (tuning.minElements)
     division.minElements = *tuning.minElements;
   funcPm.addPass(createCPUDistributePass(division));
-  funcPm.addPass(createCanonicalizerPass());
+  funcPm.addPass(mlir::fw::createCanonicalizerPass());
   funcPm.addPass(createCPULoopOrderPass());
   CPUTilePassOptions tiling;
   tiling.l2Bytes = static_cast<int64_t>(target.l2Bytes);
@@ -112,7 +113,7 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCPUKernelABIPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::fw::createCanonicalizerPass());
 }
 
 /// Integer division by zero (and INT_MIN / -1) is undefined in MLIR and traps

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Conversion/Passes.h"
+#include "fw/Dialect/FW/Transforms/Canonicalize.h"
 
 #include "GPUMapping.h"
 #include "fw/Target/TargetDescription.h"
@@ -330,7 +331,7 @@ struct ConvertFWGPUVariantsToBinaryPass
       rocdl.runtime = gpu::amd::Runtime::HIP;
       gpuPm.addPass(createConvertGpuOpsToROCDLOps(rocdl));
     }
-    gpuPm.addPass(createCanonicalizerPass());
+    gpuPm.addPass(mlir::fw::createCanonicalizerPass());
     gpuPm.addPass(createReconcileUnrealizedCastsPass());
     if (failed(pm.run(*container)))
       return variant.emitOpError("could not lower its kernel to ")
