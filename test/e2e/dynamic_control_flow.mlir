@@ -16,6 +16,12 @@
 // DOUBLED: i64=8
 // RUN: %fw-run %t.fwb --function=doublings --input=1xi64=0 | FileCheck %s --check-prefix=ONCE
 // ONCE: i64=1
+// A forall whose parallel inserts are written in another order than its
+// shared outputs, one of them a cast: each output gets its own (upstream
+// canonicalization of the cast swapped them).
+// RUN: %fw-run %t.fwb --function=ones_and_twos --input=4xf32=0 --input=4xf32=0 | FileCheck %s --check-prefix=ONESTWOS
+// ONESTWOS: 4xf32=1 1 1 1
+// ONESTWOS: 4xf32=2 2 2 2
 
 func.func @loop(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %c0 = arith.constant 0 : index
@@ -54,4 +60,23 @@ func.func @doublings(%n: tensor<1xi64>) -> tensor<i64> {
     fw.yield %t : tensor<i64>
   }
   return %r : tensor<i64>
+}
+
+// 1s into the first output, 2s into the second.
+func.func @ones_and_twos(%A: tensor<4xf32>, %B: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %r:2 = fw.task(%A, %B) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    %one = arith.constant dense<1.0> : tensor<1xf32>
+    %two = arith.constant dense<2.0> : tensor<1xf32>
+    %ca = tensor.cast %a : tensor<4xf32> to tensor<?xf32>
+    %w:2 = scf.forall (%i) in (4) shared_outs(%oa = %ca, %ob = %b) -> (tensor<?xf32>, tensor<4xf32>) {
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %two into %ob[%i] [1] [1] : tensor<1xf32> into tensor<4xf32>
+        tensor.parallel_insert_slice %one into %oa[%i] [1] [1] : tensor<1xf32> into tensor<?xf32>
+      }
+    }
+    %ra = tensor.cast %w#0 : tensor<?xf32> to tensor<4xf32>
+    fw.yield %ra, %w#1 : tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
 }

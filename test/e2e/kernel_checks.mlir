@@ -158,6 +158,17 @@
 // RUN: %fw-run %t.fwb --function=hops --input=4xi64=10,20,30,40 --input=1xi64=1 | FileCheck %s --check-prefix=HOPS
 // HOPS: i64=5
 // RUN: not timeout 120 %fw-run %t.fwb --function=hops --input=4xi64=10,20,30,40 --input=1xi64=7 2>&1 | FileCheck %s --check-prefix=CHAINBAD
+// So does a for loop with no check in it whose bound a failed check replaced
+// (by 0: 10^18 iterations); a parallel loop's step read from the data is
+// checked as a for loop's.
+// RUN: %fw-run %t.fwb --function=halving_from --input=1xi64=1 --input=4xi64=1000000000000000000,999999999999999998,0,0 | FileCheck %s --check-prefix=HALVING
+// HALVING: f32=1.5
+// RUN: not timeout 120 %fw-run %t.fwb --function=halving_from --input=1xi64=7 --input=4xi64=1000000000000000000,999999999999999998,0,0 2>&1 | FileCheck %s --check-prefix=CHAINBAD
+// RUN: %fw-run %t.fwb --function=multiples_below_8 --input=1xi64=3 | FileCheck %s --check-prefix=MULTIPLES
+// MULTIPLES: i64=3
+// RUN: not timeout 120 %fw-run %t.fwb --function=multiples_below_8 --input=1xi64=0 2>&1 | FileCheck %s --check-prefix=PSTEP
+// RUN: not timeout 120 %fw-run %t.fwb --function=multiples_below_8 --input=1xi64=-1 2>&1 | FileCheck %s --check-prefix=PSTEP
+// PSTEP: check failed: 'scf.parallel': the loop's step is not positive
 //
 // The same kernels through their GPU mapping, emulated on the CPU.
 // RUN: %fwc %s --test-gpu-mapping-on-cpu -o %t.gpu.fwb
@@ -636,6 +647,55 @@ func.func @hops(%steps: tensor<4xi64>, %id: tensor<1xi64>) -> tensor<i64> {
       scf.yield %a, %m : i64, i64
     }
     %t = tensor.from_elements %res#1 : tensor<i64>
+    fw.yield %t : tensor<i64>
+  }
+  return %r : tensor<i64>
+}
+
+// 1 + 1/2 + 1/4 ... for each of the %x[0] - %x[%ids[0]] iterations.
+func.func @halving_from(%ids: tensor<1xi64>, %x: tensor<4xi64>) -> tensor<f32> {
+  %r = fw.task(%ids, %x) : (tensor<1xi64>, tensor<4xi64>) -> tensor<f32> {
+  ^bb0(%o: tensor<1xi64>, %xx: tensor<4xi64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %h = arith.constant 0.5 : f32
+    %k64 = tensor.extract %o[%c0] : tensor<1xi64>
+    %k = arith.index_cast %k64 : i64 to index
+    %lo64 = tensor.extract %xx[%k] : tensor<4xi64>
+    %hi64 = tensor.extract %xx[%c0] : tensor<4xi64>
+    %lo = arith.index_cast %lo64 : i64 to index
+    %hi = arith.index_cast %hi64 : i64 to index
+    %s = scf.for %i = %lo to %hi step %c1 iter_args(%acc = %z) -> f32 {
+      %m = arith.mulf %acc, %h : f32
+      %a = arith.addf %m, %one : f32
+      scf.yield %a : f32
+    }
+    %t = tensor.from_elements %s : tensor<f32>
+    fw.yield %t : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+// The multiples of %st[0] below 8, counted by a parallel loop.
+func.func @multiples_below_8(%st: tensor<1xi64>) -> tensor<i64> {
+  %r = fw.task(%st) : (tensor<1xi64>) -> tensor<i64> {
+  ^bb0(%o: tensor<1xi64>):
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %s64 = tensor.extract %o[%c0] : tensor<1xi64>
+    %s = arith.index_cast %s64 : i64 to index
+    %sum = scf.parallel (%i) = (%c0) to (%c8) step (%s) init (%z) -> i64 {
+      scf.reduce(%one : i64) {
+      ^bb0(%a: i64, %b: i64):
+        %q = arith.addi %a, %b : i64
+        scf.reduce.return %q : i64
+      }
+    }
+    %t = tensor.from_elements %sum : tensor<i64>
     fw.yield %t : tensor<i64>
   }
   return %r : tensor<i64>

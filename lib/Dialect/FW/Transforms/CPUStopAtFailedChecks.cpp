@@ -12,12 +12,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/LoopUtils.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Dialect/Affine/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -29,43 +30,16 @@ namespace mlir::fw {
 using namespace mlir;
 using namespace mlir::fw;
 
-/// The loops of `kernel` (up to it) around `op`.
+/// The loops of `kernel` (up to it) around `op` (a forall of no dimensions
+/// runs once: not a loop).
 static void collectLoops(Operation *op, func::FuncOp kernel,
                          llvm::SetVector<Operation *> &loops) {
   for (Operation *parent = op->getParentOp(); parent && parent != kernel;
-       parent = parent->getParentOp())
-    if (isa<LoopLikeOpInterface>(parent))
+       parent = parent->getParentOp()) {
+    auto forall = dyn_cast<scf::ForallOp>(parent);
+    if (isa<LoopLikeOpInterface>(parent) && !(forall && forall.getRank() == 0))
       loops.insert(parent);
-}
-
-/// `loop` as a nest of scf.for loops, its reductions carried by the
-/// innermost in order (what its iterations did on a CPU anyway).
-static void toForNest(RewriterBase &rewriter, scf::ParallelOp loop) {
-  rewriter.setInsertionPoint(loop);
-  auto reduce = cast<scf::ReduceOp>(loop.getBody()->getTerminator());
-  scf::LoopNest nest = scf::buildLoopNest(
-      rewriter, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
-      loop.getStep(), loop.getInitVals(),
-      [&](OpBuilder &b, Location, ValueRange ivs, ValueRange acc) {
-        IRMapping map;
-        map.map(loop.getInductionVars(), ivs);
-        for (Operation &op : loop.getBody()->without_terminator())
-          b.clone(op, map);
-        scf::ValueVector next;
-        for (auto [i, region] : llvm::enumerate(reduce.getReductions())) {
-          Block &combine = region.front();
-          map.map(combine.getArgument(0), acc[i]);
-          map.map(combine.getArgument(1),
-                  map.lookupOrDefault(reduce.getOperands()[i]));
-          for (Operation &op : combine.without_terminator())
-            b.clone(op, map);
-          next.push_back(map.lookupOrDefault(
-              cast<scf::ReduceReturnOp>(combine.getTerminator())
-                  .getResult()));
-        }
-        return next;
-      });
-  rewriter.replaceOp(loop, nest.results);
+  }
 }
 
 /// Affine loops as SCF loops (the affine ops in them too).
@@ -76,6 +50,7 @@ static LogicalResult lowerAffine(Operation *loop) {
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   RewritePatternSet patterns(ctx);
   populateAffineToStdConversionPatterns(patterns);
+  affine::populateAffineExpandIndexOpsPatterns(patterns);
   return applyPartialConversion(loop, target, std::move(patterns));
 }
 
@@ -109,7 +84,7 @@ static LogicalResult makeStoppable(RewriterBase &rewriter,
     if (auto forall = dyn_cast<scf::ForallOp>(loop))
       converted = scf::forallToForLoop(rewriter, forall);
     else if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
-      toForNest(rewriter, parallel);
+      parallelToForNest(rewriter, parallel);
       converted = success();
     } else if (isa<affine::AffineDialect>(loop->getDialect()))
       converted = lowerAffine(loop);
@@ -195,12 +170,16 @@ struct CPUStopAtFailedChecksPass
     if (failed(makeStoppable(rewriter, kernel, word)))
       return signalPassFailure();
     SmallVector<memref::AtomicRMWOp> failures = failuresOf(word);
-    // The loops around a failure, and every while loop: one whose values a
-    // failed check replaced (its guarded access read 0) may never end.
+    // The loops around a failure, and every other for or while loop: one
+    // whose bounds or values a failed check replaced (its guarded access
+    // read 0) may run on for as long as they say, or never end.
     llvm::SetVector<Operation *> loops;
     for (memref::AtomicRMWOp failure : failures)
       collectLoops(failure, kernel, loops);
-    kernel.walk([&](scf::WhileOp loop) { loops.insert(loop); });
+    kernel.walk([&](Operation *op) {
+      if (isa<scf::ForOp, scf::WhileOp>(op))
+        loops.insert(op);
+    });
     if (loops.empty())
       return; // the kernel ends anyway (and is divided as before)
 

@@ -18,6 +18,8 @@ std::unique_ptr<mlir::Pass> mlir::fw::createCanonicalizerPass() {
   static const std::string disabled[] = {
       "(anonymous namespace)::ForOpTensorCastFolder",
       "{anonymous}::ForOpTensorCastFolder",
+      "(anonymous namespace)::FoldTensorCastOfOutputIntoForallOp",
+      "{anonymous}::FoldTensorCastOfOutputIntoForallOp",
   };
   return mlir::createCanonicalizerPass(config, disabled);
 }

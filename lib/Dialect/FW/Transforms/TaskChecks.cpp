@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/LoopUtils.h"
 #include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -637,6 +638,24 @@ struct TaskChecksPass : public fw::impl::TaskChecksPassBase<TaskChecksPass> {
     IRRewriter rw(&getContext());
     for (scf::ForallOp forall : foralls)
       sequentialize(rw, forall);
+    // Parallel loops with bounds or steps the kernel computes become for
+    // loops, whose steps and bounds are checked below (a step of 0 read from
+    // the data ran for ever).
+    SmallVector<scf::ParallelOp> parallels;
+    getOperation().walk([&](TaskOp task) {
+      task.getBody().walk([&](scf::ParallelOp loop) {
+        auto constant = [](Value v) { return matchPattern(v, m_Constant()); };
+        if (!llvm::all_of(loop.getLowerBound(), constant) ||
+            !llvm::all_of(loop.getUpperBound(), constant) ||
+            !llvm::all_of(loop.getStep(), constant))
+          parallels.push_back(loop);
+      });
+    });
+    for (scf::ParallelOp loop : parallels) {
+      StringAttr name = rw.getStringAttr(loop->getName().getStringRef());
+      for (scf::ForOp nested : parallelToForNest(rw, loop).loops)
+        nested->setAttr(kWrittenAsAttrName, name);
+    }
 
     SmallVector<Operation *> ops;
     getOperation().walk([&](TaskOp task) {

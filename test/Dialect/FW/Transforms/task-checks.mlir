@@ -499,3 +499,45 @@ func.func @sized_by_data(%p: tensor<i64>, %a: tensor<?xf32>, %n: index, %m: inde
   }
   return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+/// A parallel loop with a step the kernel computes becomes for loops (the
+/// reduction carried in order), checked as any, their messages naming the
+/// loop as written; one with constant bounds and steps stays.
+// CHECK-LABEL: func.func @parallel_step(
+// CHECK-NOT: scf.parallel
+// CHECK: fw.assert %{{.*}}, "'scf.parallel': the loop's step is not positive
+// CHECK: fw.assert %{{.*}}, "'scf.parallel': the loop's induction variable would overflow
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: } {fw.checked, fw.written_as = "scf.parallel"}
+// CHECK: scf.parallel
+func.func @parallel_step(%st: tensor<1xi64>) -> tensor<i64> {
+  %r = fw.task(%st) : (tensor<1xi64>) -> tensor<i64> {
+  ^bb0(%o: tensor<1xi64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %s64 = tensor.extract %o[%c0] : tensor<1xi64>
+    %s = arith.index_cast %s64 : i64 to index
+    %sum = scf.parallel (%i) = (%c0) to (%c8) step (%s) init (%z) -> i64 {
+      scf.reduce(%one : i64) {
+      ^bb0(%a: i64, %b: i64):
+        %q = arith.addi %a, %b : i64
+        scf.reduce.return %q : i64
+      }
+    }
+    %fixed = scf.parallel (%i) = (%c0) to (%c8) step (%c1) init (%sum) -> i64 {
+      scf.reduce(%one : i64) {
+      ^bb0(%a: i64, %b: i64):
+        %q = arith.addi %a, %b : i64
+        scf.reduce.return %q : i64
+      }
+    }
+    %t = tensor.from_elements %fixed : tensor<i64>
+    fw.yield %t : tensor<i64>
+  }
+  return %r : tensor<i64>
+}

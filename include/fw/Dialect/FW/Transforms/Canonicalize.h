@@ -13,7 +13,9 @@ namespace mlir::fw {
 /// patterns that change what a valid program computes: `scf.for` folding a
 /// `tensor.cast` of its init into the loop, which casts what the body yields
 /// back to the init's static shape (a loop that grows its tensor then
-/// reports the init's size).
+/// reports the init's size), and `scf.forall` folding a cast of a shared
+/// output, which sends the parallel inserts to the outputs in the order they
+/// are written rather than to the ones they name.
 std::unique_ptr<Pass> createCanonicalizerPass();
 
 } // namespace mlir::fw

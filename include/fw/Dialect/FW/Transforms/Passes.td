@@ -111,7 +111,9 @@ def TaskChecksPass : Pass<"fw-task-checks", "func::FuncOp"> {
     dimension and the source line: the kernel goes on, and the runtime fails
     the task with that message when it ends (`fw-kernel-error-word` lowers
     the assertion). Indices computed on the host are checked there
-    (`fw-form-tasks`). An `scf.forall` whose parallel inserts need a check
+    (`fw-form-tasks`). An `scf.parallel` with bounds or steps the kernel
+    computes becomes `scf.for` loops (its reductions carried in order),
+    checked as any. An `scf.forall` whose parallel inserts need a check
     (an `scf.if` cannot hold them), or whose step is not 1, first becomes a
     nest of `scf.for` loops carrying its shared outputs, its inserts
     `tensor.insert_slice` ops (checked as any; the messages name the ops as
@@ -609,14 +611,15 @@ def CPUStopAtFailedChecksPass
   let description = [{
     In a kernel with an error word (`fw-kernel-error-word`), every loop
     around a check's failure (the atomic maximum into the word), and every
-    `scf.while` loop, stops after the iteration in which a check failed: a
+    other `scf.for` and `scf.while` loop, stops after the iteration in which
+    a check failed: a
     flag of the kernel's own (`memref.alloca`), set where a check fails,
     joins the condition of `scf.while` loops, and `scf.for` loops become
     such loops (`scf.forall`, `scf.parallel` and affine loops first nests
     of `scf.for`, reductions carried in order). Without it a loop whose
     bounds come from the data runs for as long as they say, failing every
-    time (2^63 iterations from a lower bound of INT64_MIN), and a while
-    loop may never end on a value a failed check replaced by 0. The kernel
+    time (2^63 iterations from a lower bound of INT64_MIN), and a loop may
+    run as long on a bound or value a failed check replaced by 0. The kernel
     goes on after the loop, its accesses guarded, and frees what it
     allocated; the task fails with the first of the failed checks in the
     kernel's order, among those met. Loops linalg ops become later are not

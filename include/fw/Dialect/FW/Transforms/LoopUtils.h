@@ -1,0 +1,19 @@
+//===- LoopUtils.h - Loops the checks rewrite ------------------*- C++ -*-===//
+
+#ifndef FW_DIALECT_FW_TRANSFORMS_LOOPUTILS_H
+#define FW_DIALECT_FW_TRANSFORMS_LOOPUTILS_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fw {
+
+/// Replaces `loop` by a nest of scf.for loops, one per dimension in order,
+/// the innermost carrying its reductions, each combined in turn (the
+/// accumulator first): what its iterations do on a CPU anyway. Its body is
+/// copied. Returns the nest.
+scf::LoopNest parallelToForNest(RewriterBase &rewriter, scf::ParallelOp loop);
+
+} // namespace mlir::fw
+
+#endif // FW_DIALECT_FW_TRANSFORMS_LOOPUTILS_H
