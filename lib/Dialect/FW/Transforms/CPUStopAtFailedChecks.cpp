@@ -3,11 +3,12 @@
 // A failed check guards its access and the kernel goes on, which is what a
 // GPU's threads must do. A loop of a CPU kernel whose bounds come from the
 // data could then run on for as long as they say (2^63 iterations from a
-// lower bound of INT64_MIN), every one failing. Here a loop that contains a
-// check stops once a check failed: a flag of the kernel's own, set where a
-// check records its failure, ends the loop (which becomes an scf.while)
-// after that iteration. The kernel goes on after it, guarded as before, and
-// frees what it allocated.
+// lower bound of INT64_MIN), every one failing, and one whose bound or value
+// a failed check replaced by 0 as long, or for ever. Here every loop the
+// kernel was written with stops once a check failed: a flag of the kernel's
+// own, set where a check records its failure, ends the loop (which becomes
+// an scf.while) after that iteration. The kernel goes on after it, guarded
+// as before, and frees what it allocated.
 //
 //===----------------------------------------------------------------------===//
 
