@@ -612,11 +612,11 @@ def CPUStopAtFailedChecksPass
     In a kernel with an error word (`fw-kernel-error-word`), every loop
     around a check's failure (the atomic maximum into the word), and every
     other `scf.for` and `scf.while` loop, stops after the iteration in which
-    a check failed: a
-    flag of the kernel's own (`memref.alloca`), set where a check fails,
-    joins the condition of `scf.while` loops, and `scf.for` loops become
-    such loops (`scf.forall`, `scf.parallel` and affine loops first nests
-    of `scf.for`, reductions carried in order). Without it a loop whose
+    a check failed: a flag of the kernel's own (`memref.alloca`), set where
+    a check fails, joins the condition of `scf.while` loops, and `scf.for`
+    loops become such loops (`scf.forall`, `scf.parallel` and affine loops
+    first nests of `scf.for`, reductions carried in order). Without it a
+    loop whose
     bounds come from the data runs for as long as they say, failing every
     time (2^63 iterations from a lower bound of INT64_MIN), and a loop may
     run as long on a bound or value a failed check replaced by 0. The kernel
