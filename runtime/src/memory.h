@@ -161,6 +161,8 @@ typedef struct fw_memory_t {
  * (FW_TIER_LIMIT_MIN): as little as the tasks allow, everything else spills. */
 #define FW_TIER_LIMIT_MIN UINT64_MAX
 fw_status_t fw_parse_tier_limits(const char *text, uint64_t limits[FW_NUM_TIERS]);
+/* "device", "host", "storage" (tier_limits.c, with the parser). */
+const char *fw_tier_name(fw_tier_t tier);
 
 /* The limit of a device's node: the device's own memory `own` (0: unbounded), or the
  * device tier's cap `cap` (0: none; FW_TIER_LIMIT_MIN: minimal) when that is lower. */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory.h"
 #include "status_internal.h"
 
-static const char *const kTierNames[FW_NUM_TIERS] = {"device", "host", "storage"};
 
 void fw_trace_init(fw_trace_t *t, int enabled, uint64_t origin_ns) {
   memset(t, 0, sizeof(*t));
@@ -205,7 +205,7 @@ fw_status_t fw_trace_write(fw_trace_t *t, const char *path, const char *const *w
       fprintf(f,
               ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":"
               "\"copy %s -> %s\"}}",
-              FW_TRACE_COPY_TRACK(a, b), kTierNames[a], kTierNames[b]);
+              FW_TRACE_COPY_TRACK(a, b), fw_tier_name(a), fw_tier_name(b));
   pthread_mutex_lock(&t->lock);
   for (size_t i = 0; i < t->size; ++i) {
     const fw_trace_event_t *e = &t->events[i];
