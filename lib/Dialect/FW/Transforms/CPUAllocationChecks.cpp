@@ -31,21 +31,13 @@ using namespace mlir::fw;
 /// Branch weights of the test: the machine almost always gives the buffer.
 static constexpr int32_t kRefusedWeight = 1, kGivenWeight = 1 << 20;
 
-/// The bytes an element of a buffer of `type` takes, at least.
-static int64_t bufferElementBytes(MemRefType type) {
-  Type element = type.getElementType();
-  if (auto vector = dyn_cast<VectorType>(element))
-    return vector.getNumElements() * elementBytes(vector.getElementType());
-  return elementBytes(element);
-}
-
 /// Whether the byte count of `alloc` is at most kMaxKernelTensorBytes, at the
 /// builder's insertion point.
 static Value sizeFits(OpBuilder &b, memref::AllocOp alloc) {
   Location loc = alloc.getLoc();
   MemRefType type = alloc.getType();
   SmallVector<Value> factors{arith::ConstantIndexOp::create(
-      b, loc, bufferElementBytes(type))};
+      b, loc, elementBytes(type.getElementType()))};
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (!type.isDynamicDim(d))
       factors.push_back(

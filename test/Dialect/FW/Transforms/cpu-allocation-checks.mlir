@@ -64,6 +64,25 @@ func.func @k(%out: memref<?xf32>, %word: memref<i32>, %id: index, %count: index)
 
 // -----
 
+/// An element's bytes: both parts of a complex number, every lane of a vector.
+// CHECK-LABEL: func.func @wide(
+// CHECK: arith.constant 16 : index
+// CHECK: memref.alloc(%{{.*}}) : memref<?xcomplex<f64>>
+// CHECK: arith.constant 32 : index
+// CHECK: memref.alloc(%{{.*}}) : memref<?xvector<8xf32>>
+func.func @wide(%out: memref<?xf32>, %word: memref<i32>)
+    attributes {fw.error_word, fw.allocation_check = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %out, %c0 : memref<?xf32>
+  %a = memref.alloc(%n) : memref<?xcomplex<f64>>
+  memref.dealloc %a : memref<?xcomplex<f64>>
+  %b = memref.alloc(%n) : memref<?xvector<8xf32>>
+  memref.dealloc %b : memref<?xvector<8xf32>>
+  return
+}
+
+// -----
+
 /// negative_: a kernel without the mark keeps its allocations as they are.
 // CHECK-LABEL: func.func @plain(
 // CHECK-NOT: cf.cond_br

@@ -36,8 +36,13 @@ void emitShapeChecks(OpBuilder &b, Operation *op,
 /// rather than a failed allocation.
 inline constexpr int64_t kMaxKernelTensorBytes = int64_t(1) << 47;
 
-/// The bytes an element of `type` takes in a buffer (8 for index).
+/// The bytes an element of `type` takes in a buffer (8 for index, both parts
+/// of a complex number, every lane of a vector).
 inline int64_t elementBytes(Type type) {
+  if (auto complex = dyn_cast<ComplexType>(type))
+    return 2 * elementBytes(complex.getElementType());
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() * elementBytes(vector.getElementType());
   unsigned bits = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 64;
   return std::max(1u, (bits + 7) / 8);
 }
