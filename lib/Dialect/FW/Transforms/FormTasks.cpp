@@ -489,6 +489,14 @@ LogicalResult classifyTopLevelOp(Operation *op, bool &isTask) {
                            "point on its own (inline callees first)");
   bool producesTensors = llvm::any_of(
       op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+  // A loop or a branch left with checks alone (what it computed folded away)
+  // still checks the data: a task without results.
+  if (op->getNumResults() == 0 && op->getNumRegions() != 0 &&
+      op->walk([](AssertOp) { return WalkResult::interrupt(); })
+          .wasInterrupted()) {
+    isTask = true;
+    return success();
+  }
   if (!producesTensors) {
     // Scalars read from tensors are recomputed inside the tasks that use
     // them; whatever is left on the host is checked afterwards.
@@ -611,6 +619,13 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
       if (failed(formTaskImpl(ops, /*emitChecks=*/true)))
         return signalPassFailure();
     }
+    // A check at the top level of what the host cannot compute (a size read
+    // from a tensor; fw-prepare-input emits such) runs in a task of its own.
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (auto check = dyn_cast<AssertOp>(&op))
+        if (!isHostComputable(check.getCondition()) &&
+            failed(formTaskImpl({check}, /*emitChecks=*/false)))
+          return signalPassFailure();
     if (failed(cleanUpHost(block)))
       return signalPassFailure();
     // Integer divisions left on the host (sizes computed from sizes) must not

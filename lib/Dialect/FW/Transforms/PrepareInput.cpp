@@ -165,6 +165,7 @@ struct PrepareInputPass
       op->removeAttr(kCheckedAttrName);
       op->removeAttr(kHostCheckedAttrName);
     });
+    emitChecksBeforeFolding(getOperation());
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     patterns.add<SplatConstantToFill, DropEmptyConcatOperands,

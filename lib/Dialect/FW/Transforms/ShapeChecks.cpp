@@ -722,6 +722,12 @@ void CheckBuilder::reshapeChecks(tensor::ReshapeOp reshape) {
     check(andOp(ok, cmp(arith::CmpIPredicate::eq, elements, product)),
           "the shape's sizes are negative or do not multiply to the source's "
           "number of elements");
+    // A static size of the result is the shape's there.
+    for (auto [d, v] : llvm::enumerate(sizes))
+      if (!result.isDynamicDim(d))
+        check(cmp(arith::CmpIPredicate::eq, v, index(result.getDimSize(d))),
+              "dimension " + Twine(d) + " of the shape differs from the "
+              "result's (" + Twine(result.getDimSize(d)) + ")");
     return;
   }
   if (!count || cast<ShapedType>(source.getType()).hasStaticShape())
@@ -920,6 +926,8 @@ std::string mlir::fw::checkMessage(Operation *op, const Twine &what) {
   return message;
 }
 
+bool mlir::fw::isHostComputable(Value v) { return hostComputable(v); }
+
 bool mlir::fw::isIntegerDivision(Operation *op) {
   return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
              arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op) &&
@@ -929,6 +937,8 @@ bool mlir::fw::isIntegerDivision(Operation *op) {
 void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
                                function_ref<Value(Value)> shapeSource,
                                bool inKernel) {
+  if (!inKernel && op->hasAttr(kHostCheckedAttrName))
+    return; // Checked before the canonicalizer ran (ChecksBeforeFolding).
   CheckBuilder checks(b, op, shapeSource, inKernel);
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](linalg::LinalgOp linalgOp) {

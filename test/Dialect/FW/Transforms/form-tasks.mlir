@@ -428,3 +428,43 @@ func.func @scalar_checks(%a: tensor<?xf32>, %idx: tensor<i64>) -> (tensor<?xf32>
   %data = tensor.insert %z into %a[%at] : tensor<?xf32>
   return %ins, %pad, %loop, %data : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+/// Checks the host cannot make (their conditions read tensor data) get a
+/// task of their own, without results; so does a loop whose only work left
+/// is a check. A check of sizes stays on the host.
+// CHECK-LABEL: func.func @checks_only(
+// CHECK-SAME: %[[A:.*]]: tensor<?xf32>, %[[S:.*]]: tensor<1xi64>, %[[K:.*]]: tensor<i64>
+// CHECK: %[[D:.*]] = tensor.dim %[[A]]
+// CHECK: %[[SIZE:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : index
+// CHECK: fw.assert %[[SIZE]], "sizes"
+// CHECK: fw.task(%[[A]], %[[S]]) : (tensor<?xf32>, tensor<1xi64>) -> () {
+// CHECK: tensor.extract
+// CHECK: fw.assert %{{.*}}, "data"
+// CHECK-NEXT: }
+// CHECK: fw.task(%[[A]], %[[K]]) : (tensor<?xf32>, tensor<i64>) -> ()
+// CHECK: scf.for
+// CHECK: fw.assert %{{.*}}, "loop"
+// CHECK: return %[[A]]
+func.func @checks_only(%a: tensor<?xf32>, %s: tensor<1xi64>, %kt: tensor<i64>)
+    -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  %size = arith.cmpi eq, %d, %c4 : index
+  fw.assert %size, "sizes"
+  %e = tensor.extract %s[%c0] : tensor<1xi64>
+  %n = arith.index_cast %e : i64 to index
+  %data = arith.cmpi eq, %n, %d : index
+  fw.assert %data, "data"
+  %ki = tensor.extract %kt[] : tensor<i64>
+  %k = arith.index_cast %ki : i64 to index
+  scf.for %i = %c0 to %k step %c1 {
+    %at = tensor.extract %a[%i] : tensor<?xf32>
+    %pos = arith.cmpf oge, %at, %at : f32
+    fw.assert %pos, "loop"
+  }
+  return %a : tensor<?xf32>
+}

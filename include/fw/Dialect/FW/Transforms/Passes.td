@@ -25,6 +25,12 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     `linalg.pack`, `linalg.unpack`) and element types no kernel computes in
     (floats narrower than 16 bits, complex numbers), by name.
 
+    It emits the checks the canonicalizer would take away with their ops:
+    of a `tensor.cast` that makes a size static (a `tensor.dim` of it folds
+    to that size), a rank-1 `tensor.reshape` to its own type and a reshape
+    another reshape reads, and the sizes of an insert of a cast that forgets
+    a static one. At the top level the op is marked `fw.host_checked`.
+
     ```mlir
     %c = arith.constant dense<1.0> : tensor<4096x1024xf32>
     // becomes
@@ -34,6 +40,7 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::fw::FWDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }
@@ -71,7 +78,9 @@ def FormTasksPass : Pass<"fw-form-tasks", "func::FuncOp"> {
     ```
     Operations that would need tensor data on the host (for example
     `tensor.extract` at the top level of a function) are rejected with a
-    diagnostic.
+    diagnostic. An `fw.assert` at the top level whose condition reads tensor
+    data, and an op with regions and no results that holds checks, become
+    tasks without results.
 
     With `fuse-epilogues` (the default), elementwise `linalg.generic`
     consumers that are the only user of a linalg op's result join that op's

@@ -10,6 +10,7 @@
 #define FW_DIALECT_FW_TRANSFORMS_SHAPECHECKS_H
 
 #include "fw/Dialect/FW/IR/FWOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
@@ -62,11 +63,26 @@ inline constexpr llvm::StringLiteral kWrittenAsAttrName = "fw.written_as";
 
 /// Marks a task whose own ops the host checks (fw-form-tasks made it and
 /// emitted their checks before it); a task written in the input has none.
+/// On an op at the top level: its host checks are made already (before the
+/// canonicalizer, emitChecksBeforeFolding).
 inline constexpr llvm::StringLiteral kHostCheckedAttrName = "fw.host_checked";
 
 /// Marks an access or loop fw-task-checks has checked in a kernel (guarded by
 /// an scf.if: it may not run).
 inline constexpr llvm::StringLiteral kCheckedAttrName = "fw.checked";
+
+/// Whether `v` is computed on the host from sizes and scalars alone (a check
+/// of it there reads no tensor data).
+bool isHostComputable(Value v);
+
+/// Emits, before any canonicalization of `func`, the checks of ops the
+/// canonicalizer could take away with their conditions: casts that make a
+/// size static (a tensor.dim of one folds to that size), rank-1 reshapes to
+/// their own type and reshapes another reshape reads, inserts of a cast that
+/// forgets a static size. At the top level the host makes them (and the op is
+/// marked kHostCheckedAttrName), where it can compute them; inside a region,
+/// the kernel does. Defined in ChecksBeforeFolding.cpp.
+void emitChecksBeforeFolding(func::FuncOp func);
 
 /// Whether `op` is an integer division or remainder (one that traps on a
 /// divisor of 0), which emitShapeChecks checks on the host.
