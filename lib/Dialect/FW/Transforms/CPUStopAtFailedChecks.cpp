@@ -15,8 +15,6 @@
 #include "fw/Dialect/FW/Transforms/Passes.h"
 #include "fw/Dialect/FW/Transforms/LoopUtils.h"
 
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
-#include "mlir/Dialect/Affine/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -41,18 +39,6 @@ static void collectLoops(Operation *op, func::FuncOp kernel,
     if (isa<LoopLikeOpInterface>(parent) && !(forall && forall.getRank() == 0))
       loops.insert(parent);
   }
-}
-
-/// Affine loops as SCF loops (the affine ops in them too).
-static LogicalResult lowerAffine(Operation *loop) {
-  MLIRContext *ctx = loop->getContext();
-  ConversionTarget target(*ctx);
-  target.addIllegalDialect<affine::AffineDialect>();
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-  RewritePatternSet patterns(ctx);
-  populateAffineToStdConversionPatterns(patterns);
-  affine::populateAffineExpandIndexOpsPatterns(patterns);
-  return applyPartialConversion(loop, target, std::move(patterns));
 }
 
 /// Where the kernel records a failed check: the atomic updates of its error
@@ -88,7 +74,7 @@ static LogicalResult makeStoppable(RewriterBase &rewriter,
       parallelToForNest(rewriter, parallel);
       converted = success();
     } else if (isa<affine::AffineDialect>(loop->getDialect()))
-      converted = lowerAffine(loop);
+      converted = lowerAffine(loop, /*everything=*/true);
     if (failed(converted))
       return loop->emitOpError(
           "holds a check, but cannot become loops that stop at a failed one");

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/LoopUtils.h"
 #include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -165,6 +166,10 @@ struct PrepareInputPass
       op->removeAttr(kCheckedAttrName);
       op->removeAttr(kHostCheckedAttrName);
     });
+    // Affine loops and branches on tensors as SCF ones, which bufferize and
+    // whose sizes and steps the checks know.
+    if (failed(lowerAffine(getOperation(), /*everything=*/false)))
+      return signalPassFailure();
     emitChecksBeforeFolding(getOperation());
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);

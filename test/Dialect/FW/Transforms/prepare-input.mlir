@@ -103,3 +103,57 @@ func.func @marked(%a: tensor<?xf32>, %i: tensor<i64>, %n: index) -> tensor<?xf32
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+/// Affine loops and branches become SCF ones (which bufferize, and whose
+/// checks know them), named as written; other affine ops stay.
+// CHECK-LABEL: func.func @affine_control(
+// CHECK-NOT: affine.for
+// CHECK: %[[F:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<?xf32>) {
+// CHECK: affine.apply
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: } else {
+// CHECK: }
+// CHECK-NOT: fw.written_as
+// CHECK: tensor.insert
+// CHECK: scf.yield
+// CHECK: } {fw.written_as = "affine.for"}
+// CHECK: scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK: } {fw.written_as = "affine.if"}
+// CHECK: scf.parallel
+// CHECK: } {fw.written_as = "affine.parallel"}
+// CHECK: scf.for
+// CHECK-NOT: fw.written_as
+// CHECK: return
+func.func @affine_control(%a: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %r = affine.for %i = 0 to %n step 2 iter_args(%t = %a) -> tensor<?xf32> {
+    %j = affine.apply affine_map<(d0) -> (d0 + 1)>(%i)
+    %x = tensor.extract %t[%j] : tensor<?xf32>
+    %pos = arith.cmpf ogt, %x, %x : f32
+    %v = scf.if %pos -> f32 {
+      scf.yield %x : f32
+    } else {
+      %z = arith.constant 0.0 : f32
+      scf.yield %z : f32
+    }
+    %u = tensor.insert %v into %t[%i] : tensor<?xf32>
+    affine.yield %u : tensor<?xf32>
+  }
+  %s = affine.if affine_set<(d0) : (d0 - 4 >= 0)>(%n) -> tensor<?xf32> {
+    affine.yield %r : tensor<?xf32>
+  } else {
+    affine.yield %a : tensor<?xf32>
+  }
+  %m = memref.alloc() : memref<4xf32>
+  affine.parallel (%i) = (0) to (4) {
+    %z = arith.constant 0.0 : f32
+    memref.store %z, %m[%i] : memref<4xf32>
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %w = scf.for %i = %c0 to %n step %c1 iter_args(%t = %s) -> tensor<?xf32> {
+    scf.yield %t : tensor<?xf32>
+  }
+  return %w : tensor<?xf32>
+}

@@ -14,6 +14,11 @@ namespace mlir::fw {
 /// copied. Returns the nest.
 scf::LoopNest parallelToForNest(RewriterBase &rewriter, scf::ParallelOp loop);
 
+/// Rewrites the affine loops and branches under `root` (affine.for, .if,
+/// .parallel) as SCF ones; with `everything`, every other affine op too (as
+/// arith: affine.apply, affine.min, the index ops).
+LogicalResult lowerAffine(Operation *root, bool everything);
+
 } // namespace mlir::fw
 
 #endif // FW_DIALECT_FW_TRANSFORMS_LOOPUTILS_H

@@ -17,7 +17,10 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
       producers fuse into them (fills, copies and contractions stay named);
     - large splat constants (4096 elements or more) become `linalg.fill` of
       an empty tensor, so no constant data is materialized in the binary;
-    - statically empty operands of `tensor.concat` are dropped.
+    - statically empty operands of `tensor.concat` are dropped;
+    - `affine.for`, `affine.if` and `affine.parallel` become their SCF
+      counterparts (marked `fw.written_as` with the name written, for the
+      checks' messages).
     It rejects what would be undefined at run time and that the canonicalizer
     after it would fold away unseen: a constant index of `tensor.extract` or
     `tensor.insert` outside a static size, a constant `scf.for` step below 1;
@@ -42,6 +45,7 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::fw::FWDialect",
                            "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
