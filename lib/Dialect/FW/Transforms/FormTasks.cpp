@@ -240,6 +240,31 @@ void readSizesFromOperands(TaskOp task, llvm::SetVector<Value> &captures) {
   }
 }
 
+/// The size in dimension `dim` of a whole tensor an arith.select picks with a
+/// scalar condition (the two may differ in size): chosen with the condition
+/// where the host computes it; else the two must have the same size, which
+/// the host checks. Null for another op.
+Value selectedSize(OpBuilder &b, OpResult result, int64_t dim) {
+  auto select = dyn_cast<arith::SelectOp>(result.getOwner());
+  if (!select || isa<ShapedType>(select.getCondition().getType()))
+    return nullptr;
+  Location loc = select.getLoc();
+  Value ifTrue = tensor::DimOp::create(b, loc, select.getTrueValue(), dim);
+  Value ifFalse = tensor::DimOp::create(b, loc, select.getFalseValue(), dim);
+  if (isHostComputable(select.getCondition()))
+    return arith::SelectOp::create(b, loc, select.getCondition(), ifTrue,
+                                   ifFalse);
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ifTrue, ifFalse);
+  AssertOp::create(
+      b, loc, same,
+      b.getStringAttr(checkMessage(
+          select, "dimension " + Twine(dim) +
+                      " of the two tensors differs, and the condition "
+                      "that picks one is read from tensor data")));
+  return ifTrue;
+}
+
 FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
   Operation *root = ops.back();
   // Everything the task needs is available at the root, which comes last.
@@ -286,6 +311,8 @@ FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
             if (!shaped.isDynamicDim(d))
               continue;
             Value size = proveSizeFromOperands(b, result, d);
+            if (!size)
+              size = selectedSize(b, result, d);
             if (!size) {
               root->emitOpError("result #")
                   << result.getResultNumber() << " has a dynamic size in "

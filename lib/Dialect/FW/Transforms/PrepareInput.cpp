@@ -71,6 +71,31 @@ struct DropEmptyConcatOperands : public OpRewritePattern<tensor::ConcatOp> {
   }
 };
 
+/// An arith.select with a scalar condition picks a whole tensor, and the two
+/// may differ in their dynamic sizes, where the elementwise conversion would
+/// ask them to agree: it becomes an scf.if, left alone here (the canonicalizer
+/// makes it a select again, which fw-form-tasks sizes with the condition).
+struct WholeTensorSelect : public OpRewritePattern<arith::SelectOp> {
+  WholeTensorSelect(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(arith::SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || type.hasStaticShape() ||
+        isa<ShapedType>(op.getCondition().getType()))
+      return failure();
+    auto branch = scf::IfOp::create(rewriter, op.getLoc(), type,
+                                    op.getCondition(), /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(rewriter, op.getLoc(), op.getTrueValue());
+    rewriter.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(rewriter, op.getLoc(), op.getFalseValue());
+    rewriter.replaceOp(op, branch.getResults());
+    return success();
+  }
+};
+
 /// Reductions, maps and named elementwise ops become linalg.generic, so that
 /// elementwise producers fuse into them (linalg-fuse-elementwise-ops only
 /// fuses generics). Fills, copies and contractions stay named: later passes
@@ -174,7 +199,7 @@ struct PrepareInputPass
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     patterns.add<SplatConstantToFill, DropEmptyConcatOperands,
-                 GeneralizeForFusion>(&getContext());
+                 GeneralizeForFusion, WholeTensorSelect>(&getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),

@@ -468,3 +468,32 @@ func.func @checks_only(%a: tensor<?xf32>, %s: tensor<1xi64>, %kt: tensor<i64>)
   }
   return %a : tensor<?xf32>
 }
+
+// -----
+
+/// A whole-tensor select's size: the picked one's where the host computes
+/// the condition; else the two must agree, checked on the host.
+// CHECK-LABEL: func.func @whole_tensor_select(
+// CHECK-SAME: %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>, %[[C:[^:]*]]: tensor<i1>
+// CHECK: %[[N:.*]] = tensor.dim %[[A]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi sgt, %[[N]]
+// CHECK: %[[DA:.*]] = tensor.dim %[[A]]
+// CHECK: %[[DB:.*]] = tensor.dim %[[B]]
+// CHECK: %[[SIZE:.*]] = arith.select %[[FIRST]], %[[DA]], %[[DB]] : index
+// CHECK: fw.task(%[[A]], %[[B]]) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> dims(%[[SIZE]])
+// CHECK: %[[DA2:.*]] = tensor.dim %[[A]]
+// CHECK: %[[DB2:.*]] = tensor.dim %[[B]]
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[DA2]], %[[DB2]]
+// CHECK: fw.assert %[[SAME]], "'arith.select': dimension 0 of the two tensors differs, and the condition that picks one is read from tensor data
+// CHECK: fw.task(%[[A]], %[[B]], %[[C]]) : (tensor<?xf32>, tensor<?xf32>, tensor<i1>) -> tensor<?xf32> dims(%[[DA2]])
+func.func @whole_tensor_select(%a: tensor<?xf32>, %b: tensor<?xf32>,
+    %ct: tensor<i1>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %first = arith.cmpi sgt, %n, %c2 : index
+  %r = arith.select %first, %a, %b : tensor<?xf32>
+  %c = tensor.extract %ct[] : tensor<i1>
+  %s = arith.select %c, %a, %b : tensor<?xf32>
+  return %r, %s : tensor<?xf32>, tensor<?xf32>
+}

@@ -157,3 +157,26 @@ func.func @affine_control(%a: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   }
   return %w : tensor<?xf32>
 }
+
+// -----
+
+/// A select of whole tensors with a scalar condition becomes an scf.if (the
+/// two may differ in size); one with a condition tensor, or of static shapes,
+/// becomes a linalg.generic.
+// CHECK-LABEL: func.func @whole_tensor_select(
+// CHECK-SAME: %[[C:[^:]*]]: i1, %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>
+// CHECK: %[[R:.*]] = scf.if %[[C]] -> (tensor<?xf32>) {
+// CHECK-NEXT: scf.yield %[[A]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[B]]
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-NOT: arith.select %{{.*}} : tensor
+func.func @whole_tensor_select(%c: i1, %a: tensor<?xf32>, %b: tensor<?xf32>,
+    %cs: tensor<?xi1>, %s: tensor<4xf32>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<4xf32>) {
+  %r = arith.select %c, %a, %b : tensor<?xf32>
+  %e = arith.select %cs, %a, %b : tensor<?xi1>, tensor<?xf32>
+  %t = arith.select %c, %s, %s : tensor<4xf32>
+  return %r, %e, %t : tensor<?xf32>, tensor<?xf32>, tensor<4xf32>
+}
