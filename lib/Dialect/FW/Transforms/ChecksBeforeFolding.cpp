@@ -2,11 +2,12 @@
 //
 // Some canonicalizations take an op's run-time condition away with the op: a
 // tensor.dim of a cast that makes a size static folds to that size and the
-// cast goes; a rank-1 tensor.reshape to its own type folds to its source, and
-// a reshape of a reshape skips the inner one; an insert of a cast that
-// forgets a static size takes that size instead of the slice's. Their checks
-// are made here, before any canonicalization, so that a call with data that
-// breaks them still fails with a message.
+// cast goes (casts through an unranked type are joined first); a rank-1
+// tensor.reshape to its own type folds to its source, a reshape of a reshape
+// skips the inner one, a reshape of a constant folds; an insert of a cast
+// (or a chain of them) that forgets a static size takes that size instead of
+// the slice's. Their checks are made here, before any canonicalization, so
+// that a call with data that breaks them still fails with a message.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,16 +21,71 @@
 using namespace mlir;
 using namespace mlir::fw;
 
-/// Whether the canonicalizer may take `reshape` away: a reshape of rank 1 or
-/// 0 to its source's own type, or one another reshape reads.
-static bool mayFoldAway(tensor::ReshapeOp reshape) {
-  if (reshape.getSource().getType() == reshape.getType() &&
-      reshape.getType().getRank() <= 1)
-    return true;
-  return llvm::any_of(reshape->getUsers(), [&](Operation *user) {
-    auto next = dyn_cast<tensor::ReshapeOp>(user);
-    return next && next.getSource() == reshape.getResult();
-  });
+/// The sizes a chain of casts ending in `v` knows statically: in each
+/// dimension, the static size of any ranked type along it (-1: none; empty
+/// where the ranks differ).
+static SmallVector<int64_t> staticSizesAlongCasts(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return {};
+  SmallVector<int64_t> sizes(type.getRank(), -1);
+  for (;;) {
+    if (auto ranked = dyn_cast<RankedTensorType>(v.getType())) {
+      if (ranked.getRank() != type.getRank())
+        return {};
+      for (auto [d, size] : llvm::enumerate(ranked.getShape()))
+        if (!ShapedType::isDynamic(size))
+          sizes[d] = size;
+    }
+    auto castOp = v.getDefiningOp<tensor::CastOp>();
+    if (!castOp)
+      return sizes;
+    v = castOp.getSource();
+  }
+}
+
+/// The ranked tensor a chain of casts through unranked types starts from.
+static Value rankedOrigin(Value v) {
+  while (auto castOp = v.getDefiningOp<tensor::CastOp>()) {
+    v = castOp.getSource();
+    if (isa<RankedTensorType>(v.getType()))
+      return v;
+  }
+  return nullptr;
+}
+
+/// Checks that each size a cast from an unranked tensor makes static is the
+/// size of the ranked tensor the chain started from (the canonicalizer joins
+/// the casts, then folds a tensor.dim of the last to that size).
+static void unrankedCastChecks(OpBuilder &b, tensor::CastOp castOp) {
+  auto to = cast<RankedTensorType>(castOp.getType());
+  Value origin = rankedOrigin(castOp.getSource());
+  if (!origin)
+    return;
+  auto from = cast<RankedTensorType>(origin.getType());
+  Location loc = castOp.getLoc();
+  if (from.getRank() != to.getRank()) {
+    Value never = arith::ConstantIntOp::create(b, loc, 0, 1);
+    AssertOp::create(b, loc, never,
+                     b.getStringAttr(checkMessage(
+                         castOp, "the operand has rank " +
+                                     Twine(from.getRank()) + ", not " +
+                                     Twine(to.getRank()))));
+    return;
+  }
+  for (int64_t d = 0, e = to.getRank(); d < e; ++d) {
+    if (to.isDynamicDim(d) || !from.isDynamicDim(d))
+      continue;
+    Value same = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        tensor::DimOp::create(b, loc, origin, d),
+        arith::ConstantIndexOp::create(b, loc, to.getDimSize(d)));
+    AssertOp::create(b, loc, same,
+                     b.getStringAttr(checkMessage(
+                         castOp, "dimension " + Twine(d) +
+                                     " of the operand must be " +
+                                     Twine(to.getDimSize(d)))));
+  }
 }
 
 /// Checks that each size a cast of the inserted tensor forgot is the slice's
@@ -39,10 +95,12 @@ static void castInsertChecks(OpBuilder &b, Operation *op) {
   Value source = isa<tensor::InsertSliceOp>(op)
                      ? cast<tensor::InsertSliceOp>(op).getSource()
                      : cast<tensor::ParallelInsertSliceOp>(op).getSource();
-  auto castOp = source.getDefiningOp<tensor::CastOp>();
-  if (!castOp || !tensor::canFoldIntoConsumerOp(castOp))
+  if (!source.getDefiningOp<tensor::CastOp>())
     return;
-  auto known = cast<RankedTensorType>(castOp.getSource().getType());
+  SmallVector<int64_t> known = staticSizesAlongCasts(source);
+  if (known.empty())
+    return;
+  auto type = cast<RankedTensorType>(source.getType());
   llvm::SmallBitVector dropped =
       isa<tensor::InsertSliceOp>(op)
           ? cast<tensor::InsertSliceOp>(op).getDroppedDims()
@@ -54,11 +112,11 @@ static void castInsertChecks(OpBuilder &b, Operation *op) {
       continue;
     int64_t s = sourceDim++;
     auto value = dyn_cast<Value>(size);
-    if (!value || known.isDynamicDim(s))
+    if (!value || known[s] < 0 || !type.isDynamicDim(s))
       continue;
     Value same = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, value,
-        arith::ConstantIndexOp::create(b, loc, known.getDimSize(s)));
+        arith::ConstantIndexOp::create(b, loc, known[s]));
     AssertOp::create(b, loc, same,
                      b.getStringAttr(checkMessage(
                          op, "dimension " + Twine(s) +
@@ -68,20 +126,23 @@ static void castInsertChecks(OpBuilder &b, Operation *op) {
 }
 
 void mlir::fw::emitChecksBeforeFolding(func::FuncOp func) {
+  // Every reshape (a rank-1 one to its own type folds to its source, one of
+  // a reshape skips it, one of a constant folds, a tensor.dim of a static
+  // result folds to that size), the casts that make a size static, inserts.
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
     if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
       auto from = dyn_cast<RankedTensorType>(castOp.getSource().getType());
       auto to = dyn_cast<RankedTensorType>(castOp.getType());
-      if (from && to &&
-          llvm::any_of(llvm::seq<int64_t>(0, to.getRank()), [&](int64_t d) {
-            return from.isDynamicDim(d) && !to.isDynamicDim(d);
-          }))
+      if (to && (!from || llvm::any_of(
+                              llvm::seq<int64_t>(0, to.getRank()),
+                              [&](int64_t d) {
+                                return from.isDynamicDim(d) &&
+                                       !to.isDynamicDim(d);
+                              })))
         ops.push_back(op);
-    } else if (auto reshape = dyn_cast<tensor::ReshapeOp>(op)) {
-      if (mayFoldAway(reshape))
-        ops.push_back(op);
-    } else if (isa<tensor::InsertSliceOp, tensor::ParallelInsertSliceOp>(op)) {
+    } else if (isa<tensor::ReshapeOp, tensor::InsertSliceOp,
+                   tensor::ParallelInsertSliceOp>(op)) {
       ops.push_back(op);
     }
   });
@@ -101,8 +162,11 @@ void mlir::fw::emitChecksBeforeFolding(func::FuncOp func) {
       b.setInsertionPoint(op);
     if (isa<tensor::ReshapeOp>(op)) {
       emitShapeChecks(b, op, identity, /*inKernel=*/true);
-    } else if (isa<tensor::CastOp>(op)) {
-      emitShapeChecks(b, op, identity, /*inKernel=*/!onHost);
+    } else if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
+      if (isa<RankedTensorType>(castOp.getSource().getType()))
+        emitShapeChecks(b, op, identity, /*inKernel=*/!onHost);
+      else
+        unrankedCastChecks(b, castOp);
     } else {
       castInsertChecks(b, op);
       continue;

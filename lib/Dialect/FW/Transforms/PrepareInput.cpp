@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::fw {
@@ -166,6 +167,17 @@ LogicalResult checkInput(func::FuncOp func) {
         return dim.emitOpError("index ")
                << *index << " is out of range for a tensor of rank "
                << type.getRank();
+    }
+    if (auto reshape = dyn_cast<tensor::ReshapeOp>(op)) {
+      DenseIntElementsAttr shape;
+      if (matchPattern(reshape.getShape(), m_Constant(&shape)))
+        for (auto [d, v] : llvm::enumerate(shape.getValues<APInt>())) {
+          int64_t size = reshape.getType().getDimSize(d);
+          if (!ShapedType::isDynamic(size) && v.getSExtValue() != size)
+            return reshape.emitOpError("shape gives dimension ")
+                   << d << " the size " << v.getSExtValue()
+                   << ", its result type " << size;
+        }
     }
     if (auto loop = dyn_cast<scf::ForOp>(op))
       if (std::optional<int64_t> step = getConstantIntValue(loop.getStep());

@@ -705,9 +705,10 @@ void CheckBuilder::reshapeChecks(tensor::ReshapeOp reshape) {
   for (int64_t d = 0, e = cast<ShapedType>(source.getType()).getRank(); d < e;
        ++d)
     elements = arith::MulIOp::create(b, loc, elements, size(source, d));
-  if (!count && inKernel) {
-    // The sizes read from the shape tensor in the kernel: none negative, and
-    // their product (not overflowing) the source's number of elements.
+  if (inKernel && !matchPattern(reshape.getShape(), m_Constant())) {
+    // The sizes read from the shape tensor in the kernel: none negative,
+    // their product (not overflowing) the source's number of elements, and
+    // each the result's where that is static.
     Value shape = reshape.getShape();
     SmallVector<Value> sizes;
     auto shapeType = cast<RankedTensorType>(shape.getType());

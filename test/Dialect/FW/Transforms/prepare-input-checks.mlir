@@ -37,7 +37,8 @@ func.func @forget(%a: tensor<4xf32>) -> tensor<?xf32> {
 
 /// A rank-1 reshape to its own type (which folds to its source) has its
 /// shape read and compared with the source's size, even at the top level
-/// (fw-form-tasks gives a check that reads data a task of its own).
+/// (fw-form-tasks gives a check that reads data a task of its own; the mark
+/// says the host has nothing left to check).
 // CHECK-LABEL: func.func @same_type(
 // CHECK-SAME: %[[A:.*]]: tensor<?xf32>, %[[S:.*]]: tensor<1xi64>
 // CHECK: %[[E:.*]] = tensor.extract %[[S]][%{{.*}}] : tensor<1xi64>
@@ -55,16 +56,18 @@ func.func @same_type(%a: tensor<?xf32>, %s: tensor<1xi64>) -> tensor<?xf32> {
 
 // -----
 
-/// A reshape another reshape reads (which the canonicalizer skips) is
-/// checked, a static size of its result against the shape too; the outer
-/// one, which stays, is left to fw-form-tasks.
+/// Every reshape is checked: one another reshape reads (which the
+/// canonicalizer skips), a static size of its result against the shape too,
+/// and the outer one (a rank-1 reshape to its own type once the inner one is
+/// skipped).
 // CHECK-LABEL: func.func @twice(
 // CHECK-COUNT-2: tensor.extract
 // CHECK: fw.assert %{{.*}}, "'tensor.reshape': the shape's sizes are negative or do not multiply to the source's number of elements
 // CHECK: fw.assert %{{.*}}, "'tensor.reshape': dimension 1 of the shape differs from the result's (3)
 // CHECK: %[[INNER:.*]] = tensor.reshape %{{.*}} {fw.host_checked}
-// CHECK-NOT: fw.assert
-// CHECK: tensor.reshape %[[INNER]](%{{.*}}) :
+// CHECK: tensor.extract
+// CHECK: fw.assert %{{.*}}, "'tensor.reshape': the shape's sizes are negative or do not multiply to the source's number of elements
+// CHECK: tensor.reshape %[[INNER]](%{{.*}}) {fw.host_checked} :
 func.func @twice(%a: tensor<?xf32>, %s: tensor<2xi64>, %t: tensor<1xi64>)
     -> tensor<?xf32> {
   %r = tensor.reshape %a(%s) : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x3xf32>
@@ -116,5 +119,39 @@ func.func @nested(%a: tensor<?xf32>, %d: tensor<?xf32>, %n: index)
           : tensor<?xf32> into tensor<?xf32>
     }
   }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+/// Casts through an unranked type: the sizes the last makes static are the
+/// ranked origin's (the canonicalizer joins the casts); another rank never
+/// holds.
+// CHECK-LABEL: func.func @unranked(
+// CHECK-SAME: %[[A:.*]]: tensor<?xf32>
+// CHECK: %[[D:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : index
+// CHECK: fw.assert %[[OK]], "'tensor.cast': dimension 0 of the operand must be 4
+// CHECK: %[[FALSE:.*]] = arith.constant false
+// CHECK: fw.assert %[[FALSE]], "'tensor.cast': the operand has rank 1, not 2
+func.func @unranked(%a: tensor<?xf32>) -> (tensor<4xf32>, tensor<2x2xf32>) {
+  %u = tensor.cast %a : tensor<?xf32> to tensor<*xf32>
+  %c = tensor.cast %u : tensor<*xf32> to tensor<4xf32>
+  %m = tensor.cast %u : tensor<*xf32> to tensor<2x2xf32>
+  return %c, %m : tensor<4xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+/// An insert of a chain of casts: a size any of them knows.
+// CHECK-LABEL: func.func @insert_chain(
+// CHECK-SAME: %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<?xf32>, %[[N:.*]]: index
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[N]], %{{.*}} : index
+// CHECK: fw.assert %[[OK]], "'tensor.insert_slice': dimension 0 of the inserted tensor differs from the slice size
+func.func @insert_chain(%a: tensor<4xf32>, %d: tensor<?xf32>, %n: index)
+    -> tensor<?xf32> {
+  %c = tensor.cast %a : tensor<4xf32> to tensor<?xf32>
+  %c2 = tensor.cast %c : tensor<?xf32> to tensor<?xf32>
+  %r = tensor.insert_slice %c2 into %d[0][%n][1] : tensor<?xf32> into tensor<?xf32>
   return %r : tensor<?xf32>
 }

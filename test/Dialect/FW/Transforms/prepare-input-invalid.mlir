@@ -74,3 +74,13 @@ func.func @f8_inside(%a: tensor<4xf32>) -> tensor<4xf32> {
   %b = arith.extf %t : tensor<4xf8E4M3FN> to tensor<4xf32>
   return %b : tensor<4xf32>
 }
+
+// -----
+
+/// A constant shape that gives a static size of the result another size.
+func.func @reshape_constant_shape(%a: tensor<6xf32>) -> tensor<2x3xf32> {
+  %s = arith.constant dense<[3, 2]> : tensor<2xi64>
+  // expected-error @+1 {{'tensor.reshape' op shape gives dimension 0 the size 3, its result type 2}}
+  %r = tensor.reshape %a(%s) : (tensor<6xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
