@@ -1,7 +1,8 @@
 // Conditions the canonicalizer would fold away with their ops (a size of a cast
 // to a static size folded to that size, a rank-1 reshape to its own type, a
-// reshape of a reshape, an insert of a cast) are still checked: data that
-// breaks them fails the call and names the op; good data gives the answer.
+// reshape of a reshape, an insert of a cast, and at the top level any op the
+// host checks) are still checked: data that breaks them fails the call and
+// names the op; good data gives the answer.
 // RUN: %fwc %s -o %t.fwb
 //
 // RUN: %fw-run %t.fwb --function=size_of_cast --input=4xf32=1 | FileCheck %s --check-prefix=SIZE
@@ -48,6 +49,31 @@
 // RUN: not %fw-run %t.fwb --function=size_of_reshape --input=6xf32=1 --input=1xi64=6 2>&1 | FileCheck %s --check-prefix=COUNT
 // COUNT: 'tensor.reshape': {{the source has another number of elements than the result \(4\)|dimension 0 of the shape differs from the result's \(4\)}}
 // RUN: %fw-run %t.fwb --function=size_of_reshape --input=4xf32=1 --input=1xi64=4 | FileCheck %s --check-prefix=SIZE
+//
+// The other ops at the top level: a size read off a slice or an add, a collapse
+// of an expand, a slice of an insert and an insert of a slice at one place, an
+// element of a splat, an identity linalg.generic.
+// RUN: not %fw-run %t.fwb --function=size_of_slice --input=5xf32=0 --input=i64=3 2>&1 | FileCheck %s --check-prefix=SLICE
+// SLICE: 'tensor.extract_slice': the slice reaches past the end of the source in dimension 0
+// RUN: %fw-run %t.fwb --function=size_of_slice --input=5xf32=0 --input=i64=1 | FileCheck %s --check-prefix=SIZE
+// RUN: not %fw-run %t.fwb --function=size_of_sum --input=3xf32=0 --input=5xf32=0 2>&1 | FileCheck %s --check-prefix=SUM
+// SUM: 'linalg.generic': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
+// RUN: not %fw-run %t.fwb --function=pairs_and_back --input=6xf32=0 --input=5xf32=0 2>&1 | FileCheck %s --check-prefix=PAIRS
+// PAIRS: 'tensor.expand_shape': the sizes of result dimensions 0 to 1 do not multiply to dimension 0 of the source
+// RUN: %fw-run %t.fwb --function=pairs_and_back --input=6xf32=1,2,3,4,5,6 --input=3xf32=0 | FileCheck %s --check-prefix=BACK
+// BACK: 6xf32=1 2 3 4 5 6
+// Both slices reach past the end (checked in two tasks): either message.
+// RUN: not %fw-run %t.fwb --function=put_and_take --input=3xf32=0 --input=4xf32=0 --input=i64=3 2>&1 | FileCheck %s --check-prefix=PUT
+// PUT: '{{tensor.insert_slice': the slice reaches past the end of the destination|tensor.extract_slice': the slice reaches past the end of the source}} in dimension 0
+// RUN: %fw-run %t.fwb --function=put_and_take --input=3xf32=7,8,9 --input=4xf32=0 --input=i64=1 | FileCheck %s --check-prefix=TAKE
+// TAKE: 3xf32=7 8 9
+// RUN: not %fw-run %t.fwb --function=take_and_put --input=4xf32=0 --input=i64=3 --input=5xf32=0 2>&1 | FileCheck %s --check-prefix=PUT
+// RUN: not %fw-run %t.fwb --function=one_of_ones --input=i64=100 2>&1 | FileCheck %s --check-prefix=ELEMENT
+// RUN: not %fw-run %t.fwb --function=one_of_ones --input=i64=-1 2>&1 | FileCheck %s --check-prefix=ELEMENT
+// ELEMENT: 'tensor.extract': the index into dimension 0 is out of range
+// RUN: %fw-run %t.fwb --function=one_of_ones --input=i64=3 | FileCheck %s --check-prefix=ONE
+// ONE: f32=1
+// RUN: not %fw-run %t.fwb --function=copy_into --input=3xf32=0 --input=5xf32=0 2>&1 | FileCheck %s --check-prefix=SUM
 //
 // Inside a loop, the check is the kernel's; a loop left with nothing but the
 // check still runs.
@@ -164,4 +190,73 @@ func.func @size_of_reshape(%a: tensor<?xf32>, %s: tensor<1xi64>) -> tensor<i64> 
   %di = arith.index_cast %d : index to i64
   %t = tensor.from_elements %di : tensor<i64>
   return %t : tensor<i64>
+}
+
+func.func @size_of_slice(%a: tensor<?xf32>, %ot: tensor<i64>) -> tensor<i64> {
+  %oi = tensor.extract %ot[] : tensor<i64>
+  %o = arith.index_cast %oi : i64 to index
+  %e = tensor.extract_slice %a[%o][4][1] : tensor<?xf32> to tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %e, %c0 : tensor<4xf32>
+  %di = arith.index_cast %d : index to i64
+  %t = tensor.from_elements %di : tensor<i64>
+  return %t : tensor<i64>
+}
+
+func.func @size_of_sum(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<i64> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.add ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %d = tensor.dim %r, %c0 : tensor<?xf32>
+  %di = arith.index_cast %d : index to i64
+  %t = tensor.from_elements %di : tensor<i64>
+  return %t : tensor<i64>
+}
+
+func.func @pairs_and_back(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %b, %c0 : tensor<?xf32>
+  %e = tensor.expand_shape %a [[0, 1]] output_shape [%n, 2] : tensor<?xf32> into tensor<?x2xf32>
+  %c = tensor.collapse_shape %e [[0, 1]] : tensor<?x2xf32> into tensor<?xf32>
+  return %c : tensor<?xf32>
+}
+
+func.func @put_and_take(%s: tensor<?xf32>, %d: tensor<?xf32>, %ot: tensor<i64>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %oi = tensor.extract %ot[] : tensor<i64>
+  %o = arith.index_cast %oi : i64 to index
+  %n = tensor.dim %s, %c0 : tensor<?xf32>
+  %i = tensor.insert_slice %s into %d[%o][%n][1] : tensor<?xf32> into tensor<?xf32>
+  %e = tensor.extract_slice %i[%o][%n][1] : tensor<?xf32> to tensor<?xf32>
+  return %e : tensor<?xf32>
+}
+
+func.func @take_and_put(%d: tensor<?xf32>, %ot: tensor<i64>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %oi = tensor.extract %ot[] : tensor<i64>
+  %o = arith.index_cast %oi : i64 to index
+  %n = tensor.dim %b, %c0 : tensor<?xf32>
+  %e = tensor.extract_slice %d[%o][%n][1] : tensor<?xf32> to tensor<?xf32>
+  %i = tensor.insert_slice %e into %d[%o][%n][1] : tensor<?xf32> into tensor<?xf32>
+  return %i : tensor<?xf32>
+}
+
+func.func @one_of_ones(%it: tensor<i64>) -> tensor<f32> {
+  %c = arith.constant dense<1.0> : tensor<4xf32>
+  %ii = tensor.extract %it[] : tensor<i64>
+  %i = arith.index_cast %ii : i64 to index
+  %v = tensor.extract %c[%i] : tensor<4xf32>
+  %t = tensor.from_elements %v : tensor<f32>
+  return %t : tensor<f32>
+}
+
+func.func @copy_into(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf32>) outs(%b : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -169,9 +170,42 @@ void mlir::fw::emitChecksBeforeFolding(func::FuncOp func) {
         unrankedCastChecks(b, castOp);
     } else {
       castInsertChecks(b, op);
-      continue;
+      continue; // The other checks of an insert at the top level are below.
     }
     if (onHost)
       op->setAttr(kHostCheckedAttrName, b.getUnitAttr());
+  }
+
+  // The sizes of a destination-style op's result are read from its init (a
+  // tensor.dim of the result would be one more use of it, and elementwise
+  // fusion, which runs next, leaves a producer with other uses unfused).
+  auto shapeOfInit = [](Value v) {
+    while (auto result = dyn_cast<OpResult>(v)) {
+      auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
+      if (!dps)
+        break;
+      v = dps.getDpsInitOperand(result.getResultNumber())->get();
+    }
+    return v;
+  };
+  // The other checks the host makes of an op at the top level, made before
+  // the canonicalizer too (a tensor.dim of a slice or of an elementwise op
+  // folds to a size the op's check would compare; a collapse of an expand,
+  // an extract of an insert, an insert of an extract, an identity
+  // linalg.generic fold away). fw-form-tasks then leaves those ops alone;
+  // those that read tensor data get a task of their own.
+  for (Operation &op : func.getBody().getOps()) {
+    if (op.hasAttr(kHostCheckedAttrName) ||
+        !isa<linalg::LinalgOp, linalg::SoftmaxOp, tensor::ConcatOp,
+             tensor::ExtractSliceOp, tensor::InsertSliceOp,
+             tensor::ExpandShapeOp, tensor::InsertOp, tensor::ExtractOp,
+             tensor::PadOp, scf::ForOp>(op))
+      continue;
+    b.setInsertionPoint(&op);
+    // An element index read from the data too (in a task of its own): an
+    // extract of a splat or of a fill folds to the value, whatever the index.
+    emitShapeChecks(b, &op, shapeOfInit,
+                    /*inKernel=*/isa<tensor::ExtractOp, tensor::InsertOp>(op));
+    op.setAttr(kHostCheckedAttrName, b.getUnitAttr());
   }
 }

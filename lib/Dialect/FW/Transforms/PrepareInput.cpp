@@ -207,7 +207,6 @@ struct PrepareInputPass
     // whose sizes and steps the checks know.
     if (failed(lowerAffine(getOperation(), /*everything=*/false)))
       return signalPassFailure();
-    emitChecksBeforeFolding(getOperation());
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     patterns.add<SplatConstantToFill, DropEmptyConcatOperands,
@@ -217,6 +216,7 @@ struct PrepareInputPass
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
                                      config)))
       return signalPassFailure();
+    emitChecksBeforeFolding(getOperation());
   }
 };
 

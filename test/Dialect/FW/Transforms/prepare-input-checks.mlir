@@ -41,7 +41,7 @@ func.func @forget(%a: tensor<4xf32>) -> tensor<?xf32> {
 /// says the host has nothing left to check).
 // CHECK-LABEL: func.func @same_type(
 // CHECK-SAME: %[[A:.*]]: tensor<?xf32>, %[[S:.*]]: tensor<1xi64>
-// CHECK: %[[E:.*]] = tensor.extract %[[S]][%{{.*}}] : tensor<1xi64>
+// CHECK: %[[E:.*]] = tensor.extract %[[S]][%{{.*}}] {{.*}}: tensor<1xi64>
 // CHECK: %[[N:.*]] = arith.index_cast %[[E]] : i64 to index
 // CHECK: fw.assert %{{.*}}, "'tensor.reshape': the shape's sizes are negative or do not multiply to the source's number of elements
 // CHECK: tensor.reshape %[[A]](%[[S]]) {fw.host_checked}
