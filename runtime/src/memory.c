@@ -127,6 +127,21 @@ static void account_alloc(fw_memory_node_t *node, uint64_t size) {
 }
 
 /* Frees a replica's memory (lock held, replica not busy). */
+/* Memory is contended no more once freed buffers left every sized node above storage at
+ * most half full (the half keeps a node that stays nearly full from switching at each
+ * buffer; a minimal node, sized to what it must hold, stays contended): placed tasks'
+ * inputs move at once again instead of through the lookahead window
+ * (fw_scheduler_prefetch_inputs). Under the lock. */
+static void note_room(fw_memory_t *m) {
+  if (!atomic_load_explicit(&m->spilled, memory_order_relaxed)) return;
+  for (size_t i = 0; i < m->num_nodes; ++i) {
+    const fw_memory_node_t *n = &m->nodes[i];
+    if (n->tier != FW_TIER_STORAGE && n->capacity && (n->minimal || n->used > n->capacity / 2))
+      return;
+  }
+  atomic_store_explicit(&m->spilled, 0, memory_order_relaxed);
+}
+
 static void drop_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   fw_replica_t *r = &b->mem.replicas[node];
   if (!r->allocated) return;
@@ -1118,6 +1133,7 @@ void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *b) {
   for (uint32_t k = 0; k < m->num_nodes; ++k)
     if (!is_host_wrapped(b, k)) drop_replica(m, b, k);
   unlink_buffer(m, b);
+  note_room(m);
   changed(m);
   pthread_mutex_unlock(&m->lock);
 }

@@ -121,7 +121,8 @@ typedef struct fw_memory_t {
   fw_storage_t storage; /* the storage node's files */
   uint64_t tick, next_id;
   uint64_t window_epoch; /* advanced by each lookahead pass */
-  atomic_int spilled;    /* something was evicted once: the lookahead has work */
+  atomic_int spilled;    /* something was evicted since every sized node was last at most
+                            half full: the lookahead has work (memory.c, note_room) */
   fw_buffer_t *buffers; /* owned buffers with memory, for eviction */
   uint32_t task_pins;   /* replicas pinned by running tasks */
   /* Of those, the pins of task bodies waiting for room (reserve_room) since the last

@@ -325,6 +325,39 @@ TEST(TierRoomTest, TryAcquireTakesOnlyWhatNeedsNoWaitOrCopy) {
   fw_runtime_destroy(rt);
 }
 
+// Memory is contended from the first eviction until every sized tier is at most half
+// full again: then placed tasks' inputs prefetch at once again.
+TEST(TierRoomTest, ContentionEndsWhenTheTierIsHalfEmptyAgain) {
+  fwtest::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fw_runtime_t *rt = tieredRuntime(FW_SCHEDULER_HEFT, 1, "host=1MiB", dir);
+  ASSERT_NE(rt, nullptr);
+  fw_memory_t *m = &rt->memory;
+  EXPECT_EQ(atomic_load(&m->spilled), 0);
+  std::vector<fw_buffer_t *> b;
+  for (int i = 0; i < 5; ++i) {  // the fifth sends the first to storage
+    b.push_back(makeU64Buffer(rt, kBig, contents(20 + i)));
+    ASSERT_NE(b.back(), nullptr);
+  }
+  EXPECT_EQ(atomic_load(&m->spilled), 1);
+  // 768 KiB of 1 MiB, then 512 KiB: contended still, then not.
+  fw_buffer_release(b[4]);
+  EXPECT_EQ(atomic_load(&m->spilled), 1);
+  fw_buffer_release(b[3]);
+  fw_buffer_release(b[2]);
+  EXPECT_EQ(atomic_load(&m->spilled), 0);
+  // What went to storage comes back intact.
+  void *data = nullptr;
+  FW_ASSERT_OK(fw_buffer_map(b[0], &data));
+  EXPECT_EQ(std::vector<uint64_t>(static_cast<uint64_t *>(data),
+                                  static_cast<uint64_t *>(data) + kBig),
+            contents(20));
+  fw_buffer_unmap(b[0]);
+  fw_buffer_release(b[0]);
+  fw_buffer_release(b[1]);
+  fw_runtime_destroy(rt);
+}
+
 FW_INSTANTIATE_FOR_EVERY_POLICY(TierTest);
 
 class TierErrorTest : public ::testing::Test {

@@ -16,8 +16,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::fw;
@@ -126,6 +128,37 @@ static void castInsertChecks(OpBuilder &b, Operation *op) {
   }
 }
 
+namespace {
+/// Collects the tensor.dim ops a builder creates.
+struct DimCollector : public OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    if (isa<tensor::DimOp>(op))
+      created.push_back(op);
+  }
+  SmallVector<Operation *> created;
+};
+} // namespace
+
+/// Whether `op` reads or writes an element of a tensor the canonicalizer could
+/// fold the access into (a constant, a fill, a tensor built from elements or
+/// by an insert): its index, read from tensor data too, is then checked
+/// before (in a task of its own); else the kernel that does the access
+/// checks it.
+static bool readsFoldingSource(Operation *op) {
+  Value tensor;
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+    tensor = extract.getTensor();
+  else if (auto insert = dyn_cast<tensor::InsertOp>(op))
+    tensor = insert.getDest();
+  else
+    return false;
+  Operation *def = tensor.getDefiningOp();
+  return def && isa<arith::ConstantOp, linalg::FillOp, tensor::SplatOp,
+                    tensor::FromElementsOp, tensor::InsertOp,
+                    tensor::GenerateOp>(def);
+}
+
 void mlir::fw::emitChecksBeforeFolding(func::FuncOp func) {
   // Every reshape (a rank-1 one to its own type folds to its source, one of
   // a reshape skips it, one of a constant folds, a tensor.dim of a static
@@ -147,7 +180,10 @@ void mlir::fw::emitChecksBeforeFolding(func::FuncOp func) {
       ops.push_back(op);
     }
   });
-  OpBuilder b(func.getContext());
+  // The sizes the checks read (tensor.dim ops) are collected, to be resolved
+  // below.
+  DimCollector dims;
+  OpBuilder b(func.getContext(), &dims);
   auto identity = [](Value v) { return v; };
   for (Operation *op : ops) {
     // At the top level the checks run on the host where they read no tensor
@@ -176,18 +212,6 @@ void mlir::fw::emitChecksBeforeFolding(func::FuncOp func) {
       op->setAttr(kHostCheckedAttrName, b.getUnitAttr());
   }
 
-  // The sizes of a destination-style op's result are read from its init (a
-  // tensor.dim of the result would be one more use of it, and elementwise
-  // fusion, which runs next, leaves a producer with other uses unfused).
-  auto shapeOfInit = [](Value v) {
-    while (auto result = dyn_cast<OpResult>(v)) {
-      auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
-      if (!dps)
-        break;
-      v = dps.getDpsInitOperand(result.getResultNumber())->get();
-    }
-    return v;
-  };
   // The other checks the host makes of an op at the top level, made before
   // the canonicalizer too (a tensor.dim of a slice or of an elementwise op
   // folds to a size the op's check would compare; a collapse of an expand,
@@ -202,10 +226,21 @@ void mlir::fw::emitChecksBeforeFolding(func::FuncOp func) {
              tensor::PadOp, scf::ForOp>(op))
       continue;
     b.setInsertionPoint(&op);
-    // An element index read from the data too (in a task of its own): an
-    // extract of a splat or of a fill folds to the value, whatever the index.
-    emitShapeChecks(b, &op, shapeOfInit,
-                    /*inKernel=*/isa<tensor::ExtractOp, tensor::InsertOp>(op));
+    // An element index read from the data too where the access could fold
+    // (an extract of a splat or of a fill folds to the value, whatever the
+    // index).
+    emitShapeChecks(b, &op, identity, /*inKernel=*/readsFoldingSource(&op));
     op.setAttr(kHostCheckedAttrName, b.getUnitAttr());
   }
+
+  // A size read from an op's result is read from its operands instead (those
+  // of a linalg op's init, a reshape's, ...): a check is no use of an
+  // intermediate tensor, which would keep elementwise fusion from folding its
+  // producer away, and sees no size a later fold changes (a cast of a fill
+  // folds into the fill's init, a tensor.dim of which is then the cast's).
+  RewritePatternSet patterns(func.getContext());
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(dims.created, std::move(patterns), config);
 }

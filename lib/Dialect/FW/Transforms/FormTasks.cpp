@@ -541,6 +541,27 @@ LogicalResult classifyTopLevelOp(Operation *op, bool &isTask) {
   return success();
 }
 
+/// Whether a run of checks stops at `op`: one with effects or regions (a task)
+/// may depend on what they check, or change it.
+bool endsChecksRun(Operation *op) {
+  return op->getNumRegions() != 0 || !isMemoryEffectFree(op);
+}
+
+/// The checks right before `op` (past ops without effects) whose conditions
+/// read tensor data.
+SmallVector<Operation *> dataChecksBefore(Operation *op) {
+  SmallVector<Operation *> checks;
+  for (Operation *it = op->getPrevNode(); it; it = it->getPrevNode()) {
+    auto check = dyn_cast<AssertOp>(it);
+    if (check && !isHostComputable(check.getCondition()))
+      checks.push_back(it);
+    else if (!check && endsChecksRun(it))
+      break;
+  }
+  std::reverse(checks.begin(), checks.end());
+  return checks;
+}
+
 /// Erases host ops whose users all moved into tasks; anything still reading
 /// tensor data on the host is an error.
 LogicalResult cleanUpHost(Block &block) {
@@ -643,16 +664,28 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
           ops.push_back(epilogue);
           absorbed.insert(epilogue);
         }
+      // Checks of what the host cannot compute, made before the op (by
+      // fw-prepare-input), run in its kernel.
+      SmallVector<Operation *> checks = dataChecksBefore(ops.front());
+      ops.insert(ops.begin(), checks.begin(), checks.end());
       if (failed(formTaskImpl(ops, /*emitChecks=*/true)))
         return signalPassFailure();
     }
-    // A check at the top level of what the host cannot compute (a size read
-    // from a tensor; fw-prepare-input emits such) runs in a task of its own.
-    for (Operation &op : llvm::make_early_inc_range(block))
-      if (auto check = dyn_cast<AssertOp>(&op))
-        if (!isHostComputable(check.getCondition()) &&
-            failed(formTaskImpl({check}, /*emitChecks=*/false)))
-          return signalPassFailure();
+    // Those left (the op they were made for folded away) run in a task of
+    // their own, one for each run of them.
+    SmallVector<Operation *> run;
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (auto check = dyn_cast<AssertOp>(&op)) {
+        if (!isHostComputable(check.getCondition()))
+          run.push_back(check);
+        continue;
+      }
+      if (!endsChecksRun(&op) && !op.hasTrait<OpTrait::IsTerminator>())
+        continue;
+      if (!run.empty() && failed(formTaskImpl(run, /*emitChecks=*/false)))
+        return signalPassFailure();
+      run.clear();
+    }
     if (failed(cleanUpHost(block)))
       return signalPassFailure();
     // Integer divisions left on the host (sizes computed from sizes) must not

@@ -97,6 +97,32 @@ struct WholeTensorSelect : public OpRewritePattern<arith::SelectOp> {
   }
 };
 
+/// A reshape whose shape is a constant gets the static result type it gives
+/// (cast back to the type written): the host knows its sizes then.
+struct StaticShapeReshape : public OpRewritePattern<tensor::ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    DenseIntElementsAttr shape;
+    if (!type || type.hasStaticShape() ||
+        !matchPattern(op.getShape(), m_Constant(&shape)))
+      return failure();
+    SmallVector<int64_t> sizes;
+    for (const APInt &v : shape.getValues<APInt>()) {
+      if (v.isNegative())
+        return failure(); // Checked at run time.
+      sizes.push_back(v.getSExtValue());
+    }
+    auto known = RankedTensorType::get(sizes, type.getElementType(),
+                                       type.getEncoding());
+    Value reshaped = tensor::ReshapeOp::create(rewriter, op.getLoc(), known,
+                                               op.getSource(), op.getShape());
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, type, reshaped);
+    return success();
+  }
+};
+
 /// Reductions, maps and named elementwise ops become linalg.generic, so that
 /// elementwise producers fuse into them (linalg-fuse-elementwise-ops only
 /// fuses generics). Fills, copies and contractions stay named: later passes
@@ -170,9 +196,10 @@ LogicalResult checkInput(func::FuncOp func) {
     }
     if (auto reshape = dyn_cast<tensor::ReshapeOp>(op)) {
       DenseIntElementsAttr shape;
-      if (matchPattern(reshape.getShape(), m_Constant(&shape)))
+      auto type = dyn_cast<RankedTensorType>(reshape.getType());
+      if (type && matchPattern(reshape.getShape(), m_Constant(&shape)))
         for (auto [d, v] : llvm::enumerate(shape.getValues<APInt>())) {
-          int64_t size = reshape.getType().getDimSize(d);
+          int64_t size = type.getDimSize(d);
           if (!ShapedType::isDynamic(size) && v.getSExtValue() != size)
             return reshape.emitOpError("shape gives dimension ")
                    << d << " the size " << v.getSExtValue()
@@ -210,7 +237,8 @@ struct PrepareInputPass
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     patterns.add<SplatConstantToFill, DropEmptyConcatOperands,
-                 GeneralizeForFusion, WholeTensorSelect>(&getContext());
+                 GeneralizeForFusion, WholeTensorSelect, StaticShapeReshape>(
+        &getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),

@@ -431,21 +431,20 @@ func.func @scalar_checks(%a: tensor<?xf32>, %idx: tensor<i64>) -> (tensor<?xf32>
 
 // -----
 
-/// Checks the host cannot make (their conditions read tensor data) get a
-/// task of their own, without results; so does a loop whose only work left
-/// is a check. A check of sizes stays on the host.
+/// A check the host cannot make (its condition reads tensor data) runs in
+/// the task of the op after it: here a loop whose only work left is a check,
+/// a task without results. A check of sizes stays on the host.
 // CHECK-LABEL: func.func @checks_only(
 // CHECK-SAME: %[[A:.*]]: tensor<?xf32>, %[[S:.*]]: tensor<1xi64>, %[[K:.*]]: tensor<i64>
 // CHECK: %[[D:.*]] = tensor.dim %[[A]]
 // CHECK: %[[SIZE:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : index
 // CHECK: fw.assert %[[SIZE]], "sizes"
-// CHECK: fw.task(%[[A]], %[[S]]) : (tensor<?xf32>, tensor<1xi64>) -> () {
-// CHECK: tensor.extract
-// CHECK: fw.assert %{{.*}}, "data"
-// CHECK-NEXT: }
-// CHECK: fw.task(%[[A]], %[[K]]) : (tensor<?xf32>, tensor<i64>) -> ()
+// CHECK: fw.task(%[[A]], %[[K]], %[[S]]) : (tensor<?xf32>, tensor<i64>, tensor<1xi64>) -> ()
 // CHECK: scf.for
 // CHECK: fw.assert %{{.*}}, "loop"
+// CHECK: tensor.extract
+// CHECK: fw.assert %{{.*}}, "data"
+// CHECK-NOT: fw.task
 // CHECK: return %[[A]]
 func.func @checks_only(%a: tensor<?xf32>, %s: tensor<1xi64>, %kt: tensor<i64>)
     -> tensor<?xf32> {
@@ -496,4 +495,28 @@ func.func @whole_tensor_select(%a: tensor<?xf32>, %b: tensor<?xf32>,
   %c = tensor.extract %ct[] : tensor<i1>
   %s = arith.select %c, %a, %b : tensor<?xf32>
   return %r, %s : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+/// Checks that read tensor data and whose op folded away (nothing after them
+/// to join) run in one task for each run of them.
+// CHECK-LABEL: func.func @orphan_checks(
+// CHECK: fw.task(%{{.*}}) : (tensor<2xi64>) -> () {
+// CHECK: fw.assert %{{.*}}, "first"
+// CHECK: fw.assert %{{.*}}, "second"
+// CHECK-NEXT: }
+// CHECK-NOT: fw.task
+// CHECK: return
+func.func @orphan_checks(%a: tensor<?xf32>, %s: tensor<2xi64>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i64
+  %e0 = tensor.extract %s[%c0] : tensor<2xi64>
+  %p0 = arith.cmpi sge, %e0, %zero : i64
+  fw.assert %p0, "first"
+  %e1 = tensor.extract %s[%c1] : tensor<2xi64>
+  %p1 = arith.cmpi sge, %e1, %zero : i64
+  fw.assert %p1, "second"
+  return %a : tensor<?xf32>
 }

@@ -30,9 +30,9 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
 
     It emits the checks the canonicalizer would take away with their ops:
     of a `tensor.cast` that makes a size static (a `tensor.dim` of it folds
-    to that size), a rank-1 `tensor.reshape` to its own type and a reshape
-    another reshape reads, and the sizes of an insert of a cast that forgets
-    a static one. At the top level the op is marked `fw.host_checked`.
+    to that size), of every `tensor.reshape`, the sizes of an insert of
+    casts that forget a static one, and at the top level every check
+    fw-form-tasks would make (the op then marked `fw.host_checked`).
 
     ```mlir
     %c = arith.constant dense<1.0> : tensor<4096x1024xf32>

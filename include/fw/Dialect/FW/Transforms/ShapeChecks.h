@@ -77,11 +77,12 @@ bool isHostComputable(Value v);
 
 /// Emits, before any canonicalization of `func`, the checks of ops the
 /// canonicalizer could take away with their conditions: casts that make a
-/// size static (a tensor.dim of one folds to that size), rank-1 reshapes to
-/// their own type and reshapes another reshape reads, inserts of a cast that
-/// forgets a static size. At the top level the host makes them (and the op is
-/// marked kHostCheckedAttrName), where it can compute them; inside a region,
-/// the kernel does. Defined in ChecksBeforeFolding.cpp.
+/// size static (a tensor.dim of one folds to that size), reshapes, inserts of
+/// casts that forget a static size; and at the top level every check the host
+/// makes of an op (the op is marked kHostCheckedAttrName). At the top level
+/// the host makes them where it can compute them (fw-form-tasks gives the
+/// others a task); inside a region, the kernel does. Defined in
+/// ChecksBeforeFolding.cpp.
 void emitChecksBeforeFolding(func::FuncOp func);
 
 /// Whether `op` is an integer division or remainder (one that traps on a
