@@ -75,6 +75,22 @@
 // ONE: f32=1
 // RUN: not %fw-run %t.fwb --function=copy_into --input=3xf32=0 --input=5xf32=0 2>&1 | FileCheck %s --check-prefix=SUM
 //
+// A cast of a fill (the canonicalizer folds the cast into the fill's init), a
+// reshape to a static type by a shape given as input (its checks run in its own
+// kernel), a reshape by a constant shape to a type with a dynamic size.
+// RUN: not %fw-run %t.fwb --function=ones_cast --input=6xf32=0 2>&1 | FileCheck %s --check-prefix=CAST
+// RUN: %fw-run %t.fwb --function=ones_cast --input=4xf32=0 | FileCheck %s --check-prefix=FOURONES
+// FOURONES: 4xf32=1 1 1 1
+// RUN: %fw-run %t.fwb --function=by_shape --input=4x3xf32=1,2,3,4,5,6,7,8,9,10,11,12 --input=2xi64=2,6 --stats | FileCheck %s --check-prefix=BYSHAPE
+// BYSHAPE: 2x6xf32=[1 2 3 4 5 6][7 8 9 10 11 12]
+// BYSHAPE: stats: scheduler {{[a-z]+}}, 1 tasks submitted
+// RUN: not %fw-run %t.fwb --function=by_shape --input=4x3xf32=0 --input=2xi64=3,4 2>&1 | FileCheck %s --check-prefix=SHAPEDIM
+// SHAPEDIM: 'tensor.reshape': dimension 0 of the shape differs from the result's (2)
+// RUN: %fw-run %t.fwb --function=rows_of_three --input=6xf32=1,2,3,4,5,6 | FileCheck %s --check-prefix=THREE
+// THREE: 2x3xf32=[1 2 3][4 5 6]
+// RUN: not %fw-run %t.fwb --function=rows_of_three --input=5xf32=0 2>&1 | FileCheck %s --check-prefix=COUNT6
+// COUNT6: 'tensor.reshape': the source has another number of elements than the result (6)
+//
 // Inside a loop, the check is the kernel's; a loop left with nothing but the
 // check still runs.
 // RUN: %fw-run %t.fwb --function=reshape_each --input=3xf32=1,2,3 --input=1xi64=3 --input=i64=2 | FileCheck %s --check-prefix=SAME
@@ -259,4 +275,25 @@ func.func @copy_into(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
     linalg.yield %x : f32
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
+}
+
+func.func @ones_cast(%a: tensor<?xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %c = tensor.cast %f : tensor<?xf32> to tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+func.func @by_shape(%a: tensor<?x3xf32>, %s: tensor<2xi64>) -> tensor<2x6xf32> {
+  %r = tensor.reshape %a(%s) : (tensor<?x3xf32>, tensor<2xi64>) -> tensor<2x6xf32>
+  return %r : tensor<2x6xf32>
+}
+
+func.func @rows_of_three(%a: tensor<?xf32>) -> tensor<?x3xf32> {
+  %s = arith.constant dense<[2, 3]> : tensor<2xi64>
+  %r = tensor.reshape %a(%s) : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
 }

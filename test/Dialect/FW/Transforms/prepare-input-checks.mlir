@@ -155,3 +155,45 @@ func.func @insert_chain(%a: tensor<4xf32>, %d: tensor<?xf32>, %n: index)
   %r = tensor.insert_slice %c2 into %d[0][%n][1] : tensor<?xf32> into tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+/// A check reads sizes from the ops' operands, not from an intermediate
+/// tensor (no use elementwise fusion would see, no size a fold changes): the
+/// cast of a fill compares the size the fill's init was made with.
+// CHECK-LABEL: func.func @cast_of_fill(
+// CHECK-SAME: %[[A:.*]]: tensor<?xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[A]]
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]])
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK-NOT: tensor.dim %[[F]]
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[N]], %{{.*}} : index
+// CHECK: fw.assert %[[OK]], "'tensor.cast': dimension 0 of the operand must be 4
+func.func @cast_of_fill(%a: tensor<?xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %c = tensor.cast %f : tensor<?xf32> to tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+/// An element index read from the data is checked before folding where the
+/// access could fold (an element of a splat), not where the kernel that
+/// reads it checks it anyway.
+// CHECK-LABEL: func.func @element_of(
+// CHECK: fw.assert %{{.*}}, "'tensor.extract': the index into dimension 0 is out of range
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] {fw.host_checked} : tensor<4xf32>
+// CHECK-NOT: fw.assert
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] {fw.host_checked} : tensor<?xf32>
+func.func @element_of(%a: tensor<?xf32>, %it: tensor<i64>) -> (f32, f32) {
+  %ones = arith.constant dense<1.0> : tensor<4xf32>
+  %ii = tensor.extract %it[] : tensor<i64>
+  %i = arith.index_cast %ii : i64 to index
+  %v = tensor.extract %ones[%i] : tensor<4xf32>
+  %w = tensor.extract %a[%i] : tensor<?xf32>
+  return %v, %w : f32, f32
+}

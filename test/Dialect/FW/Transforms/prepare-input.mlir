@@ -180,3 +180,16 @@ func.func @whole_tensor_select(%c: i1, %a: tensor<?xf32>, %b: tensor<?xf32>,
   %t = arith.select %c, %s, %s : tensor<4xf32>
   return %r, %e, %t : tensor<?xf32>, tensor<?xf32>, tensor<4xf32>
 }
+
+// -----
+
+/// A reshape with a constant shape gets the static result type it gives,
+/// cast back to the type written.
+// CHECK-LABEL: func.func @constant_shape(
+// CHECK: %[[R:.*]] = tensor.reshape %{{.*}}(%{{.*}}) {{.*}}: (tensor<?xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+// CHECK: tensor.cast %[[R]] {{.*}}: tensor<2x3xf32> to tensor<?x3xf32>
+func.func @constant_shape(%a: tensor<?xf32>) -> tensor<?x3xf32> {
+  %s = arith.constant dense<[2, 3]> : tensor<2xi64>
+  %r = tensor.reshape %a(%s) : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}
