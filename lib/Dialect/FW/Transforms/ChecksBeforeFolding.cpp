@@ -6,8 +6,12 @@
 // tensor.reshape to its own type folds to its source, a reshape of a reshape
 // skips the inner one, a reshape of a constant folds; an insert of a cast
 // (or a chain of them) that forgets a static size takes that size instead of
-// the slice's. Their checks are made here, before any canonicalization, so
-// that a call with data that breaks them still fails with a message.
+// the slice's; at the top level, a tensor.dim of a slice or of an elementwise
+// op reads the size the op's check compares, and whole pairs (a collapse of
+// an expand, a slice of an insert) fold away. Their checks are made here,
+// before any canonicalization, so that a call with data that breaks them
+// still fails with a message: those of the casts, reshapes and inserts
+// anywhere, and every check the host makes of a top-level op.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,9 +2,12 @@
 //
 // Elementwise tensor ops to linalg (without folding), reductions and named
 // elementwise ops to linalg.generic, large splat constants to fills, empty
-// concat operands dropped; constant element indices outside a static size
-// and constant loop steps below 1 rejected (undefined at run time, and folded
-// away unseen by the canonicalizer that follows).
+// concat operands dropped, affine loops to SCF, whole-tensor selects to
+// scf.if, reshapes by constant shapes to static result types; constant
+// element indices outside a static size, constant loop steps below 1 and
+// constant shapes that contradict a reshape's type rejected (undefined at run
+// time, and folded away unseen by the canonicalizer that follows); then the
+// checks that canonicalizer could drop (ChecksBeforeFolding.cpp).
 //
 //===----------------------------------------------------------------------===//
 
