@@ -176,6 +176,14 @@
 // RUN: not %fw-run %t.gpu.fwb --function=embmm --input=3x4xf32=0 --input=2xi64=2,5 --input=4x3xf32=1 2>&1 | FileCheck %s --check-prefix=PASTMM
 // RUN: %fw-run %t.gpu.fwb --function=lookup --input=3x4xf32=0,1,2,3,10,11,12,13,20,21,22,23 --input=4xi64=2,0,1,2 | FileCheck %s --check-prefix=LOOKUP
 // RUN: not %fw-run %t.gpu.fwb --function=lookup --input=3x4xf32=0 --input=4xi64=2,0,3,2 2>&1 | FileCheck %s --check-prefix=PAST
+// A loop in each thread (a while loop in an elementwise op's body) ends at a failed
+// check there, as on the CPU: a link out of range read as 0 closed a cycle.
+// RUN: %fw-run %t.fwb --function=chains --input=3xi64=0,2,3 --input=4xi64=2,-1,3,1 | FileCheck %s --check-prefix=CHAINS
+// RUN: %fw-run %t.gpu.fwb --function=chains --input=3xi64=0,2,3 --input=4xi64=2,-1,3,1 | FileCheck %s --check-prefix=CHAINS
+// CHAINS: 3xi64=4 3 2
+// RUN: not timeout 120 %fw-run %t.fwb --function=chains --input=3xi64=0,2,3 --input=4xi64=9,-1,3,1 2>&1 | FileCheck %s --check-prefix=CHAINSBAD
+// RUN: not timeout 120 %fw-run %t.gpu.fwb --function=chains --input=3xi64=0,2,3 --input=4xi64=9,-1,3,1 2>&1 | FileCheck %s --check-prefix=CHAINSBAD
+// CHAINSBAD: check failed: 'tensor.extract': the index into dimension 0 is out of range
 //
 // The module says which checks its kernels make, and needs a runtime that reads them.
 // RUN: %fw-run --list %t.fwb | FileCheck %s --check-prefix=LIST
@@ -725,4 +733,31 @@ func.func @square_count(%a: tensor<?x?xf32>) -> tensor<f32> {
     fw.yield %s : tensor<f32>
   }
   return %r : tensor<f32>
+}
+
+// The length of the chain of links from each start (-1 ends one), per element.
+func.func @chains(%starts: tensor<?xi64>, %next: tensor<4xi64>) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %starts, %c0 : tensor<?xi64>
+  %e = tensor.empty(%n) : tensor<?xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%starts : tensor<?xi64>) outs(%e : tensor<?xi64>) {
+  ^bb0(%s: i64, %o: i64):
+    %zero = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %end = arith.constant -1 : i64
+    %len:2 = scf.while (%at = %s, %count = %zero) : (i64, i64) -> (i64, i64) {
+      %more = arith.cmpi ne, %at, %end : i64
+      scf.condition(%more) %at, %count : i64, i64
+    } do {
+    ^bb0(%at: i64, %count: i64):
+      %i = arith.index_cast %at : i64 to index
+      %to = tensor.extract %next[%i] : tensor<4xi64>
+      %c = arith.addi %count, %one : i64
+      scf.yield %to, %c : i64, i64
+    }
+    linalg.yield %len#1 : i64
+  } -> tensor<?xi64>
+  return %r : tensor<?xi64>
 }

@@ -14,6 +14,8 @@
 
 #include "GPUMapping.h"
 
+#include "fw/Dialect/FW/Transforms/StopAtFailedChecks.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -504,4 +506,35 @@ FailureOr<GridMapping> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func,
     return GridMapping::None;
   allowContraction(func);
   return GridMapping::Loops;
+}
+
+void mlir::fw::stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func,
+                                             func::FuncOp kernel) {
+  if (!kernel->hasAttr("fw.error_word"))
+    return;
+  Value word;
+  for (BlockArgument arg : func.getArguments())
+    if (isa<MemRefType>(arg.getType()))
+      word = arg;
+  if (!word || failuresOf(word).empty())
+    return;
+  SmallVector<Operation *> loops;
+  func.walk([&](Operation *op) {
+    if (isa<scf::ForOp, scf::WhileOp>(op) &&
+        !op->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
+             .wasInterrupted())
+      loops.push_back(op);
+  });
+  if (loops.empty())
+    return;
+  IRRewriter rewriter(func.getContext());
+  Location loc = func.getLoc();
+  // Private memory: one flag per thread (an alloca of the entry block).
+  rewriter.setInsertionPointToStart(&func.getBody().front());
+  Value stopped = memref::AllocaOp::create(
+      rewriter, loc, MemRefType::get({}, rewriter.getI1Type()));
+  memref::StoreOp::create(rewriter, loc,
+                          arith::ConstantIntOp::create(rewriter, loc, 0, 1),
+                          stopped);
+  stopLoopsAtFailures(rewriter, word, stopped, loops);
 }

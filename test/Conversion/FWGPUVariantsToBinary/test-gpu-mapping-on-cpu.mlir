@@ -228,3 +228,58 @@ fw.executable @norm attributes {access = [#fw.access<read>, #fw.access<write>], 
     }
   }
 }
+
+// -----
+
+/// A kernel with checks: each thread's loops (a while loop in the body of its
+/// elementwise op) end after the iteration in which one of its checks failed,
+/// a flag of the thread's own (one slice per thread in the emulation); the
+/// loop over the grid and over the threads go on.
+// CHECK-LABEL: func.func @chains
+// CHECK: %[[FLAGS:.*]] = memref.alloca() : memref<{{[0-9]+}}xi1>
+// CHECK: scf.for
+// CHECK: %[[FLAG:.*]] = memref.subview %[[FLAGS]]
+// CHECK: memref.store %false, %[[FLAG]]
+// CHECK: scf.while
+// CHECK: %[[STOPPED:.*]] = memref.load %[[FLAG]]
+// CHECK: %[[GO:.*]] = arith.xori %[[STOPPED]], %true
+// CHECK: arith.andi %{{.*}}, %[[GO]]
+// CHECK: scf.condition
+// CHECK: memref.atomic_rmw maxu
+// CHECK: memref.store %true, %[[FLAG]]
+fw.executable @chains attributes {access = [#fw.access<read>, #fw.access<read>, #fw.access<write>], bindings = [tensor<8xi64>, tensor<4xi64>, tensor<8xi64>]} {
+  fw.variant @cpu target(#fw.cpu<"x86-64-v3">) {
+    builtin.module {
+      func.func @chains(%starts: memref<8xi64>, %next: memref<4xi64>, %out: memref<8xi64>, %word: memref<i32>) attributes {fw.error_word} {
+        linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+            ins(%starts : memref<8xi64>) outs(%out : memref<8xi64>) {
+        ^bb0(%s: i64, %o: i64):
+          %zero = arith.constant 0 : i64
+          %one = arith.constant 1 : i64
+          %end = arith.constant -1 : i64
+          %len:2 = scf.while (%at = %s, %count = %zero) : (i64, i64) -> (i64, i64) {
+            %more = arith.cmpi ne, %at, %end : i64
+            scf.condition(%more) %at, %count : i64, i64
+          } do {
+          ^bb0(%at: i64, %count: i64):
+            %i = arith.index_cast %at : i64 to index
+            %c4 = arith.constant 4 : index
+            %in = arith.cmpi ult, %i, %c4 : index
+            %to = scf.if %in -> i64 {
+              %v = memref.load %next[%i] : memref<4xi64>
+              scf.yield %v : i64
+            } else {
+              %k = arith.constant 1 : i32
+              %old = memref.atomic_rmw maxu %k, %word[] : (i32, memref<i32>) -> i32
+              scf.yield %zero : i64
+            }
+            %c = arith.addi %count, %one : i64
+            scf.yield %to, %c : i64, i64
+          }
+          linalg.yield %len#1 : i64
+        }
+        return
+      }
+    }
+  }
+}

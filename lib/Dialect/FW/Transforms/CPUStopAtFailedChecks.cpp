@@ -7,13 +7,15 @@
 // a failed check replaced by 0 as long, or for ever. Here every loop the
 // kernel was written with stops once a check failed: a flag of the kernel's
 // own, set where a check records its failure, ends the loop (which becomes
-// an scf.while) after that iteration. The kernel goes on after it, guarded
-// as before, and frees what it allocated.
+// an scf.while) after that iteration (StopAtFailedChecks.cpp, which the GPU
+// mapping uses for each thread's loops). The kernel goes on after it,
+// guarded as before, and frees what it allocated.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
 #include "fw/Dialect/FW/Transforms/LoopUtils.h"
+#include "fw/Dialect/FW/Transforms/StopAtFailedChecks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -39,16 +41,6 @@ static void collectLoops(Operation *op, func::FuncOp kernel,
     if (isa<LoopLikeOpInterface>(parent) && !(forall && forall.getRank() == 0))
       loops.insert(parent);
   }
-}
-
-/// Where the kernel records a failed check: the atomic updates of its error
-/// word.
-static SmallVector<memref::AtomicRMWOp> failuresOf(Value word) {
-  SmallVector<memref::AtomicRMWOp> failures;
-  for (Operation *user : word.getUsers())
-    if (auto failure = dyn_cast<memref::AtomicRMWOp>(user))
-      failures.push_back(failure);
-  return failures;
 }
 
 /// Makes the loops around the failures recorded on `word` scf.for or
@@ -79,58 +71,6 @@ static LogicalResult makeStoppable(RewriterBase &rewriter,
       return loop->emitOpError(
           "holds a check, but cannot become loops that stop at a failed one");
   }
-}
-
-/// `loop` as an scf.while that also ends when `stopped` holds.
-static void stopWhen(RewriterBase &rewriter, scf::ForOp loop,
-                     Value stopped) {
-  Location loc = loop.getLoc();
-  rewriter.setInsertionPoint(loop);
-  SmallVector<Value> inits = {loop.getLowerBound()};
-  llvm::append_range(inits, loop.getInitArgs());
-  TypeRange types = ValueRange(inits).getTypes();
-  SmallVector<Location> locs(inits.size(), loc);
-  auto whileOp = scf::WhileOp::create(rewriter, loc, types, inits);
-
-  Block *before =
-      rewriter.createBlock(&whileOp.getBefore(), {}, types, locs);
-  Value iv = before->getArgument(0);
-  Value inRange = arith::CmpIOp::create(
-      rewriter, loc,
-      loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                            : arith::CmpIPredicate::slt,
-      iv, loop.getUpperBound());
-  Value failed = memref::LoadOp::create(rewriter, loc, stopped);
-  Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-  Value goOn = arith::AndIOp::create(
-      rewriter, loc, inRange, arith::XOrIOp::create(rewriter, loc, failed, yes));
-  scf::ConditionOp::create(rewriter, loc, goOn, before->getArguments());
-
-  Block *after = rewriter.createBlock(&whileOp.getAfter(), {}, types, locs);
-  Block *body = loop.getBody();
-  auto yield = cast<scf::YieldOp>(body->getTerminator());
-  rewriter.mergeBlocks(body, after, after->getArguments());
-  rewriter.setInsertionPoint(yield);
-  SmallVector<Value> next = {arith::AddIOp::create(
-      rewriter, loc, after->getArgument(0), loop.getStep())};
-  llvm::append_range(next, yield.getOperands());
-  rewriter.replaceOpWithNewOp<scf::YieldOp>(yield, next);
-  rewriter.replaceOp(loop, whileOp.getResults().drop_front());
-}
-
-/// Adds to the condition of `loop` that `stopped` does not hold.
-static void stopWhen(RewriterBase &rewriter, scf::WhileOp loop,
-                     Value stopped) {
-  scf::ConditionOp condition = loop.getConditionOp();
-  Location loc = condition.getLoc();
-  rewriter.setInsertionPoint(condition);
-  Value failed = memref::LoadOp::create(rewriter, loc, stopped);
-  Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-  Value goOn = arith::AndIOp::create(
-      rewriter, loc, condition.getCondition(),
-      arith::XOrIOp::create(rewriter, loc, failed, yes));
-  rewriter.modifyOpInPlace(
-      condition, [&] { condition.getConditionMutable().assign(goOn); });
 }
 
 namespace {
@@ -177,19 +117,7 @@ struct CPUStopAtFailedChecksPass
     memref::StoreOp::create(
         rewriter, loc, arith::ConstantIntOp::create(rewriter, loc, 0, 1),
         stopped);
-    for (memref::AtomicRMWOp failure : failures) {
-      rewriter.setInsertionPointAfter(failure);
-      memref::StoreOp::create(
-          rewriter, failure.getLoc(),
-          arith::ConstantIntOp::create(rewriter, failure.getLoc(), 1, 1),
-          stopped);
-    }
-    for (Operation *loop : loops) {
-      if (auto forOp = dyn_cast<scf::ForOp>(loop))
-        stopWhen(rewriter, forOp, stopped);
-      else
-        stopWhen(rewriter, cast<scf::WhileOp>(loop), stopped);
-    }
+    stopLoopsAtFailures(rewriter, word, stopped, loops.getArrayRef());
   }
 };
 

@@ -61,8 +61,8 @@ constexpr llvm::StringLiteral kInPlaceAttrName = "fw.in_place";
 /// fw-kernel-error-word, used by fw-cpu-allocation-checks).
 constexpr llvm::StringLiteral kAllocationCheckAttrName = "fw.allocation_check";
 /// Name of the attribute of a CPU kernel that runs a GPU kernel's mapping on an
-/// emulated grid (fw-test-gpu-mapping-on-cpu): its loops end as a GPU's do
-/// (fw-cpu-stop-at-failed-checks leaves it alone).
+/// emulated grid (fw-test-gpu-mapping-on-cpu): its threads' loops end as the
+/// mapping made them (fw-cpu-stop-at-failed-checks leaves it alone).
 constexpr llvm::StringLiteral kEmulatedGPUAttrName = "fw.emulated_gpu";
 
 /// The most dims one term of `flops_terms` multiplies (the fat binary's

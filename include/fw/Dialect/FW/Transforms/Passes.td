@@ -637,8 +637,9 @@ def CPUStopAtFailedChecksPass
     allocated; the task fails with the first of the failed checks in the
     kernel's order, among those met. Loops linalg ops become later are not
     affected (their bounds are buffers' sizes), nor kernels that emulate a
-    GPU kernel (`fw.emulated_gpu`, `fw-test-gpu-mapping-on-cpu`): a GPU's
-    threads do not stop.
+    GPU kernel (`fw.emulated_gpu`, `fw-test-gpu-mapping-on-cpu`), whose
+    threads stop their own loops as the GPU mapping made them (the loops over
+    the grid and the threads go on).
 
     ```mlir
     scf.for %i = %lo to %hi step %c1 { ... }
