@@ -184,6 +184,20 @@
 // RUN: not timeout 120 %fw-run %t.fwb --function=chains --input=3xi64=0,2,3 --input=4xi64=9,-1,3,1 2>&1 | FileCheck %s --check-prefix=CHAINSBAD
 // RUN: not timeout 120 %fw-run %t.gpu.fwb --function=chains --input=3xi64=0,2,3 --input=4xi64=9,-1,3,1 2>&1 | FileCheck %s --check-prefix=CHAINSBAD
 // CHAINSBAD: check failed: 'tensor.extract': the index into dimension 0 is out of range
+// The same in a row kernel (a block per row, its threads sharing the row through
+// workgroup memory): the chains' lengths summed per row; and a step each thread takes
+// from its row's minimum, which another thread's failed check made 0 (its while loop
+// also watches the error word).
+// RUN: %fw-run %t.fwb --function=chain_sums --input=2x3xi64=0,2,3,1,-1,2 --input=4xi64=2,-1,3,1 | FileCheck %s --check-prefix=CHAINSUMS
+// RUN: %fw-run %t.gpu.fwb --function=chain_sums --input=2x3xi64=0,2,3,1,-1,2 --input=4xi64=2,-1,3,1 | FileCheck %s --check-prefix=CHAINSUMS
+// CHAINSUMS: 2xi64=9 4
+// RUN: not timeout 120 %fw-run %t.fwb --function=chain_sums --input=2x3xi64=0,2,3,1,-1,2 --input=4xi64=9,-1,3,1 2>&1 | FileCheck %s --check-prefix=CHAINSBAD
+// RUN: not timeout 120 %fw-run %t.gpu.fwb --function=chain_sums --input=2x3xi64=0,2,3,1,-1,2 --input=4xi64=9,-1,3,1 2>&1 | FileCheck %s --check-prefix=CHAINSBAD
+// RUN: %fw-run %t.fwb --function=steps_of_row_min --input=4xi64=10,20,30,40 --input=2x3xi64=0,1,2,3,2,1 | FileCheck %s --check-prefix=STEPS
+// RUN: %fw-run %t.gpu.fwb --function=steps_of_row_min --input=4xi64=10,20,30,40 --input=2x3xi64=0,1,2,3,2,1 | FileCheck %s --check-prefix=STEPS
+// STEPS: 2x3xi64=[10 10 10][5 5 5]
+// RUN: not timeout 120 %fw-run %t.fwb --function=steps_of_row_min --input=4xi64=10,20,30,40 --input=2x3xi64=0,1,2,3,9,1 2>&1 | FileCheck %s --check-prefix=CHAINSBAD
+// RUN: not timeout 120 %fw-run %t.gpu.fwb --function=steps_of_row_min --input=4xi64=10,20,30,40 --input=2x3xi64=0,1,2,3,9,1 2>&1 | FileCheck %s --check-prefix=CHAINSBAD
 //
 // The module says which checks its kernels make, and needs a runtime that reads them.
 // RUN: %fw-run --list %t.fwb | FileCheck %s --check-prefix=LIST
@@ -760,4 +774,74 @@ func.func @chains(%starts: tensor<?xi64>, %next: tensor<4xi64>) -> tensor<?xi64>
     linalg.yield %len#1 : i64
   } -> tensor<?xi64>
   return %r : tensor<?xi64>
+}
+
+// The lengths of the chains from each row's starts, summed per row.
+func.func @chain_sums(%starts: tensor<?x?xi64>, %next: tensor<4xi64>) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %starts, %c0 : tensor<?x?xi64>
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty(%n) : tensor<?xi64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<?xi64>) -> tensor<?xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%starts : tensor<?x?xi64>) outs(%f : tensor<?xi64>) {
+  ^bb0(%s: i64, %acc: i64):
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %end = arith.constant -1 : i64
+    %len:2 = scf.while (%at = %s, %count = %z) : (i64, i64) -> (i64, i64) {
+      %more = arith.cmpi ne, %at, %end : i64
+      scf.condition(%more) %at, %count : i64, i64
+    } do {
+    ^bb0(%at: i64, %count: i64):
+      %i = arith.index_cast %at : i64 to index
+      %to = tensor.extract %next[%i] : tensor<4xi64>
+      %c = arith.addi %count, %one : i64
+      scf.yield %to, %c : i64, i64
+    }
+    %t = arith.addi %len#1, %acc : i64
+    linalg.yield %t : i64
+  } -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+// Per element, the steps from 0 to 100 by the least of its row's x[ids].
+func.func @steps_of_row_min(%x: tensor<4xi64>, %ids: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %ids, %c0 : tensor<?x?xi64>
+  %m = tensor.dim %ids, %c1 : tensor<?x?xi64>
+  %big = arith.constant 9223372036854775807 : i64
+  %e = tensor.empty(%n) : tensor<?xi64>
+  %f = linalg.fill ins(%big : i64) outs(%e : tensor<?xi64>) -> tensor<?xi64>
+  %least = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                           iterator_types = ["parallel", "reduction"]}
+      ins(%ids : tensor<?x?xi64>) outs(%f : tensor<?xi64>) {
+  ^bb0(%id: i64, %acc: i64):
+    %i = arith.index_cast %id : i64 to index
+    %v = tensor.extract %x[%i] : tensor<4xi64>
+    %s = arith.minsi %v, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<?xi64>
+  %e2 = tensor.empty(%n, %m) : tensor<?x?xi64>
+  %out = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%least : tensor<?xi64>) outs(%e2 : tensor<?x?xi64>) {
+  ^bb0(%step: i64, %o: i64):
+    %zero = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %goal = arith.constant 100 : i64
+    %res:2 = scf.while (%at = %zero, %count = %zero) : (i64, i64) -> (i64, i64) {
+      %more = arith.cmpi slt, %at, %goal : i64
+      scf.condition(%more) %at, %count : i64, i64
+    } do {
+    ^bb0(%at: i64, %count: i64):
+      %a = arith.addi %at, %step : i64
+      %c = arith.addi %count, %one : i64
+      scf.yield %a, %c : i64, i64
+    }
+    linalg.yield %res#1 : i64
+  } -> tensor<?x?xi64>
+  return %out : tensor<?x?xi64>
 }

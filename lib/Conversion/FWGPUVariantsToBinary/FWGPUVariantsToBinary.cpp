@@ -285,7 +285,7 @@ struct ConvertFWGPUVariantsToBinaryPass
              << arch;
     if (*mapped == GridMapping::None)
       return Compiled::Unmappable;
-    stopThreadLoopsAtFailedChecks(func, kernel);
+    stopThreadLoopsAtFailedChecks(func, kernel, *mapped);
     // A candidate whose knobs the mapping does not use (GEMM tiles of a
     // kernel that is no GEMM, a block size of one that is) or that asks for
     // the tile the defaults give this GEMM is the kernel of the target's

@@ -509,11 +509,15 @@ FailureOr<GridMapping> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func,
 }
 
 void mlir::fw::stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func,
-                                             func::FuncOp kernel) {
+                                             func::FuncOp kernel,
+                                             GridMapping mapping) {
   if (!kernel->hasAttr("fw.error_word"))
     return;
+  // The kernel's own arguments (the workgroup memory the mapping added comes
+  // after them).
   Value word;
-  for (BlockArgument arg : func.getArguments())
+  for (BlockArgument arg :
+       func.getArguments().take_front(func.getNumArguments()))
     if (isa<MemRefType>(arg.getType()))
       word = arg;
   if (!word || failuresOf(word).empty())
@@ -536,5 +540,9 @@ void mlir::fw::stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func,
   memref::StoreOp::create(rewriter, loc,
                           arith::ConstantIntOp::create(rewriter, loc, 0, 1),
                           stopped);
-  stopLoopsAtFailures(rewriter, word, stopped, loops);
+  // Threads of a GEMM or a row kernel share what they read through
+  // workgroup memory: one may loop on a 0 another's failed check read, so
+  // their while loops also read the error word.
+  stopLoopsAtFailures(rewriter, word, stopped, loops,
+                      /*readWord=*/mapping != GridMapping::Loops);
 }

@@ -49,13 +49,15 @@ enum class GridMapping {
 FailureOr<GridMapping> mapKernelToGrid(gpu::GPUFuncOp func, const GPUTiling &tiling,
                                        bool *sameAsDefaults = nullptr);
 
-/// Makes the loops each thread of `func` (the mapped form of `kernel`) runs
-/// (those without a barrier, which every thread must reach alike) end after
-/// the iteration in which one of its checks failed, recorded on the kernel's
-/// error word (its last buffer, fw-kernel-error-word): a flag of the thread's
-/// own. As on the CPU, a loop whose bounds or values a failed check replaced
-/// could run on for as long as they say, or for ever; the other threads go on.
-void stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func, func::FuncOp kernel);
+/// Makes the loops each thread of `func` (`kernel` mapped as `mapping` says)
+/// runs (those without a barrier, which every thread must reach alike) end
+/// after the iteration in which one of its checks failed, recorded on the
+/// kernel's error word (its last buffer, fw-kernel-error-word): a flag of the
+/// thread's own, and for a while loop of a GEMM or row kernel, whose threads
+/// share data, the error word itself. As on the CPU, a loop whose bounds or values a failed
+/// check replaced could run on for as long as they say, or for ever.
+void stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func, func::FuncOp kernel,
+                                   GridMapping mapping);
 
 /// When the kernel is a matmul (any operand layout) with optionally the fill
 /// of its accumulator and one elementwise epilogue, and the tiles of `tiling`

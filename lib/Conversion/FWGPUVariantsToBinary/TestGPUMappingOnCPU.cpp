@@ -328,7 +328,7 @@ struct TestGPUMappingOnCPUPass
       return kernel.emitOpError("could not map the kernel onto a grid");
     if (*mapped == GridMapping::None)
       return success();
-    stopThreadLoopsAtFailedChecks(func, kernel);
+    stopThreadLoopsAtFailedChecks(func, kernel, *mapped);
 
     // A mapping made for a block size (the tiled matmul) runs with it.
     int64_t threads = blockSize;

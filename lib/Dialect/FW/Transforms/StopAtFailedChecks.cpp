@@ -18,14 +18,36 @@ using namespace mlir::fw;
 SmallVector<memref::AtomicRMWOp> mlir::fw::failuresOf(Value word) {
   SmallVector<memref::AtomicRMWOp> failures;
   for (Operation *user : word.getUsers())
-    if (auto failure = dyn_cast<memref::AtomicRMWOp>(user))
+    if (auto failure = dyn_cast<memref::AtomicRMWOp>(user);
+        failure && failure.getKind() == arith::AtomicRMWKind::maxu)
       failures.push_back(failure);
   return failures;
 }
 
-/// `loop` as an scf.while that also ends when `stopped` holds.
-static void stopWhen(RewriterBase &rewriter, scf::ForOp loop,
-                     Value stopped) {
+/// Whether to go on: `condition` holds and no check failed, by `stopped`
+/// and, when given, by `word` itself (an atomic read that sees the failures
+/// of other threads).
+static Value goOn(RewriterBase &rewriter, Location loc, Value condition,
+                  Value stopped, Value word) {
+  Value failed = memref::LoadOp::create(rewriter, loc, stopped);
+  if (word) {
+    Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+    Value recorded = memref::AtomicRMWOp::create(
+        rewriter, loc, arith::AtomicRMWKind::ori, zero, word, ValueRange{});
+    failed = arith::OrIOp::create(
+        rewriter, loc, failed,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                              recorded, zero));
+  }
+  Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+  return arith::AndIOp::create(
+      rewriter, loc, condition,
+      arith::XOrIOp::create(rewriter, loc, failed, yes));
+}
+
+/// `loop` as an scf.while that also ends once a check failed (goOn).
+static void stopWhen(RewriterBase &rewriter, scf::ForOp loop, Value stopped,
+                     Value word) {
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
   SmallVector<Value> inits = {loop.getLowerBound()};
@@ -42,11 +64,9 @@ static void stopWhen(RewriterBase &rewriter, scf::ForOp loop,
       loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
                             : arith::CmpIPredicate::slt,
       iv, loop.getUpperBound());
-  Value failed = memref::LoadOp::create(rewriter, loc, stopped);
-  Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-  Value goOn = arith::AndIOp::create(
-      rewriter, loc, inRange, arith::XOrIOp::create(rewriter, loc, failed, yes));
-  scf::ConditionOp::create(rewriter, loc, goOn, before->getArguments());
+  scf::ConditionOp::create(rewriter, loc,
+                           goOn(rewriter, loc, inRange, stopped, word),
+                           before->getArguments());
 
   Block *after = rewriter.createBlock(&whileOp.getAfter(), {}, types, locs);
   Block *body = loop.getBody();
@@ -60,24 +80,26 @@ static void stopWhen(RewriterBase &rewriter, scf::ForOp loop,
   rewriter.replaceOp(loop, whileOp.getResults().drop_front());
 }
 
-/// Adds to the condition of `loop` that `stopped` does not hold.
-static void stopWhen(RewriterBase &rewriter, scf::WhileOp loop,
-                     Value stopped) {
+/// Adds to the condition of `loop` that no check failed (goOn).
+static void stopWhen(RewriterBase &rewriter, scf::WhileOp loop, Value stopped,
+                     Value word) {
   scf::ConditionOp condition = loop.getConditionOp();
   Location loc = condition.getLoc();
   rewriter.setInsertionPoint(condition);
-  Value failed = memref::LoadOp::create(rewriter, loc, stopped);
-  Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-  Value goOn = arith::AndIOp::create(
-      rewriter, loc, condition.getCondition(),
-      arith::XOrIOp::create(rewriter, loc, failed, yes));
+  Value go =
+      goOn(rewriter, loc, condition.getCondition(), stopped, word);
   rewriter.modifyOpInPlace(
-      condition, [&] { condition.getConditionMutable().assign(goOn); });
+      condition, [&] { condition.getConditionMutable().assign(go); });
 }
 
 void mlir::fw::stopLoopsAtFailures(RewriterBase &rewriter, Value word,
-                                   Value stopped,
-                                   ArrayRef<Operation *> loops) {
+                                   Value stopped, ArrayRef<Operation *> loops,
+                                   bool readWord) {
+  // Only while loops read the word: a 0 another thread's failed check read
+  // makes a for loop's bounds end it sooner, while a while loop may wait for
+  // ever on it (and the loops the GPU mapping made over a row or a tile,
+  // which run on every element, are for loops).
+  Value shared = readWord ? word : Value();
   for (memref::AtomicRMWOp failure : failuresOf(word)) {
     rewriter.setInsertionPointAfter(failure);
     memref::StoreOp::create(
@@ -87,8 +109,8 @@ void mlir::fw::stopLoopsAtFailures(RewriterBase &rewriter, Value word,
   }
   for (Operation *loop : loops) {
     if (auto forOp = dyn_cast<scf::ForOp>(loop))
-      stopWhen(rewriter, forOp, stopped);
+      stopWhen(rewriter, forOp, stopped, Value());
     else
-      stopWhen(rewriter, cast<scf::WhileOp>(loop), stopped);
+      stopWhen(rewriter, cast<scf::WhileOp>(loop), stopped, shared);
   }
 }

@@ -16,15 +16,17 @@
 
 namespace mlir::fw {
 
-/// Where a kernel records a failed check: the atomic updates of its error
+/// Where a kernel records a failed check: the atomic maxima into its error
 /// word.
 SmallVector<memref::AtomicRMWOp> failuresOf(Value word);
 
 /// Makes each of `loops` (scf.for, which becomes an scf.while, or scf.while)
 /// also end once `stopped` (a memref<i1>, false at the start) holds, which
-/// each failure recorded on `word` sets.
+/// each failure recorded on `word` sets; with `readWord`, a while loop also
+/// once `word` records a failure, read atomically each iteration (a failure
+/// in another thread whose guarded 0 this one reads through shared memory).
 void stopLoopsAtFailures(RewriterBase &rewriter, Value word, Value stopped,
-                         ArrayRef<Operation *> loops);
+                         ArrayRef<Operation *> loops, bool readWord = false);
 
 } // namespace mlir::fw
 
