@@ -508,6 +508,30 @@ FailureOr<GridMapping> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func,
   return GridMapping::Loops;
 }
 
+/// Whether `v` may come from data the kernel reads (a load, a value carried
+/// by a loop): a for loop whose bounds do not is as long as the sizes and the
+/// grid say (the GPU mapping's own loops, a tile's), whatever fails.
+static bool mayComeFromData(Value v, unsigned depth = 0) {
+  if (depth > 32)
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa<gpu::GPUFuncOp>(owner))
+      return false; // A buffer or a size the kernel is given.
+    auto loop = dyn_cast<scf::ForOp>(owner);
+    return !loop || arg != loop.getInductionVar() ||
+           llvm::any_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
+                                   loop.getStep()},
+                        [&](Value b) { return mayComeFromData(b, depth + 1); });
+  }
+  Operation *def = v.getDefiningOp();
+  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return true;
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return mayComeFromData(operand, depth + 1);
+  });
+}
+
 void mlir::fw::stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func,
                                              func::FuncOp kernel,
                                              GridMapping mapping) {
@@ -522,10 +546,18 @@ void mlir::fw::stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func,
       word = arg;
   if (!word || failuresOf(word).empty())
     return;
+  // While loops, and for loops whose bounds may come from the data; none
+  // that holds a barrier.
   SmallVector<Operation *> loops;
   func.walk([&](Operation *op) {
-    if (isa<scf::ForOp, scf::WhileOp>(op) &&
-        !op->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
+    auto forOp = dyn_cast<scf::ForOp>(op);
+    if (!isa<scf::WhileOp>(op) &&
+        !(forOp && llvm::any_of(ValueRange{forOp.getLowerBound(),
+                                           forOp.getUpperBound(),
+                                           forOp.getStep()},
+                                [](Value b) { return mayComeFromData(b); })))
+      return;
+    if (!op->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
              .wasInterrupted())
       loops.push_back(op);
   });

@@ -50,7 +50,8 @@ FailureOr<GridMapping> mapKernelToGrid(gpu::GPUFuncOp func, const GPUTiling &til
                                        bool *sameAsDefaults = nullptr);
 
 /// Makes the loops each thread of `func` (`kernel` mapped as `mapping` says)
-/// runs (those without a barrier, which every thread must reach alike) end
+/// runs (while loops, and for loops whose bounds may come from the data;
+/// none with a barrier, which every thread must reach alike) end
 /// after the iteration in which one of its checks failed, recorded on the
 /// kernel's error word (its last buffer, fw-kernel-error-word): a flag of the
 /// thread's own, and for a while loop of a GEMM or row kernel, whose threads

@@ -234,12 +234,15 @@ fw.executable @norm attributes {access = [#fw.access<read>, #fw.access<write>], 
 /// A kernel with checks: each thread's loops (a while loop in the body of its
 /// elementwise op) end after the iteration in which one of its checks failed,
 /// a flag of the thread's own (one slice per thread in the emulation); the
-/// loop over the grid and over the threads go on.
+/// loops over the grid and over the threads go on, and so does the thread's
+/// grid-stride loop (bounded by the sizes), which stays a for loop.
 // CHECK-LABEL: func.func @chains
 // CHECK: %[[FLAGS:.*]] = memref.alloca() : memref<{{[0-9]+}}xi1>
 // CHECK: scf.for
 // CHECK: %[[FLAG:.*]] = memref.subview %[[FLAGS]]
 // CHECK: memref.store %false, %[[FLAG]]
+// CHECK-NOT: scf.while
+// CHECK: scf.for
 // CHECK: scf.while
 // CHECK: %[[STOPPED:.*]] = memref.load %[[FLAG]]
 // CHECK: %[[GO:.*]] = arith.xori %[[STOPPED]], %true
