@@ -145,19 +145,17 @@ struct DimCollector : public OpBuilder::Listener {
 } // namespace
 
 /// Whether `op` reads or writes an element of a tensor the canonicalizer could
-/// fold the access into (a constant, a fill, a tensor built from elements or
-/// by an insert): its index, read from tensor data too, is then checked
-/// before (in a task of its own); else the kernel that does the access
-/// checks it.
+/// fold the access into (an extract of a constant, a fill, a tensor built
+/// from elements or by an insert; an insert into a constant): its index, read
+/// from tensor data too, is then checked before; else the kernel that does
+/// the access checks it.
 static bool readsFoldingSource(Operation *op) {
-  Value tensor;
-  if (auto extract = dyn_cast<tensor::ExtractOp>(op))
-    tensor = extract.getTensor();
-  else if (auto insert = dyn_cast<tensor::InsertOp>(op))
-    tensor = insert.getDest();
-  else
+  if (auto insert = dyn_cast<tensor::InsertOp>(op)) // into a splat of it
+    return insert.getDest().getDefiningOp<arith::ConstantOp>() != nullptr;
+  auto extract = dyn_cast<tensor::ExtractOp>(op);
+  if (!extract)
     return false;
-  Operation *def = tensor.getDefiningOp();
+  Operation *def = extract.getTensor().getDefiningOp();
   return def && isa<arith::ConstantOp, linalg::FillOp, tensor::SplatOp,
                     tensor::FromElementsOp, tensor::InsertOp,
                     tensor::GenerateOp>(def);

@@ -547,15 +547,16 @@ bool endsChecksRun(Operation *op) {
   return op->getNumRegions() != 0 || !isMemoryEffectFree(op);
 }
 
-/// The checks right before `op` (past ops without effects) whose conditions
-/// read tensor data.
-SmallVector<Operation *> dataChecksBefore(Operation *op) {
+/// The checks right before the last of `ops` (past ops without effects and
+/// the others of `ops`, which join its task) whose conditions read tensor
+/// data.
+SmallVector<Operation *> dataChecksBefore(ArrayRef<Operation *> ops) {
   SmallVector<Operation *> checks;
-  for (Operation *it = op->getPrevNode(); it; it = it->getPrevNode()) {
+  for (Operation *it = ops.back()->getPrevNode(); it; it = it->getPrevNode()) {
     auto check = dyn_cast<AssertOp>(it);
     if (check && !isHostComputable(check.getCondition()))
       checks.push_back(it);
-    else if (!check && endsChecksRun(it))
+    else if (!check && !llvm::is_contained(ops, it) && endsChecksRun(it))
       break;
   }
   std::reverse(checks.begin(), checks.end());
@@ -666,7 +667,7 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
         }
       // Checks of what the host cannot compute, made before the op (by
       // fw-prepare-input), run in its kernel.
-      SmallVector<Operation *> checks = dataChecksBefore(ops.front());
+      SmallVector<Operation *> checks = dataChecksBefore(ops);
       ops.insert(ops.begin(), checks.begin(), checks.end());
       if (failed(formTaskImpl(ops, /*emitChecks=*/true)))
         return signalPassFailure();
