@@ -1,7 +1,9 @@
 /* Memory nodes, coherent buffers and eviction down the tiers (memory.h); the storage
- * tier's files are storage.c's, FW_TIER_LIMITS tier_limits.c's. */
+ * tier's files are storage.c's, FW_TIER_LIMITS tier_limits.c's, the prefetch threads
+ * prefetch.c's. */
 #define _GNU_SOURCE
 #include "memory.h"
+#include "memory_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,25 +83,25 @@ int fw_memory_is_valid_on(const fw_buffer_t *buffer, uint32_t node) {
 
 /* The host replica of a view of the caller's memory (fw_buffer_wrap): never allocated,
  * evicted or counted against the host tier. */
-static int is_host_wrapped(const fw_buffer_t *b, uint32_t node) {
+int fw_memory_host_wrapped(const fw_buffer_t *b, uint32_t node) {
   return b->wrapped && node == FW_NODE_HOST;
 }
 
-static int valid_elsewhere(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
+int fw_memory_valid_elsewhere(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
   for (uint32_t n = 0; n < m->num_nodes; ++n)
     if (n != node && b->mem.replicas[n].valid) return 1;
   return 0;
 }
 
 /* What waiters on the memory's state wait for happened (lock held). */
-static void changed(fw_memory_t *m) {
+void fw_memory_changed(fw_memory_t *m) {
   ++m->changes;
   m->waiting_pins = 0; /* every waiter looks again, and counts itself again if it waits */
   pthread_cond_broadcast(&m->cv);
 }
 
 /* Whether a copy into or out of any replica of the buffer is in flight. */
-static int any_busy(const fw_memory_t *m, const fw_buffer_t *b) {
+int fw_memory_any_busy(const fw_memory_t *m, const fw_buffer_t *b) {
   for (uint32_t n = 0; n < m->num_nodes; ++n)
     if (b->mem.replicas[n].busy) return 1;
   return 0;
@@ -174,9 +176,10 @@ static void unlink_buffer(fw_memory_t *m, fw_buffer_t *b) {
  * already in flight (a prefetch, or another task that reads it) is waited for first: its
  * source is valid data, not missing data, and its destination may be `to` itself, half
  * written; when that copy made `to` valid there is nothing left to do. */
-static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t *out_from) {
+fw_status_t fw_memory_copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to,
+                              uint32_t *out_from) {
   if (out_from) *out_from = UINT32_MAX; /* no copy */
-  while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+  while (fw_memory_any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
   if (b->mem.replicas[to].valid) return FW_OK;
   uint32_t from = m->num_nodes;
   for (uint32_t n = 0; n < m->num_nodes; ++n)
@@ -231,7 +234,7 @@ static fw_status_t copy_in(fw_memory_t *m, fw_buffer_t *b, uint32_t to, uint32_t
       atomic_fetch_add_explicit(&m->nodes[device].link_ns, t1 - t0, memory_order_relaxed);
     }
   }
-  changed(m);
+  fw_memory_changed(m);
   return status;
 }
 
@@ -247,9 +250,10 @@ static fw_status_t fill_zero(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   fw_replica_t *r = &b->mem.replicas[node];
   if (b->byte_size < FW_FILL_UNLOCKED_BYTES)
     return device->vtable->fill_zero(device, r->ptr, b->byte_size);
-  while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+  while (fw_memory_any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
   if (r->valid) return FW_OK;
-  if (valid_elsewhere(m, b, node)) return copy_in(m, b, node, NULL); /* written meanwhile */
+  /* Written meanwhile: */
+  if (fw_memory_valid_elsewhere(m, b, node)) return fw_memory_copy_in(m, b, node, NULL);
   r->busy = 1;
   ++m->transfers;
   pthread_mutex_unlock(&m->lock);
@@ -257,7 +261,7 @@ static fw_status_t fill_zero(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   pthread_mutex_lock(&m->lock);
   --m->transfers;
   r->busy = 0;
-  changed(m);
+  fw_memory_changed(m);
   return status;
 }
 
@@ -332,7 +336,7 @@ static fw_status_t allocate_replica_or_learn(fw_memory_t *m, fw_buffer_t *b, uin
   return FW_OK;
 }
 
-static fw_status_t allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
+fw_status_t fw_memory_allocate_replica(fw_memory_t *m, fw_buffer_t *b, uint32_t node) {
   return allocate_replica_or_learn(m, b, node, NULL);
 }
 
@@ -341,10 +345,10 @@ static int evictable(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) 
   const fw_replica_t *r = &b->mem.replicas[node];
   /* Any copy of the buffer in flight: leave it (the copy may wait, and the buffer could be
    * freed meanwhile). */
-  if (any_busy(m, b)) return 0;
+  if (fw_memory_any_busy(m, b)) return 0;
   return r->allocated && r->pins == 0 &&
          !atomic_load_explicit(&((fw_buffer_t *)b)->mem.mapped, memory_order_relaxed) &&
-         !is_host_wrapped(b, node);
+         !fw_memory_host_wrapped(b, node);
 }
 
 unsigned fw_memory_value_class(const fw_memory_t *m, const fw_buffer_t *b) {
@@ -373,10 +377,10 @@ int fw_memory_better_victim(const fw_buffer_t *b, unsigned c, const fw_buffer_t 
 static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node,
                      uint64_t extra_below) {
   const fw_replica_t *r = &b->mem.replicas[node];
-  if (!r->valid || valid_elsewhere(m, b, node)) return 1;
+  if (!r->valid || fw_memory_valid_elsewhere(m, b, node)) return 1;
   uint32_t lower = m->nodes[node].lower;
   if (lower == node) return 0;
-  if (is_host_wrapped(b, lower)) return 1; /* the caller's memory: always there */
+  if (fw_memory_host_wrapped(b, lower)) return 1; /* the caller's memory: always there */
   const fw_memory_node_t *ln = &m->nodes[lower];
   return !ln->capacity || b->mem.replicas[lower].allocated ||
          extra_below == FW_ANY_ROOM_BELOW ||
@@ -386,7 +390,8 @@ static int can_leave(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node,
 /* Whether the replica on `node` could be dropped for room there without writing anything:
  * nothing uses it and another node holds a valid copy. */
 static int droppable(const fw_memory_t *m, const fw_buffer_t *b, uint32_t node) {
-  return evictable(m, b, node) && b->mem.replicas[node].valid && valid_elsewhere(m, b, node);
+  return evictable(m, b, node) && b->mem.replicas[node].valid &&
+         fw_memory_valid_elsewhere(m, b, node);
 }
 
 /* The bytes such replicas hold on the node below `node` (0 at the bottom). */
@@ -481,7 +486,7 @@ static void leave_fast(fw_memory_t *m, fw_memory_node_t *n, fw_task_t *task) {
   task->fast_stripe = -1;
   if (atomic_load(&n->armed)) {
     pthread_mutex_lock(&m->lock);
-    changed(m);
+    fw_memory_changed(m);
     pthread_mutex_unlock(&m->lock);
   }
 }
@@ -509,9 +514,6 @@ static int evictable_now(fw_memory_t *m, fw_memory_node_t *n) {
   return 0;
 }
 
-static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64_t protect,
-                             const fw_task_t *keep, int *made, unsigned *evictions);
-
 /* Moves one replica off `node`: dropped when another node holds a valid copy, else
  * written to the node below first (where duplicates are dropped for its room when there
  * is none, or else copies move down from there in turn: *evicted = 1 then counts those).
@@ -537,24 +539,24 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
     int made = 0;
     unsigned below = 0;
     fw_status_t status =
-        make_room(m, m->nodes[node].lower, next->byte_size, protect, keep, &made, &below);
+        fw_memory_make_room(m, m->nodes[node].lower, next->byte_size, protect, keep, &made, &below);
     if (status != FW_OK) return status;
     *evicted = below > 0;
     return FW_OK;
   }
   fw_replica_t *r = &b->mem.replicas[node];
-  if (r->valid && !valid_elsewhere(m, b, node)) {
+  if (r->valid && !fw_memory_valid_elsewhere(m, b, node)) {
     uint32_t lower = m->nodes[node].lower;
     if (lower == node) return FW_OK; /* the bottom tier keeps what it has */
     fw_memory_node_t *ln = &m->nodes[lower];
-    int wrapped = is_host_wrapped(b, lower); /* written back to the caller's memory */
+    int wrapped = fw_memory_host_wrapped(b, lower); /* written back to the caller's memory */
     if (!wrapped && ln->capacity && ln->used + b->byte_size > ln->capacity &&
         !b->mem.replicas[lower].allocated)
       return FW_OK; /* no room below: storage is not evicted further */
-    fw_status_t status = wrapped ? FW_OK : allocate_replica(m, b, lower);
+    fw_status_t status = wrapped ? FW_OK : fw_memory_allocate_replica(m, b, lower);
     if (status != FW_OK) return status;
     /* No reference is taken: fw_memory_buffer_free waits while a replica is busy. */
-    status = copy_in(m, b, lower, NULL);
+    status = fw_memory_copy_in(m, b, lower, NULL);
     if (status != FW_OK) {
       return fw_status_annotate(status, "evicting a %zu-byte buffer from %s", b->byte_size,
                                 m->nodes[node].name);
@@ -577,8 +579,9 @@ static fw_status_t evict_one(fw_memory_t *m, uint32_t node, int64_t protect,
  * back. Returns FW_OK and *made = 1 when there is room, *made = 0 when nothing more can be
  * evicted now; *evictions (when given) counts what it evicted. May drop the lock (when it
  * evicts): callers re-check their state afterwards. */
-static fw_status_t make_room(fw_memory_t *m, uint32_t node, uint64_t need, int64_t protect,
-                             const fw_task_t *keep, int *made, unsigned *evictions) {
+fw_status_t fw_memory_make_room(fw_memory_t *m, uint32_t node, uint64_t need,
+                                int64_t protect, const fw_task_t *keep, int *made,
+                                unsigned *evictions) {
   fw_memory_node_t *n = &m->nodes[node];
   *made = 1;
   if (evictions) *evictions = 0;
@@ -737,7 +740,7 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
   int made = 0;
   unsigned evictions = 0;
   m->fast_blocked = 0;
-  fw_status_t status = make_room(m, node, need, FW_PROTECT_NONE, task, &made, &evictions);
+  fw_status_t status = fw_memory_make_room(m, node, need, FW_PROTECT_NONE, task, &made, &evictions);
   if (status != FW_OK) return fw_status_annotate(status, "%s", who);
   /* Evicting dropped the lock: what the caller needs may have changed meanwhile (a
    * prefetch may have brought its inputs in), so it looks again before anything is
@@ -760,7 +763,7 @@ static fw_status_t reserve_room(fw_memory_t *m, uint32_t node, uint64_t need,
       return FW_OK;
     }
     if (!room_may_come(m, own_pins)) return nothing_to_evict(m, node, who, need);
-    /* Counted among the stuck until the next change wakes every waiter (changed() then
+    /* Counted among the stuck until the next change wakes every waiter (fw_memory_changed() then
      * forgets them all): a body woken by an unpin that will get its room is not counted
      * as stuck by another that looks first. */
     uint64_t seen = m->changes;
@@ -781,10 +784,10 @@ static int can_take_now(const fw_memory_t *m, const fw_task_t *task, uint32_t no
   for (size_t i = 0; i < num_taken(task); ++i) {
     const fw_buffer_t *b = taken(task, i);
     const fw_replica_t *r = &b->mem.replicas[node];
-    if (any_busy(m, b)) return 0;
-    if (!is_host_wrapped(b, node) && !r->allocated) need += b->byte_size;
+    if (fw_memory_any_busy(m, b)) return 0;
+    if (!fw_memory_host_wrapped(b, node) && !r->allocated) need += b->byte_size;
     if (r->valid) continue;
-    if (valid_elsewhere(m, b, node)) return 0;
+    if (fw_memory_valid_elsewhere(m, b, node)) return 0;
     if (fills_unwritten(task, i) && b->byte_size >= FW_FILL_UNLOCKED_BYTES) return 0;
   }
   const fw_memory_node_t *n = &m->nodes[node];
@@ -809,7 +812,7 @@ fw_status_t fw_memory_check_fits(const fw_memory_t *m, const fw_task_t *task, ui
   if (!capacity) return FW_OK; /* unbounded */
   uint64_t working_set = 0;
   for (size_t i = 0; i < task->num_accesses; ++i)
-    if (!is_host_wrapped(task->accesses[i].buffer, node))
+    if (!fw_memory_host_wrapped(task->accesses[i].buffer, node))
       working_set += task->accesses[i].buffer->byte_size;
   /* A contribution's accumulators, as large as the buffers they reduce, count before a
    * worker made them (its extra buffers are those, when made); another task's extra
@@ -837,7 +840,7 @@ static void unpin_taken(fw_memory_t *m, fw_task_t *task, uint32_t node, size_t p
     --m->task_pins;
     if (taken_access(task, i) & FW_ACCESS_WRITE) atomic_fetch_sub(&b->mem.writers, 1);
   }
-  changed(m);
+  fw_memory_changed(m);
 }
 
 /* fw_memory_acquire; with `nowait`, *out_refused = 1 and nothing done when it would have
@@ -888,8 +891,9 @@ retry:
     uint64_t need = 0;
     for (size_t i = 0; i < count; ++i) {
       fw_buffer_t *b = taken(task, i);
-      busy |= any_busy(m, b);
-      if (!is_host_wrapped(b, node) && !b->mem.replicas[node].allocated) need += b->byte_size;
+      busy |= fw_memory_any_busy(m, b);
+      if (!fw_memory_host_wrapped(b, node) && !b->mem.replicas[node].allocated)
+        need += b->byte_size;
     }
     if (busy) {
       wait_memory(m, &stall);
@@ -907,7 +911,7 @@ retry:
   int fell = 0;
   for (pinned = 0; pinned < count; ++pinned) {
     fw_buffer_t *b = taken(task, pinned);
-    if (!is_host_wrapped(b, node)) {
+    if (!fw_memory_host_wrapped(b, node)) {
       status = allocate_replica_or_learn(m, b, node, &fell);
       if (status != FW_OK) break;
     }
@@ -927,11 +931,11 @@ retry:
     fw_replica_t *r = &b->mem.replicas[node];
     if (r->valid) {
       if (r->prefetched) ++m->prefetch_hits;
-    } else if (valid_elsewhere(m, b, node)) {
+    } else if (fw_memory_valid_elsewhere(m, b, node)) {
       ++m->demand_fetches;
       uint64_t t0 = fw_now_ns();
       uint32_t from = UINT32_MAX;
-      status = copy_in(m, b, node, &from);
+      status = fw_memory_copy_in(m, b, node, &from);
       stall += fw_now_ns() - t0;
       if (out_moved && status == FW_OK && from != UINT32_MAX)
         out_moved[m->nodes[from].tier][m->nodes[node].tier] += b->byte_size;
@@ -991,7 +995,7 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
        * than landing after and leaving the old contents valid there (or reading a file
        * dropped under it). The replica stays pinned while the wait drops the lock, so
        * that it cannot be evicted before it holds what the task wrote. */
-      while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+      while (fw_memory_any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
       for (uint32_t k = 0; k < m->num_nodes; ++k)
         if (k != node && b->mem.replicas[k].valid) {
           if (k == FW_NODE_STORAGE) drop_replica(m, b, k); /* frees the file's room */
@@ -1007,13 +1011,13 @@ static void release(fw_memory_t *m, fw_task_t *task, uint32_t node, int commit) 
       /* What it held is dead (the task overwrites all of it) and may be garbage (acquire
        * did not fill it): the rerun must not fetch it from here. */
       fw_memory_set_valid(b, node, 0);
-    } else if (!commit && (access & FW_ACCESS_WRITE) && valid_elsewhere(m, b, node)) {
+    } else if (!commit && (access & FW_ACCESS_WRITE) && fw_memory_valid_elsewhere(m, b, node)) {
       /* Updated in place by work that failed midway, perhaps: the rerun fetches the copy
        * from before it from elsewhere. (Where this was the only copy, there is none.) */
       fw_memory_set_valid(b, node, 0);
     }
   }
-  changed(m);
+  fw_memory_changed(m);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -1036,9 +1040,9 @@ void fw_memory_discard_extra(fw_memory_t *m, fw_task_t *task, uint32_t k, uint32
     --b->mem.replicas[node].pins;
     --m->task_pins;
   }
-  while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+  while (fw_memory_any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
   for (uint32_t n = 0; n < m->num_nodes; ++n) drop_replica(m, b, n);
-  changed(m);
+  fw_memory_changed(m);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -1059,7 +1063,7 @@ void fw_memory_pin_fast(fw_memory_t *m, fw_task_t *task, uint32_t node) {
     atomic_fetch_sub(&m->nodes[node].fast_users[task->fast_stripe].count, 1);
     task->fast_stripe = -1;
   }
-  changed(m);
+  fw_memory_changed(m);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -1098,7 +1102,7 @@ fw_status_t fw_memory_buffer_init(fw_memory_t *m, fw_buffer_t *b, const void *da
       return status;
     }
   }
-  fw_status_t status = allocate_replica(m, b, FW_NODE_HOST);
+  fw_status_t status = fw_memory_allocate_replica(m, b, FW_NODE_HOST);
   if (status != FW_OK) {
     pthread_mutex_unlock(&m->lock);
     return status;
@@ -1123,18 +1127,18 @@ void fw_memory_buffer_init_wrapped(fw_memory_t *m, fw_buffer_t *b, void *data) {
 
 void fw_memory_buffer_free(fw_memory_t *m, fw_buffer_t *b) {
   pthread_mutex_lock(&m->lock);
-  while (any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
+  while (fw_memory_any_busy(m, b)) pthread_cond_wait(&m->cv, &m->lock);
   /* A view of the caller's memory ends holding the buffer's contents: what a task last
    * wrote on a device comes back first (nothing can report a failed copy here; the
    * memory then keeps what it held before). */
   if (b->wrapped && !b->mem.replicas[FW_NODE_HOST].valid &&
-      valid_elsewhere(m, b, FW_NODE_HOST))
-    fw_status_free(copy_in(m, b, FW_NODE_HOST, NULL));
+      fw_memory_valid_elsewhere(m, b, FW_NODE_HOST))
+    fw_status_free(fw_memory_copy_in(m, b, FW_NODE_HOST, NULL));
   for (uint32_t k = 0; k < m->num_nodes; ++k)
-    if (!is_host_wrapped(b, k)) drop_replica(m, b, k);
+    if (!fw_memory_host_wrapped(b, k)) drop_replica(m, b, k);
   unlink_buffer(m, b);
   note_room(m);
-  changed(m);
+  fw_memory_changed(m);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -1145,7 +1149,7 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
   pthread_mutex_lock(&m->lock);
   fw_status_t status = FW_OK;
   for (;;) {
-    if (any_busy(m, b)) {
+    if (fw_memory_any_busy(m, b)) {
       pthread_cond_wait(&m->cv, &m->lock);
       continue;
     }
@@ -1154,14 +1158,15 @@ fw_status_t fw_memory_map_host(fw_memory_t *m, fw_buffer_t *b, void **out_data) 
     status = reserve_room(m, FW_NODE_HOST, b->byte_size, NULL, "fw_buffer_data", NULL, 0, &again);
     if (status != FW_OK) break;
     if (again) continue;
-    status = allocate_replica(m, b, FW_NODE_HOST);
+    status = fw_memory_allocate_replica(m, b, FW_NODE_HOST);
     break;
   }
   if (status == FW_OK) {
     fw_replica_t *r = &b->mem.replicas[FW_NODE_HOST];
     ++r->pins; /* keeps it in place while the copy below drops the lock */
     if (!r->valid) {
-      if (valid_elsewhere(m, b, FW_NODE_HOST)) status = copy_in(m, b, FW_NODE_HOST, NULL);
+      if (fw_memory_valid_elsewhere(m, b, FW_NODE_HOST))
+        status = fw_memory_copy_in(m, b, FW_NODE_HOST, NULL);
       else if ((status = fill_zero(m, b, FW_NODE_HOST)) == FW_OK)
         fw_memory_set_valid(b, FW_NODE_HOST, 1);
     }
@@ -1187,206 +1192,9 @@ void fw_memory_unmap(fw_memory_t *m, fw_buffer_t *b) {
   pthread_mutex_lock(&m->lock);
   if (atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) {
     atomic_store_explicit(&b->mem.mapped, 0, memory_order_relaxed);
-    changed(m);
+    fw_memory_changed(m);
   }
   pthread_mutex_unlock(&m->lock);
-}
-
-/* ---- Prefetch ------------------------------------------------------------------ */
-
-/* Brings the buffer to `node` without displacing anything a task in the lookahead window
- * needs; gives up when there is no such room. */
-static void prefetch_one(fw_memory_t *m, fw_buffer_t *b, uint32_t node, int64_t protect) {
-  pthread_mutex_lock(&m->lock);
-  fw_replica_t *r = &b->mem.replicas[node];
-  /* Marked before looking for writers: see count_fast_writers. A running task that writes
-   * it would make the copy stale before it lands (the task it is for reads what that one
-   * writes, or runs before it and is not waiting for this copy), and so would the caller
-   * writing through a view of it (fw_buffer_data: a request queued for a task that ran
-   * before the view). */
-  atomic_fetch_add(&b->mem.copying, 1);
-  if (r->valid || any_busy(m, b) || is_host_wrapped(b, node) || !valid_elsewhere(m, b, node) ||
-      atomic_load(&b->mem.writers) > 0 ||
-      atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) {
-    atomic_fetch_sub(&b->mem.copying, 1);
-    pthread_mutex_unlock(&m->lock);
-    return;
-  }
-  int made = 1;
-  fw_status_t status = FW_OK;
-  if (!r->allocated) status = make_room(m, node, b->byte_size, protect, NULL, &made, NULL);
-  fw_memory_node_t *n = &m->nodes[node];
-  if (status == FW_OK && made && !r->allocated && !r->valid &&
-      !(n->capacity && n->used + b->byte_size > n->capacity))
-    status = allocate_replica(m, b, node);
-  /* Making room let the lock go: a task may have started to write the buffer meanwhile
-   * (the copy would read it while it changes), or a copy of it may be in flight. So all
-   * is looked at again, and the copy starts before the lock is let go again (copy_in does
-   * not wait when nothing is busy). */
-  if (status == FW_OK && made && r->allocated && !r->valid && !any_busy(m, b) &&
-      valid_elsewhere(m, b, node) && atomic_load(&b->mem.writers) == 0 &&
-      !atomic_load_explicit(&b->mem.mapped, memory_order_relaxed)) {
-    ++r->pins; /* not evicted before the copy lands */
-    ++m->prefetch_requests;
-    status = copy_in(m, b, node, NULL);
-    --r->pins;
-    if (status == FW_OK) r->prefetched = 1;
-    r->last_use = ++m->tick;
-    changed(m);
-  }
-  /* A failed prefetch is harmless: the task fetches on demand and reports the error. */
-  fw_status_free(status);
-  atomic_fetch_sub(&b->mem.copying, 1);
-  pthread_mutex_unlock(&m->lock);
-}
-
-#define FW_LOOKAHEAD_MAX 512
-
-/* The prefetch thread released `count` buffer references (after the release, so that
- * the memory of a buffer it freed is back when waiters look again). */
-static void prefetch_refs_dropped(fw_memory_t *m, size_t count) {
-  pthread_mutex_lock(&m->lock);
-  atomic_fetch_sub_explicit(&m->prefetch_refs, (unsigned)count, memory_order_relaxed);
-  changed(m);
-  pthread_mutex_unlock(&m->lock);
-}
-
-/* One lookahead pass: marks what the window reads (and where first), then queues the
- * copies of what is not in place yet, in window order. */
-static void lookahead_pass(fw_memory_t *m, fw_buffer_t **buffers, uint32_t *nodes,
-                           uint32_t *positions) {
-  size_t count = fw_scheduler_lookahead(&m->runtime->sched, m->prefetch_window, buffers, nodes,
-                                        positions, FW_LOOKAHEAD_MAX);
-  pthread_mutex_lock(&m->lock);
-  ++m->window_epoch;
-  for (size_t i = 0; i < count; ++i)
-    if (buffers[i]->mem.window_mark != m->window_epoch) { /* first use: smallest place */
-      buffers[i]->mem.window_mark = m->window_epoch;
-      buffers[i]->mem.window_pos = positions[i];
-    }
-  pthread_mutex_unlock(&m->lock);
-  size_t dropped = 0;
-  double now = fw_scheduler_now(&m->runtime->sched); /* needed now, in window order */
-  pthread_mutex_lock(&m->prefetch_lock);
-  for (size_t i = 0; i < count; ++i) {
-    /* Each may displace only what is needed later than itself. */
-    if (!fw_memory_is_valid_on(buffers[i], nodes[i]) &&
-        fw_prefetch_queue_push(&m->queue, buffers[i], nodes[i],
-                               (int64_t)buffers[i]->mem.window_pos, now))
-      buffers[i] = NULL;
-    else
-      ++dropped;
-  }
-  pthread_cond_broadcast(&m->prefetch_cv); /* every copy thread takes a share */
-  pthread_mutex_unlock(&m->prefetch_lock);
-  for (size_t i = 0; i < count; ++i)
-    if (buffers[i]) fw_buffer_release(buffers[i]);
-  if (dropped) prefetch_refs_dropped(m, dropped);
-}
-
-static void *prefetch_main(void *arg) {
-  fw_memory_t *m = arg;
-  fw_runtime_mark_own_thread(m->runtime);
-  fw_buffer_t *buffers[FW_LOOKAHEAD_MAX];
-  uint32_t nodes[FW_LOOKAHEAD_MAX], positions[FW_LOOKAHEAD_MAX];
-  pthread_mutex_lock(&m->prefetch_lock);
-  for (;;) {
-    while (!m->prefetch_stop && m->queue.size == 0 && !(m->prefetch_kick && !m->lookahead_busy))
-      pthread_cond_wait(&m->prefetch_cv, &m->prefetch_lock);
-    if (m->prefetch_stop) break;
-    fw_prefetch_request_t req;
-    if (fw_prefetch_queue_pop(&m->queue, &req)) {
-      pthread_mutex_unlock(&m->prefetch_lock);
-      prefetch_one(m, req.buffer, req.node, req.protect);
-      fw_buffer_release(req.buffer);
-      prefetch_refs_dropped(m, 1);
-      pthread_mutex_lock(&m->prefetch_lock);
-      continue;
-    }
-    m->prefetch_kick = 0;
-    if (!atomic_load_explicit(&m->spilled, memory_order_relaxed) || m->prefetch_window == 0)
-      continue;
-    m->lookahead_busy = 1;
-    pthread_mutex_unlock(&m->prefetch_lock);
-    lookahead_pass(m, buffers, nodes, positions);
-    pthread_mutex_lock(&m->prefetch_lock);
-    m->lookahead_busy = 0;
-  }
-  pthread_mutex_unlock(&m->prefetch_lock);
-  return NULL;
-}
-
-fw_status_t fw_memory_start_prefetch(fw_memory_t *m, fw_runtime_t *rt, uint32_t threads) {
-  m->runtime = rt;
-  if (!m->prefetch_enabled) return FW_OK;
-  if (threads > FW_MAX_PREFETCH_THREADS) threads = FW_MAX_PREFETCH_THREADS;
-  for (uint32_t i = 0; i < threads; ++i) {
-    if (pthread_create(&m->prefetch_threads[i], NULL, prefetch_main, m) != 0) {
-      m->num_prefetch_threads = i;
-      m->prefetch_started = i > 0;
-      fw_memory_stop_prefetch(m);
-      return fw_status_make(FW_STATUS_RESOURCE_EXHAUSTED, "cannot start prefetch thread %u", i);
-    }
-    m->num_prefetch_threads = i + 1;
-    m->prefetch_started = 1;
-  }
-  return FW_OK;
-}
-
-void fw_memory_prefetch(fw_memory_t *m, fw_buffer_t *buffer, uint32_t node, double need) {
-  if (!m->prefetch_started || fw_memory_is_valid_on(buffer, node)) return;
-  fw_buffer_retain(buffer);
-  atomic_fetch_add_explicit(&m->prefetch_refs, 1, memory_order_relaxed);
-  pthread_mutex_lock(&m->prefetch_lock);
-  /* A placement request: it keeps everything the window needs. */
-  int queued = fw_prefetch_queue_push(&m->queue, buffer, node, INT64_MAX, need);
-  if (queued) pthread_cond_signal(&m->prefetch_cv);
-  pthread_mutex_unlock(&m->prefetch_lock);
-  if (!queued) {
-    fw_buffer_release(buffer);
-    prefetch_refs_dropped(m, 1);
-  }
-}
-
-void fw_memory_window_moved(fw_memory_t *m) {
-  if (!m->prefetch_started || !atomic_load_explicit(&m->spilled, memory_order_relaxed)) return;
-  pthread_mutex_lock(&m->prefetch_lock);
-  m->prefetch_kick = 1;
-  pthread_cond_signal(&m->prefetch_cv);
-  pthread_mutex_unlock(&m->prefetch_lock);
-}
-
-void fw_memory_drop_prefetches(fw_memory_t *m, int wait) {
-  if (!m->prefetch_started) return;
-  pthread_mutex_lock(&m->prefetch_lock);
-  fw_prefetch_request_t req;
-  while (fw_prefetch_queue_pop(&m->queue, &req)) {
-    pthread_mutex_unlock(&m->prefetch_lock);
-    fw_buffer_release(req.buffer);
-    prefetch_refs_dropped(m, 1);
-    pthread_mutex_lock(&m->prefetch_lock);
-  }
-  pthread_mutex_unlock(&m->prefetch_lock);
-  if (!wait) return;
-  pthread_mutex_lock(&m->lock);
-  while (atomic_load_explicit(&m->prefetch_refs, memory_order_relaxed) > 0)
-    pthread_cond_wait(&m->cv, &m->lock);
-  pthread_mutex_unlock(&m->lock);
-}
-
-void fw_memory_stop_prefetch(fw_memory_t *m) {
-  if (!m->prefetch_started) return;
-  pthread_mutex_lock(&m->prefetch_lock);
-  m->prefetch_stop = 1;
-  pthread_cond_broadcast(&m->prefetch_cv);
-  pthread_mutex_unlock(&m->prefetch_lock);
-  for (uint32_t i = 0; i < m->num_prefetch_threads; ++i)
-    pthread_join(m->prefetch_threads[i], NULL);
-  m->num_prefetch_threads = 0;
-  m->prefetch_started = 0;
-  fw_prefetch_request_t req;
-  while (fw_prefetch_queue_pop(&m->queue, &req)) fw_buffer_release(req.buffer);
-  atomic_store_explicit(&m->prefetch_refs, 0, memory_order_relaxed);
 }
 
 void fw_memory_fini(fw_memory_t *m) {
