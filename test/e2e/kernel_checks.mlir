@@ -91,7 +91,7 @@
 // RUN: %fw-run %t.fwb --function=add_twice --input=3xf32=1,2,3 --input=3xf32=1,1,1 | FileCheck %s --check-prefix=TWICE
 // TWICE: 3xf32=3 4 5
 // RUN: not %fw-run %t.fwb --function=add_twice --input=300000xf32=1 --input=2xf32=1,1 2>&1 | FileCheck %s --check-prefix=TWICEBAD
-// TWICEBAD: check failed: 'linalg.generic': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
+// TWICEBAD: check failed: 'linalg.add': dimension 0 of operand 0 and dimension 0 of operand 1 must be equal
 // The same op of a task written in the input (checked by no one on the host).
 // RUN: not %fw-run %t.fwb --function=add_once --input=300000xf32=1 --input=2xf32=1,1 2>&1 | FileCheck %s --check-prefix=TWICEBAD
 // RUN: %fw-run %t.fwb --function=add_once --input=3xf32=1,2,3 --input=3xf32=1,1,1 | FileCheck %s --check-prefix=ONCE

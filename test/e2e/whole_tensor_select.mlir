@@ -1,8 +1,9 @@
 // arith.select and scf.if with a scalar condition pick a whole tensor: the two
 // may differ in size. With a condition computed from sizes the result takes the
 // size of the one picked; with one read from tensor data, the two must have the
-// same size (the result's must be known before the task runs), checked with a
-// message naming the op. Inside a loop, the kernel picks either way.
+// same size (the result's must be known before the task runs; the select is then
+// elementwise, fused with its users), checked with a message naming the op. Inside
+// a loop, the kernel picks either way.
 // RUN: %fwc %s -o %t.fwb
 // RUN: %fw-run %t.fwb --function=pick --input=2xf32=1,2 --input=3xf32=5,6,7 --input=4xf32=0 | FileCheck %s --check-prefix=FIRST
 // RUN: %fw-run %t.fwb --function=pick_if --input=2xf32=1,2 --input=3xf32=5,6,7 --input=4xf32=0 | FileCheck %s --check-prefix=FIRST
@@ -13,8 +14,13 @@
 // RUN: %fw-run %t.fwb --function=pick_by_data --input=2xf32=1,2 --input=2xf32=5,6 --input=i1=0 | FileCheck %s --check-prefix=DATA
 // DATA: 2xf32=5 6
 // RUN: not %fw-run %t.fwb --function=pick_by_data --input=2xf32=1,2 --input=3xf32=5,6,7 --input=i1=1 2>&1 | FileCheck %s --check-prefix=DIFFER
-// DIFFER: 'arith.select': dimension 0 of the two tensors differs, and the condition that picks one is read from tensor data (
+// DIFFER: 'arith.select': dimension 0 of operand 1 and dimension 0 of operand 2 must be equal (
 // DIFFER-SAME: whole_tensor_select.mlir:{{[0-9]+}})
+// An scf.if picking by data (the canonicalizer makes it such a select):
+// RUN: %fw-run %t.fwb --function=pick_if_by_data --input=2xf32=1,2 --input=2xf32=5,6 --input=i1=0 | FileCheck %s --check-prefix=DATA
+// RUN: not %fw-run %t.fwb --function=pick_if_by_data --input=2xf32=1,2 --input=3xf32=5,6,7 --input=i1=1 2>&1 | FileCheck %s --check-prefix=DIFFERIF
+// DIFFERIF: 'arith.select': dimension 0 of the two tensors differs, and the condition that picks one is read from tensor data (
+// DIFFERIF-SAME: whole_tensor_select.mlir:{{[0-9]+}})
 // RUN: %fw-run %t.fwb --function=negate_per_sign --input=3xf32=1,-2,3 --input=3xi64=1,0,5 | FileCheck %s --check-prefix=SIGNS
 // SIGNS: 3xf32=1 -2 3
 // RUN: %fw-run %t.fwb --function=negate_per_sign --input=3xf32=1,-2,3 --input=2xi64=1,-1 | FileCheck %s --check-prefix=ONCE
@@ -50,6 +56,17 @@ func.func @pick_by_data(%a: tensor<?xf32>, %b: tensor<?xf32>, %ct: tensor<i1>)
     -> tensor<?xf32> {
   %first = tensor.extract %ct[] : tensor<i1>
   %r = arith.select %first, %a, %b : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+func.func @pick_if_by_data(%a: tensor<?xf32>, %b: tensor<?xf32>, %ct: tensor<i1>)
+    -> tensor<?xf32> {
+  %first = tensor.extract %ct[] : tensor<i1>
+  %r = scf.if %first -> tensor<?xf32> {
+    scf.yield %a : tensor<?xf32>
+  } else {
+    scf.yield %b : tensor<?xf32>
+  }
   return %r : tensor<?xf32>
 }
 

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::fw {
@@ -75,10 +76,25 @@ struct DropEmptyConcatOperands : public OpRewritePattern<tensor::ConcatOp> {
   }
 };
 
+/// Whether value bounds prove the two tensors `select` picks from of one size.
+static bool sameSizes(arith::SelectOp select) {
+  using Variable = ValueBoundsConstraintSet::Variable;
+  auto type = cast<RankedTensorType>(select.getType());
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d) &&
+        !ValueBoundsConstraintSet::compare(
+            Variable(select.getTrueValue(), d),
+            ValueBoundsConstraintSet::ComparisonOperator::EQ,
+            Variable(select.getFalseValue(), d)))
+      return false;
+  return true;
+}
+
 /// An arith.select with a scalar condition picks a whole tensor, and the two
 /// may differ in their dynamic sizes, where the elementwise conversion would
 /// ask them to agree: it becomes an scf.if, left alone here (the canonicalizer
-/// makes it a select again, which fw-form-tasks sizes with the condition).
+/// makes it a select again, which fw-form-tasks sizes with the condition):
+/// where the host computes the condition and the sizes may differ.
 struct WholeTensorSelect : public OpRewritePattern<arith::SelectOp> {
   WholeTensorSelect(MLIRContext *ctx)
       : OpRewritePattern(ctx, /*benefit=*/2) {}
@@ -87,6 +103,11 @@ struct WholeTensorSelect : public OpRewritePattern<arith::SelectOp> {
     auto type = dyn_cast<RankedTensorType>(op.getType());
     if (!type || type.hasStaticShape() ||
         isa<ShapedType>(op.getCondition().getType()))
+      return failure();
+    // Picked by data, the two must have one size anyway (the result's is
+    // known before the task runs); known to have one, nothing differs: the
+    // elementwise form then, which fuses with what uses it.
+    if (!isHostComputable(op.getCondition()) || sameSizes(op))
       return failure();
     auto branch = scf::IfOp::create(rewriter, op.getLoc(), type,
                                     op.getCondition(), /*withElse=*/true);
@@ -222,6 +243,27 @@ LogicalResult checkInput(func::FuncOp func) {
   return failure(result.wasInterrupted());
 }
 
+/// Names the op that replaces another (a linalg.generic for an arith op on
+/// tensors or a named linalg op) with the one the program wrote, for the
+/// checks' messages (kWrittenAsAttrName).
+struct WrittenAs : public RewriterBase::Listener {
+  void notifyOperationReplaced(Operation *op, ValueRange replacement) override {
+    if (replacement.empty())
+      return;
+    Operation *by = replacement.front().getDefiningOp();
+    if (!by || by->getName() == op->getName() || isa<arith::ConstantOp>(op) ||
+        by->hasAttr(kWrittenAsAttrName) ||
+        llvm::any_of(replacement,
+                     [&](Value v) { return v.getDefiningOp() != by; }))
+      return;
+    StringAttr name = op->getAttrOfType<StringAttr>(kWrittenAsAttrName);
+    by->setAttr(kWrittenAsAttrName,
+                name ? name
+                     : StringAttr::get(op->getContext(),
+                                       op->getName().getStringRef()));
+  }
+};
+
 struct PrepareInputPass
     : public fw::impl::PrepareInputPassBase<PrepareInputPass> {
   void runOnOperation() override {
@@ -244,6 +286,8 @@ struct PrepareInputPass
         &getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
+    WrittenAs writtenAs;
+    config.setListener(&writtenAs);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
                                      config)))
       return signalPassFailure();

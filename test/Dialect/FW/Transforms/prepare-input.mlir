@@ -50,12 +50,15 @@ func.func @negative_concat_all_empty(%a: tensor<0xf32>, %b: tensor<0xf32>) -> te
 // -----
 
 /// Reductions and named elementwise ops become linalg.generic, so that
-/// elementwise producers can fuse into them.
+/// elementwise producers can fuse into them; each keeps the name written, for
+/// the checks' messages.
 // CHECK-LABEL: func.func @generalize
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
-// CHECK-NOT: linalg.add
+// CHECK-SAME: fw.written_as = "linalg.add"
+// CHECK-NOT: linalg.add ins
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-// CHECK-NOT: linalg.reduce
+// CHECK-SAME: fw.written_as = "linalg.reduce"
+// CHECK-NOT: linalg.reduce ins
 func.func @generalize(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
   %e = tensor.empty() : tensor<8x16xf32>
   %s = linalg.add ins(%a, %b : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>

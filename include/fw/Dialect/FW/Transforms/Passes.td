@@ -19,8 +19,13 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
       an empty tensor, so no constant data is materialized in the binary;
     - statically empty operands of `tensor.concat` are dropped;
     - `affine.for`, `affine.if` and `affine.parallel` become their SCF
-      counterparts (marked `fw.written_as` with the name written, for the
-      checks' messages).
+      counterparts;
+    - an `arith.select` of whole tensors with a scalar condition the host
+      computes and sizes not known to agree becomes an `scf.if`;
+    - a `tensor.reshape` by a constant shape gets the static result type it
+      gives.
+    An op replaced by another keeps its name in `fw.written_as`, for the
+    checks' messages.
     It rejects what would be undefined at run time and that the canonicalizer
     after it would fold away unseen: a constant index of `tensor.extract` or
     `tensor.insert` outside a static size, a constant `scf.for` step below 1;
