@@ -13,7 +13,6 @@
 #include "memory.h"
 #include "status_internal.h"
 
-
 void fw_trace_init(fw_trace_t *t, int enabled, uint64_t origin_ns) {
   memset(t, 0, sizeof(*t));
   t->enabled = enabled;

@@ -511,25 +511,34 @@ FailureOr<GridMapping> mlir::fw::mapKernelToGrid(gpu::GPUFuncOp func,
 /// Whether `v` may come from data the kernel reads (a load, a value carried
 /// by a loop): a for loop whose bounds do not is as long as the sizes and the
 /// grid say (the GPU mapping's own loops, a tile's), whatever fails.
-static bool mayComeFromData(Value v, unsigned depth = 0) {
+static bool mayComeFromData(Value v, llvm::DenseMap<Value, bool> &known,
+                            unsigned depth = 0) {
   if (depth > 32)
     return true;
+  if (auto it = known.find(v); it != known.end())
+    return it->second; // Shared index arithmetic is looked at once.
+  auto from = [&](ValueRange values) {
+    return llvm::any_of(values, [&](Value u) {
+      return mayComeFromData(u, known, depth + 1);
+    });
+  };
+  bool result;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Operation *owner = arg.getOwner()->getParentOp();
-    if (isa<gpu::GPUFuncOp>(owner))
-      return false; // A buffer or a size the kernel is given.
     auto loop = dyn_cast<scf::ForOp>(owner);
-    return !loop || arg != loop.getInductionVar() ||
-           llvm::any_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
-                                   loop.getStep()},
-                        [&](Value b) { return mayComeFromData(b, depth + 1); });
+    if (isa<gpu::GPUFuncOp>(owner))
+      result = false; // A buffer or a size the kernel is given.
+    else
+      result = !loop || arg != loop.getInductionVar() ||
+               from({loop.getLowerBound(), loop.getUpperBound(),
+                     loop.getStep()});
+  } else {
+    Operation *def = v.getDefiningOp();
+    result = def->getNumRegions() != 0 || !isMemoryEffectFree(def) ||
+             from(def->getOperands());
   }
-  Operation *def = v.getDefiningOp();
-  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
-    return true;
-  return llvm::any_of(def->getOperands(), [&](Value operand) {
-    return mayComeFromData(operand, depth + 1);
-  });
+  known[v] = result;
+  return result;
 }
 
 void mlir::fw::stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func,
@@ -549,13 +558,16 @@ void mlir::fw::stopThreadLoopsAtFailedChecks(gpu::GPUFuncOp func,
   // While loops, and for loops whose bounds may come from the data; none
   // that holds a barrier.
   SmallVector<Operation *> loops;
+  llvm::DenseMap<Value, bool> known;
   func.walk([&](Operation *op) {
     auto forOp = dyn_cast<scf::ForOp>(op);
     if (!isa<scf::WhileOp>(op) &&
         !(forOp && llvm::any_of(ValueRange{forOp.getLowerBound(),
                                            forOp.getUpperBound(),
                                            forOp.getStep()},
-                                [](Value b) { return mayComeFromData(b); })))
+                                [&](Value b) {
+                                  return mayComeFromData(b, known);
+                                })))
       return;
     if (!op->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
              .wasInterrupted())

@@ -21,7 +21,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::fw {
 #define GEN_PASS_DEF_CPUSTOPATFAILEDCHECKSPASS
