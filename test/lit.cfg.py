@@ -49,6 +49,14 @@ config.substitutions.append(("%runtime-cflags", "-I" + config.fw_runtime_include
 config.substitutions.append(("%runtime-lib", config.fw_runtime_library + " -ldl -lm"))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))
 
+# valgrind's memory checker: a leaked block or an invalid access fails the run (exit 99).
+import shutil
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
+    config.substitutions.append((
+        "%valgrind", "valgrind --leak-check=full --errors-for-leak-kinds=definite "
+        "--error-exitcode=99"))
+
 llvm_config.add_tool_substitutions(["FileCheck", "not", "count", "split-file"],
                                    [config.llvm_tools_dir])
 

@@ -684,7 +684,8 @@ def CPUAllocationChecksPass
     its memory) records the attribute's number on the error word, as a
     failed check does, and returns from the kernel: the runtime fails the
     task with "out of memory: the kernel could not allocate a buffer of its
-    own". What the kernel allocated before is not freed then.
+    own". The buffers the kernel holds at the failure (allocated on every
+    path to it and not freed since) are freed first.
 
     ```mlir
     %m = memref.alloc(%n) : memref<?xf32>

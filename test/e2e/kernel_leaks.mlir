@@ -1,0 +1,42 @@
+// REQUIRES: valgrind
+// A kernel whose buffer the machine refuses frees what it allocated before
+// (the first splat, still to be read by the reductions) and fails the task:
+// nothing is lost (valgrind counts definitely lost blocks as errors), no access
+// is invalid.
+// RUN: %fwc %s -o %t.fwb
+// RUN: %fw-run %t.fwb --function=two_splats --input=2xi64=300,4 | FileCheck %s --check-prefix=GOOD
+// GOOD: f32=304
+// RUN: not %valgrind %fw-run %t.fwb --function=two_splats --input=2xi64=300,17592186044416 2>&1 | FileCheck %s --check-prefix=REFUSED
+// RUN: not %valgrind %fw-run %t.fwb --function=two_splats --input=2xi64=17592186044416,4 2>&1 | FileCheck %s --check-prefix=REFUSED
+// REFUSED: check failed: out of memory: the kernel could not allocate a buffer of its own
+// REFUSED: ERROR SUMMARY: 0 errors
+
+func.func @two_splats(%p: tensor<2xi64>) -> tensor<f32> {
+  %r = fw.task(%p) : (tensor<2xi64>) -> tensor<f32> {
+  ^bb0(%pp: tensor<2xi64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %k64 = tensor.extract %pp[%c0] : tensor<2xi64>
+    %k = arith.index_cast %k64 : i64 to index
+    %l64 = tensor.extract %pp[%c1] : tensor<2xi64>
+    %l = arith.index_cast %l64 : i64 to index
+    %g = tensor.splat %one[%k] : tensor<?xf32>
+    %h = tensor.splat %one[%l] : tensor<?xf32>
+    %s = linalg.reduce ins(%g : tensor<?xf32>) outs(%init : tensor<f32>) dimensions = [0]
+      (%in: f32, %out: f32) {
+        %q = arith.addf %in, %out : f32
+        linalg.yield %q : f32
+      }
+    %t = linalg.reduce ins(%h : tensor<?xf32>) outs(%s : tensor<f32>) dimensions = [0]
+      (%in: f32, %out: f32) {
+        %q = arith.addf %in, %out : f32
+        linalg.yield %q : f32
+      }
+    fw.yield %t : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
