@@ -53,6 +53,20 @@ done
 echo "== end-to-end tests with the GPU mapping emulated on the CPU"
 FW_E2E_FWC_FLAGS="--test-gpu-mapping-on-cpu" "$lit" -q "$build/test/e2e"
 
+# And with every fw-run under valgrind's memcheck: the compiled kernels' buffers (no
+# sanitizer instruments them) leak nothing and are never read or written out of bounds.
+# AVX-512 variants are left out (valgrind's CPU has none).
+echo "== end-to-end tests with fw-run under valgrind's memcheck"
+reports="$build/memcheck-reports"
+rm -rf "$reports"
+FW_E2E_FW_RUN="$root/scripts/memcheck-fw-run.sh" FW_MEMCHECK_FW_RUN="$build/tools/fw-run/fw-run" \
+  FW_MEMCHECK_REPORTS="$reports" "$lit" -q --param avx512=0 "$build/test/e2e"
+if [ -d "$reports" ]; then
+  echo "memcheck found errors in runs that were expected to fail:" >&2
+  cat "$reports"/* >&2
+  exit 1
+fi
+
 # And with NVIDIA and AMD code in every module, through the runtime's GPU paths: on
 # a machine without GPUs the stand-in drivers (runtime/test/fake_cuda.c, fake_hip.c)
 # take the kernels' images and the inputs' copies and fail every launch, so each task

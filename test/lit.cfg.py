@@ -17,10 +17,10 @@ config.test_exec_root = os.path.join(config.fw_obj_root, "test")
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # The runtime's settings reach fw-run, so the whole suite can be rerun under another
-# scheduling policy, worker count or tier limit.
+# scheduling policy, worker count or tier limit (and scripts/memcheck-fw-run.sh its).
 for var in ("FW_SCHED", "FW_NUM_WORKERS", "FW_DEVICES", "FW_TIER_LIMITS", "FW_HOST_MEMORY",
             "FW_PREFETCH", "FW_PREFETCH_WINDOW", "FW_PREFETCH_THREADS", "FW_GPU_PIPELINE",
-            "FW_STORAGE_DIR", "TMPDIR"):
+            "FW_STORAGE_DIR", "FW_MEMCHECK_FW_RUN", "FW_MEMCHECK_REPORTS", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
@@ -60,11 +60,13 @@ if shutil.which("valgrind"):
 llvm_config.add_tool_substitutions(["FileCheck", "not", "count", "split-file"],
                                    [config.llvm_tools_dir])
 
-# Tests of x86-64-v4 (AVX-512) kernels run only where the CPU can execute them.
+# Tests of x86-64-v4 (AVX-512) kernels run only where the CPU can execute them (and
+# not with --param avx512=0: under valgrind, whose CPU has no AVX-512).
 try:
     with open("/proc/cpuinfo") as cpuinfo:
         flags = cpuinfo.read()
-    if all(f in flags.split() for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq")):
+    if all(f in flags.split() for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq")) \
+            and lit_config.params.get("avx512", "1") != "0":
         config.available_features.add("avx512")
 except OSError:
     pass

@@ -1,4 +1,5 @@
 // REQUIRES: valgrind
+// UNSUPPORTED: fw-run-wrapped
 // A kernel whose buffer the machine refuses frees what it allocated before
 // (the first splat, still to be read by the reductions) and fails the task:
 // nothing is lost (valgrind counts definitely lost blocks as errors), no access
@@ -10,6 +11,11 @@
 // RUN: not %valgrind %fw-run %t.fwb --function=two_splats --input=2xi64=17592186044416,4 2>&1 | FileCheck %s --check-prefix=REFUSED
 // REFUSED: check failed: out of memory: the kernel could not allocate a buffer of its own
 // REFUSED: ERROR SUMMARY: 0 errors
+// Buffers allocated in the body of an scf.forall are freed there (they were
+// never freed).
+// RUN: %valgrind %fw-run %t.fwb --function=doubled_rows --input=2x4xf32=1,2,3,4,5,6,7,8 2>&1 | FileCheck %s --check-prefix=FORALL
+// FORALL: 2x4xf32=[2 4 6 8][10 12 14 16]
+// FORALL: ERROR SUMMARY: 0 errors
 
 func.func @two_splats(%p: tensor<2xi64>) -> tensor<f32> {
   %r = fw.task(%p) : (tensor<2xi64>) -> tensor<f32> {
@@ -39,4 +45,23 @@ func.func @two_splats(%p: tensor<2xi64>) -> tensor<f32> {
     fw.yield %t : tensor<f32>
   }
   return %r : tensor<f32>
+}
+
+func.func @doubled_rows(%src: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %e) -> tensor<2x4xf32> {
+    %row0 = tensor.empty() : tensor<1x4xf32>
+    %row = scf.forall (%j) in (4) shared_outs(%t = %row0) -> tensor<1x4xf32> {
+      %x = tensor.extract %src[%i, %j] : tensor<2x4xf32>
+      %y = arith.addf %x, %x : f32
+      %ys = tensor.from_elements %y : tensor<1x1xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %ys into %t[0, %j] [1, 1] [1, 1] : tensor<1x1xf32> into tensor<1x4xf32>
+      }
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %row into %o[%i, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<2x4xf32>
+    }
+  }
+  return %r : tensor<2x4xf32>
 }
