@@ -18,6 +18,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::fw;
 
@@ -77,6 +79,8 @@ public:
   void loopIndexChecks(scf::ForOp loop);
   void sameShapeChecks(Value a, Value b, StringRef what);
   void reshapeChecks(tensor::ReshapeOp reshape);
+  template <typename RelayoutOp>
+  void relayoutChecks(RelayoutOp relayout);
   void divisionChecks(Operation *division);
   LogicalResult taskDimsChecks(TaskOp task);
   Value hostSizeOf(TaskOp task, Value yielded, int64_t dim);
@@ -738,6 +742,62 @@ void CheckBuilder::reshapeChecks(tensor::ReshapeOp reshape) {
             Twine(*count) + ")");
 }
 
+/// A linalg.pack of a tensor (inner tiles of static sizes: fw-prepare-input
+/// refuses others) or its inverse, a linalg.unpack: the packed tensor's outer
+/// dimension for a tiled dimension of the unpacked one holds its number of
+/// tiles (rounded up), for another its size; its inner dimensions, the
+/// tiles'. Without a padding value, a pack's tiles must be full. The op's
+/// verifier checks static sizes; these, those known at run time.
+template <typename RelayoutOp>
+void CheckBuilder::relayoutChecks(RelayoutOp relayout) {
+  constexpr bool isPack = std::is_same_v<RelayoutOp, linalg::PackOp>;
+  Value unpacked = isPack ? relayout.getSource() : relayout.getDest();
+  Value packed = isPack ? relayout.getDest() : relayout.getSource();
+  StringRef packedName = isPack ? "result" : "source";
+  StringRef unpackedName = isPack ? "source" : "result";
+  int64_t rank = cast<RankedTensorType>(unpacked.getType()).getRank();
+  SmallVector<int64_t> tiles = relayout.getStaticTiles();
+  DenseMap<int64_t, int64_t> tileOf;
+  for (auto [d, tile] : llvm::zip(relayout.getInnerDimsPos(), tiles))
+    tileOf[d] = tile;
+  ArrayRef<int64_t> perm = relayout.getOuterDimsPerm();
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = perm.empty() ? i : perm[i];
+    if (!isDynamicDim(unpacked, d) && !isDynamicDim(packed, i))
+      continue;
+    Value sizeD = size(unpacked, d);
+    auto tile = tileOf.find(d);
+    if (tile == tileOf.end()) {
+      check(cmp(arith::CmpIPredicate::eq, size(packed, i), sizeD),
+            "dimension " + Twine(i) + " of the " + packedName +
+                " differs from dimension " + Twine(d) + " of the " +
+                unpackedName);
+      continue;
+    }
+    Value tiles = arith::CeilDivUIOp::create(b, loc, sizeD,
+                                             index(tile->second));
+    check(cmp(arith::CmpIPredicate::eq, size(packed, i), tiles),
+          "dimension " + Twine(i) + " of the " + packedName +
+              " is not the number of tiles of " + Twine(tile->second) +
+              " along dimension " + Twine(d) + " of the " + unpackedName);
+    if constexpr (isPack) {
+      if (!relayout.getPaddingValue() && isDynamicDim(unpacked, d))
+        check(cmp(arith::CmpIPredicate::eq,
+                  arith::RemUIOp::create(b, loc, sizeD, index(tile->second)),
+                  index(0)),
+              "dimension " + Twine(d) + " of the source is not a multiple " +
+                  "of its inner tile (" + Twine(tile->second) +
+                  ") and the pack has no padding value");
+    }
+  }
+  for (auto [j, tile] : llvm::enumerate(tiles))
+    if (isDynamicDim(packed, rank + j))
+      check(cmp(arith::CmpIPredicate::eq, size(packed, rank + j),
+                index(tile)),
+            "dimension " + Twine(rank + j) + " of the " + packedName +
+                " is not the inner tile size " + Twine(tile));
+}
+
 void CheckBuilder::divisionChecks(Operation *division) {
   // An integer division on the host by 0 (or of the lowest value by -1)
   // would trap: the call fails with a message instead (kernels divide by 1
@@ -968,6 +1028,8 @@ void mlir::fw::emitShapeChecks(OpBuilder &b, Operation *op,
                                "input and the output");
       })
       .Case([&](tensor::ReshapeOp reshape) { checks.reshapeChecks(reshape); })
+      .Case([&](linalg::PackOp pack) { checks.relayoutChecks(pack); })
+      .Case([&](linalg::UnPackOp unpack) { checks.relayoutChecks(unpack); })
       .Case([&](scf::ForOp loop) {
         checks.loopStepChecks(loop);
         checks.loopIndexChecks(loop);

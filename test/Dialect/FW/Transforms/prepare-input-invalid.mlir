@@ -67,6 +67,14 @@ func.func @gather(%a: tensor<4x4xf32>, %i: tensor<2x1xindex>) -> tensor<2x4xf32>
 
 // -----
 
+func.func @pack_by(%a: tensor<8x4xf32>, %t: index, %d: tensor<?x4x?xf32>) -> tensor<?x4x?xf32> {
+  // expected-error @+1 {{'linalg.pack' op with an inner tile size computed at run time is not supported yet}}
+  %p = linalg.pack %a inner_dims_pos = [0] inner_tiles = [%t] into %d : tensor<8x4xf32> -> tensor<?x4x?xf32>
+  return %p : tensor<?x4x?xf32>
+}
+
+// -----
+
 /// Element types no kernel computes in are named where they first appear.
 func.func @f8_inside(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'arith.truncf' op produces element type 'f8E4M3FN', which fw does not support (floats: f16, bf16, f32, f64)}}
