@@ -3,16 +3,18 @@
 // Elementwise tensor ops to linalg (without folding), reductions and named
 // elementwise ops to linalg.generic, large splat constants to fills, empty
 // concat operands dropped, affine loops to SCF, whole-tensor selects to
-// scf.if, reshapes by constant shapes to static result types, packs and
-// unpacks to pads, reshapes and transposes (their checks first); constant
-// element indices outside a static size, constant loop steps below 1 and
-// constant shapes that contradict a reshape's type rejected (undefined at run
-// time, and folded away unseen by the canonicalizer that follows); then the
-// checks that canonicalizer could drop (ChecksBeforeFolding.cpp).
+// scf.if, reshapes by constant shapes to static result types, packs,
+// unpacks, gathers and scatters to ops that bufferize (InputLowerings.cpp;
+// their checks first); constant element indices outside a static size,
+// constant loop steps below 1 and constant shapes that contradict a
+// reshape's type rejected (undefined at run time, and folded away unseen by
+// the canonicalizer that follows); then the checks that canonicalizer could
+// drop (ChecksBeforeFolding.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fw/Dialect/FW/Transforms/Passes.h"
+#include "fw/Dialect/FW/Transforms/InputLowerings.h"
 #include "fw/Dialect/FW/Transforms/LoopUtils.h"
 #include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
@@ -171,9 +173,8 @@ struct GeneralizeForFusion
 /// Constant indices of tensor.extract and tensor.insert must be inside their
 /// static sizes, that of tensor.dim inside the rank, and a constant scf.for
 /// step must be positive (dynamic ones are checked at run time:
-/// ShapeChecks.cpp); gathers, scatters, packs and unpacks by tiles of sizes
-/// known at run time only, 8-bit floats and complex numbers are not
-/// supported.
+/// ShapeChecks.cpp); packs and unpacks by tiles of sizes known at run time
+/// only, 8-bit floats and complex numbers are not supported.
 LogicalResult checkInput(func::FuncOp func) {
   auto checkIndices = [](Operation *op, Value tensor,
                          ValueRange indices) -> LogicalResult {
@@ -205,8 +206,6 @@ LogicalResult checkInput(func::FuncOp func) {
              << ", which fw does not support (floats: f16, bf16, f32, f64)";
     // Ops no kernel can hold yet, named here rather than by the
     // bufferization that would fail on them later.
-    if (isa<tensor::GatherOp, tensor::ScatterOp>(op))
-      return op->emitOpError("is not supported yet");
     auto dynamicTile = [](OpFoldResult tile) {
       return !getConstantIntValue(tile).has_value();
     };
@@ -276,49 +275,6 @@ struct WrittenAs : public RewriterBase::Listener {
   }
 };
 
-/// Marks every tensor op a rewriter creates as written as `name`.
-struct MarkCreated : public RewriterBase::Listener {
-  explicit MarkCreated(StringAttr name) : name(name) {}
-  void notifyOperationInserted(Operation *op,
-                               OpBuilder::InsertPoint) override {
-    if (!op->hasAttr(kWrittenAsAttrName) &&
-        llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>))
-      op->setAttr(kWrittenAsAttrName, name);
-  }
-  StringAttr name;
-};
-
-/// linalg.pack and linalg.unpack as the ops upstream lowers them to (a pad,
-/// an expand_shape and a transpose; a transpose, a collapse_shape and an
-/// extract_slice), which bufferize and map onto every target; first the
-/// checks of the sizes known at run time, and the new ops keep the name the
-/// program wrote for their own checks' messages.
-LogicalResult lowerPacks(func::FuncOp func) {
-  SmallVector<Operation *> relayouts;
-  func.walk([&](Operation *op) {
-    if (isa<linalg::PackOp, linalg::UnPackOp>(op))
-      relayouts.push_back(op);
-  });
-  auto identity = [](Value v) { return v; };
-  for (Operation *op : relayouts) {
-    OpBuilder b(op);
-    emitShapeChecks(b, op, identity,
-                    /*inKernel=*/op->getParentOp() != func.getOperation());
-    MarkCreated mark(StringAttr::get(op->getContext(),
-                                     op->getName().getStringRef()));
-    IRRewriter rewriter(op->getContext(), &mark);
-    rewriter.setInsertionPoint(op);
-    bool lowered = isa<linalg::PackOp>(op)
-                       ? succeeded(linalg::lowerPack(
-                             rewriter, cast<linalg::PackOp>(op)))
-                       : succeeded(linalg::lowerUnPack(
-                             rewriter, cast<linalg::UnPackOp>(op)));
-    if (!lowered)
-      return op->emitOpError("is not supported yet in this form");
-  }
-  return success();
-}
-
 struct PrepareInputPass
     : public fw::impl::PrepareInputPassBase<PrepareInputPass> {
   void runOnOperation() override {
@@ -333,7 +289,7 @@ struct PrepareInputPass
     // Affine loops and branches on tensors as SCF ones, which bufferize and
     // whose sizes and steps the checks know.
     if (failed(lowerAffine(getOperation(), /*everything=*/false)) ||
-        failed(lowerPacks(getOperation())))
+        failed(lowerInputOps(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);

@@ -592,8 +592,10 @@ void sequentialize(IRRewriter &rw, scf::ForallOp forall) {
       });
   scf::ForOp inner = nest.loops.back();
   auto writtenAs = [&](Operation *op, Operation *original) {
+    auto name = original->getAttrOfType<StringAttr>(kWrittenAsAttrName);
     op->setAttr(kWrittenAsAttrName,
-                rw.getStringAttr(original->getName().getStringRef()));
+                name ? name
+                     : rw.getStringAttr(original->getName().getStringRef()));
   };
   SmallVector<Value> args;
   for (scf::ForOp loop : nest.loops) {

@@ -59,14 +59,6 @@ func.func @dim_out_of_rank(%a: tensor<?x?xf32>) -> index {
 // -----
 
 /// Ops no kernel holds yet are named, not left to fail in bufferization.
-func.func @gather(%a: tensor<4x4xf32>, %i: tensor<2x1xindex>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{'tensor.gather' op is not supported yet}}
-  %g = tensor.gather %a[%i] gather_dims([0]) : (tensor<4x4xf32>, tensor<2x1xindex>) -> tensor<2x4xf32>
-  return %g : tensor<2x4xf32>
-}
-
-// -----
-
 func.func @pack_by(%a: tensor<8x4xf32>, %t: index, %d: tensor<?x4x?xf32>) -> tensor<?x4x?xf32> {
   // expected-error @+1 {{'linalg.pack' op with an inner tile size computed at run time is not supported yet}}
   %p = linalg.pack %a inner_dims_pos = [0] inner_tiles = [%t] into %d : tensor<8x4xf32> -> tensor<?x4x?xf32>

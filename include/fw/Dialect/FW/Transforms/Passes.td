@@ -27,14 +27,15 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     - `linalg.pack` and `linalg.unpack` become what upstream's `lowerPack`
       and `lowerUnPack` make of them (pad, expand_shape, transpose;
       transpose, collapse_shape, extract_slice), after the checks of their
-      sizes known at run time only.
+      sizes known at run time only; `tensor.gather` a `linalg.generic` that
+      reads its indices, `tensor.scatter` an `scf.forall` of slice inserts.
     An op replaced by another keeps its name in `fw.written_as`, for the
     checks' messages.
     It rejects what would be undefined at run time and that the canonicalizer
     after it would fold away unseen: a constant index of `tensor.extract` or
     `tensor.insert` outside a static size, a constant `scf.for` step below 1;
-    and ops no kernel holds yet (`tensor.gather`, `tensor.scatter`, packs
-    and unpacks by tiles of sizes known at run time only) and element types no kernel computes in
+    and ops no kernel holds yet (packs and unpacks by tiles of sizes known
+    at run time only) and element types no kernel computes in
     (floats narrower than 16 bits, complex numbers), by name.
 
     It emits the checks the canonicalizer would take away with their ops:

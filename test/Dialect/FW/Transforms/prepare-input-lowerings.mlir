@@ -73,3 +73,54 @@ func.func @static(%s: tensor<5x3xf32>) -> tensor<3x3x2xf32> {
   %r = linalg.pack %s padding_value(%pad : f32) inner_dims_pos = [0] inner_tiles = [2] into %e : tensor<5x3xf32> -> tensor<3x3x2xf32>
   return %r : tensor<3x3x2xf32>
 }
+
+// -----
+
+/// A gather: a linalg.generic over the result that reads the index vector
+/// (integers cast to index are read as the integers) and the source
+/// element, each read written as the gather (for its check's message). No
+/// size check: the verifier makes the result's type the one the indices and
+/// the source give.
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME: %[[A:.*]]: tensor<?x3xf32>, %[[I:.*]]: tensor<?x1xi64>)
+// CHECK-NOT: fw.assert
+// CHECK: %[[N:.*]] = tensor.dim %[[I]], %{{.*}} : tensor<?x1xi64>
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) {{.*}}: tensor<?x1x3xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<?x1x3xf32>) attrs = {{.*}}fw.written_as = "tensor.gather"
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK: %[[C:.*]] = linalg.index 2 : index
+// CHECK: %[[K:.*]] = tensor.extract %[[I]][%[[B]], %{{.*}}] {fw.written_as = "tensor.gather"} : tensor<?x1xi64>
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK: %[[V:.*]] = tensor.extract %[[A]][%[[ROW]], %[[C]]] {fw.written_as = "tensor.gather"} : tensor<?x3xf32>
+// CHECK: linalg.yield %[[V]]
+// CHECK-NOT: tensor.gather
+
+func.func @gather(%a: tensor<?x3xf32>, %i: tensor<?x1xi64>) -> tensor<?x1x3xf32> {
+  %ii = arith.index_cast %i : tensor<?x1xi64> to tensor<?x1xindex>
+  %r = tensor.gather %a[%ii] gather_dims([0]) : (tensor<?x3xf32>, tensor<?x1xindex>) -> tensor<?x1x3xf32>
+  return %r : tensor<?x1x3xf32>
+}
+
+// -----
+
+/// A scatter: an scf.forall over the indices' batch, each slice of the
+/// source inserted at the place its index vector gives; the source's sizes
+/// checked against the indices' and the destination's.
+// CHECK-LABEL: func.func @scatter(
+// CHECK-SAME: %[[S:.*]]: tensor<?x1x?xf32>, %[[D:.*]]: tensor<5x?xf32>, %[[I:.*]]: tensor<?x1xi32>)
+// CHECK: fw.assert %{{.*}}, "'tensor.scatter': dimension 0 of the source differs from dimension 0 of the indices (
+// CHECK: fw.assert %{{.*}}, "'tensor.scatter': dimension 2 of the source differs from dimension 1 of the destination (
+// CHECK: %[[N:.*]] = tensor.dim %[[I]], %{{.*}} : tensor<?x1xi32>
+// CHECK: %[[R:.*]] = scf.forall (%[[B:.*]]) in (%[[N]]) shared_outs(%[[OUT:.*]] = %[[D]]) -> (tensor<5x?xf32>) {
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[S]][%[[B]], 0, 0] [1, 1, %{{.*}}] [1, 1, 1] {fw.written_as = "tensor.scatter"} : tensor<?x1x?xf32> to tensor<1x?xf32>
+// CHECK: %[[K:.*]] = tensor.extract %[[I]][%[[B]], %{{.*}}] {fw.written_as = "tensor.scatter"} : tensor<?x1xi32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[K]] : i32 to index
+// CHECK: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[SLICE]] into %[[OUT]][%[[ROW]], 0] [1, %{{.*}}] [1, 1] {fw.written_as = "tensor.scatter"}
+// CHECK: } {fw.written_as = "tensor.scatter"}
+// CHECK: return %[[R]]
+
+func.func @scatter(%s: tensor<?x1x?xf32>, %d: tensor<5x?xf32>, %i: tensor<?x1xi32>) -> tensor<5x?xf32> {
+  %r = tensor.scatter %s into %d[%i] scatter_dims([0]) unique : (tensor<?x1x?xf32>, tensor<5x?xf32>, tensor<?x1xi32>) -> tensor<5x?xf32>
+  return %r : tensor<5x?xf32>
+}

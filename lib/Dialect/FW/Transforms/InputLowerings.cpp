@@ -1,0 +1,262 @@
+//===- InputLowerings.cpp - Input ops rewritten into others ---------------===//
+//
+// Packs, unpacks, gathers and scatters of the input, rewritten by
+// fw-prepare-input into ops the rest of the pipeline bufferizes and maps onto
+// every target (InputLowerings.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fw/Dialect/FW/Transforms/InputLowerings.h"
+
+#include "fw/Dialect/FW/IR/FWOps.h"
+#include "fw/Dialect/FW/Transforms/ShapeChecks.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::fw;
+
+namespace {
+
+/// Marks every tensor op a rewriter creates as written as `name`.
+struct MarkCreated : public RewriterBase::Listener {
+  explicit MarkCreated(StringAttr name) : name(name) {}
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    if (!op->hasAttr(kWrittenAsAttrName) &&
+        llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>))
+      op->setAttr(kWrittenAsAttrName, name);
+  }
+  StringAttr name;
+};
+
+/// Builds the rewrite of one op: its checks, then the ops that replace it.
+class Lowering {
+public:
+  Lowering(Operation *op, RewriterBase &rewriter)
+      : op(op), b(rewriter), loc(op->getLoc()),
+        name(b.getStringAttr(op->getName().getStringRef())) {}
+
+  /// Asserts that dimension `d` of `x` equals dimension `e` of `y` where
+  /// either is known at run time only.
+  void sameSize(Value x, int64_t d, Value y, int64_t e, const Twine &what) {
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto yType = cast<RankedTensorType>(y.getType());
+    if (!xType.isDynamicDim(d) && !yType.isDynamicDim(e))
+      return;
+    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       size(x, d), size(y, e));
+    AssertOp::create(b, loc, same, b.getStringAttr(checkMessage(op, what)));
+  }
+
+  Value size(Value x, int64_t d) {
+    return getValueOrCreateConstantIndexOp(b, loc,
+                                           tensor::getMixedSize(b, loc, x, d));
+  }
+
+  /// Indices of index type cast from integers are read as those integers
+  /// (the same values: signed): no tensor of index type is made, which
+  /// buffers between tasks cannot hold.
+  static Value integerIndices(Value indices) {
+    if (auto cast = indices.getDefiningOp<arith::IndexCastOp>())
+      return cast.getIn();
+    return indices;
+  }
+
+  /// Element `k` of the index vector at `batch` in `indices`, as an index
+  /// (an integer one is signed: a negative index fails its check).
+  Value indexAt(Value indices, ValueRange batch, int64_t k) {
+    SmallVector<Value> at(batch);
+    at.push_back(arith::ConstantIndexOp::create(b, loc, k));
+    Value v = tensor::ExtractOp::create(b, loc, indices, at);
+    mark(v.getDefiningOp());
+    if (!v.getType().isIndex())
+      v = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+    return v;
+  }
+
+  /// Names the op the program wrote, for `op`'s own checks.
+  void mark(Operation *created) {
+    created->setAttr(kWrittenAsAttrName, name);
+  }
+
+  LogicalResult gather(tensor::GatherOp gather);
+  LogicalResult scatter(tensor::ScatterOp scatter);
+
+private:
+  Operation *op;
+  RewriterBase &b;
+  Location loc;
+  StringAttr name;
+};
+
+} // namespace
+
+/// result[batch..., rest...] = source[rest... with each gathered dimension
+/// replaced by indices[batch..., k]]; a gathered dimension is 1 in the
+/// result, or left out where the result's rank is reduced. The sizes always
+/// agree (the verifier's).
+LogicalResult Lowering::gather(tensor::GatherOp gather) {
+  Value source = gather.getSource(),
+        indices = integerIndices(gather.getIndices());
+  RankedTensorType resultType = gather.getResultType();
+  int64_t rank = resultType.getRank();
+  int64_t batchRank = gather.getIndicesType().getRank() - 1;
+  int64_t sourceRank = gather.getSourceType().getRank();
+  ArrayRef<int64_t> dims = gather.getGatherDims();
+  bool reduced = rank != batchRank + sourceRank;
+  // Where each dimension of the result comes from: the batch's from the
+  // indices, the others from the source (a gathered one is 1).
+  SmallVector<std::pair<Value, int64_t>> from;
+  for (int64_t r = 0; r < batchRank; ++r)
+    from.push_back({indices, r});
+  SmallVector<int64_t> resultDimOf(sourceRank, -1);
+  for (int64_t s = 0; s < sourceRank; ++s) {
+    if (!llvm::is_contained(dims, s)) {
+      resultDimOf[s] = from.size();
+      from.push_back({source, s});
+    } else if (!reduced) {
+      from.push_back({Value(), 0});
+    }
+  }
+  // (The verifier makes the result's type the one these give.)
+  SmallVector<Value> dynamicSizes;
+  for (auto [r, origin] : llvm::enumerate(from))
+    if (resultType.isDynamicDim(r))
+      dynamicSizes.push_back(size(origin.first, origin.second));
+  Value init = tensor::EmptyOp::create(b, loc, resultType, dynamicSizes);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &, Location, ValueRange) {
+        SmallVector<Value> ivs;
+        for (int64_t r = 0; r < rank; ++r)
+          ivs.push_back(linalg::IndexOp::create(b, loc, r));
+        ValueRange batch = ValueRange(ivs).take_front(batchRank);
+        SmallVector<Value> at(sourceRank);
+        for (int64_t s = 0; s < sourceRank; ++s)
+          if (resultDimOf[s] >= 0)
+            at[s] = ivs[resultDimOf[s]];
+        for (auto [k, s] : llvm::enumerate(dims))
+          at[s] = indexAt(indices, batch, k);
+        auto element = tensor::ExtractOp::create(b, loc, source, at);
+        mark(element);
+        linalg::YieldOp::create(b, loc, element.getResult());
+      });
+  mark(generic);
+  b.replaceOp(gather, generic.getResults());
+  return success();
+}
+
+/// Each slice source[batch..., rest...] goes into the destination at the
+/// place indices[batch..., k] gives in each scattered dimension (1 there in
+/// the source, or left out where its rank is reduced), all slices at once:
+/// the op promises that no two places are the same (`unique`).
+LogicalResult Lowering::scatter(tensor::ScatterOp scatter) {
+  Value source = scatter.getSource(), dest = scatter.getDest(),
+        indices = integerIndices(scatter.getIndices());
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  auto destType = scatter.getDestType();
+  int64_t batchRank = scatter.getIndicesType().getRank() - 1;
+  int64_t destRank = destType.getRank();
+  ArrayRef<int64_t> dims = scatter.getScatterDims();
+  bool reduced = sourceType.getRank() != batchRank + destRank;
+  // The source's batch is the indices', its other sizes the destination's.
+  for (int64_t d = 0; d < batchRank; ++d)
+    sameSize(source, d, indices, d,
+             "dimension " + Twine(d) + " of the source differs from " +
+                 "dimension " + Twine(d) + " of the indices");
+  for (int64_t d = 0, s = batchRank; d < destRank; ++d) {
+    if (llvm::is_contained(dims, d)) {
+      if (!reduced)
+        ++s;
+      continue;
+    }
+    sameSize(source, s, dest, d,
+             "dimension " + Twine(s) + " of the source differs from " +
+                 "dimension " + Twine(d) + " of the destination");
+    ++s;
+  }
+  SmallVector<OpFoldResult> counts;
+  for (int64_t d = 0; d < batchRank; ++d)
+    counts.push_back(tensor::getMixedSize(b, loc, indices, d));
+  auto forall = scf::ForallOp::create(b, loc, counts, ValueRange{dest},
+                                      std::nullopt);
+  mark(forall);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forall.getTerminator());
+  SmallVector<Value> batch = forall.getInductionVars();
+  Value out = forall.getRegionIterArgs().front();
+  // The slice of the source: one batch element.
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> offsets(batch.begin(), batch.end());
+  SmallVector<OpFoldResult> sizes(batchRank, one);
+  SmallVector<int64_t> sliceShape;
+  for (int64_t s = batchRank; s < sourceType.getRank(); ++s) {
+    offsets.push_back(zero);
+    sizes.push_back(tensor::getMixedSize(b, loc, source, s));
+    sliceShape.push_back(sourceType.getDimSize(s));
+  }
+  SmallVector<OpFoldResult> strides(sourceType.getRank(), one);
+  auto slice = tensor::ExtractSliceOp::create(
+      b, loc,
+      RankedTensorType::get(sliceShape, sourceType.getElementType()), source,
+      offsets, sizes, strides);
+  mark(slice);
+  // Its place in the destination.
+  SmallVector<OpFoldResult> at(destRank, zero), extent;
+  for (int64_t d = 0; d < destRank; ++d)
+    extent.push_back(tensor::getMixedSize(b, loc, out, d));
+  for (auto [k, d] : llvm::enumerate(dims)) {
+    at[d] = indexAt(indices, batch, k);
+    extent[d] = one;
+  }
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  auto insert = tensor::ParallelInsertSliceOp::create(
+      b, loc, slice.getResult(), out, at, extent,
+      SmallVector<OpFoldResult>(destRank, one));
+  mark(insert);
+  b.replaceOp(scatter, forall.getResults());
+  return success();
+}
+
+LogicalResult mlir::fw::lowerInputOps(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isa<linalg::PackOp, linalg::UnPackOp, tensor::GatherOp,
+            tensor::ScatterOp>(op))
+      ops.push_back(op);
+  });
+  auto identity = [](Value v) { return v; };
+  for (Operation *op : ops) {
+    MarkCreated mark(StringAttr::get(op->getContext(),
+                                     op->getName().getStringRef()));
+    IRRewriter rewriter(op->getContext(), &mark);
+    rewriter.setInsertionPoint(op);
+    Lowering lowering(op, rewriter);
+    LogicalResult lowered = failure();
+    if (auto gather = dyn_cast<tensor::GatherOp>(op)) {
+      lowered = lowering.gather(gather);
+    } else if (auto scatter = dyn_cast<tensor::ScatterOp>(op)) {
+      lowered = lowering.scatter(scatter);
+    } else {
+      // The checks of the sizes (ShapeChecks.cpp), then upstream's lowering.
+      emitShapeChecks(rewriter, op, identity,
+                      /*inKernel=*/op->getParentOp() != func.getOperation());
+      lowered = isa<linalg::PackOp>(op)
+                    ? LogicalResult(linalg::lowerPack(
+                          rewriter, cast<linalg::PackOp>(op)))
+                    : LogicalResult(linalg::lowerUnPack(
+                          rewriter, cast<linalg::UnPackOp>(op)));
+    }
+    if (failed(lowered))
+      return op->emitOpError("is not supported yet in this form");
+  }
+  return success();
+}
