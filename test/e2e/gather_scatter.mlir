@@ -30,6 +30,9 @@
 // SUMS: 2x3xf32=[3 5 7][18 20 22]
 // RUN: not %fw-run %t.fwb --function=gathered_sums --input=4x3xf32=0 --input=2x2xi64=0,1,3,4 2>&1 | FileCheck %s --check-prefix=SUMSBAD
 // SUMSBAD: check failed: 'tensor.gather': the index into dimension 0 is out of range
+// No indices (a static empty batch): an empty result.
+// RUN: %fw-run %t.fwb --function=gather_none --input=4x3xf32=1 --input=0x1xi64=0 | FileCheck %s --check-prefix=NONE
+// NONE: 0x4x1xf32=
 
 func.func @gather_rows(%a: tensor<?x3xf32>, %i: tensor<?x1xi64>) -> tensor<?x1x3xf32> {
   %r = tensor.gather %a[%i] gather_dims([0]) : (tensor<?x3xf32>, tensor<?x1xi64>) -> tensor<?x1x3xf32>
@@ -79,4 +82,9 @@ func.func @gathered_sums(%table: tensor<4x3xf32>, %steps: tensor<2x2xi64>) -> te
     fw.yield %l : tensor<2x3xf32>
   }
   return %r : tensor<2x3xf32>
+}
+
+func.func @gather_none(%s: tensor<?x3xf32>, %i: tensor<0x1xi64>) -> tensor<0x?x1xf32> {
+  %r = tensor.gather %s[%i] gather_dims([1]) : (tensor<?x3xf32>, tensor<0x1xi64>) -> tensor<0x?x1xf32>
+  return %r : tensor<0x?x1xf32>
 }

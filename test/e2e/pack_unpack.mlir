@@ -23,6 +23,15 @@
 // SUMS: 2x2x2xf32={{\[\[}}2 6][4 8{{\]\]}}{{\[\[}}10 14][12 16{{\]\]}}
 // RUN: not %fw-run %t.fwb --function=packed_sums --input=4x2xf32=1 --input=2xi64=3,2 2>&1 | FileCheck %s --check-prefix=SUMSBAD
 // SUMSBAD: failed: 'linalg.pack': dimension 0 of the result is not the number of tiles of 2 along dimension 0 of the source
+// A static source into a destination of dynamic sizes (rebuilt into the
+// destination cast to the sizes the source gives), a tile given by a constant
+// value, a pack in a task whose result size is declared with dims(...).
+// RUN: %fw-run %t.fwb --function=pack_into --input=4x6xf32=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23 --input=4x3x2xf32=0 | FileCheck %s --check-prefix=INTO
+// INTO: 4x3x2xf32={{\[\[}}0 1][2 3][4 5{{\]\]}}{{\[\[}}6 7][8 9][10 11{{\]\]}}{{\[\[}}12 13][14 15][16 17{{\]\]}}{{\[\[}}18 19][20 21][22 23{{\]\]}}
+// RUN: not %fw-run %t.fwb --function=pack_into --input=4x6xf32=0 --input=5x3x2xf32=0 2>&1 | FileCheck %s --check-prefix=INTOBAD
+// INTOBAD: failed: 'linalg.pack': dimension 0 of the result differs from dimension 0 of the source
+// RUN: %fw-run %t.fwb --function=pack_task --input=3x4xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TASK
+// TASK: 2x4x2xf32={{\[\[}}1 5][2 6][3 7][4 8{{\]\]}}{{\[\[}}9 0][10 0][11 0][12 0{{\]\]}}
 
 func.func @pack_rows(%s: tensor<?x3xf32>) -> tensor<?x3x2xf32> {
   %c0 = arith.constant 0 : index
@@ -68,4 +77,29 @@ func.func @packed_sums(%src: tensor<4x2xf32>, %sizes: tensor<2xi64>) -> tensor<2
     fw.yield %l : tensor<2x2x2xf32>
   }
   return %r : tensor<2x2x2xf32>
+}
+
+func.func @pack_into(%s: tensor<4x6xf32>, %d: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %c2 = arith.constant 2 : index
+  %r = linalg.pack %s inner_dims_pos = [1] inner_tiles = [%c2] into %d : tensor<4x6xf32> -> tensor<?x?x?xf32>
+  return %r : tensor<?x?x?xf32>
+}
+
+func.func @pack_task(%x: tensor<?x4xf32>) -> tensor<?x4x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %o0 = arith.ceildivui %d0, %c2 : index
+  %r = fw.task(%x) : (tensor<?x4xf32>) -> tensor<?x4x2xf32> dims(%o0) {
+  ^bb0(%a: tensor<?x4xf32>):
+    %k0 = arith.constant 0 : index
+    %k2 = arith.constant 2 : index
+    %e0 = tensor.dim %a, %k0 : tensor<?x4xf32>
+    %p0 = arith.ceildivui %e0, %k2 : index
+    %e = tensor.empty(%p0) : tensor<?x4x2xf32>
+    %z = arith.constant 0.0 : f32
+    %pk = linalg.pack %a padding_value(%z : f32) inner_dims_pos = [0] inner_tiles = [2] into %e : tensor<?x4xf32> -> tensor<?x4x2xf32>
+    fw.yield %pk : tensor<?x4x2xf32>
+  }
+  return %r : tensor<?x4x2xf32>
 }

@@ -146,6 +146,13 @@ void mlir::fw::setCostEstimate(TaskOp task) {
         bytes = std::nullopt;
     }
   }
+  // A term with a static size of 0 among its factors counts nothing.
+  for (auto it = terms.begin(); it != terms.end();) {
+    auto next = std::next(it);
+    if (it->second == 0)
+      terms.erase(it);
+    it = next;
+  }
   Builder b(task.getContext());
   if (terms.empty() || (terms.size() == 1 && terms.begin()->first.empty())) {
     task.setFlopsAttr(b.getI64IntegerAttr(terms.empty() ? 0 : terms.begin()->second));

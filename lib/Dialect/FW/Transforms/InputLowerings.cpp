@@ -18,8 +18,16 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::fw;
+
+/// Whether `type` is a tensor with a dimension of static size 0 (empty).
+static bool hasStaticZero(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && llvm::is_contained(ranked.getShape(), 0);
+}
 
 namespace {
 
@@ -59,25 +67,32 @@ public:
                                            tensor::getMixedSize(b, loc, x, d));
   }
 
-  /// Indices of index type cast from integers are read as those integers
-  /// (the same values: signed): no tensor of index type is made, which
-  /// buffers between tasks cannot hold.
-  static Value integerIndices(Value indices) {
+  /// Indices of index type cast from integers are read as those integers,
+  /// cast alike: no tensor of index type is made, which buffers between
+  /// tasks cannot hold.
+  Value integerIndices(Value indices) {
     if (auto cast = indices.getDefiningOp<arith::IndexCastOp>())
       return cast.getIn();
+    if (auto cast = indices.getDefiningOp<arith::IndexCastUIOp>()) {
+      unsignedIndices = true;
+      return cast.getIn();
+    }
     return indices;
   }
 
   /// Element `k` of the index vector at `batch` in `indices`, as an index
-  /// (an integer one is signed: a negative index fails its check).
+  /// (an integer one is signed unless cast unsigned: a negative index fails
+  /// its check).
   Value indexAt(Value indices, ValueRange batch, int64_t k) {
     SmallVector<Value> at(batch);
     at.push_back(arith::ConstantIndexOp::create(b, loc, k));
     Value v = tensor::ExtractOp::create(b, loc, indices, at);
     mark(v.getDefiningOp());
-    if (!v.getType().isIndex())
-      v = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-    return v;
+    if (v.getType().isIndex())
+      return v;
+    if (unsignedIndices)
+      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   }
 
   /// Names the op the program wrote, for `op`'s own checks.
@@ -93,6 +108,7 @@ private:
   RewriterBase &b;
   Location loc;
   StringAttr name;
+  bool unsignedIndices = false;
 };
 
 } // namespace
@@ -183,6 +199,12 @@ LogicalResult Lowering::scatter(tensor::ScatterOp scatter) {
                  "dimension " + Twine(d) + " of the destination");
     ++s;
   }
+  // An empty destination takes nothing (and a slice of a size-0 dimension
+  // at offset 0 would not verify).
+  if (hasStaticZero(destType)) {
+    b.replaceOp(scatter, dest);
+    return success();
+  }
   SmallVector<OpFoldResult> counts;
   for (int64_t d = 0; d < batchRank; ++d)
     counts.push_back(tensor::getMixedSize(b, loc, indices, d));
@@ -226,6 +248,84 @@ LogicalResult Lowering::scatter(tensor::ScatterOp scatter) {
   return success();
 }
 
+/// `type` with each dynamic size that `known` gives static.
+static RankedTensorType withKnownSizes(RankedTensorType type,
+                                       ArrayRef<int64_t> known) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [size, k] : llvm::zip(shape, known))
+    if (ShapedType::isDynamic(size))
+      size = k;
+  return type.clone(shape);
+}
+
+/// `value` cast to `type`, unless it has it.
+static Value castTo(RewriterBase &rewriter, Location loc, Value value,
+                    RankedTensorType type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(rewriter, loc, type, value);
+}
+
+/// A pack or unpack whose tiles are constant values, or whose packed tensor
+/// (or unpacked one, in a dimension that is not tiled) leaves dynamic a size
+/// the other side fixes, rebuilt with constant tiles and those sizes static
+/// (casts around it): upstream's lowerings build ops of mismatched types
+/// otherwise. The checks of the sizes were made before.
+template <typename RelayoutOp>
+static RelayoutOp withStaticSizes(RewriterBase &rewriter, RelayoutOp op) {
+  constexpr bool isPack = std::is_same_v<RelayoutOp, linalg::PackOp>;
+  SmallVector<OpFoldResult> tiles;
+  SmallVector<int64_t> staticTiles;
+  for (OpFoldResult tile : op.getMixedTiles()) {
+    staticTiles.push_back(*getConstantIntValue(tile));
+    tiles.push_back(rewriter.getIndexAttr(staticTiles.back()));
+  }
+  Value source = op.getSource(), dest = op.getDest();
+  RankedTensorType unpackedType = isPack ? op.getSourceType() : op.getDestType();
+  RankedTensorType packedType = isPack ? op.getDestType() : op.getSourceType();
+  RankedTensorType packed = withKnownSizes(
+      packedType,
+      linalg::PackOp::inferPackedType(unpackedType, staticTiles,
+                                      op.getInnerDimsPos(),
+                                      op.getOuterDimsPerm())
+          .getShape());
+  RankedTensorType unpacked = unpackedType;
+  if constexpr (!isPack) {
+    // A dimension that is not tiled has the packed tensor's size.
+    SmallVector<int64_t> known(unpackedType.getRank(), ShapedType::kDynamic);
+    ArrayRef<int64_t> perm = op.getOuterDimsPerm();
+    for (int64_t i = 0, e = unpackedType.getRank(); i < e; ++i) {
+      int64_t d = perm.empty() ? i : perm[i];
+      if (!llvm::is_contained(op.getInnerDimsPos(), d))
+        known[d] = packed.getDimSize(i);
+    }
+    unpacked = withKnownSizes(unpackedType, known);
+  }
+  bool constantValues = llvm::any_of(op.getMixedTiles(), [](OpFoldResult t) {
+    return isa<Value>(t);
+  });
+  if (!constantValues && packed == packedType && unpacked == unpackedType)
+    return op;
+  Location loc = op.getLoc();
+  RelayoutOp rebuilt;
+  if constexpr (isPack) {
+    std::optional<Value> padding;
+    if (op.getPaddingValue())
+      padding = op.getPaddingValue();
+    rebuilt = linalg::PackOp::create(
+        rewriter, loc, source, castTo(rewriter, loc, dest, packed),
+        op.getInnerDimsPos(), tiles, padding, op.getOuterDimsPerm());
+  } else {
+    rebuilt = linalg::UnPackOp::create(
+        rewriter, loc, castTo(rewriter, loc, source, packed),
+        castTo(rewriter, loc, dest, unpacked), op.getInnerDimsPos(), tiles,
+        op.getOuterDimsPerm());
+  }
+  rewriter.replaceOp(op, castTo(rewriter, loc, rebuilt.getResult(),
+                                cast<RankedTensorType>(op.getType())));
+  return rebuilt;
+}
+
 LogicalResult mlir::fw::lowerInputOps(func::FuncOp func) {
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
@@ -235,8 +335,10 @@ LogicalResult mlir::fw::lowerInputOps(func::FuncOp func) {
   });
   auto identity = [](Value v) { return v; };
   for (Operation *op : ops) {
-    MarkCreated mark(StringAttr::get(op->getContext(),
-                                     op->getName().getStringRef()));
+    // (`op` may be replaced before its lowering fails.)
+    Location loc = op->getLoc();
+    StringRef name = op->getName().getStringRef();
+    MarkCreated mark(StringAttr::get(op->getContext(), name));
     IRRewriter rewriter(op->getContext(), &mark);
     rewriter.setInsertionPoint(op);
     Lowering lowering(op, rewriter);
@@ -249,14 +351,23 @@ LogicalResult mlir::fw::lowerInputOps(func::FuncOp func) {
       // The checks of the sizes (ShapeChecks.cpp), then upstream's lowering.
       emitShapeChecks(rewriter, op, identity,
                       /*inKernel=*/op->getParentOp() != func.getOperation());
-      lowered = isa<linalg::PackOp>(op)
-                    ? LogicalResult(linalg::lowerPack(
-                          rewriter, cast<linalg::PackOp>(op)))
-                    : LogicalResult(linalg::lowerUnPack(
-                          rewriter, cast<linalg::UnPackOp>(op)));
+      // An empty result is its destination (upstream's lowerings would
+      // slice its size-0 dimensions at offset 0, which does not verify).
+      if (hasStaticZero(op->getResult(0).getType())) {
+        rewriter.replaceOp(op, cast<DestinationStyleOpInterface>(op)
+                                   .getDpsInitOperand(0)
+                                   ->get());
+        continue;
+      }
+      if (auto pack = dyn_cast<linalg::PackOp>(op))
+        lowered = linalg::lowerPack(rewriter, withStaticSizes(rewriter, pack));
+      else
+        lowered = linalg::lowerUnPack(
+            rewriter, withStaticSizes(rewriter, cast<linalg::UnPackOp>(op)));
     }
     if (failed(lowered))
-      return op->emitOpError("is not supported yet in this form");
+      return emitError(loc) << "'" << name
+                            << "' op is not supported yet in this form";
   }
   return success();
 }

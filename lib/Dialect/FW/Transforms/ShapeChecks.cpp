@@ -454,9 +454,11 @@ void CheckBuilder::sliceChecks(OffsetSizeAndStrideOpInterface slice,
         andOp(cmp(arith::CmpIPredicate::sge, offset, index(0)),
               cmp(arith::CmpIPredicate::sgt, stride, index(0))),
         cmp(arith::CmpIPredicate::slt, last, size(source, d)));
+    std::optional<int64_t> constantStride = getConstantIntValue(strides[d]);
+    bool strideFine = constantStride && *constantStride >= 1;
     check(orOp(cmp(arith::CmpIPredicate::eq, count, index(0)), inside),
           "the slice reaches past the end of the " + what + " in dimension " +
-              Twine(d) + " (or has a stride below 1)");
+              Twine(d) + (strideFine ? "" : " (or has a stride below 1)"));
   }
 }
 
@@ -742,7 +744,7 @@ void CheckBuilder::reshapeChecks(tensor::ReshapeOp reshape) {
             Twine(*count) + ")");
 }
 
-/// A linalg.pack of a tensor (inner tiles of static sizes: fw-prepare-input
+/// A linalg.pack of a tensor (inner tiles of constant sizes: fw-prepare-input
 /// refuses others) or its inverse, a linalg.unpack: the packed tensor's outer
 /// dimension for a tiled dimension of the unpacked one holds its number of
 /// tiles (rounded up), for another its size; its inner dimensions, the
@@ -756,7 +758,9 @@ void CheckBuilder::relayoutChecks(RelayoutOp relayout) {
   StringRef packedName = isPack ? "result" : "source";
   StringRef unpackedName = isPack ? "source" : "result";
   int64_t rank = cast<RankedTensorType>(unpacked.getType()).getRank();
-  SmallVector<int64_t> tiles = relayout.getStaticTiles();
+  SmallVector<int64_t> tiles;
+  for (OpFoldResult tile : relayout.getMixedTiles())
+    tiles.push_back(*getConstantIntValue(tile));
   DenseMap<int64_t, int64_t> tileOf;
   for (auto [d, tile] : llvm::zip(relayout.getInnerDimsPos(), tiles))
     tileOf[d] = tile;
@@ -922,9 +926,14 @@ Value CheckBuilder::cloneToHost(Value v, Block &body, IRMapping &map,
           inner, source.getOwner(), source.getResultNumber(), *index);
       if (failed(size))
         return nullptr;
-      if (std::optional<int64_t> constant = getConstantIntValue(*size))
-        return this->index(*constant);
-      return cloneToHost(cast<Value>(*size), body, map, depth + 1);
+      std::optional<int64_t> constant = getConstantIntValue(*size);
+      Value onHost =
+          constant ? this->index(*constant)
+                   : cloneToHost(cast<Value>(*size), body, map, depth + 1);
+      // The ops that use the size are cloned with `map`: they use this.
+      if (onHost)
+        map.map(v, onHost);
+      return onHost;
     }
   }
   for (Value operand : def->getOperands()) {

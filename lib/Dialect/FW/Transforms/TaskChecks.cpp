@@ -251,11 +251,14 @@ Value checkSlice(OpBuilder &b, OffsetSizeAndStrideOpInterface op, Value tensor,
             room));
     Value in = arith::OrIOp::create(
         b, loc, cmp(arith::CmpIPredicate::eq, s, zero), fits);
+    std::optional<int64_t> constantStride = getConstantIntValue(stride);
+    bool strideFine = constantStride && *constantStride >= 1;
     AssertOp::create(b, loc, in,
                      b.getStringAttr(checkMessage(
                          op, "the slice reaches outside dimension " +
                                  Twine(d) + " of the " + what +
-                                 " (or has a stride below 1)")));
+                                 (strideFine ? ""
+                                             : " (or has a stride below 1)"))));
     all = all ? arith::AndIOp::create(b, loc, all, in).getResult() : in;
   }
   return all;

@@ -520,3 +520,42 @@ func.func @orphan_checks(%a: tensor<?xf32>, %s: tensor<2xi64>) -> tensor<?xf32> 
   fw.assert %p1, "second"
   return %a : tensor<?xf32>
 }
+
+// -----
+
+/// A size the body computes from the size of a tensor it makes (a pad's): the
+/// host computes it again from the pad's reified size, and each op of the
+/// computation uses the host's values (the division used the body's size).
+// CHECK-LABEL: func.func @dims_through_body(
+// CHECK-SAME: %[[A:.*]]: tensor<?xf32>)
+// CHECK: fw.assert %{{.*}}, "'arith.divsi': integer division by zero
+// CHECK: %[[D:.*]] = tensor.dim %[[A]], %{{.*}}
+// CHECK-NEXT: %[[PADDED:.*]] = affine.apply #{{.*}}(%[[D]])
+// CHECK: %[[HALF:.*]] = arith.divsi %[[PADDED]], %{{.*}} : index
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %{{.*}}, %[[HALF]] : index
+// CHECK: fw.assert %[[SAME]], "'fw.task': dims: dimension 0 of result 0 is not the size it yields
+// CHECK: fw.task(%[[A]])
+func.func @dims_through_body(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %a, %c0 : tensor<?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = arith.addi %d, %c2 : index
+  %m = arith.divsi %d2, %c2 : index
+  %r = fw.task(%a) : (tensor<?xf32>) -> tensor<?xf32> dims(%m) {
+  ^bb0(%x: tensor<?xf32>):
+    %z = arith.constant 0.0 : f32
+    %k0 = arith.constant 0 : index
+    %k1 = arith.constant 1 : index
+    %p = tensor.pad %x low[1] high[1] {
+    ^bb0(%i: index):
+      tensor.yield %z : f32
+    } : tensor<?xf32> to tensor<?xf32>
+    %pd = tensor.dim %p, %k0 : tensor<?xf32>
+    %k2 = arith.constant 2 : index
+    %q = arith.divsi %pd, %k2 : index
+    %e = tensor.empty(%q) : tensor<?xf32>
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    fw.yield %f : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}

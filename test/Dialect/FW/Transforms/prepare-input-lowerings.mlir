@@ -44,17 +44,21 @@ func.func @pack_full(%s: tensor<?x4xf32>, %d: tensor<2x2x2x2xf32>) -> tensor<2x2
 // -----
 
 /// An unpack into a result sized at run time: its tiled size must round up
-/// to the source's number of tiles, its other sizes equal the source's.
+/// to the source's number of tiles, its other sizes equal the source's (the
+/// result is cast to that static size for upstream's lowering, and back).
 // CHECK-LABEL: func.func @unpack(
 // CHECK-SAME: %[[P:.*]]: tensor<3x3x2xf32>, %[[D:.*]]: tensor<?x?xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[D]], %{{.*}}
 // CHECK: %[[TILES:.*]] = arith.ceildivui %[[N]], %{{.*}} : index
 // CHECK: fw.assert %{{.*}}, "'linalg.unpack': dimension 0 of the source is not the number of tiles of 2 along dimension 0 of the result (
 // CHECK: fw.assert %{{.*}}, "'linalg.unpack': dimension 1 of the source differs from dimension 1 of the result (
+// CHECK: %[[CAST:.*]] = tensor.cast %[[D]] {{.*}}: tensor<?x?xf32> to tensor<?x3xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<3x3x2xf32>)
 // CHECK: tensor.collapse_shape {{.*}}fw.written_as = "linalg.unpack"
 // CHECK: tensor.extract_slice {{.*}}fw.written_as = "linalg.unpack"
-// CHECK: linalg.copy {{.*}}outs(%[[D]] : tensor<?x?xf32>)
+// CHECK: %[[COPY:.*]] = linalg.copy {{.*}}outs(%[[CAST]] : tensor<?x3xf32>)
+// CHECK: %[[R:.*]] = tensor.cast %[[COPY]] {{.*}}: tensor<?x3xf32> to tensor<?x?xf32>
+// CHECK: return %[[R]]
 
 func.func @unpack(%p: tensor<3x3x2xf32>, %d: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = linalg.unpack %p inner_dims_pos = [0] inner_tiles = [2] into %d : tensor<3x3x2xf32> -> tensor<?x?xf32>
@@ -123,4 +127,43 @@ func.func @gather(%a: tensor<?x3xf32>, %i: tensor<?x1xi64>) -> tensor<?x1x3xf32>
 func.func @scatter(%s: tensor<?x1x?xf32>, %d: tensor<5x?xf32>, %i: tensor<?x1xi32>) -> tensor<5x?xf32> {
   %r = tensor.scatter %s into %d[%i] scatter_dims([0]) unique : (tensor<?x1x?xf32>, tensor<5x?xf32>, tensor<?x1xi32>) -> tensor<5x?xf32>
   return %r : tensor<5x?xf32>
+}
+
+// -----
+
+/// A static source and a destination whose outer size is dynamic: the pack
+/// is rebuilt into the destination cast to the size the source gives (the
+/// pad upstream builds would not verify), and cast back; a tile given by a
+/// constant value becomes static.
+// CHECK-LABEL: func.func @pack_cast(
+// CHECK-SAME: %[[S:.*]]: tensor<4x6xf32>, %[[D:.*]]: tensor<?x?x?xf32>)
+// CHECK: fw.assert %{{.*}}, "'linalg.pack': dimension 0 of the result differs from dimension 0 of the source (
+// CHECK: fw.assert %{{.*}}, "'linalg.pack': dimension 1 of the result is not the number of tiles of 2 along dimension 1 of the source (
+// CHECK: %[[CAST:.*]] = tensor.cast %[[D]] {{.*}}: tensor<?x?x?xf32> to tensor<4x3x2xf32>
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} outs(%[[CAST]] : tensor<4x3x2xf32>)
+// CHECK: %[[R:.*]] = tensor.cast %[[T]] {{.*}}: tensor<4x3x2xf32> to tensor<?x?x?xf32>
+// CHECK: return %[[R]]
+
+func.func @pack_cast(%s: tensor<4x6xf32>, %d: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %c2 = arith.constant 2 : index
+  %r = linalg.pack %s inner_dims_pos = [1] inner_tiles = [%c2] into %d : tensor<4x6xf32> -> tensor<?x?x?xf32>
+  return %r : tensor<?x?x?xf32>
+}
+
+// -----
+
+/// An empty result (a static size 0) is the destination: upstream's lowerings
+/// would slice a size-0 dimension at offset 0, which does not verify; an
+/// empty destination of a scatter likewise.
+// CHECK-LABEL: func.func @empty(
+// CHECK-SAME: %[[S:.*]]: tensor<0x6xf32>, %[[D:.*]]: tensor<0x2x4xf32>, %[[X:.*]]: tensor<2x1x0xf32>, %[[Y:.*]]: tensor<4x0xf32>, %{{.*}}: tensor<2x1xi32>)
+// CHECK-NOT: linalg.pack
+// CHECK-NOT: scf.forall
+// CHECK: return %[[D]], %[[Y]]
+
+func.func @empty(%s: tensor<0x6xf32>, %d: tensor<0x2x4xf32>, %x: tensor<2x1x0xf32>, %y: tensor<4x0xf32>, %i: tensor<2x1xi32>) -> (tensor<0x2x4xf32>, tensor<4x0xf32>) {
+  %c = arith.constant 0.0 : f32
+  %p = linalg.pack %s padding_value(%c : f32) inner_dims_pos = [1] inner_tiles = [4] into %d : tensor<0x6xf32> -> tensor<0x2x4xf32>
+  %r = tensor.scatter %x into %y[%i] scatter_dims([0]) unique : (tensor<2x1x0xf32>, tensor<4x0xf32>, tensor<2x1xi32>) -> tensor<4x0xf32>
+  return %p, %r : tensor<0x2x4xf32>, tensor<4x0xf32>
 }
