@@ -689,6 +689,30 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
     }
     if (failed(cleanUpHost(block)))
       return signalPassFailure();
+    // What passes between tasks is a buffer of the runtime's: a tensor of
+    // index elements (an arith.index_cast of a whole tensor, say) cannot be
+    // one; named here, with the op that makes it.
+    for (TaskOp task : block.getOps<TaskOp>())
+      for (auto [r, result] : llvm::enumerate(task.getResults())) {
+        Type element = cast<ShapedType>(result.getType()).getElementType();
+        if (getElementTypeCode(element))
+          continue;
+        Value yielded = task.getBody().front().getTerminator()->getOperand(r);
+        Operation *maker = yielded.getDefiningOp();
+        if (!maker)
+          maker = task;
+        auto writtenAs = maker->getAttrOfType<StringAttr>(kWrittenAsAttrName);
+        emitError(maker->getLoc())
+            << "'"
+            << (writtenAs ? writtenAs.getValue()
+                          : maker->getName().getStringRef())
+            << "' op makes a tensor of " << element
+            << " elements that another task or the caller reads; "
+            << "tensors between tasks hold " << getSupportedElementTypesString()
+            << " elements (cast it to i64, or compute it inside the operation "
+               "that reads it)";
+        return signalPassFailure();
+      }
     // Integer divisions left on the host (sizes computed from sizes) must not
     // trap: a divisor of 0 fails the call with a message.
     for (Operation &op : llvm::make_early_inc_range(block))

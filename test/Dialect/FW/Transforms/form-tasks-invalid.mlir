@@ -116,3 +116,27 @@ func.func @opaque_dims(%a: tensor<?xi64>, %n: tensor<?xf32>) -> tensor<?xf32> {
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+/// A tensor of index elements cannot pass between tasks: named with the op
+/// that makes it, as the program wrote it.
+func.func @index_between_tasks(%a: tensor<?x3xf32>, %i: tensor<4xi64>) -> tensor<4x3xf32> {
+  %e0 = tensor.empty() : tensor<4xindex>
+  // expected-error @+1 {{'arith.index_cast' op makes a tensor of 'index' elements that another task or the caller reads; tensors between tasks hold f32, f16, f64, bf16, i1, i8, i16, i32, i64 elements (cast it to i64, or compute it inside the operation that reads it)}}
+  %ii = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%i : tensor<4xi64>) outs(%e0 : tensor<4xindex>) attrs = {fw.written_as = "arith.index_cast"} {
+  ^bb0(%x: i64, %o: index):
+    %c = arith.index_cast %x : i64 to index
+    linalg.yield %c : index
+  } -> tensor<4xindex>
+  %e = tensor.empty() : tensor<4x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x3xf32>) {
+  ^bb0(%o: f32):
+    %r0 = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %row = tensor.extract %ii[%r0] : tensor<4xindex>
+    %v = tensor.extract %a[%row, %c] : tensor<?x3xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
