@@ -33,6 +33,18 @@
 // No indices (a static empty batch): an empty result.
 // RUN: %fw-run %t.fwb --function=gather_none --input=4x3xf32=1 --input=0x1xi64=0 | FileCheck %s --check-prefix=NONE
 // NONE: 0x4x1xf32=
+// One update: an insert, checked as the scatter.
+// RUN: %fw-run %t.fwb --function=scatter_one --input=4xf32=0 --input=1xf32=5 --input=1x1xi32=2 | FileCheck %s --check-prefix=ONE
+// ONE: 4xf32=0 0 5 0
+// RUN: not %fw-run %t.fwb --function=scatter_one --input=4xf32=0 --input=1xf32=5 --input=1x1xi32=4 2>&1 | FileCheck %s --check-prefix=ONEBAD
+// ONEBAD: check failed: 'tensor.scatter': the slice reaches outside dimension 0 of the destination
+// Index casts reshaped or sliced before the gather: the chain is replayed on the
+// integers (signed, or unsigned for index_castui).
+// RUN: %fw-run %t.fwb --function=gather_expanded --input=4xi32=7,0,3,1 --input=8xf32=0,10,20,30,40,50,60,70 | FileCheck %s --check-prefix=EXPANDED
+// EXPANDED: 4xf32=70 0 30 10
+// RUN: not %fw-run %t.fwb --function=gather_expanded --input=4xi32=7,0,8,1 --input=8xf32=0 2>&1 | FileCheck %s --check-prefix=ROWSBAD
+// RUN: %fw-run %t.fwb --function=gather_sliced --input=4x1xi64=7,2,3,5 --input=8xf32=0,10,20,30,40,50,60,70 | FileCheck %s --check-prefix=SLICED
+// SLICED: 2xf32=20 50
 
 func.func @gather_rows(%a: tensor<?x3xf32>, %i: tensor<?x1xi64>) -> tensor<?x1x3xf32> {
   %r = tensor.gather %a[%i] gather_dims([0]) : (tensor<?x3xf32>, tensor<?x1xi64>) -> tensor<?x1x3xf32>
@@ -87,4 +99,23 @@ func.func @gathered_sums(%table: tensor<4x3xf32>, %steps: tensor<2x2xi64>) -> te
 func.func @gather_none(%s: tensor<?x3xf32>, %i: tensor<0x1xi64>) -> tensor<0x?x1xf32> {
   %r = tensor.gather %s[%i] gather_dims([1]) : (tensor<?x3xf32>, tensor<0x1xi64>) -> tensor<0x?x1xf32>
   return %r : tensor<0x?x1xf32>
+}
+
+func.func @scatter_one(%d: tensor<4xf32>, %v: tensor<1xf32>, %i: tensor<1x1xi32>) -> tensor<4xf32> {
+  %r = tensor.scatter %v into %d[%i] scatter_dims([0]) unique : (tensor<1xf32>, tensor<4xf32>, tensor<1x1xi32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+func.func @gather_expanded(%a: tensor<4xi32>, %s: tensor<8xf32>) -> tensor<4xf32> {
+  %idx = arith.index_cast %a : tensor<4xi32> to tensor<4xindex>
+  %i2 = tensor.expand_shape %idx [[0, 1]] output_shape [4, 1] : tensor<4xindex> into tensor<4x1xindex>
+  %h = tensor.gather %s[%i2] gather_dims([0]) unique : (tensor<8xf32>, tensor<4x1xindex>) -> tensor<4xf32>
+  return %h : tensor<4xf32>
+}
+
+func.func @gather_sliced(%a: tensor<4x1xi64>, %s: tensor<8xf32>) -> tensor<2xf32> {
+  %idx = arith.index_castui %a : tensor<4x1xi64> to tensor<4x1xindex>
+  %i2 = tensor.extract_slice %idx[1, 0] [2, 1] [2, 1] : tensor<4x1xindex> to tensor<2x1xindex>
+  %h = tensor.gather %s[%i2] gather_dims([0]) unique : (tensor<8xf32>, tensor<2x1xindex>) -> tensor<2xf32>
+  return %h : tensor<2xf32>
 }

@@ -80,7 +80,16 @@
 // RUN: %fw-run %t.fwb --function=fill_first_8 --input=9xf32=1 2>&1 | FileCheck %s --check-prefix=LOOPINDEXOK
 // LOOPINDEXOK: 9xf32=7 7 7 7 7 7 7 7 1
 
-// 8 / (n - 4) ones.
+// 8 / (n - 4) ones.// A slice size computed from the data's size that is negative (size - 1 of an
+// empty input) fails its check, not the allocation of the result.
+// RUN: not %fw-run %t.fwb --function=all_but_last --input=0xf32=0 2>&1 | FileCheck %s --check-prefix=NEGSIZE
+// NEGSIZE: failed: 'tensor.extract_slice': the size of dimension 0 of the slice is negative (
+// RUN: %fw-run %t.fwb --function=all_but_last --input=3xf32=1,2,3 | FileCheck %s --check-prefix=BUTLAST
+// BUTLAST: 2xf32=1 2
+// A pad of an empty tensor is all padding.
+// RUN: %fw-run %t.fwb --function=pad_empty --input=0x3xf32=0 | FileCheck %s --check-prefix=PADEMPTY
+// PADEMPTY: 2x3xf32=[7 7 7][7 7 7]
+
 func.func @split_by(%a: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
@@ -310,4 +319,22 @@ func.func @fill_first_8(%a: tensor<?xf32>) -> tensor<?xf32> {
     scf.yield %w : tensor<?xf32>
   }
   return %r : tensor<?xf32>
+}
+
+func.func @all_but_last(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %m = arith.subi %n, %c1 : index
+  %s = tensor.extract_slice %a[0] [%m] [1] : tensor<?xf32> to tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+func.func @pad_empty(%a: tensor<0x3xf32>) -> tensor<2x3xf32> {
+  %z = arith.constant 7.0 : f32
+  %p = tensor.pad %a low[2, 0] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<0x3xf32> to tensor<2x3xf32>
+  return %p : tensor<2x3xf32>
 }

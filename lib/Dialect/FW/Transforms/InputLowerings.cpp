@@ -1,8 +1,8 @@
 //===- InputLowerings.cpp - Input ops rewritten into others ---------------===//
 //
-// Packs, unpacks, gathers and scatters of the input, rewritten by
-// fw-prepare-input into ops the rest of the pipeline bufferizes and maps onto
-// every target (InputLowerings.h).
+// Packs, unpacks, gathers, scatters and pads of empty tensors of the input,
+// rewritten by fw-prepare-input into ops the rest of the pipeline bufferizes
+// and maps onto every target (InputLowerings.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +16,9 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #include <type_traits>
 
@@ -67,17 +69,37 @@ public:
                                            tensor::getMixedSize(b, loc, x, d));
   }
 
-  /// Indices of index type cast from integers are read as those integers,
-  /// cast alike: no tensor of index type is made, which buffers between
-  /// tasks cannot hold.
+  /// Indices of index type cast from integers (then reshaped, sliced or
+  /// cast, maybe) are read as those integers, cast alike: no tensor of index
+  /// type is made, which buffers between tasks cannot hold.
   Value integerIndices(Value indices) {
-    if (auto cast = indices.getDefiningOp<arith::IndexCastOp>())
-      return cast.getIn();
-    if (auto cast = indices.getDefiningOp<arith::IndexCastUIOp>()) {
-      unsignedIndices = true;
-      return cast.getIn();
+    SmallVector<Operation *> chain;
+    Value v = indices;
+    while (Operation *def = v.getDefiningOp()) {
+      if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+        break;
+      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+               tensor::ExtractSliceOp, tensor::CastOp>(def))
+        return indices;
+      chain.push_back(def);
+      v = def->getOperand(0);
     }
-    return indices;
+    Operation *indexCast = v.getDefiningOp();
+    if (!indexCast)
+      return indices;
+    unsignedIndices = isa<arith::IndexCastUIOp>(indexCast);
+    // The chain again, on the integers.
+    Value integers = indexCast->getOperand(0);
+    Type element = getElementTypeOrSelf(integers.getType());
+    for (Operation *op : llvm::reverse(chain)) {
+      IRMapping map;
+      map.map(op->getOperand(0), integers);
+      Operation *copy = b.clone(*op, map);
+      Value result = copy->getResult(0);
+      result.setType(cast<ShapedType>(result.getType()).clone(element));
+      integers = result;
+    }
+    return integers;
   }
 
   /// Element `k` of the index vector at `batch` in `indices`, as an index
@@ -102,6 +124,7 @@ public:
 
   LogicalResult gather(tensor::GatherOp gather);
   LogicalResult scatter(tensor::ScatterOp scatter);
+  LogicalResult emptyPad(tensor::PadOp pad);
 
 private:
   Operation *op;
@@ -205,6 +228,51 @@ LogicalResult Lowering::scatter(tensor::ScatterOp scatter) {
     b.replaceOp(scatter, dest);
     return success();
   }
+  // The slice of the source at `batch` and its place in `out`.
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> unit(destRank, one);
+  auto place = [&](ValueRange batch, Value out, Value &slice,
+                   SmallVector<OpFoldResult> &at,
+                   SmallVector<OpFoldResult> &extent) {
+    SmallVector<OpFoldResult> offsets(batch.begin(), batch.end());
+    SmallVector<OpFoldResult> sizes(batchRank, one);
+    SmallVector<int64_t> sliceShape;
+    for (int64_t s = batchRank; s < sourceType.getRank(); ++s) {
+      offsets.push_back(zero);
+      sizes.push_back(tensor::getMixedSize(b, loc, source, s));
+      sliceShape.push_back(sourceType.getDimSize(s));
+    }
+    auto extract = tensor::ExtractSliceOp::create(
+        b, loc,
+        RankedTensorType::get(sliceShape, sourceType.getElementType()),
+        source, offsets, sizes,
+        SmallVector<OpFoldResult>(sourceType.getRank(), one));
+    mark(extract);
+    slice = extract;
+    at.assign(destRank, zero);
+    for (int64_t d = 0; d < destRank; ++d)
+      extent.push_back(tensor::getMixedSize(b, loc, out, d));
+    for (auto [k, d] : llvm::enumerate(dims)) {
+      at[d] = indexAt(indices, batch, k);
+      extent[d] = one;
+    }
+  };
+  Value slice;
+  SmallVector<OpFoldResult> at, extent;
+  // One update (a batch of static size 1): an insert (a loop of one
+  // iteration would be folded into one without the op's name).
+  auto indicesType = cast<RankedTensorType>(indices.getType());
+  if (llvm::all_of(indicesType.getShape().drop_back(),
+                   [](int64_t size) { return size == 1; })) {
+    SmallVector<Value> batch(batchRank,
+                             arith::ConstantIndexOp::create(b, loc, 0));
+    place(batch, dest, slice, at, extent);
+    auto insert = tensor::InsertSliceOp::create(b, loc, slice, dest, at,
+                                                extent, unit);
+    mark(insert);
+    b.replaceOp(scatter, insert.getResult());
+    return success();
+  }
   SmallVector<OpFoldResult> counts;
   for (int64_t d = 0; d < batchRank; ++d)
     counts.push_back(tensor::getMixedSize(b, loc, indices, d));
@@ -213,38 +281,43 @@ LogicalResult Lowering::scatter(tensor::ScatterOp scatter) {
   mark(forall);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forall.getTerminator());
-  SmallVector<Value> batch = forall.getInductionVars();
   Value out = forall.getRegionIterArgs().front();
-  // The slice of the source: one batch element.
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  SmallVector<OpFoldResult> offsets(batch.begin(), batch.end());
-  SmallVector<OpFoldResult> sizes(batchRank, one);
-  SmallVector<int64_t> sliceShape;
-  for (int64_t s = batchRank; s < sourceType.getRank(); ++s) {
-    offsets.push_back(zero);
-    sizes.push_back(tensor::getMixedSize(b, loc, source, s));
-    sliceShape.push_back(sourceType.getDimSize(s));
-  }
-  SmallVector<OpFoldResult> strides(sourceType.getRank(), one);
-  auto slice = tensor::ExtractSliceOp::create(
-      b, loc,
-      RankedTensorType::get(sliceShape, sourceType.getElementType()), source,
-      offsets, sizes, strides);
-  mark(slice);
-  // Its place in the destination.
-  SmallVector<OpFoldResult> at(destRank, zero), extent;
-  for (int64_t d = 0; d < destRank; ++d)
-    extent.push_back(tensor::getMixedSize(b, loc, out, d));
-  for (auto [k, d] : llvm::enumerate(dims)) {
-    at[d] = indexAt(indices, batch, k);
-    extent[d] = one;
-  }
+  place(forall.getInductionVars(), out, slice, at, extent);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
-  auto insert = tensor::ParallelInsertSliceOp::create(
-      b, loc, slice.getResult(), out, at, extent,
-      SmallVector<OpFoldResult>(destRank, one));
+  auto insert =
+      tensor::ParallelInsertSliceOp::create(b, loc, slice, out, at, extent,
+                                            unit);
   mark(insert);
   b.replaceOp(scatter, forall.getResults());
+  return success();
+}
+
+/// A pad of an empty tensor (a static size 0) is all padding: a fill of the
+/// padding value, or a tensor.generate of the pad's body where that depends
+/// on the indices (bufferized, the pad would insert its empty source at an
+/// offset past the end of a size-0 dimension, which does not verify).
+LogicalResult Lowering::emptyPad(tensor::PadOp pad) {
+  ReifiedRankedShapedTypeDims reified;
+  if (failed(reifyResultShapes(b, pad, reified)))
+    return failure();
+  RankedTensorType type = pad.getResultType();
+  SmallVector<Value> dynamicSizes;
+  for (auto [d, size] : llvm::enumerate(reified.front()))
+    if (type.isDynamicDim(d))
+      dynamicSizes.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  Operation *all;
+  if (Value padding = pad.getConstantPaddingValue()) {
+    Value empty = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+    all = linalg::FillOp::create(b, loc, ValueRange{padding},
+                                 ValueRange{empty});
+  } else {
+    auto generate = tensor::GenerateOp::create(b, loc, type, dynamicSizes);
+    b.inlineRegionBefore(pad.getRegion(), generate.getBody(),
+                         generate.getBody().end());
+    all = generate;
+  }
+  mark(all);
+  b.replaceOp(pad, all->getResults());
   return success();
 }
 
@@ -277,7 +350,7 @@ static RelayoutOp withStaticSizes(RewriterBase &rewriter, RelayoutOp op) {
   SmallVector<OpFoldResult> tiles;
   SmallVector<int64_t> staticTiles;
   for (OpFoldResult tile : op.getMixedTiles()) {
-    staticTiles.push_back(*getConstantIntValue(tile));
+    staticTiles.push_back(*foldedConstant(tile));
     tiles.push_back(rewriter.getIndexAttr(staticTiles.back()));
   }
   Value source = op.getSource(), dest = op.getDest();
@@ -329,8 +402,10 @@ static RelayoutOp withStaticSizes(RewriterBase &rewriter, RelayoutOp op) {
 LogicalResult mlir::fw::lowerInputOps(func::FuncOp func) {
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
+    auto pad = dyn_cast<tensor::PadOp>(op);
     if (isa<linalg::PackOp, linalg::UnPackOp, tensor::GatherOp,
-            tensor::ScatterOp>(op))
+            tensor::ScatterOp>(op) ||
+        (pad && hasStaticZero(pad.getSourceType())))
       ops.push_back(op);
   });
   auto identity = [](Value v) { return v; };
@@ -347,6 +422,8 @@ LogicalResult mlir::fw::lowerInputOps(func::FuncOp func) {
       lowered = lowering.gather(gather);
     } else if (auto scatter = dyn_cast<tensor::ScatterOp>(op)) {
       lowered = lowering.scatter(scatter);
+    } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      lowered = lowering.emptyPad(pad);
     } else {
       // The checks of the sizes (ShapeChecks.cpp), then upstream's lowering.
       emitShapeChecks(rewriter, op, identity,

@@ -207,7 +207,7 @@ LogicalResult checkInput(func::FuncOp func) {
     // Ops no kernel can hold yet, named here rather than by the
     // bufferization that would fail on them later.
     auto dynamicTile = [](OpFoldResult tile) {
-      return !getConstantIntValue(tile).has_value();
+      return !foldedConstant(tile).has_value();
     };
     if ((isa<linalg::PackOp>(op) &&
          llvm::any_of(cast<linalg::PackOp>(op).getMixedTiles(),

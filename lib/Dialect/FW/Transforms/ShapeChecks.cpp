@@ -444,6 +444,11 @@ void CheckBuilder::sliceChecks(OffsetSizeAndStrideOpInterface slice,
       continue; // The op's verifier checked it.
     Value offset = value(offsets[d]), count = value(sizes[d]),
           stride = value(strides[d]);
+    // A size computed at run time must not be negative (the checks below
+    // would let a negative one through: no element is reached).
+    if (!getConstantIntValue(sizes[d]))
+      check(cmp(arith::CmpIPredicate::sge, count, index(0)),
+            "the size of dimension " + Twine(d) + " of the slice is negative");
     // Empty, or offset >= 0 and offset + (count - 1) * stride < size.
     Value last = arith::AddIOp::create(
         b, loc, offset,
@@ -760,7 +765,7 @@ void CheckBuilder::relayoutChecks(RelayoutOp relayout) {
   int64_t rank = cast<RankedTensorType>(unpacked.getType()).getRank();
   SmallVector<int64_t> tiles;
   for (OpFoldResult tile : relayout.getMixedTiles())
-    tiles.push_back(*getConstantIntValue(tile));
+    tiles.push_back(*foldedConstant(tile));
   DenseMap<int64_t, int64_t> tileOf;
   for (auto [d, tile] : llvm::zip(relayout.getInnerDimsPos(), tiles))
     tileOf[d] = tile;
@@ -997,6 +1002,16 @@ std::string mlir::fw::checkMessage(Operation *op, const Twine &what) {
 }
 
 bool mlir::fw::isHostComputable(Value v) { return hostComputable(v); }
+
+std::optional<int64_t> mlir::fw::foldedConstant(OpFoldResult size) {
+  if (std::optional<int64_t> constant = getConstantIntValue(size))
+    return constant;
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::EQ, ValueBoundsConstraintSet::Variable(size));
+  if (failed(bound))
+    return std::nullopt;
+  return *bound;
+}
 
 bool mlir::fw::isIntegerDivision(Operation *op) {
   return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,

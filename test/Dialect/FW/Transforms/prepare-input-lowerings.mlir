@@ -167,3 +167,54 @@ func.func @empty(%s: tensor<0x6xf32>, %d: tensor<0x2x4xf32>, %x: tensor<2x1x0xf3
   %r = tensor.scatter %x into %y[%i] scatter_dims([0]) unique : (tensor<2x1x0xf32>, tensor<4x0xf32>, tensor<2x1xi32>) -> tensor<4x0xf32>
   return %p, %r : tensor<0x2x4xf32>, tensor<4x0xf32>
 }
+
+// -----
+
+/// A pad of an empty tensor is all padding: a fill (a tensor.generate of the
+/// body where the value depends on the indices).
+// CHECK-LABEL: func.func @pad_empty(
+// CHECK-NOT: tensor.pad
+// CHECK: %[[E:.*]] = tensor.empty() {{.*}}: tensor<2x3xf32>
+// CHECK: %[[F:.*]] = linalg.fill {{.*}}ins(%{{.*}} : f32) outs(%[[E]] : tensor<2x3xf32>)
+// CHECK: tensor.generate
+// CHECK: ^bb0(%[[I:.*]]: index, %{{.*}}: index):
+// CHECK: arith.index_cast %[[I]]
+// CHECK: tensor.yield
+// CHECK: } {{.*}}: tensor<3x3xf32>
+
+func.func @pad_empty(%a: tensor<0x3xf32>) -> (tensor<2x3xf32>, tensor<3x3xf32>) {
+  %z = arith.constant 7.0 : f32
+  %p = tensor.pad %a low[2, 0] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<0x3xf32> to tensor<2x3xf32>
+  %q = tensor.pad %a low[1, 0] high[2, 0] {
+  ^bb0(%i: index, %j: index):
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    tensor.yield %f : f32
+  } : tensor<0x3xf32> to tensor<3x3xf32>
+  return %p, %q : tensor<2x3xf32>, tensor<3x3xf32>
+}
+
+// -----
+
+/// A tile that folds to a constant is one; a scatter of one update is one
+/// insert (a loop of one iteration would be folded into one without the
+/// op's name).
+// CHECK-LABEL: func.func @folded_tile_one_update(
+// CHECK-NOT: fw.assert {{.*}}computed at run time
+// CHECK: linalg.generic {{.*}}fw.written_as = "linalg.pack"
+// CHECK-NOT: scf.forall
+// CHECK: tensor.insert_slice {{.*}}fw.written_as = "tensor.scatter"
+
+func.func @folded_tile_one_update(%a: tensor<4x6xf32>, %d: tensor<4xf32>, %v: tensor<1xf32>, %i: tensor<1x1xi32>) -> (tensor<2x3x2x2xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %t = arith.addi %c2, %c0 : index
+  %e = tensor.empty(%t) : tensor<2x3x?x2xf32>
+  %p = linalg.pack %a inner_dims_pos = [0, 1] inner_tiles = [%t, 2] into %e : tensor<4x6xf32> -> tensor<2x3x?x2xf32>
+  %ps = tensor.cast %p : tensor<2x3x?x2xf32> to tensor<2x3x2x2xf32>
+  %r = tensor.scatter %v into %d[%i] scatter_dims([0]) unique : (tensor<1xf32>, tensor<4xf32>, tensor<1x1xi32>) -> tensor<4xf32>
+  return %ps, %r : tensor<2x3x2x2xf32>, tensor<4xf32>
+}

@@ -71,6 +71,10 @@ inline constexpr llvm::StringLiteral kHostCheckedAttrName = "fw.host_checked";
 /// an scf.if: it may not run).
 inline constexpr llvm::StringLiteral kCheckedAttrName = "fw.checked";
 
+/// The constant `size` is, where it is one once folded (an attribute, an
+/// arith.constant, arithmetic on constants).
+std::optional<int64_t> foldedConstant(OpFoldResult size);
+
 /// Whether `v` is computed on the host from sizes and scalars alone (a check
 /// of it there reads no tensor data).
 bool isHostComputable(Value v);
