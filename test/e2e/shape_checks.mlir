@@ -89,6 +89,10 @@
 // A pad of an empty tensor is all padding.
 // RUN: %fw-run %t.fwb --function=pad_empty --input=0x3xf32=0 | FileCheck %s --check-prefix=PADEMPTY
 // PADEMPTY: 2x3xf32=[7 7 7][7 7 7]
+// RUN: not %fw-run %t.fwb --function=pad_empty_by --input=0x3xf32=0 --input=3xf32=0 2>&1 | FileCheck %s --check-prefix=PADEMPTYBAD
+// PADEMPTYBAD: failed: 'tensor.pad': the low padding of dimension 0 is negative
+// RUN: %fw-run %t.fwb --function=pad_empty_by --input=0x3xf32=0 --input=1xf32=0 | FileCheck %s --check-prefix=PADEMPTYBY
+// PADEMPTYBY: 3x3xf32=[7 7 7][7 7 7][7 7 7]
 
 func.func @split_by(%a: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
@@ -337,4 +341,17 @@ func.func @pad_empty(%a: tensor<0x3xf32>) -> tensor<2x3xf32> {
     tensor.yield %z : f32
   } : tensor<0x3xf32> to tensor<2x3xf32>
   return %p : tensor<2x3xf32>
+}
+
+func.func @pad_empty_by(%a: tensor<0x3xf32>, %b: tensor<?xf32>) -> tensor<?x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %b, %c0 : tensor<?xf32>
+  %low = arith.subi %c2, %n : index
+  %z = arith.constant 7.0 : f32
+  %p = tensor.pad %a low[%low, 0] high[2, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<0x3xf32> to tensor<?x3xf32>
+  return %p : tensor<?x3xf32>
 }

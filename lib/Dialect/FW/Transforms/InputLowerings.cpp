@@ -423,6 +423,10 @@ LogicalResult mlir::fw::lowerInputOps(func::FuncOp func) {
     } else if (auto scatter = dyn_cast<tensor::ScatterOp>(op)) {
       lowered = lowering.scatter(scatter);
     } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      // Its paddings computed at run time must not be negative, as any
+      // pad's (ShapeChecks.cpp).
+      emitShapeChecks(rewriter, op, identity,
+                      /*inKernel=*/op->getParentOp() != func.getOperation());
       lowered = lowering.emptyPad(pad);
     } else {
       // The checks of the sizes (ShapeChecks.cpp), then upstream's lowering.
