@@ -148,6 +148,9 @@ fw_status_t fw_device_cpu_create(fw_device_t **out_device);
 void fw_device_cpu_set_pool_limit(fw_device_t *device, size_t bytes);
 /* Bytes held in freed blocks now. */
 size_t fw_device_cpu_pool_bytes(fw_device_t *device);
+/* Buffers that kernels had allocated for themselves and not freed when their workgroup
+ * returned (after a failed check or a refused buffer), which the device freed. */
+uint64_t fw_device_cpu_kernel_buffers_freed(fw_device_t *device);
 
 #ifdef __cplusplus
 }

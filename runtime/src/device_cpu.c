@@ -15,6 +15,7 @@
 #include "block_pool.h"
 #include "cpu_features.h"
 #include "host_cpus.h"
+#include "kernel_scratch.h"
 #include "storage.h"
 
 #include "status_internal.h"
@@ -34,6 +35,9 @@ static const size_t kPoolMaxBytes = (size_t)1 << 30;
 typedef struct {
   fw_device_t base;
   fw_block_pool_t pool;
+  /* Buffers kernels had allocated and not freed when their workgroup returned, which the
+   * device freed (kernel_scratch.h). */
+  _Atomic uint64_t kernel_buffers_freed;
 } cpu_device_t;
 
 /* The alignment of a block of `size` bytes. */
@@ -226,7 +230,7 @@ static fw_status_t cpu_module_get_kernel(fw_device_t *device, fw_device_module_t
 
 static fw_status_t cpu_launch(fw_device_t *device, fw_device_queue_t *queue,
                               const fw_device_launch_t *launch) {
-  (void)device, (void)queue;
+  (void)queue;
   if (!launch->kernel.cpu)
     return fw_status_make(FW_STATUS_INTERNAL, "CPU launch without a kernel");
   size_t n = launch->num_bindings;
@@ -258,12 +262,18 @@ static fw_status_t cpu_launch(fw_device_t *device, fw_device_queue_t *queue,
   uint64_t total = (uint64_t)wg.count[0] * wg.count[1] * wg.count[2];
   uint64_t first = launch->first_workgroup;
   uint64_t end = launch->num_workgroups ? first + launch->num_workgroups : total;
+  fw_kernel_scratch_t scratch;
+  fw_kernel_scratch_begin(&scratch);
+  size_t left = 0;
   for (uint64_t linear = first; linear < end && linear < total; ++linear) {
     wg.id[0] = (uint32_t)(linear % wg.count[0]);
     wg.id[1] = (uint32_t)(linear / wg.count[0] % wg.count[1]);
     wg.id[2] = (uint32_t)(linear / wg.count[0] / wg.count[1]);
     launch->kernel.cpu((void *const *)ptrs, &wg);
+    left += fw_kernel_scratch_collect(&scratch);
   }
+  left += fw_kernel_scratch_end(&scratch);
+  if (left) ((cpu_device_t *)device)->kernel_buffers_freed += left;
   free(descs);
   free(ptrs);
   return FW_OK;
@@ -315,4 +325,8 @@ void fw_device_cpu_set_pool_limit(fw_device_t *device, size_t bytes) {
 
 size_t fw_device_cpu_pool_bytes(fw_device_t *device) {
   return fw_block_pool_bytes(&((cpu_device_t *)device)->pool);
+}
+
+uint64_t fw_device_cpu_kernel_buffers_freed(fw_device_t *device) {
+  return ((cpu_device_t *)device)->kernel_buffers_freed;
 }

@@ -445,9 +445,9 @@ void fw_host_abi_fill_table(void **table, uint32_t abi_version) {
       (void *)fw_rt_arg,      (void *)fw_rt_buffer_dim, (void *)fw_rt_buffer_alloc,
       (void *)fw_rt_buffer_release, (void *)fw_rt_dispatch, (void *)fw_rt_prefetch,
       (void *)fw_rt_wait,     (void *)fw_rt_set_result, (void *)fw_rt_assert,
-      (void *)fw_rt_dispatch_after,
+      (void *)fw_rt_dispatch_after, (void *)fw_rt_kernel_alloc, (void *)fw_rt_kernel_free,
   };
-  /* A module built for version 1 has room for its nine only. */
+  /* A module built for an older version has room for its functions only. */
   memcpy(table, functions, fw_host_abi_table_size(abi_version) * sizeof(void *));
 }
 

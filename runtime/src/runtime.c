@@ -583,6 +583,8 @@ fw_status_t fw_runtime_get_stats(fw_runtime_t *rt, fw_runtime_stats_t *out) {
   out->batches_planned = s->plans;
   out->plans_made = s->plans_made;
   out->planning_seconds = (double)s->planning_ns * 1e-9;
+  if (rt->cpu_device)
+    out->kernel_buffers_freed = fw_device_cpu_kernel_buffers_freed(rt->cpu_device);
   for (size_t i = 0; i < s->num_workers; ++i) {
     const fw_worker_t *w = &s->workers[i];
     char name[80];

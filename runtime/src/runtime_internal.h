@@ -171,11 +171,11 @@ void fw_call_run_host(fw_call_t *call);
 void fw_runtime_retain_internal(fw_runtime_t *runtime);
 void fw_runtime_release_internal(fw_runtime_t *runtime);
 
-/* Number of entries of the host-call function table of ABI version 2 (version 1 has the
- * first 9). */
-#define FW_HOST_ABI_TABLE_SIZE 10
+/* Number of entries of the host-call function table of ABI version 4 (version 1 has the
+ * first 9, versions 2 and 3 the first 10). */
+#define FW_HOST_ABI_TABLE_SIZE 12
 static inline size_t fw_host_abi_table_size(uint32_t abi_version) {
-  return abi_version >= 2 ? FW_HOST_ABI_TABLE_SIZE : 9;
+  return abi_version >= 4 ? FW_HOST_ABI_TABLE_SIZE : abi_version >= 2 ? 10 : 9;
 }
 /* Fills a module's `__fw_rt_table` with the host-call ABI functions, in the order of
  * docs/runtime.md: as many as the module's ABI version has. */

@@ -71,6 +71,64 @@ TEST_F(CpuDevice, LargeBlocksAreReused) {
   v->free(dev_, a, small);
 }
 
+// A kernel's own buffers (fw_rt_kernel_alloc): what a workgroup did not free when it
+// returned is freed, and counted; what it freed is not freed again.
+extern "C" void keeps_two_of_three(void *const *descriptors, const fw_workgroup_t *wg) {
+  (void)descriptors;
+  void *a = fw_rt_kernel_alloc(0, 100);
+  void *b = fw_rt_kernel_alloc(64, 1000);
+  void *c = fw_rt_kernel_alloc(4096, 1 << 20);
+  if (!a || !b || !c) {
+    *wg->error = 1;
+    return;
+  }
+  if (reinterpret_cast<uintptr_t>(b) % 64 || reinterpret_cast<uintptr_t>(c) % 4096)
+    *wg->error = 2;
+  std::memset(c, 1, 1 << 20);
+  fw_rt_kernel_free(b);
+}
+
+extern "C" void frees_all(void *const *descriptors, const fw_workgroup_t *wg) {
+  (void)descriptors;
+  void *held[40];
+  for (void *&p : held) p = fw_rt_kernel_alloc(0, 16);  // more than the inline records
+  for (void *p : held) {
+    if (!p) *wg->error = 1;
+    fw_rt_kernel_free(p);
+  }
+}
+
+TEST_F(CpuDevice, KernelBuffersLeftByAWorkgroupAreFreed) {
+  uint32_t error = 0;
+  fw_device_launch_t launch;
+  std::memset(&launch, 0, sizeof(launch));
+  launch.kernel.cpu = keeps_two_of_three;
+  launch.workgroup_count[0] = 3;
+  launch.workgroup_count[1] = launch.workgroup_count[2] = 1;
+  launch.error = &error;
+  FW_ASSERT_OK(dev_->vtable->launch(dev_, nullptr, &launch));
+  EXPECT_EQ(error, 0u);
+  // Two per workgroup (LeakSanitizer and valgrind see the rest: nothing).
+  EXPECT_EQ(fw_device_cpu_kernel_buffers_freed(dev_), 6u);
+  launch.kernel.cpu = frees_all;
+  FW_ASSERT_OK(dev_->vtable->launch(dev_, nullptr, &launch));
+  EXPECT_EQ(error, 0u);
+  EXPECT_EQ(fw_device_cpu_kernel_buffers_freed(dev_), 6u);
+}
+
+TEST(KernelAlloc, RefusesWhatNoMachineGrantsAndWorksOutsideALaunch) {
+  EXPECT_EQ(fw_rt_kernel_alloc(0, -1), nullptr);
+  EXPECT_EQ(fw_rt_kernel_alloc(-8, 16), nullptr);
+  EXPECT_EQ(fw_rt_kernel_alloc(48, 16), nullptr);  // not a power of two
+  EXPECT_EQ(fw_rt_kernel_alloc(0, int64_t{1} << 48), nullptr);
+  // Outside a launch nothing is recorded: the caller frees.
+  void *p = fw_rt_kernel_alloc(256, 0);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 256, 0u);
+  fw_rt_kernel_free(p);
+  fw_rt_kernel_free(nullptr);
+}
+
 // The machine's devices: the CPU first and available; a CUDA entry that is either a GPU
 // found through libcuda.so.1 or the reason there is none; AMD, not supported yet.
 // The pool keeps at most its limit; lowering the limit releases what is above it, and a

@@ -328,7 +328,7 @@ TEST(Metadata, RejectsBadSizesAndAbi) {
   EXPECT_NE(parseError(c).find("header_size"), std::string::npos);
   c = b;
   put32(c, fwtest::kOffAbi, FW_HOST_ABI_VERSION + 1);  // newer than the runtime
-  EXPECT_NE(parseError(c).find("abi_version 4 is not one this runtime implements (1 to 3)"),
+  EXPECT_NE(parseError(c).find("abi_version 5 is not one this runtime implements (1 to 4)"),
             std::string::npos);
   c = b;
   put32(c, fwtest::kOffAbi, 0);

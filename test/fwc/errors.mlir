@@ -102,7 +102,7 @@ func.func @f(%x: tensor<1x2x2x1xf32>, %w: tensor<3x3x1x1xf32>) -> tensor<1x4x4x1
 //--- hostabi.mlir
 // The host-call ABI version a module records is fwc's to set: one it cannot write is an
 // error, not a fat binary no runtime loads.
-// HOSTABI: hostabi.mlir:[[@LINE+1]]:1: error: 'fw.host_abi' is 7; this compiler writes host-call ABI versions 1 to 3
+// HOSTABI: hostabi.mlir:[[@LINE+1]]:1: error: 'fw.host_abi' is 7; this compiler writes host-call ABI versions 1 to 4
 module attributes {fw.host_abi = 7 : i32} {
   func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
     %r = arith.addf %a, %a : tensor<4xf32>

@@ -457,13 +457,8 @@ int run(int argc, char **argv) {
     args.emplace_back(b);
     arg_ptrs.push_back(b);
   }
-  std::vector<fw_buffer_t *> result_ptrs(f.num_results, nullptr);
-  fw_status_t s = fw_module_call(module.get(), index, arg_ptrs.data(), arg_ptrs.size(),
-                                 result_ptrs.data(), result_ptrs.size());
-  if (s) return fail(take(s));
-  for (fw_buffer_t *b : result_ptrs) results.emplace_back(b);
-
-  // Statistics and the trace come after the last call; every exit path below writes them.
+  // Statistics and the trace come after the last call, and after a failed call (what ran
+  // before it fails).
   auto finish = [&]() -> int {
     if (stats) {
       fw_runtime_stats_t st;
@@ -489,6 +484,16 @@ int run(int argc, char **argv) {
     if (std::fflush(stdout) != 0) return fail("cannot write to stdout");
     return 0;
   };
+
+  std::vector<fw_buffer_t *> result_ptrs(f.num_results, nullptr);
+  fw_status_t s = fw_module_call(module.get(), index, arg_ptrs.data(), arg_ptrs.size(),
+                                 result_ptrs.data(), result_ptrs.size());
+  if (s) {
+    int rc = fail(take(s));
+    finish();
+    return rc;
+  }
+  for (fw_buffer_t *b : result_ptrs) results.emplace_back(b);
 
   if (options.simulate) {
     fw_sim_report_t report;

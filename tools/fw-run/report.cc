@@ -95,6 +95,9 @@ std::string formatStats(const fw_runtime_stats_t &s) {
                 ? " (" + std::to_string(s.tasks_by_waiters) + " run by waiting threads)"
                 : std::string()) +
            "\n";
+  if (s.kernel_buffers_freed)
+    out += "  kernel buffers freed after their kernel returned: " +
+           std::to_string(s.kernel_buffers_freed) + "\n";
   bool moved = false;
   for (int a = 0; a < FW_NUM_TIERS; ++a)
     for (int b = 0; b < FW_NUM_TIERS; ++b)

@@ -105,13 +105,17 @@ static void buildCpuKernelPipeline(OpPassManager &pm,
   vectorToLLVM.vectorTransposeLowering =
       vector::VectorTransposeLowering::Shuffle1D;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // The kernel's own buffers come from the runtime (fw-cpu-kernel-allocator).
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCPUKernelAllocatorPass());
   pm.addPass(createCPUKernelABIPass());
   pm.addPass(mlir::fw::createCanonicalizerPass());
 }

@@ -4,6 +4,7 @@
 
 #include "fw/Target/FatBinary/OffloadImages.h"
 
+#include "fw/Conversion/FWHostToRuntime/RuntimeABI.h"
 #include "fw/Dialect/FW/IR/FWOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/StringMap.h"
@@ -251,6 +252,11 @@ private:
         if (!isa<CPUTargetAttr>(target))
           return variant.emitOpError("targets ")
                  << target << ", which this compiler cannot emit yet";
+        // A kernel whose own buffers come from the runtime calls it through
+        // the function table (fw-cpu-kernel-allocator).
+        if (ModuleOp inner = variant.getInnerModule();
+            inner && inner.lookupSymbol(kRuntimeTableSymbol))
+          abiVersion = std::max(abiVersion, kKernelAllocatorAbiVersion);
         variants.u32(addTarget(target));
         variants.u32(1); // CPU symbol in this ELF.
         variants.string(intern(

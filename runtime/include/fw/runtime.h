@@ -46,7 +46,7 @@ extern "C" {
  * change that a program compiled against the previous header would misread (a field
  * added to a struct, a parameter changed) raises it, and runtime/test/abi_test.cc fails
  * until it is raised. */
-#define FW_RUNTIME_ABI_VERSION 9u
+#define FW_RUNTIME_ABI_VERSION 10u
 /* FW_RUNTIME_ABI_VERSION of the library the program runs with. */
 FW_API uint32_t fw_runtime_abi_version(void);
 
@@ -707,6 +707,10 @@ typedef struct fw_runtime_stats_t {
    * and how long those waits took in all. */
   uint64_t submit_waits;
   double submit_wait_seconds;
+  /* Buffers CPU kernels had allocated for themselves and not freed when their workgroup
+   * returned, which the runtime freed: a kernel that stopped at a failed check or a buffer
+   * the machine refused leaves them. */
+  uint64_t kernel_buffers_freed;
 } fw_runtime_stats_t;
 
 FW_API fw_status_t fw_runtime_get_stats(fw_runtime_t *runtime, fw_runtime_stats_t *out_stats);
@@ -912,11 +916,12 @@ FW_API fw_status_t fw_module_load_embedded_record(fw_runtime_t *runtime,
 FW_API size_t fw_embedded_module_count(void);
 FW_API const char *fw_embedded_module_name(size_t index);
 
-/* ---- Host call ABI, version 3 (compiled code -> runtime) ------------------ */
+/* ---- Host call ABI, version 4 (compiled code -> runtime) ------------------ */
 
 /* Modules of every version from 1 up to this one load; version 2 added
- * fw_rt_dispatch_after, version 3 the kernels' error word (fw_workgroup_t.error). */
-#define FW_HOST_ABI_VERSION 3u
+ * fw_rt_dispatch_after, version 3 the kernels' error word (fw_workgroup_t.error), version 4
+ * the CPU kernels' own buffers (fw_rt_kernel_alloc, fw_rt_kernel_free). */
+#define FW_HOST_ABI_VERSION 4u
 
 typedef struct fw_invocation_t fw_invocation_t;
 
@@ -947,6 +952,12 @@ FW_API void fw_rt_prefetch(fw_invocation_t *inv, void *buffer, int32_t tier);
 FW_API void fw_rt_wait(fw_invocation_t *inv, void *token);
 FW_API void fw_rt_set_result(fw_invocation_t *inv, int64_t index, void *buffer);
 FW_API void fw_rt_assert(fw_invocation_t *inv, int32_t condition, const char *message);
+/* Version 4: the buffers a CPU kernel allocates for itself (its `memref.alloc`s), aligned to
+ * `alignment` bytes (0: the C library's default; else a power of two); NULL when the machine
+ * refuses, or for a negative size or a bad alignment. While a CPU device runs a workgroup,
+ * the runtime frees what the workgroup allocated and had not freed when it returned. */
+FW_API void *fw_rt_kernel_alloc(int64_t alignment, int64_t bytes);
+FW_API void fw_rt_kernel_free(void *ptr);
 
 #ifdef __cplusplus
 } /* extern "C" */

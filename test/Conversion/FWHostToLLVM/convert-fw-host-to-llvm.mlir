@@ -4,8 +4,8 @@
 /// function table the module defines (slot 0: fw_rt_arg, slot 7:
 /// fw_rt_set_result); the runtime declarations disappear and the executables
 /// are not touched.
-// CHECK: llvm.mlir.global external @__fw_rt_table() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<10 x ptr>
-// CHECK-NEXT: %[[Z:.*]] = llvm.mlir.zero : !llvm.array<10 x ptr>
+// CHECK: llvm.mlir.global external @__fw_rt_table() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<12 x ptr>
+// CHECK-NEXT: %[[Z:.*]] = llvm.mlir.zero : !llvm.array<12 x ptr>
 // CHECK-NEXT: llvm.return %[[Z]]
 // CHECK-LABEL: fw.executable @e
 // CHECK: func.func @e(
@@ -13,7 +13,7 @@
 // CHECK-SAME: fw.entry_name = "main"
 // CHECK: %[[C:.*]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK: %[[T0:.*]] = llvm.mlir.addressof @__fw_rt_table
-// CHECK: %[[S0:.*]] = llvm.getelementptr %[[T0]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<10 x ptr>
+// CHECK: %[[S0:.*]] = llvm.getelementptr %[[T0]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<12 x ptr>
 // CHECK: %[[F0:.*]] = llvm.load %[[S0]] : !llvm.ptr -> !llvm.ptr
 // CHECK: %[[A:.*]] = llvm.call %[[F0]](%[[INV]], %[[C]]) : !llvm.ptr, (!llvm.ptr, i64) -> !llvm.ptr
 // CHECK: %[[S7:.*]] = llvm.getelementptr %{{.*}}[0, 7]

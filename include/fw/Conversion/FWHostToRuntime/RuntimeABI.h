@@ -6,7 +6,9 @@
 // and loads even when the runtime itself was loaded privately (dlopen with
 // RTLD_LOCAL, Python ctypes). The order of the table is part of the ABI
 // (docs/runtime.md): version 1 has the first nine entries, version 2 adds
-// fw_rt_dispatch_after; runtime/src/invocation.c fills it in the same order.
+// fw_rt_dispatch_after, version 4 the CPU kernels' allocator
+// (fw_rt_kernel_alloc, fw_rt_kernel_free, called by the kernels through the
+// same table); runtime/src/invocation.c fills it in the same order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +30,7 @@ constexpr llvm::StringLiteral kRuntimeFunctions[] = {
     "fw_rt_arg",      "fw_rt_buffer_dim", "fw_rt_buffer_alloc",
     "fw_rt_buffer_release", "fw_rt_dispatch", "fw_rt_prefetch",
     "fw_rt_wait",     "fw_rt_set_result", "fw_rt_assert",
-    "fw_rt_dispatch_after"};
+    "fw_rt_dispatch_after", "fw_rt_kernel_alloc", "fw_rt_kernel_free"};
 
 /// The table slot of runtime function `name`, if it is one.
 inline std::optional<unsigned> getRuntimeFunctionSlot(llvm::StringRef name) {

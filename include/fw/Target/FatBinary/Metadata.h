@@ -22,11 +22,14 @@ constexpr uint16_t kMetadataVersionMajor = 1;
 constexpr uint16_t kMetadataVersionMinor = 4;
 /// The newest version of the compiled code <-> runtime ABI (docs/runtime.md)
 /// this compiler writes; a module records the version its host code needs
-/// (kHostAbiAttrName, 1 when absent), and 3 when a kernel reports failed
-/// checks through its error word.
-constexpr uint32_t kRuntimeAbiVersion = 3;
+/// (kHostAbiAttrName, 1 when absent), 3 when a kernel reports failed checks
+/// through its error word, 4 when a CPU kernel allocates buffers of its own
+/// through the runtime.
+constexpr uint32_t kRuntimeAbiVersion = 4;
 /// The ABI version of kernels with an error word.
 constexpr uint32_t kErrorWordAbiVersion = 3;
+/// The ABI version of CPU kernels that allocate through the runtime.
+constexpr uint32_t kKernelAllocatorAbiVersion = 4;
 
 /// Builds the `.fw.meta` table of `module`, which must have been lowered
 /// through the `host` phase (host entries carry `fw.entry_name` and

@@ -689,8 +689,8 @@ def CPUAllocationChecksPass
     its memory) records the attribute's number on the error word, as a
     failed check does, and returns from the kernel: the runtime fails the
     task with "out of memory: the kernel could not allocate a buffer of its
-    own". The buffers the kernel holds at the failure (allocated on every
-    path to it and not freed since) are freed first.
+    own". The runtime frees the buffers the kernel holds then
+    (`fw-cpu-kernel-allocator`).
 
     ```mlir
     %m = memref.alloc(%n) : memref<?xf32>
@@ -715,6 +715,34 @@ def CPUAllocationChecksPass
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::cf::ControlFlowDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def CPUKernelAllocatorPass : Pass<"fw-cpu-kernel-allocator", "ModuleOp"> {
+  let summary = "Routes a CPU kernel's own buffers through the runtime";
+  let description = [{
+    On a kernel module lowered to the LLVM dialect with
+    `finalize-memref-to-llvm{use-generic-functions}`, turns the calls of
+    `_mlir_memref_to_llvm_alloc`, `_mlir_memref_to_llvm_aligned_alloc` and
+    `_mlir_memref_to_llvm_free` into calls of `fw_rt_kernel_alloc(alignment,
+    bytes)` and `fw_rt_kernel_free(ptr)` through the module's runtime
+    function table `__fw_rt_table` (declared here; the host code defines it
+    and the runtime fills it: host-call ABI version 4). The runtime records
+    what a workgroup allocates and frees what it did not free when it
+    returns, so a kernel that stops early (a failed check, a buffer the
+    machine refused) loses nothing, whatever buffers its loops carried.
+
+    ```mlir
+    %p = llvm.call @_mlir_memref_to_llvm_alloc(%bytes) : (i64) -> !llvm.ptr
+    ```
+    becomes
+    ```mlir
+    %table = llvm.mlir.addressof @__fw_rt_table : !llvm.ptr
+    %slot = llvm.getelementptr %table[0, 10] : ... -> !llvm.ptr, !llvm.array<12 x ptr>
+    %fn = llvm.load %slot : !llvm.ptr -> !llvm.ptr
+    %p = llvm.call %fn(%c0, %bytes) : !llvm.ptr, (i64, i64) -> !llvm.ptr
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def CPUKernelABIPass : Pass<"fw-cpu-kernel-abi", "ModuleOp"> {
