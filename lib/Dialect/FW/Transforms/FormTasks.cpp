@@ -161,6 +161,105 @@ Value proveSizeFromOperands(OpBuilder &b, OpResult result, int64_t dim) {
   return nullptr;
 }
 
+/// Whether `value` is defined outside `loop`.
+bool definedOutside(Value value, Operation *loop) {
+  return !loop->isAncestor(value.getParentRegion()->getParentOp());
+}
+
+/// Whether the size in dimension `dim` of `yielded`, which a loop carries
+/// into the value `init` starts it with, equals that of `init` whenever the
+/// size of what the loop carries there does (`isCarried` says which
+/// (value, dim) pairs of the loop body are that): it is the carried size
+/// itself, or a size from outside the loop that equals that of `init`. By
+/// induction the carried size is then always that of `init`.
+bool keepsSize(Value yielded, Value init, int64_t dim, Operation *loop,
+               function_ref<bool(Value, int64_t)> isCarried) {
+  AffineMap map;
+  ValueDimList operands;
+  auto stop = [&](Value v, std::optional<int64_t> d,
+                  ValueBoundsConstraintSet &) {
+    return definedOutside(v, loop) ||
+           (d && isa<BlockArgument>(v) &&
+            cast<BlockArgument>(v).getOwner()->getParentOp() == loop);
+  };
+  if (failed(ValueBoundsConstraintSet::computeBound(
+          map, operands, presburger::BoundType::EQ, {yielded, dim}, stop)))
+    return false;
+  if (map.getNumResults() != 1)
+    return false;
+  ValueBoundsConstraintSet::Variable initSize(init, dim);
+  if (auto constant = dyn_cast<AffineConstantExpr>(map.getResult(0))) {
+    FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+        initSize, OpFoldResult(IntegerAttr::get(IndexType::get(
+                                                    loop->getContext()),
+                                                constant.getValue())));
+    return succeeded(equal) && *equal;
+  }
+  if (operands.size() != 1 ||
+      !isa<AffineDimExpr, AffineSymbolExpr>(map.getResult(0)))
+    return false;
+  auto [value, valueDim] = operands.front();
+  if (valueDim && isCarried(value, *valueDim))
+    return true;
+  if (!definedOutside(value, loop))
+    return false;
+  FailureOr<bool> equal =
+      valueDim ? ValueBoundsConstraintSet::areEqual({value, *valueDim},
+                                                    initSize)
+               : ValueBoundsConstraintSet::areEqual(OpFoldResult(value),
+                                                    initSize);
+  return succeeded(equal) && *equal;
+}
+
+/// The size in dimension `dim` of a result of an scf.for or scf.while whose
+/// every iteration keeps the size the loop starts with (keepsSize): that of
+/// the init, e.g. a loop whose body writes into a tensor.empty made before
+/// it, or sized from what it carries. Null otherwise.
+Value carriedSize(OpBuilder &b, OpResult result, int64_t dim) {
+  Operation *loop = result.getOwner();
+  Value init, yielded;
+  std::function<bool(Value, int64_t)> isCarried;
+  unsigned i = result.getResultNumber();
+  if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+    init = forOp.getInits()[i];
+    yielded = forOp.getYieldedValues()[i];
+    BlockArgument carried = forOp.getRegionIterArgs()[i];
+    isCarried = [=](Value v, int64_t d) { return v == carried && d == dim; };
+  } else if (auto whileOp = dyn_cast<scf::WhileOp>(loop)) {
+    // The result is what the condition passes on; it must be an argument of
+    // the `before` region, unchanged, for it to be what the loop carries.
+    scf::ConditionOp condition = whileOp.getConditionOp();
+    auto passed = dyn_cast<BlockArgument>(condition.getArgs()[i]);
+    if (!passed || passed.getOwner() != whileOp.getBeforeBody())
+      return nullptr;
+    unsigned k = passed.getArgNumber();
+    init = whileOp.getInits()[k];
+    yielded = whileOp.getYieldOp().getOperand(k);
+    // In the `after` region, the arguments the condition passed it from
+    // argument k of the `before` region.
+    Block *after = whileOp.getAfterBody();
+    SmallVector<Value> passedOn(condition.getArgs());
+    isCarried = [=](Value v, int64_t d) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      return d == dim && arg &&
+             ((arg.getOwner() == after &&
+               passedOn[arg.getArgNumber()] == passed) ||
+              arg == passed);
+    };
+  } else {
+    return nullptr;
+  }
+  auto type = dyn_cast<RankedTensorType>(init.getType());
+  if (!type || type.getRank() <= dim ||
+      !keepsSize(yielded, init, dim, loop, isCarried))
+    return nullptr;
+  Location loc = loop->getLoc();
+  return type.isDynamicDim(dim)
+             ? tensor::DimOp::create(b, loc, init, dim).getResult()
+             : arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim))
+                   .getResult();
+}
+
 /// Gives each op that a fill of an empty tensor initializes its own copy of
 /// the fill, so that the fill joins every such op's task (a packed GEMM then
 /// writes its zeros itself) instead of becoming a task of its own whose
@@ -311,6 +410,8 @@ FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
             if (!shaped.isDynamicDim(d))
               continue;
             Value size = proveSizeFromOperands(b, result, d);
+            if (!size)
+              size = carriedSize(b, result, d);
             if (!size)
               size = selectedSize(b, result, d);
             if (!size) {

@@ -18,6 +18,7 @@
 #include "fw/Dialect/FW/Transforms/LoopUtils.h"
 #include "fw/Dialect/FW/Transforms/ShapeChecks.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -37,6 +38,56 @@ using namespace mlir::fw;
 static constexpr int64_t kSplatToFillThreshold = 4096;
 
 namespace {
+
+/// `math.isinf` (which no backend lowers) as a compare of the magnitude.
+struct ExpandIsInf : public OpRewritePattern<math::IsInfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::IsInfOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = op.getOperand().getType();
+    auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    if (!floatType)
+      return failure();
+    TypedAttr inf = rewriter.getFloatAttr(
+        floatType, APFloat::getInf(floatType.getFloatSemantics()));
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      inf = DenseElementsAttr::get(shaped, inf);
+    Value magnitude = math::AbsFOp::create(rewriter, loc, op.getOperand());
+    Value infinity = arith::ConstantOp::create(rewriter, loc, inf);
+    rewriter.replaceOpWithNewOp<arith::CmpFOp>(op, arith::CmpFPredicate::OEQ,
+                                               magnitude, infinity);
+    return success();
+  }
+};
+
+/// `math.clampf` (which no backend lowers) as the larger of the value and
+/// the minimum, then the smaller of that and the maximum; NaN propagates.
+struct ExpandClampF : public OpRewritePattern<math::ClampFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::ClampFOp op,
+                                PatternRewriter &rewriter) const override {
+    Value atLeast = arith::MaximumFOp::create(
+        rewriter, op.getLoc(), op.getValue(), op.getMin(),
+        op.getFastmath());
+    rewriter.replaceOpWithNewOp<arith::MinimumFOp>(op, atLeast, op.getMax(),
+                                                   op.getFastmath());
+    return success();
+  }
+};
+
+/// `cf.assert` aborts the process; as `fw.assert` it fails the call instead,
+/// on the host or, inside a task, through the kernel's error word.
+void assertsAsChecks(func::FuncOp func) {
+  func.walk([](cf::AssertOp op) {
+    OpBuilder b(op);
+    StringRef message = op.getMsg();
+    AssertOp::create(
+        b, op.getLoc(), op.getArg(),
+        checkMessage(op, message.empty() ? "the assertion failed" : message));
+    op.erase();
+  });
+}
 
 struct SplatConstantToFill : public OpRewritePattern<arith::ConstantOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -275,6 +326,40 @@ struct WrittenAs : public RewriterBase::Listener {
   }
 };
 
+/// The runtime holds no buffers of index elements, so a tensor of them cannot
+/// pass between tasks: an elementwise producer of one at the top level of a
+/// function (an arith.index_cast of a whole tensor, now a linalg.generic) is
+/// fused into the elementwise consumers that read it, at every optimization
+/// level (the default one fuses every elementwise producer).
+struct FuseIndexTensorProducer : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<func::FuncOp>(consumer->getParentOp()))
+      return failure();
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type || getElementTypeCode(type.getElementType()) ||
+          !linalg::areElementwiseOpsFusable(&operand))
+        continue;
+      Operation *producer = operand.get().getDefiningOp();
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        continue;
+      if (Attribute name = consumer->getAttr(kWrittenAsAttrName))
+        fused->fusedOp->setAttr(kWrittenAsAttrName, name);
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+          return use.getOwner() != producer;
+        });
+      rewriter.eraseOp(consumer);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct PrepareInputPass
     : public fw::impl::PrepareInputPassBase<PrepareInputPass> {
   void runOnOperation() override {
@@ -286,6 +371,7 @@ struct PrepareInputPass
       op->removeAttr(kCheckedAttrName);
       op->removeAttr(kHostCheckedAttrName);
     });
+    assertsAsChecks(getOperation());
     // Affine loops and branches on tensors as SCF ones, which bufferize and
     // whose sizes and steps the checks know.
     if (failed(lowerAffine(getOperation(), /*everything=*/false)) ||
@@ -293,7 +379,8 @@ struct PrepareInputPass
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
-    patterns.add<SplatConstantToFill, DropEmptyConcatOperands,
+    patterns.add<ExpandIsInf, ExpandClampF, SplatConstantToFill,
+                 DropEmptyConcatOperands,
                  GeneralizeForFusion, WholeTensorSelect, StaticShapeReshape>(
         &getContext());
     GreedyRewriteConfig config;
@@ -304,6 +391,11 @@ struct PrepareInputPass
                                      config)))
       return signalPassFailure();
     emitChecksBeforeFolding(getOperation());
+    RewritePatternSet fusion(&getContext());
+    fusion.add<FuseIndexTensorProducer>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(fusion),
+                                     config)))
+      return signalPassFailure();
   }
 };
 

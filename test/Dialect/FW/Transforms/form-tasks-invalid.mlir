@@ -140,3 +140,25 @@ func.func @index_between_tasks(%a: tensor<?x3xf32>, %i: tensor<4xi64>) -> tensor
   } -> tensor<4x3xf32>
   return %r : tensor<4x3xf32>
 }
+
+// -----
+
+// A while loop that doubles what it carries: its size is known only when it
+// has run.
+func.func @while_grows(%x: tensor<?xf32>, %n: tensor<i32>) -> tensor<?xf32> {
+  %c0 = arith.constant dense<0> : tensor<i32>
+  // expected-error @+1 {{'scf.while' op result #1 has a dynamic size in dimension 0 that fw cannot compute before running the task}}
+  %r:2 = scf.while (%i = %c0, %v = %x) : (tensor<i32>, tensor<?xf32>) -> (tensor<i32>, tensor<?xf32>) {
+    %iv = tensor.extract %i[] : tensor<i32>
+    %nv = tensor.extract %n[] : tensor<i32>
+    %c = arith.cmpi slt, %iv, %nv : i32
+    scf.condition(%c) %i, %v : tensor<i32>, tensor<?xf32>
+  } do {
+  ^bb0(%i: tensor<i32>, %v: tensor<?xf32>):
+    %y = tensor.concat dim(0) %v, %v : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+    %one = arith.constant dense<1> : tensor<i32>
+    %i2 = arith.addi %i, %one : tensor<i32>
+    scf.yield %i2, %y : tensor<i32>, tensor<?xf32>
+  }
+  return %r#1 : tensor<?xf32>
+}

@@ -559,3 +559,57 @@ func.func @dims_through_body(%a: tensor<?xf32>) -> tensor<?xf32> {
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+/// A loop whose every iteration keeps the size it starts with has that size:
+/// written into a tensor made before the loop from the size of the init, or
+/// sized from what it carries (scf.while, as JAX's fori_loop makes it).
+// CHECK-LABEL: func.func @for_into_outside_empty(
+// CHECK-SAME: %[[X:.*]]: tensor<?xf32>)
+// CHECK: fw.task(%[[X]]) : (tensor<?xf32>) -> tensor<?xf32> dims(%{{.*}})
+// CHECK: scf.for
+// CHECK-LABEL: func.func @while_sized_from_carried(
+// CHECK-SAME: %[[X:[a-z0-9]*]]: tensor<?xf32>, %[[COUNT:.*]]: tensor<i32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?xf32>
+// CHECK-NEXT: fw.task(%[[COUNT]], %[[X]]) : (tensor<i32>, tensor<?xf32>) -> (tensor<i32>, tensor<?xf32>) dims(%[[N]])
+// CHECK: scf.while
+func.func @for_into_outside_empty(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %x) -> (tensor<?xf32>) {
+    %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%h : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %t = math.tanh %a : f32
+      linalg.yield %t : f32
+    } -> tensor<?xf32>
+    scf.yield %y : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+func.func @while_sized_from_carried(%x: tensor<?xf32>, %n: tensor<i32>) -> tensor<?xf32> {
+  %c0 = arith.constant dense<0> : tensor<i32>
+  %r:2 = scf.while (%i = %c0, %v = %x) : (tensor<i32>, tensor<?xf32>) -> (tensor<i32>, tensor<?xf32>) {
+    %iv = tensor.extract %i[] : tensor<i32>
+    %nv = tensor.extract %n[] : tensor<i32>
+    %c = arith.cmpi slt, %iv, %nv : i32
+    scf.condition(%c) %i, %v : tensor<i32>, tensor<?xf32>
+  } do {
+  ^bb0(%i: tensor<i32>, %v: tensor<?xf32>):
+    %c0i = arith.constant 0 : index
+    %d = tensor.dim %v, %c0i : tensor<?xf32>
+    %e = tensor.empty(%d) : tensor<?xf32>
+    %y = linalg.generic {indexing_maps = [affine_map<(d) -> (d)>, affine_map<(d) -> (d)>], iterator_types = ["parallel"]} ins(%v : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %t = arith.addf %a, %a : f32
+      linalg.yield %t : f32
+    } -> tensor<?xf32>
+    %one = arith.constant dense<1> : tensor<i32>
+    %i2 = arith.addi %i, %one : tensor<i32>
+    scf.yield %i2, %y : tensor<i32>, tensor<?xf32>
+  }
+  return %r#1 : tensor<?xf32>
+}

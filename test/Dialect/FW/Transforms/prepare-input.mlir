@@ -196,3 +196,87 @@ func.func @constant_shape(%a: tensor<?xf32>) -> tensor<?x3xf32> {
   %r = tensor.reshape %a(%s) : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x3xf32>
   return %r : tensor<?x3xf32>
 }
+
+// -----
+
+/// cf.assert, which aborts the process, becomes fw.assert, which fails the
+/// call: on the host at the top level (torch-mlir's broadcast checks), through
+/// the kernel's error word in a body. The message names the op and where it
+/// was written; an empty one says the assertion failed.
+// CHECK-LABEL: func.func @asserts(
+// CHECK: %[[SAME:.*]] = arith.cmpi eq
+// CHECK-NEXT: fw.assert %[[SAME]], "'cf.assert': mismatched size for broadcast ({{.*}}prepare-input.mlir:[[# @LINE + 10]])"
+// CHECK: linalg.generic
+// CHECK: %[[OK:.*]] = arith.cmpf oge
+// CHECK-NEXT: fw.assert %[[OK]], "'cf.assert': the assertion failed ({{.*}}prepare-input.mlir:[[# @LINE + 13]])"
+// CHECK-NOT: cf.assert
+func.func @asserts(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %m = tensor.dim %b, %c0 : tensor<?xf32>
+  %same = arith.cmpi eq, %n, %m : index
+  cf.assert %same, "mismatched size for broadcast"
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%a : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %ok = arith.cmpf oge, %x, %z : f32
+    cf.assert %ok, ""
+    linalg.yield %x : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+/// math.isinf and math.clampf, which no backend lowers: a compare of the
+/// magnitude with infinity; the larger of the value and the minimum, then the
+/// smaller of that and the maximum (fast-math flags kept).
+// CHECK-LABEL: func.func @isinf_clampf(
+// CHECK-SAME: %[[X:[a-z0-9]*]]: f32, %[[LO:[a-z0-9]*]]: f32, %[[HI:[a-z0-9]*]]: f32, %[[V:[a-z0-9]*]]: vector<4xf32>)
+// CHECK: %[[ABS:.*]] = math.absf %[[X]] : f32
+// CHECK-NEXT: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK-NEXT: %[[I:.*]] = arith.cmpf oeq, %[[ABS]], %[[INF]]
+// CHECK-NEXT: %[[MAX:.*]] = arith.maximumf %[[X]], %[[LO]] fastmath<nnan> : f32
+// CHECK-NEXT: %[[C:.*]] = arith.minimumf %[[MAX]], %[[HI]] fastmath<nnan>
+// CHECK-NEXT: %[[VABS:.*]] = math.absf %[[V]] : vector<4xf32>
+// CHECK-NEXT: %[[VINF:.*]] = arith.constant dense<0x7F800000> : vector<4xf32>
+// CHECK-NEXT: %[[J:.*]] = arith.cmpf oeq, %[[VABS]], %[[VINF]]
+// CHECK-NEXT: return %[[I]], %[[C]], %[[J]]
+func.func @isinf_clampf(%x: f32, %lo: f32, %hi: f32, %v: vector<4xf32>) -> (i1, f32, vector<4xi1>) {
+  %i = math.isinf %x : f32
+  %c = math.clampf %x to [%lo, %hi] fastmath<nnan> : f32
+  %j = math.isinf %v : vector<4xf32>
+  return %i, %c, %j : i1, f32, vector<4xi1>
+}
+
+// -----
+
+/// A tensor of index elements cannot pass between tasks: the index cast of a
+/// whole tensor joins the generic that reads it (also where nothing else is
+/// fused). Other elementwise producers stay apart.
+// CHECK-LABEL: func.func @index_cast_joins(
+// CHECK-SAME: %[[IDS:.*]]: tensor<4xi32>, %[[TABLE:.*]]: tensor<10xf32>)
+// CHECK-NOT: tensor<4xindex>
+// CHECK: linalg.generic {{.*}} ins(%[[IDS]] : tensor<4xi32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i32, %{{.*}}: f32):
+// CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[IN]] : i32 to index
+// CHECK-NEXT: tensor.extract %[[TABLE]][%[[I]]]
+// CHECK-LABEL: func.func @i32_stays(
+// CHECK: linalg.generic {{.*}}fw.written_as = "arith.addi"
+// CHECK: linalg.generic {{.*}}fw.written_as = "arith.muli"
+func.func @index_cast_joins(%ids: tensor<4xi32>, %table: tensor<10xf32>) -> tensor<4xf32> {
+  %idx = arith.index_cast %ids : tensor<4xi32> to tensor<4xindex>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%idx : tensor<4xindex>) outs(%e : tensor<4xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %v = tensor.extract %table[%i] : tensor<10xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+func.func @i32_stays(%a: tensor<4xi32>) -> tensor<4xi32> {
+  %b = arith.addi %a, %a : tensor<4xi32>
+  %c = arith.muli %b, %b : tensor<4xi32>
+  return %c : tensor<4xi32>
+}

@@ -12,6 +12,12 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     pipeline expects, without folding (folding an elementwise op on tensors
     with dynamic shapes can lose the shape):
     - `arith` and `math` ops on tensors become `linalg.generic`;
+    - `cf.assert` (which aborts the process) becomes `fw.assert`, which
+      fails the call with its message (on the host, or inside a task
+      through the kernel's error word);
+    - `math.isinf` becomes a compare of `math.absf` with infinity and
+      `math.clampf` an `arith.maximumf` then `arith.minimumf` (no backend
+      lowers them);
     - `linalg.reduce`, `linalg.map` and named elementwise ops (`linalg.add`,
       `linalg.exp`, ...) become `linalg.generic`, so that elementwise
       producers fuse into them (fills, copies and contractions stay named);
@@ -28,7 +34,12 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
       and `lowerUnPack` make of them (pad, expand_shape, transpose;
       transpose, collapse_shape, extract_slice), after the checks of their
       sizes known at run time only; `tensor.gather` a `linalg.generic` that
-      reads its indices, `tensor.scatter` an `scf.forall` of slice inserts.
+      reads its indices, `tensor.scatter` an `scf.forall` of slice inserts;
+    - an elementwise producer of a tensor of `index` elements at the top
+      level (an `arith.index_cast` of a whole tensor) is fused into the
+      elementwise consumers that read it, whatever the optimization level:
+      the runtime holds no buffers of index elements, so such a tensor
+      cannot pass between tasks.
     An op replaced by another keeps its name in `fw.written_as`, for the
     checks' messages.
     It rejects what would be undefined at run time and that the canonicalizer

@@ -1,0 +1,150 @@
+// What exporters (torch-mlir, stablehlo-legalize-to-linalg) and hand-written
+// programs produce that fw once refused or aborted on.
+// RUN: %fwc %s -o %t.fwb
+//
+// torch-mlir's broadcast checks, cf.assert at the top level, fail the call
+// with their message (they were refused).
+// RUN: %fw-run %t.fwb --function=torch_add --input=2x2xf32=1,2,3,4 --input=2x2xf32=10 | FileCheck %s --check-prefix=ADD
+// ADD: 2x2xf32=[11 12][13 14]
+// RUN: not %fw-run %t.fwb --function=torch_add --input=2x2xf32=1 --input=3x2xf32=1 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 41]])
+//
+// A cf.assert inside a kernel fails the task with its message (it aborted the
+// process).
+// RUN: %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,9 | FileCheck %s --check-prefix=SQRT
+// SQRT: 2xf32=2 3
+// RUN: not %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,-9 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 54]])
+//
+// math.isinf and math.clampf (no backend lowered them).
+// RUN: %fw-run %t.fwb --function=inf_and_clamp --input=5xf32=1,inf,-inf,nan,-3 | FileCheck %s --check-prefix=INF
+// INF: 5xi1=0 1 1 0 0
+// INF: 5xf32=1 2 -2 nan -2
+//
+// A loop whose body writes into a tensor made before it keeps the size it
+// starts with, and so does a while loop sized from what it carries (JAX's
+// fori_loop through scf.while); both were refused ("has a dynamic size that
+// fw cannot compute before running the task").
+// RUN: %fw-run %t.fwb --function=rnn --input=3xf32=0,1,-1 | FileCheck %s --check-prefix=RNN
+// RUN: %python -c "import numpy as np; x = np.array([0, 1, -1], np.float32); exec('for _ in range(4): x = np.tanh(x)'); print(np.round(x, 4))" | FileCheck %s --check-prefix=RNN
+// RNN: {{\[?}}0{{.*}} 0.5{{[0-9]*}} -0.5
+// RUN: %fw-run %t.fwb --function=fori --input=2xf32=8,16 --input=i32=3 | FileCheck %s --check-prefix=FORI
+// FORI: 2xf32=2.25 3.25
+// FORI: i32=3
+//
+// At -O0 too, an index cast of a whole tensor joins the op that reads it (the
+// runtime holds no tensors of index elements; it was refused).
+// RUN: %fwc %s -O0 -o %t.o0.fwb
+// RUN: %fw-run %t.o0.fwb --function=lookup --input=4xi32=1,2,3,9 --input=10xf32=0,1,2,3,4,5,6,7,8,9 | FileCheck %s --check-prefix=LOOKUP
+// RUN: %fw-run %t.fwb --function=lookup --input=4xi32=1,2,3,9 --input=10xf32=0,1,2,3,4,5,6,7,8,9 | FileCheck %s --check-prefix=LOOKUP
+// LOOKUP: 4xf32=1 2 3 9
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @torch_add(%arg0: tensor<?x?xf32>, %arg1: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %dim = tensor.dim %arg0, %c0 : tensor<?x?xf32>
+  %dim_0 = tensor.dim %arg0, %c1 : tensor<?x?xf32>
+  %dim_1 = tensor.dim %arg1, %c0 : tensor<?x?xf32>
+  %dim_2 = tensor.dim %arg1, %c1 : tensor<?x?xf32>
+  %0 = arith.cmpi eq, %dim, %dim_1 : index
+  cf.assert %0, "mismatched size for broadcast"
+  %1 = arith.cmpi eq, %dim_0, %dim_2 : index
+  cf.assert %1, "mismatched size for broadcast"
+  %2 = tensor.empty(%dim, %dim_0) : tensor<?x?xf32>
+  %3 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1 : tensor<?x?xf32>, tensor<?x?xf32>) outs(%2 : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %4 = arith.addf %in, %in_3 : f32
+    linalg.yield %4 : f32
+  } -> tensor<?x?xf32>
+  return %3 : tensor<?x?xf32>
+}
+
+func.func @checked_sqrt(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %ok = arith.cmpf oge, %a, %z : f32
+    cf.assert %ok, "sqrt of a negative number"
+    %t = math.sqrt %a : f32
+    linalg.yield %t : f32
+  } -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @inf_and_clamp(%x: tensor<5xf32>) -> (tensor<5xi1>, tensor<5xf32>) {
+  %lo = arith.constant -2.0 : f32
+  %hi = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<5xi1>
+  %f = tensor.empty() : tensor<5xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<5xf32>) outs(%e, %f : tensor<5xi1>, tensor<5xf32>) {
+  ^bb0(%a: f32, %o: i1, %p: f32):
+    %i = math.isinf %a : f32
+    %c = math.clampf %a to [%lo, %hi] : f32
+    linalg.yield %i, %c : i1, f32
+  } -> (tensor<5xi1>, tensor<5xf32>)
+  return %r#0, %r#1 : tensor<5xi1>, tensor<5xf32>
+}
+
+func.func @rnn(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %x) -> (tensor<?xf32>) {
+    %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%h : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %t = math.tanh %a : f32
+      linalg.yield %t : f32
+    } -> tensor<?xf32>
+    scf.yield %y : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+func.func @fori(%x: tensor<?xf32>, %n: tensor<i32>) -> (tensor<?xf32>, tensor<i32>) {
+  %c0 = arith.constant dense<0> : tensor<i32>
+  %r:2 = scf.while (%i = %c0, %v = %x) : (tensor<i32>, tensor<?xf32>) -> (tensor<i32>, tensor<?xf32>) {
+    %iv = tensor.extract %i[] : tensor<i32>
+    %nv = tensor.extract %n[] : tensor<i32>
+    %c = arith.cmpi slt, %iv, %nv : i32
+    scf.condition(%c) %i, %v : tensor<i32>, tensor<?xf32>
+  } do {
+  ^bb0(%i: tensor<i32>, %v: tensor<?xf32>):
+    %c0i = arith.constant 0 : index
+    %d = tensor.dim %v, %c0i : tensor<?xf32>
+    %e = tensor.empty(%d) : tensor<?xf32>
+    %y = linalg.generic {indexing_maps = [affine_map<(d) -> (d)>, affine_map<(d) -> ()>, affine_map<(d) -> (d)>], iterator_types = ["parallel"]} ins(%v, %i : tensor<?xf32>, tensor<i32>) outs(%e : tensor<?xf32>) {
+    ^bb0(%a: f32, %ii: i32, %o: f32):
+      %f = arith.sitofp %ii : i32 to f32
+      %s = arith.addf %a, %f : f32
+      %h = arith.constant 0.5 : f32
+      %t = arith.mulf %s, %h : f32
+      linalg.yield %t : f32
+    } -> tensor<?xf32>
+    %one = arith.constant dense<1> : tensor<i32>
+    %ei = tensor.empty() : tensor<i32>
+    %i2 = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%i, %one : tensor<i32>, tensor<i32>) outs(%ei : tensor<i32>) {
+    ^bb0(%a: i32, %b: i32, %o: i32):
+      %s = arith.addi %a, %b : i32
+      linalg.yield %s : i32
+    } -> tensor<i32>
+    scf.yield %i2, %y : tensor<i32>, tensor<?xf32>
+  }
+  return %r#1, %r#0 : tensor<?xf32>, tensor<i32>
+}
+
+func.func @lookup(%ids: tensor<4xi32>, %table: tensor<10xf32>) -> tensor<4xf32> {
+  %idx = arith.index_cast %ids : tensor<4xi32> to tensor<4xindex>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%idx : tensor<4xindex>) outs(%e : tensor<4xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %v = tensor.extract %table[%i] : tensor<10xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
