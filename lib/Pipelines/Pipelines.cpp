@@ -77,8 +77,10 @@ llvm::StringRef mlir::fw::getPhaseNames() {
 }
 
 void mlir::fw::buildFwcPipeline(OpPassManager &pm, const FwcOptions &options) {
-  // Input: unused declarations dropped, tensor arithmetic to linalg, then a
-  // clean start.
+  // Input: calls inlined (without simplifying the callees: the checks of what
+  // folding would remove come first), unused functions and declarations
+  // dropped, tensor arithmetic to linalg, then a clean start.
+  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
   pm.addPass(createSymbolDCEPass());
   pm.addNestedPass<func::FuncOp>(mlir::fw::createPrepareInputPass());
   // Elementwise producers fused into their consumers.

@@ -7,14 +7,14 @@
 // RUN: %fw-run %t.fwb --function=torch_add --input=2x2xf32=1,2,3,4 --input=2x2xf32=10 | FileCheck %s --check-prefix=ADD
 // ADD: 2x2xf32=[11 12][13 14]
 // RUN: not %fw-run %t.fwb --function=torch_add --input=2x2xf32=1 --input=3x2xf32=1 2>&1 | FileCheck %s --check-prefix=MISMATCH
-// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 41]])
+// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 50]])
 //
 // A cf.assert inside a kernel fails the task with its message (it aborted the
 // process).
 // RUN: %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,9 | FileCheck %s --check-prefix=SQRT
 // SQRT: 2xf32=2 3
 // RUN: not %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,-9 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 54]])
+// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 63]])
 //
 // math.isinf and math.clampf (no backend lowered them).
 // RUN: %fw-run %t.fwb --function=inf_and_clamp --input=5xf32=1,inf,-inf,nan,-3 | FileCheck %s --check-prefix=INF
@@ -31,6 +31,15 @@
 // RUN: %fw-run %t.fwb --function=fori --input=2xf32=8,16 --input=i32=3 | FileCheck %s --check-prefix=FORI
 // FORI: 2xf32=2.25 3.25
 // FORI: i32=3
+//
+// Calls are inlined (JAX exports call private helpers; they were refused): a
+// private callee disappears, a public one stays an entry point of its own.
+// RUN: %fw-run %t.fwb --function=twice --input=3xf32=-1,2,-3 | FileCheck %s --check-prefix=TWICE
+// TWICE: 3xf32=0 4 0
+// RUN: %fw-run %t.fwb --function=public_callee --input=3xf32=1,2,3 | FileCheck %s --check-prefix=PUBLIC
+// PUBLIC: 3xf32=2 4 6
+// RUN: not %fw-run %t.fwb --function=relu --input=3xf32=1 2>&1 | FileCheck %s --check-prefix=PRIVATE
+// PRIVATE: fw-run: error: {{.*}}relu
 //
 // At -O0 too, an index cast of a whole tensor joins the op that reads it (the
 // runtime holds no tensors of index elements; it was refused).
@@ -147,4 +156,29 @@ func.func @lookup(%ids: tensor<4xi32>, %table: tensor<10xf32>) -> tensor<4xf32> 
     linalg.yield %v : f32
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
+}
+
+func.func private @relu(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+func.func @public_callee(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %b = arith.addf %x, %x : tensor<?xf32>
+  return %b : tensor<?xf32>
+}
+
+func.func @twice(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %a = call @relu(%x) : (tensor<?xf32>) -> tensor<?xf32>
+  %b = call @public_callee(%a) : (tensor<?xf32>) -> tensor<?xf32>
+  %c = call @relu(%b) : (tensor<?xf32>) -> tensor<?xf32>
+  return %c : tensor<?xf32>
 }

@@ -458,8 +458,8 @@ int run(int argc, char **argv) {
     arg_ptrs.push_back(b);
   }
   // Statistics and the trace come after the last call, and after a failed call (what ran
-  // before it fails).
-  auto finish = [&]() -> int {
+  // before it failed; a failed run writes no profile).
+  auto finish = [&](bool failed = false) -> int {
     if (stats) {
       fw_runtime_stats_t st;
       if (fw_status_t s = fw_runtime_get_stats(rt.get(), &st)) return fail(take(s));
@@ -470,7 +470,7 @@ int run(int argc, char **argv) {
     if (!trace_path.empty())
       if (fw_status_t s = fw_runtime_write_trace(rt.get(), trace_path.c_str()))
         return fail(take(s));
-    if (!profile_path.empty()) {
+    if (!profile_path.empty() && !failed) {
       std::string warning, error;
       if (!fwrun::writeProfile(rt.get(), module.get(), profile_path, &warning, &error))
         return fail(error);
@@ -490,7 +490,7 @@ int run(int argc, char **argv) {
                                  result_ptrs.data(), result_ptrs.size());
   if (s) {
     int rc = fail(take(s));
-    finish();
+    finish(/*failed=*/true);
     return rc;
   }
   for (fw_buffer_t *b : result_ptrs) results.emplace_back(b);
@@ -532,7 +532,11 @@ int run(int argc, char **argv) {
                                           arg_ptrs.size(), out.data(), out.size());
       auto stop = std::chrono::steady_clock::now();
       for (fw_buffer_t *b : out) fw_buffer_release(b);
-      if (status) return fail("benchmark call " + std::to_string(n) + ": " + take(status));
+      if (status) {
+        int rc = fail("benchmark call " + std::to_string(n) + ": " + take(status));
+        finish(/*failed=*/true);
+        return rc;
+      }
       times.push_back(std::chrono::duration<double>(stop - start).count());
     }
     std::sort(times.begin(), times.end());

@@ -7,6 +7,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -22,6 +23,23 @@ using namespace mlir::fw;
 #define GET_TYPEDEF_CLASSES
 #include "fw/Dialect/FW/IR/FWTypes.cpp.inc"
 
+namespace {
+
+/// Calls of functions that hold fw ops (tasks, assertions, prefetches) may
+/// be inlined: fwc inlines the callees of an entry point before it forms its
+/// tasks.
+struct FWInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+
+} // namespace
+
 void FWDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
@@ -35,6 +53,7 @@ void FWDialect::initialize() {
 #define GET_OP_LIST
 #include "fw/Dialect/FW/IR/FWOps.cpp.inc"
       >();
+  addInterfaces<FWInlinerInterface>();
 }
 
 //===----------------------------------------------------------------------===//

@@ -33,13 +33,41 @@ struct CPUKernelAllocatorPass
     : public fw::impl::CPUKernelAllocatorPassBase<CPUKernelAllocatorPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    auto i64Type = IntegerType::get(ctx, 64);
+    // The signatures the memref lowering gives them.
+    auto allocType = LLVM::LLVMFunctionType::get(ptrType, {i64Type});
+    auto alignedAllocType =
+        LLVM::LLVMFunctionType::get(ptrType, {i64Type, i64Type});
+    auto freeType =
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType});
     SmallVector<LLVM::CallOp> calls;
-    module.walk([&](LLVM::CallOp call) {
-      std::optional<StringRef> callee = call.getCallee();
-      if (callee && (*callee == kGenericAlloc ||
-                     *callee == kGenericAlignedAlloc || *callee == kGenericFree))
+    bool bad = false;
+    // This module's functions, not those of modules nested in it.
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+      func.walk([&](LLVM::CallOp call) {
+        std::optional<StringRef> callee = call.getCallee();
+        if (!callee)
+          return;
+        LLVM::LLVMFunctionType expected =
+            *callee == kGenericAlloc          ? allocType
+            : *callee == kGenericAlignedAlloc ? alignedAllocType
+            : *callee == kGenericFree         ? freeType
+                                              : nullptr;
+        if (!expected)
+          return;
+        if (call.getCalleeFunctionType() != expected) {
+          call.emitOpError("calls '")
+              << *callee << "' as " << call.getCalleeFunctionType()
+              << "; the memref lowering calls it as " << expected;
+          bad = true;
+          return;
+        }
         calls.push_back(call);
-    });
+      });
+    if (bad)
+      return signalPassFailure();
     if (calls.empty())
       return;
     if (module.lookupSymbol(kRuntimeTableSymbol)) {
@@ -48,9 +76,6 @@ struct CPUKernelAllocatorPass
       return signalPassFailure();
     }
 
-    MLIRContext *ctx = &getContext();
-    auto ptrType = LLVM::LLVMPointerType::get(ctx);
-    auto i64Type = IntegerType::get(ctx, 64);
     auto tableType =
         LLVM::LLVMArrayType::get(ptrType, std::size(kRuntimeFunctions));
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());

@@ -613,8 +613,9 @@ llvm::SmallPtrSet<Operation *, 4> cloneReturnedConstants(func::ReturnOp ret) {
 LogicalResult classifyTopLevelOp(Operation *op, bool &isTask) {
   isTask = false;
   if (isa<func::CallOp, func::CallIndirectOp>(op))
-    return op->emitOpError("is not supported yet: fw compiles each entry "
-                           "point on its own (inline callees first)");
+    return op->emitOpError("calls a function fwc does not inline (a "
+                           "recursive one, a declaration, an indirect "
+                           "call); an fw entry point is compiled whole");
   bool producesTensors = llvm::any_of(
       op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
   // A loop or a branch left with checks alone (what it computed folded away)

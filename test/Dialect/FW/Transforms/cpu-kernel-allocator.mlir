@@ -62,3 +62,33 @@ module {
     llvm.return %p : !llvm.ptr
   }
 }
+
+// -----
+
+/// A call that does not have the signature the memref lowering gives is
+/// named (it was rewritten into a call the runtime would misread).
+module {
+  llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr) -> i32
+  llvm.func @k(%p: !llvm.ptr) -> i32 {
+    // expected-error @+1 {{calls '_mlir_memref_to_llvm_free' as '!llvm.func<i32 (ptr)>'; the memref lowering calls it as '!llvm.func<void (ptr)>'}}
+    %r = llvm.call @_mlir_memref_to_llvm_free(%p) : (!llvm.ptr) -> i32
+    llvm.return %r : i32
+  }
+}
+
+// -----
+
+/// negative_: the functions of a nested module are that module's (a kernel
+/// module is run on its own).
+// CHECK-LABEL: module {
+// CHECK-NOT: __fw_rt_table
+// CHECK: llvm.call @_mlir_memref_to_llvm_alloc
+module {
+  module {
+    llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
+    llvm.func @k(%n: i64) -> !llvm.ptr {
+      %p = llvm.call @_mlir_memref_to_llvm_alloc(%n) : (i64) -> !llvm.ptr
+      llvm.return %p : !llvm.ptr
+    }
+  }
+}

@@ -34,7 +34,7 @@ func.func @rank9(%a: tensor<1x1x1x1x1x1x1x1x1xf32>) -> tensor<1x1x1x1x1x1x1x1x1x
 func.func private @callee(tensor<4xf32>) -> tensor<4xf32>
 
 func.func @call(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'func.call' op is not supported yet: fw compiles each entry point on its own (inline callees first)}}
+  // expected-error @+1 {{'func.call' op calls a function fwc does not inline (a recursive one, a declaration, an indirect call); an fw entry point is compiled whole}}
   %r = func.call @callee(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
