@@ -7,14 +7,14 @@
 // RUN: %fw-run %t.fwb --function=torch_add --input=2x2xf32=1,2,3,4 --input=2x2xf32=10 | FileCheck %s --check-prefix=ADD
 // ADD: 2x2xf32=[11 12][13 14]
 // RUN: not %fw-run %t.fwb --function=torch_add --input=2x2xf32=1 --input=3x2xf32=1 2>&1 | FileCheck %s --check-prefix=MISMATCH
-// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 50]])
+// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 62]])
 //
 // A cf.assert inside a kernel fails the task with its message (it aborted the
 // process).
 // RUN: %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,9 | FileCheck %s --check-prefix=SQRT
 // SQRT: 2xf32=2 3
 // RUN: not %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,-9 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 63]])
+// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 75]])
 //
 // math.isinf and math.clampf (no backend lowered them).
 // RUN: %fw-run %t.fwb --function=inf_and_clamp --input=5xf32=1,inf,-inf,nan,-3 | FileCheck %s --check-prefix=INF
@@ -41,6 +41,17 @@
 // RUN: not %fw-run %t.fwb --function=relu --input=3xf32=1 2>&1 | FileCheck %s --check-prefix=PRIVATE
 // PRIVATE: fw-run: error: {{.*}}relu
 //
+// Sizes the host computes with math (torch-mlir's upsampling by a scale:
+// math.floor); they were refused at the top level.
+// RUN: %fw-run %t.fwb --function=upsample --input=1x1x2x2xf32=1,2,3,4 | FileCheck %s --check-prefix=UPSAMPLE
+// UPSAMPLE: 1x1x5x5xf32=[{{\[}}[1 1 1 2 2][1 1 1 2 2][1 1 1 2 2][3 3 3 4 4][3 3 3 4 4]]]
+//
+// A reshape to a shape the host computes from sizes (JAX's dynamic_reshape,
+// a reshape(-1) written out); it was refused. (A shape read from tensor data
+// is still refused: the host sizes a task's results before it runs.)
+// RUN: %fw-run %t.fwb --function=reshape_rows --input=2x6xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=RESHAPE
+// RESHAPE: 4x3xf32=[1 2 3][4 5 6][7 8 9][10 11 12]
+//
 // At -O0 too, an index cast of a whole tensor joins the op that reads it (the
 // runtime holds no tensors of index elements; it was refused).
 // RUN: %fwc %s -O0 -o %t.o0.fwb
@@ -49,6 +60,7 @@
 // LOOKUP: 4xf32=1 2 3 9
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
+#m4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
 func.func @torch_add(%arg0: tensor<?x?xf32>, %arg1: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c1 = arith.constant 1 : index
   %c0 = arith.constant 0 : index
@@ -181,4 +193,72 @@ func.func @twice(%x: tensor<?xf32>) -> tensor<?xf32> {
   %b = call @public_callee(%a) : (tensor<?xf32>) -> tensor<?xf32>
   %c = call @relu(%b) : (tensor<?xf32>) -> tensor<?xf32>
   return %c : tensor<?xf32>
+}
+
+// aten.upsample_nearest2d by 2.5, with torch-mlir's float arithmetic.
+func.func @upsample(%x: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?x?x?xf32>
+  %c = tensor.dim %x, %c1 : tensor<?x?x?x?xf32>
+  %h = tensor.dim %x, %c2 : tensor<?x?x?x?xf32>
+  %w = tensor.dim %x, %c3 : tensor<?x?x?x?xf32>
+  %hi = arith.index_cast %h : index to i64
+  %wi = arith.index_cast %w : index to i64
+  %hf = arith.sitofp %hi : i64 to f32
+  %wf = arith.sitofp %wi : i64 to f32
+  %s = arith.constant 2.5 : f32
+  %ohf = arith.mulf %hf, %s : f32
+  %owf = arith.mulf %wf, %s : f32
+  %ohff = math.floor %ohf : f32
+  %owff = math.floor %owf : f32
+  %ohi = arith.fptosi %ohff : f32 to i64
+  %owi = arith.fptosi %owff : f32 to i64
+  %oh = arith.index_cast %ohi : i64 to index
+  %ow = arith.index_cast %owi : i64 to index
+  %e = tensor.empty(%n, %c, %oh, %ow) : tensor<?x?x?x?xf32>
+  %r = linalg.generic {indexing_maps = [#m4], iterator_types = ["parallel","parallel","parallel","parallel"]} outs(%e : tensor<?x?x?x?xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %inv = arith.constant 0.4 : f32
+    %a = arith.index_cast %i2 : index to i64
+    %af = arith.sitofp %a : i64 to f32
+    %as = arith.mulf %af, %inv : f32
+    %afl = math.floor %as : f32
+    %ai = arith.fptosi %afl : f32 to i64
+    %one = arith.constant 1 : i64
+    %hm1 = arith.subi %hi, %one : i64
+    %aic = arith.minsi %ai, %hm1 : i64
+    %ax = arith.index_cast %aic : i64 to index
+    %b = arith.index_cast %i3 : index to i64
+    %bf = arith.sitofp %b : i64 to f32
+    %bs = arith.mulf %bf, %inv : f32
+    %bfl = math.floor %bs : f32
+    %bi = arith.fptosi %bfl : f32 to i64
+    %wm1 = arith.subi %wi, %one : i64
+    %bic = arith.minsi %bi, %wm1 : i64
+    %bx = arith.index_cast %bic : i64 to index
+    %v = tensor.extract %x[%i0, %i1, %ax, %bx] : tensor<?x?x?x?xf32>
+    linalg.yield %v : f32
+  } -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+func.func @reshape_rows(%x: tensor<?x6xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %x, %c0 : tensor<?x6xf32>
+  %r = arith.muli %n, %c2 : index
+  %cols = arith.addi %c3, %c0 : index
+  %ri = arith.index_cast %r : index to i64
+  %ci = arith.index_cast %cols : index to i64
+  %shape = tensor.from_elements %ri, %ci : tensor<2xi64>
+  %y = tensor.reshape %x(%shape) : (tensor<?x6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
 }

@@ -39,8 +39,16 @@ bool mlir::fw::isRematerializable(Operation *op) {
   if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp,
           affine::AffineApplyOp, tensor::ExtractOp>(op))
     return true;
-  // Scalar arithmetic (index computations feeding shapes).
-  if (isa<arith::ArithDialect>(op->getDialect()))
+  // Scalar arithmetic (index computations feeding shapes), and the math the
+  // host lowers to LLVM intrinsics (torch-mlir sizes an upsampled image with
+  // math.floor).
+  if (isa<arith::ArithDialect>(op->getDialect()) ||
+      isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::CopySignOp,
+          math::CosOp, math::CountLeadingZerosOp, math::CountTrailingZerosOp,
+          math::CtPopOp, math::Exp2Op, math::ExpOp, math::FloorOp,
+          math::FmaOp, math::Log10Op, math::Log2Op, math::LogOp,
+          math::PowFOp, math::RoundEvenOp, math::RoundOp, math::RsqrtOp,
+          math::SinOp, math::SqrtOp, math::TruncOp>(op))
     return llvm::all_of(op->getOperandTypes(),
                         [](Type t) { return t.isIntOrIndexOrFloat(); }) &&
            llvm::all_of(op->getResultTypes(),
@@ -132,6 +140,18 @@ void sizeInitsFromInputs(OpBuilder &b, linalg::LinalgOp op) {
     if (fill)
       fill->moveAfter(sized);
   }
+}
+
+/// The tensor.from_elements that makes the shape of `op`, a tensor.reshape,
+/// when the reshape is its only user: it joins the reshape's task.
+tensor::FromElementsOp getExclusiveShape(Operation *op) {
+  auto reshape = dyn_cast<tensor::ReshapeOp>(op);
+  if (!reshape)
+    return nullptr;
+  auto shape = reshape.getShape().getDefiningOp<tensor::FromElementsOp>();
+  if (!shape || !shape->hasOneUse() || shape->getBlock() != op->getBlock())
+    return nullptr;
+  return shape;
 }
 
 /// Finds a tensor the op uses (an operand, or a value its regions capture)
@@ -258,6 +278,24 @@ Value carriedSize(OpBuilder &b, OpResult result, int64_t dim) {
              ? tensor::DimOp::create(b, loc, init, dim).getResult()
              : arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim))
                    .getResult();
+}
+
+/// The size in dimension `dim` of the result of a tensor.reshape whose shape
+/// is made of scalars the host computes (tensor.from_elements of sizes, as
+/// exporters write a dynamic reshape): that element of the shape. Null
+/// otherwise.
+Value reshapedSize(OpBuilder &b, OpResult result, int64_t dim) {
+  auto reshape = dyn_cast<tensor::ReshapeOp>(result.getOwner());
+  if (!reshape)
+    return nullptr;
+  auto shape = reshape.getShape().getDefiningOp<tensor::FromElementsOp>();
+  if (!shape || !isHostComputable(shape.getElements()[dim]))
+    return nullptr;
+  Value size = shape.getElements()[dim];
+  if (size.getType().isIndex())
+    return size;
+  return arith::IndexCastOp::create(b, reshape.getLoc(), b.getIndexType(),
+                                    size);
 }
 
 /// Gives each op that a fill of an empty tensor initializes its own copy of
@@ -412,6 +450,8 @@ FailureOr<TaskOp> formTaskImpl(ArrayRef<Operation *> ops, bool emitChecks) {
             Value size = proveSizeFromOperands(b, result, d);
             if (!size)
               size = carriedSize(b, result, d);
+            if (!size)
+              size = reshapedSize(b, result, d);
             if (!size)
               size = selectedSize(b, result, d);
             if (!size) {
@@ -719,6 +759,10 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
         for (OpOperand &init : dps.getDpsInitsMutable())
           if (linalg::FillOp fill = getExclusiveFill(init.get(), &op))
             absorbed.insert(fill);
+    // So does the shape of a tensor.reshape made of scalars (reshapedSize).
+    for (Operation &op : block)
+      if (tensor::FromElementsOp shape = getExclusiveShape(&op))
+        absorbed.insert(shape);
 
     SmallVector<Operation *> worklist =
         llvm::map_to_vector(block, [](Operation &op) { return &op; });
@@ -756,6 +800,8 @@ struct FormTasksPass : public fw::impl::FormTasksPassBase<FormTasksPass> {
         for (OpOperand &init : dps.getDpsInitsMutable())
           if (linalg::FillOp fill = getExclusiveFill(init.get(), op))
             ops.push_back(fill);
+      if (tensor::FromElementsOp shape = getExclusiveShape(op))
+        ops.push_back(shape);
       ops.push_back(op);
       // Elementwise epilogues join the task, in block order.
       if (fuseEpilogues && isa<linalg::LinalgOp>(op))
