@@ -7,14 +7,14 @@
 // RUN: %fw-run %t.fwb --function=torch_add --input=2x2xf32=1,2,3,4 --input=2x2xf32=10 | FileCheck %s --check-prefix=ADD
 // ADD: 2x2xf32=[11 12][13 14]
 // RUN: not %fw-run %t.fwb --function=torch_add --input=2x2xf32=1 --input=3x2xf32=1 2>&1 | FileCheck %s --check-prefix=MISMATCH
-// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 62]])
+// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 70]])
 //
 // A cf.assert inside a kernel fails the task with its message (it aborted the
 // process).
 // RUN: %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,9 | FileCheck %s --check-prefix=SQRT
 // SQRT: 2xf32=2 3
 // RUN: not %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,-9 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 75]])
+// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 83]])
 //
 // math.isinf and math.clampf (no backend lowered them).
 // RUN: %fw-run %t.fwb --function=inf_and_clamp --input=5xf32=1,inf,-inf,nan,-3 | FileCheck %s --check-prefix=INF
@@ -51,6 +51,14 @@
 // is still refused: the host sizes a task's results before it runs.)
 // RUN: %fw-run %t.fwb --function=reshape_rows --input=2x6xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=RESHAPE
 // RESHAPE: 4x3xf32=[1 2 3][4 5 6][7 8 9][10 11 12]
+//
+// A loop at the top level that carries a scalar next to a tensor (a running
+// sum), or only scalars; they were refused ("tasks produce tensors only").
+// RUN: %fw-run %t.fwb --function=cumsum --input=4xf32=1,2,3,4 | FileCheck %s --check-prefix=CUMSUM
+// CUMSUM: 4xf32=1 3 6 10
+// CUMSUM: f32=10
+// RUN: %fw-run %t.fwb --function=squared_sum --input=3xf32=1,2,3 | FileCheck %s --check-prefix=SQUARED
+// SQUARED: f32=36
 //
 // At -O0 too, an index cast of a whole tensor joins the op that reads it (the
 // runtime holds no tensors of index elements; it was refused).
@@ -261,4 +269,35 @@ func.func @reshape_rows(%x: tensor<?x6xf32>) -> tensor<?x?xf32> {
   %shape = tensor.from_elements %ri, %ci : tensor<2xi64>
   %y = tensor.reshape %x(%shape) : (tensor<?x6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
+}
+
+func.func @cumsum(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z, %out = %e) -> (f32, tensor<?xf32>) {
+    %v = tensor.extract %x[%i] : tensor<?xf32>
+    %s = arith.addf %acc, %v : f32
+    %o = tensor.insert %s into %out[%i] : tensor<?xf32>
+    scf.yield %s, %o : f32, tensor<?xf32>
+  }
+  %t = tensor.from_elements %r#0 : tensor<f32>
+  return %r#1, %t : tensor<?xf32>, tensor<f32>
+}
+
+func.func @squared_sum(%x: tensor<?xf32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f32) {
+    %v = tensor.extract %x[%i] : tensor<?xf32>
+    %s = arith.addf %acc, %v : f32
+    scf.yield %s : f32
+  }
+  %t = tensor.from_elements %r : tensor<f32>
+  %u = arith.mulf %t, %t : tensor<f32>
+  return %u : tensor<f32>
 }

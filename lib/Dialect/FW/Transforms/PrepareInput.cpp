@@ -89,6 +89,61 @@ void assertsAsChecks(func::FuncOp func) {
   });
 }
 
+/// Tasks produce tensors only: a loop at the top level of a function that
+/// carries scalars (a running sum next to the tensor it fills) carries them
+/// as tensors of rank 0 instead, read back where the loop's results are used
+/// (a tensor.extract, which the tasks that use it compute again). Index
+/// scalars stay (no tensor of index elements passes between tasks).
+void carryScalarsAsTensors(func::FuncOp func) {
+  auto isScalar = [](Type type) {
+    return isa<IntegerType, FloatType>(type) &&
+           getElementTypeCode(type).has_value();
+  };
+  for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+    auto loop = dyn_cast<scf::ForOp>(&op);
+    if (!loop || llvm::none_of(loop.getResultTypes(), isScalar))
+      continue;
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    auto wrap = [&](Value v) -> Value {
+      if (!isScalar(v.getType()))
+        return v;
+      return tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({}, v.getType()), v);
+    };
+    auto unwrap = [&](Value v, Type type) -> Value {
+      if (!isScalar(type))
+        return v;
+      return tensor::ExtractOp::create(b, loc, v, ValueRange{});
+    };
+    SmallVector<Value> inits =
+        llvm::map_to_vector(loop.getInitArgs(), [&](Value v) { return wrap(v); });
+    auto wrapped = scf::ForOp::create(b, loc, loop.getLowerBound(),
+                                      loop.getUpperBound(), loop.getStep(),
+                                      inits);
+    wrapped->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+    Block *body = wrapped.getBody();
+    b.setInsertionPointToStart(body);
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), wrapped.getInductionVar());
+    for (auto [old, carried] :
+         llvm::zip(loop.getRegionIterArgs(), wrapped.getRegionIterArgs()))
+      mapping.map(old, unwrap(carried, old.getType()));
+    for (Operation &inner : loop.getBody()->without_terminator())
+      b.clone(inner, mapping);
+    SmallVector<Value> yielded = llvm::map_to_vector(
+        loop.getYieldedValues(),
+        [&](Value v) { return wrap(mapping.lookupOrDefault(v)); });
+    scf::YieldOp::create(b, loop.getBody()->getTerminator()->getLoc(),
+                         yielded);
+    b.setInsertionPointAfter(wrapped);
+    for (auto [old, result] :
+         llvm::zip(loop.getResults(), wrapped.getResults()))
+      old.replaceAllUsesWith(unwrap(result, old.getType()));
+    loop.erase();
+  }
+}
+
 struct SplatConstantToFill : public OpRewritePattern<arith::ConstantOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::ConstantOp op,
@@ -377,6 +432,7 @@ struct PrepareInputPass
     if (failed(lowerAffine(getOperation(), /*everything=*/false)) ||
         failed(lowerInputOps(getOperation())))
       return signalPassFailure();
+    carryScalarsAsTensors(getOperation());
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     patterns.add<ExpandIsInf, ExpandClampF, SplatConstantToFill,

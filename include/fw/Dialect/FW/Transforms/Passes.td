@@ -35,6 +35,9 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
       transpose, collapse_shape, extract_slice), after the checks of their
       sizes known at run time only; `tensor.gather` a `linalg.generic` that
       reads its indices, `tensor.scatter` an `scf.forall` of slice inserts;
+    - an `scf.for` at the top level that carries integer or float scalars
+      carries them as tensors of rank 0, read back with `tensor.extract`
+      where its results are used (tasks produce tensors only);
     - an elementwise producer of a tensor of `index` elements at the top
       level (an `arith.index_cast` of a whole tensor) is fused into the
       elementwise consumers that read it, whatever the optimization level:
