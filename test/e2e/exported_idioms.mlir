@@ -7,14 +7,14 @@
 // RUN: %fw-run %t.fwb --function=torch_add --input=2x2xf32=1,2,3,4 --input=2x2xf32=10 | FileCheck %s --check-prefix=ADD
 // ADD: 2x2xf32=[11 12][13 14]
 // RUN: not %fw-run %t.fwb --function=torch_add --input=2x2xf32=1 --input=3x2xf32=1 2>&1 | FileCheck %s --check-prefix=MISMATCH
-// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 70]])
+// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 91]])
 //
 // A cf.assert inside a kernel fails the task with its message (it aborted the
 // process).
 // RUN: %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,9 | FileCheck %s --check-prefix=SQRT
 // SQRT: 2xf32=2 3
 // RUN: not %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,-9 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 83]])
+// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 104]])
 //
 // math.isinf and math.clampf (no backend lowered them).
 // RUN: %fw-run %t.fwb --function=inf_and_clamp --input=5xf32=1,inf,-inf,nan,-3 | FileCheck %s --check-prefix=INF
@@ -60,12 +60,33 @@
 // RUN: %fw-run %t.fwb --function=squared_sum --input=3xf32=1,2,3 | FileCheck %s --check-prefix=SQUARED
 // SQUARED: f32=36
 //
+// A check in an inlined callee names the line of the callee's op; a NUL in a
+// message is spelled out (the module did not load).
+// RUN: not %fw-run %t.fwb --function=calls_check --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=INLINED
+// INLINED: assertion failed: 'cf.assert': need 2 elements ({{.*}}exported_idioms.mlir:[[# @LINE + 265]])
+// RUN: not %fw-run %t.fwb --function=nul_message --input=2xf32=1,-1 2>&1 | FileCheck %s --check-prefix=NUL
+// NUL: check failed: 'cf.assert': bad\0value
+//
+// math.isinf of a whole tensor; a reshape by an i32 shape a second reshape
+// shares.
+// RUN: %fw-run %t.fwb --function=isinf_tensor --input=3xf32=1,inf,-inf | FileCheck %s --check-prefix=INFS
+// INFS: 3xi1=0 1 1
+// RUN: %fw-run %t.fwb --function=two_reshapes --input=2x6xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TWORESHAPES
+// TWORESHAPES: 4x3xf32=[1 2 3][4 5 6][7 8 9][10 11 12]
+// TWORESHAPES: 4x3xf32=[2 4 6][8 10 12][14 16 18][20 22 24]
+//
 // At -O0 too, an index cast of a whole tensor joins the op that reads it (the
 // runtime holds no tensors of index elements; it was refused).
 // RUN: %fwc %s -O0 -o %t.o0.fwb
 // RUN: %fw-run %t.o0.fwb --function=lookup --input=4xi32=1,2,3,9 --input=10xf32=0,1,2,3,4,5,6,7,8,9 | FileCheck %s --check-prefix=LOOKUP
 // RUN: %fw-run %t.fwb --function=lookup --input=4xi32=1,2,3,9 --input=10xf32=0,1,2,3,4,5,6,7,8,9 | FileCheck %s --check-prefix=LOOKUP
 // LOOKUP: 4xf32=1 2 3 9
+// The cast read twice, or by two ops (the fusion kept unused index results,
+// or looped).
+// RUN: %fw-run %t.o0.fwb --function=cast_twice --input=3xi32=1,-2,3 | FileCheck %s --check-prefix=TWICECAST
+// RUN: %fw-run %t.fwb --function=cast_twice --input=3xi32=1,-2,3 | FileCheck %s --check-prefix=TWICECAST
+// TWICECAST: 3xi64=2 -4 6
+// TWICECAST: 3xi64=1 -2 3
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #m4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
@@ -300,4 +321,58 @@ func.func @squared_sum(%x: tensor<?xf32>) -> tensor<f32> {
   %t = tensor.from_elements %r : tensor<f32>
   %u = arith.mulf %t, %t : tensor<f32>
   return %u : tensor<f32>
+}
+
+func.func private @check_len(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %ok = arith.cmpi sge, %n, %c2 : index
+  cf.assert %ok, "need 2 elements"
+  return %x : tensor<?xf32>
+}
+
+func.func @calls_check(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = call @check_len(%x) : (tensor<?xf32>) -> tensor<?xf32>
+  %r = arith.addf %y, %y : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+func.func @nul_message(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %e = tensor.empty() : tensor<2xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %ok = arith.cmpf oge, %a, %z : f32
+    cf.assert %ok, "bad\00value"
+    linalg.yield %a : f32
+  } -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+func.func @isinf_tensor(%x: tensor<?xf32>) -> tensor<?xi1> {
+  %i = math.isinf %x : tensor<?xf32>
+  return %i : tensor<?xi1>
+}
+
+func.func @two_reshapes(%x: tensor<?x6xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %x, %c0 : tensor<?x6xf32>
+  %r = arith.muli %n, %c2 : index
+  %ri = arith.index_cast %r : index to i32
+  %c3 = arith.constant 3 : i32
+  %shape = tensor.from_elements %ri, %c3 : tensor<2xi32>
+  %y = tensor.reshape %x(%shape) : (tensor<?x6xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  %d = arith.addf %x, %x : tensor<?x6xf32>
+  %z = tensor.reshape %d(%shape) : (tensor<?x6xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  return %y, %z : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+func.func @cast_twice(%ids: tensor<3xi32>) -> (tensor<3xi64>, tensor<3xi64>) {
+  %idx = arith.index_cast %ids : tensor<3xi32> to tensor<3xindex>
+  %two = arith.addi %idx, %idx : tensor<3xindex>
+  %a = arith.index_cast %two : tensor<3xindex> to tensor<3xi64>
+  %b = arith.index_castui %idx : tensor<3xindex> to tensor<3xi64>
+  return %a, %b : tensor<3xi64>, tensor<3xi64>
 }

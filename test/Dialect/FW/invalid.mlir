@@ -464,6 +464,14 @@ func.func @assert_message(%c: i1) {
 
 // -----
 
+func.func @assert_message_nul(%c: i1) {
+  // expected-error @+1 {{'fw.assert' op has a message with a NUL byte; it is a C string where it fails the call}}
+  fw.assert %c, "a\00b"
+  return
+}
+
+// -----
+
 func.func @flops_terms_and_flops(%a: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %d = tensor.dim %a, %c0 : tensor<?xf32>

@@ -437,6 +437,9 @@ LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
 LogicalResult AssertOp::verify() {
   if (getMessage().empty())
     return emitOpError("requires a non-empty message");
+  if (getMessage().contains('\0'))
+    return emitOpError("has a message with a NUL byte; it is a C string where "
+                       "it fails the call");
   return success();
 }
 

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/Support/MathExtras.h"
@@ -143,14 +144,21 @@ void sizeInitsFromInputs(OpBuilder &b, linalg::LinalgOp op) {
 }
 
 /// The tensor.from_elements that makes the shape of `op`, a tensor.reshape,
-/// when the reshape is its only user: it joins the reshape's task.
+/// from sizes the host computes: it joins the reshape's task (reshapedSize).
+/// A shape something else uses too is copied for the reshape first.
 tensor::FromElementsOp getExclusiveShape(Operation *op) {
   auto reshape = dyn_cast<tensor::ReshapeOp>(op);
   if (!reshape)
     return nullptr;
   auto shape = reshape.getShape().getDefiningOp<tensor::FromElementsOp>();
-  if (!shape || !shape->hasOneUse() || shape->getBlock() != op->getBlock())
+  if (!shape || shape->getBlock() != op->getBlock() ||
+      !llvm::all_of(shape.getElements(), isHostComputable))
     return nullptr;
+  if (!shape->hasOneUse()) {
+    OpBuilder b(reshape);
+    shape = cast<tensor::FromElementsOp>(b.clone(*shape));
+    reshape.getShapeMutable().assign(shape);
+  }
   return shape;
 }
 
@@ -281,13 +289,18 @@ Value carriedSize(OpBuilder &b, OpResult result, int64_t dim) {
 }
 
 /// The size in dimension `dim` of the result of a tensor.reshape whose shape
-/// is made of scalars the host computes (tensor.from_elements of sizes, as
-/// exporters write a dynamic reshape): that element of the shape. Null
-/// otherwise.
+/// is a constant or made of scalars the host computes (tensor.from_elements
+/// of sizes, as exporters write a dynamic reshape): that element of the
+/// shape. Null otherwise.
 Value reshapedSize(OpBuilder &b, OpResult result, int64_t dim) {
   auto reshape = dyn_cast<tensor::ReshapeOp>(result.getOwner());
   if (!reshape)
     return nullptr;
+  DenseIntElementsAttr constant;
+  if (matchPattern(reshape.getShape(), m_Constant(&constant)))
+    return arith::ConstantIndexOp::create(
+        b, reshape.getLoc(),
+        constant.getValues<APInt>()[dim].getSExtValue());
   auto shape = reshape.getShape().getDefiningOp<tensor::FromElementsOp>();
   if (!shape || !isHostComputable(shape.getElements()[dim]))
     return nullptr;

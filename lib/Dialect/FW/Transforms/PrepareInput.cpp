@@ -47,7 +47,8 @@ struct ExpandIsInf : public OpRewritePattern<math::IsInfOp> {
     Location loc = op.getLoc();
     Type type = op.getOperand().getType();
     auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(type));
-    if (!floatType)
+    // On tensors, once it is a linalg.generic of scalars.
+    if (!floatType || isa<TensorType>(type))
       return failure();
     TypedAttr inf = rewriter.getFloatAttr(
         floatType, APFloat::getInf(floatType.getFloatSemantics()));
@@ -67,6 +68,8 @@ struct ExpandClampF : public OpRewritePattern<math::ClampFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::ClampFOp op,
                                 PatternRewriter &rewriter) const override {
+    if (isa<TensorType>(op.getType()))
+      return failure(); // once it is a linalg.generic of scalars
     Value atLeast = arith::MaximumFOp::create(
         rewriter, op.getLoc(), op.getValue(), op.getMin(),
         op.getFastmath());
@@ -99,6 +102,8 @@ void carryScalarsAsTensors(func::FuncOp func) {
     return isa<IntegerType, FloatType>(type) &&
            getElementTypeCode(type).has_value();
   };
+  if (func.isExternal())
+    return;
   for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
     auto loop = dyn_cast<scf::ForOp>(&op);
     if (!loop || llvm::none_of(loop.getResultTypes(), isScalar))
@@ -143,6 +148,35 @@ void carryScalarsAsTensors(func::FuncOp func) {
     loop.erase();
   }
 }
+
+/// A tensor.reshape whose shape has integers narrower than 64 bits reads
+/// them as i64 (the memref lowering of a reshape by an i32 shape leaves a
+/// cast LLVM cannot translate): a shape made of scalars is made again of
+/// their sign extensions, another is extended as a tensor.
+struct WideReshapeShape : public OpRewritePattern<tensor::ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto shapeType = cast<RankedTensorType>(op.getShape().getType());
+    auto element = dyn_cast<IntegerType>(shapeType.getElementType());
+    if (!element || element.getWidth() >= 64)
+      return failure();
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    auto wideType = RankedTensorType::get(shapeType.getShape(), i64);
+    Value wide;
+    if (auto scalars = op.getShape().getDefiningOp<tensor::FromElementsOp>()) {
+      SmallVector<Value> sizes;
+      for (Value size : scalars.getElements())
+        sizes.push_back(arith::ExtSIOp::create(rewriter, loc, i64, size));
+      wide = tensor::FromElementsOp::create(rewriter, loc, wideType, sizes);
+    } else {
+      wide = arith::ExtSIOp::create(rewriter, loc, wideType, op.getShape());
+    }
+    rewriter.modifyOpInPlace(op, [&] { op.getShapeMutable().assign(wide); });
+    return success();
+  }
+};
 
 struct SplatConstantToFill : public OpRewritePattern<arith::ConstantOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -404,9 +438,10 @@ struct FuseIndexTensorProducer : public OpRewritePattern<linalg::GenericOp> {
         continue;
       if (Attribute name = consumer->getAttr(kWrittenAsAttrName))
         fused->fusedOp->setAttr(kWrittenAsAttrName, name);
+      // The consumer's results only: the producer stays for its other users.
       for (auto [original, replacement] : fused->replacements)
         rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
-          return use.getOwner() != producer;
+          return use.get().getDefiningOp() != producer;
         });
       rewriter.eraseOp(consumer);
       return success();
@@ -419,6 +454,17 @@ struct PrepareInputPass
     : public fw::impl::PrepareInputPassBase<PrepareInputPass> {
   void runOnOperation() override {
     if (failed(checkInput(getOperation())))
+      return signalPassFailure();
+    // fwc inlined every call it could before.
+    WalkResult calls = getOperation().walk([](Operation *op) {
+      if (!isa<func::CallOp, func::CallIndirectOp>(op))
+        return WalkResult::advance();
+      op->emitOpError("calls a function fwc does not inline (a recursive "
+                      "one, a declaration, an indirect call); an fw entry "
+                      "point is compiled whole");
+      return WalkResult::interrupt();
+    });
+    if (calls.wasInterrupted())
       return signalPassFailure();
     // Marks of the compiler's own checks mean nothing in the input: an op or a
     // task marked so there is checked like any.
@@ -435,7 +481,8 @@ struct PrepareInputPass
     carryScalarsAsTensors(getOperation());
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
-    patterns.add<ExpandIsInf, ExpandClampF, SplatConstantToFill,
+    patterns.add<ExpandIsInf, ExpandClampF, WideReshapeShape,
+                 SplatConstantToFill,
                  DropEmptyConcatOperands,
                  GeneralizeForFusion, WholeTensorSelect, StaticShapeReshape>(
         &getContext());
@@ -449,6 +496,9 @@ struct PrepareInputPass
     emitChecksBeforeFolding(getOperation());
     RewritePatternSet fusion(&getContext());
     fusion.add<FuseIndexTensorProducer>(&getContext());
+    // What a fused producer's other uses kept as results of the fused op
+    // goes once those uses are fused too.
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(fusion);
     if (failed(applyPatternsGreedily(getOperation(), std::move(fusion),
                                      config)))
       return signalPassFailure();

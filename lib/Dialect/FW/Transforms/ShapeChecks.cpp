@@ -988,6 +988,23 @@ Value mlir::fw::emitCheckedProduct(OpBuilder &b, Location loc,
   return product;
 }
 
+/// Where in the source `loc` is: the file and line of an op as written, of
+/// the callee's op for one inlined from a call, of the first op for one
+/// fused from several.
+static FileLineColLoc sourceLine(Location loc) {
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    return fileLoc;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return sourceLine(callSite.getCallee());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return sourceLine(name.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (FileLineColLoc fileLoc = sourceLine(part))
+        return fileLoc;
+  return nullptr;
+}
+
 std::string mlir::fw::checkMessage(Operation *op, const Twine &what) {
   std::string message;
   llvm::raw_string_ostream os(message);
@@ -995,10 +1012,15 @@ std::string mlir::fw::checkMessage(Operation *op, const Twine &what) {
     os << "'" << writtenAs.getValue() << "': " << what;
   else
     os << "'" << op->getName() << "': " << what;
-  if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
+  if (FileLineColLoc fileLoc = sourceLine(op->getLoc()))
     os << " (" << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
        << ")";
-  return message;
+  // A message is a C string where it fails the call: a NUL byte in what the
+  // program wrote is spelled out.
+  std::string escaped;
+  for (char c : message)
+    escaped += c == '\0' ? std::string("\\0") : std::string(1, c);
+  return escaped;
 }
 
 bool mlir::fw::isHostComputable(Value v) { return hostComputable(v); }

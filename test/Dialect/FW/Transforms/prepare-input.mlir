@@ -312,3 +312,21 @@ func.func @running_sum(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
   %t = tensor.from_elements %r#0 : tensor<f32>
   return %r#1, %t : tensor<?xf32>, tensor<f32>
 }
+
+// -----
+
+/// A reshape by an i32 shape reads it as i64 (the memref lowering of an i32
+/// shape left a cast LLVM could not translate): a shape of scalars is made
+/// again of their sign extensions.
+// CHECK-LABEL: func.func @reshape_i32(
+// CHECK-SAME: %[[X:.*]]: tensor<?x6xf32>, %[[R:.*]]: i32)
+// CHECK: %[[R64:.*]] = arith.extsi %[[R]] : i32 to i64
+// CHECK: %[[C64:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[R64]], %[[C64]] : tensor<2xi64>
+// CHECK: tensor.reshape %[[X]](%[[SHAPE]]) {{.*}}: (tensor<?x6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+func.func @reshape_i32(%x: tensor<?x6xf32>, %r: i32) -> tensor<?x?xf32> {
+  %c3 = arith.constant 3 : i32
+  %shape = tensor.from_elements %r, %c3 : tensor<2xi32>
+  %y = tensor.reshape %x(%shape) : (tensor<?x6xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}

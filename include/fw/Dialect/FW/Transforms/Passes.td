@@ -15,6 +15,8 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
     - `cf.assert` (which aborts the process) becomes `fw.assert`, which
       fails the call with its message (on the host, or inside a task
       through the kernel's error word);
+    - the shape of a `tensor.reshape` with integers narrower than 64 bits
+      is read as i64 (sign-extended);
     - `math.isinf` becomes a compare of `math.absf` with infinity and
       `math.clampf` an `arith.maximumf` then `arith.minimumf` (no backend
       lowers them);
