@@ -7,14 +7,14 @@
 // RUN: %fw-run %t.fwb --function=torch_add --input=2x2xf32=1,2,3,4 --input=2x2xf32=10 | FileCheck %s --check-prefix=ADD
 // ADD: 2x2xf32=[11 12][13 14]
 // RUN: not %fw-run %t.fwb --function=torch_add --input=2x2xf32=1 --input=3x2xf32=1 2>&1 | FileCheck %s --check-prefix=MISMATCH
-// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 91]])
+// MISMATCH: fw-run: error: in @torch_add: assertion failed: 'cf.assert': mismatched size for broadcast ({{.*}}exported_idioms.mlir:[[# @LINE + 99]])
 //
 // A cf.assert inside a kernel fails the task with its message (it aborted the
 // process).
 // RUN: %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,9 | FileCheck %s --check-prefix=SQRT
 // SQRT: 2xf32=2 3
 // RUN: not %fw-run %t.fwb --function=checked_sqrt --input=2xf32=4,-9 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 104]])
+// NEGATIVE: check failed: 'cf.assert': sqrt of a negative number ({{.*}}exported_idioms.mlir:[[# @LINE + 112]])
 //
 // math.isinf and math.clampf (no backend lowered them).
 // RUN: %fw-run %t.fwb --function=inf_and_clamp --input=5xf32=1,inf,-inf,nan,-3 | FileCheck %s --check-prefix=INF
@@ -59,11 +59,17 @@
 // CUMSUM: f32=10
 // RUN: %fw-run %t.fwb --function=squared_sum --input=3xf32=1,2,3 | FileCheck %s --check-prefix=SQUARED
 // SQUARED: f32=36
+// With an index carried next to the sum (it was refused), and an unsigned
+// loop that runs no iteration from -3 to 2 (the rewrite dropped `unsigned`).
+// RUN: %fw-run %t.fwb --function=sum_by_counter --input=3xf32=1,2,3 | FileCheck %s --check-prefix=COUNTER
+// COUNTER: f32=6
+// RUN: %fw-run %t.fwb --function=unsigned_loop --input=1xf32=1 | FileCheck %s --check-prefix=UNSIGNED
+// UNSIGNED: f32=0
 //
 // A check in an inlined callee names the line of the callee's op; a NUL in a
 // message is spelled out (the module did not load).
 // RUN: not %fw-run %t.fwb --function=calls_check --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=INLINED
-// INLINED: assertion failed: 'cf.assert': need 2 elements ({{.*}}exported_idioms.mlir:[[# @LINE + 265]])
+// INLINED: assertion failed: 'cf.assert': need 2 elements ({{.*}}exported_idioms.mlir:[[# @LINE + 267]])
 // RUN: not %fw-run %t.fwb --function=nul_message --input=2xf32=1,-1 2>&1 | FileCheck %s --check-prefix=NUL
 // NUL: check failed: 'cf.assert': bad\0value
 //
@@ -74,6 +80,8 @@
 // RUN: %fw-run %t.fwb --function=two_reshapes --input=2x6xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TWORESHAPES
 // TWORESHAPES: 4x3xf32=[1 2 3][4 5 6][7 8 9][10 11 12]
 // TWORESHAPES: 4x3xf32=[2 4 6][8 10 12][14 16 18][20 22 24]
+// RUN: %fw-run %t.fwb --function=constant_i32_shape --input=2x6xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=CONSTSHAPE
+// CONSTSHAPE: 4x3xf32=[1 2 3][4 5 6][7 8 9][10 11 12]
 //
 // At -O0 too, an index cast of a whole tensor joins the op that reads it (the
 // runtime holds no tensors of index elements; it was refused).
@@ -375,4 +383,39 @@ func.func @cast_twice(%ids: tensor<3xi32>) -> (tensor<3xi64>, tensor<3xi64>) {
   %a = arith.index_cast %two : tensor<3xindex> to tensor<3xi64>
   %b = arith.index_castui %idx : tensor<3xindex> to tensor<3xi64>
   return %a, %b : tensor<3xi64>, tensor<3xi64>
+}
+
+func.func @sum_by_counter(%x: tensor<?xf32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z, %k = %c0) -> (f32, index) {
+    %v = tensor.extract %x[%k] : tensor<?xf32>
+    %s = arith.addf %acc, %v : f32
+    %k1 = arith.addi %k, %c1 : index
+    scf.yield %s, %k1 : f32, index
+  }
+  %t = tensor.from_elements %r#0 : tensor<f32>
+  return %t : tensor<f32>
+}
+
+func.func @unsigned_loop(%x: tensor<1xf32>) -> tensor<f32> {
+  %lb = arith.constant -3 : i32
+  %ub = arith.constant 2 : i32
+  %st = arith.constant 1 : i32
+  %z = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %r = scf.for unsigned %i = %lb to %ub step %st iter_args(%acc = %z) -> (f32) : i32 {
+    %s = arith.addf %acc, %one : f32
+    scf.yield %s : f32
+  }
+  %t = tensor.from_elements %r : tensor<f32>
+  return %t : tensor<f32>
+}
+
+func.func @constant_i32_shape(%x: tensor<2x6xf32>) -> tensor<?x?xf32> {
+  %shape = arith.constant dense<[4, 3]> : tensor<2xi32>
+  %y = tensor.reshape %x(%shape) : (tensor<2x6xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
 }

@@ -95,8 +95,9 @@ void assertsAsChecks(func::FuncOp func) {
 /// Tasks produce tensors only: a loop at the top level of a function that
 /// carries scalars (a running sum next to the tensor it fills) carries them
 /// as tensors of rank 0 instead, read back where the loop's results are used
-/// (a tensor.extract, which the tasks that use it compute again). Index
-/// scalars stay (no tensor of index elements passes between tasks).
+/// (a tensor.extract, which the tasks that use it compute again); an index
+/// carried with them as an i64 (no tensor of index elements passes between
+/// tasks).
 void carryScalarsAsTensors(func::FuncOp func) {
   auto isScalar = [](Type type) {
     return isa<IntegerType, FloatType>(type) &&
@@ -110,22 +111,30 @@ void carryScalarsAsTensors(func::FuncOp func) {
       continue;
     OpBuilder b(loop);
     Location loc = loop.getLoc();
+    Type i64 = b.getI64Type();
     auto wrap = [&](Value v) -> Value {
-      if (!isScalar(v.getType()))
+      Type type = v.getType();
+      if (type.isIndex())
+        v = arith::IndexCastOp::create(b, loc, i64, v);
+      else if (!isScalar(type))
         return v;
       return tensor::FromElementsOp::create(
           b, loc, RankedTensorType::get({}, v.getType()), v);
     };
     auto unwrap = [&](Value v, Type type) -> Value {
-      if (!isScalar(type))
+      if (!isScalar(type) && !type.isIndex())
         return v;
-      return tensor::ExtractOp::create(b, loc, v, ValueRange{});
+      Value scalar = tensor::ExtractOp::create(b, loc, v, ValueRange{});
+      if (type.isIndex())
+        scalar = arith::IndexCastOp::create(b, loc, type, scalar);
+      return scalar;
     };
-    SmallVector<Value> inits =
-        llvm::map_to_vector(loop.getInitArgs(), [&](Value v) { return wrap(v); });
+    SmallVector<Value> inits = llvm::map_to_vector(
+        loop.getInitArgs(), [&](Value v) { return wrap(v); });
     auto wrapped = scf::ForOp::create(b, loc, loop.getLowerBound(),
                                       loop.getUpperBound(), loop.getStep(),
                                       inits);
+    wrapped.setUnsignedCmp(loop.getUnsignedCmp());
     wrapped->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
     Block *body = wrapped.getBody();
     b.setInsertionPointToStart(body);
@@ -151,8 +160,8 @@ void carryScalarsAsTensors(func::FuncOp func) {
 
 /// A tensor.reshape whose shape has integers narrower than 64 bits reads
 /// them as i64 (the memref lowering of a reshape by an i32 shape leaves a
-/// cast LLVM cannot translate): a shape made of scalars is made again of
-/// their sign extensions, another is extended as a tensor.
+/// cast LLVM cannot translate): a constant shape is made again as i64, one
+/// made of scalars of their sign extensions, another is extended as a tensor.
 struct WideReshapeShape : public OpRewritePattern<tensor::ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::ReshapeOp op,
@@ -165,7 +174,15 @@ struct WideReshapeShape : public OpRewritePattern<tensor::ReshapeOp> {
     Type i64 = rewriter.getI64Type();
     auto wideType = RankedTensorType::get(shapeType.getShape(), i64);
     Value wide;
-    if (auto scalars = op.getShape().getDefiningOp<tensor::FromElementsOp>()) {
+    DenseIntElementsAttr constant;
+    if (matchPattern(op.getShape(), m_Constant(&constant))) {
+      SmallVector<int64_t> sizes = llvm::map_to_vector(
+          constant.getValues<APInt>(),
+          [](const APInt &size) { return size.getSExtValue(); });
+      wide = arith::ConstantOp::create(
+          rewriter, loc, DenseIntElementsAttr::get(wideType, sizes));
+    } else if (auto scalars =
+                   op.getShape().getDefiningOp<tensor::FromElementsOp>()) {
       SmallVector<Value> sizes;
       for (Value size : scalars.getElements())
         sizes.push_back(arith::ExtSIOp::create(rewriter, loc, i64, size));

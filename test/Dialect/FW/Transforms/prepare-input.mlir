@@ -285,15 +285,19 @@ func.func @i32_stays(%a: tensor<4xi32>) -> tensor<4xi32> {
 
 /// A loop at the top level that carries a scalar carries a tensor of rank 0
 /// instead (tasks produce tensors only), read where its result is used; an
-/// index stays a scalar.
+/// index carried with it, as an i64. An unsigned loop stays unsigned.
 // CHECK-LABEL: func.func @running_sum(
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[INIT:.*]] = tensor.from_elements %[[ZERO]] : tensor<f32>
-// CHECK: %[[LOOP:.*]]:3 = scf.for %{{.*}} = %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]], %[[OUT:.*]] = %{{.*}}, %[[K:.*]] = %{{.*}}) -> (tensor<f32>, tensor<?xf32>, index)
+// CHECK: %[[K64:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[KINIT:.*]] = tensor.from_elements %[[K64]] : tensor<i64>
+// CHECK: %[[LOOP:.*]]:3 = scf.for unsigned %{{.*}} = %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]], %[[OUT:.*]] = %{{.*}}, %[[K:.*]] = %[[KINIT]]) -> (tensor<f32>, tensor<?xf32>, tensor<i64>)
 // CHECK-NEXT: %[[A:.*]] = tensor.extract %[[ACC]][] : tensor<f32>
+// CHECK-NEXT: %[[KE:.*]] = tensor.extract %[[K]][] : tensor<i64>
+// CHECK-NEXT: %[[KI:.*]] = arith.index_cast %[[KE]] : i64 to index
 // CHECK: %[[S:.*]] = arith.addf %[[A]], %{{.*}} : f32
 // CHECK: %[[NEXT:.*]] = tensor.from_elements %[[S]] : tensor<f32>
-// CHECK-NEXT: scf.yield %[[NEXT]], %{{.*}}, %{{.*}} : tensor<f32>, tensor<?xf32>, index
+// CHECK: scf.yield %[[NEXT]], %{{.*}}, %{{.*}} : tensor<f32>, tensor<?xf32>, tensor<i64>
 // CHECK: %[[SUM:.*]] = tensor.extract %[[LOOP]]#0[]
 // CHECK: tensor.from_elements %[[SUM]] : tensor<f32>
 func.func @running_sum(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
@@ -302,7 +306,7 @@ func.func @running_sum(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
   %z = arith.constant 0.0 : f32
   %n = tensor.dim %x, %c0 : tensor<?xf32>
   %e = tensor.empty(%n) : tensor<?xf32>
-  %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z, %out = %e, %k = %c0) -> (f32, tensor<?xf32>, index) {
+  %r:3 = scf.for unsigned %i = %c0 to %n step %c1 iter_args(%acc = %z, %out = %e, %k = %c0) -> (f32, tensor<?xf32>, index) {
     %v = tensor.extract %x[%i] : tensor<?xf32>
     %s = arith.addf %acc, %v : f32
     %o = tensor.insert %s into %out[%i] : tensor<?xf32>

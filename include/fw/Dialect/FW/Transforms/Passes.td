@@ -16,7 +16,7 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
       fails the call with its message (on the host, or inside a task
       through the kernel's error word);
     - the shape of a `tensor.reshape` with integers narrower than 64 bits
-      is read as i64 (sign-extended);
+      is read as i64 (sign-extended; a constant one made again);
     - `math.isinf` becomes a compare of `math.absf` with infinity and
       `math.clampf` an `arith.maximumf` then `arith.minimumf` (no backend
       lowers them);
@@ -38,8 +38,9 @@ def PrepareInputPass : Pass<"fw-prepare-input", "func::FuncOp"> {
       sizes known at run time only; `tensor.gather` a `linalg.generic` that
       reads its indices, `tensor.scatter` an `scf.forall` of slice inserts;
     - an `scf.for` at the top level that carries integer or float scalars
-      carries them as tensors of rank 0, read back with `tensor.extract`
-      where its results are used (tasks produce tensors only);
+      carries them as tensors of rank 0 (an index with them as an i64),
+      read back with `tensor.extract` where its results are used (tasks
+      produce tensors only);
     - an elementwise producer of a tensor of `index` elements at the top
       level (an `arith.index_cast` of a whole tensor) is fused into the
       elementwise consumers that read it, whatever the optimization level:
